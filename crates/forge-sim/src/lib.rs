@@ -1,0 +1,1 @@
+//! A simulated forge (placeholder until written).

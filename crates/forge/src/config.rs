@@ -1,0 +1,394 @@
+//! Which forges exist and how to reach them: the config file
+//! (`$RESOLVE_PR_CONFIG`, else `$XDG_CONFIG_HOME/resolve-pr/config.toml`, else
+//! `~/.config/resolve-pr/config.toml`) merged with the environment. Reading them is the only
+//! I/O here; everything else is a pure function of the text and the variables, for tests.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use resolve_pr_core::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// The forge families resolve-pr speaks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ForgeKind {
+    #[serde(rename = "github")]
+    GitHub,
+    Forgejo,
+    Gitea,
+}
+
+impl ForgeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ForgeKind::GitHub => "github",
+            ForgeKind::Forgejo => "forgejo",
+            ForgeKind::Gitea => "gitea",
+        }
+    }
+}
+
+impl fmt::Display for ForgeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ForgeKind::GitHub => "GitHub",
+            ForgeKind::Forgejo => "Forgejo",
+            ForgeKind::Gitea => "Gitea",
+        })
+    }
+}
+
+/// A token. Its `Debug` and `Display` never show the value, so it cannot leak into logs or
+/// errors by accident.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(value.into())
+    }
+    /// The token itself, for an `Authorization` header and nothing else.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(<redacted>)")
+    }
+}
+
+/// One forge host in the config file:
+///
+/// ```toml
+/// [hosts."codeberg.org"]
+/// kind = "forgejo"                       # github | forgejo | gitea
+/// api_url = "https://codeberg.org/api/v1" # optional; derived from the host
+/// token_env = "CODEBERG_TOKEN"           # or: token = "..."
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    pub kind: ForgeKind,
+    #[serde(default)]
+    pub api_url: Option<String>,
+    /// GitHub only: the GraphQL endpoint, if not derivable from `api_url`.
+    #[serde(default)]
+    pub graphql_url: Option<String>,
+    #[serde(default)]
+    pub token: Option<Secret>,
+    #[serde(default)]
+    pub token_env: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    #[serde(default)]
+    default_host: Option<String>,
+    #[serde(default)]
+    hosts: BTreeMap<String, HostConfig>,
+}
+
+/// Where GitHub (github.com, or the Enterprise server named by `GITHUB_API_URL`) lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitHubEndpoint {
+    /// Web host the PR URLs use (`github.com`, `ghe.example.com`, `127.0.0.1:1234`).
+    pub web_host: String,
+    pub api_url: String,
+    pub graphql_url: String,
+    /// A token from the config file; otherwise the client looks at `GITHUB_TOKEN`,
+    /// `GH_TOKEN`, then `gh auth token`.
+    pub token: Option<Secret>,
+}
+
+/// Where a Forgejo or Gitea instance lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForgejoEndpoint {
+    pub host: String,
+    /// What the config said (`forgejo` or `gitea`); the client detects the truth from
+    /// `/api/v1/version`.
+    pub configured_kind: ForgeKind,
+    /// `https://host/api/v1`, or what the config gave.
+    pub api_url: String,
+    /// The web root, for building links.
+    pub web_url: String,
+    pub token: Option<Secret>,
+}
+
+/// A forge a host resolves to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Endpoint {
+    GitHub(GitHubEndpoint),
+    Forgejo(ForgejoEndpoint),
+}
+
+/// The merged configuration: every known host, and the default for short references.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Host used for `owner/repo#N` references; `None` means GitHub.
+    pub default_host: Option<String>,
+    pub github: GitHubEndpoint,
+    pub hosts: BTreeMap<String, HostConfig>,
+    /// Where the config file was looked for, for error messages.
+    pub path: Option<PathBuf>,
+    env_tokens: BTreeMap<String, Secret>,
+}
+
+/// The file's default location.
+pub fn default_path(var: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    if let Some(p) = var("RESOLVE_PR_CONFIG").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    if let Some(x) = var("XDG_CONFIG_HOME").filter(|p| !p.is_empty()) {
+        return Some(Path::new(&x).join("resolve-pr/config.toml"));
+    }
+    var("HOME").map(|h| Path::new(&h).join(".config/resolve-pr/config.toml"))
+}
+
+impl Config {
+    /// Reads the config file (a missing file is an empty config) and the process environment.
+    pub fn load() -> Result<Config> {
+        let var = |k: &str| std::env::var(k).ok();
+        let path = default_path(&var);
+        let text = match &path {
+            Some(p) => match std::fs::read_to_string(p) {
+                Ok(t) => Some(t),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => {
+                    return Err(Error::user(format!(
+                        "cannot read the config file {}: {e}",
+                        p.display()
+                    ))
+                    .with_suggestion("Fix its permissions, or point RESOLVE_PR_CONFIG at another file."));
+                }
+            },
+            None => None,
+        };
+        Config::from_parts(text.as_deref(), path, &var)
+    }
+
+    /// The configuration from a config file's text (if any) and an environment.
+    pub fn from_parts(
+        text: Option<&str>,
+        path: Option<PathBuf>,
+        var: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config> {
+        let file: ConfigFile = match text {
+            None => ConfigFile::default(),
+            Some(t) => toml::from_str(t).map_err(|e| {
+                let where_ = path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+                Error::user(format!("the config file {where_} is not valid: {}", e.message()))
+                    .with_suggestion(
+                        "See the README's Configuration section for the format: \
+                         [hosts.\"host\"] with kind = \"github\" | \"forgejo\" | \"gitea\".",
+                    )
+            })?,
+        };
+        let mut hosts: BTreeMap<String, HostConfig> = BTreeMap::new();
+        for (host, cfg) in file.hosts {
+            hosts.insert(host.to_ascii_lowercase(), cfg);
+        }
+
+        let var_nonempty = |k: &str| var(k).filter(|v| !v.trim().is_empty());
+        let api_url = var_nonempty("GITHUB_API_URL")
+            .map(|u| u.trim_end_matches('/').to_owned())
+            .unwrap_or_else(|| "https://api.github.com".to_owned());
+        let graphql_url = var_nonempty("GITHUB_GRAPHQL_URL").unwrap_or_else(|| derive_graphql_url(&api_url));
+        let web_host = if api_url == "https://api.github.com" {
+            "github.com".to_owned()
+        } else {
+            host_of(&api_url).unwrap_or_else(|| "github.com".to_owned())
+        };
+        let github = GitHubEndpoint { web_host, api_url, graphql_url, token: None };
+
+        // FORGEJO_HOST / GITEA_HOST name an instance (host or URL) for FORGEJO_TOKEN / GITEA_TOKEN.
+        let mut env_tokens = BTreeMap::new();
+        for (kind, host_var, token_var) in [
+            (ForgeKind::Forgejo, "FORGEJO_HOST", "FORGEJO_TOKEN"),
+            (ForgeKind::Gitea, "GITEA_HOST", "GITEA_TOKEN"),
+        ] {
+            let Some(given) = var_nonempty(host_var) else { continue };
+            let url = if given.contains("://") { given.clone() } else { format!("https://{given}") };
+            let url = url.trim_end_matches('/').to_owned();
+            let Some(host) = host_of(&url) else {
+                return Err(Error::user(format!("{host_var}={given:?} is not a host name or URL"))
+                    .with_suggestion(format!("Set {host_var} to a host like codeberg.org or a URL like https://git.example.com")));
+            };
+            let entry = hosts.entry(host.clone()).or_insert_with(|| HostConfig {
+                kind,
+                api_url: None,
+                graphql_url: None,
+                token: None,
+                token_env: None,
+            });
+            if entry.api_url.is_none() {
+                entry.api_url = Some(format!("{url}/api/v1"));
+            }
+            if let Some(t) = var_nonempty(token_var) {
+                env_tokens.insert(host, Secret::new(t.trim()));
+            }
+        }
+        // Tokens named by `token_env` in the file.
+        for (host, cfg) in &hosts {
+            if let Some(name) = &cfg.token_env
+                && let Some(t) = var_nonempty(name)
+            {
+                env_tokens.entry(host.clone()).or_insert_with(|| Secret::new(t.trim()));
+            }
+        }
+
+        let default_host = var_nonempty("RESOLVE_PR_DEFAULT_HOST")
+            .or(file.default_host)
+            .map(|h| h.to_ascii_lowercase());
+        Ok(Config { default_host, github, hosts, path, env_tokens })
+    }
+
+    /// The forge a host (`None`: a short reference) belongs to.
+    pub fn endpoint_for(&self, host: Option<&str>) -> Result<Endpoint> {
+        let host = match host.or(self.default_host.as_deref()) {
+            None => return Ok(Endpoint::GitHub(self.github.clone())),
+            Some(h) => h.to_ascii_lowercase(),
+        };
+        if let Some(cfg) = self.hosts.get(&host) {
+            let token = self.env_tokens.get(&host).cloned().or_else(|| cfg.token.clone());
+            return Ok(match cfg.kind {
+                ForgeKind::GitHub => {
+                    let api_url = cfg.api_url.clone().unwrap_or_else(|| format!("https://{host}/api/v3"));
+                    let graphql_url = cfg.graphql_url.clone().unwrap_or_else(|| derive_graphql_url(&api_url));
+                    Endpoint::GitHub(GitHubEndpoint { web_host: host, api_url, graphql_url, token })
+                }
+                kind => {
+                    let api_url = cfg
+                        .api_url
+                        .clone()
+                        .unwrap_or_else(|| format!("https://{host}/api/v1"))
+                        .trim_end_matches('/')
+                        .to_owned();
+                    let web_url = api_url.trim_end_matches("/api/v1").to_owned();
+                    Endpoint::Forgejo(ForgejoEndpoint { host, configured_kind: kind, api_url, web_url, token })
+                }
+            });
+        }
+        if host == "github.com" || host == "www.github.com" || host == self.github.web_host {
+            return Ok(Endpoint::GitHub(self.github.clone()));
+        }
+        let file = self
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "~/.config/resolve-pr/config.toml".into());
+        Err(Error::user(format!("the forge host {host} is not configured"))
+            .with_detail("host", host.clone())
+            .with_suggestion(format!(
+                "Add it to {file}:\n[hosts.\"{host}\"]\nkind = \"forgejo\"  # or \"gitea\", or \"github\" for GitHub Enterprise\ntoken_env = \"FORGEJO_TOKEN\"\n\
+                 or set FORGEJO_HOST={host} and FORGEJO_TOKEN (GITEA_HOST/GITEA_TOKEN for Gitea); \
+                 for GitHub Enterprise set GITHUB_API_URL=https://{host}/api/v3."
+            )))
+    }
+}
+
+/// GitHub's GraphQL endpoint for a REST base: `https://api.github.com/graphql`, and on
+/// Enterprise `https://host/api/graphql` for `https://host/api/v3`.
+pub fn derive_graphql_url(api_url: &str) -> String {
+    let base = api_url.trim_end_matches('/');
+    match base.strip_suffix("/v3") {
+        Some(api) => format!("{api}/graphql"),
+        None => format!("{base}/graphql"),
+    }
+}
+
+fn host_of(url: &str) -> Option<String> {
+    let u = url::Url::parse(url).ok()?;
+    let h = u.host_str()?.to_ascii_lowercase();
+    Some(match u.port() {
+        Some(p) => format!("{h}:{p}"),
+        None => h,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+    }
+
+    #[test]
+    fn github_defaults() {
+        let c = Config::from_parts(None, None, &env(&[])).unwrap();
+        assert_eq!(c.github.api_url, "https://api.github.com");
+        assert_eq!(c.github.graphql_url, "https://api.github.com/graphql");
+        assert_eq!(c.endpoint_for(None).unwrap(), Endpoint::GitHub(c.github.clone()));
+        assert_eq!(c.endpoint_for(Some("github.com")).unwrap(), Endpoint::GitHub(c.github.clone()));
+    }
+
+    #[test]
+    fn enterprise_from_environment() {
+        let c = Config::from_parts(None, None, &env(&[("GITHUB_API_URL", "https://ghe.corp.com/api/v3/")])).unwrap();
+        assert_eq!(c.github.graphql_url, "https://ghe.corp.com/api/graphql");
+        assert!(matches!(c.endpoint_for(Some("GHE.corp.com")).unwrap(), Endpoint::GitHub(_)));
+        let c = Config::from_parts(
+            None,
+            None,
+            &env(&[("GITHUB_API_URL", "http://127.0.0.1:9"), ("GITHUB_GRAPHQL_URL", "http://127.0.0.1:9/gql")]),
+        )
+        .unwrap();
+        assert_eq!(c.github.web_host, "127.0.0.1:9");
+        assert_eq!(c.github.graphql_url, "http://127.0.0.1:9/gql");
+    }
+
+    #[test]
+    fn forgejo_from_file_and_environment() {
+        let text = r#"
+default_host = "codeberg.org"
+[hosts."codeberg.org"]
+kind = "forgejo"
+token_env = "CB_TOKEN"
+[hosts."ghe.example.com"]
+kind = "github"
+token = "file-token"
+"#;
+        let c = Config::from_parts(
+            Some(text),
+            None,
+            &env(&[("CB_TOKEN", "cb"), ("GITEA_HOST", "http://127.0.0.1:3000/"), ("GITEA_TOKEN", "gt")]),
+        )
+        .unwrap();
+        let Endpoint::Forgejo(cb) = c.endpoint_for(None).unwrap() else { panic!("default host") };
+        assert_eq!(cb.api_url, "https://codeberg.org/api/v1");
+        assert_eq!(cb.token, Some(Secret::new("cb")));
+        let Endpoint::Forgejo(gt) = c.endpoint_for(Some("127.0.0.1:3000")).unwrap() else { panic!() };
+        assert_eq!((gt.configured_kind, gt.api_url.as_str(), gt.web_url.as_str()), (ForgeKind::Gitea, "http://127.0.0.1:3000/api/v1", "http://127.0.0.1:3000"));
+        assert_eq!(gt.token, Some(Secret::new("gt")));
+        let Endpoint::GitHub(ghe) = c.endpoint_for(Some("ghe.example.com")).unwrap() else { panic!() };
+        assert_eq!(ghe.api_url, "https://ghe.example.com/api/v3");
+        assert_eq!(ghe.graphql_url, "https://ghe.example.com/api/graphql");
+        assert_eq!(ghe.token, Some(Secret::new("file-token")));
+    }
+
+    #[test]
+    fn unknown_host_says_how_to_configure_it() {
+        let c = Config::from_parts(None, None, &env(&[])).unwrap();
+        let e = c.endpoint_for(Some("git.example.org")).unwrap_err();
+        assert_eq!(e.category, resolve_pr_core::Category::User);
+        assert!(e.error.contains("git.example.org"));
+        assert!(e.suggestion.unwrap().contains("[hosts.\"git.example.org\"]"));
+    }
+
+    #[test]
+    fn bad_file_is_a_user_error() {
+        let e = Config::from_parts(Some("[hosts.x]\nkind = \"svn\""), None, &env(&[])).unwrap_err();
+        assert_eq!(e.category, resolve_pr_core::Category::User);
+    }
+
+    #[test]
+    fn secrets_do_not_print() {
+        assert_eq!(format!("{:?}", Secret::new("ghp_abc")), "Secret(<redacted>)");
+    }
+}

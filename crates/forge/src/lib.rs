@@ -1,0 +1,35 @@
+//! The forge layer: a `Forge` trait that names concepts (pull request, comment, review
+//! thread, check), domain types that fit GitHub and Forgejo/Gitea alike, and one client per
+//! forge family. HTTP, authentication, caching, retries and rate limits live here and only
+//! here; no other crate talks to a forge.
+//!
+//! Not here: turning data into tool output (that is `resolve-pr-tools`), parsing logs (`ci`).
+
+pub mod config;
+pub mod model;
+mod router;
+
+pub use config::{Config, ForgeKind, HostConfig};
+pub use model::*;
+pub use router::Forges;
+
+use async_trait::async_trait;
+use resolve_pr_core::{PrRef, Result};
+
+/// Everything the tools ask of a forge. Implementations translate between the forge's API
+/// and the domain types; they never leak the forge's JSON.
+#[async_trait]
+pub trait Forge: Send + Sync {
+    /// Which forge family this is (GitHub, Forgejo, Gitea).
+    fn kind(&self) -> ForgeKind;
+
+    /// The pull request itself. A number that is an issue, not a PR, is "not found".
+    async fn pull_request(&self, pr: &PrRef) -> Result<PullRequest>;
+
+    /// One page of the PR's conversation comments (issue comments on GitHub and
+    /// Forgejo/Gitea), oldest first.
+    async fn list_pr_comments(&self, pr: &PrRef, page: PageRequest) -> Result<Page<IssueComment>>;
+
+    /// Posts a conversation comment on the PR and returns it as the forge stored it.
+    async fn create_pr_comment(&self, pr: &PrRef, body: &str) -> Result<IssueComment>;
+}

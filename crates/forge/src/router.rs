@@ -1,0 +1,52 @@
+//! Routes a repository to the client of its forge, one client per endpoint for the life of
+//! the process, so connection pools, ETag caches and probed capabilities are shared.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use resolve_pr_core::{RepoRef, Result};
+
+use crate::Forge;
+use crate::config::{Config, Endpoint};
+
+pub struct Forges {
+    config: Config,
+    clients: Mutex<HashMap<String, Arc<dyn Forge>>>,
+}
+
+impl Forges {
+    pub fn new(config: Config) -> Self {
+        Forges { config, clients: Mutex::new(HashMap::new()) }
+    }
+
+    /// Reads the config file and environment.
+    pub fn from_environment() -> Result<Self> {
+        Ok(Forges::new(Config::load()?))
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The client for the repository's forge. Fails with a `user` error naming the host when
+    /// it is not configured.
+    pub fn for_repo(&self, repo: &RepoRef) -> Result<Arc<dyn Forge>> {
+        let endpoint = self.config.endpoint_for(repo.host().as_deref())?;
+        let key = match &endpoint {
+            Endpoint::GitHub(e) => format!("github {}", e.api_url),
+            Endpoint::Forgejo(e) => format!("forgejo {}", e.api_url),
+        };
+        // A poisoned lock only means another thread panicked while inserting; the map is
+        // still a valid cache.
+        let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(client) = clients.get(&key) {
+            return Ok(client.clone());
+        }
+        let client: Arc<dyn Forge> = match endpoint {
+            Endpoint::GitHub(e) => Arc::new(crate::github::GitHub::new(e)?),
+            Endpoint::Forgejo(e) => Arc::new(crate::forgejo::Forgejo::new(e)?),
+        };
+        clients.insert(key, client.clone());
+        Ok(client)
+    }
+}
