@@ -51,9 +51,10 @@ pub struct Error {
     /// Human-readable message: what was wrong.
     pub error: String,
     pub category: Category,
-    /// Structured facts (HTTP status, field name, the value given, ...).
+    /// Structured facts (HTTP status, field name, the value given, ...). Boxed so that
+    /// `Result<T, Error>` stays small on the success path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Map<String, Value>>,
+    pub details: Option<Box<Map<String, Value>>>,
     /// How to fix it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suggestion: Option<String>,
@@ -110,7 +111,7 @@ impl Error {
 
     pub fn with_detail(mut self, key: &str, value: impl Into<Value>) -> Self {
         self.details
-            .get_or_insert_with(Map::new)
+            .get_or_insert_with(Default::default)
             .insert(key.to_owned(), value.into());
         self
     }

@@ -206,7 +206,7 @@ fn split_url(s: &str) -> std::result::Result<(String, Vec<String>), String> {
         .path_segments()
         .map(|segs| {
             segs.filter(|seg| !seg.is_empty())
-                .map(|seg| percent_decode(seg))
+                .map(percent_decode)
                 .collect()
         })
         .unwrap_or_default();
@@ -221,11 +221,11 @@ fn with_prefix(base: String, prefix: &[String]) -> String {
     }
 }
 
+/// Path segments are percent-decoded (`+` stays `+`, unlike form decoding).
 fn percent_decode(seg: &str) -> String {
-    url::form_urlencoded::parse(format!("x={seg}").as_bytes())
-        .next()
-        .map(|(_, v)| v.into_owned())
-        .unwrap_or_else(|| seg.to_owned())
+    percent_encoding::percent_decode_str(seg)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 fn looks_like_host(s: &str) -> bool {

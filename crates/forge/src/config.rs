@@ -164,7 +164,9 @@ impl Config {
                         "cannot read the config file {}: {e}",
                         p.display()
                     ))
-                    .with_suggestion("Fix its permissions, or point RESOLVE_PR_CONFIG at another file."));
+                    .with_suggestion(
+                        "Fix its permissions, or point RESOLVE_PR_CONFIG at another file.",
+                    ));
                 }
             },
             None => None,
@@ -181,12 +183,18 @@ impl Config {
         let file: ConfigFile = match text {
             None => ConfigFile::default(),
             Some(t) => toml::from_str(t).map_err(|e| {
-                let where_ = path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-                Error::user(format!("the config file {where_} is not valid: {}", e.message()))
-                    .with_suggestion(
-                        "See the README's Configuration section for the format: \
+                let where_ = path
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
+                Error::user(format!(
+                    "the config file {where_} is not valid: {}",
+                    e.message()
+                ))
+                .with_suggestion(
+                    "See the README's Configuration section for the format: \
                          [hosts.\"host\"] with kind = \"github\" | \"forgejo\" | \"gitea\".",
-                    )
+                )
             })?,
         };
         let mut hosts: BTreeMap<String, HostConfig> = BTreeMap::new();
@@ -198,13 +206,19 @@ impl Config {
         let api_url = var_nonempty("GITHUB_API_URL")
             .map(|u| u.trim_end_matches('/').to_owned())
             .unwrap_or_else(|| "https://api.github.com".to_owned());
-        let graphql_url = var_nonempty("GITHUB_GRAPHQL_URL").unwrap_or_else(|| derive_graphql_url(&api_url));
+        let graphql_url =
+            var_nonempty("GITHUB_GRAPHQL_URL").unwrap_or_else(|| derive_graphql_url(&api_url));
         let web_host = if api_url == "https://api.github.com" {
             "github.com".to_owned()
         } else {
             host_of(&api_url).unwrap_or_else(|| "github.com".to_owned())
         };
-        let github = GitHubEndpoint { web_host, api_url, graphql_url, token: None };
+        let github = GitHubEndpoint {
+            web_host,
+            api_url,
+            graphql_url,
+            token: None,
+        };
 
         // FORGEJO_HOST / GITEA_HOST name an instance (host or URL) for FORGEJO_TOKEN / GITEA_TOKEN.
         let mut env_tokens = BTreeMap::new();
@@ -212,8 +226,14 @@ impl Config {
             (ForgeKind::Forgejo, "FORGEJO_HOST", "FORGEJO_TOKEN"),
             (ForgeKind::Gitea, "GITEA_HOST", "GITEA_TOKEN"),
         ] {
-            let Some(given) = var_nonempty(host_var) else { continue };
-            let url = if given.contains("://") { given.clone() } else { format!("https://{given}") };
+            let Some(given) = var_nonempty(host_var) else {
+                continue;
+            };
+            let url = if given.contains("://") {
+                given.clone()
+            } else {
+                format!("https://{given}")
+            };
             let url = url.trim_end_matches('/').to_owned();
             let Some(host) = host_of(&url) else {
                 return Err(Error::user(format!("{host_var}={given:?} is not a host name or URL"))
@@ -238,14 +258,22 @@ impl Config {
             if let Some(name) = &cfg.token_env
                 && let Some(t) = var_nonempty(name)
             {
-                env_tokens.entry(host.clone()).or_insert_with(|| Secret::new(t.trim()));
+                env_tokens
+                    .entry(host.clone())
+                    .or_insert_with(|| Secret::new(t.trim()));
             }
         }
 
         let default_host = var_nonempty("RESOLVE_PR_DEFAULT_HOST")
             .or(file.default_host)
             .map(|h| h.to_ascii_lowercase());
-        Ok(Config { default_host, github, hosts, path, env_tokens })
+        Ok(Config {
+            default_host,
+            github,
+            hosts,
+            path,
+            env_tokens,
+        })
     }
 
     /// The forge a host (`None`: a short reference) belongs to.
@@ -255,12 +283,27 @@ impl Config {
             Some(h) => h.to_ascii_lowercase(),
         };
         if let Some(cfg) = self.hosts.get(&host) {
-            let token = self.env_tokens.get(&host).cloned().or_else(|| cfg.token.clone());
+            let token = self
+                .env_tokens
+                .get(&host)
+                .cloned()
+                .or_else(|| cfg.token.clone());
             return Ok(match cfg.kind {
                 ForgeKind::GitHub => {
-                    let api_url = cfg.api_url.clone().unwrap_or_else(|| format!("https://{host}/api/v3"));
-                    let graphql_url = cfg.graphql_url.clone().unwrap_or_else(|| derive_graphql_url(&api_url));
-                    Endpoint::GitHub(GitHubEndpoint { web_host: host, api_url, graphql_url, token })
+                    let api_url = cfg
+                        .api_url
+                        .clone()
+                        .unwrap_or_else(|| format!("https://{host}/api/v3"));
+                    let graphql_url = cfg
+                        .graphql_url
+                        .clone()
+                        .unwrap_or_else(|| derive_graphql_url(&api_url));
+                    Endpoint::GitHub(GitHubEndpoint {
+                        web_host: host,
+                        api_url,
+                        graphql_url,
+                        token,
+                    })
                 }
                 kind => {
                     let api_url = cfg
@@ -270,7 +313,13 @@ impl Config {
                         .trim_end_matches('/')
                         .to_owned();
                     let web_url = api_url.trim_end_matches("/api/v1").to_owned();
-                    Endpoint::Forgejo(ForgejoEndpoint { host, configured_kind: kind, api_url, web_url, token })
+                    Endpoint::Forgejo(ForgejoEndpoint {
+                        host,
+                        configured_kind: kind,
+                        api_url,
+                        web_url,
+                        token,
+                    })
                 }
             });
         }
@@ -316,7 +365,12 @@ mod tests {
     use super::*;
 
     fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
     }
 
     #[test]
@@ -324,19 +378,36 @@ mod tests {
         let c = Config::from_parts(None, None, &env(&[])).unwrap();
         assert_eq!(c.github.api_url, "https://api.github.com");
         assert_eq!(c.github.graphql_url, "https://api.github.com/graphql");
-        assert_eq!(c.endpoint_for(None).unwrap(), Endpoint::GitHub(c.github.clone()));
-        assert_eq!(c.endpoint_for(Some("github.com")).unwrap(), Endpoint::GitHub(c.github.clone()));
+        assert_eq!(
+            c.endpoint_for(None).unwrap(),
+            Endpoint::GitHub(c.github.clone())
+        );
+        assert_eq!(
+            c.endpoint_for(Some("github.com")).unwrap(),
+            Endpoint::GitHub(c.github.clone())
+        );
     }
 
     #[test]
     fn enterprise_from_environment() {
-        let c = Config::from_parts(None, None, &env(&[("GITHUB_API_URL", "https://ghe.corp.com/api/v3/")])).unwrap();
-        assert_eq!(c.github.graphql_url, "https://ghe.corp.com/api/graphql");
-        assert!(matches!(c.endpoint_for(Some("GHE.corp.com")).unwrap(), Endpoint::GitHub(_)));
         let c = Config::from_parts(
             None,
             None,
-            &env(&[("GITHUB_API_URL", "http://127.0.0.1:9"), ("GITHUB_GRAPHQL_URL", "http://127.0.0.1:9/gql")]),
+            &env(&[("GITHUB_API_URL", "https://ghe.corp.com/api/v3/")]),
+        )
+        .unwrap();
+        assert_eq!(c.github.graphql_url, "https://ghe.corp.com/api/graphql");
+        assert!(matches!(
+            c.endpoint_for(Some("GHE.corp.com")).unwrap(),
+            Endpoint::GitHub(_)
+        ));
+        let c = Config::from_parts(
+            None,
+            None,
+            &env(&[
+                ("GITHUB_API_URL", "http://127.0.0.1:9"),
+                ("GITHUB_GRAPHQL_URL", "http://127.0.0.1:9/gql"),
+            ]),
         )
         .unwrap();
         assert_eq!(c.github.web_host, "127.0.0.1:9");
@@ -357,16 +428,33 @@ token = "file-token"
         let c = Config::from_parts(
             Some(text),
             None,
-            &env(&[("CB_TOKEN", "cb"), ("GITEA_HOST", "http://127.0.0.1:3000/"), ("GITEA_TOKEN", "gt")]),
+            &env(&[
+                ("CB_TOKEN", "cb"),
+                ("GITEA_HOST", "http://127.0.0.1:3000/"),
+                ("GITEA_TOKEN", "gt"),
+            ]),
         )
         .unwrap();
-        let Endpoint::Forgejo(cb) = c.endpoint_for(None).unwrap() else { panic!("default host") };
+        let Endpoint::Forgejo(cb) = c.endpoint_for(None).unwrap() else {
+            panic!("default host")
+        };
         assert_eq!(cb.api_url, "https://codeberg.org/api/v1");
         assert_eq!(cb.token, Some(Secret::new("cb")));
-        let Endpoint::Forgejo(gt) = c.endpoint_for(Some("127.0.0.1:3000")).unwrap() else { panic!() };
-        assert_eq!((gt.configured_kind, gt.api_url.as_str(), gt.web_url.as_str()), (ForgeKind::Gitea, "http://127.0.0.1:3000/api/v1", "http://127.0.0.1:3000"));
+        let Endpoint::Forgejo(gt) = c.endpoint_for(Some("127.0.0.1:3000")).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (gt.configured_kind, gt.api_url.as_str(), gt.web_url.as_str()),
+            (
+                ForgeKind::Gitea,
+                "http://127.0.0.1:3000/api/v1",
+                "http://127.0.0.1:3000"
+            )
+        );
         assert_eq!(gt.token, Some(Secret::new("gt")));
-        let Endpoint::GitHub(ghe) = c.endpoint_for(Some("ghe.example.com")).unwrap() else { panic!() };
+        let Endpoint::GitHub(ghe) = c.endpoint_for(Some("ghe.example.com")).unwrap() else {
+            panic!()
+        };
         assert_eq!(ghe.api_url, "https://ghe.example.com/api/v3");
         assert_eq!(ghe.graphql_url, "https://ghe.example.com/api/graphql");
         assert_eq!(ghe.token, Some(Secret::new("file-token")));
@@ -378,7 +466,11 @@ token = "file-token"
         let e = c.endpoint_for(Some("git.example.org")).unwrap_err();
         assert_eq!(e.category, resolve_pr_core::Category::User);
         assert!(e.error.contains("git.example.org"));
-        assert!(e.suggestion.unwrap().contains("[hosts.\"git.example.org\"]"));
+        assert!(
+            e.suggestion
+                .unwrap()
+                .contains("[hosts.\"git.example.org\"]")
+        );
     }
 
     #[test]
@@ -389,6 +481,9 @@ token = "file-token"
 
     #[test]
     fn secrets_do_not_print() {
-        assert_eq!(format!("{:?}", Secret::new("ghp_abc")), "Secret(<redacted>)");
+        assert_eq!(
+            format!("{:?}", Secret::new("ghp_abc")),
+            "Secret(<redacted>)"
+        );
     }
 }

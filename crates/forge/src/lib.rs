@@ -5,11 +5,20 @@
 //!
 //! Not here: turning data into tool output (that is `resolve-pr-tools`), parsing logs (`ci`).
 
+// `resolve_pr_core::Error` is the agents' JSON contract and is returned everywhere; its size
+// (128+ bytes) only matters on the rare error path, and boxing it is core's decision.
+
 pub mod config;
+pub mod forgejo;
+pub mod github;
+mod http;
 pub mod model;
 mod router;
 
 pub use config::{Config, ForgeKind, HostConfig};
+pub use forgejo::Forgejo;
+pub use github::GitHub;
+pub use http::{ClientOptions, EnvLookup, RetryPolicy};
 pub use model::*;
 pub use router::Forges;
 
@@ -27,9 +36,10 @@ pub trait Forge: Send + Sync {
     async fn pull_request(&self, pr: &PrRef) -> Result<PullRequest>;
 
     /// One page of the PR's conversation comments (issue comments on GitHub and
-    /// Forgejo/Gitea), oldest first.
+    /// Forgejo/Gitea), oldest first. A number that is an issue, not a PR, is "not found".
     async fn list_pr_comments(&self, pr: &PrRef, page: PageRequest) -> Result<Page<IssueComment>>;
 
-    /// Posts a conversation comment on the PR and returns it as the forge stored it.
+    /// Posts a conversation comment on the PR and returns it as the forge stored it. Checks
+    /// first that the number is a pull request, so a wrong number writes nothing.
     async fn create_pr_comment(&self, pr: &PrRef, body: &str) -> Result<IssueComment>;
 }

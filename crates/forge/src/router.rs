@@ -6,17 +6,28 @@ use std::sync::{Arc, Mutex};
 
 use resolve_pr_core::{RepoRef, Result};
 
-use crate::Forge;
 use crate::config::{Config, Endpoint};
+use crate::{ClientOptions, Forge};
 
 pub struct Forges {
     config: Config,
+    options: ClientOptions,
     clients: Mutex<HashMap<String, Arc<dyn Forge>>>,
 }
 
 impl Forges {
     pub fn new(config: Config) -> Self {
-        Forges { config, clients: Mutex::new(HashMap::new()) }
+        Forges::with_options(config, ClientOptions::default())
+    }
+
+    /// Clients built with these options (retry bounds, timeouts, token environment); for
+    /// tests and embedders.
+    pub fn with_options(config: Config, options: ClientOptions) -> Self {
+        Forges {
+            config,
+            options,
+            clients: Mutex::new(HashMap::new()),
+        }
     }
 
     /// Reads the config file and environment.
@@ -43,8 +54,14 @@ impl Forges {
             return Ok(client.clone());
         }
         let client: Arc<dyn Forge> = match endpoint {
-            Endpoint::GitHub(e) => Arc::new(crate::github::GitHub::new(e)?),
-            Endpoint::Forgejo(e) => Arc::new(crate::forgejo::Forgejo::new(e)?),
+            Endpoint::GitHub(e) => Arc::new(crate::github::GitHub::with_options(
+                e,
+                self.options.clone(),
+            )?),
+            Endpoint::Forgejo(e) => Arc::new(crate::forgejo::Forgejo::with_options(
+                e,
+                self.options.clone(),
+            )?),
         };
         clients.insert(key, client.clone());
         Ok(client)

@@ -1,0 +1,407 @@
+//! The Forgejo and Gitea client: one REST dialect (`/api/v1`, `Authorization: token T`),
+//! the flavour detected from `/version` once, and optional endpoints probed rather than
+//! assumed from version numbers.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use reqwest::header::{ACCEPT, HeaderMap, HeaderValue};
+use resolve_pr_core::{Error, PrRef, Result};
+use serde::Deserialize;
+use serde_json::json;
+use tokio::sync::OnceCell;
+
+use crate::config::{ForgeKind, ForgejoEndpoint};
+use crate::http::{Auth, ClientOptions, Http, Request};
+use crate::{Actor, Forge, IssueComment, Page, PageRequest, PrState, PullRequest};
+
+/// The id Gitea and Forgejo give their built-in Actions bot (`gitea-actions`,
+/// `forgejo-actions`); their API has no account-type field, so this is the one bot the
+/// instance itself reports as such.
+const ACTIONS_USER_ID: i64 = -2;
+
+/// A client for one Forgejo or Gitea instance. `Send + Sync`; share it behind an `Arc`.
+pub struct Forgejo {
+    endpoint: ForgejoEndpoint,
+    http: Http,
+    auth: Option<Auth>,
+    /// What `/version` said the instance is; set by the first call.
+    flavour: OnceCell<ForgeKind>,
+    /// Endpoint path -> whether this instance serves it, as probed.
+    capabilities: Mutex<HashMap<String, bool>>,
+}
+
+impl std::fmt::Debug for Forgejo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Forgejo")
+            .field("endpoint", &self.endpoint)
+            .field("flavour", &self.flavour.get())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Forgejo {
+    pub fn new(endpoint: ForgejoEndpoint) -> Result<Forgejo> {
+        Forgejo::with_options(endpoint, ClientOptions::default())
+    }
+
+    /// A client with explicit retry bounds and timeouts (the token comes from the endpoint).
+    pub fn with_options(endpoint: ForgejoEndpoint, options: ClientOptions) -> Result<Forgejo> {
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+        let name = format!("{} ({})", endpoint.configured_kind, endpoint.host);
+        let http = Http::new(name, headers, &options, token_hint(&endpoint))?;
+        let auth = match &endpoint.token {
+            Some(token) => Some(http.auth("token", token)?),
+            None => None,
+        };
+        Ok(Forgejo {
+            endpoint,
+            http,
+            auth,
+            flavour: OnceCell::new(),
+            capabilities: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn endpoint(&self) -> &ForgejoEndpoint {
+        &self.endpoint
+    }
+
+    /// Forgejo or Gitea, from `GET /version` (Forgejo reports e.g. `11.0.1+gitea-1.22.0`).
+    /// Asked once; if the instance does not say, the configured kind stands.
+    pub async fn detect_kind(&self) -> ForgeKind {
+        *self
+            .flavour
+            .get_or_init(|| async {
+                #[derive(Deserialize)]
+                struct Version {
+                    version: String,
+                }
+                let url = format!("{}/version", self.api());
+                let request = Request::get(url, self.auth.as_ref(), "the server version");
+                match self
+                    .http
+                    .send(&request)
+                    .await
+                    .and_then(|r| r.json::<Version>())
+                {
+                    Ok(v) => flavour_of(&v.version),
+                    Err(e) => {
+                        tracing::debug!(error = %e, "cannot detect the forge flavour");
+                        self.endpoint.configured_kind
+                    }
+                }
+            })
+            .await
+    }
+
+    /// Whether the instance serves `GET {api_url}{path}`, probed once and remembered; for
+    /// features that differ between versions and forks. A 404 or 405 means "no"; other
+    /// failures are errors and are not remembered.
+    pub async fn supports(&self, path: &str) -> Result<bool> {
+        if let Some(known) = self.capability(path) {
+            return Ok(known);
+        }
+        let url = format!("{}{path}", self.api());
+        let subject = format!("the endpoint {path}");
+        let supported = match self
+            .http
+            .send(&Request::get(url, self.auth.as_ref(), &subject))
+            .await
+        {
+            Ok(_) => true,
+            Err(e) if matches!(status_of(&e), Some(404 | 405)) => false,
+            Err(e) => return Err(e),
+        };
+        self.capabilities
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(path.to_owned(), supported);
+        Ok(supported)
+    }
+
+    fn capability(&self, path: &str) -> Option<bool> {
+        // A poisoned lock only means a panic elsewhere; the map is still a valid cache.
+        self.capabilities
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(path)
+            .copied()
+    }
+
+    fn api(&self) -> &str {
+        self.endpoint.api_url.trim_end_matches('/')
+    }
+
+    fn auth(&self) -> Result<&Auth> {
+        self.auth.as_ref().ok_or_else(|| {
+            Error::authentication(format!(
+                "no {} token configured for {}",
+                self.endpoint.configured_kind, self.endpoint.host
+            ))
+            .with_detail("host", self.endpoint.host.clone())
+            .with_suggestion(token_hint(&self.endpoint))
+        })
+    }
+
+    fn repo_url(&self, pr: &PrRef) -> String {
+        format!("{}/repos/{}/{}", self.api(), pr.repo.owner, pr.repo.repo)
+    }
+
+    async fn fetch_pull(&self, pr: &PrRef) -> Result<PullRequest> {
+        let auth = self.auth()?;
+        let subject = subject(pr);
+        let hint = not_found_hint(pr);
+        let url = format!("{}/pulls/{}", self.repo_url(pr), pr.number);
+        let response = self
+            .http
+            .send(&Request::get(url, Some(auth), &subject).not_found_hint(&hint))
+            .await?;
+        Ok(response.json::<FjPull>()?.into_domain())
+    }
+
+    async fn fetch_comments(&self, pr: &PrRef, page: PageRequest) -> Result<Page<IssueComment>> {
+        let auth = self.auth()?;
+        let subject = format!("comments of {}", subject(pr));
+        let hint = not_found_hint(pr);
+        // This endpoint takes no page/limit (only since/before) and answers with every
+        // comment, so the page is cut here; the ETag cache keeps re-reads cheap.
+        let url = format!("{}/issues/{}/comments", self.repo_url(pr), pr.number);
+        let response = self
+            .http
+            .send(&Request::get(url, Some(auth), &subject).not_found_hint(&hint))
+            .await?;
+        let all: Vec<FjComment> = response.json()?;
+        let per_page = page.per_page.max(1) as usize;
+        let start = (page.page.max(1) as usize - 1).saturating_mul(per_page);
+        let has_next = all.len() > start.saturating_add(per_page);
+        let items = all
+            .into_iter()
+            .skip(start)
+            .take(per_page)
+            .map(FjComment::into_domain)
+            .collect();
+        Ok(Page { items, has_next })
+    }
+
+    async fn post_comment(&self, pr: &PrRef, body: &str) -> Result<IssueComment> {
+        if body.trim().is_empty() {
+            return Err(Error::user("the comment body is empty")
+                .with_detail("field", "body")
+                .with_suggestion("Pass the text of the comment."));
+        }
+        // Issues and pulls share numbers and the comments endpoint: make sure this is a PR
+        // before writing to it.
+        self.fetch_pull(pr).await?;
+        let auth = self.auth()?;
+        let subject = format!("a new comment on {}", subject(pr));
+        let hint = not_found_hint(pr);
+        let url = format!("{}/issues/{}/comments", self.repo_url(pr), pr.number);
+        let payload = json!({ "body": body });
+        let response = self
+            .http
+            .send(&Request::post(url, Some(auth), &payload, &subject).not_found_hint(&hint))
+            .await?;
+        Ok(response.json::<FjComment>()?.into_domain())
+    }
+}
+
+fn status_of(e: &Error) -> Option<u64> {
+    e.details.as_ref()?.get("status")?.as_u64()
+}
+
+/// Forgejo (since v7) reports its own version with the Gitea version it derives from
+/// appended as `+gitea-X`; Gitea reports a plain version.
+fn flavour_of(version: &str) -> ForgeKind {
+    if version.contains("+gitea-") {
+        ForgeKind::Forgejo
+    } else {
+        ForgeKind::Gitea
+    }
+}
+
+fn token_hint(endpoint: &ForgejoEndpoint) -> String {
+    let host = &endpoint.host;
+    let (host_var, token_var) = match endpoint.configured_kind {
+        ForgeKind::Gitea => ("GITEA_HOST", "GITEA_TOKEN"),
+        _ => ("FORGEJO_HOST", "FORGEJO_TOKEN"),
+    };
+    format!(
+        "Set {host_var}={host} and {token_var} to an access token (create one under Settings > \
+         Applications on {web}), or add token_env = \"VARIABLE\" under [hosts.\"{host}\"] in \
+         the config file.",
+        web = endpoint.web_url
+    )
+}
+
+fn subject(pr: &PrRef) -> String {
+    format!(
+        "pull request {}/{}#{}",
+        pr.repo.owner, pr.repo.repo, pr.number
+    )
+}
+
+fn not_found_hint(pr: &PrRef) -> String {
+    format!(
+        "Check the reference: {}/{}#{} may be an issue rather than a pull request, the \
+         repository may not exist, or the token cannot see a private repository.",
+        pr.repo.owner, pr.repo.repo, pr.number
+    )
+}
+
+#[async_trait]
+impl Forge for Forgejo {
+    fn kind(&self) -> ForgeKind {
+        self.flavour
+            .get()
+            .copied()
+            .unwrap_or(self.endpoint.configured_kind)
+    }
+
+    async fn pull_request(&self, pr: &PrRef) -> Result<PullRequest> {
+        // Detection rides along with the first call instead of delaying it.
+        let (_, pull) = tokio::join!(self.detect_kind(), self.fetch_pull(pr));
+        pull
+    }
+
+    async fn list_pr_comments(&self, pr: &PrRef, page: PageRequest) -> Result<Page<IssueComment>> {
+        // The comments endpoint also serves issues, and for an unknown number Forgejo
+        // answers 500 with no message; asking for the pull request alongside (concurrently,
+        // so no extra latency) turns both into a clear "not found".
+        let (_, checked) = tokio::join!(self.detect_kind(), async {
+            tokio::try_join!(self.fetch_pull(pr), self.fetch_comments(pr, page))
+        });
+        checked.map(|(_, comments)| comments)
+    }
+
+    async fn create_pr_comment(&self, pr: &PrRef, body: &str) -> Result<IssueComment> {
+        let (_, comment) = tokio::join!(self.detect_kind(), self.post_comment(pr, body));
+        comment
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct FjUser {
+    #[serde(default)]
+    id: i64,
+    login: String,
+}
+
+/// A missing user is a deleted account, which Forgejo and Gitea call `Ghost`.
+fn actor(user: Option<FjUser>) -> Actor {
+    match user {
+        Some(u) => Actor {
+            is_bot: u.id == ACTIONS_USER_ID,
+            login: u.login,
+        },
+        None => Actor {
+            login: "Ghost".to_owned(),
+            is_bot: false,
+        },
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct FjRef {
+    #[serde(rename = "ref")]
+    name: String,
+    #[serde(default)]
+    sha: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct FjPull {
+    number: u64,
+    #[serde(default)]
+    title: String,
+    state: String,
+    #[serde(default)]
+    merged: bool,
+    #[serde(default)]
+    draft: Option<bool>,
+    user: Option<FjUser>,
+    #[serde(default)]
+    html_url: String,
+    head: FjRef,
+    base: FjRef,
+}
+
+impl FjPull {
+    fn into_domain(self) -> PullRequest {
+        let state = if self.merged {
+            PrState::Merged
+        } else if self.state == "open" {
+            PrState::Open
+        } else {
+            PrState::Closed
+        };
+        PullRequest {
+            number: self.number,
+            title: self.title,
+            state,
+            draft: self.draft.unwrap_or(false),
+            author: actor(self.user),
+            html_url: self.html_url,
+            head_ref: self.head.name,
+            head_sha: self.head.sha,
+            base_ref: self.base.name,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct FjComment {
+    id: u64,
+    user: Option<FjUser>,
+    #[serde(default)]
+    body: String,
+    created_at: String,
+    updated_at: String,
+    #[serde(default)]
+    html_url: String,
+}
+
+impl FjComment {
+    fn into_domain(self) -> IssueComment {
+        IssueComment {
+            id: self.id,
+            author: actor(self.user),
+            author_association: None,
+            body: self.body,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            html_url: self.html_url,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flavour_from_version() {
+        assert_eq!(flavour_of("11.0.1+gitea-1.22.0"), ForgeKind::Forgejo);
+        assert_eq!(flavour_of("7.0.0+gitea-1.22.0"), ForgeKind::Forgejo);
+        assert_eq!(flavour_of("1.22.3"), ForgeKind::Gitea);
+        assert_eq!(flavour_of("1.23.0+dev-12-gabc"), ForgeKind::Gitea);
+    }
+
+    #[test]
+    fn users_map_to_actors() {
+        let bot: FjUser =
+            serde_json::from_value(json!({"id": -2, "login": "forgejo-actions"})).unwrap();
+        assert!(actor(Some(bot)).is_bot);
+        let user: FjUser = serde_json::from_value(json!({"id": 7, "login": "alice"})).unwrap();
+        assert!(!actor(Some(user)).is_bot);
+        assert_eq!(
+            actor(None),
+            Actor {
+                login: "Ghost".into(),
+                is_bot: false
+            }
+        );
+    }
+}

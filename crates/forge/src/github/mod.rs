@@ -1,0 +1,536 @@
+//! The GitHub client (github.com and Enterprise): REST for pull requests and comments, a
+//! GraphQL helper on the same HTTP layer, and the token lookup users expect (config,
+//! `GITHUB_TOKEN`, `GH_TOKEN`, `gh auth token`), done lazily so listing tools needs no token.
+
+pub mod queries;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use reqwest::header::{ACCEPT, HeaderMap, HeaderValue};
+use resolve_pr_core::{Error, PrRef, Result};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::OnceCell;
+
+use crate::config::{ForgeKind, GitHubEndpoint, Secret};
+use crate::http::{Auth, ClientOptions, EnvLookup, Http, Request, parse_json};
+use crate::{Actor, Forge, IssueComment, Page, PageRequest, PrState, PullRequest};
+
+/// How long `gh auth token` may take before we stop waiting for it.
+const GH_CLI_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// GitHub allows at most 100 items per REST page.
+const MAX_PER_PAGE: u32 = 100;
+
+/// A client for one GitHub API endpoint. `Send + Sync`; share it behind an `Arc`.
+pub struct GitHub {
+    endpoint: GitHubEndpoint,
+    http: Http,
+    env: EnvLookup,
+    gh_cli: bool,
+    /// Resolved on first use; only a found token is kept, so `gh auth login` after a failed
+    /// call takes effect without a restart.
+    token: OnceCell<Auth>,
+}
+
+impl std::fmt::Debug for GitHub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GitHub")
+            .field("endpoint", &self.endpoint)
+            .field("gh_cli", &self.gh_cli)
+            .finish_non_exhaustive()
+    }
+}
+
+impl GitHub {
+    /// A client that reads tokens from the process environment and `gh`.
+    pub fn new(endpoint: GitHubEndpoint) -> Result<GitHub> {
+        GitHub::with_options(endpoint, ClientOptions::default())
+    }
+
+    /// A client with explicit options: retry bounds, timeouts, and where tokens come from.
+    pub fn with_options(endpoint: GitHubEndpoint, options: ClientOptions) -> Result<GitHub> {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/vnd.github+json"),
+        );
+        headers.insert(
+            "x-github-api-version",
+            HeaderValue::from_static("2022-11-28"),
+        );
+        let hint = format!(
+            "resolve-pr takes the token from the config file, then GITHUB_TOKEN, then GH_TOKEN, \
+             then `gh auth token --hostname {host}`; set a valid token there or run \
+             `gh auth login --hostname {host}`.",
+            host = endpoint.web_host
+        );
+        let http = Http::new(forge_name(&endpoint), headers, &options, hint)?;
+        Ok(GitHub {
+            endpoint,
+            http,
+            env: options.env,
+            gh_cli: options.gh_cli,
+            token: OnceCell::new(),
+        })
+    }
+
+    pub fn endpoint(&self) -> &GitHubEndpoint {
+        &self.endpoint
+    }
+
+    async fn auth(&self) -> Result<&Auth> {
+        self.token
+            .get_or_try_init(|| async {
+                let token = self.find_token().await.ok_or_else(|| self.no_token())?;
+                self.http.auth("Bearer", &token)
+            })
+            .await
+    }
+
+    async fn find_token(&self) -> Option<Secret> {
+        if let Some(token) = &self.endpoint.token {
+            return Some(token.clone());
+        }
+        for name in ["GITHUB_TOKEN", "GH_TOKEN"] {
+            if let Some(value) = (self.env)(name).filter(|v| !v.trim().is_empty()) {
+                return Some(Secret::new(value.trim()));
+            }
+        }
+        if self.gh_cli {
+            return gh_auth_token(&self.endpoint.web_host).await;
+        }
+        None
+    }
+
+    fn no_token(&self) -> Error {
+        let host = &self.endpoint.web_host;
+        Error::authentication(format!("no GitHub token found for {host}"))
+            .with_detail("host", host.clone())
+            .with_suggestion(format!(
+                "Set GITHUB_TOKEN or GH_TOKEN to a token that can read the repository, or run \
+                 `gh auth login --hostname {host}` so `gh auth token` can provide one."
+            ))
+            .with_documentation_url(
+                "https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/managing-your-personal-access-tokens",
+            )
+    }
+
+    fn repo_url(&self, pr: &PrRef) -> String {
+        format!(
+            "{}/repos/{}/{}",
+            self.endpoint.api_url.trim_end_matches('/'),
+            pr.repo.owner,
+            pr.repo.repo
+        )
+    }
+
+    /// Runs a GraphQL document. Errors in a 200 answer become errors here (`NOT_FOUND` is a
+    /// `user` error), never silently missing data. Queries are retried like GETs; mutations
+    /// like POSTs.
+    pub async fn graphql(&self, document: &str, variables: Value) -> Result<Value> {
+        let auth = self.auth().await?;
+        let body = json!({ "query": document, "variables": variables });
+        let subject = format!("GraphQL {}", operation_name(document));
+        let request = Request::post(
+            self.endpoint.graphql_url.clone(),
+            Some(auth),
+            &body,
+            &subject,
+        )
+        .idempotent(!is_mutation(document));
+        let response = self.http.send(&request).await?;
+        let origin = format!("{} (GraphQL)", self.http.forge());
+        let answer: GraphQlAnswer = response.json()?;
+        if let Some(error) = graphql_error(&answer.errors, &subject, self.http.forge()) {
+            return Err(error);
+        }
+        match answer.data {
+            Some(data) if !data.is_null() => Ok(data),
+            _ => Err(Error::api(format!(
+                "{origin} returned no data and no errors for {subject}"
+            ))),
+        }
+    }
+
+    /// The login of the token's account (GraphQL `viewer`): checks a token works.
+    pub async fn viewer_login(&self) -> Result<String> {
+        let data = self.graphql(queries::VIEWER, json!({})).await?;
+        #[derive(Deserialize)]
+        struct Data {
+            viewer: Viewer,
+        }
+        #[derive(Deserialize)]
+        struct Viewer {
+            login: String,
+        }
+        let data: Data = parse_json(data.to_string().as_bytes(), "GitHub (GraphQL viewer)")?;
+        Ok(data.viewer.login)
+    }
+}
+
+fn forge_name(endpoint: &GitHubEndpoint) -> String {
+    if endpoint.web_host == "github.com" {
+        "GitHub".to_owned()
+    } else {
+        format!("GitHub ({})", endpoint.web_host)
+    }
+}
+
+/// `gh auth token --hostname HOST`, if `gh` is installed and logged in. Any failure (no `gh`,
+/// not logged in, too slow) means "no token from gh".
+async fn gh_auth_token(host: &str) -> Option<Secret> {
+    let child = tokio::process::Command::new("gh")
+        .args(["auth", "token", "--hostname", host])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .ok()?;
+    let output = tokio::time::timeout(GH_CLI_TIMEOUT, child.wait_with_output())
+        .await
+        .ok()?
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    let token = String::from_utf8(output.stdout).ok()?;
+    let token = token.trim();
+    (!token.is_empty()).then(|| Secret::new(token))
+}
+
+fn subject(pr: &PrRef) -> String {
+    format!(
+        "pull request {}/{}#{}",
+        pr.repo.owner, pr.repo.repo, pr.number
+    )
+}
+
+fn not_found_hint(pr: &PrRef) -> String {
+    format!(
+        "Check the reference: {}/{}#{} may be an issue rather than a pull request, the \
+         repository may not exist or be renamed, or the token cannot see a private repository.",
+        pr.repo.owner, pr.repo.repo, pr.number
+    )
+}
+
+#[async_trait]
+impl Forge for GitHub {
+    fn kind(&self) -> ForgeKind {
+        ForgeKind::GitHub
+    }
+
+    async fn pull_request(&self, pr: &PrRef) -> Result<PullRequest> {
+        let auth = self.auth().await?;
+        let subject = subject(pr);
+        let hint = not_found_hint(pr);
+        let url = format!("{}/pulls/{}", self.repo_url(pr), pr.number);
+        let response = self
+            .http
+            .send(&Request::get(url, Some(auth), &subject).not_found_hint(&hint))
+            .await?;
+        Ok(response.json::<GhPull>()?.into_domain())
+    }
+
+    async fn list_pr_comments(&self, pr: &PrRef, page: PageRequest) -> Result<Page<IssueComment>> {
+        let auth = self.auth().await?;
+        let subject = format!("comments of {}", subject(pr));
+        let hint = not_found_hint(pr);
+        let url = format!(
+            "{}/issues/{}/comments?per_page={}&page={}",
+            self.repo_url(pr),
+            pr.number,
+            page.per_page.clamp(1, MAX_PER_PAGE),
+            page.page.max(1)
+        );
+        // The comments endpoint also serves issues; asking for the pull request alongside
+        // (concurrently, and conditionally once cached) makes an issue number "not found".
+        let request = Request::get(url, Some(auth), &subject).not_found_hint(&hint);
+        let (_, response) = tokio::try_join!(self.pull_request(pr), self.http.send(&request))?;
+        let items: Vec<GhComment> = response.json()?;
+        Ok(Page {
+            items: items.into_iter().map(GhComment::into_domain).collect(),
+            has_next: response.has_next_link(),
+        })
+    }
+
+    async fn create_pr_comment(&self, pr: &PrRef, body: &str) -> Result<IssueComment> {
+        if body.trim().is_empty() {
+            return Err(Error::user("the comment body is empty")
+                .with_detail("field", "body")
+                .with_suggestion("Pass the text of the comment."));
+        }
+        // The comments endpoint is shared with issues: without this check a number that is an
+        // issue would silently get the comment. One conditional GET is cheap insurance.
+        self.pull_request(pr).await?;
+        let auth = self.auth().await?;
+        let subject = format!("a new comment on {}", subject(pr));
+        let hint = not_found_hint(pr);
+        let url = format!("{}/issues/{}/comments", self.repo_url(pr), pr.number);
+        let payload = json!({ "body": body });
+        let response = self
+            .http
+            .send(&Request::post(url, Some(auth), &payload, &subject).not_found_hint(&hint))
+            .await?;
+        Ok(response.json::<GhComment>()?.into_domain())
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct GhUser {
+    login: String,
+    #[serde(rename = "type", default)]
+    account_type: Option<String>,
+}
+
+/// Deleted accounts come back as a null user; GitHub shows them as `ghost`.
+fn actor(user: Option<GhUser>) -> Actor {
+    match user {
+        Some(u) => Actor {
+            is_bot: u.account_type.as_deref() == Some("Bot"),
+            login: u.login,
+        },
+        None => Actor {
+            login: "ghost".to_owned(),
+            is_bot: false,
+        },
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct GhRef {
+    #[serde(rename = "ref")]
+    name: String,
+    sha: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct GhPull {
+    number: u64,
+    title: String,
+    state: String,
+    #[serde(default)]
+    draft: Option<bool>,
+    #[serde(default)]
+    merged: Option<bool>,
+    #[serde(default)]
+    merged_at: Option<String>,
+    user: Option<GhUser>,
+    html_url: String,
+    head: GhRef,
+    base: GhRef,
+}
+
+impl GhPull {
+    fn into_domain(self) -> PullRequest {
+        let state = if self.merged == Some(true) || self.merged_at.is_some() {
+            PrState::Merged
+        } else if self.state == "open" {
+            PrState::Open
+        } else {
+            PrState::Closed
+        };
+        PullRequest {
+            number: self.number,
+            title: self.title,
+            state,
+            draft: self.draft.unwrap_or(false),
+            author: actor(self.user),
+            html_url: self.html_url,
+            head_ref: self.head.name,
+            head_sha: self.head.sha,
+            base_ref: self.base.name,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct GhComment {
+    id: u64,
+    user: Option<GhUser>,
+    #[serde(default)]
+    author_association: Option<String>,
+    #[serde(default)]
+    body: Option<String>,
+    created_at: String,
+    updated_at: String,
+    html_url: String,
+}
+
+impl GhComment {
+    fn into_domain(self) -> IssueComment {
+        IssueComment {
+            id: self.id,
+            author: actor(self.user),
+            author_association: self.author_association,
+            body: self.body.unwrap_or_default(),
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            html_url: self.html_url,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct GraphQlAnswer {
+    #[serde(default)]
+    data: Option<Value>,
+    #[serde(default)]
+    errors: Vec<GraphQlError>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GraphQlError {
+    #[serde(default)]
+    message: String,
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    path: Option<Value>,
+}
+
+/// The first GraphQL error as a categorized error; all of them go into the details.
+fn graphql_error(errors: &[GraphQlError], subject: &str, forge: &str) -> Option<Error> {
+    let first = errors.first()?;
+    let message = format!("{forge} {subject} failed: {}", first.message);
+    let error = match first.kind.as_deref() {
+        Some("NOT_FOUND") => Error::user(message).with_suggestion(
+            "Check the owner, repository and number; a private repository also looks missing \
+             when the token cannot see it.",
+        ),
+        Some("FORBIDDEN") => Error::authentication(message).with_suggestion(
+            "Use a token with access to this repository (classic tokens: `repo` scope).",
+        ),
+        Some("RATE_LIMITED") | Some("RATE_LIMIT") => Error::rate_limit(message)
+            .with_retry_after(60)
+            .with_suggestion("Wait a minute before calling again."),
+        _ => Error::api(message),
+    };
+    let all: Vec<Value> = errors
+        .iter()
+        .map(|e| json!({ "message": e.message, "type": e.kind, "path": e.path }))
+        .collect();
+    Some(error.with_detail("errors", all))
+}
+
+/// The first token of a document, after whitespace and `#` comments.
+fn first_word(document: &str) -> &str {
+    let mut rest = document;
+    loop {
+        rest = rest.trim_start();
+        match rest.strip_prefix('#') {
+            Some(comment) => rest = comment.split_once('\n').map(|(_, r)| r).unwrap_or(""),
+            None => break,
+        }
+    }
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    &rest[..end]
+}
+
+fn is_mutation(document: &str) -> bool {
+    first_word(document) == "mutation"
+}
+
+/// `query Viewer {...}` -> "query Viewer", for messages.
+fn operation_name(document: &str) -> String {
+    let word = first_word(document);
+    if word.is_empty() {
+        return "query".to_owned();
+    }
+    let after = document
+        .split_once(word)
+        .map(|(_, rest)| rest.trim_start())
+        .unwrap_or("");
+    let name_end = after
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(after.len());
+    match &after[..name_end] {
+        "" => word.to_owned(),
+        name => format!("{word} {name}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn users_map_to_actors() {
+        let bot: GhUser =
+            serde_json::from_value(json!({"login": "dependabot[bot]", "type": "Bot"})).unwrap();
+        assert_eq!(
+            actor(Some(bot)),
+            Actor {
+                login: "dependabot[bot]".into(),
+                is_bot: true
+            }
+        );
+        let user: GhUser =
+            serde_json::from_value(json!({"login": "octocat", "type": "User"})).unwrap();
+        assert!(!actor(Some(user)).is_bot);
+        assert_eq!(
+            actor(None),
+            Actor {
+                login: "ghost".into(),
+                is_bot: false
+            }
+        );
+    }
+
+    #[test]
+    fn merged_pull_requests() {
+        let pull: GhPull = serde_json::from_value(json!({
+            "number": 3, "title": "t", "state": "closed", "draft": null,
+            "merged_at": "2024-01-01T00:00:00Z", "user": null,
+            "html_url": "https://github.com/o/r/pull/3",
+            "head": {"ref": "feature", "sha": "abc"}, "base": {"ref": "main", "sha": "def"}
+        }))
+        .unwrap();
+        let pr = pull.into_domain();
+        assert_eq!(
+            (pr.state, pr.draft, pr.author.login.as_str()),
+            (PrState::Merged, false, "ghost")
+        );
+    }
+
+    #[test]
+    fn graphql_documents_are_classified() {
+        assert!(is_mutation(
+            "# add a comment\n  mutation Add($id: ID!) { x }"
+        ));
+        assert!(!is_mutation(queries::VIEWER));
+        assert!(!is_mutation("{ viewer { login } }"));
+        assert_eq!(operation_name(queries::VIEWER), "query Viewer");
+        assert_eq!(operation_name("{ viewer { login } }"), "query");
+        for (name, document) in queries::ALL {
+            assert!(!name.is_empty());
+            assert!(
+                document.trim_start().starts_with("query")
+                    || document.trim_start().starts_with("mutation")
+            );
+        }
+    }
+
+    #[test]
+    fn graphql_errors_are_categorized() {
+        let errors: Vec<GraphQlError> = serde_json::from_value(json!([
+            {"type": "NOT_FOUND", "path": ["repository"], "message": "Could not resolve to a Repository with the name 'o/x'."}
+        ]))
+        .unwrap();
+        let e = graphql_error(&errors, "query Viewer", "GitHub").unwrap();
+        assert_eq!(e.category, resolve_pr_core::Category::User);
+        assert!(e.error.contains("Could not resolve"));
+        let errors: Vec<GraphQlError> =
+            serde_json::from_value(json!([{"message": "boom"}])).unwrap();
+        assert_eq!(
+            graphql_error(&errors, "q", "GitHub").unwrap().category,
+            resolve_pr_core::Category::Api
+        );
+        assert!(graphql_error(&[], "q", "GitHub").is_none());
+    }
+}
