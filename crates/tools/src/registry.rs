@@ -1,0 +1,151 @@
+//! The list of tools with their contracts (name, description, schemas, annotations), and
+//! dispatch by name with JSON arguments. Arguments that do not fit the input schema are a
+//! `user` error naming the field.
+
+use futures::future::BoxFuture;
+use resolve_pr_core::{Error, Result};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::Context;
+
+/// MCP tool annotations: hints to clients about what a call does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Annotations {
+    /// Changes nothing on the forge.
+    pub read_only: bool,
+    /// May destroy or overwrite something (only meaningful when not read-only).
+    pub destructive: bool,
+    /// Calling twice with the same arguments has no further effect.
+    pub idempotent: bool,
+    /// Talks to an outside system (a forge).
+    pub open_world: bool,
+}
+
+/// A tool's result: the structured output (validates against `output_schema`) and a short
+/// text rendering for clients that only show text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub structured: Value,
+    pub text: String,
+}
+
+type CallFn = for<'a> fn(&'a Context, Value) -> BoxFuture<'a, Result<ToolOutput>>;
+
+/// One tool's contract and entry point.
+#[derive(Clone)]
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    /// The group `--toolsets` selects by.
+    pub toolset: &'static str,
+    pub annotations: Annotations,
+    pub input_schema: Value,
+    pub output_schema: Value,
+    call: CallFn,
+}
+
+impl ToolSpec {
+    /// Whether the tool changes anything on a forge (removed under `--read-only`).
+    pub fn writes(&self) -> bool {
+        !self.annotations.read_only
+    }
+
+    pub async fn call(&self, ctx: &Context, args: Value) -> Result<ToolOutput> {
+        (self.call)(ctx, args).await
+    }
+}
+
+/// What a tool module provides to be registered.
+pub(crate) trait Tool {
+    const NAME: &'static str;
+    const TITLE: &'static str;
+    const DESCRIPTION: &'static str;
+    const TOOLSET: &'static str;
+    const ANNOTATIONS: Annotations;
+    type Input: DeserializeOwned + JsonSchema + Send;
+    type Output: Serialize + JsonSchema;
+
+    /// `raw` is the arguments as given, for binding cursors to them.
+    fn run<'a>(
+        ctx: &'a Context,
+        input: Self::Input,
+        raw: &'a Value,
+    ) -> impl std::future::Future<Output = Result<Self::Output>> + Send + 'a;
+
+    fn render(output: &Self::Output) -> String;
+}
+
+fn spec<T: Tool>() -> ToolSpec {
+    fn call<'a, T: Tool>(ctx: &'a Context, args: Value) -> BoxFuture<'a, Result<ToolOutput>> {
+        Box::pin(async move {
+            let input: T::Input = parse_args(T::NAME, &args)?;
+            let output = T::run(ctx, input, &args).await?;
+            let text = T::render(&output);
+            let structured = serde_json::to_value(&output).map_err(|e| {
+                Error::unknown(format!(
+                    "could not serialize the result of {}: {e}",
+                    T::NAME
+                ))
+            })?;
+            Ok(ToolOutput { structured, text })
+        })
+    }
+    ToolSpec {
+        name: T::NAME,
+        title: T::TITLE,
+        description: T::DESCRIPTION,
+        toolset: T::TOOLSET,
+        annotations: T::ANNOTATIONS,
+        input_schema: schema::<T::Input>(),
+        output_schema: schema::<T::Output>(),
+        call: call::<T>,
+    }
+}
+
+fn schema<T: JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    generator.into_root_schema_for::<T>().to_value()
+}
+
+fn parse_args<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T> {
+    let args = if args.is_null() {
+        Value::Object(Default::default())
+    } else {
+        args.clone()
+    };
+    if !args.is_object() {
+        return Err(Error::user(format!("the arguments of {tool} must be a JSON object"))
+            .with_suggestion(format!("Call {tool} with an object, for example {{\"repository\": \"owner/repo\", ...}}")));
+    }
+    serde_json::from_value(args).map_err(|e| {
+        Error::user(format!("invalid arguments for {tool}: {e}")).with_suggestion(format!(
+            "See the input schema of {tool} (resolve-pr tools, or tools/list over MCP)."
+        ))
+    })
+}
+
+/// Every tool, in a stable order.
+pub fn all() -> Vec<ToolSpec> {
+    vec![
+        spec::<crate::pr_comment_list::PrCommentList>(),
+        spec::<crate::pr_comment_create::PrCommentCreate>(),
+    ]
+}
+
+pub fn find(name: &str) -> Option<ToolSpec> {
+    all().into_iter().find(|t| t.name == name)
+}
+
+/// Calls a tool by name.
+pub async fn call(ctx: &Context, name: &str, args: Value) -> Result<ToolOutput> {
+    let Some(tool) = find(name) else {
+        let names: Vec<&str> = all().iter().map(|t| t.name).collect();
+        return Err(Error::user(format!("there is no tool named {name:?}"))
+            .with_suggestion(format!("Available tools: {}", names.join(", "))));
+    };
+    tool.call(ctx, args).await
+}

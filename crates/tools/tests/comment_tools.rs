@@ -1,0 +1,386 @@
+//! The comment tools end to end against the simulated forges: validation before any request,
+//! pagination with cursors over a long conversation, a created comment showing up in the
+//! list, and cursors that only work for the call they came from.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use resolve_pr_core::{Category, CursorCodec, Error};
+use resolve_pr_forge::{ClientOptions, Config, Forges, RetryPolicy};
+use resolve_pr_forge_sim::{Scenario, Sim, SimHandle};
+use resolve_pr_tools::{Context, ToolOutput, call};
+use serde_json::{Value, json};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Flavor {
+    GitHub,
+    Forgejo,
+}
+
+struct Fixture {
+    sim: SimHandle,
+    ctx: Context,
+    flavor: Flavor,
+}
+
+impl Fixture {
+    async fn start(flavor: Flavor, scenario: &str, token: &str) -> Fixture {
+        let scenario = Scenario::builtin(scenario)
+            .or_else(|| {
+                let path = format!(
+                    "{}/../forge-sim/scenarios/{scenario}.yaml",
+                    env!("CARGO_MANIFEST_DIR")
+                );
+                Scenario::from_file(std::path::Path::new(&path)).ok()
+            })
+            .expect("scenario exists");
+        let sim = Sim::start(scenario).await.expect("simulator starts");
+        let base = sim.base_url();
+        let mut env: HashMap<String, String> = HashMap::new();
+        match flavor {
+            Flavor::GitHub => {
+                env.insert("GITHUB_API_URL".into(), base.clone());
+                env.insert("GITHUB_TOKEN".into(), token.into());
+            }
+            Flavor::Forgejo => {
+                env.insert("FORGEJO_HOST".into(), base.clone());
+                env.insert("FORGEJO_TOKEN".into(), token.into());
+            }
+        }
+        let env = Arc::new(env);
+        let lookup = {
+            let env = env.clone();
+            move |k: &str| env.get(k).cloned()
+        };
+        let config = Config::from_parts(None, None, &lookup).expect("config");
+        let options = ClientOptions {
+            env: Arc::new(lookup),
+            gh_cli: false,
+            retry: RetryPolicy {
+                max_retries: 2,
+                max_total_wait: Duration::from_secs(2),
+                min_backoff: Duration::from_millis(5),
+                max_backoff: Duration::from_millis(20),
+            },
+            ..ClientOptions::default()
+        };
+        let ctx = Context {
+            forges: Arc::new(Forges::with_options(config, options)),
+            cursors: CursorCodec::new([42; 32]),
+        };
+        Fixture { sim, ctx, flavor }
+    }
+
+    /// The `repository` argument that routes to this simulator.
+    fn repository(&self, owner_repo: &str) -> String {
+        match self.flavor {
+            Flavor::GitHub => owner_repo.to_owned(),
+            Flavor::Forgejo => format!("{}/{owner_repo}", self.sim.base_url()),
+        }
+    }
+
+    async fn call(&self, tool: &str, args: Value) -> Result<ToolOutput, Error> {
+        call(&self.ctx, tool, args).await
+    }
+
+    fn writes(&self) -> usize {
+        self.sim
+            .requests()
+            .iter()
+            .filter(|r| r.method != "GET")
+            .count()
+    }
+}
+
+fn ids(out: &ToolOutput) -> Vec<u64> {
+    out.structured["comments"]
+        .as_array()
+        .expect("comments")
+        .iter()
+        .map(|c| c["id"].as_u64().expect("id"))
+        .collect()
+}
+
+async fn walks_a_long_conversation_page_by_page(flavor: Flavor) {
+    let (scenario, token) = match flavor {
+        Flavor::GitHub => ("comments_over_100", "ghp_write"),
+        Flavor::Forgejo => ("comments_over_100_forgejo", "fj_write"),
+    };
+    let fx = Fixture::start(flavor, scenario, token).await;
+    let args = json!({"repository": fx.repository("acme/busy"), "pull_request_number": 1});
+    let mut seen = Vec::new();
+    let mut pages = 0;
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut a = args.clone();
+        if let Some(c) = &cursor {
+            a["cursor"] = json!(c);
+        }
+        let out = fx.call("pr_comment_list", a).await.expect("page");
+        pages += 1;
+        let page = ids(&out);
+        assert!(page.len() <= 20, "page {pages} has {} comments", page.len());
+        seen.extend(page);
+        match out.structured.get("nextCursor").and_then(Value::as_str) {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => break,
+        }
+        assert!(pages < 20, "pagination does not end");
+    }
+    assert_eq!(pages, 7, "130 comments at 20 a page");
+    assert_eq!(seen.len(), 130);
+    let mut sorted = seen.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted, seen, "oldest first, no repeats");
+    assert!(
+        fx.sim.contract_violations().is_empty(),
+        "{:?}",
+        fx.sim.contract_violations()
+    );
+}
+
+async fn created_comment_is_listed(flavor: Flavor) {
+    let token = if flavor == Flavor::GitHub {
+        "ghp_demo_write"
+    } else {
+        "fj_demo_write"
+    };
+    let scenario = if flavor == Flavor::GitHub {
+        "demo-github"
+    } else {
+        "demo-forgejo"
+    };
+    let fx = Fixture::start(flavor, scenario, token).await;
+    let repository = fx.repository("acme/widgets");
+    let body = "Fixed in `1a2b3c`; see $(not a command) and 'quotes'.";
+    let created = fx
+        .call(
+            "pr_comment_create",
+            json!({"repository": repository, "pull_request_number": 7, "comment": body}),
+        )
+        .await
+        .expect("created");
+    let comment = &created.structured["comment"];
+    assert_eq!(comment["body"], body);
+    assert_eq!(comment["user"], "alice");
+    assert_eq!(comment["is_bot"], false);
+    assert!(
+        created.text.contains("created successfully"),
+        "{}",
+        created.text
+    );
+    let listed = fx
+        .call(
+            "pr_comment_list",
+            json!({"repository": repository, "pull_request_number": 7}),
+        )
+        .await
+        .expect("list");
+    assert_eq!(ids(&listed).last().copied(), comment["id"].as_u64());
+    assert_eq!(fx.writes(), 1);
+    assert!(
+        fx.sim.contract_violations().is_empty(),
+        "{:?}",
+        fx.sim.contract_violations()
+    );
+}
+
+async fn bad_input_writes_nothing(flavor: Flavor) {
+    let token = if flavor == Flavor::GitHub {
+        "ghp_demo_write"
+    } else {
+        "fj_demo_write"
+    };
+    let scenario = if flavor == Flavor::GitHub {
+        "demo-github"
+    } else {
+        "demo-forgejo"
+    };
+    let fx = Fixture::start(flavor, scenario, token).await;
+    // Every bad field is reported at once, before any request.
+    let e = fx
+        .call(
+            "pr_comment_create",
+            json!({"repository": "not a repo", "pull_request_number": 0, "comment": " \n\t"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.category, Category::User);
+    let problems = e.details.as_ref().expect("details")["problems"]
+        .as_array()
+        .expect("problems")
+        .len();
+    assert_eq!(problems, 3, "{e:?}");
+    assert!(
+        e.error
+            .contains("repository must be in format 'owner/repo'"),
+        "{}",
+        e.error
+    );
+    assert!(
+        e.error.contains("pull_request_number must be positive"),
+        "{}",
+        e.error
+    );
+    assert!(e.error.contains("comment must not be empty"), "{}", e.error);
+    assert!(fx.sim.requests().is_empty(), "{:?}", fx.sim.requests());
+
+    // Wrong types and unknown fields are user errors, not crashes.
+    for args in [
+        json!({"repository": "acme/widgets", "pull_request_number": "seven", "comment": "x"}),
+        json!({"repository": "acme/widgets", "pull_request_number": 7}),
+        json!({"repository": "acme/widgets", "pull_request_number": 7, "comment": "x", "body": "y"}),
+        json!("acme/widgets#7"),
+    ] {
+        let e = fx
+            .call("pr_comment_create", args.clone())
+            .await
+            .unwrap_err();
+        assert_eq!(e.category, Category::User, "{args}: {e:?}");
+    }
+    // A number that is an issue, not a PR: "not found", and nothing posted.
+    let repository = fx.repository("acme/widgets");
+    let e = fx
+        .call(
+            "pr_comment_create",
+            json!({"repository": repository, "pull_request_number": 3, "comment": "hello"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.category, Category::User, "{e:?}");
+    assert!(e.error.contains("not found"), "{}", e.error);
+    assert_eq!(fx.writes(), 0);
+}
+
+async fn read_only_token_cannot_comment(flavor: Flavor) {
+    let token = if flavor == Flavor::GitHub {
+        "ghp_demo_read"
+    } else {
+        "fj_demo_read"
+    };
+    let scenario = if flavor == Flavor::GitHub {
+        "demo-github"
+    } else {
+        "demo-forgejo"
+    };
+    let fx = Fixture::start(flavor, scenario, token).await;
+    let repository = fx.repository("acme/widgets");
+    let e = fx
+        .call(
+            "pr_comment_create",
+            json!({"repository": repository, "pull_request_number": 7, "comment": "hello"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.category, Category::Authentication, "{e:?}");
+    let listed = fx
+        .call(
+            "pr_comment_list",
+            json!({"repository": repository, "pull_request_number": 7}),
+        )
+        .await
+        .expect("list");
+    assert_eq!(ids(&listed).len(), 3, "nothing was added");
+}
+
+async fn cursors_belong_to_their_call(flavor: Flavor) {
+    let (scenario, token) = match flavor {
+        Flavor::GitHub => ("comments_over_100", "ghp_write"),
+        Flavor::Forgejo => ("comments_over_100_forgejo", "fj_write"),
+    };
+    let fx = Fixture::start(flavor, scenario, token).await;
+    let repository = fx.repository("acme/busy");
+    let first = fx
+        .call(
+            "pr_comment_list",
+            json!({"repository": repository, "pull_request_number": 1}),
+        )
+        .await
+        .expect("first");
+    let cursor = first.structured["nextCursor"]
+        .as_str()
+        .expect("more pages")
+        .to_owned();
+    fx.sim.clear_requests();
+    for (args, why) in [
+        (
+            json!({"repository": repository, "pull_request_number": 2, "cursor": cursor}),
+            "another PR",
+        ),
+        (
+            json!({"repository": repository, "pull_request_number": 1, "cursor": format!("{cursor}x")}),
+            "edited",
+        ),
+        (
+            json!({"repository": repository, "pull_request_number": 1, "cursor": "eyJvZmZzZXQiOjB9"}),
+            "forged",
+        ),
+    ] {
+        let e = fx.call("pr_comment_list", args).await.unwrap_err();
+        assert_eq!(e.category, Category::User, "{why}: {e:?}");
+        assert!(
+            e.suggestion
+                .as_deref()
+                .unwrap_or("")
+                .contains("without a cursor"),
+            "{why}: {e:?}"
+        );
+    }
+    assert!(
+        fx.sim.requests().is_empty(),
+        "a bad cursor costs no request"
+    );
+    // A cursor from another server key is rejected too.
+    let other = Context {
+        forges: fx.ctx.forges.clone(),
+        cursors: CursorCodec::new([1; 32]),
+    };
+    let e = call(
+        &other,
+        "pr_comment_list",
+        json!({"repository": repository, "pull_request_number": 1, "cursor": cursor}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.category, Category::User);
+}
+
+macro_rules! on_both_forges {
+    ($($name:ident),* $(,)?) => {
+        mod github {
+            $(#[tokio::test] async fn $name() { super::$name(super::Flavor::GitHub).await })*
+        }
+        mod forgejo {
+            $(#[tokio::test] async fn $name() { super::$name(super::Flavor::Forgejo).await })*
+        }
+    };
+}
+
+on_both_forges!(
+    walks_a_long_conversation_page_by_page,
+    created_comment_is_listed,
+    bad_input_writes_nothing,
+    read_only_token_cannot_comment,
+    cursors_belong_to_their_call,
+);
+
+#[tokio::test]
+async fn unknown_tool_names_the_available_ones() {
+    let fx = Fixture::start(Flavor::GitHub, "demo-github", "ghp_demo_write").await;
+    let e = fx.call("pr_comment_delete", json!({})).await.unwrap_err();
+    assert_eq!(e.category, Category::User);
+    assert!(e.suggestion.unwrap().contains("pr_comment_create"));
+}
+
+#[tokio::test]
+async fn unconfigured_host_is_a_user_error() {
+    let fx = Fixture::start(Flavor::GitHub, "demo-github", "ghp_demo_write").await;
+    let e = fx
+        .call("pr_comment_list", json!({"repository": "https://git.unknown.example/acme/widgets", "pull_request_number": 7}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.category, Category::User);
+    assert!(e.error.contains("git.unknown.example"), "{}", e.error);
+}
