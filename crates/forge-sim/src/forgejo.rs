@@ -1,0 +1,376 @@
+//! Forgejo's (and Gitea's) REST API under `/api/v1`, as the simulator serves it: token
+//! authentication, error bodies shaped like Forgejo's `APIError`/`APINotFound`, and the JSON
+//! of users, repositories, pull requests and comments (every field the Go structs emit).
+//!
+//! Faithful oddities: the issue-comment list is not paginated (Forgejo ignores `page` and
+//! `limit` there and returns every comment with `X-Total-Count`), and an unknown index on the
+//! comment endpoints answers 500 with an empty message, as Forgejo does in production.
+
+use serde_json::{Value, json};
+
+use crate::contract::FORGEJO_API_PREFIX;
+use crate::scenario::{PullSpec, PullState, TokenSpec};
+use crate::server::{Reply, Request, Shared, lock};
+use crate::state::{Comment, Conversation, User, World, normalize_time};
+
+/// Go's zero `time.Time`, which Forgejo prints for never-set times such as `mirror_updated`.
+const GO_ZERO_TIME: &str = "0001-01-01T00:00:00Z";
+const EPOCH: &str = "2020-01-01T00:00:00Z";
+
+fn swagger_url(base: &str) -> String {
+    format!("{base}/api/swagger")
+}
+
+fn api_error(base: &str, status: u16, message: &str) -> Reply {
+    Reply::json(
+        status,
+        json!({"message": message, "url": swagger_url(base)}),
+    )
+}
+
+/// `ctx.NotFound()` without arguments: Go's nil slice makes `errors` null.
+fn not_found(base: &str) -> Reply {
+    Reply::json(
+        404,
+        json!({"errors": null, "message": "The target couldn't be found.", "url": swagger_url(base)}),
+    )
+}
+
+pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
+    let base = shared.base_url.as_str();
+    let Some(api_path) = req.path.strip_prefix(FORGEJO_API_PREFIX) else {
+        // The web UI is not simulated.
+        return Reply::json(404, json!({"message": "Not Found"})).unchecked();
+    };
+    let segments: Vec<&str> = api_path.trim_start_matches('/').split('/').collect();
+    let mut world = lock(&shared.world);
+
+    if req.method == "GET" && segments == ["version"] {
+        return Reply::json(200, json!({"version": world.version}));
+    }
+    let caller: Option<TokenSpec> = match req.token() {
+        Some(token) => match world.token(&token) {
+            Some(t) => Some(t.clone()),
+            None => return api_error(base, 401, "invalid username, password or token"),
+        },
+        None => None,
+    };
+    if caller.is_none() && !(req.method == "GET" && world.anonymous_read && segments != ["user"]) {
+        return api_error(base, 401, "token is required");
+    }
+
+    match (req.method.as_str(), segments.as_slice()) {
+        ("GET", ["user"]) => match caller.as_ref().and_then(|c| world.user(&c.login)) {
+            Some(u) => Reply::json(200, user_json(base, u)),
+            None => api_error(base, 401, "token is required"),
+        },
+        ("GET", ["repos", owner, name]) => match visible_repo(&world, &caller, owner, name) {
+            Some(r) => Reply::json(200, repo_json(base, &world, r, &caller)),
+            None => not_found(base),
+        },
+        ("GET", ["repos", owner, name, "pulls", index]) => {
+            match (
+                visible_repo(&world, &caller, owner, name),
+                index.parse::<u64>(),
+            ) {
+                (Some(r), Ok(n)) => match world.conversation(r, n) {
+                    Some(Conversation::Pull(p)) => {
+                        Reply::json(200, pull_json(base, &world, r, p, &caller))
+                    }
+                    _ => not_found(base),
+                },
+                _ => not_found(base),
+            }
+        }
+        ("GET", ["repos", owner, name, "issues", index, "comments"]) => {
+            let Some(r) = visible_repo(&world, &caller, owner, name) else {
+                return not_found(base);
+            };
+            match index
+                .parse::<u64>()
+                .ok()
+                .filter(|&n| world.conversation(r, n).is_some())
+            {
+                Some(n) => {
+                    let comments = world.comments(r, n);
+                    let items: Vec<Value> = comments
+                        .iter()
+                        .map(|c| comment_json(base, &world, r, n, c))
+                        .collect();
+                    Reply::json(200, Value::Array(items))
+                        .header("x-total-count", comments.len().to_string())
+                }
+                None => api_error(base, 500, ""),
+            }
+        }
+        ("POST", ["repos", owner, name, "issues", index, "comments"]) => {
+            let Some(r) = visible_repo(&world, &caller, owner, name) else {
+                return not_found(base);
+            };
+            let Some(caller) = caller else {
+                return api_error(base, 401, "token is required");
+            };
+            if !world.can_write(&caller) {
+                return api_error(
+                    base,
+                    403,
+                    "token does not have at least one of required scope(s): [write:issue]",
+                );
+            }
+            let payload: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
+            let body = payload.get("body").and_then(Value::as_str).unwrap_or("");
+            if body.is_empty() {
+                // The form binding rejects a missing required field before the handler runs.
+                return Reply::json(
+                    422,
+                    json!([{"fieldNames": ["Body"], "classification": "RequiredError", "message": "Required"}]),
+                );
+            }
+            match index
+                .parse::<u64>()
+                .ok()
+                .filter(|&n| world.conversation(r, n).is_some())
+            {
+                Some(n) => {
+                    let comment = world.add_comment(r, n, &caller.login, body);
+                    Reply::json(201, comment_json(base, &world, r, n, &comment))
+                }
+                None => api_error(base, 500, ""),
+            }
+        }
+        _ => not_found(base).unchecked(),
+    }
+}
+
+fn visible_repo(
+    world: &World,
+    caller: &Option<TokenSpec>,
+    owner: &str,
+    name: &str,
+) -> Option<usize> {
+    let r = world.repo_index(owner, name)?;
+    if world.repos[r].spec.private && caller.is_none() {
+        return None;
+    }
+    Some(r)
+}
+
+/// Forgejo's `User`. Bots are ordinary users in Forgejo's API: no type field exists.
+pub(crate) fn user_json(base: &str, u: &User) -> Value {
+    json!({
+        "id": u.id,
+        "login": u.login,
+        "login_name": "",
+        "source_id": 0,
+        "full_name": u.name.clone().unwrap_or_default(),
+        "email": u.email.clone().unwrap_or_else(|| format!("{}@noreply.localhost", u.login.to_lowercase())),
+        "avatar_url": format!("{base}/avatars/{:032x}", u.id),
+        "html_url": format!("{base}/{}", u.login),
+        "language": "",
+        "is_admin": false,
+        "last_login": GO_ZERO_TIME,
+        "created": EPOCH,
+        "restricted": false,
+        "active": true,
+        "prohibit_login": false,
+        "location": "",
+        "pronouns": "",
+        "website": "",
+        "description": "",
+        "visibility": "public",
+        "followers_count": 0,
+        "following_count": 0,
+        "starred_repos_count": 0,
+    })
+}
+
+fn repo_json(base: &str, world: &World, r: usize, caller: &Option<TokenSpec>) -> Value {
+    let repo = &world.repos[r];
+    let spec = &repo.spec;
+    let owner = world.user_or_ghost(&spec.owner);
+    let full = format!("{}/{}", spec.owner, spec.name);
+    let html = format!("{base}/{full}");
+    let host = base.trim_start_matches("http://");
+    let push = caller.as_ref().is_some_and(|c| world.can_write(c));
+    let open_pulls = spec
+        .pulls
+        .iter()
+        .filter(|p| p.state == PullState::Open)
+        .count();
+    json!({
+        "id": repo.id,
+        "owner": user_json(base, &owner),
+        "name": spec.name,
+        "full_name": full,
+        "description": spec.description,
+        "empty": false,
+        "private": spec.private,
+        "fork": false,
+        "template": false,
+        "parent": null,
+        "mirror": false,
+        "size": 0,
+        "language": "",
+        "languages_url": format!("{base}/api/v1/repos/{full}/languages"),
+        "html_url": html,
+        "url": format!("{base}/api/v1/repos/{full}"),
+        "link": "",
+        "ssh_url": format!("ssh://git@{host}/{full}.git"),
+        "clone_url": format!("{html}.git"),
+        "original_url": "",
+        "website": "",
+        "stars_count": 0,
+        "forks_count": 0,
+        "watchers_count": 0,
+        "open_issues_count": spec.issues.len(),
+        "open_pr_counter": open_pulls,
+        "release_counter": 0,
+        "default_branch": spec.default_branch,
+        "archived": false,
+        "created_at": EPOCH,
+        "updated_at": EPOCH,
+        "archived_at": "1970-01-01T00:00:00Z",
+        "permissions": {"admin": false, "push": push, "pull": true},
+        "has_issues": true,
+        "internal_tracker": {
+            "enable_time_tracker": true,
+            "allow_only_contributors_to_track_time": true,
+            "enable_issue_dependencies": true,
+        },
+        "has_wiki": true,
+        "has_wiki_contents": false,
+        "wiki_clone_url": format!("{html}.wiki.git"),
+        "wiki_ssh_url": format!("ssh://git@{host}/{full}.wiki.git"),
+        "globally_editable_wiki": false,
+        "has_pull_requests": true,
+        "has_projects": true,
+        "has_releases": true,
+        "has_packages": true,
+        "has_actions": true,
+        "ignore_whitespace_conflicts": false,
+        "allow_merge_commits": true,
+        "allow_rebase": true,
+        "allow_rebase_explicit": true,
+        "allow_squash_merge": true,
+        "allow_fast_forward_only_merge": true,
+        "allow_rebase_update": true,
+        "default_delete_branch_after_merge": false,
+        "default_merge_style": "merge",
+        "default_allow_maintainer_edit": false,
+        "default_update_style": "merge",
+        "avatar_url": "",
+        "internal": false,
+        "mirror_interval": "",
+        "object_format_name": "sha1",
+        "mirror_updated": GO_ZERO_TIME,
+        "repo_transfer": null,
+        "topics": [],
+        "wiki_branch": "main",
+    })
+}
+
+fn pull_json(
+    base: &str,
+    world: &World,
+    r: usize,
+    p: &PullSpec,
+    caller: &Option<TokenSpec>,
+) -> Value {
+    let spec = &world.repos[r].spec;
+    let html = format!("{base}/{}/{}/pulls/{}", spec.owner, spec.name, p.number);
+    let created = normalize_time(&p.created_at);
+    let updated = p
+        .updated_at
+        .as_deref()
+        .map(normalize_time)
+        .unwrap_or_else(|| created.clone());
+    let merged = p.state == PullState::Merged;
+    let closed_at = match p.state {
+        PullState::Open => None,
+        _ => Some(
+            p.closed_at
+                .as_deref()
+                .or(p.merged_at.as_deref())
+                .map(normalize_time)
+                .unwrap_or_else(|| updated.clone()),
+        ),
+    };
+    let repo = repo_json(base, world, r, caller);
+    let branch = |b: &crate::scenario::BranchSpec| {
+        let (repo_value, repo_id) = match b.repo.as_deref().and_then(|f| f.split_once('/')) {
+            Some((o, n)) => match world.repo_index(o, n) {
+                Some(other) => (repo_json(base, world, other, caller), world.repos[other].id),
+                // A fork the scenario does not describe: Forgejo shows a deleted head repo as null.
+                None => (Value::Null, 0),
+            },
+            None => (repo.clone(), world.repos[r].id),
+        };
+        json!({"label": b.ref_name, "ref": b.ref_name, "sha": b.sha, "repo_id": repo_id, "repo": repo_value})
+    };
+    json!({
+        "id": world.conversation_id(r, p.number),
+        "url": html,
+        "number": p.number,
+        "user": user_json(base, &world.user_or_ghost(&p.author)),
+        "title": p.title,
+        "body": p.body,
+        "labels": [],
+        "milestone": null,
+        "assignee": null,
+        "assignees": null,
+        "requested_reviewers": null,
+        "requested_reviewers_teams": null,
+        "state": if p.state == PullState::Open { "open" } else { "closed" },
+        "draft": p.draft,
+        "is_locked": false,
+        "comments": world.comments(r, p.number).len(),
+        "review_comments": p.review_threads.iter().map(|t| t.comments.len()).sum::<usize>(),
+        "additions": 0,
+        "deletions": 0,
+        "changed_files": 0,
+        "html_url": html,
+        "diff_url": format!("{html}.diff"),
+        "patch_url": format!("{html}.patch"),
+        "mergeable": p.mergeable.unwrap_or(false),
+        "merged": merged,
+        "merged_at": if merged { p.merged_at.as_deref().map(normalize_time).or(Some(updated.clone())) } else { None },
+        "merge_commit_sha": if merged { p.merge_commit_sha.clone() } else { None },
+        "merged_by": if merged { p.merged_by.as_deref().map(|l| user_json(base, &world.user_or_ghost(l))) } else { None },
+        "allow_maintainer_edit": false,
+        "base": branch(&p.base),
+        "head": branch(&p.head),
+        "merge_base": p.base.sha,
+        "due_date": null,
+        "created_at": created,
+        "updated_at": updated,
+        "closed_at": closed_at,
+        "pin_order": 0,
+        "flow": 0,
+    })
+}
+
+/// Forgejo's `Comment`: `pull_request_url` is set on pull requests, `issue_url` on issues,
+/// the other is "".
+fn comment_json(base: &str, world: &World, r: usize, number: u64, c: &Comment) -> Value {
+    let spec = &world.repos[r].spec;
+    let is_pull = matches!(world.conversation(r, number), Some(Conversation::Pull(_)));
+    let conv_url = format!(
+        "{base}/{}/{}/{}/{number}",
+        spec.owner,
+        spec.name,
+        if is_pull { "pulls" } else { "issues" }
+    );
+    json!({
+        "id": c.id,
+        "html_url": format!("{conv_url}#issuecomment-{}", c.id),
+        "pull_request_url": if is_pull { conv_url.clone() } else { String::new() },
+        "issue_url": if is_pull { String::new() } else { conv_url.clone() },
+        "user": user_json(base, &world.user_or_ghost(&c.author)),
+        "original_author": "",
+        "original_author_id": 0,
+        "body": c.body,
+        "assets": [],
+        "created_at": c.created_at,
+        "updated_at": c.updated_at,
+    })
+}

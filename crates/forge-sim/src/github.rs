@@ -1,0 +1,749 @@
+//! GitHub's REST API as the simulator serves it: authentication, the primary rate limit and
+//! its headers, ETags and 304s, page-based pagination with `Link` headers, and the JSON
+//! shapes of repositories, pull requests, users and issue comments.
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use serde_json::{Value, json};
+
+use crate::graphql;
+use crate::scenario::{PullSpec, PullState, TokenSpec, UserKind};
+use crate::server::{Reply, ReplyBody, Request, Shared, lock};
+use crate::state::{Comment, Conversation, User, World, normalize_time};
+
+const DOCS: &str = "https://docs.github.com/rest";
+/// GitHub's limit for unauthenticated requests, per hour.
+const ANONYMOUS_LIMIT: u32 = 60;
+/// When accounts and repositories were "created": a fixed instant keeps output stable.
+const EPOCH: &str = "2020-01-01T00:00:00Z";
+
+pub(crate) fn error(status: u16, message: &str) -> Reply {
+    Reply::json(
+        status,
+        json!({"message": message, "documentation_url": DOCS, "status": status.to_string()}),
+    )
+}
+
+fn not_found() -> Reply {
+    error(404, "Not Found")
+}
+
+/// Who is calling: `None` for a request without a token (allowed only for reads when the
+/// scenario says so).
+type Caller = Option<TokenSpec>;
+
+/// Handles one request; also returns the path to check against the description (links use
+/// `/repositories/{id}/…`, which is rewritten to `/repos/{owner}/{repo}/…`).
+pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String) {
+    let mut world = lock(&shared.world);
+    let path = canonical_path(&world, &req.path);
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let resource = if path == "/graphql" {
+        "graphql"
+    } else {
+        "core"
+    };
+
+    let caller: Caller = match req.token() {
+        Some(token) => match world.token(&token) {
+            Some(t) => Some(t.clone()),
+            None => return (error(401, "Bad credentials"), path),
+        },
+        None => None,
+    };
+    if caller.is_none() {
+        let reads_public = req.method == "GET" && world.anonymous_read && path != "/user";
+        if path == "/graphql" {
+            let body = json!({
+                "message": "This endpoint requires you to be authenticated.",
+                "documentation_url": "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql",
+            });
+            return (Reply::json(401, body).unchecked(), path);
+        }
+        if !reads_public {
+            return (error(401, "Requires authentication"), path);
+        }
+    }
+
+    let login = caller.as_ref().map(|c| c.login.clone()).unwrap_or_default();
+    let limit = if caller.is_some() {
+        world.rate_limit.limit
+    } else {
+        ANONYMOUS_LIMIT
+    };
+    let start_remaining = world.rate_limit.remaining.unwrap_or(limit).min(limit);
+    let reset = world.started_at + world.rate_limit.reset_after_seconds;
+    let used_before = *lock(&shared.rate_used)
+        .get(&(login.clone(), resource))
+        .unwrap_or(&0);
+    let remaining = start_remaining.saturating_sub(used_before);
+    let counts = path != "/rate_limit";
+
+    let mut reply = if counts && remaining == 0 {
+        let who = world.user(&login).map(|u| u.id).unwrap_or(0);
+        error(
+            403,
+            &format!(
+                "API rate limit exceeded for user ID {who}. If you reach out to GitHub Support for help, please include the request ID."
+            ),
+        )
+    } else {
+        let base = &shared.base_url;
+        match (req.method.as_str(), segments.as_slice()) {
+            ("POST", ["graphql"]) => {
+                let rate = graphql::RateInfo {
+                    limit,
+                    remaining: remaining.saturating_sub(1),
+                    reset_at: crate::time::format_rfc3339(reset),
+                };
+                graphql::execute(shared, &world, &login, rate, &req.body)
+            }
+            ("GET", ["user"]) => match world.user(&login) {
+                Some(u) => Reply::json(200, private_user_json(base, u)),
+                None => error(401, "Requires authentication"),
+            },
+            ("GET", ["rate_limit"]) => {
+                let core_used = *lock(&shared.rate_used)
+                    .get(&(login.clone(), "core"))
+                    .unwrap_or(&0);
+                let gql_used = *lock(&shared.rate_used)
+                    .get(&(login.clone(), "graphql"))
+                    .unwrap_or(&0);
+                Reply::json(
+                    200,
+                    rate_limit_json(limit, start_remaining, core_used, gql_used, reset),
+                )
+            }
+            ("GET", ["repos", owner, name]) => match visible_repo(&world, &caller, owner, name) {
+                Some(r) => Reply::json(200, full_repo_json(base, &world, r, &caller)),
+                None => not_found(),
+            },
+            ("GET", ["repos", owner, name, "pulls", number]) => {
+                match (
+                    visible_repo(&world, &caller, owner, name),
+                    number.parse::<u64>(),
+                ) {
+                    (Some(r), Ok(n)) => match world.conversation(r, n) {
+                        Some(Conversation::Pull(p)) => {
+                            Reply::json(200, pull_json(base, &world, r, p))
+                        }
+                        _ => not_found(),
+                    },
+                    _ => not_found(),
+                }
+            }
+            ("GET", ["repos", owner, name, "issues", number, "comments"]) => {
+                match (
+                    visible_repo(&world, &caller, owner, name),
+                    number.parse::<u64>(),
+                ) {
+                    (Some(r), Ok(n)) if world.conversation(r, n).is_some() => {
+                        list_comments(base, &world, req, r, n)
+                    }
+                    _ => not_found(),
+                }
+            }
+            ("POST", ["repos", owner, name, "issues", number, "comments"]) => {
+                match (
+                    visible_repo(&world, &caller, owner, name),
+                    number.parse::<u64>(),
+                ) {
+                    (Some(r), Ok(n)) if world.conversation(r, n).is_some() => {
+                        create_comment(base, &mut world, req, &caller, r, n)
+                    }
+                    _ => not_found(),
+                }
+            }
+            _ => not_found().unchecked(),
+        }
+    };
+
+    // Conditional GETs: a matching ETag costs nothing, like on GitHub.
+    let mut not_modified = false;
+    if let (true, ReplyBody::Json(body)) = (req.method == "GET" && reply.status == 200, &reply.body)
+    {
+        let etag = etag_of(body);
+        let matches = req
+            .header("if-none-match")
+            .is_some_and(|h| h.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+        if matches {
+            not_modified = true;
+            reply = Reply::empty(304);
+        }
+        reply = reply.header("etag", etag);
+    }
+    let mut used = used_before;
+    if counts && !not_modified && remaining > 0 {
+        used += 1;
+        lock(&shared.rate_used).insert((login, resource), used);
+    }
+    let remaining_now = start_remaining.saturating_sub(used);
+    reply = reply
+        .header("x-ratelimit-limit", limit.to_string())
+        .header("x-ratelimit-remaining", remaining_now.to_string())
+        .header("x-ratelimit-reset", reset.to_string())
+        .header("x-ratelimit-used", (limit - remaining_now).to_string())
+        .header("x-ratelimit-resource", resource)
+        .header("x-github-api-version-selected", "2022-11-28")
+        .header("x-github-media-type", "github.v3; format=json");
+    (reply, path)
+}
+
+/// `/repositories/{id}/rest` (GitHub's own pagination links) to `/repos/{owner}/{repo}/rest`.
+fn canonical_path(world: &World, path: &str) -> String {
+    let Some(rest) = path.strip_prefix("/repositories/") else {
+        return path.to_owned();
+    };
+    let (id, tail) = rest.split_once('/').unwrap_or((rest, ""));
+    match id.parse::<u64>().ok().and_then(|id| world.repo_by_id(id)) {
+        Some(r) => {
+            let spec = &world.repos[r].spec;
+            let tail = if tail.is_empty() {
+                String::new()
+            } else {
+                format!("/{tail}")
+            };
+            format!("/repos/{}/{}{tail}", spec.owner, spec.name)
+        }
+        None => path.to_owned(),
+    }
+}
+
+/// Private repositories are invisible (404, not 403) without a token, like on GitHub.
+fn visible_repo(world: &World, caller: &Caller, owner: &str, name: &str) -> Option<usize> {
+    let r = world.repo_index(owner, name)?;
+    if world.repos[r].spec.private && caller.is_none() {
+        return None;
+    }
+    Some(r)
+}
+
+fn etag_of(body: &Value) -> String {
+    let mut h = DefaultHasher::new();
+    body.to_string().hash(&mut h);
+    format!("W/\"{:016x}\"", h.finish())
+}
+
+fn page_params(req: &Request) -> (usize, usize) {
+    let per_page = req
+        .query_param("per_page")
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(30)
+        .min(100);
+    let page = req
+        .query_param("page")
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(1);
+    (per_page, page)
+}
+
+fn list_comments(base: &str, world: &World, req: &Request, repo: usize, number: u64) -> Reply {
+    let all = world.comments(repo, number);
+    let (per_page, page) = page_params(req);
+    let items: Vec<Value> = all
+        .iter()
+        .skip((page - 1).saturating_mul(per_page))
+        .take(per_page)
+        .map(|c| comment_json(base, world, repo, number, c))
+        .collect();
+    let last = all.len().div_ceil(per_page).max(1);
+    let path = format!(
+        "{base}/repositories/{}/issues/{number}/comments",
+        world.repos[repo].id
+    );
+    let reply = Reply::json(200, Value::Array(items));
+    match link_header(&path, req, page, last) {
+        Some(link) => reply.header("link", link),
+        None => reply,
+    }
+}
+
+/// GitHub's `Link` header: prev, next, last, first, each keeping the request's other query
+/// parameters, in that order, separated by ", ".
+fn link_header(path: &str, req: &Request, page: usize, last: usize) -> Option<String> {
+    let kept: Vec<(String, String)> = req
+        .query
+        .as_deref()
+        .map(|q| {
+            url::form_urlencoded::parse(q.as_bytes())
+                .filter(|(k, _)| k != "page")
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let url_for = |p: usize| {
+        let mut ser = url::form_urlencoded::Serializer::new(String::new());
+        for (k, v) in &kept {
+            ser.append_pair(k, v);
+        }
+        ser.append_pair("page", &p.to_string());
+        format!("<{path}?{}>", ser.finish())
+    };
+    let mut parts = Vec::new();
+    if page > 1 {
+        parts.push(format!("{}; rel=\"prev\"", url_for((page - 1).min(last))));
+    }
+    if page < last {
+        parts.push(format!("{}; rel=\"next\"", url_for(page + 1)));
+        parts.push(format!("{}; rel=\"last\"", url_for(last)));
+    }
+    if page > 1 {
+        parts.push(format!("{}; rel=\"first\"", url_for(1)));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+fn create_comment(
+    base: &str,
+    world: &mut World,
+    req: &Request,
+    caller: &Caller,
+    repo: usize,
+    number: u64,
+) -> Reply {
+    let Some(caller) = caller else {
+        return error(401, "Requires authentication");
+    };
+    if !world.can_write(caller) {
+        return error(403, "Resource not accessible by personal access token");
+    }
+    let parsed: Result<Value, _> = serde_json::from_slice(&req.body);
+    let Ok(payload) = parsed else {
+        return error(400, "Problems parsing JSON").unchecked();
+    };
+    let body = payload.get("body").and_then(Value::as_str).unwrap_or("");
+    if body.is_empty() {
+        return Reply::json(
+            422,
+            json!({
+                "message": "Validation Failed",
+                "errors": [{"resource": "IssueComment", "code": "missing_field", "field": "body"}],
+                "documentation_url": "https://docs.github.com/rest/issues/comments#create-an-issue-comment",
+                "status": "422",
+            }),
+        );
+    }
+    let comment = world.add_comment(repo, number, &caller.login, body);
+    let json = comment_json(base, world, repo, number, &comment);
+    let location = json["url"].as_str().unwrap_or_default().to_owned();
+    Reply::json(201, json).header("location", location)
+}
+
+pub(crate) fn node_id(prefix: &str, kind: &str, id: u64) -> String {
+    use base64::Engine;
+    let raw = format!("forge-sim:{kind}:{id}");
+    format!(
+        "{prefix}_{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw)
+    )
+}
+
+pub(crate) fn user_type(kind: UserKind) -> &'static str {
+    match kind {
+        UserKind::User => "User",
+        UserKind::Bot => "Bot",
+        UserKind::Organization => "Organization",
+    }
+}
+
+/// GitHub's `simple-user`.
+pub(crate) fn user_json(base: &str, u: &User) -> Value {
+    // Bot logins end in "[bot]", which GitHub percent-encodes in URLs; a bot's page is its app.
+    let path_login = u.login.replace('[', "%5B").replace(']', "%5D");
+    let api = format!("{base}/users/{path_login}");
+    let html_url = match u.kind {
+        UserKind::Bot => format!("{base}/apps/{}", u.login.trim_end_matches("[bot]")),
+        _ => format!("{base}/{path_login}"),
+    };
+    json!({
+        "login": u.login,
+        "id": u.id,
+        "node_id": node_id(if u.kind == UserKind::Bot { "BOT" } else { "U" }, "User", u.id),
+        "avatar_url": format!("https://avatars.githubusercontent.com/u/{}?v=4", u.id),
+        "gravatar_id": "",
+        "url": api,
+        "html_url": html_url,
+        "followers_url": format!("{api}/followers"),
+        "following_url": format!("{api}/following{{/other_user}}"),
+        "gists_url": format!("{api}/gists{{/gist_id}}"),
+        "starred_url": format!("{api}/starred{{/owner}}{{/repo}}"),
+        "subscriptions_url": format!("{api}/subscriptions"),
+        "organizations_url": format!("{api}/orgs"),
+        "repos_url": format!("{api}/repos"),
+        "events_url": format!("{api}/events{{/privacy}}"),
+        "received_events_url": format!("{api}/received_events"),
+        "type": user_type(u.kind),
+        "user_view_type": "public",
+        "site_admin": false,
+    })
+}
+
+/// `GET /user`: GitHub's `private-user`.
+fn private_user_json(base: &str, u: &User) -> Value {
+    let mut v = user_json(base, u);
+    let extra = json!({
+        "user_view_type": "private",
+        "name": u.name,
+        "company": null,
+        "blog": "",
+        "location": null,
+        "email": u.email,
+        "notification_email": u.email,
+        "hireable": null,
+        "bio": null,
+        "twitter_username": null,
+        "public_repos": 0,
+        "public_gists": 0,
+        "followers": 0,
+        "following": 0,
+        "created_at": EPOCH,
+        "updated_at": EPOCH,
+        "private_gists": 0,
+        "total_private_repos": 0,
+        "owned_private_repos": 0,
+        "disk_usage": 0,
+        "collaborators": 0,
+        "two_factor_authentication": true,
+    });
+    merge(&mut v, extra);
+    v
+}
+
+fn merge(target: &mut Value, extra: Value) {
+    if let (Some(t), Value::Object(e)) = (target.as_object_mut(), extra) {
+        t.extend(e);
+    }
+}
+
+fn rate_limit_json(limit: u32, start: u32, core_used: u32, gql_used: u32, reset: i64) -> Value {
+    let entry = |used: u32, limit: u32, start: u32| {
+        let remaining = start.saturating_sub(used);
+        json!({"limit": limit, "remaining": remaining, "reset": reset, "used": limit - remaining})
+    };
+    let core = entry(core_used, limit, start);
+    json!({
+        "resources": {
+            "core": core,
+            "graphql": entry(gql_used, limit, start),
+            "search": entry(0, 30, 30),
+            "code_search": entry(0, 10, 10),
+            "integration_manifest": entry(0, 5000, 5000),
+        },
+        "rate": core,
+    })
+}
+
+/// The fields GitHub's `repository` and `full-repository` share.
+fn repo_json(
+    base: &str,
+    owner: &User,
+    name: &str,
+    id: u64,
+    private: bool,
+    default_branch: &str,
+    description: &str,
+) -> Value {
+    let full = format!("{}/{name}", owner.login);
+    let api = format!("{base}/repos/{full}");
+    let html = format!("{base}/{full}");
+    let host = base.trim_start_matches("http://");
+    json!({
+        "id": id,
+        "node_id": node_id("R", "Repository", id),
+        "name": name,
+        "full_name": full,
+        "private": private,
+        "owner": user_json(base, owner),
+        "html_url": html,
+        "description": if description.is_empty() { Value::Null } else { Value::from(description) },
+        "fork": false,
+        "url": api,
+        "archive_url": format!("{api}/{{archive_format}}{{/ref}}"),
+        "assignees_url": format!("{api}/assignees{{/user}}"),
+        "blobs_url": format!("{api}/git/blobs{{/sha}}"),
+        "branches_url": format!("{api}/branches{{/branch}}"),
+        "collaborators_url": format!("{api}/collaborators{{/collaborator}}"),
+        "comments_url": format!("{api}/comments{{/number}}"),
+        "commits_url": format!("{api}/commits{{/sha}}"),
+        "compare_url": format!("{api}/compare/{{base}}...{{head}}"),
+        "contents_url": format!("{api}/contents/{{+path}}"),
+        "contributors_url": format!("{api}/contributors"),
+        "deployments_url": format!("{api}/deployments"),
+        "downloads_url": format!("{api}/downloads"),
+        "events_url": format!("{api}/events"),
+        "forks_url": format!("{api}/forks"),
+        "git_commits_url": format!("{api}/git/commits{{/sha}}"),
+        "git_refs_url": format!("{api}/git/refs{{/sha}}"),
+        "git_tags_url": format!("{api}/git/tags{{/sha}}"),
+        "git_url": format!("git://{host}/{full}.git"),
+        "issue_comment_url": format!("{api}/issues/comments{{/number}}"),
+        "issue_events_url": format!("{api}/issues/events{{/number}}"),
+        "issues_url": format!("{api}/issues{{/number}}"),
+        "keys_url": format!("{api}/keys{{/key_id}}"),
+        "labels_url": format!("{api}/labels{{/name}}"),
+        "languages_url": format!("{api}/languages"),
+        "merges_url": format!("{api}/merges"),
+        "milestones_url": format!("{api}/milestones{{/number}}"),
+        "notifications_url": format!("{api}/notifications{{?since,all,participating}}"),
+        "pulls_url": format!("{api}/pulls{{/number}}"),
+        "releases_url": format!("{api}/releases{{/id}}"),
+        "ssh_url": format!("git@{host}:{full}.git"),
+        "stargazers_url": format!("{api}/stargazers"),
+        "statuses_url": format!("{api}/statuses/{{sha}}"),
+        "subscribers_url": format!("{api}/subscribers"),
+        "subscription_url": format!("{api}/subscription"),
+        "tags_url": format!("{api}/tags"),
+        "teams_url": format!("{api}/teams"),
+        "trees_url": format!("{api}/git/trees{{/sha}}"),
+        "clone_url": format!("{html}.git"),
+        "mirror_url": null,
+        "hooks_url": format!("{api}/hooks"),
+        "svn_url": html,
+        "homepage": null,
+        "language": null,
+        "forks_count": 0,
+        "stargazers_count": 0,
+        "watchers_count": 0,
+        "size": 0,
+        "default_branch": default_branch,
+        "open_issues_count": 0,
+        "is_template": false,
+        "topics": [],
+        "has_issues": true,
+        "has_projects": true,
+        "has_wiki": true,
+        "has_pages": false,
+        "has_downloads": true,
+        "has_discussions": false,
+        "archived": false,
+        "disabled": false,
+        "visibility": if private { "private" } else { "public" },
+        "pushed_at": EPOCH,
+        "created_at": EPOCH,
+        "updated_at": EPOCH,
+        "allow_forking": true,
+        "web_commit_signoff_required": false,
+        "license": null,
+        "forks": 0,
+        "open_issues": 0,
+        "watchers": 0,
+    })
+}
+
+fn scenario_repo_json(base: &str, world: &World, r: usize) -> Value {
+    let repo = &world.repos[r];
+    let owner = world.user_or_ghost(&repo.spec.owner);
+    repo_json(
+        base,
+        &owner,
+        &repo.spec.name,
+        repo.id,
+        repo.spec.private,
+        &repo.spec.default_branch,
+        &repo.spec.description,
+    )
+}
+
+/// `GET /repos/{owner}/{repo}`: GitHub's `full-repository`.
+fn full_repo_json(base: &str, world: &World, r: usize, caller: &Caller) -> Value {
+    let mut v = scenario_repo_json(base, world, r);
+    let push = caller.as_ref().is_some_and(|c| world.can_write(c));
+    merge(
+        &mut v,
+        json!({
+            "network_count": 0,
+            "subscribers_count": 0,
+            "permissions": {"admin": false, "maintain": push, "push": push, "triage": push, "pull": true},
+            "allow_rebase_merge": true,
+            "allow_squash_merge": true,
+            "allow_merge_commit": true,
+            "allow_auto_merge": false,
+            "delete_branch_on_merge": false,
+            "allow_update_branch": false,
+        }),
+    );
+    v
+}
+
+/// The repository a branch of a pull request lives in: the scenario's, or a fork.
+fn branch_repo_json(base: &str, world: &World, r: usize, fork: Option<&str>) -> Value {
+    let Some(full) = fork else {
+        return scenario_repo_json(base, world, r);
+    };
+    let (owner, name) = full.split_once('/').unwrap_or((full, full));
+    match world.repo_index(owner, name) {
+        Some(other) => scenario_repo_json(base, world, other),
+        None => {
+            let mut v = repo_json(
+                base,
+                &world.user_or_ghost(owner),
+                name,
+                900_000 + world.repos[r].id,
+                false,
+                "main",
+                "",
+            );
+            v["fork"] = Value::Bool(true);
+            v
+        }
+    }
+}
+
+fn author_association(world: &World, r: usize, login: &str) -> &'static str {
+    if world.repos[r].spec.owner.eq_ignore_ascii_case(login) {
+        "OWNER"
+    } else if world
+        .tokens
+        .iter()
+        .any(|t| t.login.eq_ignore_ascii_case(login) && world.can_write(t))
+    {
+        "COLLABORATOR"
+    } else {
+        "CONTRIBUTOR"
+    }
+}
+
+/// `GET /repos/{owner}/{repo}/pulls/{n}`: GitHub's `pull-request`.
+pub(crate) fn pull_json(base: &str, world: &World, r: usize, p: &PullSpec) -> Value {
+    let spec = &world.repos[r].spec;
+    let full = format!("{}/{}", spec.owner, spec.name);
+    let api = format!("{base}/repos/{full}");
+    let html = format!("{base}/{full}/pull/{}", p.number);
+    let id = world.conversation_id(r, p.number);
+    let author = world.user_or_ghost(&p.author);
+    let created = normalize_time(&p.created_at);
+    let updated = p
+        .updated_at
+        .as_deref()
+        .map(normalize_time)
+        .unwrap_or_else(|| created.clone());
+    let merged = p.state == PullState::Merged;
+    let closed_at = match p.state {
+        PullState::Open => None,
+        _ => Some(
+            p.closed_at
+                .as_deref()
+                .or(p.merged_at.as_deref())
+                .map(normalize_time)
+                .unwrap_or_else(|| updated.clone()),
+        ),
+    };
+    let merged_at = merged.then(|| {
+        p.merged_at
+            .as_deref()
+            .map(normalize_time)
+            .unwrap_or_else(|| updated.clone())
+    });
+    let branch = |b: &crate::scenario::BranchSpec| {
+        let repo = branch_repo_json(base, world, r, b.repo.as_deref());
+        let owner_login = repo["owner"]["login"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        json!({
+            "label": format!("{owner_login}:{}", b.ref_name),
+            "ref": b.ref_name,
+            "sha": b.sha,
+            "user": repo["owner"].clone(),
+            "repo": repo,
+        })
+    };
+    let link = |href: String| json!({"href": href});
+    let review_comments: usize = p.review_threads.iter().map(|t| t.comments.len()).sum();
+    let mergeable_state = match (p.draft, p.mergeable) {
+        (true, _) => "draft",
+        (_, Some(true)) => "clean",
+        (_, Some(false)) => "dirty",
+        (_, None) => "unknown",
+    };
+    json!({
+        "url": format!("{api}/pulls/{}", p.number),
+        "id": id,
+        "node_id": node_id("PR", "PullRequest", id),
+        "html_url": html,
+        "diff_url": format!("{html}.diff"),
+        "patch_url": format!("{html}.patch"),
+        "issue_url": format!("{api}/issues/{}", p.number),
+        "commits_url": format!("{api}/pulls/{}/commits", p.number),
+        "review_comments_url": format!("{api}/pulls/{}/comments", p.number),
+        "review_comment_url": format!("{api}/pulls/comments{{/number}}"),
+        "comments_url": format!("{api}/issues/{}/comments", p.number),
+        "statuses_url": format!("{api}/statuses/{}", p.head.sha),
+        "number": p.number,
+        "state": if p.state == PullState::Open { "open" } else { "closed" },
+        "locked": false,
+        "title": p.title,
+        "user": user_json(base, &author),
+        "body": if p.body.is_empty() { Value::Null } else { Value::from(p.body.as_str()) },
+        "labels": [],
+        "milestone": null,
+        "active_lock_reason": null,
+        "created_at": created,
+        "updated_at": updated,
+        "closed_at": closed_at,
+        "merged_at": merged_at,
+        "merge_commit_sha": p.merge_commit_sha,
+        "assignee": null,
+        "assignees": [],
+        "requested_reviewers": [],
+        "requested_teams": [],
+        "head": branch(&p.head),
+        "base": branch(&p.base),
+        "_links": {
+            "self": link(format!("{api}/pulls/{}", p.number)),
+            "html": link(html.clone()),
+            "issue": link(format!("{api}/issues/{}", p.number)),
+            "comments": link(format!("{api}/issues/{}/comments", p.number)),
+            "review_comments": link(format!("{api}/pulls/{}/comments", p.number)),
+            "review_comment": link(format!("{api}/pulls/comments{{/number}}")),
+            "commits": link(format!("{api}/pulls/{}/commits", p.number)),
+            "statuses": link(format!("{api}/statuses/{}", p.head.sha)),
+        },
+        "author_association": author_association(world, r, &p.author),
+        "auto_merge": null,
+        "draft": p.draft,
+        "merged": merged,
+        "mergeable": p.mergeable,
+        "rebaseable": p.mergeable,
+        "mergeable_state": mergeable_state,
+        "merged_by": if merged { p.merged_by.as_deref().map(|l| user_json(base, &world.user_or_ghost(l))) } else { None },
+        "comments": world.comments(r, p.number).len(),
+        "review_comments": review_comments,
+        "maintainer_can_modify": false,
+        "commits": 1,
+        "additions": 0,
+        "deletions": 0,
+        "changed_files": 0,
+    })
+}
+
+/// GitHub's `issue-comment`.
+fn comment_json(base: &str, world: &World, r: usize, number: u64, c: &Comment) -> Value {
+    let spec = &world.repos[r].spec;
+    let full = format!("{}/{}", spec.owner, spec.name);
+    let api = format!("{base}/repos/{full}");
+    let kind = match world.conversation(r, number) {
+        Some(Conversation::Pull(_)) => "pull",
+        _ => "issues",
+    };
+    json!({
+        "id": c.id,
+        "node_id": node_id("IC", "IssueComment", c.id),
+        "url": format!("{api}/issues/comments/{}", c.id),
+        "html_url": format!("{base}/{full}/{kind}/{number}#issuecomment-{}", c.id),
+        "body": c.body,
+        "user": user_json(base, &world.user_or_ghost(&c.author)),
+        "created_at": c.created_at,
+        "updated_at": c.updated_at,
+        "issue_url": format!("{api}/issues/{number}"),
+        "author_association": author_association(world, r, &c.author),
+        "performed_via_github_app": null,
+        "reactions": {
+            "url": format!("{api}/issues/comments/{}/reactions", c.id),
+            "total_count": 0, "+1": 0, "-1": 0, "laugh": 0, "hooray": 0,
+            "confused": 0, "heart": 0, "rocket": 0, "eyes": 0,
+        },
+    })
+}

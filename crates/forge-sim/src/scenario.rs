@@ -1,0 +1,529 @@
+//! The scenario format: a YAML description of one forge's users, tokens, repositories, pull
+//! requests and everything hanging off them. Entities the server does not serve yet (reviews,
+//! threads, checks, job logs) are parsed and kept so later work extends without a new format.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::SimError;
+
+/// Which forge the simulator speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ForgeFlavor {
+    Github,
+    Forgejo,
+    Gitea,
+}
+
+impl ForgeFlavor {
+    /// Forgejo and Gitea share one API description and one set of handlers.
+    pub fn is_gitea_family(self) -> bool {
+        matches!(self, ForgeFlavor::Forgejo | ForgeFlavor::Gitea)
+    }
+}
+
+/// A whole simulated forge. See `scenarios/*.yaml` for examples.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub forge: ForgeFlavor,
+    /// Server version: Forgejo e.g. "11.0.1+gitea-1.22.0", Gitea e.g. "1.24.0".
+    #[serde(default)]
+    pub version: Option<String>,
+    /// The instant the simulated forge thinks it is (RFC 3339), used for comments created
+    /// through the API so tests are deterministic. Unset: the real clock.
+    #[serde(default)]
+    pub now: Option<String>,
+    /// Whether requests without a token may read public repositories (both forges allow it
+    /// in reality). Off by default so a client that forgets its token fails loudly.
+    #[serde(default)]
+    pub anonymous_read: bool,
+    #[serde(default)]
+    pub rate_limit: RateLimitSpec,
+    #[serde(default)]
+    pub tokens: Vec<TokenSpec>,
+    #[serde(default)]
+    pub users: Vec<UserSpec>,
+    #[serde(default)]
+    pub repos: Vec<RepoSpec>,
+}
+
+/// GitHub's primary rate limit as the simulator starts with it, per user and resource.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateLimitSpec {
+    #[serde(default = "default_limit")]
+    pub limit: u32,
+    /// Remaining at start; defaults to `limit`.
+    #[serde(default)]
+    pub remaining: Option<u32>,
+    /// Seconds after the simulator starts when the window resets.
+    #[serde(default = "default_reset_after")]
+    pub reset_after_seconds: i64,
+}
+
+fn default_limit() -> u32 {
+    5000
+}
+fn default_reset_after() -> i64 {
+    3600
+}
+
+impl Default for RateLimitSpec {
+    fn default() -> Self {
+        RateLimitSpec {
+            limit: default_limit(),
+            remaining: None,
+            reset_after_seconds: default_reset_after(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenSpec {
+    pub token: String,
+    pub login: String,
+    pub permission: Permission,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Permission {
+    Read,
+    Write,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserSpec {
+    pub login: String,
+    pub id: u64,
+    /// `Bot` shows as `"type": "Bot"` on GitHub REST and as the `Bot` GraphQL type (whose
+    /// login drops the `[bot]` suffix). Forgejo/Gitea's API has no such flag: a bot is an
+    /// ordinary user there, so it only changes GitHub output.
+    #[serde(rename = "type", default)]
+    pub kind: UserKind,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub email: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UserKind {
+    #[default]
+    User,
+    Bot,
+    Organization,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepoSpec {
+    pub owner: String,
+    pub name: String,
+    #[serde(default)]
+    pub id: Option<u64>,
+    #[serde(default)]
+    pub private: bool,
+    #[serde(default = "default_branch")]
+    pub default_branch: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub pulls: Vec<PullSpec>,
+    #[serde(default)]
+    pub issues: Vec<IssueSpec>,
+}
+
+fn default_branch() -> String {
+    "main".to_owned()
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PullState {
+    #[default]
+    Open,
+    Closed,
+    Merged,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PullSpec {
+    pub number: u64,
+    pub title: String,
+    #[serde(default)]
+    pub body: String,
+    #[serde(default)]
+    pub state: PullState,
+    #[serde(default)]
+    pub draft: bool,
+    pub author: String,
+    pub head: BranchSpec,
+    pub base: BranchSpec,
+    pub created_at: String,
+    #[serde(default)]
+    pub updated_at: Option<String>,
+    #[serde(default)]
+    pub closed_at: Option<String>,
+    #[serde(default)]
+    pub merged_at: Option<String>,
+    #[serde(default)]
+    pub merged_by: Option<String>,
+    #[serde(default)]
+    pub merge_commit_sha: Option<String>,
+    /// `None`: not computed yet (GitHub's `null` / `UNKNOWN`).
+    #[serde(default)]
+    pub mergeable: Option<bool>,
+    #[serde(default)]
+    pub comments: Vec<CommentSpec>,
+    /// Appends `count` generated comments after `comments`.
+    #[serde(default)]
+    pub generate_comments: Option<GenerateComments>,
+    #[serde(default)]
+    pub reviews: Vec<ReviewSpec>,
+    #[serde(default)]
+    pub review_threads: Vec<ReviewThreadSpec>,
+    #[serde(default)]
+    pub check_runs: Vec<CheckRunSpec>,
+    #[serde(default)]
+    pub statuses: Vec<StatusSpec>,
+    #[serde(default)]
+    pub workflow_jobs: Vec<WorkflowJobSpec>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BranchSpec {
+    #[serde(rename = "ref")]
+    pub ref_name: String,
+    pub sha: String,
+    /// `owner/name` of the repository the branch lives in when it is a fork; default: the
+    /// pull request's repository.
+    #[serde(default)]
+    pub repo: Option<String>,
+}
+
+/// An issue (conversation) comment.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommentSpec {
+    #[serde(default)]
+    pub id: Option<u64>,
+    pub author: String,
+    pub body: String,
+    pub created_at: String,
+    #[serde(default)]
+    pub updated_at: Option<String>,
+}
+
+/// A compact way to write many comments: `{count: 130, author: bob}`. Bodies come from
+/// `body` with `{n}` replaced by the 1-based number; times step by `interval_seconds` from
+/// `start_at` (default: the pull request's `created_at`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateComments {
+    pub count: u32,
+    pub author: String,
+    #[serde(default = "default_generated_body")]
+    pub body: String,
+    #[serde(default)]
+    pub start_at: Option<String>,
+    #[serde(default = "default_interval")]
+    pub interval_seconds: i64,
+}
+
+fn default_generated_body() -> String {
+    "Comment {n}".to_owned()
+}
+fn default_interval() -> i64 {
+    60
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewSpec {
+    #[serde(default)]
+    pub id: Option<u64>,
+    pub author: String,
+    /// APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED or PENDING.
+    pub state: String,
+    #[serde(default)]
+    pub body: String,
+    #[serde(default)]
+    pub submitted_at: Option<String>,
+    #[serde(default)]
+    pub commit_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewThreadSpec {
+    #[serde(default)]
+    pub id: Option<String>,
+    pub path: String,
+    #[serde(default)]
+    pub line: Option<u64>,
+    #[serde(default)]
+    pub start_line: Option<u64>,
+    #[serde(default)]
+    pub side: Option<String>,
+    #[serde(default)]
+    pub resolved: bool,
+    #[serde(default)]
+    pub resolved_by: Option<String>,
+    #[serde(default)]
+    pub outdated: bool,
+    #[serde(default)]
+    pub comments: Vec<ThreadCommentSpec>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadCommentSpec {
+    #[serde(default)]
+    pub id: Option<u64>,
+    pub author: String,
+    pub body: String,
+    pub created_at: String,
+    #[serde(default)]
+    pub updated_at: Option<String>,
+    #[serde(default)]
+    pub diff_hunk: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckRunSpec {
+    #[serde(default)]
+    pub id: Option<u64>,
+    pub name: String,
+    /// queued, in_progress or completed.
+    #[serde(default = "default_completed")]
+    pub status: String,
+    /// success, failure, neutral, cancelled, skipped, timed_out, action_required.
+    #[serde(default)]
+    pub conclusion: Option<String>,
+    #[serde(default)]
+    pub head_sha: Option<String>,
+    #[serde(default)]
+    pub started_at: Option<String>,
+    #[serde(default)]
+    pub completed_at: Option<String>,
+    #[serde(default)]
+    pub details_url: Option<String>,
+    #[serde(default)]
+    pub app: Option<String>,
+    /// The workflow job (by id) whose log explains this run.
+    #[serde(default)]
+    pub job_id: Option<u64>,
+}
+
+fn default_completed() -> String {
+    "completed".to_owned()
+}
+
+/// A commit status (the older, context-based CI signal).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatusSpec {
+    pub context: String,
+    /// error, failure, pending or success.
+    pub state: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub target_url: Option<String>,
+    #[serde(default)]
+    pub created_at: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowJobSpec {
+    #[serde(default)]
+    pub id: Option<u64>,
+    #[serde(default)]
+    pub run_id: Option<u64>,
+    pub name: String,
+    #[serde(default)]
+    pub workflow_name: Option<String>,
+    #[serde(default = "default_completed")]
+    pub status: String,
+    #[serde(default)]
+    pub conclusion: Option<String>,
+    #[serde(default)]
+    pub started_at: Option<String>,
+    #[serde(default)]
+    pub completed_at: Option<String>,
+    #[serde(default)]
+    pub log: String,
+}
+
+/// A plain issue: lets a test prove that an issue number is not a pull request.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IssueSpec {
+    pub number: u64,
+    pub title: String,
+    #[serde(default)]
+    pub body: String,
+    #[serde(default)]
+    pub author: Option<String>,
+    #[serde(default)]
+    pub created_at: Option<String>,
+    #[serde(default)]
+    pub comments: Vec<CommentSpec>,
+}
+
+/// Scenarios compiled into the crate, by name (the file name without `.yaml`).
+const BUILTIN: &[(&str, &str)] = &[
+    ("demo-github", include_str!("../scenarios/demo-github.yaml")),
+    (
+        "demo-forgejo",
+        include_str!("../scenarios/demo-forgejo.yaml"),
+    ),
+    (
+        "comments_over_100",
+        include_str!("../scenarios/comments_over_100.yaml"),
+    ),
+    (
+        "comments_over_100_forgejo",
+        include_str!("../scenarios/comments_over_100_forgejo.yaml"),
+    ),
+];
+
+impl Scenario {
+    pub fn from_yaml(text: &str) -> Result<Scenario, SimError> {
+        let scenario: Scenario =
+            serde_norway::from_str(text).map_err(|e| SimError::Scenario(e.to_string()))?;
+        scenario.check()?;
+        Ok(scenario)
+    }
+
+    pub fn from_file(path: &Path) -> Result<Scenario, SimError> {
+        let text = std::fs::read_to_string(path).map_err(|source| SimError::ReadScenario {
+            path: path.to_owned(),
+            source,
+        })?;
+        Scenario::from_yaml(&text)
+            .map_err(|e| SimError::Scenario(format!("{}: {e}", path.display())))
+    }
+
+    /// An embedded scenario: "demo-github", "demo-forgejo", "comments_over_100",
+    /// "comments_over_100_forgejo".
+    pub fn builtin(name: &str) -> Option<Scenario> {
+        let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name)?;
+        Scenario::from_yaml(text).ok()
+    }
+
+    /// Names accepted by [`Scenario::builtin`].
+    pub fn builtin_names() -> Vec<&'static str> {
+        BUILTIN.iter().map(|(n, _)| *n).collect()
+    }
+
+    /// Catches mistakes a YAML schema cannot: clashing numbers, unknown tokens' users,
+    /// unparseable times.
+    fn check(&self) -> Result<(), SimError> {
+        let fail = |msg: String| Err(SimError::Scenario(msg));
+        let mut times: Vec<(&str, &str)> = Vec::new();
+        if let Some(now) = &self.now {
+            times.push(("now", now));
+        }
+        let mut repo_names = HashSet::new();
+        for repo in &self.repos {
+            let full = format!("{}/{}", repo.owner, repo.name);
+            if !repo_names.insert(full.to_lowercase()) {
+                return fail(format!("repository {full} appears twice"));
+            }
+            let mut numbers = HashSet::new();
+            for n in repo
+                .pulls
+                .iter()
+                .map(|p| p.number)
+                .chain(repo.issues.iter().map(|i| i.number))
+            {
+                if n == 0 || !numbers.insert(n) {
+                    return fail(format!("{full}: number {n} is zero or used twice"));
+                }
+            }
+            for pull in &repo.pulls {
+                times.push(("created_at", &pull.created_at));
+                for c in &pull.comments {
+                    times.push(("comment created_at", &c.created_at));
+                }
+                if let Some(start) = pull
+                    .generate_comments
+                    .as_ref()
+                    .and_then(|g| g.start_at.as_ref())
+                {
+                    times.push(("generate_comments.start_at", start));
+                }
+            }
+            for issue in &repo.issues {
+                for c in &issue.comments {
+                    times.push(("comment created_at", &c.created_at));
+                }
+            }
+        }
+        for (what, t) in times {
+            if crate::time::parse_rfc3339(t).is_none() {
+                return fail(format!("{what} {t:?} is not an RFC 3339 time"));
+            }
+        }
+        let mut tokens = HashSet::new();
+        for t in &self.tokens {
+            if !tokens.insert(&t.token) {
+                return fail(format!("token {:?} appears twice", t.token));
+            }
+        }
+        let mut ids = HashSet::new();
+        let mut logins = HashSet::new();
+        for u in &self.users {
+            if !ids.insert(u.id) || !logins.insert(u.login.to_lowercase()) {
+                return fail(format!("user {} (id {}) appears twice", u.login, u.id));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_scenario_loads() {
+        for name in Scenario::builtin_names() {
+            let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name).unwrap();
+            Scenario::from_yaml(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+
+    #[test]
+    fn rejects_a_misspelled_field() {
+        let err = Scenario::from_yaml("forge: github\nrepoz: []\n").unwrap_err();
+        assert!(err.to_string().contains("repoz"), "{err}");
+    }
+
+    #[test]
+    fn rejects_an_issue_number_used_by_a_pull() {
+        let text = r#"
+forge: github
+repos:
+  - owner: o
+    name: r
+    pulls:
+      - {number: 1, title: t, author: a, head: {ref: h, sha: "1"}, base: {ref: main, sha: "2"}, created_at: "2024-01-01T00:00:00Z"}
+    issues:
+      - {number: 1, title: clash}
+"#;
+        assert!(Scenario::from_yaml(text).is_err());
+    }
+}

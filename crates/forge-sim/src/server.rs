@@ -1,0 +1,510 @@
+//! The HTTP side: accepting connections on 127.0.0.1, applying injected faults, dispatching
+//! to the GitHub or Forgejo handlers, checking every described response against the contract,
+//! recording each request, and the `/_sim/*` control endpoints for out-of-process tests.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::{Body as HttpBody, Frame, Incoming, SizeHint};
+use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use hyper::service::service_fn;
+use hyper::{Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::task::{JoinHandle, JoinSet};
+
+use crate::fault::{self, Fault, FaultKind};
+use crate::scenario::{ForgeFlavor, Scenario};
+use crate::state::World;
+use crate::{SimError, contract, forgejo, github};
+
+/// One request as the simulator saw it. `status` is 0 when the connection was dropped
+/// without a response (the `ResetConnection` fault).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedRequest {
+    pub method: String,
+    pub path: String,
+    pub query: Option<String>,
+    pub status: u16,
+    /// The request carried `If-None-Match`.
+    pub conditional: bool,
+    /// The request carried a token the scenario knows.
+    pub authenticated: bool,
+}
+
+/// Starts simulated forges.
+pub struct Sim;
+
+impl Sim {
+    /// Serves the scenario on `127.0.0.1` on a free port.
+    pub async fn start(scenario: Scenario) -> Result<SimHandle, SimError> {
+        Sim::start_on(scenario, 0).await
+    }
+
+    /// Serves the scenario on `127.0.0.1:port` (0: any free port).
+    pub async fn start_on(scenario: Scenario, port: u16) -> Result<SimHandle, SimError> {
+        let listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port)))
+            .await
+            .map_err(SimError::Bind)?;
+        let addr = listener.local_addr().map_err(SimError::Bind)?;
+        let shared = Arc::new(Shared {
+            flavor: scenario.forge,
+            base_url: format!("http://{addr}"),
+            world: Mutex::new(World::new(scenario)),
+            log: Mutex::new(Vec::new()),
+            faults: Mutex::new(Vec::new()),
+            violations: Mutex::new(Vec::new()),
+            rate_used: Mutex::new(HashMap::new()),
+        });
+        let task = tokio::spawn(accept_loop(listener, shared.clone()));
+        Ok(SimHandle {
+            shared,
+            server: Arc::new(ServerTask {
+                task: Mutex::new(Some(task)),
+            }),
+        })
+    }
+}
+
+/// A running simulator. Clones share one server; it stops when the last clone is dropped
+/// or on [`SimHandle::shutdown`].
+#[derive(Clone)]
+pub struct SimHandle {
+    shared: Arc<Shared>,
+    server: Arc<ServerTask>,
+}
+
+struct ServerTask {
+    task: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Drop for ServerTask {
+    fn drop(&mut self) {
+        if let Some(task) = lock(&self.task).take() {
+            task.abort();
+        }
+    }
+}
+
+impl SimHandle {
+    /// `http://127.0.0.1:PORT`, no trailing slash. GitHub: the REST root (GraphQL at
+    /// `/graphql`); Forgejo/Gitea: the web root (REST under `/api/v1`).
+    pub fn base_url(&self) -> String {
+        self.shared.base_url.clone()
+    }
+
+    pub fn flavor(&self) -> ForgeFlavor {
+        self.shared.flavor
+    }
+
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.log).clone()
+    }
+
+    pub fn clear_requests(&self) {
+        lock(&self.shared.log).clear();
+    }
+
+    pub fn inject(&self, fault: Fault) {
+        lock(&self.shared.faults).push(fault);
+    }
+
+    /// Every response or request that did not match the forge's published description,
+    /// oldest first; empty when all is well.
+    pub fn contract_violations(&self) -> Vec<String> {
+        lock(&self.shared.violations).clone()
+    }
+
+    /// Stops accepting and drops open connections.
+    pub async fn shutdown(self) {
+        let task = lock(&self.server.task).take();
+        if let Some(task) = task {
+            task.abort();
+            // The JoinError of an aborted task is the expected outcome.
+            let _ = task.await;
+        }
+    }
+}
+
+/// State shared by every connection.
+pub(crate) struct Shared {
+    pub flavor: ForgeFlavor,
+    pub base_url: String,
+    pub world: Mutex<World>,
+    log: Mutex<Vec<RecordedRequest>>,
+    faults: Mutex<Vec<Fault>>,
+    violations: Mutex<Vec<String>>,
+    /// GitHub rate-limit points used, by (login, resource).
+    pub rate_used: Mutex<HashMap<(String, &'static str), u32>>,
+}
+
+impl Shared {
+    pub fn violation(&self, message: String) {
+        lock(&self.violations).push(message);
+    }
+}
+
+/// Locks a mutex, carrying on after a panic elsewhere: the simulator's state is plain data
+/// that stays consistent between statements.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    // Owning the connection tasks here means aborting this task drops them all.
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                let shared = shared.clone();
+                connections.spawn(async move {
+                    let service = service_fn(move |req| {
+                        let shared = shared.clone();
+                        async move { handle(shared, req).await }
+                    });
+                    // Connection errors (client gone, injected resets) end only this connection.
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .keep_alive(true)
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+}
+
+/// A request as the handlers see it.
+pub(crate) struct Request {
+    pub method: String,
+    pub path: String,
+    pub query: Option<String>,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl Request {
+    /// The first value of a query parameter, percent-decoded.
+    pub fn query_param(&self, name: &str) -> Option<String> {
+        let query = self.query.as_deref()?;
+        url::form_urlencoded::parse(query.as_bytes())
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.into_owned())
+    }
+
+    /// The token from `Authorization: token T` or `Authorization: Bearer T`.
+    pub fn token(&self) -> Option<String> {
+        let value = self
+            .headers
+            .get(hyper::header::AUTHORIZATION)?
+            .to_str()
+            .ok()?;
+        let (scheme, token) = value.trim().split_once(' ')?;
+        if scheme.eq_ignore_ascii_case("token") || scheme.eq_ignore_ascii_case("bearer") {
+            Some(token.trim().to_owned())
+        } else {
+            None
+        }
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+/// A response before it goes on the wire.
+pub(crate) struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: ReplyBody,
+    /// Whether the contract check applies (off for GraphQL and injected faults).
+    pub checked: bool,
+}
+
+pub(crate) enum ReplyBody {
+    Json(Value),
+    Empty,
+    Raw {
+        content_type: &'static str,
+        bytes: Bytes,
+    },
+}
+
+impl Reply {
+    pub fn json(status: u16, body: Value) -> Reply {
+        Reply {
+            status,
+            headers: Vec::new(),
+            body: ReplyBody::Json(body),
+            checked: true,
+        }
+    }
+
+    pub fn empty(status: u16) -> Reply {
+        Reply {
+            status,
+            headers: Vec::new(),
+            body: ReplyBody::Empty,
+            checked: true,
+        }
+    }
+
+    pub fn header(mut self, name: &str, value: impl Into<String>) -> Reply {
+        self.headers.push((name.to_owned(), value.into()));
+        self
+    }
+
+    pub fn unchecked(mut self) -> Reply {
+        self.checked = false;
+        self
+    }
+}
+
+/// Why a connection is dropped instead of answered.
+#[derive(Debug)]
+struct Dropped(&'static str);
+
+impl std::fmt::Display for Dropped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::error::Error for Dropped {}
+
+async fn handle(
+    shared: Arc<Shared>,
+    req: hyper::Request<Incoming>,
+) -> Result<Response<SimBody>, Dropped> {
+    let (parts, body) = req.into_parts();
+    let body = match body.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => return Err(Dropped("request body not readable")),
+    };
+    let request = Request {
+        method: parts.method.as_str().to_owned(),
+        path: parts.uri.path().to_owned(),
+        query: parts.uri.query().map(str::to_owned),
+        headers: parts.headers,
+        body,
+    };
+    if let Some(rest) = request.path.strip_prefix("/_sim/") {
+        return Ok(into_response(control(&shared, &request, rest), false));
+    }
+
+    let authenticated = request
+        .token()
+        .is_some_and(|t| lock(&shared.world).token(&t).is_some());
+    let record = |status: u16| RecordedRequest {
+        method: request.method.clone(),
+        path: request.path.clone(),
+        query: request.query.clone(),
+        status,
+        conditional: request.headers.contains_key(hyper::header::IF_NONE_MATCH),
+        authenticated,
+    };
+
+    let fault = fault::take_matching(&mut lock(&shared.faults), &request.method, &request.path);
+    let mut truncate = false;
+    match fault {
+        Some(FaultKind::Status {
+            code,
+            headers,
+            body,
+        }) => {
+            lock(&shared.log).push(record(code));
+            let mut reply = Reply {
+                status: code,
+                headers,
+                body: ReplyBody::Raw {
+                    content_type: "application/json; charset=utf-8",
+                    bytes: Bytes::from(body),
+                },
+                checked: false,
+            };
+            if matches!(&reply.body, ReplyBody::Raw { bytes, .. } if bytes.is_empty()) {
+                reply.body = ReplyBody::Empty;
+            }
+            return Ok(into_response(reply, false));
+        }
+        Some(FaultKind::Latency { ms }) => tokio::time::sleep(Duration::from_millis(ms)).await,
+        Some(FaultKind::ResetConnection) => {
+            lock(&shared.log).push(record(0));
+            return Err(Dropped("injected connection reset"));
+        }
+        Some(FaultKind::Garbage) => {
+            lock(&shared.log).push(record(200));
+            let reply = Reply {
+                status: 200,
+                headers: Vec::new(),
+                body: ReplyBody::Raw {
+                    // Claims JSON, like a misconfigured proxy would, so clients must not
+                    // trust the content type alone.
+                    content_type: "application/json; charset=utf-8",
+                    bytes: Bytes::from_static(
+                        b"<html><body><h1>502 Bad Gateway</h1>upstream sent garbage</body></html>",
+                    ),
+                },
+                checked: false,
+            };
+            return Ok(into_response(reply, false));
+        }
+        Some(FaultKind::TruncatedBody) => truncate = true,
+        None => {}
+    }
+
+    let (reply, described_path) = match shared.flavor {
+        ForgeFlavor::Github => github::handle(&shared, &request),
+        ForgeFlavor::Forgejo | ForgeFlavor::Gitea => {
+            (forgejo::handle(&shared, &request), request.path.clone())
+        }
+    };
+    if reply.checked && contract::is_described(shared.flavor, &request.method, &described_path) {
+        let body = match &reply.body {
+            ReplyBody::Json(v) => Some(v.clone()),
+            ReplyBody::Empty => Some(Value::Null),
+            ReplyBody::Raw { .. } => None,
+        };
+        let result = match body {
+            Some(body) => contract::validate_rest(
+                shared.flavor,
+                &request.method,
+                &described_path,
+                reply.status,
+                &body,
+            ),
+            None => Err(format!(
+                "{} {}: non-JSON body on a described operation",
+                request.method, request.path
+            )),
+        };
+        if let Err(problem) = result {
+            shared.violation(problem);
+        }
+    }
+    lock(&shared.log).push(record(reply.status));
+    Ok(into_response(reply, truncate))
+}
+
+/// `/_sim/*`: the request log, faults and violations over HTTP. Not recorded in the log.
+fn control(shared: &Shared, request: &Request, rest: &str) -> Reply {
+    let bad = |msg: String| Reply::json(400, serde_json::json!({"message": msg})).unchecked();
+    let reply = match (request.method.as_str(), rest) {
+        ("GET", "requests") => match serde_json::to_value(&*lock(&shared.log)) {
+            Ok(v) => Reply::json(200, v),
+            Err(e) => bad(e.to_string()),
+        },
+        ("DELETE", "requests") => {
+            lock(&shared.log).clear();
+            Reply::empty(204)
+        }
+        ("POST", "faults") => match serde_json::from_slice::<Fault>(&request.body) {
+            Ok(fault) => {
+                lock(&shared.faults).push(fault);
+                Reply::empty(201)
+            }
+            Err(e) => bad(format!("not a Fault: {e}")),
+        },
+        ("GET", "violations") => Reply::json(200, Value::from(lock(&shared.violations).clone())),
+        _ => Reply::json(
+            404,
+            serde_json::json!({"message": "unknown control endpoint"}),
+        ),
+    };
+    reply.unchecked()
+}
+
+fn into_response(reply: Reply, truncate: bool) -> Response<SimBody> {
+    let (content_type, bytes) = match reply.body {
+        ReplyBody::Json(v) => (
+            Some("application/json; charset=utf-8"),
+            Bytes::from(serde_json::to_vec(&v).unwrap_or_default()),
+        ),
+        ReplyBody::Empty => (None, Bytes::new()),
+        ReplyBody::Raw {
+            content_type,
+            bytes,
+        } => (Some(content_type), bytes),
+    };
+    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = Response::new(SimBody {
+        data: Some(bytes.clone()),
+        fail_after_data: truncate,
+        fail_delay: None,
+    });
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    if let Some(ct) = content_type {
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static(ct));
+    }
+    for (name, value) in reply.headers {
+        if let (Ok(n), Ok(v)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(&value),
+        ) {
+            headers.append(n, v);
+        }
+    }
+    if truncate {
+        // Promise more than is sent; the body then errors, and hyper closes the connection.
+        headers.insert(CONTENT_LENGTH, HeaderValue::from(bytes.len() as u64 + 512));
+    }
+    response
+}
+
+/// A response body that is either whole or, for the truncation fault, stops with an error
+/// after its data so the connection closes short of the promised length.
+pub(crate) struct SimBody {
+    data: Option<Bytes>,
+    fail_after_data: bool,
+    /// Holds the error back until hyper has flushed the headers and data; failing at once
+    /// would make hyper drop the buffered response unsent.
+    fail_delay: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl HttpBody for SimBody {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        if let Some(data) = self.data.take() {
+            return Poll::Ready(Some(Ok(Frame::data(data))));
+        }
+        if self.fail_after_data {
+            let delay = self
+                .fail_delay
+                .get_or_insert_with(|| Box::pin(tokio::time::sleep(Duration::from_millis(50))));
+            if delay.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            self.fail_after_data = false;
+            return Poll::Ready(Some(Err(std::io::Error::other("injected truncated body"))));
+        }
+        Poll::Ready(None)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.data.is_none() && !self.fail_after_data
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match (&self.data, self.fail_after_data) {
+            (Some(d), false) => SizeHint::with_exact(d.len() as u64),
+            (None, false) => SizeHint::with_exact(0),
+            _ => SizeHint::default(),
+        }
+    }
+}
