@@ -1,1 +1,231 @@
-fn main() {}
+//! `resolve-pr`: the MCP server (`serve`) and the same tools from a shell (`tools`, `tool`),
+//! plus a `demo` against the bundled forge simulator. This file is only the command line;
+//! each command lives in its own module and every tool call goes through the one registry.
+
+mod call;
+mod cursor_key;
+mod demo;
+mod list;
+mod serve;
+mod style;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+use resolve_pr_core::CursorCodec;
+use resolve_pr_forge::Forges;
+use resolve_pr_mcp::Options;
+use resolve_pr_tools::Context;
+
+const EXAMPLES: &str = "\
+Examples:
+  resolve-pr demo                      try the tools on a simulated forge (no token, no network)
+  resolve-pr serve                     run the MCP server on stdio (for your agent's MCP config)
+  resolve-pr serve --read-only         the same, without any tool that writes
+  resolve-pr tools                     list the tools (JSON when piped or with --json)
+  resolve-pr tool pr_comment_list '{\"repository\": \"octocat/hello-world\", \"pull_request_number\": 42}'
+  echo '{...}' | resolve-pr tool pr_comment_create -
+
+Environment:
+  GITHUB_TOKEN, GH_TOKEN, `gh auth token`  GitHub token, in this order
+  GITHUB_API_URL                           GitHub Enterprise REST base (https://host/api/v3)
+  FORGEJO_HOST + FORGEJO_TOKEN             a Forgejo instance (GITEA_HOST + GITEA_TOKEN for Gitea)
+  RESOLVE_PR_CONFIG                        config file (default ~/.config/resolve-pr/config.toml)
+  RESOLVE_PR_CURSOR_KEY                    secret for pagination cursors (default: a key file in
+                                           $XDG_STATE_HOME/resolve-pr, created on first use)
+  RESOLVE_PR_LOG                           log filter for stderr, e.g. debug (default: warn)
+  NO_COLOR                                 no colour in terminal output";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "resolve-pr",
+    version,
+    about = "Helps coding agents take GitHub, Forgejo and Gitea pull requests to merge: an MCP server and the same tools on the command line.",
+    after_help = EXAMPLES
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the tools over MCP on stdin/stdout (logs go to stderr).
+    #[command(
+        after_help = "Examples:\n  resolve-pr serve\n  resolve-pr serve --read-only --toolsets comments"
+    )]
+    Serve {
+        #[command(flatten)]
+        selection: SelectionArgs,
+    },
+    /// List the tools: a table on a terminal, the MCP tools/list JSON when piped or with --json.
+    #[command(
+        after_help = "Examples:\n  resolve-pr tools\n  resolve-pr tools --json | jq '.[].name'"
+    )]
+    Tools {
+        #[command(flatten)]
+        selection: SelectionArgs,
+        /// Print the JSON of MCP tools/list (an array of tools) even on a terminal.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Call one tool and print its structured output as JSON (exit 1 and the error JSON on failure).
+    #[command(
+        after_help = "Examples:\n  resolve-pr tool pr_comment_list '{\"repository\": \"octocat/hello-world\", \"pull_request_number\": 42}'\n  resolve-pr tool pr_comment_create - < args.json\n\nPass the nextCursor of one page as \"cursor\" to get the next; cursors stay valid across invocations."
+    )]
+    Tool {
+        /// The tool's name (see `resolve-pr tools`).
+        name: String,
+        /// The arguments as one JSON object, or `-` to read them from stdin. Default: {}.
+        arguments: Option<String>,
+        #[command(flatten)]
+        selection: SelectionArgs,
+    },
+    /// Run every tool against the bundled forge simulator: no token, no network, a few seconds.
+    #[command(after_help = "Examples:\n  resolve-pr demo\n  resolve-pr demo --json | jq -c .")]
+    Demo {
+        /// Print one JSON object per step even on a terminal.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Clone, Args)]
+struct SelectionArgs {
+    /// Leave out every tool that writes to the forge.
+    #[arg(long)]
+    read_only: bool,
+    /// Offer only these toolsets (comma-separated), e.g. `comments`.
+    #[arg(long, value_delimiter = ',', value_name = "TOOLSET,...")]
+    toolsets: Option<Vec<String>>,
+}
+
+impl SelectionArgs {
+    fn options(&self) -> Options {
+        Options {
+            read_only: self.read_only,
+            toolsets: self.toolsets.clone(),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(matches!(cli.command, Command::Serve { .. }));
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("resolve-pr: error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = runtime.block_on(async {
+        match cli.command {
+            Command::Serve { selection } => serve::run(&selection.options())
+                .await
+                .map(|()| ExitCode::SUCCESS),
+            Command::Tools { selection, json } => {
+                list::run(&selection.options(), style::Style::detect(json))
+            }
+            Command::Tool {
+                name,
+                arguments,
+                selection,
+            } => Ok(call::run(&name, arguments.as_deref(), &selection.options()).await),
+            Command::Demo { json } => demo::run(style::Style::detect(json)).await,
+        }
+    });
+    // stdin is read on a blocking thread that never returns while the client keeps it open;
+    // do not wait for it once the work is done.
+    runtime.shutdown_background();
+    match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("resolve-pr: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to stderr only: stdout is the MCP channel (serve) or the JSON result (tool).
+fn init_logging(serving: bool) {
+    use std::io::IsTerminal;
+    // `resolve_pr` is a target prefix: it covers every resolve-pr crate.
+    let default = if serving {
+        "warn,resolve_pr=info"
+    } else {
+        "warn"
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("RESOLVE_PR_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let color = std::io::stderr().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(color)
+        .with_target(false)
+        .try_init();
+}
+
+/// What a tool call needs, from the real environment: the configured forges and the stable
+/// cursor key.
+fn context_from_environment() -> resolve_pr_core::Result<Context> {
+    let forges = Forges::from_environment()?;
+    let (key, source) = cursor_key::load(&|k| std::env::var(k).ok());
+    if let cursor_key::KeySource::Ephemeral { reason } = source {
+        tracing::warn!(
+            "pagination cursors will only be valid in this process ({reason}); set RESOLVE_PR_CURSOR_KEY to keep them across runs"
+        );
+    }
+    Ok(Context {
+        forges: Arc::new(forges),
+        cursors: CursorCodec::new(key),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn toolsets_split_on_commas() {
+        let cli = Cli::try_parse_from([
+            "resolve-pr",
+            "serve",
+            "--read-only",
+            "--toolsets",
+            "comments,ci",
+        ])
+        .unwrap();
+        let Command::Serve { selection } = cli.command else {
+            panic!("not serve")
+        };
+        assert_eq!(
+            selection.options(),
+            Options {
+                read_only: true,
+                toolsets: Some(vec!["comments".into(), "ci".into()])
+            }
+        );
+    }
+
+    #[test]
+    fn dash_reads_arguments_from_stdin() {
+        let cli = Cli::try_parse_from(["resolve-pr", "tool", "pr_comment_list", "-"]).unwrap();
+        let Command::Tool { arguments, .. } = cli.command else {
+            panic!("not tool")
+        };
+        assert_eq!(arguments.as_deref(), Some("-"));
+    }
+}

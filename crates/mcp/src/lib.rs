@@ -1,1 +1,37 @@
-//! placeholder
+//! The MCP face of resolve-pr: publishes the tools of `resolve-pr-tools` over the official
+//! Rust SDK (`rmcp`), maps tool errors to `isError` results with structured content, and
+//! applies `--read-only` and `--toolsets`.
+//!
+//! Not here: what a tool does (that is `resolve-pr-tools`), process setup, logging and the
+//! cursor key (that is the `resolve-pr` binary). The registry is the one source of truth for
+//! names, descriptions and schemas; this crate only translates it, so the CLI's `tools --json`
+//! and MCP `tools/list` cannot disagree.
+
+// `resolve_pr_core::Error` is the project's one error type and is returned by value everywhere;
+// whether to box it is the core crate's call, not each caller's.
+
+mod contract;
+mod progress;
+mod selection;
+mod server;
+
+pub use contract::{describe, tools_list_json};
+pub use progress::Progress;
+pub use selection::{Options, Selection};
+pub use server::Server;
+
+/// Why the server could not start or stopped abnormally. Tool failures are not here: they are
+/// results the agent sees (`isError`), not failures of the server.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("unknown toolset {given:?}; valid toolsets: {}", valid.join(", "))]
+    UnknownToolset { given: String, valid: Vec<String> },
+    #[error("--toolsets was given but names no toolset; valid toolsets: {}", valid.join(", "))]
+    NoToolsets { valid: Vec<String> },
+    #[error(
+        "the {schema} schema of tool {tool} is not a JSON Schema of type \"object\", which MCP requires"
+    )]
+    Contract { tool: String, schema: &'static str },
+    #[error("the MCP connection failed: {0}")]
+    Transport(String),
+}

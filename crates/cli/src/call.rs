@@ -1,0 +1,117 @@
+//! `resolve-pr tool NAME 'JSON'`: one call through the same registry MCP uses. stdout carries
+//! exactly the tool's structured output (exit 0) or the error JSON (exit 1), so a script sees
+//! the same contract an agent does; nothing else is ever printed there.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use resolve_pr_core::Error;
+use resolve_pr_mcp::{Options, Selection};
+use serde_json::Value;
+
+pub async fn run(name: &str, arguments: Option<&str>, options: &Options) -> ExitCode {
+    match call(name, arguments, options).await {
+        Ok(structured) => {
+            print_json(&structured);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            print_json(&e.to_json());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn call(name: &str, arguments: Option<&str>, options: &Options) -> Result<Value, Error> {
+    let args = parse_arguments(name, arguments, || {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map(|_| text)
+    })?;
+    let selection = Selection::new(options).map_err(|e| Error::user(e.to_string()))?;
+    let tool = selection.find(name)?;
+    let ctx = crate::context_from_environment()?;
+    Ok(tool.call(&ctx, args).await?.structured)
+}
+
+/// The arguments as JSON; `-` reads them from stdin, nothing means `{}`. Bad JSON is the
+/// caller's to fix, so it is a `user` error in the same shape as every other.
+fn parse_arguments(
+    tool: &str,
+    given: Option<&str>,
+    stdin: impl FnOnce() -> std::io::Result<String>,
+) -> Result<Value, Error> {
+    let text = match given {
+        None => return Ok(Value::Object(Default::default())),
+        Some("-") => stdin()
+            .map_err(|e| Error::user(format!("cannot read the arguments from stdin: {e}")))?,
+        Some(text) => text.to_owned(),
+    };
+    serde_json::from_str(&text).map_err(|e| {
+        Error::user(format!("the arguments are not valid JSON: {e}"))
+            .with_detail("field", "arguments")
+            .with_suggestion(format!(
+                "Pass one JSON object in single quotes, e.g. resolve-pr tool {tool} '{{\"repository\": \
+                 \"owner/repo\", \"pull_request_number\": 1}}', or - to read it from stdin. \
+                 `resolve-pr tools --json` shows every tool's input schema."
+            ))
+    })
+}
+
+fn print_json(value: &Value) {
+    // A value built by serde_json always serializes.
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use resolve_pr_core::Category;
+    use serde_json::json;
+
+    fn no_stdin() -> std::io::Result<String> {
+        Err(std::io::Error::other("not used"))
+    }
+
+    #[test]
+    fn arguments_default_to_an_empty_object() {
+        assert_eq!(parse_arguments("t", None, no_stdin).unwrap(), json!({}));
+    }
+
+    #[test]
+    fn dash_reads_stdin() {
+        let v = parse_arguments("t", Some("-"), || Ok(r#"{"a": 1}"#.into())).unwrap();
+        assert_eq!(v, json!({"a": 1}));
+    }
+
+    #[test]
+    fn invalid_json_is_a_user_error() {
+        let e = parse_arguments("pr_comment_list", Some("{repository:"), no_stdin).unwrap_err();
+        assert_eq!(e.category, Category::User);
+        assert!(
+            e.error.starts_with("the arguments are not valid JSON"),
+            "{}",
+            e.error
+        );
+        assert!(
+            e.suggestion
+                .unwrap()
+                .contains("resolve-pr tool pr_comment_list")
+        );
+    }
+
+    #[tokio::test]
+    async fn read_only_refuses_a_writing_tool_before_reading_config() {
+        let options = Options {
+            read_only: true,
+            toolsets: None,
+        };
+        let e = call("pr_comment_create", Some("{}"), &options)
+            .await
+            .unwrap_err();
+        assert_eq!(e.category, Category::User);
+        assert!(e.error.contains("read-only"), "{}", e.error);
+    }
+}

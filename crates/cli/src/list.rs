@@ -1,0 +1,92 @@
+//! `resolve-pr tools`: the enabled tools, as a table for people or as the exact `tools` array
+//! of MCP `tools/list` for programs.
+
+use anyhow::Context as _;
+use resolve_pr_mcp::{Options, Selection, tools_list_json};
+use std::process::ExitCode;
+
+use crate::style::Style;
+
+pub fn run(options: &Options, style: Style) -> anyhow::Result<ExitCode> {
+    let selection = Selection::new(options).context("cannot select the tools")?;
+    if style.json {
+        let json = tools_list_json(&selection);
+        println!("{}", serde_json::to_string_pretty(&json)?);
+    } else {
+        print!("{}", table(&selection, style));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn table(selection: &Selection, style: Style) -> String {
+    let rows: Vec<[String; 4]> = selection
+        .tools()
+        .iter()
+        .map(|t| {
+            let access = if t.writes() { "writes" } else { "read-only" };
+            [
+                t.name.to_owned(),
+                t.toolset.to_owned(),
+                access.to_owned(),
+                t.title.to_owned(),
+            ]
+        })
+        .collect();
+    let header = ["TOOL", "TOOLSET", "ACCESS", "TITLE"];
+    let width = |i: usize| {
+        rows.iter()
+            .map(|r| r[i].chars().count())
+            .chain([header[i].len()])
+            .max()
+            .unwrap_or(0)
+    };
+    let widths = [width(0), width(1), width(2)];
+    // Pad before painting: escape codes have no width on screen.
+    let line = |cells: [&str; 4], paint: &dyn Fn(usize, &str) -> String| {
+        let mut out = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            if i < 3 {
+                out.push_str(&paint(i, &format!("{cell:<w$}  ", w = widths[i])));
+            } else {
+                out.push_str(&paint(i, cell));
+            }
+        }
+        out.trim_end().to_owned() + "\n"
+    };
+    let mut out = line(header, &|_, s| style.bold(s));
+    for r in &rows {
+        let cells = [r[0].as_str(), r[1].as_str(), r[2].as_str(), r[3].as_str()];
+        out.push_str(&line(cells, &|i, s| match i {
+            0 => style.cyan(s),
+            2 if r[2] == "writes" => style.red(s),
+            _ => s.to_owned(),
+        }));
+    }
+    if rows.is_empty() {
+        out.push_str("(no tools enabled with these options)\n");
+    }
+    out.push_str(&style.dim("Schemas and descriptions: resolve-pr tools --json"));
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_lists_every_tool_with_its_access() {
+        let s = Selection::new(&Options::default()).unwrap();
+        let t = table(&s, Style::plain());
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "TOOL               TOOLSET   ACCESS     TITLE");
+        assert_eq!(
+            lines[1],
+            "pr_comment_list    comments  read-only  List a pull request's comments"
+        );
+        assert_eq!(
+            lines[2],
+            "pr_comment_create  comments  writes     Comment on a pull request"
+        );
+    }
+}

@@ -1,0 +1,208 @@
+//! Which tools a server (or one CLI call) offers: `--toolsets` keeps some groups, `--read-only`
+//! drops every tool that writes. A tool left out is gone from the listing *and* refused when
+//! called, so the listing never promises less than a call can do.
+
+use resolve_pr_core::Error as ToolError;
+use resolve_pr_tools::ToolSpec;
+use serde_json::Value;
+
+use crate::Error;
+
+/// What the operator asked for on the command line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Offer no tool whose `writes()` is true.
+    pub read_only: bool,
+    /// Offer only tools of these toolsets; `None` offers all.
+    pub toolsets: Option<Vec<String>>,
+}
+
+/// The enabled tools, in registry order.
+#[derive(Clone)]
+pub struct Selection {
+    enabled: Vec<ToolSpec>,
+    options: Options,
+}
+
+impl Selection {
+    /// Applies the options to the registry. An unknown toolset name is an error rather than an
+    /// empty server: a typo in `--toolsets` should fail at startup, not look like a bug later.
+    pub fn new(options: &Options) -> Result<Selection, Error> {
+        let all = resolve_pr_tools::all();
+        let valid = toolsets(&all);
+        let wanted: Option<Vec<String>> = match &options.toolsets {
+            None => None,
+            Some(given) => {
+                let names: Vec<String> = given
+                    .iter()
+                    .map(|s| s.trim().to_owned())
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                if names.is_empty() {
+                    return Err(Error::NoToolsets { valid });
+                }
+                if let Some(bad) = names.iter().find(|n| !valid.contains(n)) {
+                    return Err(Error::UnknownToolset {
+                        given: bad.clone(),
+                        valid,
+                    });
+                }
+                Some(names)
+            }
+        };
+        let enabled: Vec<ToolSpec> = all
+            .into_iter()
+            .filter(|t| {
+                wanted
+                    .as_ref()
+                    .is_none_or(|w| w.iter().any(|n| n == t.toolset))
+            })
+            .filter(|t| !(options.read_only && t.writes()))
+            .collect();
+        for tool in &enabled {
+            for (schema, value) in [
+                ("input", &tool.input_schema),
+                ("output", &tool.output_schema),
+            ] {
+                if !is_object_schema(value) {
+                    return Err(Error::Contract {
+                        tool: tool.name.to_owned(),
+                        schema,
+                    });
+                }
+            }
+        }
+        Ok(Selection {
+            enabled,
+            options: options.clone(),
+        })
+    }
+
+    pub fn tools(&self) -> &[ToolSpec] {
+        &self.enabled
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.enabled.iter().map(|t| t.name).collect()
+    }
+
+    /// The enabled tool called `name`, or a `user` error that says why it is not available
+    /// and names the tools that are.
+    pub fn find(&self, name: &str) -> Result<&ToolSpec, ToolError> {
+        if let Some(tool) = self.enabled.iter().find(|t| t.name == name) {
+            return Ok(tool);
+        }
+        let names = self.names();
+        let why = match resolve_pr_tools::find(name) {
+            None => format!("there is no tool named {name:?}"),
+            Some(t) if self.options.read_only && t.writes() => {
+                format!(
+                    "the tool {name:?} changes the forge, and read-only mode (--read-only) is on"
+                )
+            }
+            Some(t) => format!(
+                "the tool {name:?} belongs to the toolset {:?}, which is not enabled (--toolsets {})",
+                t.toolset,
+                self.options
+                    .toolsets
+                    .as_deref()
+                    .unwrap_or_default()
+                    .join(",")
+            ),
+        };
+        let suggestion = if names.is_empty() {
+            "No tools are enabled with these options; start resolve-pr with other --toolsets or without --read-only."
+                .to_owned()
+        } else {
+            format!("Available tools: {}.", names.join(", "))
+        };
+        Err(ToolError::user(why)
+            .with_detail("tool", name)
+            .with_detail("available", names)
+            .with_suggestion(suggestion))
+    }
+}
+
+/// Every toolset of the registry, sorted, once each.
+fn toolsets(tools: &[ToolSpec]) -> Vec<String> {
+    let mut sets: Vec<String> = tools.iter().map(|t| t.toolset.to_owned()).collect();
+    sets.sort();
+    sets.dedup();
+    sets
+}
+
+/// MCP requires both schemas of a tool to describe an object.
+fn is_object_schema(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_by_default() {
+        let s = Selection::new(&Options::default()).unwrap();
+        assert_eq!(
+            s.names(),
+            resolve_pr_tools::all()
+                .iter()
+                .map(|t| t.name)
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn read_only_drops_writers_from_list_and_lookup() {
+        let s = Selection::new(&Options {
+            read_only: true,
+            toolsets: None,
+        })
+        .unwrap();
+        assert!(s.tools().iter().all(|t| !t.writes()));
+        assert!(s.find("pr_comment_list").is_ok());
+        let Err(e) = s.find("pr_comment_create") else {
+            panic!("found")
+        };
+        assert_eq!(e.category, resolve_pr_core::Category::User);
+        assert!(e.error.contains("read-only mode"), "{}", e.error);
+        assert_eq!(
+            e.suggestion.as_deref(),
+            Some("Available tools: pr_comment_list.")
+        );
+    }
+
+    #[test]
+    fn unknown_toolset_names_the_valid_ones() {
+        let err = Selection::new(&Options {
+            read_only: false,
+            toolsets: Some(vec!["coments".into()]),
+        })
+        .err()
+        .unwrap();
+        assert_eq!(
+            err.to_string(),
+            "unknown toolset \"coments\"; valid toolsets: comments"
+        );
+        assert!(matches!(
+            Selection::new(&Options {
+                read_only: false,
+                toolsets: Some(vec![" ".into()])
+            }),
+            Err(Error::NoToolsets { .. })
+        ));
+    }
+
+    #[test]
+    fn unknown_tool_names_the_available_ones() {
+        let s = Selection::new(&Options::default()).unwrap();
+        let Err(e) = s.find("pr_comment_delete") else {
+            panic!("found")
+        };
+        assert_eq!(e.error, "there is no tool named \"pr_comment_delete\"");
+        assert_eq!(
+            e.suggestion.as_deref(),
+            Some("Available tools: pr_comment_list, pr_comment_create.")
+        );
+    }
+}

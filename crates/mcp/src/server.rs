@@ -1,0 +1,202 @@
+//! The `rmcp` server handler over the registry: `initialize`, `tools/list` and `tools/call`,
+//! with tool errors as `isError` results that carry the error JSON, and cancellation that
+//! drops the running call.
+
+use std::time::Instant;
+
+use resolve_pr_core::Error as ToolError;
+use resolve_pr_tools::{Context, ToolOutput};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
+
+use crate::{Error, Progress, Selection, describe};
+
+const INSTRUCTIONS: &str = "resolve-pr helps you take a pull request on GitHub, GitHub \
+Enterprise, Forgejo or Gitea to merge; today its tools read and write the PR's conversation \
+comments. Name a repository as 'owner/repo' (the default forge), 'host/owner/repo' or its URL, and \
+pass a list's nextCursor back as cursor for the next page. A failed call returns isError with a \
+JSON error whose category (user, api, authentication, rate_limit, ...) and suggestion say what to \
+do next.";
+
+/// The MCP server: the enabled tools and what their calls need.
+#[derive(Clone)]
+pub struct Server {
+    selection: Selection,
+    ctx: Context,
+}
+
+impl Server {
+    /// A server offering `selection` (see [`Selection::new`] for the options).
+    pub fn new(ctx: Context, selection: Selection) -> Server {
+        Server { selection, ctx }
+    }
+
+    pub fn selection(&self) -> &Selection {
+        &self.selection
+    }
+
+    /// Serves MCP on stdin/stdout until the client closes the connection. Nothing else may
+    /// write to stdout while this runs.
+    pub async fn serve_stdio(self) -> Result<(), Error> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| Error::Transport(e.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| Error::Transport(e.to_string()))?;
+        Ok(())
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("resolve-pr", env!("CARGO_PKG_VERSION"))
+                    .with_title("resolve-pr"),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        // A handful of tools fit one page; a cursor from the client is therefore never ours
+        // and is ignored like the spec allows for an unpaginated list.
+        Ok(ListToolsResult::with_all_items(
+            self.selection.tools().iter().map(describe).collect(),
+        ))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.selection.find(name).ok().map(describe)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.as_ref();
+        let tool = self
+            .selection
+            .find(name)
+            .map_err(|e| unknown_tool(name, &e))?;
+        let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        // No tool reports progress yet; the CI wait mode will take this.
+        let _progress = Progress::from_request(&context);
+        let started = Instant::now();
+        // rmcp cancels `ct` on `notifications/cancelled` but keeps polling the handler; dropping
+        // the call future here is what stops its requests to the forge.
+        let outcome = tokio::select! {
+            biased;
+            () = context.ct.cancelled() => {
+                tracing::info!(tool = name, "call cancelled by the client");
+                // The SDK drops the response of a cancelled request; this never reaches anyone.
+                return Err(ErrorData::new(ErrorCode::INTERNAL_ERROR, "request cancelled", None));
+            }
+            outcome = tool.call(&self.ctx, args) => outcome,
+        };
+        match &outcome {
+            Ok(_) => tracing::info!(
+                tool = name,
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "call succeeded"
+            ),
+            Err(e) => tracing::info!(
+                tool = name,
+                category = e.category.as_str(),
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "call failed"
+            ),
+        }
+        Ok(call_result(outcome).into())
+    }
+}
+
+/// A tool's outcome as a `tools/call` result: structured content and its text rendering, or
+/// the error JSON with `isError` so the agent can read the category and suggestion.
+pub(crate) fn call_result(outcome: Result<ToolOutput, ToolError>) -> CallToolResult {
+    match outcome {
+        Ok(out) => {
+            let mut result = CallToolResult::structured(out.structured);
+            result.content = vec![ContentBlock::text(out.text)];
+            result
+        }
+        Err(e) => {
+            let mut result = CallToolResult::structured_error(e.to_json());
+            result.content = vec![ContentBlock::text(error_text(&e))];
+            result
+        }
+    }
+}
+
+fn error_text(e: &ToolError) -> String {
+    let mut text = format!("Error ({}): {}", e.category.as_str(), e.error);
+    if let Some(s) = &e.suggestion {
+        text.push_str("\nSuggestion: ");
+        text.push_str(s);
+    }
+    if let Some(secs) = e.retry_after {
+        text.push_str(&format!("\nRetry after {secs} seconds."));
+    }
+    text
+}
+
+/// The spec (server/tools, "Error Handling") lists an unknown tool among the protocol errors,
+/// with code -32602. The message names the available tools, since that is what a client shows,
+/// and `data` carries the same error JSON a tool error would.
+fn unknown_tool(name: &str, e: &ToolError) -> ErrorData {
+    let mut message = format!("Unknown tool: {name}: {}", e.error);
+    if let Some(s) = &e.suggestion {
+        message.push_str(". ");
+        message.push_str(s);
+    }
+    ErrorData::invalid_params(message, Some(e.to_json()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn error_result_carries_the_error_json_and_a_readable_text() {
+        let e = ToolError::user("comment must not be empty")
+            .with_detail("field", "comment")
+            .with_suggestion("Write something.");
+        let r = call_result(Err(e.clone()));
+        assert_eq!(r.is_error, Some(true));
+        assert_eq!(r.structured_content, Some(e.to_json()));
+        let text = r.content[0].as_text().map(|t| t.text.clone());
+        assert_eq!(
+            text.as_deref(),
+            Some("Error (user): comment must not be empty\nSuggestion: Write something.")
+        );
+    }
+
+    #[test]
+    fn success_result_has_structured_content_and_the_tool_text() {
+        let r = call_result(Ok(ToolOutput {
+            structured: json!({"pr": "o/r#1"}),
+            text: "done".into(),
+        }));
+        assert_eq!(r.is_error, Some(false));
+        assert_eq!(r.structured_content, Some(json!({"pr": "o/r#1"})));
+        assert_eq!(r.content.len(), 1);
+        assert_eq!(
+            r.content[0].as_text().map(|t| t.text.as_str()),
+            Some("done")
+        );
+    }
+}

@@ -1,0 +1,308 @@
+"""End to end: `resolve-pr serve` driven by the official Python MCP client over stdio, against
+`forge-sim` serving a simulated GitHub and a simulated Forgejo.
+
+Builds nothing: run `cargo build -p resolve-pr -p resolve-pr-forge-sim --bins` first, or point
+RESOLVE_PR_BIN / FORGE_SIM_BIN at the binaries. Every server runs with HOME, XDG dirs and
+RESOLVE_PR_CONFIG in a temporary directory, so the developer's config and tokens are never read.
+The HTTP requests each tool call costs are printed (and collected in REQUEST_COUNTS).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import urllib.request
+import uuid
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import pytest
+from jsonschema import Draft202012Validator
+from mcp import ClientSession, MCPError, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+RESOLVE_PR_BIN = Path(os.environ.get("RESOLVE_PR_BIN", REPO_ROOT / "target/debug/resolve-pr"))
+FORGE_SIM_BIN = Path(os.environ.get("FORGE_SIM_BIN", REPO_ROOT / "target/debug/forge-sim"))
+TIMEOUT = 60  # seconds for one whole scenario; the simulator answers in milliseconds
+
+# (forge, tool, what) -> HTTP requests the call cost, for the report.
+REQUEST_COUNTS: dict[tuple[str, str, str], int] = {}
+
+
+@dataclass(frozen=True)
+class Forge:
+    """A builtin forge-sim scenario and how resolve-pr is pointed at it (see
+    crates/forge-sim/scenarios/*.yaml for the tokens, repositories and pull requests)."""
+
+    name: str
+    scenario: str
+    token: str
+    owner: str
+    repo: str
+    pr: int
+
+    def env(self, base_url: str) -> dict[str, str]:
+        if self.name == "github":
+            return {"GITHUB_API_URL": base_url, "GITHUB_TOKEN": self.token}
+        return {"FORGEJO_HOST": base_url, "FORGEJO_TOKEN": self.token}
+
+    def repository(self, base_url: str) -> str:
+        if self.name == "github":
+            return f"{self.owner}/{self.repo}"  # the default forge is the simulated GitHub
+        return f"{base_url.removeprefix('http://')}/{self.owner}/{self.repo}"
+
+
+DEMO = [
+    Forge("github", "demo-github", "ghp_demo_write", "acme", "widgets", 7),
+    Forge("forgejo", "demo-forgejo", "fj_demo_write", "acme", "widgets", 7),
+]
+BUSY = [
+    Forge("github", "comments_over_100", "ghp_write", "acme", "busy", 1),
+    Forge("forgejo", "comments_over_100_forgejo", "fj_write", "acme", "busy", 1),
+]
+
+
+class ForgeSim:
+    """A running `forge-sim`; it serves until its stdin closes."""
+
+    def __init__(self, scenario: str) -> None:
+        if not FORGE_SIM_BIN.exists():
+            pytest.fail(f"{FORGE_SIM_BIN} is missing: cargo build -p resolve-pr-forge-sim --bins")
+        self.proc = subprocess.Popen(
+            [str(FORGE_SIM_BIN), "--scenario", f"builtin:{scenario}"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("listening "):
+            self.close()
+            pytest.fail(f"forge-sim did not start: {line!r}")
+        self.base_url = line.removeprefix("listening ")
+
+    def _get(self, path: str) -> Any:
+        with urllib.request.urlopen(self.base_url + path, timeout=10) as r:
+            return json.load(r)
+
+    def requests(self) -> list[dict[str, Any]]:
+        return self._get("/_sim/requests")
+
+    def clear_requests(self) -> None:
+        req = urllib.request.Request(self.base_url + "/_sim/requests", method="DELETE")
+        urllib.request.urlopen(req, timeout=10).close()
+
+    def violations(self) -> list[Any]:
+        return self._get("/_sim/violations")
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A private HOME with an empty config file: no developer config, no real cursor key."""
+    (tmp_path / "config.toml").write_text("")
+    return tmp_path
+
+
+def server_env(home: Path, extra: dict[str, str]) -> dict[str, str]:
+    return {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / "xdg-config"),
+        "XDG_STATE_HOME": str(home / "xdg-state"),
+        "RESOLVE_PR_CONFIG": str(home / "config.toml"),
+        "RESOLVE_PR_LOG": "warn",
+        **extra,
+    }
+
+
+@asynccontextmanager
+async def mcp_session(env: dict[str, str], *args: str) -> AsyncIterator[ClientSession]:
+    if not RESOLVE_PR_BIN.exists():
+        pytest.fail(f"{RESOLVE_PR_BIN} is missing: cargo build -p resolve-pr --bins")
+    params = StdioServerParameters(command=str(RESOLVE_PR_BIN), args=["serve", *args], env=env)
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            yield session
+
+
+class Calls:
+    """Calls tools on one session, checks every structured result against the tool's
+    outputSchema, and counts the HTTP requests each call cost on the simulator."""
+
+    def __init__(self, session: ClientSession, sim: ForgeSim, forge: str) -> None:
+        self.session, self.sim, self.forge = session, sim, forge
+        self.validators: dict[str, Draft202012Validator] = {}
+
+    async def list_tools(self) -> list[Any]:
+        tools = (await self.session.list_tools()).tools
+        for tool in tools:
+            assert tool.input_schema["type"] == "object", tool.name
+            assert tool.output_schema is not None and tool.output_schema["type"] == "object", tool.name
+            Draft202012Validator.check_schema(tool.input_schema)
+            Draft202012Validator.check_schema(tool.output_schema)
+            self.validators[tool.name] = Draft202012Validator(tool.output_schema)
+        return tools
+
+    async def call(self, tool: str, args: dict[str, Any], what: str) -> Any:
+        self.sim.clear_requests()
+        result = await self.session.call_tool(tool, args)
+        requests = self.sim.requests()
+        key = (self.forge, tool, what)
+        REQUEST_COUNTS[key] = len(requests)
+        print(f"[{self.forge}] {tool} ({what}): {len(requests)} HTTP request(s)")
+        assert result.content and result.content[0].type == "text", "no text rendering"
+        if not result.is_error:
+            errors = sorted(self.validators[tool].iter_errors(result.structured_content), key=str)
+            assert not errors, f"{tool} output does not match its outputSchema: {errors[0]}"
+        return result
+
+    async def all_comments(self, args: dict[str, Any], what: str) -> list[dict[str, Any]]:
+        """Every comment, following nextCursor to the end."""
+        comments: list[dict[str, Any]] = []
+        page_args = dict(args)
+        for page in range(1, 100):
+            result = await self.call("pr_comment_list", page_args, f"{what}, page {page}")
+            assert not result.is_error, result.structured_content
+            comments += result.structured_content["comments"]
+            cursor = result.structured_content.get("nextCursor")
+            if cursor is None:
+                return comments
+            page_args = {**args, "cursor": cursor}
+        pytest.fail("pagination did not end")
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, TIMEOUT))
+
+
+@pytest.mark.parametrize("forge", DEMO, ids=lambda f: f.name)
+def test_tools_over_stdio(forge: Forge, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sim = ForgeSim(forge.scenario)
+    try:
+        with capsys.disabled():
+            run(_tools_over_stdio(forge, sim, home))
+        assert sim.violations() == [], "forge-sim saw responses outside the published API"
+    finally:
+        sim.close()
+
+
+async def _tools_over_stdio(forge: Forge, sim: ForgeSim, home: Path) -> None:
+    async with mcp_session(server_env(home, forge.env(sim.base_url))) as session:
+        init = await session.initialize()
+        assert init.server_info.name == "resolve-pr"
+        assert init.instructions
+        calls = Calls(session, sim, forge.name)
+        tools = {t.name: t for t in await calls.list_tools()}
+        assert set(tools) == {"pr_comment_list", "pr_comment_create"}
+        assert tools["pr_comment_list"].annotations.read_only_hint is True
+        assert tools["pr_comment_create"].annotations.read_only_hint is False
+
+        pr = {"repository": forge.repository(sim.base_url), "pull_request_number": forge.pr}
+        before = await calls.all_comments(pr, "before")
+        assert [c["id"] for c in before] == [2001, 2002, 2003]
+
+        body = f"e2e comment {uuid.uuid4()}"
+        created = await calls.call("pr_comment_create", {**pr, "comment": body}, "create")
+        assert not created.is_error, created.structured_content
+        comment = created.structured_content["comment"]
+        assert comment["body"] == body and comment["user"] == "alice"
+        assert any(r["method"] == "POST" for r in sim.requests())
+
+        after = await calls.all_comments(pr, "after")
+        assert [c["id"] for c in after] == [c["id"] for c in before] + [comment["id"]]
+        assert after[-1] == comment
+
+        # Bad calls are user errors and write nothing.
+        for what, args in [
+            ("empty comment", {**pr, "comment": "   "}),
+            ("bad repository", {**pr, "repository": "not a repository", "comment": "hi"}),
+            ("missing number", {"repository": pr["repository"], "comment": "hi"}),
+        ]:
+            result = await calls.call("pr_comment_create", args, what)
+            assert result.is_error, what
+            error = result.structured_content
+            assert error["category"] == "user", error
+            assert error["error"] and error["suggestion"], error
+            assert not [r for r in sim.requests() if r["method"] == "POST"], f"{what} wrote something"
+
+        # A PR number that does not exist reaches the forge and comes back categorized.
+        missing = await calls.call("pr_comment_list", {**pr, "pull_request_number": 9999}, "missing PR")
+        assert missing.is_error and missing.structured_content["category"] in {"user", "api"}
+
+
+@pytest.mark.parametrize("forge", BUSY, ids=lambda f: f.name)
+def test_pagination_and_cursors_across_restarts(
+    forge: Forge, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim = ForgeSim(forge.scenario)
+    try:
+        with capsys.disabled():
+            run(_pagination(forge, sim, home))
+        assert sim.violations() == []
+    finally:
+        sim.close()
+
+
+async def _pagination(forge: Forge, sim: ForgeSim, home: Path) -> None:
+    env = server_env(home, forge.env(sim.base_url))
+    pr = {"repository": forge.repository(sim.base_url), "pull_request_number": forge.pr}
+    async with mcp_session(env) as session:
+        await session.initialize()
+        calls = Calls(session, sim, forge.name)
+        await calls.list_tools()
+        comments = await calls.all_comments(pr, "130 comments")
+        assert [c["body"] for c in comments] == [f"Comment {n} of 130" for n in range(1, 131)]
+        first = await calls.call("pr_comment_list", pr, "first page again")
+        cursor = first.structured_content["nextCursor"]
+        assert len(first.structured_content["comments"]) == 20
+
+    # A new server process (same HOME, so the same key file) accepts the old cursor.
+    async with mcp_session(env) as session:
+        await session.initialize()
+        calls = Calls(session, sim, forge.name)
+        await calls.list_tools()
+        second = await calls.call("pr_comment_list", {**pr, "cursor": cursor}, "cursor after restart")
+        assert not second.is_error, second.structured_content
+        assert second.structured_content["comments"][0]["body"] == "Comment 21 of 130"
+        # A cursor is bound to its arguments.
+        other = await calls.call(
+            "pr_comment_list", {**pr, "pull_request_number": 2, "cursor": cursor}, "foreign cursor"
+        )
+        assert other.is_error and other.structured_content["category"] == "user"
+
+
+def test_read_only_server_has_no_writing_tool(home: Path) -> None:
+    forge = DEMO[0]
+    sim = ForgeSim(forge.scenario)
+    try:
+        run(_read_only(forge, sim, home))
+        assert not [r for r in sim.requests() if r["method"] == "POST"]
+    finally:
+        sim.close()
+
+
+async def _read_only(forge: Forge, sim: ForgeSim, home: Path) -> None:
+    async with mcp_session(server_env(home, forge.env(sim.base_url)), "--read-only") as session:
+        await session.initialize()
+        names = [t.name for t in (await session.list_tools()).tools]
+        assert names == ["pr_comment_list"]
+        pr = {"repository": "acme/widgets", "pull_request_number": 7, "comment": "hi"}
+        # An unknown tool is a protocol error (MCP spec, tools: error handling).
+        with pytest.raises(MCPError) as refused:
+            await session.call_tool("pr_comment_create", pr)
+        assert refused.value.code == -32602
+        assert "read-only" in str(refused.value.error.message)
+        assert refused.value.error.data["category"] == "user"
