@@ -1,6 +1,8 @@
 //! The `forge-sim` binary: prints exactly its listening line, serves, and stops when its
 //! stdin closes.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -24,14 +26,18 @@ async fn prints_its_address_serves_and_stops_when_stdin_closes() {
         .to_owned();
     assert!(base.starts_with("http://127.0.0.1:"), "{line}");
 
-    let version: serde_json::Value = reqwest::get(format!("{base}/api/v1/version"))
+    let version: serde_json::Value = common::client()
+        .get(format!("{base}/api/v1/version"))
+        .send()
         .await
         .unwrap()
         .json()
         .await
         .unwrap();
     assert_eq!(version["version"], "11.0.1+gitea-1.22.0");
-    let log: serde_json::Value = reqwest::get(format!("{base}/_sim/requests"))
+    let log: serde_json::Value = common::client()
+        .get(format!("{base}/_sim/requests"))
+        .send()
         .await
         .unwrap()
         .json()

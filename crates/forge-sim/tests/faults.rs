@@ -2,6 +2,8 @@
 //! control endpoints that out-of-process tests use. Also: a GitHub body that drifts from the
 //! description is caught.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use resolve_pr_forge_sim::{
@@ -20,6 +22,7 @@ async fn demo() -> SimHandle {
 
 fn fresh_client() -> reqwest::Client {
     // No pooling: a fault that closes a connection must not leak into the next request.
+    common::install_crypto();
     reqwest::Client::builder()
         .pool_max_idle_per_host(0)
         .build()

@@ -2,6 +2,8 @@
 //! success and error statuses, comment state, Forgejo's unpaginated comment list, and
 //! error bodies shaped like Forgejo's. Each test ends with no contract violations.
 
+mod common;
+
 use resolve_pr_forge_sim::{ForgeFlavor, Scenario, Sim, SimHandle, validate_rest};
 use serde_json::{Value, json};
 
@@ -15,7 +17,7 @@ async fn demo() -> SimHandle {
 }
 
 async fn get(sim: &SimHandle, path: &str, token: Option<&str>) -> reqwest::Response {
-    let mut req = reqwest::Client::new().get(format!("{}/api/v1{path}", sim.base_url()));
+    let mut req = common::client().get(format!("{}/api/v1{path}", sim.base_url()));
     if let Some(t) = token {
         req = req.header("authorization", format!("token {t}"));
     }
@@ -23,7 +25,7 @@ async fn get(sim: &SimHandle, path: &str, token: Option<&str>) -> reqwest::Respo
 }
 
 async fn post_comment(sim: &SimHandle, number: u64, token: &str, body: Value) -> reqwest::Response {
-    reqwest::Client::new()
+    common::client()
         .post(format!(
             "{}/api/v1/repos/acme/widgets/issues/{number}/comments",
             sim.base_url()

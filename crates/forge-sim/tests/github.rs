@@ -2,6 +2,8 @@
 //! statuses, state across calls, pagination, ETags, auth, GraphQL, and the request log.
 //! Each test ends by asserting the simulator served nothing outside GitHub's description.
 
+mod common;
+
 use resolve_pr_forge_sim::{RecordedRequest, Scenario, Sim, SimHandle};
 use serde_json::{Value, json};
 
@@ -15,7 +17,7 @@ async fn demo() -> SimHandle {
 }
 
 fn client() -> reqwest::Client {
-    reqwest::Client::new()
+    common::client()
 }
 
 async fn get(sim: &SimHandle, path: &str, token: Option<&str>) -> reqwest::Response {
