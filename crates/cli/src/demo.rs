@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, anyhow};
 use resolve_pr_core::CursorCodec;
+use resolve_pr_core::ShellCommand;
 use resolve_pr_forge::{ClientOptions, Config, Forges};
 use resolve_pr_forge_sim::{Permission, Scenario, Sim, SimHandle};
 use resolve_pr_tools::Context;
@@ -278,9 +279,13 @@ impl Printer {
             println!("{} {}", self.style.green("▸"), what);
             println!(
                 "  {}",
+                // Built like every command the product shows, so it can be pasted as-is
+                // whatever the arguments contain.
                 self.style.dim(&format!(
-                    "$ resolve-pr tool {tool} '{}'",
-                    compact_args(&args)
+                    "$ {}",
+                    ShellCommand::new("resolve-pr")
+                        .args(["tool", tool])
+                        .arg(compact_args(&args))
                 ))
             );
             match &outcome {

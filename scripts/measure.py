@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Figures for the closing notes, measured on this machine in one run (stdlib only).
+
+- startup: wall time of `resolve-pr tools --json` from process start to exit, as a ratio to
+  `git --version` timed in the same run (a reference, since the machine is shared and noisy);
+- idle memory: resident set size of `resolve-pr serve` after an MCP initialize + tools/list;
+- round trips: HTTP requests each tool call makes, from the simulator's request log.
+
+Run after `cargo build --release -p resolve-pr -p resolve-pr-forge-sim --bins`:
+    python3 scripts/measure.py
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.environ.get("RESOLVE_PR_BIN", os.path.join(ROOT, "target/release/resolve-pr"))
+SIM = os.environ.get("FORGE_SIM_BIN", os.path.join(ROOT, "target/release/forge-sim"))
+RUNS = 40
+
+
+def timed(argv, runs=RUNS):
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def startup():
+    # Interleave warm-up so both commands start from a warm page cache.
+    timed([BIN, "tools", "--json"], 3)
+    timed(["git", "--version"], 3)
+    ours = timed([BIN, "tools", "--json"])
+    ref = timed(["git", "--version"])
+    print(f"startup: resolve-pr tools --json median {ours * 1000:.1f} ms over {RUNS} runs; "
+          f"git --version {ref * 1000:.1f} ms; ratio {ours / ref:.2f}x")
+
+
+def idle_memory():
+    proc = subprocess.Popen([BIN, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=quiet_env({}))
+    def send(msg):
+        proc.stdin.write((json.dumps(msg) + "\n").encode())
+        proc.stdin.flush()
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "measure", "version": "0"}}})
+    proc.stdout.readline()
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    proc.stdout.readline()
+    time.sleep(1.0)
+    status = open(f"/proc/{proc.pid}/status").read()
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    rss, hwm = fields["VmRSS"].strip(), fields["VmHWM"].strip()
+    proc.stdin.close()
+    proc.wait(timeout=10)
+    print(f"idle memory: resolve-pr serve after initialize + tools/list: RSS {rss} (peak {hwm})")
+
+
+def quiet_env(extra):
+    home = tempfile.mkdtemp()
+    cfg = os.path.join(home, "config.toml")
+    open(cfg, "w").close()
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home,
+           "RESOLVE_PR_CONFIG": cfg, "RESOLVE_PR_CURSOR_KEY": "measure"}
+    env.update(extra)
+    return env
+
+
+def start_sim(scenario):
+    proc = subprocess.Popen([SIM, "--scenario", f"builtin:{scenario}"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    line = proc.stdout.readline().decode().strip()
+    assert line.startswith("listening "), line
+    return proc, line.removeprefix("listening ")
+
+
+def sim_requests(base):
+    with urllib.request.urlopen(f"{base}/_sim/requests") as r:
+        return json.load(r)
+
+
+def clear(base):
+    urllib.request.urlopen(urllib.request.Request(f"{base}/_sim/requests", method="DELETE")).close()
+
+
+def round_trips():
+    for forge, scenario, token in [("github", "demo-github", "ghp_demo_write"),
+                                   ("forgejo", "demo-forgejo", "fj_demo_write")]:
+        proc, base = start_sim(scenario)
+        if forge == "github":
+            env = quiet_env({"GITHUB_API_URL": base, "GITHUB_TOKEN": token})
+            repo = "acme/widgets"
+        else:
+            env = quiet_env({"FORGEJO_HOST": base, "FORGEJO_TOKEN": token})
+            repo = f"{base}/acme/widgets"
+        calls = [
+            ("pr_comment_list", {"repository": repo, "pull_request_number": 7}),
+            ("pr_comment_create", {"repository": repo, "pull_request_number": 7, "comment": "measured"}),
+            ("pr_comment_create", {"repository": repo, "pull_request_number": 0, "comment": ""}),
+        ]
+        for tool, args in calls:
+            clear(base)
+            subprocess.run([BIN, "tool", tool, json.dumps(args)], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            log = sim_requests(base)
+            what = ", ".join(f"{r['method']} {r['path']}" for r in log) or "none"
+            note = " (bad input)" if args.get("pull_request_number") == 0 else ""
+            print(f"round trips: {forge} {tool}{note}: {len(log)} request(s) from a fresh process: {what}")
+        proc.stdin.close()
+        proc.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    for path in (BIN, SIM):
+        if not os.access(path, os.X_OK):
+            sys.exit(f"{path} is missing: cargo build --release -p resolve-pr -p resolve-pr-forge-sim --bins")
+    startup()
+    idle_memory()
+    round_trips()
