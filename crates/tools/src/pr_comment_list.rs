@@ -36,13 +36,13 @@ pub struct Output {
     pub next_cursor: Option<String>,
 }
 
-/// Where the next page starts. Comments are listed oldest first and new ones are appended, so
-/// an offset stays valid while comments arrive; `after_id` drops anything already shown if
-/// the forge's pages ever overlap.
+/// Where the next page starts: the forge's page number at our page size. Comments are listed
+/// oldest first and new ones are appended, so page boundaries stay put while comments arrive.
+/// A comment deleted between two calls shifts later pages by one; filtering by id instead
+/// would silently drop comments on a forge whose ids are not in creation order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct Position {
-    offset: u64,
-    after_id: u64,
+    page: u32,
 }
 
 pub struct PrCommentList;
@@ -69,36 +69,21 @@ created_at, updated_at, html_url. Review comments on code lines are not included
         let pr = pr_from_args(&input.repository, input.pull_request_number, Vec::new())?;
         let position = match &input.cursor {
             Some(c) => ctx.cursors.decode::<Position>(Self::NAME, raw, c)?,
-            None => Position {
-                offset: 0,
-                after_id: 0,
-            },
+            None => Position { page: 1 },
         };
-        let per_page = PageSize::Comments.get() as u64;
         let forge = ctx.forges.for_repo(&pr.repo)?;
         let request = PageRequest {
-            page: (position.offset / per_page + 1) as u32,
-            per_page: per_page as u32,
+            page: position.page,
+            per_page: PageSize::Comments.get() as u32,
         };
         // The forge answers "not found" for a number that is an issue, not a PR.
         let page = forge.list_pr_comments(&pr, request).await?;
-        let fetched = page.items.len() as u64;
-        let comments: Vec<PullRequestComment> = page
-            .items
-            .into_iter()
-            .filter(|c| c.id > position.after_id)
-            .map(Into::into)
-            .collect();
+        let comments: Vec<PullRequestComment> = page.items.into_iter().map(Into::into).collect();
         let next_cursor = page.has_next.then(|| {
-            let after_id = comments.last().map_or(position.after_id, |c| c.id);
-            ctx.cursors.encode(
-                Self::NAME,
-                raw,
-                &Position {
-                    offset: position.offset + fetched,
-                    after_id,
-                },
-            )
+            let next = Position {
+                page: position.page + 1,
+            };
+            ctx.cursors.encode(Self::NAME, raw, &next)
         });
         Ok(Output {
             pr: pr.to_string(),

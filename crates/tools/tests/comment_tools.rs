@@ -141,6 +141,45 @@ async fn walks_a_long_conversation_page_by_page(flavor: Flavor) {
     );
 }
 
+async fn comment_arriving_mid_walk_is_neither_skipped_nor_repeated(flavor: Flavor) {
+    let (scenario, token) = match flavor {
+        Flavor::GitHub => ("comments_over_100", "ghp_write"),
+        Flavor::Forgejo => ("comments_over_100_forgejo", "fj_write"),
+    };
+    let fx = Fixture::start(flavor, scenario, token).await;
+    let repository = fx.repository("acme/busy");
+    let args = json!({"repository": repository, "pull_request_number": 1});
+    let first = fx
+        .call("pr_comment_list", args.clone())
+        .await
+        .expect("first page");
+    let mut seen = ids(&first);
+    let mut cursor = first.structured["nextCursor"].as_str().map(str::to_owned);
+    let created = fx
+        .call(
+            "pr_comment_create",
+            json!({"repository": repository, "pull_request_number": 1, "comment": "late"}),
+        )
+        .await
+        .expect("created");
+    while let Some(c) = cursor {
+        let mut a = args.clone();
+        a["cursor"] = json!(c);
+        let out = fx.call("pr_comment_list", a).await.expect("page");
+        seen.extend(ids(&out));
+        cursor = out.structured["nextCursor"].as_str().map(str::to_owned);
+    }
+    assert_eq!(seen.len(), 131, "every comment once, the new one included");
+    assert_eq!(
+        seen.last().copied(),
+        created.structured["comment"]["id"].as_u64()
+    );
+    let mut unique = seen.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), 131);
+}
+
 async fn created_comment_is_listed(flavor: Flavor) {
     let token = if flavor == Flavor::GitHub {
         "ghp_demo_write"
@@ -360,6 +399,7 @@ macro_rules! on_both_forges {
 
 on_both_forges!(
     walks_a_long_conversation_page_by_page,
+    comment_arriving_mid_walk_is_neither_skipped_nor_repeated,
     created_comment_is_listed,
     bad_input_writes_nothing,
     read_only_token_cannot_comment,
