@@ -25,6 +25,12 @@ pub struct PrRef {
     pub number: u64,
 }
 
+/// Path segments GitHub, Forgejo and Gitea use for pages inside a repository.
+const INNER_PAGES: &[&str] = &[
+    "pull", "pulls", "issues", "tree", "blob", "src", "commit", "commits", "compare", "actions",
+    "releases", "wiki", "-",
+];
+
 const PR_EXAMPLES: &str = "Use one of: 'owner/repo#123', 'owner/repo/pull/123', \
 'https://github.com/owner/repo/pull/123', 'https://forgejo.example.com/owner/repo/pulls/123'";
 const REPO_EXAMPLES: &str =
@@ -48,6 +54,17 @@ impl RepoRef {
             let n = segments.len();
             if n < 2 {
                 return Err(fail("expected the URL path to end in /owner/repo"));
+            }
+            // A link to something inside a repository (a pull request, a file, an issue) is
+            // not a repository: its last two segments are not owner and name.
+            if let Some(seg) = segments
+                .iter()
+                .skip(2)
+                .find(|seg| INNER_PAGES.contains(&seg.as_str()))
+            {
+                return Err(fail(&format!(
+                    "this links to a page inside a repository (/{seg}/...); give the repository itself, like https://host/owner/repo"
+                )));
             }
             let base = with_prefix(base, &segments[..n - 2]);
             let repo = segments[n - 1].trim_end_matches(".git");
@@ -124,10 +141,19 @@ impl PrRef {
         }
         if s.contains("://") {
             let (base, segments) = split_url(s).map_err(|why| fail(&why))?;
-            let pos = segments
-                .iter()
-                .position(|seg| seg == "pull" || seg == "pulls")
-                .filter(|&i| i >= 2 && i + 1 < segments.len())
+            // The first `pull`/`pulls` followed by a number, with owner and repo before it:
+            // a repository may itself be called `pull`, and a sub-path install puts a prefix
+            // before the owner.
+            let pos = (2..segments.len().saturating_sub(1))
+                .find(|&i| {
+                    (segments[i] == "pull" || segments[i] == "pulls")
+                        && !segments[i + 1].is_empty()
+                        && segments[i + 1].bytes().all(|b| b.is_ascii_digit())
+                })
+                .or_else(|| {
+                    (2..segments.len().saturating_sub(1))
+                        .find(|&i| segments[i] == "pull" || segments[i] == "pulls")
+                })
                 .ok_or_else(|| fail("expected a URL path like /owner/repo/pull/123"))?;
             // Anything before owner/repo is an install prefix (Gitea under a sub-path); anything
             // after the number (`/files`, `/commits/sha`) is a view of the same PR.
@@ -325,6 +351,18 @@ mod tests {
                 pr(Some("http://127.0.0.1:3000/gitea"), "o", "r", 2),
             ),
             (
+                "https://github.com/o/pull/pull/5",
+                pr(Some("https://github.com"), "o", "pull", 5),
+            ),
+            (
+                "https://codeberg.org/pulls/r/pulls/3",
+                pr(Some("https://codeberg.org"), "pulls", "r", 3),
+            ),
+            (
+                "http://h.example/gitea/o/pulls/pulls/3",
+                pr(Some("http://h.example/gitea"), "o", "pulls", 3),
+            ),
+            (
                 "codeberg.org/o/r#5",
                 pr(Some("https://codeberg.org"), "o", "r", 5),
             ),
@@ -388,6 +426,14 @@ mod tests {
                 .as_deref(),
             Some("http://127.0.0.1:3000/gitea")
         );
+        for bad in [
+            "https://github.com/octo/hello/pull/42",
+            "https://codeberg.org/o/r/src/branch/main",
+            "https://github.com/o/r/tree/main",
+        ] {
+            let e = RepoRef::parse(bad).unwrap_err();
+            assert!(e.error.contains("inside a repository"), "{bad}: {e:?}");
+        }
         for bad in ["", "o", "o/r/x", "o/r r", "/r", "o/"] {
             assert_eq!(
                 RepoRef::parse(bad).unwrap_err().category,
