@@ -41,6 +41,10 @@ GITHUB_OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}"),
     ("get", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
     ("post", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
+    ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"),
+    ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/comments"),
+    ("post", "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies"),
+    ("get", "/repos/{owner}/{repo}/pulls/comments/{comment_id}"),
     ("get", "/user"),
     ("get", "/rate_limit"),
 ]
@@ -52,6 +56,9 @@ FORGEJO_OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/pulls/{index}"),
     ("get", "/repos/{owner}/{repo}/issues/{index}/comments"),
     ("post", "/repos/{owner}/{repo}/issues/{index}/comments"),
+    ("get", "/repos/{owner}/{repo}/pulls/{index}/reviews"),
+    ("get", "/repos/{owner}/{repo}/pulls/{index}/reviews/{id}"),
+    ("get", "/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/comments"),
 ]
 
 # Go fields that are pointers to scalars, so null when unset, which go-swagger cannot tell
@@ -212,6 +219,16 @@ def extract_github(spec: dict) -> dict:
                     "schema": conv.ref("#/components/schemas/basic-error"),
                 }
                 supplements.append(status)
+        # A pull request or comment that does not exist answers 404 with a basic-error on
+        # every operation below a repository, though some operations (e.g. listing reviews)
+        # do not list it.
+        if "{pull_number}" in path or "{comment_id}" in path:
+            if "404" not in responses:
+                responses["404"] = {
+                    "description": "Resource not found (supplement: unknown pull request or comment)",
+                    "schema": conv.ref("#/components/schemas/basic-error"),
+                }
+                supplements.append("404")
         if method == "get" and "304" not in responses:
             responses["304"] = {"description": "Not modified (supplement: any conditional GET)", "schema": None}
             supplements.append("304")
@@ -303,9 +320,23 @@ and every schema they reference, converted to plain JSON Schema 2020-12:
   objects with listed properties are closed (`additionalProperties: false`), because
   go-swagger lists every field of the Go struct;
 - supplements, listed per operation in `supplemented_statuses`: 401 on every operation (both
-  forges send it for a bad token), for GitHub 403/429 on every operation (rate limits) and 304
-  on every GET (conditional requests), for
+  forges send it for a bad token), for GitHub 403/429 on every operation (rate limits), 304
+  on every GET (conditional requests) and 404 on operations addressing a pull request or
+  comment (an unknown number or id), for
   Forgejo 422 on operations with a JSON body (form-binding errors).
+
+## Served but not described
+
+Gitea's review-conversation endpoints are newer than every Gitea/Forgejo description published
+in a package registry (npm `gitea-js` stops at Gitea 1.23, npm `gitea-api` at 1.17, crates.io
+`forgejo-api` describes Forgejo, which lacks them), so forge-sim serves them (only for a
+scenario whose instance has them) without a contract check rather than with an invented
+description:
+- `POST /repos/{owner}/{repo}/pulls/comments/{id}/resolve` and `.../unresolve` (204; Gitea
+  1.26.0, go-gitea/gitea#36441);
+- `POST /repos/{owner}/{repo}/pulls/{index}/comments/{id}/replies` (201 `PullReviewComment`;
+  Gitea 1.27.0, go-gitea/gitea#36683).
+Its success bodies reuse the described `PullReviewComment` shape, which the tests check.
 
 ## Regenerate
 

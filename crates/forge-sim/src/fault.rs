@@ -44,6 +44,17 @@ pub enum FaultKind {
     TruncatedBody,
     /// 200 with a body that is not JSON.
     Garbage,
+    /// For `POST /graphql`: still 200, but the body carries GraphQL `errors` — GitHub's way
+    /// of failing a query (timeouts, rate limits, server errors). With `keep_data` the real
+    /// `data` stays beside the error (a partial result); otherwise `data` is null.
+    GraphqlError {
+        message: String,
+        /// GitHub's `type`, e.g. `RATE_LIMITED`, `INTERNAL`; omitted when `None`.
+        #[serde(default, rename = "type")]
+        error_type: Option<String>,
+        #[serde(default)]
+        keep_data: bool,
+    },
 }
 
 impl Fault {

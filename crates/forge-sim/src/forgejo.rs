@@ -9,9 +9,13 @@
 use serde_json::{Value, json};
 
 use crate::contract::FORGEJO_API_PREFIX;
+use crate::scenario::ForgeFlavor;
+use crate::scenario::UserKind;
 use crate::scenario::{PullSpec, PullState, TokenSpec};
 use crate::server::{Reply, Request, Shared, lock};
-use crate::state::{Comment, Conversation, User, World, normalize_time};
+use crate::state::{
+    Comment, Conversation, Review, ReviewComment, Thread, User, World, normalize_time,
+};
 
 /// Go's zero `time.Time`, which Forgejo prints for never-set times such as `mirror_updated`.
 const GO_ZERO_TIME: &str = "0001-01-01T00:00:00Z";
@@ -138,8 +142,278 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
                 None => api_error(base, 500, ""),
             }
         }
+        ("GET", ["repos", owner, name, "pulls", index, "reviews"]) => {
+            let Some((r, n)) = pull_of(&world, &caller, owner, name, index) else {
+                return not_found(base);
+            };
+            // `page`/`limit` like every Gitea list (default 30, at most 50); no total header.
+            let limit = req
+                .query_param("limit")
+                .and_then(|v| v.parse::<usize>().ok())
+                .filter(|&l| l > 0)
+                .unwrap_or(30)
+                .min(50);
+            let page = req
+                .query_param("page")
+                .and_then(|v| v.parse::<usize>().ok())
+                .filter(|&p| p > 0)
+                .unwrap_or(1);
+            let items: Vec<Value> = world
+                .reviews(r, n)
+                .skip((page - 1).saturating_mul(limit))
+                .take(limit)
+                .map(|rv| review_json(base, &world, r, rv))
+                .collect();
+            Reply::json(200, Value::Array(items))
+        }
+        ("GET", ["repos", owner, name, "pulls", index, "reviews", id]) => {
+            match review_of(&world, &caller, owner, name, index, id) {
+                Some((r, rv)) => Reply::json(200, review_json(base, &world, r, rv)),
+                None => not_found(base),
+            }
+        }
+        (
+            "GET",
+            [
+                "repos",
+                owner,
+                name,
+                "pulls",
+                index,
+                "reviews",
+                id,
+                "comments",
+            ],
+        ) => match review_of(&world, &caller, owner, name, index, id) {
+            Some((r, rv)) => {
+                let items: Vec<Value> = world
+                    .review_comments(r, rv.pull)
+                    .into_iter()
+                    .filter(|(_, c)| c.review_id == rv.id)
+                    .map(|(t, c)| {
+                        review_comment_json(base, &world, r, &world.repos[r].threads[t], c)
+                    })
+                    .collect();
+                Reply::json(200, Value::Array(items))
+            }
+            None => not_found(base),
+        },
+        ("POST", ["repos", owner, name, "pulls", "comments", id, action])
+            if world.resolve_capability && (*action == "resolve" || *action == "unresolve") =>
+        {
+            let Some(r) = visible_repo(&world, &caller, owner, name) else {
+                return not_found(base);
+            };
+            let found = id
+                .parse::<u64>()
+                .ok()
+                .and_then(|id| Some((world.thread_of_comment(r, id)?, id)));
+            let Some((t, id)) = found else {
+                return not_found(base).unchecked();
+            };
+            let Some(caller) = caller else {
+                return api_error(base, 401, "token is required");
+            };
+            if !world.can_write(&caller) {
+                return api_error(base, 403, "user should have permission to resolve comment")
+                    .unchecked();
+            }
+            let resolver = (*action == "resolve").then_some(caller.login.as_str());
+            world.set_resolved(r, t, Some(id), resolver);
+            Reply::empty(204).unchecked()
+        }
+        (
+            "POST",
+            [
+                "repos",
+                owner,
+                name,
+                "pulls",
+                index,
+                "comments",
+                id,
+                "replies",
+            ],
+        ) if world.reply_capability => {
+            let Some((r, n)) = pull_of(&world, &caller, owner, name, index) else {
+                return not_found(base);
+            };
+            let thread = id
+                .parse::<u64>()
+                .ok()
+                .and_then(|id| world.thread_of_comment(r, id))
+                .filter(|&t| world.repos[r].threads[t].pull == n);
+            let Some(t) = thread else {
+                return not_found(base).unchecked();
+            };
+            let Some(caller) = caller else {
+                return api_error(base, 401, "token is required");
+            };
+            if !world.can_write(&caller) {
+                return api_error(
+                    base,
+                    403,
+                    "token does not have at least one of required scope(s): [write:repository]",
+                )
+                .unchecked();
+            }
+            let payload: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
+            let body = payload.get("body").and_then(Value::as_str).unwrap_or("");
+            if body.is_empty() {
+                return Reply::json(
+                    422,
+                    json!([{"fieldNames": ["Body"], "classification": "RequiredError", "message": "Required"}]),
+                )
+                .unchecked();
+            }
+            match world.add_reply(r, t, &caller.login, body) {
+                Some(c) => {
+                    let json = review_comment_json(base, &world, r, &world.repos[r].threads[t], &c);
+                    Reply::json(201, json).unchecked()
+                }
+                None => not_found(base).unchecked(),
+            }
+        }
         _ => not_found(base).unchecked(),
     }
+}
+
+fn pull_of(
+    world: &World,
+    caller: &Option<TokenSpec>,
+    owner: &str,
+    name: &str,
+    index: &str,
+) -> Option<(usize, u64)> {
+    let r = visible_repo(world, caller, owner, name)?;
+    let n = index.parse::<u64>().ok()?;
+    match world.conversation(r, n)? {
+        Conversation::Pull(_) => Some((r, n)),
+        Conversation::Issue => None,
+    }
+}
+
+fn review_of<'w>(
+    world: &'w World,
+    caller: &Option<TokenSpec>,
+    owner: &str,
+    name: &str,
+    index: &str,
+    id: &str,
+) -> Option<(usize, &'w Review)> {
+    let (r, n) = pull_of(world, caller, owner, name, index)?;
+    let id = id.parse::<u64>().ok()?;
+    let review = world.reviews(r, n).find(|rv| rv.id == id)?;
+    Some((r, review))
+}
+
+/// Gitea's ghost: what a deleted account shows as.
+fn ghost() -> User {
+    User {
+        login: "Ghost".to_owned(),
+        id: u64::MAX,
+        kind: UserKind::User,
+        name: None,
+        email: None,
+    }
+}
+
+fn user_or_ghost_json(base: &str, world: &World, login: Option<&str>) -> Value {
+    match login.filter(|l| !l.is_empty()) {
+        Some(l) => user_json(base, &world.user_or_ghost(l)),
+        None => {
+            let mut v = user_json(base, &ghost());
+            v["id"] = Value::from(-1);
+            v["full_name"] = Value::from("");
+            v
+        }
+    }
+}
+
+/// Forgejo's `PullReview`; states in Gitea's names.
+fn review_json(base: &str, world: &World, r: usize, rv: &Review) -> Value {
+    let spec = &world.repos[r].spec;
+    let pull_html = format!("{base}/{}/{}/pulls/{}", spec.owner, spec.name, rv.pull);
+    let state = match rv.state.as_str() {
+        "APPROVED" => "APPROVED",
+        "CHANGES_REQUESTED" => "REQUEST_CHANGES",
+        "PENDING" => "PENDING",
+        "REQUEST_REVIEW" => "REQUEST_REVIEW",
+        _ => "COMMENT",
+    };
+    let head = spec
+        .pulls
+        .iter()
+        .find(|p| p.number == rv.pull)
+        .map(|p| p.head.sha.as_str())
+        .unwrap_or_default();
+    let comments = world
+        .review_comments(r, rv.pull)
+        .iter()
+        .filter(|(_, c)| c.review_id == rv.id)
+        .count();
+    let submitted = rv.submitted_at.clone().unwrap_or_else(|| EPOCH.to_owned());
+    json!({
+        "id": rv.id,
+        "user": user_or_ghost_json(base, world, Some(&rv.author)),
+        "team": null,
+        "state": state,
+        "body": rv.body,
+        "commit_id": rv.commit_id,
+        "stale": rv.commit_id != head,
+        "official": matches!(state, "APPROVED" | "REQUEST_CHANGES"),
+        "dismissed": rv.state == "DISMISSED",
+        "comments_count": comments,
+        "submitted_at": submitted,
+        "updated_at": submitted,
+        "html_url": format!("{pull_html}#issuecomment-{}", rv.id),
+        "pull_request_url": pull_html,
+    })
+}
+
+/// Forgejo's `PullReviewComment`. The line is `position` on the new side and
+/// `original_position` on the old one (the other is 0), as Gitea's converter writes it.
+fn review_comment_json(
+    base: &str,
+    world: &World,
+    r: usize,
+    t: &Thread,
+    c: &ReviewComment,
+) -> Value {
+    let spec = &world.repos[r].spec;
+    let pull_html = format!("{base}/{}/{}/pulls/{}", spec.owner, spec.name, t.pull);
+    let line = t.line.unwrap_or(0);
+    let (position, original_position) = if t.side == "LEFT" {
+        (0, line)
+    } else {
+        (line, 0)
+    };
+    let resolver = match &c.resolved_by {
+        None => Value::Null,
+        Some(login) => user_or_ghost_json(base, world, login.as_deref()),
+    };
+    let mut v = json!({
+        "id": c.id,
+        "body": c.body,
+        "user": user_or_ghost_json(base, world, c.author.as_deref()),
+        "resolver": resolver,
+        "pull_request_review_id": c.review_id,
+        "created_at": c.created_at,
+        "updated_at": c.updated_at,
+        "path": t.path,
+        "commit_id": if t.outdated { &t.original_commit_id } else { &t.commit_id },
+        "original_commit_id": t.original_commit_id,
+        "diff_hunk": c.diff_hunk,
+        "position": position,
+        "original_position": original_position,
+        "html_url": format!("{pull_html}/files#issuecomment-{}", c.id),
+        "pull_request_url": pull_html,
+    });
+    if world.flavor == ForgeFlavor::Forgejo {
+        // Forgejo's struct has it; Gitea's does not.
+        v["extra_lines_count"] = Value::from(0);
+    }
+    v
 }
 
 fn visible_repo(
@@ -324,7 +598,7 @@ fn pull_json(
         "draft": p.draft,
         "is_locked": false,
         "comments": world.comments(r, p.number).len(),
-        "review_comments": p.review_threads.iter().map(|t| t.comments.len()).sum::<usize>(),
+        "review_comments": world.threads(r, p.number).map(|(_, t)| t.comments.len()).sum::<usize>(),
         "additions": 0,
         "deletions": 0,
         "changed_files": 0,

@@ -9,7 +9,9 @@ use serde_json::{Value, json};
 use crate::graphql;
 use crate::scenario::{PullSpec, PullState, TokenSpec, UserKind};
 use crate::server::{Reply, ReplyBody, Request, Shared, lock};
-use crate::state::{Comment, Conversation, User, World, normalize_time};
+use crate::state::{
+    Comment, Conversation, Review, ReviewComment, Thread, User, World, normalize_time,
+};
 
 const DOCS: &str = "https://docs.github.com/rest";
 /// GitHub's limit for unauthenticated requests, per hour.
@@ -96,7 +98,8 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String) {
                     remaining: remaining.saturating_sub(1),
                     reset_at: crate::time::format_rfc3339(reset),
                 };
-                graphql::execute(shared, &world, &login, rate, &req.body)
+                let can_write = caller.as_ref().is_some_and(|c| world.can_write(c));
+                graphql::execute(shared, &mut world, can_write, &login, rate, &req.body)
             }
             ("GET", ["user"]) => match world.user(&login) {
                 Some(u) => Reply::json(200, private_user_json(base, u)),
@@ -154,6 +157,69 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String) {
                     _ => not_found(),
                 }
             }
+            ("GET", ["repos", owner, name, "pulls", number, "reviews"]) => {
+                match pull_of(&world, &caller, owner, name, number) {
+                    Some((r, n)) => {
+                        let reviews: Vec<&Review> = world.reviews(r, n).collect();
+                        let items: Vec<Value> = reviews
+                            .iter()
+                            .map(|rv| review_json(base, &world, r, rv))
+                            .collect();
+                        paged(base, &world, req, r, &format!("pulls/{n}/reviews"), items)
+                    }
+                    None => not_found(),
+                }
+            }
+            ("GET", ["repos", owner, name, "pulls", number, "comments"]) => {
+                match pull_of(&world, &caller, owner, name, number) {
+                    Some((r, n)) => {
+                        let items: Vec<Value> = world
+                            .review_comments(r, n)
+                            .into_iter()
+                            .map(|(t, c)| {
+                                review_comment_json(base, &world, r, &world.repos[r].threads[t], c)
+                            })
+                            .collect();
+                        paged(base, &world, req, r, &format!("pulls/{n}/comments"), items)
+                    }
+                    None => not_found(),
+                }
+            }
+            ("GET", ["repos", owner, name, "pulls", "comments", id]) => {
+                let found = visible_repo(&world, &caller, owner, name).and_then(|r| {
+                    let id = id.parse::<u64>().ok()?;
+                    let t = world.thread_of_comment(r, id)?;
+                    Some((r, t, id))
+                });
+                match found {
+                    Some((r, t, id)) => {
+                        let thread = &world.repos[r].threads[t];
+                        match thread.comments.iter().find(|c| c.id == id) {
+                            Some(c) => {
+                                Reply::json(200, review_comment_json(base, &world, r, thread, c))
+                            }
+                            None => not_found(),
+                        }
+                    }
+                    None => not_found(),
+                }
+            }
+            (
+                "POST",
+                [
+                    "repos",
+                    owner,
+                    name,
+                    "pulls",
+                    number,
+                    "comments",
+                    id,
+                    "replies",
+                ],
+            ) => match pull_of(&world, &caller, owner, name, number) {
+                Some((r, n)) => create_reply(base, &mut world, req, &caller, r, n, id),
+                None => not_found(),
+            },
             _ => not_found().unchecked(),
         }
     };
@@ -216,6 +282,221 @@ fn visible_repo(world: &World, caller: &Caller, owner: &str, name: &str) -> Opti
         return None;
     }
     Some(r)
+}
+
+/// The repository and number of a visible pull request.
+fn pull_of(
+    world: &World,
+    caller: &Caller,
+    owner: &str,
+    name: &str,
+    number: &str,
+) -> Option<(usize, u64)> {
+    let r = visible_repo(world, caller, owner, name)?;
+    let n = number.parse::<u64>().ok()?;
+    match world.conversation(r, n)? {
+        Conversation::Pull(_) => Some((r, n)),
+        Conversation::Issue => None,
+    }
+}
+
+/// One page of a list, with GitHub's `Link` header (links under `/repositories/{id}/`).
+fn paged(base: &str, world: &World, req: &Request, r: usize, tail: &str, all: Vec<Value>) -> Reply {
+    let (per_page, page) = page_params(req);
+    let last = all.len().div_ceil(per_page).max(1);
+    let items: Vec<Value> = all
+        .into_iter()
+        .skip((page - 1).saturating_mul(per_page))
+        .take(per_page)
+        .collect();
+    let path = format!("{base}/repositories/{}/{tail}", world.repos[r].id);
+    let reply = Reply::json(200, Value::Array(items));
+    match link_header(&path, req, page, last) {
+        Some(link) => reply.header("link", link),
+        None => reply,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn create_reply(
+    base: &str,
+    world: &mut World,
+    req: &Request,
+    caller: &Caller,
+    repo: usize,
+    number: u64,
+    comment_id: &str,
+) -> Reply {
+    let Some(caller) = caller else {
+        return error(401, "Requires authentication");
+    };
+    let thread = comment_id
+        .parse::<u64>()
+        .ok()
+        .and_then(|id| world.thread_of_comment(repo, id))
+        .filter(|&t| world.repos[repo].threads[t].pull == number);
+    let Some(thread) = thread else {
+        return not_found();
+    };
+    if !world.can_write(caller) {
+        return error(403, "Resource not accessible by personal access token");
+    }
+    let parsed: Result<Value, _> = serde_json::from_slice(&req.body);
+    let Ok(payload) = parsed else {
+        return error(400, "Problems parsing JSON").unchecked();
+    };
+    let body = payload.get("body").and_then(Value::as_str).unwrap_or("");
+    if body.is_empty() {
+        // Not described for this operation, though GitHub sends it.
+        return Reply::json(
+            422,
+            json!({
+                "message": "Validation Failed",
+                "errors": [{"resource": "PullRequestReviewComment", "code": "missing_field", "field": "body"}],
+                "documentation_url": "https://docs.github.com/rest/pulls/comments#create-a-reply-for-a-review-comment",
+                "status": "422",
+            }),
+        )
+        .unchecked();
+    }
+    let Some(comment) = world.add_reply(repo, thread, &caller.login, body) else {
+        return not_found();
+    };
+    let json = review_comment_json(
+        base,
+        world,
+        repo,
+        &world.repos[repo].threads[thread],
+        &comment,
+    );
+    let location = json["url"].as_str().unwrap_or_default().to_owned();
+    Reply::json(201, json).header("location", location)
+}
+
+/// GitHub's ghost: what a deleted account's comments show as author.
+pub(crate) fn ghost() -> User {
+    User {
+        login: "ghost".to_owned(),
+        id: 10137,
+        kind: UserKind::User,
+        name: None,
+        email: None,
+    }
+}
+
+/// GitHub's `pull-request-review`.
+fn review_json(base: &str, world: &World, r: usize, rv: &Review) -> Value {
+    let spec = &world.repos[r].spec;
+    let full = format!("{}/{}", spec.owner, spec.name);
+    let html = format!("{base}/{full}/pull/{}#pullrequestreview-{}", rv.pull, rv.id);
+    let pull_url = format!("{base}/repos/{full}/pulls/{}", rv.pull);
+    let user = if rv.author.is_empty() {
+        ghost()
+    } else {
+        world.user_or_ghost(&rv.author)
+    };
+    let mut v = json!({
+        "id": rv.id,
+        "node_id": node_id("PRR", "PullRequestReview", rv.id),
+        "user": user_json(base, &user),
+        "body": rv.body,
+        "state": rv.state,
+        "html_url": html,
+        "pull_request_url": pull_url,
+        "_links": {"html": {"href": html}, "pull_request": {"href": pull_url}},
+        "commit_id": rv.commit_id,
+        "author_association": author_association(world, r, &rv.author),
+    });
+    if let Some(at) = &rv.submitted_at {
+        v["submitted_at"] = Value::from(at.as_str());
+    }
+    v
+}
+
+/// The reaction rollup GitHub puts on comments.
+pub(crate) fn reactions_json(
+    url: String,
+    counts: &std::collections::BTreeMap<String, u32>,
+) -> Value {
+    let mut v = json!({"url": url});
+    let mut total = 0;
+    for name in crate::scenario::REACTIONS {
+        let n = counts.get(name).copied().unwrap_or(0);
+        total += n;
+        v[name] = Value::from(n);
+    }
+    v["total_count"] = Value::from(total);
+    v
+}
+
+/// GitHub's `pull-request-review-comment`.
+pub(crate) fn review_comment_json(
+    base: &str,
+    world: &World,
+    r: usize,
+    t: &Thread,
+    c: &ReviewComment,
+) -> Value {
+    let spec = &world.repos[r].spec;
+    let full = format!("{}/{}", spec.owner, spec.name);
+    let api = format!("{base}/repos/{full}");
+    let url = format!("{api}/pulls/comments/{}", c.id);
+    let html = format!("{base}/{full}/pull/{}#discussion_r{}", t.pull, c.id);
+    let pull_url = format!("{api}/pulls/{}", t.pull);
+    let user = match &c.author {
+        Some(login) => world.user_or_ghost(login),
+        None => ghost(),
+    };
+    let first = t.first_id();
+    let hunk_lines = c.diff_hunk.lines().count().saturating_sub(1).max(1) as u64;
+    let position = (!t.outdated && !t.file_level).then_some(hunk_lines);
+    let live = |v: Option<u64>| if t.outdated { None } else { v };
+    let start_side = t.start_line.map(|_| t.side);
+    let mut v = json!({
+        "url": url,
+        "pull_request_review_id": c.review_id,
+        "id": c.id,
+        "node_id": node_id("PRRC", "PullRequestReviewComment", c.id),
+        "diff_hunk": c.diff_hunk,
+        "path": t.path,
+        "position": position,
+        "original_position": (!t.file_level).then_some(hunk_lines),
+        "commit_id": if t.outdated { &t.original_commit_id } else { &t.commit_id },
+        "original_commit_id": t.original_commit_id,
+        "user": user_json(base, &user),
+        "body": c.body,
+        "created_at": c.created_at,
+        "updated_at": c.updated_at,
+        "html_url": html,
+        "pull_request_url": pull_url,
+        "author_association": c.author.as_deref().map(|a| author_association(world, r, a)).unwrap_or("NONE"),
+        "_links": {
+            "self": {"href": url},
+            "html": {"href": html},
+            "pull_request": {"href": pull_url},
+        },
+        "start_line": live(t.start_line),
+        "original_start_line": t.start_line,
+        "start_side": start_side,
+        "line": live(t.line),
+        "original_line": t.line,
+        "side": t.side,
+        "subject_type": if t.file_level { "file" } else { "line" },
+        "reactions": reactions_json(format!("{url}/reactions"), &c.reactions),
+    });
+    if c.id != first {
+        v["in_reply_to_id"] = Value::from(first);
+    }
+    // GitHub sends null for these when the line is gone; its description types them as
+    // integers, so an absent value is left out rather than sent as null.
+    if let Some(o) = v.as_object_mut() {
+        for key in ["position", "original_position", "line", "original_line"] {
+            if o.get(key).is_some_and(Value::is_null) {
+                o.remove(key);
+            }
+        }
+    }
+    v
 }
 
 fn etag_of(body: &Value) -> String {
@@ -591,7 +872,7 @@ fn branch_repo_json(base: &str, world: &World, r: usize, fork: Option<&str>) -> 
     }
 }
 
-fn author_association(world: &World, r: usize, login: &str) -> &'static str {
+pub(crate) fn author_association(world: &World, r: usize, login: &str) -> &'static str {
     if world.repos[r].spec.owner.eq_ignore_ascii_case(login) {
         "OWNER"
     } else if world
@@ -651,7 +932,10 @@ pub(crate) fn pull_json(base: &str, world: &World, r: usize, p: &PullSpec) -> Va
         })
     };
     let link = |href: String| json!({"href": href});
-    let review_comments: usize = p.review_threads.iter().map(|t| t.comments.len()).sum();
+    let review_comments: usize = world
+        .threads(r, p.number)
+        .map(|(_, t)| t.comments.len())
+        .sum();
     let mergeable_state = match (p.draft, p.mergeable) {
         (true, _) => "draft",
         (_, Some(true)) => "clean",

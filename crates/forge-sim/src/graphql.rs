@@ -7,17 +7,17 @@
 //! field with arguments such as a connection (`reviewThreads(first:, after:)`) — add an arm
 //! to `Node::resolve_field` that reads `info.arguments()`.
 
-use std::cell::RefCell;
+use std::cell::{Ref, RefCell, RefMut};
 
 use apollo_compiler::resolvers::{Execution, FieldError, ObjectValue, ResolveInfo, ResolvedValue};
 use apollo_compiler::response::{JsonMap, JsonValue};
 use serde_json::{Map, Value, json};
 
 use crate::contract;
-use crate::github::{node_id, user_type};
+use crate::github::{author_association, node_id, user_type};
 use crate::scenario::{PullSpec, PullState, UserKind};
 use crate::server::{Reply, Shared};
-use crate::state::{Conversation, User, World, normalize_time};
+use crate::state::{Conversation, ReviewComment, Thread, User, World, normalize_time};
 
 /// The caller's GraphQL rate limit after this query.
 pub(crate) struct RateInfo {
@@ -29,17 +29,24 @@ pub(crate) struct RateInfo {
 /// What resolvers read, plus the errors GitHub reports in its own shape (with `type`),
 /// which the engine's `FieldError` cannot carry.
 struct Ctx<'w> {
-    world: &'w World,
+    /// Mutations write through it; no borrow is held across resolver calls. A trait object
+    /// keeps `Ctx` covariant, which the resolvers' lifetimes need.
+    world: &'w dyn WorldCell,
+    can_write: bool,
     base: &'w str,
     login: &'w str,
     rate: RateInfo,
     github_errors: RefCell<Vec<Value>>,
+    /// Set by errors GitHub reports before executing (bad pagination arguments): the answer
+    /// is then `data: null` with only those errors.
+    fatal: RefCell<bool>,
     unsupported: RefCell<Vec<String>>,
 }
 
 pub(crate) fn execute(
     shared: &Shared,
-    world: &World,
+    world: &mut World,
+    can_write: bool,
     login: &str,
     rate: RateInfo,
     body: &[u8],
@@ -80,12 +87,15 @@ pub(crate) fn execute(
         .unwrap_or_default();
     let operation_name = request.get("operationName").and_then(Value::as_str);
 
+    let cell = RefCell::new(world);
     let ctx = Ctx {
-        world,
+        world: &cell,
+        can_write,
         base: &shared.base_url,
         login,
         rate,
         github_errors: RefCell::new(Vec::new()),
+        fatal: RefCell::new(false),
         unsupported: RefCell::new(Vec::new()),
     };
     let root = Node::Query(&ctx);
@@ -97,7 +107,9 @@ pub(crate) fn execute(
         Err(e) => json!({"errors": [{"message": e.message().to_string()}]}),
     };
     let extra = ctx.github_errors.take();
-    if !extra.is_empty() {
+    if ctx.fatal.take() {
+        response = json!({"data": null, "errors": extra});
+    } else if !extra.is_empty() {
         let errors = response
             .as_object_mut()
             .map(|o| o.entry("errors").or_insert_with(|| json!([])));
@@ -120,6 +132,38 @@ enum Node<'a> {
         ctx: &'a Ctx<'a>,
         repo: usize,
         path: Vec<String>,
+    },
+    Pull {
+        ctx: &'a Ctx<'a>,
+        repo: usize,
+        number: u64,
+        path: Vec<String>,
+    },
+    Thread {
+        ctx: &'a Ctx<'a>,
+        repo: usize,
+        index: usize,
+    },
+    /// One page of a connection; `items` are the page's nodes.
+    Connection {
+        ctx: &'a Ctx<'a>,
+        type_name: &'static str,
+        total: usize,
+        page: Page,
+        items: Vec<Item>,
+    },
+    Edge {
+        ctx: &'a Ctx<'a>,
+        type_name: &'static str,
+        cursor: String,
+        item: Item,
+    },
+    /// A mutation payload whose `thread` is a live thread.
+    Payload {
+        ctx: &'a Ctx<'a>,
+        type_name: &'static str,
+        thread: Option<(usize, usize)>,
+        fields: Map<String, Value>,
     },
     /// An object whose fields are plain data, keyed by GraphQL field name; nested objects
     /// carry their `__typename`.
@@ -149,9 +193,156 @@ impl<'a> Node<'a> {
 
     fn ctx(&self) -> &'a Ctx<'a> {
         match self {
-            Node::Query(ctx) | Node::Repository { ctx, .. } | Node::Json { ctx, .. } => ctx,
+            Node::Query(ctx)
+            | Node::Repository { ctx, .. }
+            | Node::Pull { ctx, .. }
+            | Node::Thread { ctx, .. }
+            | Node::Connection { ctx, .. }
+            | Node::Edge { ctx, .. }
+            | Node::Payload { ctx, .. }
+            | Node::Json { ctx, .. } => ctx,
         }
     }
+}
+
+trait WorldCell {
+    fn read(&self) -> Ref<'_, World>;
+    fn write(&self) -> RefMut<'_, World>;
+}
+
+impl WorldCell for RefCell<&mut World> {
+    fn read(&self) -> Ref<'_, World> {
+        Ref::map(self.borrow(), |w| &**w)
+    }
+
+    fn write(&self) -> RefMut<'_, World> {
+        RefMut::map(self.borrow_mut(), |w| &mut **w)
+    }
+}
+
+impl Ctx<'_> {
+    fn world(&self) -> Ref<'_, World> {
+        self.world.read()
+    }
+
+    fn fatal_error(&self, kind: &str, path: Vec<String>, message: String) {
+        self.fatal.replace(true);
+        self.error(kind, path, message);
+    }
+
+    fn error(&self, kind: &str, path: Vec<String>, message: String) {
+        self.github_errors
+            .borrow_mut()
+            .push(json!({"type": kind, "path": path, "message": message}));
+    }
+}
+
+/// A node of a connection page.
+#[derive(Clone)]
+enum Item {
+    Thread { repo: usize, index: usize },
+    Json(Value),
+}
+
+impl Item {
+    fn resolve<'a>(&self, ctx: &'a Ctx<'a>) -> ResolvedValue<'a> {
+        match self {
+            Item::Thread { repo, index } => ResolvedValue::object(Node::Thread {
+                ctx,
+                repo: *repo,
+                index: *index,
+            }),
+            Item::Json(v) => from_json(ctx, v),
+        }
+    }
+}
+
+/// Where a page starts and whether more follow.
+#[derive(Clone, Copy)]
+struct Page {
+    start: usize,
+    end: usize,
+    total: usize,
+}
+
+/// Connections page at most 100 items, like GitHub's.
+const MAX_PAGE: i64 = 100;
+
+fn cursor(index: usize) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(format!("cursor:v2:{index}"))
+}
+
+fn decode_cursor(cursor: &str) -> Option<usize> {
+    use base64::Engine;
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(cursor)
+        .ok()?;
+    String::from_utf8(raw)
+        .ok()?
+        .strip_prefix("cursor:v2:")?
+        .parse()
+        .ok()
+}
+
+/// Reads `first`/`after` the way GitHub checks them; `None` after reporting an error.
+fn page_of(ctx: &Ctx<'_>, info: &ResolveInfo<'_>, path: Vec<String>, total: usize) -> Option<Page> {
+    let args = info.arguments();
+    let name = info.field_name();
+    if args.get("last").is_some() || args.get("before").is_some() {
+        ctx.unsupported
+            .borrow_mut()
+            .push(format!("{name}(last:/before:)"));
+        return None;
+    }
+    let Some(first) = args.get("first").and_then(|v| v.as_i64()) else {
+        ctx.fatal_error(
+            "MISSING_PAGINATION_BOUNDARIES",
+            path,
+            format!("You must provide a `first` or `last` value to properly paginate the `{name}` connection."),
+        );
+        return None;
+    };
+    if !(0..=MAX_PAGE).contains(&first) {
+        ctx.fatal_error(
+            "EXCESSIVE_PAGINATION",
+            path,
+            format!("Requesting {first} records on the `{name}` connection exceeds the `first` limit of {MAX_PAGE} records."),
+        );
+        return None;
+    }
+    let start = match args.get("after").and_then(|v| v.as_str()) {
+        Some(c) => match decode_cursor(c) {
+            Some(i) => i + 1,
+            None => {
+                ctx.fatal_error(
+                    "INVALID_CURSOR_ARGUMENTS",
+                    path,
+                    format!("`{c}` does not appear to be a valid cursor."),
+                );
+                return None;
+            }
+        },
+        None => 0,
+    };
+    let start = start.min(total);
+    let end = (start + first as usize).min(total);
+    Some(Page { start, end, total })
+}
+
+fn connection<'a>(
+    ctx: &'a Ctx<'a>,
+    type_name: &'static str,
+    page: Page,
+    items: Vec<Item>,
+) -> ResolvedValue<'a> {
+    ResolvedValue::object(Node::Connection {
+        ctx,
+        type_name,
+        total: page.total,
+        page,
+        items,
+    })
 }
 
 fn key(info: &ResolveInfo<'_>) -> String {
@@ -186,6 +377,11 @@ impl ObjectValue for Node<'_> {
         match self {
             Node::Query(_) => "Query",
             Node::Repository { .. } => "Repository",
+            Node::Pull { .. } => "PullRequest",
+            Node::Thread { .. } => "PullRequestReviewThread",
+            Node::Connection { type_name, .. }
+            | Node::Edge { type_name, .. }
+            | Node::Payload { type_name, .. } => type_name,
             Node::Json { type_name, .. } => type_name,
         }
     }
@@ -204,7 +400,7 @@ impl ObjectValue for Node<'_> {
         };
         match (self, info.field_name()) {
             (Node::Query(_), "viewer") => {
-                let user = ctx.world.user_or_ghost(ctx.login);
+                let user = ctx.world().user_or_ghost(ctx.login);
                 Ok(ResolvedValue::object(Node::json(
                     ctx,
                     actor_json(ctx.base, &user),
@@ -225,7 +421,7 @@ impl ObjectValue for Node<'_> {
             (Node::Query(_), "repository") => {
                 let (owner, name) = (arg_str("owner"), arg_str("name"));
                 let path = vec![key(info)];
-                let visible = ctx.world.repo_index(&owner, &name);
+                let visible = ctx.world().repo_index(&owner, &name);
                 match visible {
                     Some(repo) => Ok(ResolvedValue::object(Node::Repository { ctx, repo, path })),
                     None => {
@@ -240,14 +436,23 @@ impl ObjectValue for Node<'_> {
             }
             (Node::Repository { repo, path, .. }, "pullRequest") => {
                 let number = args.get("number").and_then(|v| v.as_i64()).unwrap_or(0);
-                match u64::try_from(number)
-                    .ok()
-                    .and_then(|n| ctx.world.conversation(*repo, n))
-                {
-                    Some(Conversation::Pull(p)) => Ok(ResolvedValue::object(Node::json(
-                        ctx,
-                        pull_request_fields(ctx, *repo, p),
-                    ))),
+                let is_pull = u64::try_from(number).ok().filter(|&n| {
+                    matches!(
+                        ctx.world().conversation(*repo, n),
+                        Some(Conversation::Pull(_))
+                    )
+                });
+                match is_pull {
+                    Some(n) => {
+                        let mut full = path.clone();
+                        full.push(key(info));
+                        Ok(ResolvedValue::object(Node::Pull {
+                            ctx,
+                            repo: *repo,
+                            number: n,
+                            path: full,
+                        }))
+                    }
                     _ => {
                         let mut full = path.clone();
                         full.push(key(info));
@@ -260,6 +465,183 @@ impl ObjectValue for Node<'_> {
                     }
                 }
             }
+            (Node::Query(_), "node") => {
+                let id = arg_str("id");
+                Ok(resolve_node(ctx, &id, vec![key(info)]))
+            }
+            (Node::Query(_), "nodes") => {
+                let ids: Vec<String> = args
+                    .get("ids")
+                    .and_then(|v| v.as_array())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let k = key(info);
+                let list: Vec<ResolvedValue<'b>> = ids
+                    .iter()
+                    .enumerate()
+                    .map(|(i, id)| resolve_node(ctx, id, vec![k.clone(), i.to_string()]))
+                    .collect();
+                Ok(ResolvedValue::list(list))
+            }
+            (Node::Query(_), "resolveReviewThread" | "unresolveReviewThread") => {
+                let resolve = info.field_name() == "resolveReviewThread";
+                Ok(resolve_mutation(ctx, info, resolve))
+            }
+            (Node::Query(_), "addPullRequestReviewThreadReply") => Ok(reply_mutation(ctx, info)),
+            (
+                Node::Pull {
+                    repo, number, path, ..
+                },
+                "reviewThreads",
+            ) => {
+                let threads: Vec<usize> = ctx
+                    .world()
+                    .threads(*repo, *number)
+                    .map(|(i, _)| i)
+                    .collect();
+                let mut full = path.clone();
+                full.push(key(info));
+                match page_of(ctx, info, full, threads.len()) {
+                    Some(page) => {
+                        let items = threads[page.start..page.end]
+                            .iter()
+                            .map(|&index| Item::Thread { repo: *repo, index })
+                            .collect();
+                        Ok(connection(
+                            ctx,
+                            "PullRequestReviewThreadConnection",
+                            page,
+                            items,
+                        ))
+                    }
+                    None => Ok(ResolvedValue::null()),
+                }
+            }
+            (Node::Pull { repo, number, .. }, field) => {
+                let world = ctx.world();
+                let fields = match world.conversation(*repo, *number) {
+                    Some(Conversation::Pull(p)) => pull_request_fields(ctx, &world, *repo, p),
+                    _ => json!({}),
+                };
+                drop(world);
+                match fields.get(field) {
+                    Some(v) => Ok(from_json(ctx, v)),
+                    None => Err(unsupported(ctx, "PullRequest", field)),
+                }
+            }
+            (Node::Thread { repo, index, .. }, "comments") => {
+                let ids: Vec<Value> = {
+                    let world = ctx.world();
+                    let t = &world.repos[*repo].threads[*index];
+                    t.comments
+                        .iter()
+                        .map(|c| comment_fields(ctx, &world, *repo, t, c))
+                        .collect()
+                };
+                let path = vec![key(info)];
+                match page_of(ctx, info, path, ids.len()) {
+                    Some(page) => {
+                        let items = ids[page.start..page.end]
+                            .iter()
+                            .cloned()
+                            .map(Item::Json)
+                            .collect();
+                        Ok(connection(
+                            ctx,
+                            "PullRequestReviewCommentConnection",
+                            page,
+                            items,
+                        ))
+                    }
+                    None => Ok(ResolvedValue::null()),
+                }
+            }
+            (Node::Thread { repo, index, .. }, field) => {
+                let fields = {
+                    let world = ctx.world();
+                    thread_fields(ctx, &world, *repo, *index)
+                };
+                match fields.get(field) {
+                    Some(v) => Ok(from_json(ctx, v)),
+                    None => Err(unsupported(ctx, "PullRequestReviewThread", field)),
+                }
+            }
+            (
+                Node::Connection {
+                    total,
+                    page,
+                    items,
+                    type_name,
+                    ..
+                },
+                field,
+            ) => match field {
+                "totalCount" => Ok(leaf(&Value::from(*total))),
+                "nodes" => Ok(ResolvedValue::list(
+                    items.iter().map(|i| i.resolve(ctx)).collect::<Vec<_>>(),
+                )),
+                "edges" => {
+                    let edge_type = if *type_name == "PullRequestReviewThreadConnection" {
+                        "PullRequestReviewThreadEdge"
+                    } else {
+                        "PullRequestReviewCommentEdge"
+                    };
+                    Ok(ResolvedValue::list(
+                        items
+                            .iter()
+                            .enumerate()
+                            .map(|(i, item)| {
+                                ResolvedValue::object(Node::Edge {
+                                    ctx,
+                                    type_name: edge_type,
+                                    cursor: cursor(page.start + i),
+                                    item: item.clone(),
+                                })
+                            })
+                            .collect::<Vec<_>>(),
+                    ))
+                }
+                "pageInfo" => {
+                    let has = page.end > page.start;
+                    Ok(from_json(
+                        ctx,
+                        &json!({
+                            "__typename": "PageInfo",
+                            "hasNextPage": page.end < page.total,
+                            "hasPreviousPage": page.start > 0,
+                            "startCursor": if has { Some(cursor(page.start)) } else { None },
+                            "endCursor": if has { Some(cursor(page.end - 1)) } else { None },
+                        }),
+                    ))
+                }
+                other => Err(unsupported(ctx, type_name, other)),
+            },
+            (Node::Edge { cursor, .. }, "cursor") => Ok(leaf(&Value::from(cursor.as_str()))),
+            (Node::Edge { item, .. }, "node") => Ok(item.resolve(ctx)),
+            (Node::Edge { type_name, .. }, other) => Err(unsupported(ctx, type_name, other)),
+            (
+                Node::Payload {
+                    thread,
+                    fields,
+                    type_name,
+                    ..
+                },
+                field,
+            ) => match (field, thread) {
+                ("thread", Some((repo, index))) => Ok(ResolvedValue::object(Node::Thread {
+                    ctx,
+                    repo: *repo,
+                    index: *index,
+                })),
+                _ => match fields.get(field) {
+                    Some(v) => Ok(from_json(ctx, v)),
+                    None => Err(unsupported(ctx, type_name, field)),
+                },
+            },
             (Node::Repository { repo, .. }, field) => {
                 let fields = repository_fields(ctx, *repo);
                 match fields.get(field) {
@@ -318,8 +700,12 @@ fn actor_path(u: &User) -> String {
 }
 
 fn repository_fields(ctx: &Ctx<'_>, r: usize) -> Map<String, Value> {
-    let repo = &ctx.world.repos[r];
-    let owner = ctx.world.user_or_ghost(&repo.spec.owner);
+    repository_fields_in(ctx, &ctx.world(), r)
+}
+
+fn repository_fields_in(ctx: &Ctx<'_>, world: &World, r: usize) -> Map<String, Value> {
+    let repo = &world.repos[r];
+    let owner = world.user_or_ghost(&repo.spec.owner);
     let mut owner_json = actor_json(ctx.base, &owner);
     if owner_json["__typename"] == "Bot" {
         owner_json["__typename"] = Value::from("User");
@@ -342,8 +728,7 @@ fn repository_fields(ctx: &Ctx<'_>, r: usize) -> Map<String, Value> {
     }
 }
 
-fn pull_request_fields(ctx: &Ctx<'_>, r: usize, p: &PullSpec) -> Value {
-    let world = ctx.world;
+fn pull_request_fields(ctx: &Ctx<'_>, world: &World, r: usize, p: &PullSpec) -> Value {
     let spec = &world.repos[r].spec;
     let id = world.conversation_id(r, p.number);
     let created = normalize_time(&p.created_at);
@@ -384,5 +769,275 @@ fn pull_request_fields(ctx: &Ctx<'_>, r: usize, p: &PullSpec) -> Value {
         "mergedAt": p.merged_at.as_deref().map(normalize_time),
         "closedAt": p.closed_at.as_deref().map(normalize_time),
         "author": actor_json(ctx.base, &world.user_or_ghost(&p.author)),
+        "repository": repository_json(ctx, world, r),
+    })
+}
+
+fn repository_json(ctx: &Ctx<'_>, world: &World, r: usize) -> Value {
+    let mut repo = Value::Object(repository_fields_in(ctx, world, r));
+    repo["__typename"] = Value::from("Repository");
+    repo
+}
+
+/// `node(id:)`: review threads and review comments; anything else is GitHub's NOT_FOUND.
+fn resolve_node<'a>(ctx: &'a Ctx<'a>, id: &str, path: Vec<String>) -> ResolvedValue<'a> {
+    let world = ctx.world();
+    if let Some((repo, index)) = world.thread_by_node_id(id) {
+        return ResolvedValue::object(Node::Thread { ctx, repo, index });
+    }
+    for (r, repo) in world.repos.iter().enumerate() {
+        for t in &repo.threads {
+            if let Some(c) = t.comments.iter().find(|c| comment_node_id(c) == id) {
+                let v = comment_fields(ctx, &world, r, t, c);
+                return ResolvedValue::object(Node::json(ctx, v));
+            }
+        }
+    }
+    drop(world);
+    ctx.error(
+        "NOT_FOUND",
+        path,
+        format!("Could not resolve to a node with the global id of '{id}'"),
+    );
+    ResolvedValue::null()
+}
+
+fn input_str(info: &ResolveInfo<'_>, name: &str) -> String {
+    info.arguments()
+        .get("input")
+        .and_then(|i| i.as_object())
+        .and_then(|i| i.get(name))
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn client_mutation_id(info: &ResolveInfo<'_>) -> Value {
+    let id = input_str(info, "clientMutationId");
+    if id.is_empty() {
+        Value::Null
+    } else {
+        Value::from(id)
+    }
+}
+
+/// The thread a mutation names, or GitHub's errors: NOT_FOUND, then FORBIDDEN for a token
+/// that cannot write.
+fn mutation_target(ctx: &Ctx<'_>, info: &ResolveInfo<'_>, arg: &str) -> Option<(usize, usize)> {
+    let id = input_str(info, arg);
+    let path = vec![key(info)];
+    let Some(found) = ctx.world().thread_by_node_id(&id) else {
+        ctx.error(
+            "NOT_FOUND",
+            path,
+            format!("Could not resolve to a node with the global id of '{id}'"),
+        );
+        return None;
+    };
+    if !ctx.can_write {
+        ctx.error(
+            "FORBIDDEN",
+            path,
+            "Resource not accessible by personal access token".to_owned(),
+        );
+        return None;
+    }
+    Some(found)
+}
+
+fn resolve_mutation<'a>(
+    ctx: &'a Ctx<'a>,
+    info: &ResolveInfo<'_>,
+    resolve: bool,
+) -> ResolvedValue<'a> {
+    let Some((repo, index)) = mutation_target(ctx, info, "threadId") else {
+        return ResolvedValue::null();
+    };
+    let resolver = resolve.then_some(ctx.login);
+    ctx.world.write().set_resolved(repo, index, None, resolver);
+    let type_name = if resolve {
+        "ResolveReviewThreadPayload"
+    } else {
+        "UnresolveReviewThreadPayload"
+    };
+    let mut fields = Map::new();
+    fields.insert("clientMutationId".to_owned(), client_mutation_id(info));
+    ResolvedValue::object(Node::Payload {
+        ctx,
+        type_name,
+        thread: Some((repo, index)),
+        fields,
+    })
+}
+
+fn reply_mutation<'a>(ctx: &'a Ctx<'a>, info: &ResolveInfo<'_>) -> ResolvedValue<'a> {
+    let Some((repo, index)) = mutation_target(ctx, info, "pullRequestReviewThreadId") else {
+        return ResolvedValue::null();
+    };
+    let body = input_str(info, "body");
+    if body.trim().is_empty() {
+        ctx.error(
+            "UNPROCESSABLE",
+            vec![key(info)],
+            "Body can't be blank".to_owned(),
+        );
+        return ResolvedValue::null();
+    }
+    let added = ctx.world.write().add_reply(repo, index, ctx.login, &body);
+    let Some(comment) = added else {
+        return ResolvedValue::null();
+    };
+    let world = ctx.world();
+    let t = &world.repos[repo].threads[index];
+    let mut fields = Map::new();
+    fields.insert(
+        "comment".to_owned(),
+        comment_fields(ctx, &world, repo, t, &comment),
+    );
+    fields.insert("clientMutationId".to_owned(), client_mutation_id(info));
+    ResolvedValue::object(Node::Payload {
+        ctx,
+        type_name: "AddPullRequestReviewThreadReplyPayload",
+        thread: None,
+        fields,
+    })
+}
+
+fn comment_node_id(c: &ReviewComment) -> String {
+    node_id("PRRC", "PullRequestReviewComment", c.id)
+}
+
+/// A thread's fields other than `comments`.
+fn thread_fields(ctx: &Ctx<'_>, world: &World, r: usize, index: usize) -> Map<String, Value> {
+    let t = &world.repos[r].threads[index];
+    let resolved = t.is_resolved();
+    let resolved_by = match t.resolved_by() {
+        Some(Some(login)) => {
+            let mut u = actor_json(ctx.base, &world.user_or_ghost(login));
+            // `resolvedBy` is a `User`.
+            u["__typename"] = Value::from("User");
+            u
+        }
+        _ => Value::Null,
+    };
+    let live = |v: Option<u64>| if t.outdated { None } else { v };
+    let pull = match world.conversation(r, t.pull) {
+        Some(Conversation::Pull(p)) => pull_request_fields(ctx, world, r, p),
+        _ => Value::Null,
+    };
+    let fields = json!({
+        "id": t.node_id,
+        "isResolved": resolved,
+        "isOutdated": t.outdated,
+        "isCollapsed": resolved,
+        "path": t.path,
+        "line": live(t.line),
+        "startLine": live(t.start_line),
+        "originalLine": t.line,
+        "originalStartLine": t.start_line,
+        "diffSide": t.side,
+        "startDiffSide": t.start_line.map(|_| t.side),
+        "subjectType": if t.file_level { "FILE" } else { "LINE" },
+        "viewerCanResolve": ctx.can_write && !resolved,
+        "viewerCanUnresolve": ctx.can_write && resolved,
+        "viewerCanReply": ctx.can_write,
+        "resolvedBy": resolved_by,
+        "pullRequest": pull,
+        "repository": repository_json(ctx, world, r),
+    });
+    match fields {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+/// GitHub's `ReactionContent` values with their REST names, in GitHub's order.
+const REACTION_CONTENT: [(&str, &str); 8] = [
+    ("THUMBS_UP", "+1"),
+    ("THUMBS_DOWN", "-1"),
+    ("LAUGH", "laugh"),
+    ("HOORAY", "hooray"),
+    ("CONFUSED", "confused"),
+    ("HEART", "heart"),
+    ("ROCKET", "rocket"),
+    ("EYES", "eyes"),
+];
+
+fn comment_fields(ctx: &Ctx<'_>, world: &World, r: usize, t: &Thread, c: &ReviewComment) -> Value {
+    let spec = &world.repos[r].spec;
+    let url = format!(
+        "{}/{}/{}/pull/{}#discussion_r{}",
+        ctx.base, spec.owner, spec.name, t.pull, c.id
+    );
+    let author = match &c.author {
+        Some(login) => actor_json(ctx.base, &world.user_or_ghost(login)),
+        None => Value::Null,
+    };
+    let first = t.comments.first();
+    let reply_to = match first {
+        Some(f) if f.id != c.id => json!({
+            "__typename": "PullRequestReviewComment",
+            "id": comment_node_id(f),
+            "databaseId": f.id,
+        }),
+        _ => Value::Null,
+    };
+    let groups: Vec<Value> = REACTION_CONTENT
+        .iter()
+        .map(|(content, rest)| {
+            let n = c.reactions.get(*rest).copied().unwrap_or(0);
+            json!({
+                "__typename": "ReactionGroup",
+                "content": content,
+                "reactors": {"__typename": "ReactorConnection", "totalCount": n},
+                "users": {"__typename": "ReactingUserConnection", "totalCount": n},
+                "viewerHasReacted": false,
+            })
+        })
+        .collect();
+    let review_state = world.repos[r]
+        .reviews
+        .iter()
+        .find(|rv| rv.id == c.review_id)
+        .map(|rv| rv.state.clone())
+        .unwrap_or_else(|| "COMMENTED".to_owned());
+    let commit = |oid: &str| json!({"__typename": "Commit", "oid": oid, "abbreviatedOid": oid.chars().take(7).collect::<String>()});
+    let live = |v: Option<u64>| if t.outdated { None } else { v };
+    json!({
+        "__typename": "PullRequestReviewComment",
+        "id": comment_node_id(c),
+        "databaseId": c.id,
+        "fullDatabaseId": c.id.to_string(),
+        "body": c.body,
+        "bodyText": c.body,
+        "createdAt": c.created_at,
+        "updatedAt": c.updated_at,
+        "publishedAt": c.created_at,
+        "url": url,
+        "diffHunk": c.diff_hunk,
+        "authorAssociation": c.author.as_deref().map(|a| author_association(world, r, a)).unwrap_or("NONE"),
+        "author": author,
+        "commit": commit(if t.outdated { &t.original_commit_id } else { &t.commit_id }),
+        "originalCommit": commit(&t.original_commit_id),
+        "replyTo": reply_to,
+        "path": t.path,
+        "line": live(t.line),
+        "startLine": live(t.start_line),
+        "originalLine": t.line,
+        "originalStartLine": t.start_line,
+        "outdated": t.outdated,
+        "isMinimized": false,
+        "minimizedReason": null,
+        "state": "SUBMITTED",
+        "subjectType": if t.file_level { "FILE" } else { "LINE" },
+        "viewerCanEdit": ctx.can_write && c.author.as_deref() == Some(ctx.login),
+        "viewerCanReact": ctx.can_write,
+        "reactionGroups": groups,
+        "pullRequestReview": {
+            "__typename": "PullRequestReview",
+            "id": node_id("PRR", "PullRequestReview", c.review_id),
+            "databaseId": c.review_id,
+            "state": review_state,
+        },
     })
 }

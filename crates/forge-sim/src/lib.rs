@@ -26,9 +26,10 @@ mod time;
 pub use contract::{validate_graphql, validate_rest};
 pub use fault::{Fault, FaultKind};
 pub use scenario::{
-    BranchSpec, CheckRunSpec, CommentSpec, ForgeFlavor, GenerateComments, IssueSpec, Permission,
-    PullSpec, PullState, RateLimitSpec, RepoSpec, ReviewSpec, ReviewThreadSpec, Scenario,
-    StatusSpec, ThreadCommentSpec, TokenSpec, UserKind, UserSpec, WorkflowJobSpec,
+    BranchSpec, Capabilities, CheckRunSpec, CommentSpec, ForgeFlavor, GenerateComments,
+    GenerateThreads, IssueSpec, Permission, PullSpec, PullState, RateLimitSpec, RepoSpec,
+    ReviewSpec, ReviewThreadSpec, Scenario, StatusSpec, ThreadCommentSpec, TokenSpec, UserKind,
+    UserSpec, WorkflowJobSpec,
 };
 pub use server::{RecordedRequest, Sim, SimHandle};
 

@@ -43,12 +43,28 @@ pub struct Scenario {
     pub anonymous_read: bool,
     #[serde(default)]
     pub rate_limit: RateLimitSpec,
+    /// Optional Forgejo/Gitea API features; unset ones follow `version` (see [`Capabilities`]).
+    #[serde(default)]
+    pub capabilities: Capabilities,
     #[serde(default)]
     pub tokens: Vec<TokenSpec>,
     #[serde(default)]
     pub users: Vec<UserSpec>,
     #[serde(default)]
     pub repos: Vec<RepoSpec>,
+}
+
+/// Forgejo/Gitea endpoints that only some releases have. Unset: decided from the flavour and
+/// `version` like the real releases: Gitea 1.26.0 added resolve/unresolve of a review comment
+/// (go-gitea/gitea#36441), Gitea 1.27.0 replying to one (go-gitea/gitea#36683); Forgejo has
+/// neither. Without a capability its routes answer 404, as an older instance does.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Capabilities {
+    #[serde(default)]
+    pub resolve_review_comments: Option<bool>,
+    #[serde(default)]
+    pub reply_to_review_comments: Option<bool>,
 }
 
 /// GitHub's primary rate limit as the simulator starts with it, per user and resource.
@@ -190,6 +206,9 @@ pub struct PullSpec {
     pub reviews: Vec<ReviewSpec>,
     #[serde(default)]
     pub review_threads: Vec<ReviewThreadSpec>,
+    /// Appends `count` generated threads after `review_threads`.
+    #[serde(default)]
+    pub generate_threads: Option<GenerateThreads>,
     #[serde(default)]
     pub check_runs: Vec<CheckRunSpec>,
     #[serde(default)]
@@ -246,6 +265,41 @@ fn default_interval() -> i64 {
     60
 }
 
+/// Many review threads at once: thread `n` (1-based) is on `path` (`{n}` replaced) at line
+/// `n`, with one comment by `author`; it is unresolved when `n` is a multiple of
+/// `unresolved_every` and resolved by `resolved_by` (default: the pull request's author)
+/// otherwise. Threads belong to review `review_id` when given, else each to its own review.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateThreads {
+    pub count: u32,
+    pub author: String,
+    #[serde(default = "default_generated_path")]
+    pub path: String,
+    #[serde(default = "default_generated_thread_body")]
+    pub body: String,
+    #[serde(default = "default_unresolved_every")]
+    pub unresolved_every: u32,
+    #[serde(default)]
+    pub resolved_by: Option<String>,
+    #[serde(default)]
+    pub review_id: Option<u64>,
+    #[serde(default)]
+    pub start_at: Option<String>,
+    #[serde(default = "default_interval")]
+    pub interval_seconds: i64,
+}
+
+fn default_generated_path() -> String {
+    "src/generated_{n}.rs".to_owned()
+}
+fn default_generated_thread_body() -> String {
+    "Finding {n}".to_owned()
+}
+fn default_unresolved_every() -> u32 {
+    1
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReviewSpec {
@@ -262,26 +316,50 @@ pub struct ReviewSpec {
     pub commit_id: Option<String>,
 }
 
+/// A review thread (GitHub) or code conversation (Forgejo/Gitea): comments on one place of the
+/// diff, the first one starting it, the rest replies.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReviewThreadSpec {
+    /// GitHub's GraphQL node id (`PRRT_…`); default: derived from a database id.
     #[serde(default)]
     pub id: Option<String>,
     pub path: String,
+    /// The (last) line commented on; `None` for a file-level comment.
     #[serde(default)]
     pub line: Option<u64>,
+    /// First line of a multi-line comment (GitHub only; Gitea comments one line).
     #[serde(default)]
     pub start_line: Option<u64>,
+    /// `RIGHT` (the new file, default) or `LEFT` (the old file).
     #[serde(default)]
     pub side: Option<String>,
+    /// `line` (default) or `file`.
+    #[serde(default)]
+    pub subject_type: Option<String>,
     #[serde(default)]
     pub resolved: bool,
     #[serde(default)]
     pub resolved_by: Option<String>,
+    /// The commented line is gone from the current diff: GitHub shows `line: null` and keeps
+    /// `original_line`.
     #[serde(default)]
     pub outdated: bool,
+    /// The review the first comment belongs to (an id from `reviews`); default: a COMMENTED
+    /// review of its own, as GitHub creates for a single comment.
+    #[serde(default)]
+    pub review_id: Option<u64>,
+    /// Default: the head commit.
+    #[serde(default)]
+    pub commit_id: Option<String>,
+    /// Default: `commit_id`, or the base commit for an outdated thread.
+    #[serde(default)]
+    pub original_commit_id: Option<String>,
     #[serde(default)]
     pub comments: Vec<ThreadCommentSpec>,
+    /// Appends `count` generated replies after `comments`.
+    #[serde(default)]
+    pub generate_replies: Option<GenerateComments>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -289,13 +367,19 @@ pub struct ReviewThreadSpec {
 pub struct ThreadCommentSpec {
     #[serde(default)]
     pub id: Option<u64>,
-    pub author: String,
+    /// `None` (YAML `~`): the account was deleted; GitHub shows its "ghost", Gitea its
+    /// "Ghost" user.
+    pub author: Option<String>,
     pub body: String,
     pub created_at: String,
     #[serde(default)]
     pub updated_at: Option<String>,
     #[serde(default)]
     pub diff_hunk: Option<String>,
+    /// Counts by GitHub REST reaction name: `+1`, `-1`, laugh, hooray, confused, heart,
+    /// rocket, eyes.
+    #[serde(default)]
+    pub reactions: std::collections::BTreeMap<String, u32>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -382,6 +466,11 @@ pub struct IssueSpec {
     pub comments: Vec<CommentSpec>,
 }
 
+/// GitHub's REST reaction names, in the order GitHub lists them.
+pub(crate) const REACTIONS: [&str; 8] = [
+    "+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes",
+];
+
 /// Scenarios compiled into the crate, by name (the file name without `.yaml`).
 const BUILTIN: &[(&str, &str)] = &[
     ("demo-github", include_str!("../scenarios/demo-github.yaml")),
@@ -396,6 +485,31 @@ const BUILTIN: &[(&str, &str)] = &[
     (
         "comments_over_100_forgejo",
         include_str!("../scenarios/comments_over_100_forgejo.yaml"),
+    ),
+    (
+        "threads_over_100",
+        include_str!("../scenarios/threads_over_100.yaml"),
+    ),
+    (
+        "threads_over_100_forgejo",
+        include_str!("../scenarios/threads_over_100_forgejo.yaml"),
+    ),
+    (
+        "threads_mixed",
+        include_str!("../scenarios/threads_mixed.yaml"),
+    ),
+    (
+        "threads_mixed_forgejo",
+        include_str!("../scenarios/threads_mixed_forgejo.yaml"),
+    ),
+    (
+        "threads_mixed_gitea",
+        include_str!("../scenarios/threads_mixed_gitea.yaml"),
+    ),
+    ("no_comments", include_str!("../scenarios/no_comments.yaml")),
+    (
+        "no_comments_forgejo",
+        include_str!("../scenarios/no_comments_forgejo.yaml"),
     ),
 ];
 
@@ -416,8 +530,7 @@ impl Scenario {
             .map_err(|e| SimError::Scenario(format!("{}: {e}", path.display())))
     }
 
-    /// An embedded scenario: "demo-github", "demo-forgejo", "comments_over_100",
-    /// "comments_over_100_forgejo".
+    /// An embedded scenario by file name without `.yaml` (see [`Scenario::builtin_names`]).
     pub fn builtin(name: &str) -> Option<Scenario> {
         let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name)?;
         Scenario::from_yaml(text).ok()
@@ -455,6 +568,35 @@ impl Scenario {
             }
             for pull in &repo.pulls {
                 times.push(("created_at", &pull.created_at));
+                for t in &pull.review_threads {
+                    if t.comments.is_empty() {
+                        return fail(format!(
+                            "{full}#{}: review thread on {} has no comments",
+                            pull.number, t.path
+                        ));
+                    }
+                    for c in &t.comments {
+                        times.push(("thread comment created_at", &c.created_at));
+                        for name in c.reactions.keys() {
+                            if !REACTIONS.contains(&name.as_str()) {
+                                return fail(format!("unknown reaction {name:?}"));
+                            }
+                        }
+                    }
+                    let side = t.side.as_deref().unwrap_or("RIGHT");
+                    if side != "RIGHT" && side != "LEFT" {
+                        return fail(format!("side {side:?} is not LEFT or RIGHT"));
+                    }
+                    let subject = t.subject_type.as_deref().unwrap_or("line");
+                    if subject != "line" && subject != "file" {
+                        return fail(format!("subject_type {subject:?} is not line or file"));
+                    }
+                    if let Some(r) = t.review_id
+                        && !pull.reviews.iter().any(|rv| rv.id == Some(r))
+                    {
+                        return fail(format!("review_id {r} is not among the pull's reviews"));
+                    }
+                }
                 for c in &pull.comments {
                     times.push(("comment created_at", &c.created_at));
                 }

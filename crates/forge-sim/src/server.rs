@@ -360,6 +360,38 @@ async fn handle(
             return Ok(into_response(reply, false));
         }
         Some(FaultKind::TruncatedBody) => truncate = true,
+        Some(FaultKind::GraphqlError {
+            message,
+            error_type,
+            keep_data,
+        }) => {
+            let (reply, _) = match shared.flavor {
+                ForgeFlavor::Github => github::handle(&shared, &request),
+                _ => (forgejo::handle(&shared, &request), String::new()),
+            };
+            let mut error = serde_json::json!({"message": message});
+            if let Some(t) = error_type {
+                error["type"] = Value::from(t);
+            }
+            let data = match (&reply.body, keep_data) {
+                (ReplyBody::Json(v), true) => v.get("data").cloned().unwrap_or(Value::Null),
+                _ => Value::Null,
+            };
+            let mut errors = match (&reply.body, keep_data) {
+                (ReplyBody::Json(v), true) => v
+                    .get("errors")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            errors.push(error);
+            let body = serde_json::json!({"data": data, "errors": errors});
+            let mut faulted = Reply::json(200, body).unchecked();
+            faulted.headers = reply.headers;
+            lock(&shared.log).push(record(200));
+            return Ok(into_response(faulted, false));
+        }
         None => {}
     }
 

@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 
 use crate::scenario::{
-    CommentSpec, ForgeFlavor, Permission, PullSpec, RepoSpec, Scenario, TokenSpec, UserKind,
+    CommentSpec, ForgeFlavor, GenerateComments, Permission, PullSpec, RepoSpec, ReviewThreadSpec,
+    Scenario, ThreadCommentSpec, TokenSpec, UserKind,
 };
 use crate::time::{format_rfc3339, now_unix, parse_rfc3339};
 
@@ -27,12 +28,79 @@ pub(crate) struct Comment {
     pub updated_at: String,
 }
 
+/// A submitted review. Every review comment belongs to one.
+#[derive(Debug, Clone)]
+pub(crate) struct Review {
+    pub id: u64,
+    pub pull: u64,
+    pub author: String,
+    /// GitHub's names: APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING.
+    pub state: String,
+    pub body: String,
+    pub submitted_at: Option<String>,
+    pub commit_id: String,
+}
+
+/// A comment in a review thread.
+#[derive(Debug, Clone)]
+pub(crate) struct ReviewComment {
+    pub id: u64,
+    pub review_id: u64,
+    /// `None`: a deleted account.
+    pub author: Option<String>,
+    pub body: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub diff_hunk: String,
+    /// Counts by REST reaction name.
+    pub reactions: BTreeMap<String, u32>,
+    /// Gitea keeps resolution per comment (`resolver`); a conversation counts as resolved
+    /// when its first comment is. `Some(None)`: resolved by a deleted account.
+    pub resolved_by: Option<Option<String>>,
+}
+
+/// A review thread: GitHub's `PullRequestReviewThread`, a Forgejo/Gitea code conversation.
+#[derive(Debug, Clone)]
+pub(crate) struct Thread {
+    pub node_id: String,
+    pub pull: u64,
+    pub path: String,
+    pub line: Option<u64>,
+    pub start_line: Option<u64>,
+    /// "RIGHT" or "LEFT".
+    pub side: &'static str,
+    pub file_level: bool,
+    pub outdated: bool,
+    pub commit_id: String,
+    pub original_commit_id: String,
+    /// Oldest first; never empty.
+    pub comments: Vec<ReviewComment>,
+}
+
+impl Thread {
+    pub fn resolved_by(&self) -> Option<&Option<String>> {
+        self.comments.first().and_then(|c| c.resolved_by.as_ref())
+    }
+
+    pub fn is_resolved(&self) -> bool {
+        self.resolved_by().is_some()
+    }
+
+    pub fn first_id(&self) -> u64 {
+        self.comments.first().map(|c| c.id).unwrap_or(0)
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Repo {
     pub spec: RepoSpec,
     pub id: u64,
     /// Issue comments per pull-request or issue number, oldest first.
     pub conversations: BTreeMap<u64, Vec<Comment>>,
+    /// Reviews of every pull request, oldest first.
+    pub reviews: Vec<Review>,
+    /// Review threads of every pull request, in scenario order.
+    pub threads: Vec<Thread>,
 }
 
 /// What a number in a repository refers to.
@@ -53,12 +121,19 @@ pub(crate) struct World {
     pub users: Vec<User>,
     pub tokens: Vec<TokenSpec>,
     pub repos: Vec<Repo>,
+    pub flavor: ForgeFlavor,
+    pub resolve_capability: bool,
+    pub reply_capability: bool,
     next_comment_id: u64,
+    next_review_id: u64,
+    next_thread_id: u64,
 }
 
 /// Comment ids handed out when a scenario does not give one start here, so they look like
 /// real ids and never collide with small hand-written ones.
 const FIRST_COMMENT_ID: u64 = 1_000_001;
+const FIRST_REVIEW_ID: u64 = 2_000_001;
+const FIRST_THREAD_ID: u64 = 3_000_001;
 
 impl World {
     pub fn new(scenario: Scenario) -> World {
@@ -72,6 +147,15 @@ impl World {
                 ForgeFlavor::Forgejo => "11.0.1+gitea-1.22.0".to_owned(),
                 ForgeFlavor::Gitea => "1.24.0".to_owned(),
             });
+        let (resolve_default, reply_default) = gitea_capabilities(scenario.forge, &version);
+        let resolve_capability = scenario
+            .capabilities
+            .resolve_review_comments
+            .unwrap_or(resolve_default);
+        let reply_capability = scenario
+            .capabilities
+            .reply_to_review_comments
+            .unwrap_or(reply_default);
         let mut world = World {
             version,
             anonymous_read: scenario.anonymous_read,
@@ -91,7 +175,12 @@ impl World {
                 .collect(),
             tokens: scenario.tokens.clone(),
             repos: Vec::new(),
+            flavor: scenario.forge,
+            resolve_capability,
+            reply_capability,
             next_comment_id: FIRST_COMMENT_ID,
+            next_review_id: FIRST_REVIEW_ID,
+            next_thread_id: FIRST_THREAD_ID,
         };
         let explicit_max = scenario
             .repos
@@ -101,9 +190,23 @@ impl World {
                 pulls.chain(r.issues.iter().flat_map(|i| i.comments.iter()))
             })
             .filter_map(|c| c.id)
+            .chain(scenario.repos.iter().flat_map(|r| {
+                r.pulls
+                    .iter()
+                    .flat_map(|p| p.review_threads.iter().flat_map(|t| t.comments.iter()))
+                    .filter_map(|c| c.id)
+            }))
             .max()
             .unwrap_or(0);
         world.next_comment_id = world.next_comment_id.max(explicit_max + 1);
+        let explicit_review_max = scenario
+            .repos
+            .iter()
+            .flat_map(|r| r.pulls.iter().flat_map(|p| p.reviews.iter()))
+            .filter_map(|r| r.id)
+            .max()
+            .unwrap_or(0);
+        world.next_review_id = world.next_review_id.max(explicit_review_max + 1);
 
         for t in &scenario.tokens {
             world.ensure_user(&t.login);
@@ -111,7 +214,10 @@ impl World {
         for (index, spec) in scenario.repos.into_iter().enumerate() {
             world.ensure_user(&spec.owner);
             let mut conversations = BTreeMap::new();
+            let mut reviews = Vec::new();
+            let mut threads = Vec::new();
             for pull in &spec.pulls {
+                world.materialize_reviews(pull, &mut reviews, &mut threads);
                 world.ensure_user(&pull.author);
                 let mut comments = world.materialize(&pull.comments);
                 if let Some(g) = &pull.generate_comments {
@@ -148,6 +254,8 @@ impl World {
                 spec,
                 id,
                 conversations,
+                reviews,
+                threads,
             });
         }
         world
@@ -168,6 +276,175 @@ impl World {
                 }
             })
             .collect()
+    }
+
+    /// Reviews and threads of one pull request, from the scenario's lists and generators.
+    fn materialize_reviews(
+        &mut self,
+        pull: &PullSpec,
+        reviews: &mut Vec<Review>,
+        threads: &mut Vec<Thread>,
+    ) {
+        for r in &pull.reviews {
+            self.ensure_user(&r.author);
+            let id = r.id.unwrap_or_else(|| self.take_review_id());
+            reviews.push(Review {
+                id,
+                pull: pull.number,
+                author: r.author.clone(),
+                state: r.state.clone(),
+                body: r.body.clone(),
+                submitted_at: r.submitted_at.as_deref().map(normalize_time),
+                commit_id: r.commit_id.clone().unwrap_or_else(|| pull.head.sha.clone()),
+            });
+        }
+        let mut specs: Vec<ReviewThreadSpec> = pull.review_threads.clone();
+        if let Some(g) = &pull.generate_threads {
+            let start = g
+                .start_at
+                .as_deref()
+                .or(Some(pull.created_at.as_str()))
+                .and_then(parse_rfc3339)
+                .unwrap_or(0);
+            let every = g.unresolved_every.max(1);
+            for n in 1..=g.count {
+                let resolved = n % every != 0;
+                specs.push(ReviewThreadSpec {
+                    id: None,
+                    path: g.path.replace("{n}", &n.to_string()),
+                    line: Some(u64::from(n)),
+                    start_line: None,
+                    side: None,
+                    subject_type: None,
+                    resolved,
+                    resolved_by: resolved
+                        .then(|| g.resolved_by.clone().unwrap_or_else(|| pull.author.clone())),
+                    outdated: false,
+                    review_id: g.review_id,
+                    commit_id: None,
+                    original_commit_id: None,
+                    comments: vec![ThreadCommentSpec {
+                        id: None,
+                        author: Some(g.author.clone()),
+                        body: g.body.replace("{n}", &n.to_string()),
+                        created_at: format_rfc3339(start + g.interval_seconds * i64::from(n)),
+                        updated_at: None,
+                        diff_hunk: None,
+                        reactions: BTreeMap::new(),
+                    }],
+                    generate_replies: None,
+                });
+            }
+        }
+        for t in &specs {
+            let thread = self.materialize_thread(pull, t, reviews);
+            threads.push(thread);
+        }
+    }
+
+    fn materialize_thread(
+        &mut self,
+        pull: &PullSpec,
+        t: &ReviewThreadSpec,
+        reviews: &mut Vec<Review>,
+    ) -> Thread {
+        let side = if t.side.as_deref() == Some("LEFT") {
+            "LEFT"
+        } else {
+            "RIGHT"
+        };
+        let file_level = t.subject_type.as_deref() == Some("file") || t.line.is_none();
+        let line = if file_level { None } else { t.line };
+        let hunk = default_hunk(&t.path, line.unwrap_or(1));
+        let mut specs: Vec<ThreadCommentSpec> = t.comments.clone();
+        if let Some(g) = &t.generate_replies {
+            specs.extend(generated_replies(g, t));
+        }
+        let mut comments = Vec::new();
+        for (i, c) in specs.iter().enumerate() {
+            if let Some(a) = &c.author {
+                self.ensure_user(a);
+            }
+            let created_at = normalize_time(&c.created_at);
+            // GitHub files each comment under a review: the thread's for the first, and a
+            // COMMENTED review of its own for a reply. Gitea files replies under the
+            // conversation's review, which is how its UI groups them.
+            let review_id = match (i, t.review_id) {
+                (0, Some(r)) => r,
+                (_, _) if i > 0 && self.flavor.is_gitea_family() => comments
+                    .first()
+                    .map(|f: &ReviewComment| f.review_id)
+                    .unwrap_or(0),
+                _ => {
+                    let id = self.take_review_id();
+                    reviews.push(Review {
+                        id,
+                        pull: pull.number,
+                        author: c.author.clone().unwrap_or_default(),
+                        state: "COMMENTED".to_owned(),
+                        body: String::new(),
+                        submitted_at: Some(created_at.clone()),
+                        commit_id: pull.head.sha.clone(),
+                    });
+                    id
+                }
+            };
+            let resolved_by = (i == 0 && t.resolved).then(|| t.resolved_by.clone());
+            if let Some(Some(login)) = &resolved_by {
+                self.ensure_user(login);
+            }
+            comments.push(ReviewComment {
+                id: c.id.unwrap_or_else(|| self.take_comment_id()),
+                review_id,
+                author: c.author.clone(),
+                body: c.body.clone(),
+                updated_at: c
+                    .updated_at
+                    .as_deref()
+                    .map(normalize_time)
+                    .unwrap_or_else(|| created_at.clone()),
+                created_at,
+                diff_hunk: c.diff_hunk.clone().unwrap_or_else(|| hunk.clone()),
+                reactions: c.reactions.clone(),
+                resolved_by,
+            });
+        }
+        let database_id = self.take_thread_id();
+        let commit_id = t.commit_id.clone().unwrap_or_else(|| pull.head.sha.clone());
+        let original_commit_id = t.original_commit_id.clone().unwrap_or_else(|| {
+            if t.outdated {
+                pull.base.sha.clone()
+            } else {
+                commit_id.clone()
+            }
+        });
+        Thread {
+            node_id: t.id.clone().unwrap_or_else(|| {
+                crate::github::node_id("PRRT", "PullRequestReviewThread", database_id)
+            }),
+            pull: pull.number,
+            path: t.path.clone(),
+            line,
+            start_line: if file_level { None } else { t.start_line },
+            side,
+            file_level,
+            outdated: t.outdated,
+            commit_id,
+            original_commit_id,
+            comments,
+        }
+    }
+
+    fn take_review_id(&mut self) -> u64 {
+        let id = self.next_review_id;
+        self.next_review_id += 1;
+        id
+    }
+
+    fn take_thread_id(&mut self) -> u64 {
+        let id = self.next_thread_id;
+        self.next_thread_id += 1;
+        id
     }
 
     fn take_comment_id(&mut self) -> u64 {
@@ -273,11 +550,188 @@ impl World {
         comment
     }
 
+    pub fn threads(&self, repo: usize, pull: u64) -> impl Iterator<Item = (usize, &Thread)> {
+        self.repos
+            .get(repo)
+            .into_iter()
+            .flat_map(|r| r.threads.iter().enumerate())
+            .filter(move |(_, t)| t.pull == pull)
+    }
+
+    pub fn reviews(&self, repo: usize, pull: u64) -> impl Iterator<Item = &Review> {
+        self.repos
+            .get(repo)
+            .into_iter()
+            .flat_map(|r| r.reviews.iter())
+            .filter(move |rv| rv.pull == pull)
+    }
+
+    /// Every review comment of a pull request in id order (GitHub's REST listing order).
+    pub fn review_comments(&self, repo: usize, pull: u64) -> Vec<(usize, &ReviewComment)> {
+        let mut all: Vec<(usize, &ReviewComment)> = self
+            .threads(repo, pull)
+            .flat_map(|(i, t)| t.comments.iter().map(move |c| (i, c)))
+            .collect();
+        all.sort_by_key(|(_, c)| c.id);
+        all
+    }
+
+    /// The thread (index in the repository) holding a review comment.
+    pub fn thread_of_comment(&self, repo: usize, comment_id: u64) -> Option<usize> {
+        self.repos
+            .get(repo)?
+            .threads
+            .iter()
+            .position(|t| t.comments.iter().any(|c| c.id == comment_id))
+    }
+
+    /// (repository, thread index) of a GraphQL thread node id.
+    pub fn thread_by_node_id(&self, node_id: &str) -> Option<(usize, usize)> {
+        self.repos.iter().enumerate().find_map(|(r, repo)| {
+            repo.threads
+                .iter()
+                .position(|t| t.node_id == node_id)
+                .map(|i| (r, i))
+        })
+    }
+
+    /// Appends a reply to a thread. GitHub files it under a new COMMENTED review; Gitea
+    /// under the conversation's review.
+    pub fn add_reply(
+        &mut self,
+        repo: usize,
+        thread: usize,
+        author: &str,
+        body: &str,
+    ) -> Option<ReviewComment> {
+        let now = self.now();
+        let id = self.take_comment_id();
+        let gitea = self.flavor.is_gitea_family();
+        let new_review = if gitea {
+            None
+        } else {
+            Some(self.take_review_id())
+        };
+        let r = self.repos.get_mut(repo)?;
+        let t = r.threads.get_mut(thread)?;
+        let review_id = match new_review {
+            Some(id) => id,
+            None => t.comments.first().map(|c| c.review_id).unwrap_or(0),
+        };
+        let comment = ReviewComment {
+            id,
+            review_id,
+            author: Some(author.to_owned()),
+            body: body.to_owned(),
+            created_at: now.clone(),
+            updated_at: now.clone(),
+            diff_hunk: t
+                .comments
+                .first()
+                .map(|c| c.diff_hunk.clone())
+                .unwrap_or_default(),
+            reactions: BTreeMap::new(),
+            resolved_by: None,
+        };
+        t.comments.push(comment.clone());
+        let pull = t.pull;
+        let commit_id = t.commit_id.clone();
+        if !gitea {
+            r.reviews.push(Review {
+                id: review_id,
+                pull,
+                author: author.to_owned(),
+                state: "COMMENTED".to_owned(),
+                body: String::new(),
+                submitted_at: Some(now),
+                commit_id,
+            });
+        }
+        Some(comment)
+    }
+
+    /// Marks one comment (Gitea) or a thread's first comment (GitHub) resolved or not;
+    /// resolving an already resolved one keeps its resolver, as both forges do.
+    pub fn set_resolved(
+        &mut self,
+        repo: usize,
+        thread: usize,
+        comment_id: Option<u64>,
+        resolver: Option<&str>,
+    ) {
+        let Some(t) = self
+            .repos
+            .get_mut(repo)
+            .and_then(|r| r.threads.get_mut(thread))
+        else {
+            return;
+        };
+        let target = match comment_id {
+            Some(id) => t.comments.iter_mut().find(|c| c.id == id),
+            None => t.comments.first_mut(),
+        };
+        if let Some(c) = target {
+            match resolver {
+                Some(login) => {
+                    if c.resolved_by.is_none() {
+                        c.resolved_by = Some(Some(login.to_owned()));
+                    }
+                }
+                None => c.resolved_by = None,
+            }
+        }
+    }
+
     /// A stable id for a pull request or issue (distinct from its number, like on the forges).
     pub fn conversation_id(&self, repo: usize, number: u64) -> u64 {
         let repo_id = self.repos.get(repo).map(|r| r.id).unwrap_or(0);
         repo_id * 100_000 + number
     }
+}
+
+/// Gitea releases with the review-conversation endpoints: (resolve, reply).
+fn gitea_capabilities(flavor: ForgeFlavor, version: &str) -> (bool, bool) {
+    if flavor != ForgeFlavor::Gitea {
+        return (false, false);
+    }
+    let mut parts = version
+        .trim_start_matches('v')
+        .split(|c: char| !c.is_ascii_digit())
+        .map(|p| p.parse::<u64>().unwrap_or(0));
+    let major = parts.next().unwrap_or(0);
+    let minor = parts.next().unwrap_or(0);
+    let at_least = |m: u64| major > 1 || (major == 1 && minor >= m);
+    (at_least(26), at_least(27))
+}
+
+/// A diff hunk ending at the commented line, like the ones GitHub stores with a comment.
+fn default_hunk(path: &str, line: u64) -> String {
+    let start = line.saturating_sub(2).max(1);
+    let mut hunk = format!("@@ -{start},3 +{start},3 @@");
+    for l in start..=line {
+        hunk.push_str(&format!("\n {path} line {l}"));
+    }
+    hunk
+}
+
+fn generated_replies(g: &GenerateComments, t: &ReviewThreadSpec) -> Vec<ThreadCommentSpec> {
+    let start = g
+        .start_at
+        .as_deref()
+        .or(t.comments.last().map(|c| c.created_at.as_str()))
+        .and_then(parse_rfc3339)
+        .unwrap_or(0);
+    (1..=g.count)
+        .map(|n| ThreadCommentSpec {
+            id: None,
+            author: Some(g.author.clone()),
+            body: g.body.replace("{n}", &n.to_string()),
+            created_at: format_rfc3339(start + g.interval_seconds * i64::from(n)),
+            updated_at: None,
+            diff_hunk: None,
+            reactions: BTreeMap::new(),
+        })
+        .collect()
 }
 
 /// Scenario times may carry offsets or fractions; the forges answer in UTC seconds.

@@ -41,6 +41,11 @@ pub(crate) fn parse_rfc3339(text: &str) -> Option<i64> {
         let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
         rest = &frac[digits..];
     }
+    // Only ASCII can follow a valid timestamp; checking first keeps every slice below on a
+    // character boundary (scenario files are input, not trusted).
+    if !rest.is_ascii() {
+        return None;
+    }
     let offset = match rest {
         "Z" | "z" => 0,
         _ if rest.len() == 6 && matches!(&rest[..1], "+" | "-") && &rest[3..4] == ":" => {
@@ -101,5 +106,18 @@ mod tests {
             Some(1_704_067_200)
         );
         assert_eq!(parse_rfc3339("yesterday"), None);
+    }
+
+    #[test]
+    fn malformed_offsets_are_rejected_not_panics() {
+        for text in [
+            "2024-01-01T00:00:00é1:00",
+            "2024-01-01T00:00:00+é:00",
+            "2024-01-01T00:00:00+01é0",
+            "2024-01-01T00:00:00.5ü",
+            "2024-01-01T00:00:00+1:000",
+        ] {
+            assert_eq!(parse_rfc3339(text), None, "{text}");
+        }
     }
 }
