@@ -101,10 +101,18 @@ pub struct GitHubEndpoint {
     pub web_host: String,
     pub api_url: String,
     pub graphql_url: String,
-    /// A token from the config file; otherwise the client looks at `GITHUB_TOKEN`,
-    /// `GH_TOKEN`, then `gh auth token`.
+    /// A token from the config file; otherwise the client looks at `token_vars`, then
+    /// `gh auth token --hostname web_host`.
     pub token: Option<Secret>,
+    /// Environment variables that may hold this server's token, in order. `GITHUB_TOKEN` and
+    /// `GH_TOKEN` belong to the server `GITHUB_API_URL` names; Enterprise hosts from the
+    /// config file use gh's `GH_ENTERPRISE_TOKEN`, so a github.com token never goes to
+    /// another server.
+    pub token_vars: &'static [&'static str],
 }
+
+const DEFAULT_TOKEN_VARS: &[&str] = &["GITHUB_TOKEN", "GH_TOKEN"];
+const ENTERPRISE_TOKEN_VARS: &[&str] = &["GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"];
 
 /// Where a Forgejo or Gitea instance lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -208,16 +216,13 @@ impl Config {
             .unwrap_or_else(|| "https://api.github.com".to_owned());
         let graphql_url =
             var_nonempty("GITHUB_GRAPHQL_URL").unwrap_or_else(|| derive_graphql_url(&api_url));
-        let web_host = if api_url == "https://api.github.com" {
-            "github.com".to_owned()
-        } else {
-            host_of(&api_url).unwrap_or_else(|| "github.com".to_owned())
-        };
+        let web_host = web_host_of(&api_url);
         let github = GitHubEndpoint {
             web_host,
             api_url,
             graphql_url,
             token: None,
+            token_vars: DEFAULT_TOKEN_VARS,
         };
 
         // FORGEJO_HOST / GITEA_HOST name an instance (host or URL) for FORGEJO_TOKEN / GITEA_TOKEN.
@@ -298,11 +303,18 @@ impl Config {
                         .graphql_url
                         .clone()
                         .unwrap_or_else(|| derive_graphql_url(&api_url));
+                    // github.com itself may be listed (to give it a token of its own).
+                    let token_vars = if host == "github.com" {
+                        &[][..]
+                    } else {
+                        ENTERPRISE_TOKEN_VARS
+                    };
                     Endpoint::GitHub(GitHubEndpoint {
                         web_host: host,
                         api_url,
                         graphql_url,
                         token,
+                        token_vars,
                     })
                 }
                 kind => {
@@ -323,8 +335,25 @@ impl Config {
                 }
             });
         }
-        if host == "github.com" || host == "www.github.com" || host == self.github.web_host {
+        let host = if host == "www.github.com" {
+            "github.com".to_owned()
+        } else {
+            host
+        };
+        if host == self.github.web_host {
             return Ok(Endpoint::GitHub(self.github.clone()));
+        }
+        if host == "github.com" {
+            // GITHUB_API_URL names an Enterprise server, whose token must not go to
+            // github.com: use `gh auth token --hostname github.com` (or a [hosts."github.com"]
+            // entry with its own token).
+            return Ok(Endpoint::GitHub(GitHubEndpoint {
+                web_host: host,
+                api_url: "https://api.github.com".to_owned(),
+                graphql_url: "https://api.github.com/graphql".to_owned(),
+                token: None,
+                token_vars: &[],
+            }));
         }
         let file = self
             .path
@@ -348,6 +377,17 @@ pub fn derive_graphql_url(api_url: &str) -> String {
     match base.strip_suffix("/v3") {
         Some(api) => format!("{api}/graphql"),
         None => format!("{base}/graphql"),
+    }
+}
+
+/// The web host of a GitHub API URL: `github.com` for `https://api.github.com`, `octo.ghe.com`
+/// for GHE.com's `https://api.octo.ghe.com`, and the host itself for Enterprise Server's
+/// `https://ghe.example.com/api/v3`.
+fn web_host_of(api_url: &str) -> String {
+    let host = host_of(api_url).unwrap_or_else(|| "github.com".to_owned());
+    match host.strip_prefix("api.") {
+        Some(web) if web.contains('.') => web.to_owned(),
+        _ => host,
     }
 }
 
@@ -458,6 +498,53 @@ token = "file-token"
         assert_eq!(ghe.api_url, "https://ghe.example.com/api/v3");
         assert_eq!(ghe.graphql_url, "https://ghe.example.com/api/graphql");
         assert_eq!(ghe.token, Some(Secret::new("file-token")));
+    }
+
+    #[test]
+    fn tokens_stay_with_their_server() {
+        let text = "[hosts.\"ghe.example.com\"]\nkind = \"github\"\n";
+        let c = Config::from_parts(Some(text), None, &env(&[])).unwrap();
+        let Endpoint::GitHub(ghe) = c.endpoint_for(Some("ghe.example.com")).unwrap() else {
+            panic!()
+        };
+        assert!(
+            !ghe.token_vars.contains(&"GITHUB_TOKEN"),
+            "{:?}",
+            ghe.token_vars
+        );
+        assert_eq!(c.github.token_vars, ["GITHUB_TOKEN", "GH_TOKEN"]);
+
+        // With GITHUB_API_URL on an Enterprise server, github.com links still go to github.com,
+        // and without that server's token.
+        let c = Config::from_parts(
+            None,
+            None,
+            &env(&[("GITHUB_API_URL", "https://ghe.corp/api/v3")]),
+        )
+        .unwrap();
+        let Endpoint::GitHub(dotcom) = c.endpoint_for(Some("github.com")).unwrap() else {
+            panic!()
+        };
+        assert_eq!(dotcom.api_url, "https://api.github.com");
+        assert!(dotcom.token_vars.is_empty());
+        let Endpoint::GitHub(corp) = c.endpoint_for(Some("ghe.corp")).unwrap() else {
+            panic!()
+        };
+        assert_eq!(corp.api_url, "https://ghe.corp/api/v3");
+    }
+
+    #[test]
+    fn ghe_com_web_host_drops_the_api_prefix() {
+        let c = Config::from_parts(
+            None,
+            None,
+            &env(&[("GITHUB_API_URL", "https://api.octo.ghe.com")]),
+        )
+        .unwrap();
+        assert_eq!(c.github.web_host, "octo.ghe.com");
+        assert!(
+            matches!(c.endpoint_for(Some("octo.ghe.com")).unwrap(), Endpoint::GitHub(e) if e.api_url == "https://api.octo.ghe.com")
+        );
     }
 
     #[test]

@@ -2,8 +2,11 @@
 //! the flavour detected from `/version` once, and optional endpoints probed rather than
 //! assumed from version numbers.
 
+mod threads;
+
+use crate::wording::{not_found_hint, subject};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use async_trait::async_trait;
 use reqwest::header::{ACCEPT, HeaderMap, HeaderValue};
@@ -14,7 +17,10 @@ use tokio::sync::OnceCell;
 
 use crate::config::{ForgeKind, ForgejoEndpoint};
 use crate::http::{Auth, ClientOptions, Http, Request};
-use crate::{Actor, Forge, IssueComment, Page, PageRequest, PrState, PullRequest};
+use crate::{
+    Actor, Forge, IssueComment, Page, PageRequest, PrState, PullRequest, Review, ReviewComment,
+    ReviewThread, ThreadCapabilities,
+};
 
 /// The id Gitea and Forgejo give their built-in Actions bot (`gitea-actions`,
 /// `forgejo-actions`); their API has no account-type field, so this is the one bot the
@@ -28,6 +34,8 @@ pub struct Forgejo {
     auth: Option<Auth>,
     /// What `/version` said the instance is; set by the first call.
     flavour: OnceCell<ForgeKind>,
+    /// The version string `/version` reported, for messages.
+    version: OnceLock<String>,
     /// Endpoint path -> whether this instance serves it, as probed.
     capabilities: Mutex<HashMap<String, bool>>,
 }
@@ -61,6 +69,7 @@ impl Forgejo {
             http,
             auth,
             flavour: OnceCell::new(),
+            version: OnceLock::new(),
             capabilities: Mutex::new(HashMap::new()),
         })
     }
@@ -70,7 +79,9 @@ impl Forgejo {
     }
 
     /// Forgejo or Gitea, from `GET /version` (Forgejo reports e.g. `11.0.1+gitea-1.22.0`).
-    /// Asked once; if the instance does not say, the configured kind stands.
+    /// Asked once, alongside the first call that needs it (the thread writes and capability
+    /// reports, whose errors name the forge and version); if the instance does not say, the
+    /// configured kind stands.
     pub async fn detect_kind(&self) -> ForgeKind {
         *self
             .flavour
@@ -80,14 +91,21 @@ impl Forgejo {
                     version: String,
                 }
                 let url = format!("{}/version", self.api());
-                let request = Request::get(url, self.auth.as_ref(), "the server version");
+                // Only error messages and capability notes use the answer, so one try is
+                // enough: a flaky /version must not delay the call it rides along with.
+                let request =
+                    Request::get(url, self.auth.as_ref(), "the server version").idempotent(false);
                 match self
                     .http
                     .send(&request)
                     .await
                     .and_then(|r| r.json::<Version>())
                 {
-                    Ok(v) => flavour_of(&v.version),
+                    Ok(v) => {
+                        let kind = flavour_of(&v.version);
+                        let _ = self.version.set(v.version);
+                        kind
+                    }
                     Err(e) => {
                         tracing::debug!(error = %e, "cannot detect the forge flavour");
                         self.endpoint.configured_kind
@@ -120,6 +138,11 @@ impl Forgejo {
             .unwrap_or_else(|p| p.into_inner())
             .insert(path.to_owned(), supported);
         Ok(supported)
+    }
+
+    /// The version `/version` reported, once detected.
+    fn version(&self) -> Option<&str> {
+        self.version.get().map(String::as_str)
     }
 
     fn capability(&self, path: &str) -> Option<bool> {
@@ -236,21 +259,6 @@ fn token_hint(endpoint: &ForgejoEndpoint) -> String {
     )
 }
 
-fn subject(pr: &PrRef) -> String {
-    format!(
-        "pull request {}/{}#{}",
-        pr.repo.owner, pr.repo.repo, pr.number
-    )
-}
-
-fn not_found_hint(pr: &PrRef) -> String {
-    format!(
-        "Check the reference: {}/{}#{} may be an issue rather than a pull request, the \
-         repository may not exist, or the token cannot see a private repository.",
-        pr.repo.owner, pr.repo.repo, pr.number
-    )
-}
-
 #[async_trait]
 impl Forge for Forgejo {
     fn kind(&self) -> ForgeKind {
@@ -261,28 +269,67 @@ impl Forge for Forgejo {
     }
 
     async fn pull_request(&self, pr: &PrRef) -> Result<PullRequest> {
-        // Detection rides along with the first call instead of delaying it.
-        let (_, pull) = tokio::join!(self.detect_kind(), self.fetch_pull(pr));
-        pull
+        self.fetch_pull(pr).await
     }
 
     async fn list_pr_comments(&self, pr: &PrRef, page: PageRequest) -> Result<Page<IssueComment>> {
         // The comments endpoint also serves issues, and for an unknown number Forgejo
         // answers 500 with no message; asking for the pull request alongside (concurrently,
         // so no extra latency) turns both into a clear "not found".
-        let (_, checked) = tokio::join!(self.detect_kind(), async {
-            tokio::try_join!(self.fetch_pull(pr), self.fetch_comments(pr, page))
-        });
-        checked.map(|(_, comments)| comments)
+        let (_, comments) = tokio::try_join!(self.fetch_pull(pr), self.fetch_comments(pr, page))?;
+        Ok(comments)
     }
 
     async fn create_pr_comment(&self, pr: &PrRef, body: &str) -> Result<IssueComment> {
-        let (_, comment) = tokio::join!(self.detect_kind(), self.post_comment(pr, body));
-        comment
+        self.post_comment(pr, body).await
+    }
+
+    async fn review_threads(&self, pr: &PrRef) -> Result<Vec<ReviewThread>> {
+        self.list_review_threads(pr).await
+    }
+
+    async fn reviews(&self, pr: &PrRef) -> Result<Vec<Review>> {
+        self.list_reviews(pr).await
+    }
+
+    async fn review_thread(&self, pr: &PrRef, thread_id: &str) -> Result<ReviewThread> {
+        self.get_review_thread(pr, thread_id).await
+    }
+
+    async fn reply_to_review_thread(
+        &self,
+        pr: &PrRef,
+        thread_id: &str,
+        body: &str,
+    ) -> Result<ReviewComment> {
+        let (_, reply) = tokio::join!(
+            self.detect_kind(),
+            self.post_review_reply(pr, thread_id, body)
+        );
+        reply
+    }
+
+    async fn set_review_thread_resolved(
+        &self,
+        pr: &PrRef,
+        thread_id: &str,
+        resolved: bool,
+    ) -> Result<ReviewThread> {
+        let (_, thread) = tokio::join!(
+            self.detect_kind(),
+            self.set_resolution(pr, thread_id, resolved)
+        );
+        thread
+    }
+
+    async fn thread_capabilities(&self, pr: &PrRef) -> Result<ThreadCapabilities> {
+        let (_, capabilities) =
+            tokio::join!(self.detect_kind(), self.probe_thread_capabilities(pr));
+        capabilities
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 struct FjUser {
     #[serde(default)]
     id: i64,

@@ -320,7 +320,11 @@ impl Http {
                     None => return Err(failure.error),
                 },
             };
-            if retries >= self.retry.max_retries || slept + wait > self.retry.max_total_wait {
+            // Saturating: a forge may ask for an absurd wait (retry-after: 2^64-1); that is
+            // "over the bound", never an overflow.
+            if retries >= self.retry.max_retries
+                || slept.saturating_add(wait) > self.retry.max_total_wait
+            {
                 return Err(failure.error);
             }
             tracing::debug!(
@@ -332,7 +336,7 @@ impl Http {
                 "retrying"
             );
             tokio::time::sleep(wait).await;
-            slept += wait;
+            slept = slept.saturating_add(wait);
             retries += 1;
         }
     }
@@ -621,7 +625,11 @@ pub(crate) fn classify_status(
             let reset = header_u64(headers, "x-ratelimit-reset").unwrap_or(0);
             let now_secs = now.duration_since(UNIX_EPOCH).unwrap_or_default();
             // One second of margin: the forge's clock and ours are not the same clock.
-            Some(Duration::from_secs(reset).saturating_sub(now_secs) + Duration::from_secs(1))
+            Some(
+                Duration::from_secs(reset)
+                    .saturating_sub(now_secs)
+                    .saturating_add(Duration::from_secs(1)),
+            )
         } else if secondary {
             Some(Duration::from_secs(60))
         } else {

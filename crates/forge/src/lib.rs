@@ -14,6 +14,7 @@ pub mod github;
 mod http;
 pub mod model;
 mod router;
+mod wording;
 
 pub use config::{Config, ForgeKind, HostConfig};
 pub use forgejo::Forgejo;
@@ -42,4 +43,35 @@ pub trait Forge: Send + Sync {
     /// Posts a conversation comment on the PR and returns it as the forge stored it. Checks
     /// first that the number is a pull request, so a wrong number writes nothing.
     async fn create_pr_comment(&self, pr: &PrRef, body: &str) -> Result<IssueComment>;
+
+    /// Every review thread of the PR with all its comments, oldest first. Forges page these
+    /// (GitHub: 100 threads and 100 comments a page); implementations walk every page, so
+    /// PRs with more than 100 threads, and threads with more than 100 comments, come out
+    /// whole.
+    async fn review_threads(&self, pr: &PrRef) -> Result<Vec<ReviewThread>>;
+
+    /// Every submitted review of the PR, oldest first.
+    async fn reviews(&self, pr: &PrRef) -> Result<Vec<Review>>;
+
+    /// One thread by id. A thread that exists but belongs to another PR is a `user` error.
+    async fn review_thread(&self, pr: &PrRef, thread_id: &str) -> Result<ReviewThread>;
+
+    /// Posts a reply at the end of the thread.
+    async fn reply_to_review_thread(
+        &self,
+        pr: &PrRef,
+        thread_id: &str,
+        body: &str,
+    ) -> Result<ReviewComment>;
+
+    /// Resolves (`true`) or unresolves the thread and returns it afterwards. Idempotent.
+    async fn set_review_thread_resolved(
+        &self,
+        pr: &PrRef,
+        thread_id: &str,
+        resolved: bool,
+    ) -> Result<ReviewThread>;
+
+    /// Whether this instance can reply in and resolve threads (probed once, then cached).
+    async fn thread_capabilities(&self, pr: &PrRef) -> Result<ThreadCapabilities>;
 }

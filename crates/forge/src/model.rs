@@ -62,3 +62,104 @@ pub struct IssueComment {
     pub updated_at: String,
     pub html_url: String,
 }
+
+/// A submitted review (approve, request changes, comment) with its summary body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Review {
+    pub id: u64,
+    pub author: Actor,
+    pub author_association: Option<String>,
+    pub state: ReviewState,
+    /// The review's summary text; empty when the reviewer wrote none.
+    pub body: String,
+    /// ISO 8601; `None` for a pending (unsubmitted) review.
+    pub submitted_at: Option<String>,
+    pub html_url: String,
+    pub commit_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ReviewState {
+    Approved,
+    ChangesRequested,
+    Commented,
+    Dismissed,
+    Pending,
+}
+
+/// Reaction counts on a comment, as GitHub names them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Reactions {
+    pub total_count: u64,
+    #[serde(rename = "+1")]
+    pub plus_one: u64,
+    #[serde(rename = "-1")]
+    pub minus_one: u64,
+    pub laugh: u64,
+    pub hooray: u64,
+    pub confused: u64,
+    pub heart: u64,
+    pub rocket: u64,
+    pub eyes: u64,
+}
+
+/// A comment inside a review thread (a comment on a line or file of the diff, or a reply).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewComment {
+    /// The forge's numeric id (GitHub `databaseId`), used by REST endpoints and URLs.
+    pub id: u64,
+    /// GitHub's GraphQL node id; `None` on Forgejo/Gitea.
+    pub node_id: Option<String>,
+    pub author: Actor,
+    pub author_association: Option<String>,
+    pub body: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub html_url: String,
+    pub diff_hunk: Option<String>,
+    pub commit_id: Option<String>,
+    /// The comment this one answers: the thread's first comment, for every later comment, on
+    /// both forges; `None` for the first.
+    pub in_reply_to_id: Option<u64>,
+    pub reactions: Option<Reactions>,
+}
+
+/// A conversation on the diff: a first comment and its replies, oldest first, with its
+/// resolution state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewThread {
+    /// Opaque, stable per forge: GitHub's node id (`PRRT_…`); on Forgejo/Gitea
+    /// `comment-<id of the conversation's first comment>`.
+    pub id: String,
+    pub is_resolved: bool,
+    /// The code the thread was written on has changed since. Always `false` on
+    /// Forgejo/Gitea: their API does not expose the `invalidated` flag their UI uses.
+    pub is_outdated: bool,
+    pub path: Option<String>,
+    pub line: Option<u64>,
+    /// First line of a multi-line comment.
+    pub start_line: Option<u64>,
+    /// LEFT (the base) or RIGHT (the head).
+    pub diff_side: Option<String>,
+    /// LINE, or FILE for a comment on a whole file.
+    pub subject_type: Option<String>,
+    /// GitHub: this token may resolve or unresolve the thread. Forgejo/Gitea (no per-token
+    /// answer): the instance has the endpoint, as probed so far (`false` until probed; see
+    /// `Forge::thread_capabilities`).
+    pub viewer_can_resolve: bool,
+    /// Like `viewer_can_resolve`, for replying.
+    pub viewer_can_reply: bool,
+    pub resolved_by: Option<Actor>,
+    pub comments: Vec<ReviewComment>,
+}
+
+/// What a forge instance lets a client do with review threads, probed rather than assumed
+/// from version numbers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ThreadCapabilities {
+    pub can_reply: bool,
+    pub can_resolve: bool,
+    /// Why something is missing, and which forge version adds it.
+    pub missing: Option<String>,
+}

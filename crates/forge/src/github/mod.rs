@@ -3,7 +3,9 @@
 //! `GITHUB_TOKEN`, `GH_TOKEN`, `gh auth token`), done lazily so listing tools needs no token.
 
 pub mod queries;
+mod threads;
 
+use crate::wording::{not_found_hint, subject};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -16,7 +18,10 @@ use tokio::sync::OnceCell;
 
 use crate::config::{ForgeKind, GitHubEndpoint, Secret};
 use crate::http::{Auth, ClientOptions, EnvLookup, Http, Request, parse_json};
-use crate::{Actor, Forge, IssueComment, Page, PageRequest, PrState, PullRequest};
+use crate::{
+    Actor, Forge, IssueComment, Page, PageRequest, PrState, PullRequest, Review, ReviewComment,
+    ReviewState, ReviewThread, ThreadCapabilities,
+};
 
 /// How long `gh auth token` may take before we stop waiting for it.
 const GH_CLI_TIMEOUT: Duration = Duration::from_secs(5);
@@ -94,7 +99,7 @@ impl GitHub {
         if let Some(token) = &self.endpoint.token {
             return Some(token.clone());
         }
-        for name in ["GITHUB_TOKEN", "GH_TOKEN"] {
+        for &name in self.endpoint.token_vars {
             if let Some(value) = (self.env)(name).filter(|v| !v.trim().is_empty()) {
                 return Some(Secret::new(value.trim()));
             }
@@ -107,11 +112,19 @@ impl GitHub {
 
     fn no_token(&self) -> Error {
         let host = &self.endpoint.web_host;
+        let vars = match self.endpoint.token_vars {
+            [] => format!(
+                "Add a token for {host} to the config file ([hosts.\"{host}\"] token_env = ...)"
+            ),
+            names => format!(
+                "Set {} to a token that can read the repository",
+                names.join(" or ")
+            ),
+        };
         Error::authentication(format!("no GitHub token found for {host}"))
             .with_detail("host", host.clone())
             .with_suggestion(format!(
-                "Set GITHUB_TOKEN or GH_TOKEN to a token that can read the repository, or run \
-                 `gh auth login --hostname {host}` so `gh auth token` can provide one."
+                "{vars}, or run `gh auth login --hostname {host}` so `gh auth token` can provide one."
             ))
             .with_documentation_url(
                 "https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/managing-your-personal-access-tokens",
@@ -202,21 +215,6 @@ async fn gh_auth_token(host: &str) -> Option<Secret> {
     (!token.is_empty()).then(|| Secret::new(token))
 }
 
-fn subject(pr: &PrRef) -> String {
-    format!(
-        "pull request {}/{}#{}",
-        pr.repo.owner, pr.repo.repo, pr.number
-    )
-}
-
-fn not_found_hint(pr: &PrRef) -> String {
-    format!(
-        "Check the reference: {}/{}#{} may be an issue rather than a pull request, the \
-         repository may not exist or be renamed, or the token cannot see a private repository.",
-        pr.repo.owner, pr.repo.repo, pr.number
-    )
-}
-
 #[async_trait]
 impl Forge for GitHub {
     fn kind(&self) -> ForgeKind {
@@ -276,6 +274,114 @@ impl Forge for GitHub {
             .send(&Request::post(url, Some(auth), &payload, &subject).not_found_hint(&hint))
             .await?;
         Ok(response.json::<GhComment>()?.into_domain())
+    }
+
+    async fn review_threads(&self, pr: &PrRef) -> Result<Vec<ReviewThread>> {
+        self.fetch_review_threads(pr).await
+    }
+
+    async fn reviews(&self, pr: &PrRef) -> Result<Vec<Review>> {
+        let auth = self.auth().await?;
+        let subject = format!("reviews of {}", subject(pr));
+        let hint = not_found_hint(pr);
+        let mut reviews = Vec::new();
+        // The reviews endpoint answers 404 for an issue number, so no separate PR check.
+        for page in 1u32.. {
+            let url = format!(
+                "{}/pulls/{}/reviews?per_page={MAX_PER_PAGE}&page={page}",
+                self.repo_url(pr),
+                pr.number
+            );
+            let request = Request::get(url, Some(auth), &subject).not_found_hint(&hint);
+            let response = self.http.send(&request).await?;
+            let items: Vec<GhReview> = response.json()?;
+            let empty = items.is_empty();
+            reviews.extend(items.into_iter().filter_map(GhReview::into_domain));
+            if empty || !response.has_next_link() {
+                break;
+            }
+        }
+        Ok(reviews)
+    }
+
+    async fn review_thread(&self, pr: &PrRef, thread_id: &str) -> Result<ReviewThread> {
+        self.fetch_review_thread(pr, thread_id).await
+    }
+
+    async fn reply_to_review_thread(
+        &self,
+        pr: &PrRef,
+        thread_id: &str,
+        body: &str,
+    ) -> Result<ReviewComment> {
+        self.post_review_thread_reply(pr, thread_id, body).await
+    }
+
+    async fn set_review_thread_resolved(
+        &self,
+        pr: &PrRef,
+        thread_id: &str,
+        resolved: bool,
+    ) -> Result<ReviewThread> {
+        self.change_review_thread_resolution(pr, thread_id, resolved)
+            .await
+    }
+
+    async fn thread_capabilities(&self, _pr: &PrRef) -> Result<ThreadCapabilities> {
+        // Every GitHub has both mutations; whether this token may use them on a thread is
+        // each thread's `viewer_can_reply` / `viewer_can_resolve`.
+        Ok(ThreadCapabilities {
+            can_reply: true,
+            can_resolve: true,
+            missing: None,
+        })
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct GhReview {
+    id: u64,
+    user: Option<GhUser>,
+    #[serde(default)]
+    author_association: Option<String>,
+    #[serde(default)]
+    body: Option<String>,
+    state: String,
+    #[serde(default)]
+    submitted_at: Option<String>,
+    html_url: String,
+    #[serde(default)]
+    commit_id: Option<String>,
+}
+
+impl GhReview {
+    /// `None` for a state this client does not know, rather than a guessed one.
+    fn into_domain(self) -> Option<Review> {
+        let state = match self.state.as_str() {
+            "APPROVED" => ReviewState::Approved,
+            "CHANGES_REQUESTED" => ReviewState::ChangesRequested,
+            "COMMENTED" => ReviewState::Commented,
+            "DISMISSED" => ReviewState::Dismissed,
+            "PENDING" => ReviewState::Pending,
+            other => {
+                tracing::debug!(
+                    state = other,
+                    id = self.id,
+                    "skipping a review in an unknown state"
+                );
+                return None;
+            }
+        };
+        Some(Review {
+            id: self.id,
+            author: actor(self.user),
+            author_association: self.author_association,
+            state,
+            body: self.body.unwrap_or_default(),
+            submitted_at: self.submitted_at,
+            html_url: self.html_url,
+            commit_id: self.commit_id.filter(|c| !c.is_empty()),
+        })
     }
 }
 
@@ -409,11 +515,17 @@ fn graphql_error(errors: &[GraphQlError], subject: &str, forge: &str) -> Option<
             .with_suggestion("Wait a minute before calling again."),
         _ => Error::api(message),
     };
+    // A failing field inside a long list repeats once per item; a few say it all.
     let all: Vec<Value> = errors
         .iter()
+        .take(5)
         .map(|e| json!({ "message": e.message, "type": e.kind, "path": e.path }))
         .collect();
-    Some(error.with_detail("errors", all))
+    Some(
+        error
+            .with_detail("errors", all)
+            .with_detail("error_count", errors.len()),
+    )
 }
 
 /// The first token of a document, after whitespace and `#` comments.
