@@ -164,9 +164,13 @@ class Calls:
         REQUEST_COUNTS[key] = len(requests)
         print(f"[{self.forge}] {tool} ({what}): {len(requests)} HTTP request(s)")
         assert result.content and result.content[0].type == "text", "no text rendering"
-        if not result.is_error:
-            errors = sorted(self.validators[tool].iter_errors(result.structured_content), key=str)
-            assert not errors, f"{tool} output does not match its outputSchema: {errors[0]}"
+        # Error results carry the error model as structuredContent; the outputSchema admits
+        # it (some clients validate every result), so both kinds are checked.
+        assert result.structured_content is not None, f"{tool}: no structuredContent"
+        errors = sorted(self.validators[tool].iter_errors(result.structured_content), key=str)
+        assert not errors, f"{tool} output does not match its outputSchema: {errors[0]}"
+        if result.is_error:
+            assert {"error", "category"} <= set(result.structured_content), result.structured_content
         return result
 
     async def all_comments(self, args: dict[str, Any], what: str) -> list[dict[str, Any]]:
@@ -206,9 +210,19 @@ async def _tools_over_stdio(forge: Forge, sim: ForgeSim, home: Path) -> None:
         assert init.instructions
         calls = Calls(session, sim, forge.name)
         tools = {t.name: t for t in await calls.list_tools()}
-        assert set(tools) == {"pr_comment_list", "pr_comment_create"}
+        assert set(tools) == {
+            "pr_comment_list",
+            "pr_comment_create",
+            "find_unresolved_comments",
+            "reply_to_review_thread",
+            "resolve_review_thread",
+            "unresolve_review_thread",
+        }
         assert tools["pr_comment_list"].annotations.read_only_hint is True
         assert tools["pr_comment_create"].annotations.read_only_hint is False
+        assert tools["find_unresolved_comments"].annotations.read_only_hint is True
+        assert tools["resolve_review_thread"].annotations.idempotent_hint is True
+        assert tools["reply_to_review_thread"].annotations.idempotent_hint is False
 
         pr = {"repository": forge.repository(sim.base_url), "pull_request_number": forge.pr}
         before = await calls.all_comments(pr, "before")
@@ -298,7 +312,7 @@ async def _read_only(forge: Forge, sim: ForgeSim, home: Path) -> None:
     async with mcp_session(server_env(home, forge.env(sim.base_url)), "--read-only") as session:
         await session.initialize()
         names = [t.name for t in (await session.list_tools()).tools]
-        assert names == ["pr_comment_list"]
+        assert names == ["pr_comment_list", "find_unresolved_comments"]
         pr = {"repository": "acme/widgets", "pull_request_number": 7, "comment": "hi"}
         # An unknown tool is a protocol error (MCP spec, tools: error handling).
         with pytest.raises(MCPError) as refused:
@@ -306,3 +320,63 @@ async def _read_only(forge: Forge, sim: ForgeSim, home: Path) -> None:
         assert refused.value.code == -32602
         assert "read-only" in str(refused.value.error.message)
         assert refused.value.error.data["category"] == "user"
+
+
+THREADS = [
+    Forge("github", "threads_mixed", "ghp_write", "acme", "widgets", 12),
+    Forge("gitea", "threads_mixed_gitea", "fj_write", "acme", "widgets", 12),
+]
+
+
+@pytest.mark.parametrize("forge", THREADS, ids=lambda f: f.name)
+def test_resolving_a_thread_removes_it_from_the_unresolved_list(
+    forge: Forge, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim = ForgeSim(forge.scenario)
+    try:
+        with capsys.disabled():
+            run(_resolve_flow(forge, sim, home))
+        assert sim.violations() == []
+    finally:
+        sim.close()
+
+
+async def _all_unresolved(calls: Calls, args: dict[str, Any], what: str) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    page_args = dict(args)
+    for page in range(1, 100):
+        result = await calls.call("find_unresolved_comments", page_args, f"{what}, page {page}")
+        assert not result.is_error, result.structured_content
+        items += result.structured_content["comments"]
+        cursor = result.structured_content.get("nextCursor")
+        if cursor is None:
+            return items
+        page_args = {**args, "cursor": cursor}
+    pytest.fail("pagination did not end")
+
+
+async def _resolve_flow(forge: Forge, sim: ForgeSim, home: Path) -> None:
+    env = server_env(home, forge.env(sim.base_url))
+    pr = {"pr": f"{forge.repository(sim.base_url)}#{forge.pr}"}
+    async with mcp_session(env) as session:
+        await session.initialize()
+        calls = Calls(session, sim, forge.name)
+        await calls.list_tools()
+        before = await _all_unresolved(calls, pr, "before")
+        threads = [c for c in before if c["type"] == "review_comment"]
+        assert threads, "the scenario has unresolved threads"
+        thread_id = threads[0]["thread_id"]
+        assert threads[0]["action_commands"]["resolve_command"], threads[0]
+
+        resolved = await calls.call("resolve_review_thread", {**pr, "thread_id": thread_id}, "resolve")
+        assert not resolved.is_error, resolved.structured_content
+        out = resolved.structured_content
+        assert (out["was_resolved"], out["is_resolved"], out["changed"]) == (False, True, True)
+
+        again = await calls.call("resolve_review_thread", {**pr, "thread_id": thread_id}, "resolve again")
+        assert not again.is_error and again.structured_content["changed"] is False
+
+        after = await _all_unresolved(calls, pr, "after")
+        assert [c for c in after if c.get("thread_id") == thread_id] == []
+        gone = [c for c in before if c.get("thread_id") == thread_id]
+        assert len(after) == len(before) - len(gone)

@@ -38,6 +38,35 @@ pub fn cut(text: &str, max_bytes: usize, more: &str) -> Cut {
     }
 }
 
+/// Like [`cut`], but keeps the END of `text`: for diff hunks, whose last line is the line a
+/// review comment was written on. The marker comes first.
+pub fn cut_tail(text: &str, max_bytes: usize, more: &str) -> Cut {
+    if text.len() <= max_bytes {
+        return Cut {
+            text: text.to_owned(),
+            original_bytes: None,
+        };
+    }
+    let mut start = text.len() - max_bytes;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let kept = &text[start..];
+    let shown = kept.len();
+    let marker = if more.is_empty() {
+        format!("…[cut: showing the last {shown} of {} bytes]\n", text.len())
+    } else {
+        format!(
+            "…[cut: showing the last {shown} of {} bytes; full text: {more}]\n",
+            text.len()
+        )
+    };
+    Cut {
+        text: format!("{marker}{kept}"),
+        original_bytes: Some(text.len()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,7 +94,29 @@ mod tests {
         assert_eq!(c.original_bytes, Some(12));
     }
 
+    #[test]
+    fn tail_keeps_the_end() {
+        assert_eq!(cut_tail("abc", 3, "x").text, "abc");
+        // "é" is two bytes: keeping the last 2 bytes of "aé!" must not split it.
+        let c = cut_tail("aé!", 2, "https://example.com/c/1");
+        assert_eq!(
+            c.text,
+            "…[cut: showing the last 1 of 4 bytes; full text: https://example.com/c/1]\n!"
+        );
+        assert_eq!(c.original_bytes, Some(4));
+    }
+
     proptest! {
+        #[test]
+        fn tail_never_splits_a_character(s in "\\PC{0,100}", max in 0usize..120) {
+            let c = cut_tail(&s, max, "");
+            if s.len() <= max { prop_assert_eq!(c.text, s); } else {
+                let kept = c.text.split_once("]\n").map(|(_, k)| k).unwrap();
+                prop_assert!(kept.len() <= max);
+                prop_assert!(s.ends_with(kept));
+            }
+        }
+
         #[test]
         fn never_splits_a_character(s in "\\PC{0,100}", max in 0usize..120) {
             let c = cut(&s, max, "");

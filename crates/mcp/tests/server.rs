@@ -107,7 +107,7 @@ async fn read_only_hides_and_refuses_writing_tools() {
         .into_iter()
         .map(|t| t.name.into_owned())
         .collect();
-    assert_eq!(names, ["pr_comment_list"]);
+    assert_eq!(names, ["pr_comment_list", "find_unresolved_comments"]);
 
     let args = json!({"repository": "o/r", "pull_request_number": 1, "comment": "hi"});
     let err = client
@@ -126,7 +126,10 @@ async fn read_only_hides_and_refuses_writing_tools() {
     );
     let data = err.data.unwrap();
     assert_eq!(data["category"], "user");
-    assert_eq!(data["details"]["available"], json!(["pr_comment_list"]));
+    assert_eq!(
+        data["details"]["available"],
+        json!(["pr_comment_list", "find_unresolved_comments"])
+    );
 }
 
 #[tokio::test]
@@ -143,7 +146,8 @@ async fn unknown_tool_is_a_protocol_error_naming_the_tools() {
     assert_eq!(
         err.message,
         "Unknown tool: pr_comment_delete: there is no tool named \"pr_comment_delete\". \
-         Available tools: pr_comment_list, pr_comment_create."
+         Available tools: pr_comment_list, pr_comment_create, find_unresolved_comments, \
+         reply_to_review_thread, resolve_review_thread, unresolve_review_thread."
     );
 }
 
@@ -166,7 +170,7 @@ async fn toolsets_filter_and_reject_unknown_names() {
     assert!(matches!(&err, Error::UnknownToolset { given, .. } if given == "cl"));
     assert_eq!(
         err.to_string(),
-        "unknown toolset \"cl\"; valid toolsets: comments"
+        "unknown toolset \"cl\"; valid toolsets: comments, reviews"
     );
 }
 
@@ -245,7 +249,10 @@ async fn cancelling_a_call_stops_its_forge_requests() {
     .await;
     assert!(eof.is_ok(), "the cancelled call kept its request open");
     // The server still serves.
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 2);
+    assert_eq!(
+        client.list_all_tools().await.unwrap().len(),
+        resolve_pr_tools::all().len()
+    );
 }
 
 /// Compares `value` with `tests/snapshots/NAME`; `UPDATE_SNAPSHOTS=1` rewrites the file.

@@ -3,10 +3,15 @@
 //! function. This crate knows nothing of MCP; `resolve-pr-mcp` and the CLI both call tools
 //! through [`registry`], so a tool behaves the same however it is reached.
 
+pub mod action_commands;
+pub mod find_unresolved_comments;
 pub mod pr_comment_create;
 pub mod pr_comment_list;
 pub mod registry;
+pub mod reply_to_review_thread;
+pub mod resolve_review_thread;
 mod shared;
+pub mod unresolve_review_thread;
 
 use std::sync::Arc;
 

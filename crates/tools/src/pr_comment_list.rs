@@ -36,14 +36,18 @@ pub struct Output {
     pub next_cursor: Option<String>,
 }
 
-/// Where the next page starts: the forge's page number at our page size. Comments are listed
-/// oldest first and new ones are appended, so page boundaries stay put while comments arrive.
-/// A comment deleted between two calls shifts later pages by one; filtering by id instead
-/// would silently drop comments on a forge whose ids are not in creation order.
+/// Where the next page starts: after the last comment shown, which was on forge page
+/// `forge_page` (at `FORGE_PAGE_SIZE` a page). Resuming after a comment rather than at an
+/// offset means a comment deleted between calls shifts nothing and a comment added is not
+/// shown twice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct Position {
-    page: u32,
+    after_id: u64,
+    forge_page: u32,
 }
+
+/// The largest page both forges serve; one forge page usually covers several of ours.
+const FORGE_PAGE_SIZE: u32 = 100;
 
 pub struct PrCommentList;
 
@@ -68,23 +72,85 @@ created_at, updated_at, html_url. Review comments on code lines are not included
     async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<Output> {
         let pr = pr_from_args(&input.repository, input.pull_request_number, Vec::new())?;
         let position = match &input.cursor {
-            Some(c) => ctx.cursors.decode::<Position>(Self::NAME, raw, c)?,
-            None => Position { page: 1 },
+            Some(c) => Some(ctx.cursors.decode::<Position>(Self::NAME, raw, c)?),
+            None => None,
         };
         let forge = ctx.forges.for_repo(&pr.repo)?;
-        let request = PageRequest {
-            page: position.page,
-            per_page: PageSize::Comments.get() as u32,
+        let fetch = |page: u32| {
+            let forge = forge.clone();
+            let pr = pr.clone();
+            async move {
+                let request = PageRequest {
+                    page,
+                    per_page: FORGE_PAGE_SIZE,
+                };
+                // The forge answers "not found" for a number that is an issue, not a PR.
+                let got = forge.list_pr_comments(&pr, request).await?;
+                // A full page may have a successor even when the forge's Link header (served
+                // from the ETag cache, which only compares bodies) says otherwise.
+                let more = got.has_next || got.items.len() == FORGE_PAGE_SIZE as usize;
+                Ok::<_, resolve_pr_core::Error>((got.items, more))
+            }
         };
-        // The forge answers "not found" for a number that is an issue, not a PR.
-        let page = forge.list_pr_comments(&pr, request).await?;
-        let comments: Vec<PullRequestComment> = page.items.into_iter().map(Into::into).collect();
-        let next_cursor = page.has_next.then(|| {
-            let next = Position {
-                page: position.page + 1,
-            };
-            ctx.cursors.encode(Self::NAME, raw, &next)
-        });
+
+        // Find where to start: right after the last comment shown. If it was deleted, resume
+        // at the first comment after it; if deletions moved it to an earlier forge page, step
+        // back until it (or a later comment) is in sight.
+        let mut page_no = position.map_or(1, |p| p.forge_page.max(1));
+        let (mut items, mut more) = fetch(page_no).await?;
+        let mut start = 0;
+        if let Some(p) = position {
+            loop {
+                if let Some(i) = items.iter().position(|c| c.id == p.after_id) {
+                    start = i + 1;
+                    break;
+                }
+                let before_all = items.first().is_none_or(|c| c.id > p.after_id);
+                if page_no > 1 && before_all {
+                    page_no -= 1;
+                    (items, more) = fetch(page_no).await?;
+                    continue;
+                }
+                start = items
+                    .iter()
+                    .position(|c| c.id > p.after_id)
+                    .unwrap_or(items.len());
+                break;
+            }
+        }
+
+        // Take up to a page of ours, moving on to the next forge page when this one runs out.
+        let want = PageSize::Comments.get();
+        let mut shown: Vec<(u32, resolve_pr_forge::IssueComment)> = Vec::with_capacity(want);
+        let mut remaining = items.split_off(start.min(items.len()));
+        let more_after = loop {
+            let rest = remaining.split_off((want - shown.len()).min(remaining.len()));
+            shown.extend(remaining.into_iter().map(|c| (page_no, c)));
+            remaining = rest;
+            if shown.len() == want {
+                break !remaining.is_empty() || more;
+            }
+            if !more {
+                break false;
+            }
+            page_no += 1;
+            (remaining, more) = fetch(page_no).await?;
+            if remaining.is_empty() {
+                break false;
+            }
+        };
+        let next_cursor = match shown.last() {
+            Some((forge_page, last)) if more_after => Some(ctx.cursors.encode(
+                Self::NAME,
+                raw,
+                &Position {
+                    after_id: last.id,
+                    forge_page: *forge_page,
+                },
+            )),
+            _ => None,
+        };
+        let comments = shown.into_iter().map(|(_, c)| c.into()).collect();
         Ok(Output {
             pr: pr.to_string(),
             comments,

@@ -101,7 +101,7 @@ fn spec<T: Tool>() -> ToolSpec {
         toolset: T::TOOLSET,
         annotations: T::ANNOTATIONS,
         input_schema: schema::<T::Input>(),
-        output_schema: schema::<T::Output>(),
+        output_schema: output_schema::<T::Output>(),
         call: call::<T>,
     }
 }
@@ -109,6 +109,43 @@ fn spec<T: Tool>() -> ToolSpec {
 fn schema<T: JsonSchema>() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
     generator.into_root_schema_for::<T>().to_value()
+}
+
+/// A tool's output schema: its output, or the error model. Error results (`isError`) carry
+/// the error as `structuredContent`, and some clients validate every result against the
+/// output schema, so the schema must admit both.
+fn output_schema<T: JsonSchema>() -> Value {
+    let Value::Object(mut ok) = schema::<T>() else {
+        return schema::<T>();
+    };
+    let Value::Object(mut err) = schema::<Error>() else {
+        return Value::Object(ok);
+    };
+    let mut defs = match ok.remove("$defs") {
+        Some(Value::Object(d)) => d,
+        _ => serde_json::Map::new(),
+    };
+    if let Some(Value::Object(err_defs)) = err.remove("$defs") {
+        defs.extend(err_defs);
+    }
+    err.remove("$schema");
+    defs.insert("ToolError".to_owned(), Value::Object(err));
+    let mut root = serde_json::Map::new();
+    for key in ["$schema", "title", "description"] {
+        if let Some(v) = ok.remove(key) {
+            root.insert(key.to_owned(), v);
+        }
+    }
+    root.insert("type".to_owned(), Value::String("object".to_owned()));
+    root.insert(
+        "anyOf".to_owned(),
+        Value::Array(vec![
+            Value::Object(ok),
+            serde_json::json!({"$ref": "#/$defs/ToolError"}),
+        ]),
+    );
+    root.insert("$defs".to_owned(), Value::Object(defs));
+    Value::Object(root)
 }
 
 fn parse_args<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T> {
@@ -133,6 +170,10 @@ pub fn all() -> Vec<ToolSpec> {
     vec![
         spec::<crate::pr_comment_list::PrCommentList>(),
         spec::<crate::pr_comment_create::PrCommentCreate>(),
+        spec::<crate::find_unresolved_comments::FindUnresolvedComments>(),
+        spec::<crate::reply_to_review_thread::ReplyToReviewThread>(),
+        spec::<crate::resolve_review_thread::ResolveReviewThread>(),
+        spec::<crate::unresolve_review_thread::UnresolveReviewThread>(),
     ]
 }
 
@@ -148,4 +189,37 @@ pub async fn call(ctx: &Context, name: &str, args: Value) -> Result<ToolOutput> 
             .with_suggestion(format!("Available tools: {}", names.join(", "))));
     };
     tool.call(ctx, args).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_output_schema_admits_the_error_model_and_nothing_else() {
+        let err = Error::rate_limit("Rate limited")
+            .with_retry_after(30)
+            .with_detail("status", 429)
+            .with_suggestion("wait")
+            .with_documentation_url("https://docs.github.com")
+            .to_json();
+        for tool in all() {
+            let validator = jsonschema::validator_for(&tool.output_schema).expect("a valid schema");
+            assert!(
+                validator.is_valid(&err),
+                "{}: the error model must validate",
+                tool.name
+            );
+            assert!(
+                !validator.is_valid(&serde_json::json!({"unexpected": true})),
+                "{}: the schema must still reject other shapes",
+                tool.name
+            );
+            assert_eq!(
+                tool.output_schema["type"], "object",
+                "{}: MCP wants an object schema",
+                tool.name
+            );
+        }
+    }
 }

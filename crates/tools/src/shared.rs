@@ -2,7 +2,7 @@
 //! agents see.
 
 use resolve_pr_core::{Error, PrRef, RepoRef, Result};
-use resolve_pr_forge::IssueComment;
+use resolve_pr_forge::{Forge, IssueComment, ReviewThread};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -83,5 +83,106 @@ pub fn first_line(body: &str, max_chars: usize) -> String {
         format!("{line} …")
     } else {
         line.to_owned()
+    }
+}
+
+/// Parses the `pr` argument (any form `PrRef` accepts) and reports it together with the other
+/// `problems` found in the arguments, so an agent learns about every bad field at once.
+pub fn pr_from_ref(pr: &str, mut problems: Vec<String>) -> Result<PrRef> {
+    let parsed = match PrRef::parse(pr) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            problems.insert(0, format!("pr: {}", e.error));
+            None
+        }
+    };
+    match (parsed, problems.is_empty()) {
+        (Some(pr), true) => Ok(pr),
+        _ => Err(Error::user(format!("Invalid request: {}", problems.join("; ")))
+            .with_detail("problems", problems)
+            .with_suggestion(
+                "pr is 'owner/repo#123', 'owner/repo/pull/123', 'host/owner/repo#123' or a pull \
+                 request URL such as 'https://github.com/owner/repo/pull/123'.",
+            )),
+    }
+}
+
+/// `text` with runs of whitespace collapsed, cut to `max_chars` characters (with `…`), for
+/// quoting a comment inside a sentence.
+pub fn excerpt(text: &str, max_chars: usize) -> String {
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if collapsed.chars().count() > max_chars {
+        let cut: String = collapsed.chars().take(max_chars).collect();
+        format!("{}…", cut.trim_end())
+    } else {
+        collapsed
+    }
+}
+
+/// Which review thread a write tool acts on: its id, or the id of one of its comments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ThreadSelector {
+    Thread(String),
+    Comment(u64),
+}
+
+/// Checks that exactly one of `thread_id` and `comment_id` is given and well-formed; problems
+/// go to `problems` so they are reported with the others.
+pub fn thread_selector(
+    thread_id: Option<&str>,
+    comment_id: Option<i64>,
+    problems: &mut Vec<String>,
+) -> Option<ThreadSelector> {
+    match (thread_id.map(str::trim), comment_id) {
+        (Some(_), Some(_)) => {
+            problems.push("give thread_id or comment_id, not both".to_owned());
+            None
+        }
+        (None, None) => {
+            problems.push(
+                "give thread_id (from find_unresolved_comments) or comment_id (a review \
+                 comment's numeric id)"
+                    .to_owned(),
+            );
+            None
+        }
+        (Some(""), None) => {
+            problems.push("thread_id must not be empty".to_owned());
+            None
+        }
+        (Some(id), None) => Some(ThreadSelector::Thread(id.to_owned())),
+        (None, Some(id)) if id <= 0 => {
+            problems.push(format!("comment_id must be positive (got {id})"));
+            None
+        }
+        (None, Some(id)) => Some(ThreadSelector::Comment(id as u64)),
+    }
+}
+
+/// The thread a selector names, on this PR. The forge checks that a thread id belongs to the
+/// PR; a comment id is looked up among the PR's threads.
+pub async fn find_thread(
+    forge: &dyn Forge,
+    pr: &PrRef,
+    selector: &ThreadSelector,
+) -> Result<ReviewThread> {
+    match selector {
+        ThreadSelector::Thread(id) => forge.review_thread(pr, id).await,
+        ThreadSelector::Comment(id) => {
+            let threads = forge.review_threads(pr).await?;
+            threads
+                .into_iter()
+                .find(|t| t.comments.iter().any(|c| c.id == *id))
+                .ok_or_else(|| {
+                    Error::user(format!("no review comment with id {id} on {pr}"))
+                        .with_detail("field", "comment_id")
+                        .with_detail("value", *id)
+                        .with_suggestion(
+                            "comment_id is the numeric id of a comment in a review thread of \
+                             this pull request (the id of a review_comment item of \
+                             find_unresolved_comments); or pass its thread_id.",
+                        )
+                })
+        }
     }
 }

@@ -27,6 +27,7 @@ struct Fixture {
 impl Fixture {
     async fn start(flavor: Flavor, scenario: &str, token: &str) -> Fixture {
         let scenario = Scenario::builtin(scenario)
+            .or_else(|| Scenario::from_yaml(scenario).ok())
             .or_else(|| {
                 let path = format!(
                     "{}/../forge-sim/scenarios/{scenario}.yaml",
@@ -35,7 +36,19 @@ impl Fixture {
                 Scenario::from_file(std::path::Path::new(&path)).ok()
             })
             .expect("scenario exists");
-        let sim = Sim::start(scenario).await.expect("simulator starts");
+        Fixture::with_sim(
+            flavor,
+            Sim::start(scenario).await.expect("simulator starts"),
+            token,
+        )
+    }
+
+    /// A second client (own cache, own connections) on the same simulated forge.
+    fn another_client(&self, token: &str) -> Fixture {
+        Fixture::with_sim(self.flavor, self.sim.clone(), token)
+    }
+
+    fn with_sim(flavor: Flavor, sim: SimHandle, token: &str) -> Fixture {
         let base = sim.base_url();
         let mut env: HashMap<String, String> = HashMap::new();
         match flavor {
@@ -178,6 +191,80 @@ async fn comment_arriving_mid_walk_is_neither_skipped_nor_repeated(flavor: Flavo
     unique.sort_unstable();
     unique.dedup();
     assert_eq!(unique.len(), 131);
+}
+
+/// Exactly one forge page (100) of comments: the last page of ours ends where the forge's page
+/// ends, and the forge's "no next page" is cached with the page's ETag. A comment posted
+/// afterwards by someone else must still be found from the last cursor.
+async fn comment_after_a_full_forge_page_is_found(flavor: Flavor) {
+    let forge = match flavor {
+        Flavor::GitHub => "forge: github",
+        Flavor::Forgejo => "forge: forgejo\nversion: \"11.0.1+gitea-1.22.0\"",
+    };
+    let yaml = r#"FORGE
+now: "2024-06-01T12:00:00Z"
+tokens:
+  - {token: t_write, login: alice, permission: write}
+repos:
+  - owner: acme
+    name: busy
+    pulls:
+      - number: 1
+        title: full
+        author: alice
+        head: {ref: f, sha: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}
+        base: {ref: main, sha: bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb}
+        created_at: "2024-06-01T00:00:00Z"
+        generate_comments: {count: 100, author: bob, body: "Comment {n}"}
+"#
+    .replace("FORGE", forge);
+    let fx = Fixture::start(flavor, &yaml, "t_write").await;
+    let repository = fx.repository("acme/busy");
+    let args = json!({"repository": repository, "pull_request_number": 1});
+    let mut cursor: Option<String> = None;
+    let mut seen = 0;
+    let mut last_cursor = None;
+    for _ in 0..10 {
+        let mut a = args.clone();
+        if let Some(c) = &cursor {
+            a["cursor"] = json!(c);
+        }
+        let out = fx.call("pr_comment_list", a).await.expect("page");
+        seen += ids(&out).len();
+        if let Some(c) = &cursor {
+            last_cursor = Some(c.clone());
+        }
+        cursor = out.structured["nextCursor"].as_str().map(str::to_owned);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    assert_eq!(seen, 100);
+    let other = fx.another_client("t_write");
+    let created = other
+        .call(
+            "pr_comment_create",
+            json!({"repository": repository, "pull_request_number": 1, "comment": "one more"}),
+        )
+        .await
+        .expect("created");
+    // Resume from the cursor of the last page that had comments: the new one follows them.
+    let mut a = args.clone();
+    a["cursor"] = json!(last_cursor.expect("several pages"));
+    let mut found = Vec::new();
+    for _ in 0..3 {
+        let out = fx.call("pr_comment_list", a.clone()).await.expect("page");
+        found.extend(ids(&out));
+        match out.structured["nextCursor"].as_str() {
+            Some(c) => a["cursor"] = json!(c),
+            None => break,
+        }
+    }
+    assert_eq!(
+        found.last().copied(),
+        created.structured["comment"]["id"].as_u64(),
+        "{found:?}"
+    );
 }
 
 async fn created_comment_is_listed(flavor: Flavor) {
@@ -400,6 +487,7 @@ macro_rules! on_both_forges {
 on_both_forges!(
     walks_a_long_conversation_page_by_page,
     comment_arriving_mid_walk_is_neither_skipped_nor_repeated,
+    comment_after_a_full_forge_page_is_found,
     created_comment_is_listed,
     bad_input_writes_nothing,
     read_only_token_cannot_comment,
