@@ -79,14 +79,26 @@ mod tests {
         let s = Selection::new(&Options::default()).unwrap();
         let t = table(&s, Style::plain());
         let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(lines[0], "TOOL               TOOLSET   ACCESS     TITLE");
-        assert_eq!(
-            lines[1],
-            "pr_comment_list    comments  read-only  List a pull request's comments"
+        let header: Vec<&str> = lines[0].split_whitespace().collect();
+        assert_eq!(header, ["TOOL", "TOOLSET", "ACCESS", "TITLE"]);
+        let tools = resolve_pr_tools::all();
+        // Header, one row per tool, then a pointer to the JSON form.
+        assert_eq!(lines.len(), tools.len() + 2, "{t}");
+        assert!(
+            lines[lines.len() - 1].contains("resolve-pr tools --json"),
+            "{t}"
         );
-        assert_eq!(
-            lines[2],
-            "pr_comment_create  comments  writes     Comment on a pull request"
-        );
+        for (line, tool) in lines[1..=tools.len()].iter().zip(&tools) {
+            let access = if tool.writes() { "writes" } else { "read-only" };
+            let cells: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(&cells[..3], [tool.name, tool.toolset, access], "{line}");
+            assert!(line.ends_with(tool.title), "{line}");
+        }
+        // Columns line up: every row's toolset starts where the header's does.
+        let col = lines[0].find("TOOLSET").unwrap();
+        for line in &lines[1..=tools.len()] {
+            assert!(line[..col].ends_with(' '), "{line}");
+            assert!(!line[col..].starts_with(' '), "{line}");
+        }
     }
 }
