@@ -4,7 +4,10 @@
 - startup: wall time of `resolve-pr tools --json` from process start to exit, as a ratio to
   `git --version` timed in the same run (a reference, since the machine is shared and noisy);
 - idle memory: resident set size of `resolve-pr serve` after an MCP initialize + tools/list;
-- round trips: HTTP requests each tool call makes, from the simulator's request log.
+- round trips: HTTP requests each tool call makes, from the simulator's request log;
+- find_unresolved_comments on a PR with 150 review threads (one of 131 comments): requests
+  and response bytes (compact JSON of the structured result) for the first page and for a
+  walk of every page.
 
 Run after `cargo build --release -p resolve-pr -p resolve-pr-forge-sim --bins`:
     python3 scripts/measure.py
@@ -120,6 +123,43 @@ def round_trips():
         proc.wait(timeout=10)
 
 
+def unresolved_walk():
+    for forge, scenario, token in [("github", "threads_over_100", "ghp_write"),
+                                   ("forgejo", "threads_over_100_forgejo", "fj_write")]:
+        proc, base = start_sim(scenario)
+        if forge == "github":
+            env = quiet_env({"GITHUB_API_URL": base, "GITHUB_TOKEN": token})
+            pr = "acme/busy#1"
+        else:
+            env = quiet_env({"FORGEJO_HOST": base, "FORGEJO_TOKEN": token})
+            pr = f"{base}/acme/busy/pulls/1"
+        args = {"pr": pr}
+        pages = requests = size = items = 0
+        first = None
+        while True:
+            clear(base)
+            out = subprocess.run([BIN, "tool", "find_unresolved_comments", json.dumps(args)], env=env,
+                                 capture_output=True, check=True).stdout
+            result = json.loads(out)
+            pages += 1
+            page_requests = len(sim_requests(base))
+            page_bytes = len(json.dumps(result, separators=(",", ":")).encode())
+            requests += page_requests
+            size += page_bytes
+            items += len(result["comments"])
+            if first is None:
+                first = (page_requests, page_bytes, result["total_unresolved"])
+            cursor = result.get("nextCursor")
+            if not cursor or pages > 100:
+                break
+            args = {"pr": pr, "cursor": cursor}
+        print(f"find_unresolved_comments: {forge} 150 threads: first page {first[0]} requests, "
+              f"{first[1]} bytes; all {pages} pages ({items} of {first[2]} items) {requests} requests, "
+              f"{size} bytes")
+        proc.stdin.close()
+        proc.wait(timeout=10)
+
+
 if __name__ == "__main__":
     for path in (BIN, SIM):
         if not os.access(path, os.X_OK):
@@ -127,3 +167,4 @@ if __name__ == "__main__":
     startup()
     idle_memory()
     round_trips()
+    unresolved_walk()

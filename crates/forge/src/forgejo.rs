@@ -322,9 +322,19 @@ impl Forge for Forgejo {
         thread
     }
 
-    async fn thread_capabilities(&self, pr: &PrRef) -> Result<ThreadCapabilities> {
-        let (_, capabilities) =
-            tokio::join!(self.detect_kind(), self.probe_thread_capabilities(pr));
+    async fn review_activity(&self, pr: &PrRef) -> Result<(Vec<ReviewThread>, Vec<Review>)> {
+        self.list_review_activity(pr).await
+    }
+
+    async fn thread_capabilities(
+        &self,
+        pr: &PrRef,
+        threads: &[ReviewThread],
+    ) -> Result<ThreadCapabilities> {
+        let (_, capabilities) = tokio::join!(
+            self.detect_kind(),
+            self.probe_thread_capabilities(pr, threads)
+        );
         capabilities
     }
 }

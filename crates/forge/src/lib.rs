@@ -72,6 +72,18 @@ pub trait Forge: Send + Sync {
         resolved: bool,
     ) -> Result<ReviewThread>;
 
+    /// Threads and reviews together. Forgejo/Gitea derive both from one listing of the
+    /// reviews, so they override this; elsewhere it is both calls, concurrently.
+    async fn review_activity(&self, pr: &PrRef) -> Result<(Vec<ReviewThread>, Vec<Review>)> {
+        tokio::try_join!(self.review_threads(pr), self.reviews(pr))
+    }
+
     /// Whether this instance can reply in and resolve threads (probed once, then cached).
-    async fn thread_capabilities(&self, pr: &PrRef) -> Result<ThreadCapabilities>;
+    /// `threads` are the PR's threads as the caller already has them: a forge that must try
+    /// an endpoint on a real comment takes one from there instead of listing them again.
+    async fn thread_capabilities(
+        &self,
+        pr: &PrRef,
+        threads: &[ReviewThread],
+    ) -> Result<ThreadCapabilities>;
 }

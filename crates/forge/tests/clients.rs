@@ -916,7 +916,7 @@ async fn forgejo_flavour_is_detected_once() {
         assert_eq!(fx.forge.kind(), ForgeKind::Forgejo, "reads do not detect");
         // Capability reports name the version, so they detect it, once.
         for _ in 0..2 {
-            let _ = fx.forge.thread_capabilities(&fx.pr(7)).await;
+            let _ = fx.forge.thread_capabilities(&fx.pr(7), &[]).await;
         }
         assert_eq!(fx.forge.kind(), expected);
         let versions = fx

@@ -415,7 +415,7 @@ async fn github_read_token_cannot_reply_or_resolve() {
     );
     let caps = fx
         .forge
-        .thread_capabilities(&pr)
+        .thread_capabilities(&pr, &fx.forge.review_threads(&pr).await.expect("threads"))
         .await
         .expect("capabilities");
     assert!(caps.can_reply && caps.can_resolve && caps.missing.is_none());
@@ -534,7 +534,7 @@ async fn forgejo_without_the_endpoints_says_what_is_missing() {
     let pr = fx.pr("widgets", 12);
     let caps = fx
         .forge
-        .thread_capabilities(&pr)
+        .thread_capabilities(&pr, &fx.forge.review_threads(&pr).await.expect("threads"))
         .await
         .expect("capabilities");
     assert!(!caps.can_reply && !caps.can_resolve, "{caps:?}");
@@ -549,8 +549,12 @@ async fn forgejo_without_the_endpoints_says_what_is_missing() {
         .count();
     assert_eq!(probes, 2, "one probe per endpoint");
     // Probed once per client.
+    let threads = fx.forge.review_threads(&pr).await.expect("threads");
     fx.sim.clear_requests();
-    fx.forge.thread_capabilities(&pr).await.expect("cached");
+    fx.forge
+        .thread_capabilities(&pr, &threads)
+        .await
+        .expect("cached");
     assert!(fx.api_requests().is_empty());
 
     let e = assert_category(
@@ -603,7 +607,7 @@ async fn forgejo_missing_endpoint_found_on_first_use() {
     );
     let caps = fx
         .forge
-        .thread_capabilities(&pr)
+        .thread_capabilities(&pr, &fx.forge.review_threads(&pr).await.expect("threads"))
         .await
         .expect("capabilities");
     assert!(!caps.can_reply && !caps.can_resolve);
@@ -615,7 +619,7 @@ async fn gitea_reply_and_resolve_round_trip() {
     let pr = fx.pr("widgets", 12);
     let caps = fx
         .forge
-        .thread_capabilities(&pr)
+        .thread_capabilities(&pr, &fx.forge.review_threads(&pr).await.expect("threads"))
         .await
         .expect("capabilities");
     assert!(
@@ -674,7 +678,7 @@ async fn gitea_read_token_is_refused_but_endpoints_are_found() {
     let pr = fx.pr("widgets", 12);
     let caps = fx
         .forge
-        .thread_capabilities(&pr)
+        .thread_capabilities(&pr, &fx.forge.review_threads(&pr).await.expect("threads"))
         .await
         .expect("capabilities");
     assert!(caps.can_reply && caps.can_resolve, "{caps:?}");
@@ -690,4 +694,22 @@ async fn gitea_read_token_is_refused_but_endpoints_are_found() {
             .await,
         Category::Authentication,
     );
+}
+
+#[tokio::test]
+async fn forgejo_review_activity_lists_the_reviews_once() {
+    let fx = Fixture::start("threads_mixed_forgejo", FJ_WRITE).await;
+    let pr = fx.pr("widgets", 12);
+    fx.sim.clear_requests();
+    let (threads, reviews) = fx.forge.review_activity(&pr).await.expect("activity");
+    let listings = fx
+        .api_requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/pulls/12/reviews"))
+        .count();
+    assert_eq!(listings, 1, "{:?}", fx.api_requests());
+    // The same data as the two separate calls.
+    assert_eq!(threads, fx.forge.review_threads(&pr).await.expect("threads"));
+    assert_eq!(reviews, fx.forge.reviews(&pr).await.expect("reviews"));
+    assert!(!threads.is_empty() && !reviews.is_empty());
 }

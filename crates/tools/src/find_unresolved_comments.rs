@@ -270,18 +270,16 @@ and resolve_review_thread with the thread_id.";
 
         // Everything at once; errors are reported in a fixed order (the PR first, so a
         // missing PR is "not found" whichever request noticed it first).
-        let (pull, threads, reviews, issue_comments, capabilities) = tokio::join!(
+        let (pull, activity, issue_comments) = tokio::join!(
             forge.pull_request(&pr),
-            forge.review_threads(&pr),
-            forge.reviews(&pr),
+            forge.review_activity(&pr),
             all_issue_comments(forge.as_ref(), &pr),
-            forge.thread_capabilities(&pr),
         );
         let pull = pull?;
-        let threads = threads?;
-        let reviews = reviews?;
+        let (threads, reviews) = activity?;
         let issue_comments = issue_comments?;
-        let capabilities = capabilities?;
+        // Probing (Forgejo/Gitea) tries the endpoints on a thread we already have.
+        let capabilities = forge.thread_capabilities(&pr, &threads).await?;
 
         let filter = AuthorFilter::new(&input);
         let unresolved: Vec<ReviewThread> =

@@ -278,6 +278,16 @@ impl Forgejo {
     /// at a time.
     async fn fetch_all_review_comments(&self, pr: &PrRef) -> Result<Vec<FjReviewComment>> {
         let reviews = self.fetch_reviews(pr).await?;
+        self.fetch_comments_of(pr, &reviews).await
+    }
+
+    /// The comments of the given reviews, a request per review (the API has no listing of a
+    /// pull request's review comments), a few at a time, in review order.
+    async fn fetch_comments_of(
+        &self,
+        pr: &PrRef,
+        reviews: &[FjReview],
+    ) -> Result<Vec<FjReviewComment>> {
         let ids: Vec<u64> = reviews
             .iter()
             .filter(|r| r.may_have_comments())
@@ -301,6 +311,21 @@ impl Forgejo {
     pub(super) async fn list_review_threads(&self, pr: &PrRef) -> Result<Vec<ReviewThread>> {
         let comments = self.fetch_all_review_comments(pr).await?;
         Ok(conversations(comments, self.known_capabilities()))
+    }
+
+    /// Threads and reviews from one listing of the reviews.
+    pub(super) async fn list_review_activity(
+        &self,
+        pr: &PrRef,
+    ) -> Result<(Vec<ReviewThread>, Vec<Review>)> {
+        let reviews = self.fetch_reviews(pr).await?;
+        let comments = self.fetch_comments_of(pr, &reviews).await?;
+        let threads = conversations(comments, self.known_capabilities());
+        let reviews = reviews
+            .into_iter()
+            .filter_map(FjReview::into_domain)
+            .collect();
+        Ok((threads, reviews))
     }
 
     pub(super) async fn list_reviews(&self, pr: &PrRef) -> Result<Vec<Review>> {
@@ -437,11 +462,13 @@ impl Forgejo {
     /// sent a body of the wrong type, which Gitea's request binding refuses (422) before the
     /// handler runs. 404/405 means the route is missing; any other answer, including 403 for
     /// a token that may not write, means it exists. Remembered per client.
-    pub(super) async fn probe_thread_capabilities(&self, pr: &PrRef) -> Result<ThreadCapabilities> {
+    pub(super) async fn probe_thread_capabilities(
+        &self,
+        pr: &PrRef,
+        threads: &[ReviewThread],
+    ) -> Result<ThreadCapabilities> {
         let (mut reply, mut resolve) = (self.capability(REPLY), self.capability(RESOLVE));
         if reply.is_none() || resolve.is_none() {
-            let comments = self.fetch_all_review_comments(pr).await?;
-            let threads = conversations(comments, (false, false));
             let Some(thread) = threads.first() else {
                 return Ok(ThreadCapabilities {
                     can_reply: reply.unwrap_or(false),

@@ -327,7 +327,11 @@ impl Forge for GitHub {
             .await
     }
 
-    async fn thread_capabilities(&self, _pr: &PrRef) -> Result<ThreadCapabilities> {
+    async fn thread_capabilities(
+        &self,
+        _pr: &PrRef,
+        _threads: &[ReviewThread],
+    ) -> Result<ThreadCapabilities> {
         // Every GitHub has both mutations; whether this token may use them on a thread is
         // each thread's `viewer_can_reply` / `viewer_can_resolve`.
         Ok(ThreadCapabilities {
@@ -544,8 +548,13 @@ fn first_word(document: &str) -> &str {
     &rest[..end]
 }
 
+/// Whether a document may write. Conservative on purpose: a `mutation` keyword anywhere
+/// (after fragments, say) counts, because retrying a write can post twice, while not
+/// retrying a read only costs a retry.
 fn is_mutation(document: &str) -> bool {
-    first_word(document) == "mutation"
+    document
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|word| word == "mutation")
 }
 
 /// `query Viewer {...}` -> "query Viewer", for messages.
@@ -570,6 +579,24 @@ fn operation_name(document: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mutations_are_found_after_fragments() {
+        assert!(is_mutation(
+            "mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) { thread { id } } }"
+        ));
+        assert!(is_mutation(
+            "fragment F on PullRequestReviewThread { id }\nmutation M { x }"
+        ));
+        assert!(!is_mutation("query Q { viewer { login } }"));
+        assert!(!is_mutation(
+            "fragment F on User { login }\nquery Q { viewer { ...F } }"
+        ));
+        for (name, document) in queries::ALL {
+            let writes = name.contains("REPLY") || name.contains("RESOLVE");
+            assert_eq!(is_mutation(document), writes, "{name}");
+        }
+    }
 
     #[test]
     fn users_map_to_actors() {
