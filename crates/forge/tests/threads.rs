@@ -709,7 +709,10 @@ async fn forgejo_review_activity_lists_the_reviews_once() {
         .count();
     assert_eq!(listings, 1, "{:?}", fx.api_requests());
     // The same data as the two separate calls.
-    assert_eq!(threads, fx.forge.review_threads(&pr).await.expect("threads"));
+    assert_eq!(
+        threads,
+        fx.forge.review_threads(&pr).await.expect("threads")
+    );
     assert_eq!(reviews, fx.forge.reviews(&pr).await.expect("reviews"));
     assert!(!threads.is_empty() && !reviews.is_empty());
 }
