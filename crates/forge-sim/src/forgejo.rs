@@ -6,13 +6,14 @@
 //! `limit` there and returns every comment with `X-Total-Count`), and an unknown index on the
 //! comment endpoints answers 500 with an empty message, as Forgejo does in production.
 
+use bytes::Bytes;
 use serde_json::{Value, json};
 
 use crate::contract::FORGEJO_API_PREFIX;
 use crate::scenario::ForgeFlavor;
 use crate::scenario::UserKind;
 use crate::scenario::{PullSpec, PullState, TokenSpec};
-use crate::server::{Reply, Request, Shared, lock};
+use crate::server::{Reply, ReplyBody, Request, Shared, lock};
 use crate::state::{
     Comment, Conversation, Review, ReviewComment, Thread, User, World, normalize_time,
 };
@@ -42,6 +43,15 @@ fn not_found(base: &str) -> Reply {
 
 pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
     let base = shared.base_url.as_str();
+    if req.method == "GET" && req.path == SWAGGER_JSON_PATH {
+        // Served by the web router, without authentication, unless the admin turned it off.
+        let world = lock(&shared.world);
+        return if world.swagger_capability {
+            Reply::json(200, api_description(base, &world)).unchecked()
+        } else {
+            web_not_found()
+        };
+    }
     let Some(api_path) = req.path.strip_prefix(FORGEJO_API_PREFIX) else {
         // The web UI is not simulated.
         return Reply::json(404, json!({"message": "Not Found"})).unchecked();
@@ -156,7 +166,7 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
             let page = req
                 .query_param("page")
                 .and_then(|v| v.parse::<usize>().ok())
-                .filter(|&p| p > 0)
+                .filter(|&p| p > 0 && world.paging)
                 .unwrap_or(1);
             let items: Vec<Value> = world
                 .reviews(r, n)
@@ -276,6 +286,106 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
         }
         _ => not_found(base).unchecked(),
     }
+}
+
+/// Where the web router serves the API description (`routers/web/web.go`, when
+/// `[api] ENABLE_SWAGGER` is on).
+pub(crate) const SWAGGER_JSON_PATH: &str = "/swagger.v1.json";
+
+/// The web router's 404: an HTML page.
+fn web_not_found() -> Reply {
+    Reply {
+        status: 404,
+        headers: Vec::new(),
+        body: ReplyBody::Raw {
+            content_type: "text/html; charset=utf-8",
+            bytes: Bytes::from_static(b"<!DOCTYPE html><html><body>Page Not Found</body></html>"),
+        },
+        checked: false,
+    }
+}
+
+/// A slice of the Swagger 2.0 document Forgejo/Gitea publish at `/swagger.v1.json`: the
+/// routes this simulated instance serves under `/api/v1`, with the optional review
+/// conversation routes only when the scenario's instance has them. Paths are relative to
+/// `basePath` and use the parameter names of Gitea's description.
+fn api_description(base: &str, world: &World) -> Value {
+    let op =
+        |summary: &str| json!({"summary": summary, "responses": {"200": {"description": "OK"}}});
+    let mut paths = serde_json::Map::new();
+    let mut add = |path: &str, method: &str, summary: &str| {
+        let item = paths.entry(path.to_owned()).or_insert_with(|| json!({}));
+        item[method] = op(summary);
+    };
+    add(
+        "/version",
+        "get",
+        "Returns the version of the running application",
+    );
+    add("/user", "get", "Get the authenticated user");
+    add("/repos/{owner}/{repo}", "get", "Get a repository");
+    add(
+        "/repos/{owner}/{repo}/pulls/{index}",
+        "get",
+        "Get a pull request",
+    );
+    add(
+        "/repos/{owner}/{repo}/issues/{index}/comments",
+        "get",
+        "List all comments on an issue",
+    );
+    add(
+        "/repos/{owner}/{repo}/issues/{index}/comments",
+        "post",
+        "Add a comment to an issue",
+    );
+    add(
+        "/repos/{owner}/{repo}/pulls/{index}/reviews",
+        "get",
+        "List all reviews for a pull request",
+    );
+    add(
+        "/repos/{owner}/{repo}/pulls/{index}/reviews/{id}",
+        "get",
+        "Get a specific review for a pull request",
+    );
+    add(
+        "/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/comments",
+        "get",
+        "Get a specific review for a pull request",
+    );
+    if world.resolve_capability {
+        add(
+            "/repos/{owner}/{repo}/pulls/comments/{id}/resolve",
+            "post",
+            "Resolve a pull request review comment",
+        );
+        add(
+            "/repos/{owner}/{repo}/pulls/comments/{id}/unresolve",
+            "post",
+            "Unresolve a pull request review comment",
+        );
+    }
+    if world.reply_capability {
+        add(
+            "/repos/{owner}/{repo}/pulls/{index}/comments/{id}/replies",
+            "post",
+            "Reply to a pull request review comment",
+        );
+    }
+    let title = match world.flavor {
+        ForgeFlavor::Forgejo => "Forgejo API",
+        _ => "Gitea API",
+    };
+    json!({
+        "swagger": "2.0",
+        "info": {"title": title, "version": world.version},
+        "basePath": format!("{base}{FORGEJO_API_PREFIX}"),
+        "consumes": ["application/json", "text/plain"],
+        "produces": ["application/json", "text/html"],
+        "schemes": ["http", "https"],
+        "paths": paths,
+    })
 }
 
 fn pull_of(

@@ -58,6 +58,11 @@ pub struct Scenario {
 /// `version` like the real releases: Gitea 1.26.0 added resolve/unresolve of a review comment
 /// (go-gitea/gitea#36441), Gitea 1.27.0 replying to one (go-gitea/gitea#36683); Forgejo has
 /// neither. Without a capability its routes answer 404, as an older instance does.
+///
+/// `swagger` is whether the instance publishes its API description at `/swagger.v1.json`
+/// (`[api] ENABLE_SWAGGER`, on by default); `false` makes that route 404, as when an admin
+/// turned it off. `paging: false` makes the reviews list ignore `page` and answer the first
+/// page every time (without a total header), as a broken proxy or fork might.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Capabilities {
@@ -65,6 +70,10 @@ pub struct Capabilities {
     pub resolve_review_comments: Option<bool>,
     #[serde(default)]
     pub reply_to_review_comments: Option<bool>,
+    #[serde(default)]
+    pub swagger: Option<bool>,
+    #[serde(default)]
+    pub paging: Option<bool>,
 }
 
 /// GitHub's primary rate limit as the simulator starts with it, per user and resource.

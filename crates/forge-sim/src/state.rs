@@ -124,6 +124,10 @@ pub(crate) struct World {
     pub flavor: ForgeFlavor,
     pub resolve_capability: bool,
     pub reply_capability: bool,
+    /// Whether `GET /swagger.v1.json` is served (Forgejo/Gitea).
+    pub swagger_capability: bool,
+    /// Whether the reviews list honours `page` (scenario `capabilities.paging`).
+    pub paging: bool,
     next_comment_id: u64,
     next_review_id: u64,
     next_thread_id: u64,
@@ -178,6 +182,8 @@ impl World {
             flavor: scenario.forge,
             resolve_capability,
             reply_capability,
+            swagger_capability: scenario.capabilities.swagger.unwrap_or(true),
+            paging: scenario.capabilities.paging.unwrap_or(true),
             next_comment_id: FIRST_COMMENT_ID,
             next_review_id: FIRST_REVIEW_ID,
             next_thread_id: FIRST_THREAD_ID,

@@ -1,6 +1,6 @@
 //! The Forgejo and Gitea client: one REST dialect (`/api/v1`, `Authorization: token T`),
-//! the flavour detected from `/version` once, and optional endpoints probed rather than
-//! assumed from version numbers.
+//! the flavour detected from `/version` once, and optional endpoints looked up in the
+//! instance's published API description rather than assumed from version numbers.
 
 mod threads;
 
@@ -326,15 +326,14 @@ impl Forge for Forgejo {
         self.list_review_activity(pr).await
     }
 
+    /// Read from the instance's API description, so neither the pull request nor its
+    /// threads are needed.
     async fn thread_capabilities(
         &self,
-        pr: &PrRef,
-        threads: &[ReviewThread],
+        _pr: &PrRef,
+        _threads: &[ReviewThread],
     ) -> Result<ThreadCapabilities> {
-        let (_, capabilities) = tokio::join!(
-            self.detect_kind(),
-            self.probe_thread_capabilities(pr, threads)
-        );
+        let (_, capabilities) = tokio::join!(self.detect_kind(), self.probe_thread_capabilities());
         capabilities
     }
 }

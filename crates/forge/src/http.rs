@@ -180,6 +180,15 @@ impl Response {
         parse_json(&self.body, &self.origin)
     }
 
+    /// Whether a list page may have a successor. The `Link` header says so, except after a
+    /// 304: forges compute ETags from the body alone, so a full page that gained a successor
+    /// revalidates as unchanged and the cached `Link` still says "last page". A full page
+    /// served from the cache is therefore taken as possibly followed by more (at worst one
+    /// extra, empty page).
+    pub fn may_have_next(&self, items: usize, per_page: usize) -> bool {
+        self.has_next_link() || (self.from_cache && items >= per_page)
+    }
+
     /// Whether the `Link` header has `rel="next"`.
     pub fn has_next_link(&self) -> bool {
         self.headers

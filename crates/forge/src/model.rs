@@ -140,6 +140,9 @@ pub struct ReviewThread {
     pub line: Option<u64>,
     /// First line of a multi-line comment.
     pub start_line: Option<u64>,
+    /// The line when the thread was written. Unlike `line` it does not move (or vanish) when
+    /// later pushes change the file, so it orders threads stably.
+    pub original_line: Option<u64>,
     /// LEFT (the base) or RIGHT (the head).
     pub diff_side: Option<String>,
     /// LINE, or FILE for a comment on a whole file.

@@ -40,7 +40,13 @@ struct Fixture {
 impl Fixture {
     /// The built-in scenario `name`, and a client with `token` configured for its host.
     async fn start(name: &str, token: &str) -> Fixture {
-        let scenario = Scenario::builtin(name).expect("a built-in scenario");
+        Fixture::start_with(name, token, |_| {}).await
+    }
+
+    /// Like [`Fixture::start`], with the scenario changed first.
+    async fn start_with(name: &str, token: &str, change: impl FnOnce(&mut Scenario)) -> Fixture {
+        let mut scenario = Scenario::builtin(name).expect("a built-in scenario");
+        change(&mut scenario);
         let github = scenario_is_github(name);
         let sim = Sim::start(scenario).await.expect("the simulator starts");
         let base = sim.base_url().trim_end_matches('/').to_owned();
@@ -76,6 +82,13 @@ impl Fixture {
             .into_iter()
             .filter(|r| !r.path.ends_with("/version"))
             .collect()
+    }
+
+    fn count(&self, method: &str, path_ends_with: &str) -> usize {
+        self.api_requests()
+            .iter()
+            .filter(|r| r.method == method && r.path.ends_with(path_ends_with))
+            .count()
     }
 
     fn assert_no_contract_violations(&self) {
@@ -542,12 +555,13 @@ async fn forgejo_without_the_endpoints_says_what_is_missing() {
     for word in ["Forgejo", "1.26", "1.27", "36441", "36683"] {
         assert!(missing.contains(word), "{word} missing from {missing}");
     }
-    let probes = fx
-        .api_requests()
-        .iter()
-        .filter(|r| r.method == "POST")
-        .count();
-    assert_eq!(probes, 2, "one probe per endpoint");
+    assert_eq!(fx.count("POST", ""), 0, "probing writes nothing");
+    assert_eq!(
+        fx.count("GET", "/swagger.v1.json"),
+        1,
+        "{:?}",
+        fx.api_requests()
+    );
     // Probed once per client.
     let threads = fx.forge.review_threads(&pr).await.expect("threads");
     fx.sim.clear_requests();
@@ -617,14 +631,23 @@ async fn forgejo_missing_endpoint_found_on_first_use() {
 async fn gitea_reply_and_resolve_round_trip() {
     let fx = Fixture::start("threads_mixed_gitea", FJ_WRITE).await;
     let pr = fx.pr("widgets", 12);
+    let threads = fx.forge.review_threads(&pr).await.expect("threads");
+    fx.sim.clear_requests();
     let caps = fx
         .forge
-        .thread_capabilities(&pr, &fx.forge.review_threads(&pr).await.expect("threads"))
+        .thread_capabilities(&pr, &threads)
         .await
         .expect("capabilities");
     assert!(
         caps.can_reply && caps.can_resolve && caps.missing.is_none(),
         "{caps:?}"
+    );
+    let requests = fx.api_requests();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    assert_eq!(
+        (requests[0].method.as_str(), requests[0].path.as_str()),
+        ("GET", "/swagger.v1.json"),
+        "the description only: probing writes nothing"
     );
     assert_eq!(fx.forge.kind(), ForgeKind::Gitea);
     let reply = fx
@@ -715,4 +738,149 @@ async fn forgejo_review_activity_lists_the_reviews_once() {
     );
     assert_eq!(reviews, fx.forge.reviews(&pr).await.expect("reviews"));
     assert!(!threads.is_empty() && !reviews.is_empty());
+}
+
+/// An instance that does not publish `/swagger.v1.json`.
+fn without_swagger(scenario: &mut Scenario) {
+    scenario.capabilities.swagger = Some(false);
+}
+
+#[tokio::test]
+async fn unpublished_api_description_leaves_the_endpoints_unknown() {
+    for (name, writes_work) in [
+        ("threads_mixed_gitea", true),
+        ("threads_mixed_forgejo", false),
+    ] {
+        let fx = Fixture::start_with(name, FJ_WRITE, without_swagger).await;
+        let pr = fx.pr("widgets", 12);
+        let threads = fx.forge.review_threads(&pr).await.expect("threads");
+        fx.sim.clear_requests();
+        let caps = fx
+            .forge
+            .thread_capabilities(&pr, &threads)
+            .await
+            .expect("capabilities");
+        assert!(!caps.can_reply && !caps.can_resolve, "{name}: {caps:?}");
+        let missing = caps.missing.expect("says why");
+        for words in ["does not publish its API description", "without writing"] {
+            assert!(
+                missing.contains(words),
+                "{name}: {words:?} missing from {missing}"
+            );
+        }
+        assert_eq!(fx.count("POST", ""), 0, "{name}: probing writes nothing");
+        assert_eq!(fx.count("GET", "/swagger.v1.json"), 1, "{name}");
+        // Remembered: asking again sends nothing.
+        fx.sim.clear_requests();
+        fx.forge
+            .thread_capabilities(&pr, &threads)
+            .await
+            .expect("cached");
+        assert!(fx.api_requests().is_empty(), "{:?}", fx.api_requests());
+
+        // The writes still try.
+        let reply = fx
+            .forge
+            .reply_to_review_thread(&pr, "comment-9001", "Bounded now.")
+            .await;
+        let resolved = fx
+            .forge
+            .set_review_thread_resolved(&pr, "comment-9001", true)
+            .await;
+        let caps = fx
+            .forge
+            .thread_capabilities(&pr, &threads)
+            .await
+            .expect("capabilities");
+        if writes_work {
+            assert_eq!(reply.expect("reply").in_reply_to_id, Some(9001));
+            let resolved = resolved.expect("resolve");
+            assert!(resolved.is_resolved);
+            assert_eq!(
+                resolved.comments.last().map(|c| c.body.as_str()),
+                Some("Bounded now.")
+            );
+            assert!(
+                caps.can_reply && caps.can_resolve && caps.missing.is_none(),
+                "{caps:?}"
+            );
+        } else {
+            assert_category(reply, Category::Logical);
+            assert_category(resolved, Category::Logical);
+            assert!(!caps.can_reply && !caps.can_resolve, "{caps:?}");
+            let missing = caps.missing.expect("says what is missing");
+            assert!(missing.contains("1.27"), "{missing}");
+        }
+        fx.assert_no_contract_violations();
+    }
+}
+
+#[tokio::test]
+async fn forgejo_resolve_lists_the_reviews_once() {
+    let fx = Fixture::start("threads_mixed_gitea", FJ_WRITE).await;
+    let pr = fx.pr("widgets", 12);
+    fx.sim.clear_requests();
+    let resolved = fx
+        .forge
+        .set_review_thread_resolved(&pr, "comment-9001", true)
+        .await
+        .expect("resolve");
+    assert!(resolved.is_resolved);
+    assert_eq!(
+        resolved.resolved_by.as_ref().map(|a| a.login.as_str()),
+        Some("alice")
+    );
+    assert_eq!(
+        resolved,
+        fx.forge
+            .review_thread(&pr, "comment-9001")
+            .await
+            .expect("thread")
+    );
+    let requests = fx.api_requests();
+    let listings = |requests: &[RecordedRequest]| {
+        requests
+            .iter()
+            .filter(|r| r.path.ends_with("/pulls/12/reviews"))
+            .count()
+    };
+    let write = requests
+        .iter()
+        .position(|r| r.method == "POST")
+        .expect("the write");
+    assert_eq!(listings(&requests[..write]), 1, "{requests:?}");
+    // After the write: the comments of the thread's review (501), nothing else.
+    let after: Vec<(&str, &str)> = requests[write + 1..]
+        .iter()
+        .take_while(|r| !r.path.ends_with("/pulls/12/reviews"))
+        .map(|r| (r.method.as_str(), r.path.as_str()))
+        .collect();
+    assert_eq!(
+        after,
+        [(
+            "GET",
+            "/api/v1/repos/acme/widgets/pulls/12/reviews/501/comments"
+        )],
+        "{requests:?}"
+    );
+
+    fx.sim.clear_requests();
+    fx.forge
+        .reply_to_review_thread(&pr, "comment-9001", "Done.")
+        .await
+        .expect("reply");
+    assert_eq!(listings(&fx.api_requests()), 1, "{:?}", fx.api_requests());
+    fx.assert_no_contract_violations();
+}
+
+#[tokio::test]
+async fn forgejo_reviews_end_when_the_server_ignores_page() {
+    let fx = Fixture::start_with("threads_over_100_forgejo", FJ_READ, |s| {
+        s.capabilities.paging = Some(false);
+    })
+    .await;
+    let reviews = fx.forge.reviews(&fx.pr("busy", 1)).await.expect("reviews");
+    assert_eq!(reviews.len(), 50, "the one page it serves");
+    let pages = fx.count("GET", "/pulls/1/reviews");
+    assert_eq!(pages, 2, "stops at the first repeated page");
 }

@@ -1,6 +1,7 @@
 //! Review conversations on Forgejo/Gitea, which have no thread resource: review comments are
 //! listed per review and grouped here the way their web UI groups them, and the optional
-//! reply and resolve endpoints are probed, never assumed from a version number.
+//! reply and resolve endpoints are looked up in the instance's published API description,
+//! never assumed from a version number, and never probed by writing.
 //!
 //! A conversation is the comments of one review on one path and one signed line (negative
 //! for the old side), oldest first: a reply is stored in the review of the comment it answers,
@@ -29,9 +30,68 @@ const REVIEWS_PER_PAGE: usize = 50;
 /// Prefix of the thread ids this client makes up.
 const THREAD_ID_PREFIX: &str = "comment-";
 
-/// Keys of the probed endpoints in the client's capability cache.
+/// Most review pages walked before giving up on a server that never says "last page".
+const MAX_REVIEW_PAGES: usize = 1000;
+
+/// Keys of the optional endpoints in the client's capability cache.
 const RESOLVE: &str = "POST /repos/{owner}/{repo}/pulls/comments/{id}/resolve";
 const REPLY: &str = "POST /repos/{owner}/{repo}/pulls/{index}/comments/{id}/replies";
+/// Key of the API description in the capability cache: whether the instance publishes it.
+const DESCRIPTION: &str = "GET /swagger.v1.json";
+
+/// Where Gitea and Forgejo publish their Swagger 2.0 description, relative to the web root
+/// (`routers/web/web.go`, served while `[api] ENABLE_SWAGGER` is on, the default).
+const DESCRIPTION_PATH: &str = "/swagger.v1.json";
+
+/// The optional routes as path segments relative to `/api/v1`; `None` is a path parameter,
+/// whatever its name.
+const RESOLVE_ROUTE: &[Option<&str>] = &[
+    Some("repos"),
+    None,
+    None,
+    Some("pulls"),
+    Some("comments"),
+    None,
+    Some("resolve"),
+];
+const REPLY_ROUTE: &[Option<&str>] = &[
+    Some("repos"),
+    None,
+    None,
+    Some("pulls"),
+    None,
+    Some("comments"),
+    None,
+    Some("replies"),
+];
+
+/// Whether the description's `paths` has a POST operation on `route`. Paths are relative
+/// to `basePath`; an `/api/v1` prefix (a description without `basePath`) is tolerated.
+fn describes(paths: &serde_json::Map<String, serde_json::Value>, route: &[Option<&str>]) -> bool {
+    paths.iter().any(|(path, item)| {
+        let path = path.strip_prefix("/api/v1").unwrap_or(path);
+        let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+        segments.len() == route.len()
+            && segments
+                .iter()
+                .zip(route)
+                .all(|(segment, want)| match want {
+                    Some(literal) => segment == literal,
+                    None => segment.starts_with('{') && segment.ends_with('}') && segment.len() > 2,
+                })
+            && item.get("post").is_some()
+    })
+}
+
+/// What reading the API description found.
+enum Description {
+    /// Whether it describes (reply, resolve).
+    Published(bool, bool),
+    /// Not served (404, disabled, refused) or not a Swagger document: remembered.
+    Unpublished(String),
+    /// Could not be read this time (network, 5xx): not remembered.
+    Unreadable(String),
+}
 
 #[derive(Debug, Deserialize)]
 pub(super) struct FjReview {
@@ -195,6 +255,8 @@ fn conversations(comments: Vec<FjReviewComment>, capabilities: (bool, bool)) -> 
                     is_outdated: false,
                     path,
                     subject_type: Some(if line.is_some() { "LINE" } else { "FILE" }.to_owned()),
+                    // Gitea keeps the line a comment was written on; it never moves.
+                    original_line: line,
                     line,
                     start_line,
                     diff_side,
@@ -222,7 +284,19 @@ impl Forgejo {
         let subject = format!("reviews of {}", subject(pr));
         let hint = not_found_hint(pr);
         let mut all = Vec::new();
-        for page in 1usize.. {
+        let mut previous_first: Option<u64> = None;
+        for page in 1..=MAX_REVIEW_PAGES + 1 {
+            if page > MAX_REVIEW_PAGES {
+                return Err(Error::api(format!(
+                    "{} kept sending pages of {subject} past page {MAX_REVIEW_PAGES}",
+                    self.http.forge()
+                ))
+                .with_detail("pages", MAX_REVIEW_PAGES)
+                .with_suggestion(
+                    "The forge (or a proxy before it) does not end the review list; retry \
+                     later, and report it to the instance's admin if it persists.",
+                ));
+            }
             let url = format!(
                 "{}/pulls/{}/reviews?page={page}&limit={REVIEWS_PER_PAGE}",
                 self.repo_url(pr),
@@ -233,6 +307,17 @@ impl Forgejo {
                 .send(&Request::get(url, Some(auth), &subject).not_found_hint(&hint))
                 .await?;
             let items: Vec<FjReview> = response.json()?;
+            // A server that ignores `page` answers the first page again: stop there rather
+            // than collect it forever.
+            let first = items.first().map(|r| r.id);
+            if first.is_some() && first == previous_first {
+                tracing::debug!(
+                    page,
+                    "the reviews list repeated a page; taking it as the end"
+                );
+                break;
+            }
+            previous_first = first;
             let total = response
                 .headers
                 .get("x-total-count")
@@ -337,16 +422,43 @@ impl Forgejo {
             .collect())
     }
 
-    /// The thread and the review holding it, or a `user` error.
-    async fn find_thread(&self, pr: &PrRef, thread_id: &str) -> Result<ReviewThread> {
+    /// The thread and the id of the review holding it, from one listing of the reviews, or
+    /// a `user` error.
+    async fn find_thread(&self, pr: &PrRef, thread_id: &str) -> Result<(ReviewThread, u64)> {
         let Some(first) = first_comment_id(thread_id) else {
             return Err(self.no_thread(pr, thread_id));
         };
-        let threads = self.list_review_threads(pr).await?;
-        threads
+        let comments = self.fetch_all_review_comments(pr).await?;
+        let review = comments
+            .iter()
+            .find(|c| c.id == first)
+            .map(|c| c.pull_request_review_id);
+        let thread = self.thread_among(comments, first);
+        match (thread, review) {
+            (Some(thread), Some(review)) => Ok((thread, review)),
+            _ => Err(self.no_thread(pr, thread_id)),
+        }
+    }
+
+    /// The thread again after a write, from the comments of its review alone (a reply is
+    /// filed under the review of the comment it answers, so the review holds it whole).
+    async fn reread_thread(
+        &self,
+        pr: &PrRef,
+        review_id: u64,
+        thread_id: &str,
+    ) -> Result<ReviewThread> {
+        let first = first_comment_id(thread_id).ok_or_else(|| self.no_thread(pr, thread_id))?;
+        let comments = self.fetch_review_comments(pr, review_id).await?;
+        self.thread_among(comments, first)
+            .ok_or_else(|| self.no_thread(pr, thread_id))
+    }
+
+    /// The conversation whose first comment is `first`, if the comments hold it.
+    fn thread_among(&self, comments: Vec<FjReviewComment>, first: u64) -> Option<ReviewThread> {
+        conversations(comments, self.known_capabilities())
             .into_iter()
             .find(|t| t.comments.first().map(|c| c.id) == Some(first))
-            .ok_or_else(|| self.no_thread(pr, thread_id))
     }
 
     fn no_thread(&self, pr: &PrRef, thread_id: &str) -> Error {
@@ -369,7 +481,7 @@ impl Forgejo {
         pr: &PrRef,
         thread_id: &str,
     ) -> Result<ReviewThread> {
-        self.find_thread(pr, thread_id).await
+        Ok(self.find_thread(pr, thread_id).await?.0)
     }
 
     pub(super) async fn post_review_reply(
@@ -386,7 +498,7 @@ impl Forgejo {
         if self.capability(REPLY) == Some(false) {
             return Err(self.missing_reply().await);
         }
-        let thread = self.find_thread(pr, thread_id).await?;
+        let (thread, _) = self.find_thread(pr, thread_id).await?;
         let Some(first) = thread.comments.first().map(|c| c.id) else {
             return Err(self.no_thread(pr, thread_id));
         };
@@ -427,7 +539,7 @@ impl Forgejo {
         if self.capability(RESOLVE) == Some(false) {
             return Err(self.missing_resolve().await);
         }
-        let thread = self.find_thread(pr, thread_id).await?;
+        let (thread, review) = self.find_thread(pr, thread_id).await?;
         if thread.is_resolved == resolved {
             return Ok(thread);
         }
@@ -435,7 +547,7 @@ impl Forgejo {
             return Err(self.no_thread(pr, thread_id));
         };
         match self.post_resolution(pr, first, resolved).await {
-            Ok(()) => self.find_thread(pr, thread_id).await,
+            Ok(()) => self.reread_thread(pr, review, thread_id).await,
             Err(e) if matches!(status_of(&e), Some(404 | 405)) => {
                 self.remember(RESOLVE, false);
                 Err(self.missing_resolve().await)
@@ -457,44 +569,36 @@ impl Forgejo {
         Ok(())
     }
 
-    /// Probes both optional endpoints on a conversation of this PR, writing nothing: resolve
-    /// is asked for the state the conversation already has (a no-op on Gitea), and reply is
-    /// sent a body of the wrong type, which Gitea's request binding refuses (422) before the
-    /// handler runs. 404/405 means the route is missing; any other answer, including 403 for
-    /// a token that may not write, means it exists. Remembered per client.
-    pub(super) async fn probe_thread_capabilities(
-        &self,
-        pr: &PrRef,
-        threads: &[ReviewThread],
-    ) -> Result<ThreadCapabilities> {
-        let (mut reply, mut resolve) = (self.capability(REPLY), self.capability(RESOLVE));
-        if reply.is_none() || resolve.is_none() {
-            let Some(thread) = threads.first() else {
-                return Ok(ThreadCapabilities {
-                    can_reply: reply.unwrap_or(false),
-                    can_resolve: resolve.unwrap_or(false),
-                    missing: Some(format!(
-                        "{} has no review conversations, so whether {} can reply in and \
-                         resolve them was not checked.",
-                        subject(pr),
-                        self.http.forge()
-                    )),
-                });
-            };
-            let first = thread.comments.first().map(|c| c.id).unwrap_or(0);
-            if resolve.is_none() {
-                let answer = self.post_resolution(pr, first, thread.is_resolved).await;
-                resolve = Some(self.probe_answer(RESOLVE, answer)?);
-            }
-            if reply.is_none() {
-                let answer = self.probe_reply(pr, first).await;
-                reply = Some(self.probe_answer(REPLY, answer)?);
+    /// Whether this instance has the optional reply and resolve endpoints, from its
+    /// published API description (`GET {web}/swagger.v1.json`), read once per client and
+    /// never by writing. Where the description is not published the answer is unknown:
+    /// both are reported unavailable and say why, and the writes still try (a 404/405 then
+    /// marks the endpoint missing). What a write found out overrides the description.
+    pub(super) async fn probe_thread_capabilities(&self) -> Result<ThreadCapabilities> {
+        let unknown = |key| self.capability(key).is_none();
+        let mut unread = None;
+        if (unknown(REPLY) || unknown(RESOLVE)) && self.capability(DESCRIPTION) != Some(false) {
+            match self.read_api_description().await {
+                Description::Published(reply, resolve) => {
+                    self.remember(DESCRIPTION, true);
+                    self.remember_unless_known(REPLY, reply);
+                    self.remember_unless_known(RESOLVE, resolve);
+                }
+                Description::Unpublished(why) => {
+                    tracing::debug!(reason = %why, "no API description; capabilities unknown");
+                    self.remember(DESCRIPTION, false);
+                }
+                Description::Unreadable(why) => unread = Some(why),
             }
         }
+        let (reply, resolve) = (self.capability(REPLY), self.capability(RESOLVE));
         let (can_reply, can_resolve) = (reply.unwrap_or(false), resolve.unwrap_or(false));
-        let missing = match (can_reply, can_resolve) {
-            (true, true) => None,
-            _ => Some(self.missing_text(can_reply, can_resolve).await),
+        let missing = if reply.is_none() || resolve.is_none() {
+            Some(self.unknown_text(reply, resolve, unread).await)
+        } else if can_reply && can_resolve {
+            None
+        } else {
+            Some(self.missing_text(can_reply, can_resolve).await)
         };
         Ok(ThreadCapabilities {
             can_reply,
@@ -503,33 +607,83 @@ impl Forgejo {
         })
     }
 
-    async fn probe_reply(&self, pr: &PrRef, comment_id: u64) -> Result<()> {
-        let auth = self.auth()?;
-        let subject = format!("the reply endpoint (probe) on {}", subject(pr));
-        let url = format!(
-            "{}/pulls/{}/comments/{comment_id}/replies",
-            self.repo_url(pr),
-            pr.number
-        );
-        // Not a string: refused by binding on any instance that has the route.
-        let payload = json!({ "body": false });
-        self.http
-            .send(&Request::post(url, Some(auth), &payload, &subject))
-            .await
-            .map(|_| ())
+    fn description_url(&self) -> String {
+        format!(
+            "{}{DESCRIPTION_PATH}",
+            self.endpoint.web_url.trim_end_matches('/')
+        )
     }
 
-    fn probe_answer(&self, key: &str, answer: Result<()>) -> Result<bool> {
-        let supported = match answer {
-            Ok(()) => true,
-            Err(e) => match status_of(&e) {
-                Some(404 | 405) => false,
-                Some(400 | 403 | 409 | 422) => true,
-                _ => return Err(e),
-            },
+    /// Reads the API description; a GET, without the token (the web router serves it to
+    /// anyone, and the token is for the API).
+    async fn read_api_description(&self) -> Description {
+        let subject = "the API description";
+        let request = Request::get(self.description_url(), None, subject);
+        let response = match self.http.send(&request).await {
+            Ok(response) => response,
+            Err(e) => {
+                return match status_of(&e) {
+                    Some(s) if (400..500).contains(&s) && s != 408 && s != 429 => {
+                        Description::Unpublished(format!("HTTP {s}"))
+                    }
+                    _ => Description::Unreadable(e.error),
+                };
+            }
         };
-        self.remember(key, supported);
-        Ok(supported)
+        let document: serde_json::Value = match response.json() {
+            Ok(document) => document,
+            Err(_) => return Description::Unpublished("not JSON".to_owned()),
+        };
+        match document.get("paths").and_then(|p| p.as_object()) {
+            Some(paths) => Description::Published(
+                describes(paths, REPLY_ROUTE),
+                describes(paths, RESOLVE_ROUTE),
+            ),
+            None => Description::Unpublished("no paths in it".to_owned()),
+        }
+    }
+
+    fn remember_unless_known(&self, key: &str, supported: bool) {
+        if self.capability(key).is_none() {
+            self.remember(key, supported);
+        }
+    }
+
+    /// Why reply/resolve are reported unavailable when (one of) them is unknown.
+    async fn unknown_text(
+        &self,
+        reply: Option<bool>,
+        resolve: Option<bool>,
+        unread: Option<String>,
+    ) -> String {
+        let label = self.forge_label().await;
+        let url = self.description_url();
+        let mut text = match unread {
+            Some(why) => format!(
+                "{label}: its API description ({url}) could not be read ({why}), so whether \
+                 it can reply in and resolve review conversations could not be checked \
+                 without writing."
+            ),
+            None => format!(
+                "{label} does not publish its API description ({url}, e.g. with [api] \
+                 ENABLE_SWAGGER = false), so whether it can reply in and resolve review conversations could not \
+                 be checked without writing."
+            ),
+        };
+        text.push_str(
+            " reply_to_review_thread and resolve_review_thread still try, and say so if the \
+             endpoint is missing (Gitea 1.26 added resolving, 1.27 replying; Forgejo has \
+             neither).",
+        );
+        if reply == Some(false) || resolve == Some(false) {
+            text.push(' ');
+            text.push_str(
+                &self
+                    .missing_text(reply != Some(false), resolve != Some(false))
+                    .await,
+            );
+        }
+        text
     }
 
     fn remember(&self, key: &str, supported: bool) {
@@ -612,6 +766,28 @@ mod tests {
             "position": pos, "original_position": orig, "html_url": "u"
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn description_routes_match_whatever_the_parameters_are_called() {
+        let paths = |v: serde_json::Value| v.as_object().cloned().unwrap();
+        let gitea = paths(json!({
+            "/repos/{owner}/{repo}/pulls/comments/{id}/resolve": {"post": {}},
+            "/repos/{owner}/{repo}/pulls/{index}/comments/{id}/replies": {"post": {}},
+        }));
+        assert!(describes(&gitea, RESOLVE_ROUTE) && describes(&gitea, REPLY_ROUTE));
+        let renamed = paths(json!({
+            "/api/v1/repos/{o}/{r}/pulls/comments/{comment_id}/resolve": {"post": {}},
+            "/repos/{owner}/{repo}/pulls/{pr}/comments/{cid}/replies/": {"post": {}},
+        }));
+        assert!(describes(&renamed, RESOLVE_ROUTE) && describes(&renamed, REPLY_ROUTE));
+        let near_misses = paths(json!({
+            "/repos/{owner}/{repo}/pulls/comments/{id}/resolve": {"get": {}},
+            "/repos/{owner}/{repo}/pulls/comments/1/resolve": {"post": {}},
+            "/repos/{owner}/{repo}/pulls/{index}/comments/{id}": {"post": {}},
+            "/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/comments": {"get": {}},
+        }));
+        assert!(!describes(&near_misses, RESOLVE_ROUTE) && !describes(&near_misses, REPLY_ROUTE));
     }
 
     #[test]

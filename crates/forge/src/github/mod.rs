@@ -28,6 +28,18 @@ const GH_CLI_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// GitHub allows at most 100 items per REST page.
 const MAX_PER_PAGE: u32 = 100;
+/// No pull request has this many pages of anything (100 a page); a forge that keeps
+/// answering "next" past it is looping, and an error beats an endless walk.
+pub(crate) const MAX_PAGES: u32 = 1000;
+
+pub(crate) fn too_many_pages(subject: &str) -> Error {
+    Error::api(format!(
+        "the forge kept returning further pages of {subject} past {MAX_PAGES} pages"
+    ))
+    .with_suggestion(
+        "This looks like a forge that ignores the page parameter; report it, or retry later.",
+    )
+}
 
 /// A client for one GitHub API endpoint. `Send + Sync`; share it behind an `Arc`.
 pub struct GitHub {
@@ -249,9 +261,10 @@ impl Forge for GitHub {
         let request = Request::get(url, Some(auth), &subject).not_found_hint(&hint);
         let (_, response) = tokio::try_join!(self.pull_request(pr), self.http.send(&request))?;
         let items: Vec<GhComment> = response.json()?;
+        let per_page = page.per_page.clamp(1, MAX_PER_PAGE) as usize;
         Ok(Page {
+            has_next: response.may_have_next(items.len(), per_page),
             items: items.into_iter().map(GhComment::into_domain).collect(),
-            has_next: response.has_next_link(),
         })
     }
 
@@ -295,10 +308,16 @@ impl Forge for GitHub {
             let request = Request::get(url, Some(auth), &subject).not_found_hint(&hint);
             let response = self.http.send(&request).await?;
             let items: Vec<GhReview> = response.json()?;
-            let empty = items.is_empty();
+            let (count, more) = (
+                items.len(),
+                response.may_have_next(items.len(), MAX_PER_PAGE as usize),
+            );
             reviews.extend(items.into_iter().filter_map(GhReview::into_domain));
-            if empty || !response.has_next_link() {
+            if count == 0 || !more {
                 break;
+            }
+            if page >= MAX_PAGES {
+                return Err(too_many_pages(&subject));
             }
         }
         Ok(reviews)

@@ -29,7 +29,7 @@ macro_rules! comment_fragment {
 macro_rules! thread_fragment {
     () => {
         "fragment ReviewThreadFields on PullRequestReviewThread { \
-         id isResolved isOutdated path line startLine diffSide subjectType \
+         id isResolved isOutdated path line startLine originalLine diffSide subjectType \
          viewerCanResolve viewerCanUnresolve viewerCanReply resolvedBy { login __typename } \
          comments(first: 100) { totalCount pageInfo { hasNextPage endCursor } \
          nodes { ...ReviewCommentFields } } }"

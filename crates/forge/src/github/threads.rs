@@ -22,6 +22,24 @@ struct PageInfo {
     end_cursor: Option<String>,
 }
 
+impl PageInfo {
+    /// The cursor of the next page, if any. A cursor that does not move, or more pages than
+    /// any pull request has, means the server is looping: an error, not an endless walk.
+    fn next(self, previous: Option<&str>, pages: u32, what: &str) -> Result<Option<String>> {
+        let next = match (self.has_next_page, self.end_cursor) {
+            (true, Some(cursor)) => cursor,
+            _ => return Ok(None),
+        };
+        if previous == Some(next.as_str()) || pages >= super::MAX_PAGES {
+            return Err(Error::api(format!(
+                "GitHub kept returning the same or ever more pages of {what} ({pages} pages)"
+            ))
+            .with_suggestion("Retry later; if it persists, the API is misbehaving."));
+        }
+        Ok(Some(next))
+    }
+}
+
 /// A connection page. GraphQL lists may hold nulls (a node the token cannot see).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -83,6 +101,7 @@ struct GqlThread {
     path: Option<String>,
     line: Option<u64>,
     start_line: Option<u64>,
+    original_line: Option<u64>,
     diff_side: Option<String>,
     subject_type: Option<String>,
     viewer_can_resolve: bool,
@@ -215,6 +234,7 @@ impl GqlThread {
                 path: self.path,
                 line: self.line,
                 start_line: self.start_line,
+                original_line: self.original_line,
                 diff_side: self.diff_side,
                 subject_type: self.subject_type,
                 viewer_can_resolve: self.viewer_can_resolve || self.viewer_can_unresolve,
@@ -253,7 +273,7 @@ impl GitHub {
     pub(super) async fn fetch_review_threads(&self, pr: &PrRef) -> Result<Vec<ReviewThread>> {
         let mut partials = Vec::new();
         let mut after: Option<String> = None;
-        loop {
+        for pages in 1u32.. {
             let answer = self
                 .graphql(
                     queries::REVIEW_THREADS,
@@ -289,9 +309,12 @@ impl GitHub {
                     .flatten()
                     .map(GqlThread::into_partial),
             );
-            match (page.page_info.has_next_page, page.page_info.end_cursor) {
-                (true, Some(cursor)) => after = Some(cursor),
-                _ => break,
+            match page
+                .page_info
+                .next(after.as_deref(), pages, "review threads")?
+            {
+                Some(cursor) => after = Some(cursor),
+                None => break,
             }
         }
         self.complete_threads(partials).await
@@ -312,7 +335,9 @@ impl GitHub {
             mut thread,
             mut more_after,
         } = partial;
+        let mut pages = 0u32;
         while let Some(after) = more_after.take() {
+            pages += 1;
             let data = self
                 .graphql(
                     queries::REVIEW_THREAD_COMMENTS,
@@ -339,9 +364,9 @@ impl GitHub {
                     .flatten()
                     .map(|c| c.into_domain(root)),
             );
-            if page.page_info.has_next_page {
-                more_after = page.page_info.end_cursor;
-            }
+            more_after = page
+                .page_info
+                .next(Some(after.as_str()), pages, "thread comments")?;
         }
         Ok(thread)
     }
