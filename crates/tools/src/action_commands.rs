@@ -127,11 +127,14 @@ impl CommandBuilder {
         let view_url = root.map_or("", |c| c.html_url.as_str());
         match &self.forge {
             ForgeCommands::GitHub { .. } => {
-                let reply = match root {
+                // A token GitHub does not let reply in the thread (viewerCanReply false, e.g.
+                // a locked conversation) gets the conversation instead of a command that fails.
+                let in_thread = root.filter(|_| thread.viewer_can_reply);
+                let reply = match in_thread {
                     Some(root) => self.github_api("POST", &self.github_thread_reply_path(root)),
                     None => self.github_api("POST", &self.github_issue_comments_path()),
                 };
-                let reply_target = if root.is_some() {
+                let reply_target = if in_thread.is_some() {
                     ReplyTarget::Thread
                 } else {
                     ReplyTarget::Conversation
@@ -417,6 +420,7 @@ mod tests {
             path: Some("src/a b.rs".into()),
             line: Some(3),
             start_line: None,
+            original_line: Some(3),
             diff_side: Some("RIGHT".into()),
             subject_type: Some("LINE".into()),
             viewer_can_resolve: true,
@@ -559,6 +563,29 @@ mod tests {
                 "ghe.example.com/acme/widgets",
                 "--web"
             ]
+        );
+    }
+
+    #[test]
+    fn github_reply_goes_to_the_conversation_when_the_thread_refuses_replies() {
+        let mut t = thread();
+        t.viewer_can_reply = false;
+        let pr = PrRef::parse("acme/widgets#7").unwrap();
+        let b = CommandBuilder::new(&config(&[]), &pr, ForgeKind::GitHub, caps(true)).unwrap();
+        let commands = b.thread(&t).expect("commands");
+        assert_eq!(commands.reply_target, ReplyTarget::Conversation);
+        assert!(
+            commands.reply_command.contains("/issues/"),
+            "{}",
+            commands.reply_command
+        );
+        t.viewer_can_reply = true;
+        let commands = b.thread(&t).expect("commands");
+        assert_eq!(commands.reply_target, ReplyTarget::Thread);
+        assert!(
+            commands.reply_command.ends_with("/replies --input -"),
+            "{}",
+            commands.reply_command
         );
     }
 

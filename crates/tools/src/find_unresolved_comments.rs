@@ -119,6 +119,10 @@ pub struct Comment {
     /// First line of a multi-line comment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_line: Option<u64>,
+    /// Which version of the file the lines count in: RIGHT (the PR's head) or LEFT (the
+    /// base, for a comment on a removed line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<String>,
     /// The code the thread is on, ending at the commented line. Only on the first comment of
     /// each thread in a page (replies share it through `thread_id`); long hunks keep their end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -305,7 +309,9 @@ and resolve_review_thread with the thread_id.";
                     key: key_for(
                         input.sort,
                         thread.path.as_deref(),
-                        thread.start_line.or(thread.line),
+                        // The original line, which a push does not move: a cursor's key
+                        // must not change between pages.
+                        thread.original_line.or(thread.line),
                         &author,
                         &group_at,
                         CommentType::ReviewComment,
@@ -473,8 +479,16 @@ and resolve_review_thread with the thread_id.";
 
 /// Every conversation comment of the PR, page after page.
 async fn all_issue_comments(forge: &dyn Forge, pr: &PrRef) -> Result<Vec<IssueComment>> {
+    // No pull request has a thousand pages of conversation; a forge that keeps saying "more"
+    // past that is looping.
+    const MAX_PAGES: u32 = 1000;
     let mut all = Vec::new();
     for page in 1u32.. {
+        if page > MAX_PAGES {
+            return Err(resolve_pr_core::Error::api(format!(
+                "the forge kept returning pages of conversation comments past {MAX_PAGES} pages"
+            )));
+        }
         let got = forge
             .list_pr_comments(
                 pr,
@@ -569,6 +583,7 @@ pub(crate) fn review_comment(thread: &ReviewThread, c: &ReviewComment) -> Commen
         file_path: thread.path.clone(),
         line_number: thread.line,
         start_line: thread.start_line,
+        side: thread.diff_side.clone(),
         diff_hunk: c
             .diff_hunk
             .as_deref()
@@ -598,6 +613,7 @@ fn review_item(r: Review, submitted_at: String) -> Comment {
         file_path: None,
         line_number: None,
         start_line: None,
+        side: None,
         diff_hunk: None,
         commit_id: r.commit_id,
         in_reply_to_id: None,
@@ -623,6 +639,7 @@ fn issue_comment(c: IssueComment) -> Comment {
         file_path: None,
         line_number: None,
         start_line: None,
+        side: None,
         diff_hunk: None,
         commit_id: None,
         in_reply_to_id: None,

@@ -291,8 +291,12 @@ async fn mixed_items_are_exactly_the_feedback(flavor: Flavor) {
         assert!(file_level.get("line_number").is_none(), "{file_level}");
         let multi = &items[6];
         assert_eq!(
-            (multi["start_line"].clone(), multi["line_number"].clone()),
-            (json!(10), json!(14))
+            (
+                multi["start_line"].clone(),
+                multi["line_number"].clone(),
+                multi["side"].clone()
+            ),
+            (json!(10), json!(14), json!("RIGHT"))
         );
         let outdated = &items[7];
         assert_eq!(outdated["is_outdated"], true);

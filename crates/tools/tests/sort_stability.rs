@@ -1,0 +1,106 @@
+//! Cursors of `find_unresolved_comments` must not depend on anything a push can change. The
+//! same PR is served before and after a push that made one thread outdated (GitHub then
+//! reports its `line` as null); a cursor from before must still lead to every thread.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use resolve_pr_core::CursorCodec;
+use resolve_pr_forge::{ClientOptions, Config, Forges};
+use resolve_pr_forge_sim::{Scenario, Sim, SimHandle};
+use resolve_pr_tools::{Context, call};
+use serde_json::{Value, json};
+
+/// 25 unresolved threads on one file, thread `outdated` (if any) made outdated by a push.
+fn scenario(outdated: Option<u64>) -> String {
+    let mut yaml = String::from(
+        r#"forge: github
+now: "2024-07-01T12:00:00Z"
+tokens:
+  - {token: ghp_write, login: alice, permission: write}
+repos:
+  - owner: acme
+    name: widgets
+    pulls:
+      - number: 12
+        title: "t"
+        author: bob
+        head: {ref: f, sha: 1111111111111111111111111111111111111111}
+        base: {ref: main, sha: 2222222222222222222222222222222222222222}
+        created_at: "2024-07-01T08:00:00Z"
+        review_threads:
+"#,
+    );
+    for n in 1..=25u64 {
+        yaml.push_str(&format!(
+            "          - id: PRRT_t{n}\n            path: src/a.rs\n            line: {line}\n{out}            comments:\n              - {{id: {id}, author: alice, created_at: \"2024-07-01T08:{n:02}:00Z\", body: \"c{n}\"}}\n",
+            line = n * 10,
+            id = 9000 + n,
+            out = if outdated == Some(n) { "            outdated: true\n" } else { "" },
+        ));
+    }
+    yaml
+}
+
+async fn context(yaml: &str) -> (SimHandle, Context) {
+    let sim = Sim::start(Scenario::from_yaml(yaml).expect("scenario"))
+        .await
+        .expect("sim");
+    let env: Arc<HashMap<String, String>> = Arc::new(HashMap::from([
+        ("GITHUB_API_URL".to_owned(), sim.base_url()),
+        ("GITHUB_TOKEN".to_owned(), "ghp_write".to_owned()),
+    ]));
+    let lookup = {
+        let env = env.clone();
+        move |k: &str| env.get(k).cloned()
+    };
+    let config = Config::from_parts(None, None, &lookup).expect("config");
+    let options = ClientOptions {
+        env: Arc::new(lookup),
+        gh_cli: false,
+        ..ClientOptions::default()
+    };
+    // The same key in both: the cursor is honoured across the "push".
+    let ctx = Context {
+        forges: Arc::new(Forges::with_options(config, options)),
+        cursors: CursorCodec::new([9; 32]),
+    };
+    (sim, ctx)
+}
+
+fn ids(v: &Value) -> Vec<u64> {
+    v["comments"]
+        .as_array()
+        .expect("comments")
+        .iter()
+        .filter_map(|c| c["id"].as_u64())
+        .collect()
+}
+
+#[tokio::test]
+async fn by_file_cursor_survives_a_thread_becoming_outdated() {
+    let (_before_sim, before) = context(&scenario(None)).await;
+    let args = json!({"pr": "acme/widgets#12", "sort": "by_file"});
+    let first = call(&before, "find_unresolved_comments", args.clone())
+        .await
+        .expect("page 1")
+        .structured;
+    let cursor = first["nextCursor"]
+        .as_str()
+        .expect("a second page")
+        .to_owned();
+    assert_eq!(ids(&first).len(), 20);
+
+    let (_after_sim, after) = context(&scenario(Some(22))).await;
+    let mut next = args.clone();
+    next["cursor"] = json!(cursor);
+    let second = call(&after, "find_unresolved_comments", next)
+        .await
+        .expect("page 2")
+        .structured;
+
+    let mut all = ids(&first);
+    all.extend(ids(&second));
+    let want: Vec<u64> = (9001..=9025).collect();
+    assert_eq!(all, want, "every thread once, in line order");
+}
