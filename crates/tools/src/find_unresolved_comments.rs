@@ -232,8 +232,9 @@ resolve commands; you decide what each item means. Items (`type`): 'review_comme
 comment of every UNRESOLVED review thread (resolved threads are left out; outdated ones are kept \
 with is_outdated: true), a thread's comments together and oldest first, each with thread_id \
 (replies carry in_reply_to_id); 'review': review summaries in state CHANGES_REQUESTED or \
-COMMENTED with a non-empty body (APPROVED, DISMISSED, PENDING and empty bodies are left out; bot \
-summaries such as CodeRabbit's come verbatim, markers intact); 'issue_comment': every \
+COMMENTED with a non-empty body by anyone but the pull request's author (APPROVED, DISMISSED, \
+PENDING and empty bodies are left out; bot summaries such as CodeRabbit's come verbatim, markers \
+intact); 'issue_comment': every \
 conversation comment on the pull request EXCEPT those written by the pull request's author \
 (conversation comments have no resolved state on any forge, so all of them are listed, answered \
 or not; the author's own comments are not feedback to address). Arguments: pr ('owner/repo#123', \
@@ -324,6 +325,9 @@ and resolve_review_thread with the thread_id.";
                 });
             }
         }
+        // Summaries and conversation comments have no resolved state: both are listed when
+        // someone other than the PR's author wrote them (the author's own are not feedback).
+        let pr_author = pull.author.login.to_lowercase();
         for r in reviews {
             let wanted = matches!(
                 r.state,
@@ -331,6 +335,7 @@ and resolve_review_thread with the thread_id.";
             );
             if !wanted
                 || r.body.trim().is_empty()
+                || r.author.login.to_lowercase() == pr_author
                 || !filter.keeps(&r.author.login, r.author.is_bot)
             {
                 continue;
@@ -354,9 +359,7 @@ and resolve_review_thread with the thread_id.";
                 thread: None,
             });
         }
-        let pr_author = pull.author.login.to_lowercase();
         for c in issue_comments {
-            // The PR author's own conversation comments are not feedback to them.
             if c.author.login.to_lowercase() == pr_author
                 || !filter.keeps(&c.author.login, c.author.is_bot)
             {

@@ -1,6 +1,5 @@
-//! Cursors of `find_unresolved_comments` must not depend on anything a push can change. The
-//! same PR is served before and after a push that made one thread outdated (GitHub then
-//! reports its `line` as null); a cursor from before must still lead to every thread.
+//! Edge cases of `find_unresolved_comments` that need scenarios of their own: cursors that
+//! must survive a push, and whose feedback counts as feedback.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -103,4 +102,42 @@ async fn by_file_cursor_survives_a_thread_becoming_outdated() {
     all.extend(ids(&second));
     let want: Vec<u64> = (9001..=9025).collect();
     assert_eq!(all, want, "every thread once, in line order");
+}
+
+/// Review summaries follow the same rule as conversation comments: the PR author's own are
+/// not feedback to address; everyone else's are.
+#[tokio::test]
+async fn the_pr_authors_own_summaries_and_comments_are_not_feedback() {
+    let yaml = r#"forge: github
+now: "2024-07-01T12:00:00Z"
+tokens:
+  - {token: ghp_write, login: alice, permission: write}
+repos:
+  - owner: acme
+    name: widgets
+    pulls:
+      - number: 12
+        title: "t"
+        author: bob
+        head: {ref: f, sha: 1111111111111111111111111111111111111111}
+        base: {ref: main, sha: 2222222222222222222222222222222222222222}
+        created_at: "2024-07-01T08:00:00Z"
+        comments:
+          - {id: 8001, author: alice, body: "Why this approach?", created_at: "2024-07-01T09:00:00Z"}
+          - {id: 8002, author: bob, body: "Because of X.", created_at: "2024-07-01T09:05:00Z"}
+        reviews:
+          - {id: 501, author: alice, state: CHANGES_REQUESTED, body: "Handle errors.", submitted_at: "2024-07-01T08:30:00Z", commit_id: 1111111111111111111111111111111111111111}
+          - {id: 502, author: bob, state: COMMENTED, body: "Note to reviewers: see X.", submitted_at: "2024-07-01T08:40:00Z", commit_id: 1111111111111111111111111111111111111111}
+"#;
+    let (_sim, ctx) = context(yaml).await;
+    let out = call(
+        &ctx,
+        "find_unresolved_comments",
+        json!({"pr": "acme/widgets#12"}),
+    )
+    .await
+    .expect("found")
+    .structured;
+    assert_eq!(ids(&out), [501, 8001], "{out}");
+    assert_eq!(out["summary"]["by_author"], json!({"alice": 2}));
 }
