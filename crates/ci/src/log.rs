@@ -1,0 +1,67 @@
+//! Cleaning a job log for parsing: invalid UTF-8 replaced, ANSI colour codes and GitHub
+//! Actions timestamp prefixes (`2024-05-01T10:00:00.1234567Z `) removed.
+
+/// The log as text, one line per line, without colour codes or timestamp prefixes.
+pub fn clean(log: &[u8]) -> String {
+    let text = String::from_utf8_lossy(log);
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let line = strip_timestamp(line);
+        strip_ansi_into(line, &mut out);
+        out.push('\n');
+    }
+    out
+}
+
+/// Removes a leading GitHub Actions timestamp (`YYYY-MM-DDTHH:MM:SS[.frac]Z `).
+pub fn strip_timestamp(line: &str) -> &str {
+    let b = line.as_bytes();
+    if b.len() >= 21
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && b[16] == b':'
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && let Some(z) = line.find("Z ")
+        && z <= 35
+    {
+        return &line[z + 2..];
+    }
+    line
+}
+
+/// Appends `line` without ANSI escape sequences (CSI `ESC [ ... letter`).
+fn strip_ansi_into(line: &str, out: &mut String) {
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                for d in chars.by_ref() {
+                    if d.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        out.push(c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_timestamps_and_colour() {
+        let log = b"2024-05-01T10:00:00.1234567Z \x1b[31mFAILED\x1b[0m tests/a.py::t\nplain\n";
+        assert_eq!(clean(log), "FAILED tests/a.py::t\nplain\n");
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_not_fatal() {
+        assert_eq!(clean(b"ok \xff\xfe end"), "ok \u{fffd}\u{fffd} end\n");
+    }
+}

@@ -1,0 +1,154 @@
+//! The corpus: real output of real frameworks (`corpus/<framework>/<case>.log`, made by
+//! `scripts/ci-corpus/`), each with the failures the framework's own machine-readable report
+//! of the same run lists (`<case>.expected.json`). Scores precision and recall of failing-test
+//! identification per framework, and how often file and line are right where the report
+//! has them, and fails below the floors (0.98 and 0.9).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use resolve_pr_ci::parse_log;
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Expected {
+    framework: String,
+    failures: Vec<ExpectedFailure>,
+}
+
+#[derive(Deserialize)]
+struct ExpectedFailure {
+    test_name: String,
+    #[serde(default)]
+    file_path: Option<String>,
+    #[serde(default)]
+    line_number: Option<u64>,
+}
+
+#[derive(Default)]
+struct Score {
+    expected: usize,
+    found: usize,
+    matched: usize,
+    located: usize,
+    located_right: usize,
+}
+
+#[test]
+fn corpus_precision_recall_and_locations() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mut scores: BTreeMap<String, Score> = BTreeMap::new();
+    let mut problems = Vec::new();
+    let mut cases = 0;
+    for framework_dir in sorted_dirs(&root) {
+        let Ok(entries) = std::fs::read_dir(&framework_dir) else {
+            continue;
+        };
+        let mut logs: Vec<_> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "log"))
+            .collect();
+        logs.sort();
+        for log in logs {
+            let expected_path = log.with_extension("expected.json");
+            let expected: Expected = serde_json::from_str(
+                &std::fs::read_to_string(&expected_path)
+                    .unwrap_or_else(|e| panic!("{}: {e}", expected_path.display())),
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
+            cases += 1;
+            let found = parse_log(&std::fs::read(&log).expect("log"));
+            let score = scores.entry(expected.framework.clone()).or_default();
+            score.expected += expected.failures.len();
+            score.found += found.len();
+            for want in &expected.failures {
+                match found.iter().find(|f| f.test_name == want.test_name) {
+                    Some(got) => {
+                        score.matched += 1;
+                        if want.file_path.is_some() || want.line_number.is_some() {
+                            score.located += 1;
+                            let file_ok =
+                                want.file_path.is_none() || got.file_path == want.file_path;
+                            let line_ok =
+                                want.line_number.is_none() || got.line_number == want.line_number;
+                            if file_ok && line_ok {
+                                score.located_right += 1;
+                            } else {
+                                problems.push(format!(
+                                    "{}: {}: location {:?}:{:?}, want {:?}:{:?}",
+                                    log.display(),
+                                    want.test_name,
+                                    got.file_path,
+                                    got.line_number,
+                                    want.file_path,
+                                    want.line_number
+                                ));
+                            }
+                        }
+                    }
+                    None => problems.push(format!("{}: missed {}", log.display(), want.test_name)),
+                }
+            }
+            for got in &found {
+                if !expected
+                    .failures
+                    .iter()
+                    .any(|w| w.test_name == got.test_name)
+                {
+                    problems.push(format!(
+                        "{}: not a failure: {} ({:?})",
+                        log.display(),
+                        got.test_name,
+                        got.framework
+                    ));
+                }
+            }
+        }
+    }
+    let mut report = format!(
+        "{cases} corpus logs\nframework      expected found  precision recall  file/line\n"
+    );
+    let mut below = Vec::new();
+    for (name, s) in &scores {
+        let precision = if s.found == 0 {
+            1.0
+        } else {
+            s.matched as f64 / s.found as f64
+        };
+        let recall = if s.expected == 0 {
+            1.0
+        } else {
+            s.matched as f64 / s.expected as f64
+        };
+        let location = if s.located == 0 {
+            1.0
+        } else {
+            s.located_right as f64 / s.located as f64
+        };
+        report.push_str(&format!(
+            "{name:<14} {:>8} {:>5}  {precision:>9.3} {recall:>6.3}  {location:>9.3}\n",
+            s.expected, s.found
+        ));
+        if precision < 0.98 || recall < 0.98 || location < 0.9 {
+            below.push(name.clone());
+        }
+    }
+    println!("{report}");
+    assert!(
+        below.is_empty(),
+        "below the floors: {below:?}\n{report}\n{}",
+        problems.join("\n")
+    );
+}
+
+fn sorted_dirs(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut dirs: Vec<_> = std::fs::read_dir(root)
+        .map(|it| {
+            it.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    dirs
+}

@@ -1,0 +1,5 @@
+import widgets.does_not_exist  # noqa: F401
+
+
+def test_never_runs():
+    assert True

@@ -1,0 +1,4 @@
+def require_even(n):
+    if n % 2:
+        raise ArithmeticError(f"{n} is odd")
+    return n
