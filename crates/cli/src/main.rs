@@ -3,6 +3,7 @@
 //! each command lives in its own module and every tool call goes through the one registry.
 
 mod call;
+mod ci_parse;
 mod cursor_key;
 mod demo;
 mod list;
@@ -82,10 +83,29 @@ enum Command {
         #[command(flatten)]
         selection: SelectionArgs,
     },
+    /// CI log intelligence on a log you already have.
+    #[command(subcommand)]
+    Ci(CiCommand),
     /// Run every tool against the bundled forge simulator: no token, no network, a few seconds.
     #[command(after_help = "Examples:\n  resolve-pr demo\n  resolve-pr demo --json | jq -c .")]
     Demo {
         /// Print one JSON object per step even on a terminal.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum CiCommand {
+    /// Print the failing tests a job log reports (raw framework output or a GitHub Actions
+    /// job log): test, file:line, message and a command that reproduces it.
+    #[command(
+        after_help = "Examples:\n  resolve-pr ci parse job.log\n  gh run view 123 --log-failed | resolve-pr ci parse - --json"
+    )]
+    Parse {
+        /// The log file, or - for standard input.
+        source: String,
+        /// Print {"failures": [...]} with every failure, even on a terminal.
         #[arg(long)]
         json: bool,
     },
@@ -137,6 +157,9 @@ fn main() -> ExitCode {
                 selection,
             } => Ok(call::run(&name, arguments.as_deref(), &selection.options()).await),
             Command::Demo { json } => demo::run(style::Style::detect(json)).await,
+            Command::Ci(CiCommand::Parse { source, json }) => {
+                ci_parse::run(&source, style::Style::detect(json))
+            }
         }
     });
     // stdin is read on a blocking thread that never returns while the client keeps it open;

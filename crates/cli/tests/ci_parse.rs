@@ -1,0 +1,92 @@
+//! `resolve-pr ci parse` through the real binary: the JSON form lists exactly the failures the
+//! framework's own report of the same run lists, and a missing file is a clear error.
+
+use std::path::Path;
+use std::process::Command;
+
+fn corpus(rel: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../ci/corpus")
+        .join(rel)
+}
+
+#[test]
+fn json_lists_the_reported_failures() {
+    for case in ["pytest/default", "cargo_test/workspace_no_fail_fast"] {
+        let log = corpus(&format!("{case}.log"));
+        let out = Command::new(env!("CARGO_BIN_EXE_resolve-pr"))
+            .args(["ci", "parse"])
+            .arg(&log)
+            .arg("--json")
+            .output()
+            .expect("runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+        let expected: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(corpus(&format!("{case}.expected.json"))).expect("expected"),
+        )
+        .expect("expected JSON");
+        let mut names: Vec<&str> = got["failures"]
+            .as_array()
+            .expect("failures")
+            .iter()
+            .filter_map(|f| f["test_name"].as_str())
+            .collect();
+        let mut want: Vec<&str> = expected["failures"]
+            .as_array()
+            .expect("failures")
+            .iter()
+            .filter_map(|f| f["test_name"].as_str())
+            .collect();
+        names.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(names, want, "{case}");
+        for f in got["failures"].as_array().expect("failures") {
+            for key in [
+                "test_name",
+                "file_path",
+                "line_number",
+                "error_type",
+                "error_message",
+                "confidence",
+                "framework",
+                "reproduce_command",
+            ] {
+                assert!(f.get(key).is_some(), "{case}: {key} missing in {f}");
+            }
+        }
+    }
+}
+
+#[test]
+fn stdin_works_and_a_missing_file_is_an_error() {
+    let log = std::fs::read(corpus("pytest/default.log")).expect("log");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_resolve-pr"))
+        .args(["ci", "parse", "-", "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&log)
+        .expect("written");
+    let out = child.wait_with_output().expect("done");
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(!got["failures"].as_array().expect("failures").is_empty());
+
+    let out = Command::new(env!("CARGO_BIN_EXE_resolve-pr"))
+        .args(["ci", "parse", "/nonexistent/job.log"])
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("/nonexistent/job.log"), "{stderr}");
+}
