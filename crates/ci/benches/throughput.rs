@@ -59,6 +59,30 @@ fn main() {
     let failures = resolve_pr_ci::parse_log(&log);
     let ours = start.elapsed().as_secs_f64();
 
+    // Where the time goes: cleaning, then each parser on the cleaned text.
+    let start = Instant::now();
+    let text = resolve_pr_ci::log::clean(&log);
+    let mut breakdown = format!("clean {:.2} s", start.elapsed().as_secs_f64());
+    use resolve_pr_ci::parsers as p;
+    let parsers: [(&str, fn(&str) -> Vec<(usize, resolve_pr_ci::Failure)>); 7] = [
+        ("pytest", p::pytest::parse),
+        ("unittest", p::unittest::parse),
+        ("cargo_test", p::cargo_test::parse),
+        ("nextest", p::nextest::parse),
+        ("jest", p::jest::parse),
+        ("vitest", p::vitest::parse),
+        ("mocha", p::mocha::parse),
+    ];
+    for (name, parse) in parsers {
+        let start = Instant::now();
+        let n = parse(&text).len();
+        breakdown.push_str(&format!(
+            ", {name} {:.2} s ({n})",
+            start.elapsed().as_secs_f64()
+        ));
+    }
+    drop(text);
+
     let start = Instant::now();
     let grep = Command::new("grep")
         .arg("-c")
@@ -85,4 +109,5 @@ fn main() {
         String::from_utf8_lossy(&grep.stdout).trim(),
         ours / reference,
     );
+    println!("breakdown: {breakdown}");
 }
