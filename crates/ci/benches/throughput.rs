@@ -64,7 +64,7 @@ fn main() {
     let text = resolve_pr_ci::log::clean(&log);
     let mut breakdown = format!("clean {:.2} s", start.elapsed().as_secs_f64());
     use resolve_pr_ci::parsers as p;
-    let parsers: [(&str, fn(&str) -> Vec<(usize, resolve_pr_ci::Failure)>); 7] = [
+    let parsers: [(&str, p::Parser); 7] = [
         ("pytest", p::pytest::parse),
         ("unittest", p::unittest::parse),
         ("cargo_test", p::cargo_test::parse),
