@@ -2,21 +2,14 @@
 //! pagination with cursors over a long conversation, a created comment showing up in the
 //! list, and cursors that only work for the call they came from.
 
-use std::collections::HashMap;
-use std::sync::Arc;
-use std::time::Duration;
+mod common;
 
 use resolve_pr_core::{Category, CursorCodec, Error};
-use resolve_pr_forge::{ClientOptions, Config, Forges, RetryPolicy};
-use resolve_pr_forge_sim::{Scenario, Sim, SimHandle};
+use resolve_pr_forge_sim::{Sim, SimHandle};
 use resolve_pr_tools::{Context, ToolOutput, call};
 use serde_json::{Value, json};
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Flavor {
-    GitHub,
-    Forgejo,
-}
+use common::Flavor;
 
 struct Fixture {
     sim: SimHandle,
@@ -26,21 +19,10 @@ struct Fixture {
 
 impl Fixture {
     async fn start(flavor: Flavor, scenario: &str, token: &str) -> Fixture {
-        let scenario = Scenario::builtin(scenario)
-            .or_else(|| Scenario::from_yaml(scenario).ok())
-            .or_else(|| {
-                let path = format!(
-                    "{}/../forge-sim/scenarios/{scenario}.yaml",
-                    env!("CARGO_MANIFEST_DIR")
-                );
-                Scenario::from_file(std::path::Path::new(&path)).ok()
-            })
-            .expect("scenario exists");
-        Fixture::with_sim(
-            flavor,
-            Sim::start(scenario).await.expect("simulator starts"),
-            token,
-        )
+        let sim = Sim::start(common::scenario(scenario))
+            .await
+            .expect("simulator starts");
+        Fixture::with_sim(flavor, sim, token)
     }
 
     /// A second client (own cache, own connections) on the same simulated forge.
@@ -49,39 +31,7 @@ impl Fixture {
     }
 
     fn with_sim(flavor: Flavor, sim: SimHandle, token: &str) -> Fixture {
-        let base = sim.base_url();
-        let mut env: HashMap<String, String> = HashMap::new();
-        match flavor {
-            Flavor::GitHub => {
-                env.insert("GITHUB_API_URL".into(), base.clone());
-                env.insert("GITHUB_TOKEN".into(), token.into());
-            }
-            Flavor::Forgejo => {
-                env.insert("FORGEJO_HOST".into(), base.clone());
-                env.insert("FORGEJO_TOKEN".into(), token.into());
-            }
-        }
-        let env = Arc::new(env);
-        let lookup = {
-            let env = env.clone();
-            move |k: &str| env.get(k).cloned()
-        };
-        let config = Config::from_parts(None, None, &lookup).expect("config");
-        let options = ClientOptions {
-            env: Arc::new(lookup),
-            gh_cli: false,
-            retry: RetryPolicy {
-                max_retries: 2,
-                max_total_wait: Duration::from_secs(2),
-                min_backoff: Duration::from_millis(5),
-                max_backoff: Duration::from_millis(20),
-            },
-            ..ClientOptions::default()
-        };
-        let ctx = Context {
-            forges: Arc::new(Forges::with_options(config, options)),
-            cursors: CursorCodec::new([42; 32]),
-        };
+        let ctx = common::context(flavor, &sim, token, [42; 32]);
         Fixture { sim, ctx, flavor }
     }
 

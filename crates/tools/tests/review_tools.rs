@@ -3,22 +3,18 @@
 //! write tools (reply, resolve, unresolve), and the emitted shell commands actually run: `gh`
 //! through a stand-in that forwards to the simulator, `curl` for real.
 
-use std::collections::{HashMap, HashSet};
+mod common;
+
+use std::collections::HashSet;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
-use resolve_pr_core::{Category, CursorCodec, Error};
-use resolve_pr_forge::{ClientOptions, Config, Forges, RetryPolicy};
-use resolve_pr_forge_sim::{Scenario, Sim, SimHandle};
+use resolve_pr_core::{Category, Error};
+use resolve_pr_forge_sim::{Sim, SimHandle};
 use resolve_pr_tools::{Context, ToolOutput, call};
 use serde_json::{Value, json};
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Flavor {
-    GitHub,
-    Forgejo,
-}
+use common::Flavor;
 
 struct Fixture {
     sim: SimHandle,
@@ -29,49 +25,10 @@ struct Fixture {
 
 impl Fixture {
     async fn start(flavor: Flavor, scenario: &str, token: &str) -> Fixture {
-        let scenario = Scenario::builtin(scenario)
-            .or_else(|| {
-                let path = format!(
-                    "{}/../forge-sim/scenarios/{scenario}.yaml",
-                    env!("CARGO_MANIFEST_DIR")
-                );
-                Scenario::from_file(Path::new(&path)).ok()
-            })
-            .unwrap_or_else(|| panic!("scenario {scenario} exists"));
-        let sim = Sim::start(scenario).await.expect("simulator starts");
-        let base = sim.base_url();
-        let mut env: HashMap<String, String> = HashMap::new();
-        match flavor {
-            Flavor::GitHub => {
-                env.insert("GITHUB_API_URL".into(), base.clone());
-                env.insert("GITHUB_TOKEN".into(), token.into());
-            }
-            Flavor::Forgejo => {
-                env.insert("FORGEJO_HOST".into(), base.clone());
-                env.insert("FORGEJO_TOKEN".into(), token.into());
-            }
-        }
-        let env = Arc::new(env);
-        let lookup = {
-            let env = env.clone();
-            move |k: &str| env.get(k).cloned()
-        };
-        let config = Config::from_parts(None, None, &lookup).expect("config");
-        let options = ClientOptions {
-            env: Arc::new(lookup),
-            gh_cli: false,
-            retry: RetryPolicy {
-                max_retries: 2,
-                max_total_wait: Duration::from_secs(2),
-                min_backoff: Duration::from_millis(5),
-                max_backoff: Duration::from_millis(20),
-            },
-            ..ClientOptions::default()
-        };
-        let ctx = Context {
-            forges: Arc::new(Forges::with_options(config, options)),
-            cursors: CursorCodec::new([42; 32]),
-        };
+        let sim = Sim::start(common::scenario(scenario))
+            .await
+            .expect("simulator starts");
+        let ctx = common::context(flavor, &sim, token, [42; 32]);
         Fixture {
             sim,
             ctx,

@@ -1,14 +1,13 @@
 //! Edge cases of `find_unresolved_comments` that need scenarios of their own: cursors that
 //! must survive a push, and whose feedback counts as feedback.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+mod common;
 
-use resolve_pr_core::CursorCodec;
-use resolve_pr_forge::{ClientOptions, Config, Forges};
-use resolve_pr_forge_sim::{Scenario, Sim, SimHandle};
+use resolve_pr_forge_sim::{Sim, SimHandle};
 use resolve_pr_tools::{Context, call};
 use serde_json::{Value, json};
+
+use common::Flavor;
 
 /// 25 unresolved threads on one file, thread `outdated` (if any) made outdated by a push.
 fn scenario(outdated: Option<u64>) -> String {
@@ -42,28 +41,9 @@ repos:
 }
 
 async fn context(yaml: &str) -> (SimHandle, Context) {
-    let sim = Sim::start(Scenario::from_yaml(yaml).expect("scenario"))
-        .await
-        .expect("sim");
-    let env: Arc<HashMap<String, String>> = Arc::new(HashMap::from([
-        ("GITHUB_API_URL".to_owned(), sim.base_url()),
-        ("GITHUB_TOKEN".to_owned(), "ghp_write".to_owned()),
-    ]));
-    let lookup = {
-        let env = env.clone();
-        move |k: &str| env.get(k).cloned()
-    };
-    let config = Config::from_parts(None, None, &lookup).expect("config");
-    let options = ClientOptions {
-        env: Arc::new(lookup),
-        gh_cli: false,
-        ..ClientOptions::default()
-    };
-    // The same key in both: the cursor is honoured across the "push".
-    let ctx = Context {
-        forges: Arc::new(Forges::with_options(config, options)),
-        cursors: CursorCodec::new([9; 32]),
-    };
+    let sim = Sim::start(common::scenario(yaml)).await.expect("sim");
+    // The same key in every context: a cursor is honoured across the "push".
+    let ctx = common::context(Flavor::GitHub, &sim, "ghp_write", [9; 32]);
     (sim, ctx)
 }
 
