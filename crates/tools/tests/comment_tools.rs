@@ -2,6 +2,7 @@
 //! pagination with cursors over a long conversation, a created comment showing up in the
 //! list, and cursors that only work for the call they came from.
 
+#[macro_use]
 mod common;
 
 use resolve_pr_core::{Category, CursorCodec, Error};
@@ -421,17 +422,6 @@ async fn cursors_belong_to_their_call(flavor: Flavor) {
     .await
     .unwrap_err();
     assert_eq!(e.category, Category::User);
-}
-
-macro_rules! on_both_forges {
-    ($($name:ident),* $(,)?) => {
-        mod github {
-            $(#[tokio::test] async fn $name() { super::$name(super::Flavor::GitHub).await })*
-        }
-        mod forgejo {
-            $(#[tokio::test] async fn $name() { super::$name(super::Flavor::Forgejo).await })*
-        }
-    };
 }
 
 on_both_forges!(

@@ -3,6 +3,7 @@
 //! write tools (reply, resolve, unresolve), and the emitted shell commands actually run: `gh`
 //! through a stand-in that forwards to the simulator, `curl` for real.
 
+#[macro_use]
 mod common;
 
 use std::collections::HashSet;
@@ -768,17 +769,6 @@ async fn emitted_commands_work_when_run(flavor: Flavor) {
     .await;
     let _ = std::fs::remove_dir_all(&dir);
     fx.no_violations();
-}
-
-macro_rules! on_both_forges {
-    ($($name:ident),* $(,)?) => {
-        mod github {
-            $(#[tokio::test] async fn $name() { super::$name(super::Flavor::GitHub).await })*
-        }
-        mod forgejo {
-            $(#[tokio::test] async fn $name() { super::$name(super::Flavor::Forgejo).await })*
-        }
-    };
 }
 
 on_both_forges!(

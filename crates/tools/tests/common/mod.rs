@@ -2,7 +2,7 @@
 //! forge-sim's scenarios, or inline YAML) and a tool context whose forges point at a running
 //! simulator, with fast retries and no access to the developer's environment.
 
-#![allow(dead_code)] // each test file uses a part
+#![allow(dead_code, unused_macros)] // each test file uses a part
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,6 +12,19 @@ use resolve_pr_core::CursorCodec;
 use resolve_pr_forge::{ClientOptions, Config, Forges, RetryPolicy};
 use resolve_pr_forge_sim::{Scenario, SimHandle};
 use resolve_pr_tools::Context;
+
+/// Declares `github::NAME` and `forgejo::NAME` tests for each `async fn NAME(Flavor)` listed.
+/// The calling file must have `Flavor` in scope.
+macro_rules! on_both_forges {
+    ($($name:ident),* $(,)?) => {
+        mod github {
+            $(#[tokio::test] async fn $name() { super::$name(super::Flavor::GitHub).await })*
+        }
+        mod forgejo {
+            $(#[tokio::test] async fn $name() { super::$name(super::Flavor::Forgejo).await })*
+        }
+    };
+}
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Flavor {
