@@ -8,12 +8,18 @@
 pub mod failure;
 pub mod log;
 pub mod parsers;
+pub mod scan;
+pub mod segment;
 
 pub use failure::{Confidence, Failure, Framework};
+pub use scan::{Found, Report, Scanner};
+pub use segment::StepSegment;
 
 /// Every failure every known framework reports in `log`, in the order they appear.
-/// Several frameworks in one log (monorepo jobs) all come out.
+/// Several frameworks in one log (monorepo jobs) all come out. For logs that arrive in
+/// pieces, or are too large to hold, use [`Scanner`].
 pub fn parse_log(log: &[u8]) -> Vec<Failure> {
-    let text = log::clean(log);
-    parsers::parse_all(&text)
+    let mut scanner = Scanner::new();
+    scanner.feed(log);
+    scanner.finish().failures()
 }

@@ -13,6 +13,31 @@ pub fn clean(log: &[u8]) -> String {
     out
 }
 
+/// One raw line (without its `\n`) cleaned: a trailing `\r`, the timestamp prefix and colour
+/// codes removed, invalid UTF-8 replaced. Borrows when there is nothing to replace.
+pub fn clean_line(raw: &[u8]) -> std::borrow::Cow<'_, str> {
+    let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+    let text = String::from_utf8_lossy(raw);
+    let has_escape = memchr::memchr(0x1b, raw).is_some();
+    match text {
+        std::borrow::Cow::Borrowed(t) => {
+            let t = strip_timestamp(t);
+            if has_escape {
+                let mut out = String::with_capacity(t.len());
+                strip_ansi_into(t, &mut out);
+                std::borrow::Cow::Owned(out)
+            } else {
+                std::borrow::Cow::Borrowed(t)
+            }
+        }
+        std::borrow::Cow::Owned(t) => {
+            let mut out = String::with_capacity(t.len());
+            strip_ansi_into(strip_timestamp(&t), &mut out);
+            std::borrow::Cow::Owned(out)
+        }
+    }
+}
+
 /// Removes a leading GitHub Actions timestamp (`YYYY-MM-DDTHH:MM:SS[.frac]Z `).
 pub fn strip_timestamp(line: &str) -> &str {
     let b = line.as_bytes();

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use resolve_pr_ci::parse_log;
+use resolve_pr_ci::{Scanner, parse_log};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -133,12 +133,73 @@ fn corpus_precision_recall_and_locations() {
             below.push(name.clone());
         }
     }
+    let total = scores.values().fold(Score::default(), |mut t, s| {
+        t.expected += s.expected;
+        t.found += s.found;
+        t.matched += s.matched;
+        t.located += s.located;
+        t.located_right += s.located_right;
+        t
+    });
+    report.push_str(&format!(
+        "{:<14} {:>8} {:>5}  {:>9.3} {:>6.3}  {:>9.3}\n",
+        "overall",
+        total.expected,
+        total.found,
+        total.matched as f64 / total.found.max(1) as f64,
+        total.matched as f64 / total.expected.max(1) as f64,
+        total.located_right as f64 / total.located.max(1) as f64,
+    ));
     println!("{report}");
     assert!(
         below.is_empty(),
         "below the floors: {below:?}\n{report}\n{}",
         problems.join("\n")
     );
+}
+
+/// Skipping lines while every parser is idle, and the chunk sizes the log arrives in,
+/// change nothing: every corpus log gives the same report fed whole with skipping, line by
+/// line without skipping, and in odd-sized chunks.
+#[test]
+fn skipping_and_chunking_change_nothing() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mut checked = 0;
+    for framework_dir in sorted_dirs(&root) {
+        for entry in std::fs::read_dir(&framework_dir).expect("dir").flatten() {
+            let path = entry.path();
+            if !path.extension().is_some_and(|x| x == "log" || x == "xml") {
+                continue;
+            }
+            let log = std::fs::read(&path).expect("log");
+            let mut whole = Scanner::new();
+            whole.feed(&log);
+            let whole = whole.finish();
+            let mut every_line = Scanner::without_skipping();
+            every_line.feed(&log);
+            let every_line = every_line.finish();
+            assert_eq!(
+                whole,
+                every_line,
+                "{}: skipping changed the result",
+                path.display()
+            );
+            for size in [1, 7, 4096] {
+                let mut chunked = Scanner::new();
+                for chunk in log.chunks(size) {
+                    chunked.feed(chunk);
+                }
+                assert_eq!(
+                    whole,
+                    chunked.finish(),
+                    "{}: {size}-byte chunks changed the result",
+                    path.display()
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 30, "only {checked} logs");
 }
 
 fn sorted_dirs(root: &Path) -> Vec<std::path::PathBuf> {

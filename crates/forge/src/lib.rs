@@ -8,6 +8,7 @@
 // `resolve_pr_core::Error` is the agents' JSON contract and is returned everywhere; its size
 // (128+ bytes) only matters on the rare error path, and boxing it is core's decision.
 
+pub mod ci;
 pub mod config;
 pub mod forgejo;
 pub mod github;
@@ -16,6 +17,7 @@ pub mod model;
 mod router;
 mod wording;
 
+pub use ci::*;
 pub use config::{Config, ForgeKind, HostConfig};
 pub use forgejo::Forgejo;
 pub use github::GitHub;
@@ -24,7 +26,7 @@ pub use model::*;
 pub use router::Forges;
 
 use async_trait::async_trait;
-use resolve_pr_core::{PrRef, Result};
+use resolve_pr_core::{Error, PrRef, RepoRef, Result};
 
 /// Everything the tools ask of a forge. Implementations translate between the forge's API
 /// and the domain types; they never leak the forge's JSON.
@@ -86,4 +88,75 @@ pub trait Forge: Send + Sync {
         pr: &PrRef,
         threads: &[ReviewThread],
     ) -> Result<ThreadCapabilities>;
+
+    /// Every check of the PR's head commit: check runs and commit statuses, all pages,
+    /// newest attempt of each check only. GETs are revalidated with ETags, so polling an
+    /// unchanged commit costs no rate limit (`unchanged` says so).
+    async fn ci_snapshot(&self, pr: &PrRef) -> Result<CiSnapshot> {
+        let _ = pr;
+        Err(unsupported(self.kind(), "reading checks"))
+    }
+
+    /// An Actions job with its steps.
+    async fn actions_job(&self, repo: &RepoRef, job: &ActionsJobRef) -> Result<Job> {
+        let _ = (repo, job);
+        Err(unsupported(self.kind(), "reading Actions jobs"))
+    }
+
+    /// The workflow run a job belongs to.
+    async fn workflow_run(&self, repo: &RepoRef, run_id: u64) -> Result<WorkflowRun> {
+        let _ = (repo, run_id);
+        Err(unsupported(self.kind(), "reading workflow runs"))
+    }
+
+    /// The job's log, streamed. When the log is larger than `max_bytes`, only its last
+    /// `max_bytes` are streamed (a `Range` request where the storage allows it, otherwise
+    /// the head is read and dropped). An expired log (404/410) is a `logical` error.
+    async fn job_log(
+        &self,
+        repo: &RepoRef,
+        job: &ActionsJobRef,
+        max_bytes: u64,
+    ) -> Result<LogStream> {
+        let _ = (repo, job, max_bytes);
+        Err(unsupported(self.kind(), "downloading job logs"))
+    }
+
+    /// Annotations of a check run, all pages.
+    async fn check_annotations(
+        &self,
+        repo: &RepoRef,
+        check_run_id: u64,
+    ) -> Result<Vec<Annotation>> {
+        let _ = (repo, check_run_id);
+        Err(unsupported(self.kind(), "reading check annotations"))
+    }
+
+    /// Artifacts of a workflow run, all pages.
+    async fn run_artifacts(&self, repo: &RepoRef, run_id: u64) -> Result<Vec<Artifact>> {
+        let _ = (repo, run_id);
+        Err(unsupported(self.kind(), "listing artifacts"))
+    }
+
+    /// The files of an artifact (a zip on every forge), unpacked in memory: only entries
+    /// whose name ends with `suffix` (e.g. `.xml`), at most `max_bytes` in all.
+    async fn artifact_files(
+        &self,
+        repo: &RepoRef,
+        artifact: &Artifact,
+        suffix: &str,
+        max_bytes: u64,
+    ) -> Result<Vec<(String, Vec<u8>)>> {
+        let _ = (repo, artifact, suffix, max_bytes);
+        Err(unsupported(self.kind(), "downloading artifacts"))
+    }
+}
+
+/// The error for a capability this forge (or this instance) does not have.
+pub fn unsupported(kind: ForgeKind, what: &str) -> Error {
+    Error::logical(format!(
+        "{} does not support {what} through its API",
+        kind.as_str()
+    ))
+    .with_detail("forge", kind.as_str())
 }

@@ -10,31 +10,121 @@ pub mod pytest;
 pub mod unittest;
 pub mod vitest;
 
-use crate::Failure;
+use crate::{Failure, Framework};
+
+/// A parser fed one cleaned line at a time by the [`crate::scan::Scanner`].
+///
+/// Contract:
+/// - `line` gets lines in log order with the byte offset of the line in the raw log, without
+///   the newline, cleaned (timestamps, colour, `\r` removed).
+/// - While [`LineParser::busy`] is false for every parser, the scanner delivers only lines
+///   that contain one of the triggers of some parser ([`ParserSpec::triggers`]); a parser's
+///   results must not depend on the lines it does not see while idle. While any parser is
+///   busy, every line reaches every parser.
+/// - Memory: keep only what will be reported, bounded (at most [`MAX_FAILURES`] failures,
+///   messages and traces cut with [`bounded_str`], block buffers capped), never the log.
+pub trait LineParser: Send {
+    fn line(&mut self, offset: u64, line: &str);
+    /// Inside a block whose every line matters (a failure's trace, a summary section).
+    fn busy(&self) -> bool;
+    /// End of the log: every failure found, with the offset of the line it was reported on.
+    fn finish(&mut self) -> Vec<(u64, Failure)>;
+}
+
+/// A registered parser.
+pub struct ParserSpec {
+    pub framework: Framework,
+    /// Substrings that may start something this parser reads. Matched against the raw bytes
+    /// (before timestamps and colour are removed), so each must be a distinctive token that
+    /// colour codes never split (`FAILED`, `--- FAIL`, `panicked at`), and the set must
+    /// cover every line that can make an idle parser busy or report a failure.
+    pub triggers: &'static [&'static str],
+    pub new: fn() -> Box<dyn LineParser>,
+    /// The generic fallback: its failures are used only when no other parser found any.
+    pub fallback: bool,
+}
+
+/// Failures one parser reports at most.
+pub const MAX_FAILURES: usize = 5000;
 
 /// Every parser's failures, in log order of the first line each was found on.
 pub fn parse_all(text: &str) -> Vec<Failure> {
-    let mut found: Vec<(usize, Failure)> = Vec::new();
-    for parse in PARSERS {
-        found.extend(parse(text));
-    }
-    found.sort_by_key(|(offset, _)| *offset);
-    found.into_iter().map(|(_, f)| f).collect()
+    crate::parse_log(text.as_bytes())
 }
 
-/// A parser returns each failure with the byte offset in the log where it was reported.
-pub type Parser = fn(&str) -> Vec<(usize, Failure)>;
+/// A parser over the whole text, wrapped for the scanner: it sees every line (always busy)
+/// and parses the collected text at the end. For parsers not yet written line by line.
+struct Whole {
+    parse: fn(&str) -> Vec<(usize, Failure)>,
+    text: String,
+    /// (text offset, raw offset) of each line start.
+    starts: Vec<(usize, u64)>,
+}
+
+impl LineParser for Whole {
+    fn line(&mut self, offset: u64, line: &str) {
+        self.starts.push((self.text.len(), offset));
+        self.text.push_str(line);
+        self.text.push('\n');
+    }
+    fn busy(&self) -> bool {
+        true
+    }
+    fn finish(&mut self) -> Vec<(u64, Failure)> {
+        let text = std::mem::take(&mut self.text);
+        (self.parse)(&text)
+            .into_iter()
+            .map(|(at, f)| {
+                let i = self.starts.partition_point(|(t, _)| *t <= at);
+                let raw = i.checked_sub(1).map_or(0, |i| {
+                    let (t, r) = self.starts[i];
+                    r + (at - t) as u64
+                });
+                (raw, f)
+            })
+            .collect()
+    }
+}
+
+macro_rules! whole {
+    ($framework:ident, $parse:path) => {
+        ParserSpec {
+            framework: Framework::$framework,
+            triggers: &[],
+            new: || {
+                Box::new(Whole {
+                    parse: $parse,
+                    text: String::new(),
+                    starts: Vec::new(),
+                })
+            },
+            fallback: false,
+        }
+    };
+}
 
 /// The registered parsers. Framework modules add themselves here.
-const PARSERS: &[Parser] = &[
-    cargo_test::parse,
-    nextest::parse,
-    pytest::parse,
-    unittest::parse,
-    jest::parse,
-    vitest::parse,
-    mocha::parse,
+pub const PARSERS: &[ParserSpec] = &[
+    whole!(CargoTest, cargo_test::parse),
+    whole!(Nextest, nextest::parse),
+    whole!(Pytest, pytest::parse),
+    whole!(Unittest, unittest::parse),
+    whole!(Jest, jest::parse),
+    whole!(Vitest, vitest::parse),
+    whole!(Mocha, mocha::parse),
 ];
+
+/// `s` cut to at most `max` bytes on a character boundary, with `…` when cut.
+pub fn bounded_str(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
 
 /// A repository-relative path: removes GitHub-hosted runner checkouts
 /// (`/home/runner/work/<repo>/<repo>/`), self-hosted `_work` checkouts, Windows runner

@@ -1,0 +1,199 @@
+//! CI as the forge reports it for a commit: check runs, legacy commit statuses, GitHub
+//! Actions (or Forgejo/Gitea Actions) jobs with their steps and logs, check-run annotations
+//! and run artifacts. Forge-neutral: GitHub's and Forgejo's shapes both map here.
+//!
+//! Not here: reading logs for failing tests (the `ci` crate) or deciding what status a PR's
+//! CI is in (the `get_failing_tests` tool).
+
+use std::pin::Pin;
+
+use bytes::Bytes;
+use futures_util::Stream;
+use resolve_pr_core::Result;
+use serde::{Deserialize, Serialize};
+
+/// Where a check is in its life. GitHub's `queued`, `waiting`, `requested` and `pending`
+/// are all `Queued`; a commit status's `pending` is `Queued` too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckState {
+    Queued,
+    InProgress,
+    Completed,
+}
+
+/// How a completed check ended. Commit statuses map `success` to `Success` and both
+/// `failure` and `error` to `Failure`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckConclusion {
+    Success,
+    Failure,
+    Neutral,
+    Cancelled,
+    Skipped,
+    TimedOut,
+    ActionRequired,
+    StartupFailure,
+    Stale,
+}
+
+impl CheckConclusion {
+    /// Failure, timed out, cancelled, startup failure and action required fail a PR;
+    /// skipped, neutral and stale do not.
+    pub fn is_failure(self) -> bool {
+        matches!(
+            self,
+            Self::Failure
+                | Self::TimedOut
+                | Self::Cancelled
+                | Self::StartupFailure
+                | Self::ActionRequired
+        )
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::Failure => "failure",
+            Self::Neutral => "neutral",
+            Self::Cancelled => "cancelled",
+            Self::Skipped => "skipped",
+            Self::TimedOut => "timed_out",
+            Self::ActionRequired => "action_required",
+            Self::StartupFailure => "startup_failure",
+            Self::Stale => "stale",
+        }
+    }
+}
+
+/// The Actions job behind a check (GitHub: a check run created by the `github-actions`
+/// app, whose id is the job id; Forgejo/Gitea: a status whose target URL is
+/// `/{owner}/{repo}/actions/runs/{run}/jobs/{job}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionsJobRef {
+    pub run_id: u64,
+    pub job_id: u64,
+}
+
+/// One check: a GitHub check run, or a commit status (GitHub's legacy statuses, and
+/// everything on Forgejo/Gitea).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    /// Check run id, or 0 for a commit status (statuses have no stable id worth using).
+    pub id: u64,
+    /// Check run name, or the status's context (`ci/jenkins`, `test / unit (push)`).
+    pub name: String,
+    pub kind: CheckKind,
+    pub state: CheckState,
+    pub conclusion: Option<CheckConclusion>,
+    pub started_at: Option<String>,
+    pub completed_at: Option<String>,
+    /// Where a person looks at it: the check's page, the status's target URL.
+    pub details_url: Option<String>,
+    /// The app that reported a check run (`github-actions`, `circleci-checks`).
+    pub app: Option<String>,
+    /// Check-run output title and summary, or a status's description.
+    pub title: Option<String>,
+    pub summary: Option<String>,
+    /// Check-run output text (third-party CI often puts its report here).
+    pub text: Option<String>,
+    pub annotations_count: u64,
+    /// Set when this check is an Actions job whose log and steps the forge can serve.
+    pub actions_job: Option<ActionsJobRef>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckKind {
+    CheckRun,
+    Status,
+}
+
+/// Every check of a PR's head commit, all pages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CiSnapshot {
+    pub head_sha: String,
+    pub checks: Vec<Check>,
+    /// Names of checks a branch rule requires, when the forge tells us (GitHub rulesets
+    /// and branch protection as far as the token can read them); `None` when unknown.
+    pub required: Option<Vec<String>>,
+    /// True when every request of this snapshot was answered `304 Not Modified` (nothing
+    /// changed since the previous snapshot in this process, and no rate limit was spent).
+    pub unchanged: bool,
+}
+
+/// An Actions job with its steps.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Job {
+    pub id: u64,
+    pub run_id: u64,
+    pub name: String,
+    pub workflow_name: Option<String>,
+    pub state: CheckState,
+    pub conclusion: Option<CheckConclusion>,
+    pub started_at: Option<String>,
+    pub completed_at: Option<String>,
+    pub html_url: Option<String>,
+    pub steps: Vec<Step>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    pub number: u64,
+    pub name: String,
+    pub state: CheckState,
+    pub conclusion: Option<CheckConclusion>,
+}
+
+/// A workflow run (the "CI run" of seed 003's `CIInfo`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkflowRun {
+    pub id: u64,
+    pub name: String,
+    pub html_url: Option<String>,
+    pub state: CheckState,
+    pub conclusion: Option<CheckConclusion>,
+    pub started_at: Option<String>,
+    pub updated_at: Option<String>,
+}
+
+/// A check-run annotation: the cheapest structured failure data there is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Annotation {
+    pub path: String,
+    pub start_line: Option<u64>,
+    pub end_line: Option<u64>,
+    /// `failure`, `warning` or `notice`.
+    pub level: String,
+    pub title: Option<String>,
+    pub message: String,
+    pub raw_details: Option<String>,
+}
+
+/// A workflow-run artifact.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Artifact {
+    pub id: u64,
+    pub name: String,
+    pub size_in_bytes: u64,
+    pub expired: bool,
+}
+
+/// A job log as it arrives: never buffered whole. `skipped_bytes` is how much of the start
+/// was left out because the log was larger than the caller's limit (the tail is what holds
+/// the failures); `total_bytes` is the full size when the server said.
+pub struct LogStream {
+    pub total_bytes: Option<u64>,
+    pub skipped_bytes: u64,
+    pub chunks: Pin<Box<dyn Stream<Item = Result<Bytes>> + Send>>,
+}
+
+impl std::fmt::Debug for LogStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LogStream")
+            .field("total_bytes", &self.total_bytes)
+            .field("skipped_bytes", &self.skipped_bytes)
+            .finish_non_exhaustive()
+    }
+}
