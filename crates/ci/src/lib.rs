@@ -6,12 +6,14 @@
 //! `forge` crate) or deciding what to fix (the agent).
 
 pub mod failure;
+pub mod junit;
 pub mod log;
 pub mod parsers;
 pub mod scan;
 pub mod segment;
 
 pub use failure::{Confidence, Failure, Framework};
+pub use junit::{JunitError, parse_junit};
 pub use scan::{Found, Report, Scanner};
 pub use segment::StepSegment;
 

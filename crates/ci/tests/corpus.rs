@@ -1,13 +1,14 @@
 //! The corpus: real output of real frameworks (`corpus/<framework>/<case>.log`, made by
 //! `scripts/ci-corpus/`), each with the failures the framework's own machine-readable report
-//! of the same run lists (`<case>.expected.json`). Scores precision and recall of failing-test
+//! of the same run lists (`<case>.expected.json`); JUnit XML reports (`<case>.xml`) are read
+//! with `parse_junit` instead of `parse_log`. Scores precision and recall of failing-test
 //! identification per framework, and how often file and line are right where the report
 //! has them, and fails below the floors (0.98 and 0.9).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use resolve_pr_ci::{Scanner, parse_log};
+use resolve_pr_ci::{Scanner, parse_junit, parse_log};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -46,7 +47,7 @@ fn corpus_precision_recall_and_locations() {
         };
         let mut logs: Vec<_> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "log"))
+            .filter(|p| p.extension().is_some_and(|x| x == "log" || x == "xml"))
             .collect();
         logs.sort();
         for log in logs {
@@ -57,7 +58,12 @@ fn corpus_precision_recall_and_locations() {
             )
             .unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
             cases += 1;
-            let found = parse_log(&std::fs::read(&log).expect("log"));
+            let bytes = std::fs::read(&log).expect("log");
+            let found = if log.extension().is_some_and(|x| x == "xml") {
+                parse_junit(&bytes).unwrap_or_else(|e| panic!("{}: {e}", log.display()))
+            } else {
+                parse_log(&bytes)
+            };
             let score = scores.entry(expected.framework.clone()).or_default();
             score.expected += expected.failures.len();
             score.found += found.len();

@@ -1,26 +1,61 @@
-//! `cargo test` (libtest's human output): each test binary prints `running N tests`,
-//! `test name ... FAILED` lines, one `---- name stdout ----` block per failure (the captured
-//! panic) and a `failures:` list. The block and the list describe one failure; they are
-//! merged. Cargo's `Running unittests src/lib.rs (target/debug/deps/<crate>-<hash>)`,
-//! `Doc-tests <crate>` and `error: test failed, to rerun pass `-p x --lib`` name the crate
-//! for the reproduce command.
+//! `cargo test` (libtest's human output), read line by line.
 //!
-//! Only unindented lines count, so libtest output nested in nextest's report (indented)
-//! is left to the nextest parser.
+//! Each test binary prints `running N tests`, `test name ... FAILED` lines, one
+//! `---- name stdout ----` block per failure (the captured panic) after a `failures:` header,
+//! a `failures:` list of the names (`    name`), and `test result: …`. A *section* runs from
+//! `running N tests` to `test result:` (or the next `running N tests`, or the end of the log).
+//! The `FAILED` line, the block and the list describe one failure; they are merged, named as
+//! libtest names the test. With `--nocapture` there is no block: the panic is read from the
+//! first `thread 'name' panicked at …` line in the section and the 59 lines after it.
+//!
+//! Cargo's `Running unittests src/lib.rs (target/debug/deps/<crate>-<hash>)`, `Doc-tests
+//! <crate>` (seen outside sections) and `error: test failed, to rerun pass `-p x --lib``
+//! (within the section's last line and the 3 after it) name the crate for the reproduce
+//! command.
+//!
+//! Only unindented lines count, so libtest output nested in nextest's report (indented) is
+//! left to the nextest parser.
+//!
+//! Streaming: the parser needs every line only inside a stdout block (until its panic
+//! message and backtrace are read), inside the `failures:` list, for the 59 lines after a
+//! `thread '…'` line and for the 3 lines after a section ends. Every other line it reads
+//! carries one of [`TRIGGERS`]: `running `, `Running `, `Doc-tests `, `FAILED` (libtest may
+//! colour it: `test x ... \x1b[31mFAILED`), `---- `, `failures:`, `thread '`,
+//! `stack backtrace:`, `test result:`, `to rerun pass`. Passing tests (`test x ... ok`) are
+//! never looked at.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use regex::Regex;
 use resolve_pr_core::ShellCommand;
 
-use super::relative_path;
+use super::{LineParser, MAX_FAILURES, bounded_str, relative_path};
 use crate::{Confidence, Failure, Framework};
 
 /// Longest error message kept, in bytes.
 pub(crate) const MAX_MESSAGE: usize = 2000;
 /// Longest stack trace kept, in bytes.
 pub(crate) const MAX_TRACE: usize = 4000;
+/// Lines read from a `thread '…'` line on, for a test without a stdout block.
+const INLINE_LINES: usize = 60;
+/// Lines, from a section's last on, where cargo's rerun hint is looked for.
+const HINT_LINES: usize = 4;
+
+/// The substrings (in the raw log) of every line this parser reads while not busy.
+pub const TRIGGERS: &[&str] = &[
+    "running ",
+    "Running ",
+    "Doc-tests ",
+    "FAILED",
+    "failed",
+    "---- ",
+    "failures:",
+    "thread '",
+    "stack backtrace:",
+    "test result:",
+    "to rerun pass",
+];
 
 static RUNNING_TESTS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^running \d+ tests?$").expect("regex"));
@@ -51,6 +86,77 @@ static NO_PANIC: LazyLock<Regex> = LazyLock::new(|| {
 static COMPILE_LOCATION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*--> (.+?):(\d+):(\d+)$").expect("regex"));
 
+/// Appends `s` to `out` until `out` is longer than `cap`: afterwards the first `cap` bytes of
+/// `out`, and whether it is longer than `cap`, are those of the whole text, so
+/// [`bounded_str`]`(out, cap)` is the bounded whole text.
+pub(crate) fn push_capped(out: &mut String, s: &str, cap: usize) {
+    if out.len() > cap {
+        return;
+    }
+    let room = cap + 1 - out.len();
+    if s.len() <= room {
+        out.push_str(s);
+        return;
+    }
+    let mut end = room;
+    while !s.is_char_boundary(end) {
+        end += 1;
+    }
+    out.push_str(&s[..end]);
+}
+
+/// Lines joined with `\n`, of which only what [`bounded_str`] keeps is stored.
+#[derive(Debug, Clone)]
+pub(crate) struct Joined {
+    text: String,
+    lines: usize,
+    cap: usize,
+}
+
+impl Joined {
+    pub(crate) fn new(cap: usize) -> Self {
+        Joined {
+            text: String::new(),
+            lines: 0,
+            cap,
+        }
+    }
+
+    pub(crate) fn push(&mut self, line: &str) {
+        if self.lines > 0 {
+            push_capped(&mut self.text, "\n", self.cap);
+        }
+        push_capped(&mut self.text, line, self.cap);
+        self.lines += 1;
+    }
+
+    /// Appends the lines of `other`.
+    fn append(&mut self, other: &Joined) {
+        if other.lines == 0 {
+            return;
+        }
+        if self.lines > 0 {
+            push_capped(&mut self.text, "\n", self.cap);
+        }
+        push_capped(&mut self.text, &other.text, self.cap);
+        self.lines += other.lines;
+    }
+
+    fn clear(&mut self) {
+        self.text.clear();
+        self.lines = 0;
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.lines == 0
+    }
+
+    /// The joined lines, cut to the cap.
+    pub(crate) fn text(&self) -> String {
+        bounded_str(&self.text, self.cap)
+    }
+}
+
 /// What a failure's captured output says about it.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Details {
@@ -61,82 +167,197 @@ pub(crate) struct Details {
     pub stack_trace: Option<String>,
 }
 
-/// Reads a failure's captured output (already dedented): a panic with its location and
-/// message (incl. `left:`/`right:`), a `#[should_panic]` test that did not panic, a test
-/// that returned `Err`, or a doctest that failed to compile.
-pub(crate) fn details(lines: &[&str]) -> Details {
-    let mut d = Details::default();
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        if let Some(c) = PANIC_NEW.captures(line) {
-            d.file_path = Some(relative_path(&c[2]));
-            d.line_number = c[3].parse().ok();
-            let mut msg = Vec::new();
-            let mut j = i + 1;
-            while j < lines.len() {
-                let l = lines[j];
-                if l.starts_with("note: run with `RUST_BACKTRACE")
-                    || l.starts_with("stack backtrace:")
-                    || PANIC_NEW.is_match(l)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// Before the line that decides what kind of failure this is.
+    Scanning,
+    /// The panic message, up to the backtrace note.
+    Message,
+    /// Looking for `stack backtrace:`.
+    SeekTrace,
+    /// Inside the backtrace.
+    Trace,
+    Done,
+}
+
+/// Reads a failure's captured output (already dedented) line by line: a panic with its
+/// location and message (incl. `left:`/`right:`) and backtrace, a `#[should_panic]` test that
+/// did not panic, a test that returned `Err`, or a doctest that failed to compile. Keeps
+/// only bounded text.
+#[derive(Debug, Clone)]
+pub(crate) struct DetailsReader {
+    d: Details,
+    reading: Reading,
+    /// The non-blank lines, for a failure none of the shapes above describes.
+    all: Joined,
+    /// The panic message up to its last non-blank line, and the blank lines after it.
+    message: Joined,
+    blanks: Joined,
+    trace: Joined,
+    /// `error…` lines waiting for a `--> file:line:col` within the next 3 lines.
+    compile: Vec<(String, u8)>,
+    /// A `Error: ` line decided the message; a compile location may still set the file.
+    returned_err: bool,
+}
+
+impl Default for DetailsReader {
+    fn default() -> Self {
+        DetailsReader {
+            d: Details::default(),
+            reading: Reading::Scanning,
+            all: Joined::new(MAX_MESSAGE),
+            message: Joined::new(MAX_MESSAGE),
+            blanks: Joined::new(MAX_MESSAGE),
+            trace: Joined::new(MAX_TRACE),
+            compile: Vec::new(),
+            returned_err: false,
+        }
+    }
+}
+
+impl DetailsReader {
+    /// Whether the next line may change the result even if it has no trigger
+    /// (`stack backtrace:` is one).
+    pub(crate) fn needs_lines(&self) -> bool {
+        match self.reading {
+            Reading::Scanning | Reading::Message | Reading::Trace => true,
+            Reading::SeekTrace => false,
+            Reading::Done => !self.compile.is_empty(),
+        }
+    }
+
+    pub(crate) fn line(&mut self, line: &str) {
+        if !self.compile.is_empty() {
+            self.compile_location(line);
+        }
+        match self.reading {
+            Reading::Scanning => self.scanning(line),
+            Reading::Message => {
+                if line.starts_with("note: run with `RUST_BACKTRACE")
+                    || line.starts_with("stack backtrace:")
+                    || (line.starts_with("thread '") && PANIC_NEW.is_match(line))
                 {
-                    break;
+                    self.end_message();
+                    self.reading = Reading::SeekTrace;
+                    self.seek_trace(line);
+                } else if line.trim().is_empty() {
+                    self.blanks.push(line);
+                } else {
+                    self.message.append(&self.blanks);
+                    self.blanks.clear();
+                    self.message.push(line);
                 }
-                msg.push(l);
-                j += 1;
             }
-            while msg.last().is_some_and(|l| l.trim().is_empty()) {
-                msg.pop();
+            Reading::SeekTrace => self.seek_trace(line),
+            Reading::Trace => self.trace_line(line),
+            Reading::Done => {}
+        }
+    }
+
+    fn scanning(&mut self, line: &str) {
+        if line.starts_with("thread '") {
+            if let Some(c) = PANIC_NEW.captures(line) {
+                self.d.file_path = Some(relative_path(&c[2]));
+                self.d.line_number = c[3].parse().ok();
+                self.compile.clear();
+                self.reading = Reading::Message;
+                return;
             }
-            d.error_message = bounded(&msg.join("\n"), MAX_MESSAGE);
-            d.error_type = Some(error_type(&d.error_message).to_owned());
-            d.stack_trace = trace(&lines[j..]);
-            return d;
+            if let Some(c) = PANIC_OLD.captures(line) {
+                self.d.file_path = Some(relative_path(&c[3]));
+                self.d.line_number = c[4].parse().ok();
+                self.d.error_message = bounded_str(&c[2], MAX_MESSAGE);
+                self.d.error_type = Some(error_type(&self.d.error_message).to_owned());
+                self.compile.clear();
+                self.reading = Reading::SeekTrace;
+                return;
+            }
         }
-        if let Some(c) = PANIC_OLD.captures(line) {
-            d.file_path = Some(relative_path(&c[3]));
-            d.line_number = c[4].parse().ok();
-            d.error_message = bounded(&c[2], MAX_MESSAGE);
-            d.error_type = Some(error_type(&d.error_message).to_owned());
-            d.stack_trace = trace(&lines[i + 1..]);
-            return d;
-        }
-        if let Some(c) = NO_PANIC.captures(line) {
-            d.file_path = c.get(1).map(|m| relative_path(m.as_str()));
-            d.line_number = c.get(2).and_then(|m| m.as_str().parse().ok());
-            d.error_type = Some("did not panic".to_owned());
-            d.error_message = "test did not panic as expected".to_owned();
-            return d;
+        if line.starts_with("note: test did not panic")
+            && let Some(c) = NO_PANIC.captures(line)
+        {
+            self.d.file_path = c.get(1).map(|m| relative_path(m.as_str()));
+            self.d.line_number = c.get(2).and_then(|m| m.as_str().parse().ok());
+            self.d.error_type = Some("did not panic".to_owned());
+            self.d.error_message = "test did not panic as expected".to_owned();
+            self.compile.clear();
+            self.reading = Reading::Done;
+            return;
         }
         if let Some(rest) = line.strip_prefix("Error: ") {
-            d.error_type = Some("returned Err".to_owned());
-            d.error_message = bounded(rest, MAX_MESSAGE);
-            return d;
+            self.d.error_type = Some("returned Err".to_owned());
+            self.d.error_message = bounded_str(rest, MAX_MESSAGE);
+            self.returned_err = true;
+            self.reading = Reading::Done;
+            return;
         }
-        if d.file_path.is_none() && line.starts_with("error") {
-            // A doctest that did not compile: `error[E0425]: ...` then `--> src/lib.rs:6:1`.
-            if let Some(c) = lines[i + 1..]
-                .iter()
-                .take(3)
-                .find_map(|l| COMPILE_LOCATION.captures(l))
-            {
-                d.file_path = Some(relative_path(&c[1]));
-                d.line_number = c[2].parse().ok();
-                d.error_type = Some("compile error".to_owned());
-                d.error_message = bounded(line, MAX_MESSAGE);
+        if self.d.file_path.is_none() && line.starts_with("error") && self.compile.len() < 4 {
+            self.compile.push((bounded_str(line, MAX_MESSAGE), 3));
+        }
+        if !line.trim().is_empty() {
+            self.all.push(line);
+        }
+    }
+
+    /// A doctest that did not compile: `error[E0425]: …` then, within 3 lines,
+    /// `--> src/lib.rs:6:1`. The earliest waiting `error` line wins.
+    fn compile_location(&mut self, line: &str) {
+        if line.contains("--> ")
+            && self.d.file_path.is_none()
+            && let Some(c) = COMPILE_LOCATION.captures(line)
+        {
+            let (message, _) = self.compile.remove(0);
+            self.d.file_path = Some(relative_path(&c[1]));
+            self.d.line_number = c[2].parse().ok();
+            if !self.returned_err {
+                self.d.error_type = Some("compile error".to_owned());
+                self.d.error_message = message;
             }
+            self.compile.clear();
+            return;
         }
-        i += 1;
+        for (_, left) in &mut self.compile {
+            *left -= 1;
+        }
+        self.compile.retain(|(_, left)| *left > 0);
     }
-    if d.error_message.is_empty() {
-        let text: Vec<&str> = lines
-            .iter()
-            .copied()
-            .filter(|l| !l.trim().is_empty())
-            .collect();
-        d.error_message = bounded(&text.join("\n"), MAX_MESSAGE);
+
+    fn end_message(&mut self) {
+        self.d.error_message = self.message.text();
+        self.d.error_type = Some(error_type(&self.d.error_message).to_owned());
     }
-    d
+
+    fn seek_trace(&mut self, line: &str) {
+        if line.starts_with("stack backtrace:") {
+            self.reading = Reading::Trace;
+            self.trace_line(line);
+        }
+    }
+
+    fn trace_line(&mut self, line: &str) {
+        if line.trim().is_empty() {
+            self.reading = Reading::Done;
+            return;
+        }
+        self.trace.push(line);
+        if line.starts_with("note: Some details are omitted") {
+            self.reading = Reading::Done;
+        }
+    }
+
+    pub(crate) fn finish(mut self) -> Details {
+        match self.reading {
+            Reading::Scanning if self.d.error_message.is_empty() => {
+                self.d.error_message = self.all.text();
+            }
+            Reading::Message => self.end_message(),
+            _ => {}
+        }
+        if !self.trace.is_empty() {
+            self.d.stack_trace = Some(self.trace.text());
+        }
+        self.d
+    }
 }
 
 fn error_type(message: &str) -> &'static str {
@@ -147,114 +368,132 @@ fn error_type(message: &str) -> &'static str {
     }
 }
 
-/// The `stack backtrace:` section among `lines`, bounded.
-fn trace(lines: &[&str]) -> Option<String> {
-    let start = lines
-        .iter()
-        .position(|l| l.starts_with("stack backtrace:"))?;
-    let mut out = Vec::new();
-    for l in &lines[start..] {
-        if l.trim().is_empty() {
-            break;
-        }
-        out.push(*l);
-        if l.starts_with("note: Some details are omitted") {
-            break;
-        }
-    }
-    Some(bounded(&out.join("\n"), MAX_TRACE))
-}
-
-/// `s` cut to at most `max` bytes on a character boundary, with `…` when cut.
-pub(crate) fn bounded(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_owned();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
-}
-
-/// Which test binary a section belongs to, as far as the log says.
-#[derive(Debug, Default, Clone)]
-struct Binary {
-    /// `-p alpha --lib`, from cargo's rerun hint or the `Running` line.
-    selector: Vec<String>,
-}
-
+/// A failing test of the current section.
 struct Found {
-    offset: usize,
+    offset: u64,
     name: String,
-    block: Option<(usize, usize)>,
+    /// What its stdout block says, once the block ended; `None` while it has no block.
+    block: Option<Details>,
     listed: bool,
 }
 
-/// Failures `cargo test` reports in `text`.
-pub fn parse(text: &str) -> Vec<(usize, Failure)> {
-    // Lines with their byte offsets.
-    let mut lines: Vec<(usize, &str)> = Vec::new();
-    let mut offset = 0;
-    for line in text.split('\n') {
-        lines.push((offset, line.strip_suffix('\r').unwrap_or(line)));
-        offset += line.len() + 1;
-    }
-    let only: Vec<&str> = lines.iter().map(|(_, l)| *l).collect();
+/// A `thread 'name' …` line and the lines after it, for tests without a stdout block.
+struct Inline {
+    thread: String,
+    reader: DetailsReader,
+    left: usize,
+}
 
-    let mut out = Vec::new();
-    let mut binary = Binary::default();
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i].1;
-        if let Some(c) = RUNNING_BINARY.captures(line) {
-            binary = binary_from_running(c.get(1).is_some(), &c[2], &c[3]);
-        } else if let Some(c) = DOC_TESTS.captures(line) {
-            binary = Binary {
-                selector: vec!["-p".into(), c[1].replace('_', "-"), "--doc".into()],
-            };
+/// One test binary's section: `running N tests` to `test result:`.
+struct Section {
+    /// The reproduce selector known when the section started.
+    selector: Vec<String>,
+    found: Vec<Found>,
+    index: HashMap<String, usize>,
+    /// The stdout block being read: the failure it belongs to (`None` for a second block of
+    /// the same test, which is skipped) and its reader.
+    block: Option<(Option<usize>, DetailsReader)>,
+    /// Inside the `failures:` list.
+    list: bool,
+    inline: Vec<Inline>,
+    inline_done: HashMap<String, Details>,
+    inline_seen: HashSet<String>,
+}
+
+/// A section that ended, waiting for cargo's rerun hint.
+struct Ended {
+    found: Vec<(Found, Details)>,
+    selector: Vec<String>,
+    left: usize,
+}
+
+/// The `cargo test` parser. See the module documentation.
+#[derive(Default)]
+pub struct CargoTest {
+    /// `-p alpha --lib`, from the last `Running …`/`Doc-tests …` line outside a section.
+    selector: Vec<String>,
+    section: Option<Section>,
+    ended: Vec<Ended>,
+    out: Vec<(u64, Failure)>,
+}
+
+impl CargoTest {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn end_section(&mut self) {
+        let Some(mut s) = self.section.take() else {
+            return;
+        };
+        if let Some((Some(n), reader)) = s.block.take() {
+            s.found[n].block = Some(reader.finish());
         }
-        if !RUNNING_TESTS.is_match(line) {
-            i += 1;
-            continue;
+        for i in s.inline.drain(..) {
+            s.inline_done.insert(i.thread, i.reader.finish());
         }
-        // One test binary's section: up to `test result:`.
-        let start = i;
-        let mut end = i + 1;
-        while end < lines.len() && !lines[end].1.starts_with("test result:") {
-            if RUNNING_TESTS.is_match(lines[end].1) {
-                break;
+        let found = s
+            .found
+            .into_iter()
+            .map(|mut f| {
+                let d = f
+                    .block
+                    .take()
+                    .or_else(|| s.inline_done.remove(&f.name))
+                    .unwrap_or_default();
+                (f, d)
+            })
+            .collect();
+        self.ended.push(Ended {
+            found,
+            selector: s.selector,
+            left: HINT_LINES,
+        });
+    }
+
+    /// Feeds `line` to the sections waiting for a rerun hint; reports those that are done.
+    fn hint_line(&mut self, line: &str) {
+        let hint = (line.starts_with("error: ") && line.contains("to rerun pass"))
+            .then(|| RERUN_HINT.captures(line))
+            .flatten()
+            .map(|c| {
+                c[1].split_whitespace()
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            });
+        let binary = is_binary_line(line);
+        let mut i = 0;
+        while i < self.ended.len() {
+            let e = &mut self.ended[i];
+            e.left -= 1;
+            if let Some(selector) = &hint {
+                e.selector = selector.clone();
             }
-            end += 1;
-        }
-        let found = section(&lines[start..end], start);
-        // Cargo's rerun hint follows the section and names the target exactly.
-        let mut selector = binary.selector.clone();
-        for (_, l) in lines.iter().skip(end).take(4) {
-            if let Some(c) = RERUN_HINT.captures(l) {
-                selector = c[1].split_whitespace().map(str::to_owned).collect();
-                break;
-            }
-            if RUNNING_BINARY.is_match(l) || DOC_TESTS.is_match(l) {
-                break;
+            if hint.is_some() || binary || e.left == 0 {
+                let e = self.ended.remove(i);
+                self.report(e);
+            } else {
+                i += 1;
             }
         }
-        for f in found {
-            let block: Vec<&str> = match f.block {
-                Some((a, b)) => only[a..b].to_vec(),
-                None => inline_panic(&only[start..end], &f.name),
-            };
-            let d = details(&block);
+    }
+
+    fn report(&mut self, e: Ended) {
+        for (f, d) in e.found {
+            if self.out.len() >= MAX_FAILURES {
+                return;
+            }
             let confidence = if f.listed && d.file_path.is_some() {
                 Confidence::High
             } else {
                 Confidence::Medium
             };
-            let mut cmd = ShellCommand::new("cargo")
+            let cmd = ShellCommand::new("cargo")
                 .arg("test")
-                .args(selector.iter().cloned());
-            cmd = cmd.args(["--", "--exact"]).arg(f.name.clone());
-            out.push((
+                .args(e.selector.iter().cloned())
+                .args(["--", "--exact"])
+                .arg(f.name.clone());
+            self.out.push((
                 f.offset,
                 Failure {
                     test_name: f.name,
@@ -269,91 +508,208 @@ pub fn parse(text: &str) -> Vec<(usize, Failure)> {
                 },
             ));
         }
-        i = end.max(i + 1);
     }
-    out
+
+    /// A line outside any section: the binary being run, or a section's start.
+    fn outside(&mut self, line: &str) {
+        let t = line.trim_start();
+        if t.starts_with("Running ") {
+            if let Some(c) = RUNNING_BINARY.captures(line) {
+                self.selector = selector_from_running(c.get(1).is_some(), &c[2], &c[3]);
+            }
+        } else if t.starts_with("Doc-tests ") {
+            if let Some(c) = DOC_TESTS.captures(line) {
+                self.selector = vec!["-p".into(), c[1].replace('_', "-"), "--doc".into()];
+            }
+        } else if line.starts_with("running ") && RUNNING_TESTS.is_match(line) {
+            self.section = Some(Section {
+                selector: self.selector.clone(),
+                found: Vec::new(),
+                index: HashMap::new(),
+                block: None,
+                list: false,
+                inline: Vec::new(),
+                inline_done: HashMap::new(),
+                inline_seen: HashSet::new(),
+            });
+        }
+    }
 }
 
-fn binary_from_running(unittests: bool, source: &str, stem: &str) -> Binary {
+impl Section {
+    /// The failure named `name`, added at `offset` if new (`None` past the cap).
+    fn get(&mut self, name: &str, offset: u64) -> Option<usize> {
+        if let Some(&n) = self.index.get(name) {
+            return Some(n);
+        }
+        if self.found.len() >= MAX_FAILURES {
+            return None;
+        }
+        self.found.push(Found {
+            offset,
+            name: name.to_owned(),
+            block: None,
+            listed: false,
+        });
+        self.index.insert(name.to_owned(), self.found.len() - 1);
+        Some(self.found.len() - 1)
+    }
+
+    fn busy(&self) -> bool {
+        self.list
+            || self
+                .block
+                .as_ref()
+                .is_some_and(|(n, r)| n.is_some() && r.needs_lines())
+            || !self.inline.is_empty()
+    }
+
+    fn line(&mut self, offset: u64, line: &str) {
+        self.inline_line(line);
+        if let Some((n, reader)) = &mut self.block {
+            let header = line.starts_with("---- ") && STDOUT_HEADER.is_match(line);
+            if !header && line != "failures:" {
+                if n.is_some() {
+                    reader.line(line);
+                }
+                return;
+            }
+            if let Some((Some(n), reader)) = self.block.take() {
+                self.found[n].block = Some(reader.finish());
+            }
+        }
+        if self.list {
+            if let Some(name) = line.strip_prefix("    ") {
+                if let Some(n) = self.get(name.trim(), offset) {
+                    self.found[n].listed = true;
+                }
+                return;
+            }
+            if line.trim().is_empty() {
+                return;
+            }
+            self.list = false;
+        }
+        if line.starts_with("test ") {
+            if let Some(c) = TEST_FAILED.captures(line) {
+                self.get(&c[1], offset);
+            }
+        } else if line.starts_with("---- ") {
+            if let Some(c) = STDOUT_HEADER.captures(line) {
+                let n = self
+                    .get(&c[1], offset)
+                    .filter(|&n| self.found[n].block.is_none());
+                self.block = Some((n, DetailsReader::default()));
+            }
+        } else if line == "failures:" {
+            self.list = true;
+        }
+    }
+
+    /// `--nocapture`: the first `thread 'name' …` line of each thread, and the lines after it.
+    fn inline_line(&mut self, line: &str) {
+        if let Some(rest) = line.strip_prefix("thread '")
+            && self.inline_seen.len() < MAX_FAILURES
+        {
+            let thread = rest.split('\'').next().unwrap_or(rest);
+            if !self.inline_seen.contains(thread) {
+                self.inline_seen.insert(thread.to_owned());
+                self.inline.push(Inline {
+                    thread: thread.to_owned(),
+                    reader: DetailsReader::default(),
+                    left: INLINE_LINES,
+                });
+            }
+        }
+        if self.inline.is_empty() {
+            return;
+        }
+        for i in &mut self.inline {
+            i.reader.line(line);
+            i.left -= 1;
+        }
+        let mut k = 0;
+        while k < self.inline.len() {
+            let i = &self.inline[k];
+            if i.left == 0
+                || matches!(i.reader.reading, Reading::Done) && i.reader.compile.is_empty()
+            {
+                let i = self.inline.remove(k);
+                self.inline_done.insert(i.thread, i.reader.finish());
+            } else {
+                k += 1;
+            }
+        }
+    }
+}
+
+fn is_binary_line(line: &str) -> bool {
+    let t = line.trim_start();
+    (t.starts_with("Running ") && RUNNING_BINARY.is_match(line))
+        || (t.starts_with("Doc-tests ") && DOC_TESTS.is_match(line))
+}
+
+impl LineParser for CargoTest {
+    fn line(&mut self, offset: u64, line: &str) {
+        if self.section.is_some()
+            && (line.starts_with("test result:")
+                || (line.starts_with("running ") && RUNNING_TESTS.is_match(line)))
+        {
+            self.end_section();
+        }
+        if !self.ended.is_empty() {
+            self.hint_line(line);
+        }
+        match &mut self.section {
+            Some(s) => s.line(offset, line),
+            None => self.outside(line),
+        }
+    }
+
+    fn busy(&self) -> bool {
+        !self.ended.is_empty() || self.section.as_ref().is_some_and(Section::busy)
+    }
+
+    fn finish(&mut self) -> Vec<(u64, Failure)> {
+        self.end_section();
+        for e in std::mem::take(&mut self.ended) {
+            self.report(e);
+        }
+        std::mem::take(&mut self.out)
+    }
+}
+
+fn selector_from_running(unittests: bool, source: &str, stem: &str) -> Vec<String> {
     let krate = stem.replace('_', "-");
-    let selector = if unittests && source.ends_with("lib.rs") {
+    if unittests && source.ends_with("lib.rs") {
         vec!["-p".into(), krate, "--lib".into()]
     } else if source.starts_with("tests/") {
         // Integration test: the stem is the target, the package is unknown here.
         vec!["--test".into(), stem.to_owned()]
     } else {
         vec!["-p".into(), krate]
-    };
-    Binary { selector }
-}
-
-/// The failures in one section (`lines` from `running N tests` to before `test result:`).
-fn section(lines: &[(usize, &str)], base: usize) -> Vec<Found> {
-    let mut found: Vec<Found> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut get = |found: &mut Vec<Found>, name: &str, offset: usize| -> usize {
-        *index.entry(name.to_owned()).or_insert_with(|| {
-            found.push(Found {
-                offset,
-                name: name.to_owned(),
-                block: None,
-                listed: false,
-            });
-            found.len() - 1
-        })
-    };
-    let mut k = 0;
-    while k < lines.len() {
-        let (off, line) = lines[k];
-        if let Some(c) = TEST_FAILED.captures(line) {
-            get(&mut found, &c[1], off);
-        } else if let Some(c) = STDOUT_HEADER.captures(line) {
-            let n = get(&mut found, &c[1], off);
-            let mut e = k + 1;
-            while e < lines.len()
-                && !STDOUT_HEADER.is_match(lines[e].1)
-                && lines[e].1 != "failures:"
-            {
-                e += 1;
-            }
-            if found[n].block.is_none() {
-                found[n].block = Some((base + k + 1, base + e));
-            }
-            k = e;
-            continue;
-        } else if line == "failures:" {
-            // Either the header of the stdout blocks or the final list of names.
-            let mut e = k + 1;
-            while e < lines.len() {
-                let l = lines[e].1;
-                if let Some(name) = l.strip_prefix("    ") {
-                    let n = get(&mut found, name.trim(), lines[e].0);
-                    found[n].listed = true;
-                } else if !l.trim().is_empty() {
-                    break;
-                }
-                e += 1;
-            }
-            k = e;
-            continue;
-        }
-        k += 1;
-    }
-    found
-}
-
-/// With `--nocapture` there is no stdout block: the panic is printed where it happened.
-fn inline_panic<'a>(lines: &[&'a str], name: &str) -> Vec<&'a str> {
-    let prefix = format!("thread '{name}'");
-    match lines.iter().position(|l| l.starts_with(&prefix)) {
-        Some(p) => lines[p..].iter().take(60).copied().collect(),
-        None => Vec::new(),
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// `lines` read by a [`DetailsReader`].
+    pub(crate) fn details(lines: &[&str]) -> Details {
+        let mut r = DetailsReader::default();
+        for l in lines {
+            r.line(l);
+        }
+        r.finish()
+    }
+
+    fn parse(log: &str) -> Vec<Failure> {
+        crate::parse_log(log.as_bytes())
+            .into_iter()
+            .filter(|f| f.framework == Framework::CargoTest)
+            .collect()
+    }
 
     const LOG: &str = "\
    Compiling alpha v0.1.0 (/home/runner/work/repo/repo/alpha)
@@ -399,7 +755,7 @@ error: test failed, to rerun pass `-p alpha --lib`
     #[test]
     fn block_and_list_merge_into_one_failure_each() {
         let found = parse(LOG);
-        let names: Vec<_> = found.iter().map(|(_, f)| f.test_name.as_str()).collect();
+        let names: Vec<_> = found.iter().map(|f| f.test_name.as_str()).collect();
         assert_eq!(
             names,
             [
@@ -408,7 +764,7 @@ error: test failed, to rerun pass `-p alpha --lib`
                 "tests::returns_err"
             ]
         );
-        let (_, f) = &found[1];
+        let f = &found[1];
         assert_eq!(f.file_path.as_deref(), Some("alpha/src/lib.rs"));
         assert_eq!(f.line_number, Some(40));
         assert_eq!(f.error_type.as_deref(), Some("assertion failed"));
@@ -422,10 +778,10 @@ error: test failed, to rerun pass `-p alpha --lib`
             f.reproduce_command.as_deref(),
             Some("cargo test -p alpha --lib -- --exact tests::report_matches")
         );
-        assert_eq!(found[0].1.line_number, Some(57));
-        assert_eq!(found[0].1.error_type.as_deref(), Some("did not panic"));
-        assert_eq!(found[2].1.error_message, "\"config file missing\"");
-        assert_eq!(found[2].1.error_type.as_deref(), Some("returned Err"));
+        assert_eq!(found[0].line_number, Some(57));
+        assert_eq!(found[0].error_type.as_deref(), Some("did not panic"));
+        assert_eq!(found[2].error_message, "\"config file missing\"");
+        assert_eq!(found[2].error_type.as_deref(), Some("returned Err"));
     }
 
     #[test]
@@ -445,7 +801,7 @@ error: test failed, to rerun pass `-p alpha --lib`
         let log = "   Doc-tests alpha\n\nrunning 1 test\ntest alpha/src/lib.rs - add (line 5) ... FAILED\n\nfailures:\n\n---- alpha/src/lib.rs - add (line 5) stdout ----\nTest executable failed (exit status: 101).\n\nstderr:\n\nthread 'main' (1) panicked at alpha/src/lib.rs:5:1:\nassertion `left == right` failed\n  left: 4\n right: 5\n\n\nfailures:\n    alpha/src/lib.rs - add (line 5)\n\ntest result: FAILED. 0 passed; 1 failed\n";
         let found = parse(log);
         assert_eq!(found.len(), 1);
-        let f = &found[0].1;
+        let f = &found[0];
         assert_eq!(f.test_name, "alpha/src/lib.rs - add (line 5)");
         assert_eq!(f.line_number, Some(5));
         assert_eq!(
@@ -455,9 +811,64 @@ error: test failed, to rerun pass `-p alpha --lib`
     }
 
     #[test]
+    fn coloured_failed_lines_count_with_and_without_skipping() {
+        let log = LOG.replace(" ... FAILED", " ... \x1b[31mFAILED\x1b[0m");
+        let mut skipping = crate::Scanner::new();
+        skipping.feed(log.as_bytes());
+        let mut every = crate::Scanner::without_skipping();
+        every.feed(log.as_bytes());
+        let skipping = skipping.finish();
+        assert_eq!(skipping, every.finish());
+        assert_eq!(skipping.found.len(), 3);
+        let at = log.find("test tests::should_overflow").expect("line") as u64;
+        assert_eq!(skipping.found[0].offset, at);
+    }
+
+    #[test]
+    fn nocapture_panics_are_read_inline() {
+        let log = "running 1 test\nthread 'a::b' panicked at src/a.rs:3:5:\nboom\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\ntest a::b ... FAILED\n\nfailures:\n    a::b\n\ntest result: FAILED. 0 passed; 1 failed\n";
+        let found = parse(log);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].line_number, Some(3));
+        assert_eq!(found[0].error_message, "boom");
+        assert_eq!(found[0].confidence, Confidence::High);
+    }
+
+    #[test]
+    fn a_doctest_compile_error_names_its_location() {
+        let d = details(&[
+            "error[E0425]: cannot find value `x` in this scope",
+            " --> src/lib.rs:6:1",
+            "  |",
+        ]);
+        assert_eq!(d.file_path.as_deref(), Some("src/lib.rs"));
+        assert_eq!(d.line_number, Some(6));
+        assert_eq!(d.error_type.as_deref(), Some("compile error"));
+    }
+
+    #[test]
     fn long_messages_are_bounded() {
         let long = "x".repeat(10_000);
         let d = details(&["thread 't' panicked at src/a.rs:1:1:", &long]);
         assert!(d.error_message.len() <= MAX_MESSAGE + 3);
+        let lines: Vec<String> = (0..10_000).map(|i| format!("line {i}")).collect();
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let d = details(&refs);
+        assert!(d.error_message.len() <= MAX_MESSAGE + 3);
+    }
+
+    #[test]
+    fn not_busy_after_a_section_and_the_failure_stays() {
+        let mut p = CargoTest::new();
+        for (i, line) in LOG.lines().enumerate() {
+            p.line(i as u64, line);
+        }
+        for i in 0..10_000 {
+            p.line(1_000 + i, "    some build output");
+            assert!(!p.busy(), "busy at noise line {i}");
+        }
+        let found = p.finish();
+        assert_eq!(found.len(), 3);
+        assert_eq!(found[1].1.line_number, Some(40));
     }
 }

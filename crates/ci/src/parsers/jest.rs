@@ -1,19 +1,29 @@
-//! Jest's console reporter (default and `--verbose`).
+//! Jest's console reporter (default and `--verbose`), read line by line.
 //!
-//! A failing test is a `  ● describe › test` header inside a `FAIL <file>` section; the block
-//! under it holds the message, a code frame and the stack. Naming convention: the header as
-//! printed (`describe › nested › test`). The location is the first stack frame inside the test
-//! file. `● Console` and `● Test suite failed to run` blocks are not tests.
+//! A failing test is a `  ● describe › test` header inside a `FAIL <file>` section (the
+//! section ends at the next `PASS`/`FAIL` line or any other unindented line: the summary,
+//! another tool's output); the block under it (lines indented by 4 or more, and blank
+//! lines) holds the message, a code frame and the stack. Naming convention: the header as
+//! printed (`describe › nested › test`). The location is the first stack frame inside the
+//! test file. `● Console` and `● Test suite failed to run` blocks are not tests; a test
+//! repeated by the `Summary of all failing tests` is reported once.
+//!
+//! Streaming: the parser needs every line while inside a `FAIL` section (an unindented line
+//! ends it); outside, it reads only lines with the trigger `FAIL` (jest colours it as
+//! `\x1b[1m\x1b[31m FAIL \x1b[39m`, which leaves the word intact). `PASS` sections and `●`
+//! headers outside a `FAIL` section never report anything, so they are not triggers.
 //!
 //! Vitest output never has `●` headers, and its `FAIL` lines name `file > test`, so this parser
 //! leaves it alone. The helpers at the bottom are shared with the vitest and mocha parsers.
 
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use regex::Regex;
 use resolve_pr_core::ShellCommand;
 
-use super::relative_path;
+use super::cargo_test::{Joined, push_capped};
+use super::{LineParser, MAX_FAILURES, bounded_str, relative_path};
 use crate::{Confidence, Failure, Framework};
 
 /// Longest error message kept, in bytes.
@@ -21,100 +31,206 @@ pub(crate) const MAX_MESSAGE: usize = 2000;
 /// Longest stack excerpt kept, in bytes.
 pub(crate) const MAX_STACK: usize = 4000;
 
+/// The substrings (in the raw log) of every line this parser reads while not busy.
+pub const TRIGGERS: &[&str] = &["FAIL"];
+
 static SUITE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s{0,2}(FAIL|PASS)\s+(\S+\.[A-Za-z]+)(?:\s+\(\d[^)]*\))?\s*$").expect("regex")
 });
 static CODE_FRAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*>?\s*\d+ \|").expect("regex"));
 
-pub fn parse(text: &str) -> Vec<(usize, Failure)> {
-    let mut out: Vec<(usize, Failure)> = Vec::new();
-    let lines = lines_with_offsets(text);
-    let mut suite: Option<String> = None;
-    let mut i = 0;
-    while i < lines.len() {
-        let (offset, line) = lines[i];
-        if let Some(c) = SUITE.captures(line) {
-            suite = (&c[1] == "FAIL").then(|| relative_path(&c[2]));
-            i += 1;
-            continue;
-        }
-        let Some(name) = line.strip_prefix("  ● ") else {
-            if !line.trim().is_empty() && indent(line) < 2 {
-                // Summary lines and other tools' output end the suite.
-                if !line.starts_with(' ') {
-                    suite = None;
-                }
-            }
-            i += 1;
-            continue;
-        };
-        let name = name.trim();
-        let Some(file) = suite.clone() else {
-            i += 1;
-            continue;
-        };
-        let mut end = i + 1;
-        while end < lines.len() {
-            let l = lines[end].1;
-            if !l.trim().is_empty() && indent(l) < 4 {
-                break;
-            }
-            end += 1;
-        }
-        let block: Vec<&str> = lines[i + 1..end].iter().map(|(_, l)| *l).collect();
-        i = end;
-        if name == "Console" || name.starts_with("Test suite failed to run") || name.is_empty() {
-            continue;
-        }
-        if out
-            .iter()
-            .any(|(_, f)| f.test_name == name && f.file_path.as_deref() == Some(file.as_str()))
-        {
-            continue;
-        }
-        out.push((offset, failure(name, &file, &block)));
-    }
-    out
+/// One `●` block being read.
+struct Block {
+    offset: u64,
+    name: String,
+    file: String,
+    message: Trimmed,
+    stack: Joined,
+    in_message: bool,
+    line: Option<u64>,
 }
 
-fn failure(name: &str, file: &str, block: &[&str]) -> Failure {
-    let mut message = Vec::new();
-    let mut stack = Vec::new();
-    let mut in_message = true;
-    for l in block {
-        let t = l.trim_start();
-        if t.starts_with("at ") || CODE_FRAME.is_match(l) {
-            in_message = false;
-        }
-        if in_message {
-            message.push(l.get(4..).unwrap_or(l.trim_start()));
-        } else if !t.is_empty() {
-            stack.push(l.trim_end());
+/// The jest parser. See the module documentation.
+#[derive(Default)]
+pub struct Jest {
+    /// The file of the `FAIL` section lines are in.
+    suite: Option<String>,
+    block: Option<Block>,
+    seen: HashSet<(String, String)>,
+    out: Vec<(u64, Failure)>,
+}
+
+impl Jest {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn end_block(&mut self) {
+        let Some(b) = self.block.take() else {
+            return;
+        };
+        if self.out.len() < MAX_FAILURES {
+            self.out.push((b.offset, b.failure()));
         }
     }
-    let message = bounded(message.join("\n").trim(), MAX_MESSAGE);
-    let line = stack
-        .iter()
-        .find_map(|l| frame(l).filter(|(p, _)| p == file).map(|(_, n)| n));
-    let pattern = escape_regex(&name.replace(" › ", " "));
-    Failure {
-        test_name: name.to_owned(),
-        file_path: Some(file.to_owned()),
-        line_number: line,
-        error_type: Some(error_type(&message)),
-        error_message: message,
-        stack_trace: (!stack.is_empty()).then(|| bounded(&stack.join("\n"), MAX_STACK)),
-        confidence: if line.is_some() {
-            Confidence::High
+
+    fn header(&mut self, offset: u64, name: &str) {
+        let Some(file) = &self.suite else {
+            return;
+        };
+        if name == "Console" || name.starts_with("Test suite failed to run") || name.is_empty() {
+            return;
+        }
+        if self.seen.len() >= MAX_FAILURES || !self.seen.insert((name.to_owned(), file.clone())) {
+            return;
+        }
+        self.block = Some(Block {
+            offset,
+            name: name.to_owned(),
+            file: file.clone(),
+            message: Trimmed::new(MAX_MESSAGE),
+            stack: Joined::new(MAX_STACK),
+            in_message: true,
+            line: None,
+        });
+    }
+}
+
+impl LineParser for Jest {
+    fn line(&mut self, offset: u64, line: &str) {
+        let blank = line.trim().is_empty();
+        if let Some(b) = &mut self.block {
+            if blank || indent(line) >= 4 {
+                b.line(line);
+                return;
+            }
+            self.end_block();
+        }
+        let t = line.trim_start();
+        if (t.starts_with("FAIL") || t.starts_with("PASS"))
+            && line.len() - t.len() <= 2
+            && let Some(c) = SUITE.captures(line)
+        {
+            self.suite = (&c[1] == "FAIL").then(|| relative_path(&c[2]));
+            return;
+        }
+        if let Some(name) = line.strip_prefix("  ● ") {
+            self.header(offset, name.trim());
+            return;
+        }
+        if !blank && !line.starts_with(' ') {
+            // Summary lines and other tools' output end the suite.
+            self.suite = None;
+        }
+    }
+
+    fn busy(&self) -> bool {
+        self.suite.is_some() || self.block.is_some()
+    }
+
+    fn finish(&mut self) -> Vec<(u64, Failure)> {
+        self.end_block();
+        std::mem::take(&mut self.out)
+    }
+}
+
+impl Block {
+    fn line(&mut self, l: &str) {
+        let t = l.trim_start();
+        if self.in_message && (t.starts_with("at ") || l.contains('|') && CODE_FRAME.is_match(l)) {
+            self.in_message = false;
+        }
+        if self.in_message {
+            self.message.push(l.get(4..).unwrap_or(t));
+        } else if !t.is_empty() {
+            let s = l.trim_end();
+            self.stack.push(s);
+            if self.line.is_none() {
+                self.line = frame(s).filter(|(p, _)| *p == self.file).map(|(_, n)| n);
+            }
+        }
+    }
+
+    fn failure(self) -> Failure {
+        let message = self.message.text();
+        let name = self.name;
+        let file = self.file;
+        let line = self.line;
+        let pattern = escape_regex(&name.replace(" › ", " "));
+        Failure {
+            reproduce_command: ShellCommand::new("npx")
+                .args(["jest", &file, "-t", &pattern])
+                .render()
+                .ok(),
+            test_name: name,
+            file_path: Some(file),
+            line_number: line,
+            error_type: Some(error_type(&message)),
+            error_message: message,
+            stack_trace: (!self.stack.is_empty()).then(|| self.stack.text()),
+            confidence: if line.is_some() {
+                Confidence::High
+            } else {
+                Confidence::Medium
+            },
+            framework: Framework::Jest,
+        }
+    }
+}
+
+/// Lines joined with `\n` and trimmed, of which only what [`bounded_str`] keeps is stored:
+/// leading whitespace is dropped, trailing whitespace held until more text follows.
+pub(crate) struct Trimmed {
+    text: String,
+    held: String,
+    lines: usize,
+    cap: usize,
+}
+
+impl Trimmed {
+    pub(crate) fn new(cap: usize) -> Self {
+        Trimmed {
+            text: String::new(),
+            held: String::new(),
+            lines: 0,
+            cap,
+        }
+    }
+
+    pub(crate) fn push(&mut self, line: &str) {
+        if self.lines > 0 {
+            self.push_str("\n");
+        }
+        self.push_str(line);
+        self.lines += 1;
+    }
+
+    fn push_str(&mut self, s: &str) {
+        if self.text.len() > self.cap {
+            return;
+        }
+        let body = s.trim_end();
+        if body.is_empty() {
+            if !self.text.is_empty() {
+                push_capped(&mut self.held, s, self.cap);
+            }
+            return;
+        }
+        let body = if self.text.is_empty() {
+            body.trim_start()
         } else {
-            Confidence::Medium
-        },
-        framework: Framework::Jest,
-        reproduce_command: ShellCommand::new("npx")
-            .args(["jest", file, "-t", &pattern])
-            .render()
-            .ok(),
+            push_capped(&mut self.text, &self.held, self.cap);
+            self.held.clear();
+            body
+        };
+        push_capped(&mut self.text, body, self.cap);
+        push_capped(&mut self.held, &s[s.trim_end().len()..], self.cap);
+    }
+
+    /// The trimmed text, cut to the cap.
+    pub(crate) fn text(&self) -> String {
+        bounded_str(&self.text, self.cap)
     }
 }
 
@@ -149,20 +265,12 @@ pub(crate) fn frame(line: &str) -> Option<(String, u64)> {
         Regex::new(r"^\s*(?:at |❯ )(?:.*? \(|\S+ )?(?:file://)?([^\s()]+?):(\d+):(\d+)\)?\s*$")
             .expect("regex")
     });
+    let t = line.trim_start();
+    if !t.starts_with("at ") && !t.starts_with("❯ ") {
+        return None;
+    }
     let c = FRAME.captures(line)?;
     Some((relative_path(&c[1]), c[2].parse().ok()?))
-}
-
-/// At most `max` bytes of `s`, cut on a character boundary, marked when cut.
-pub(crate) fn bounded(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_owned();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
 }
 
 /// `s` as a regular expression matching itself (jest's `-t`, vitest's `-t`, mocha's `--grep`).
@@ -181,20 +289,16 @@ pub(crate) fn indent(line: &str) -> usize {
     line.len() - line.trim_start_matches(' ').len()
 }
 
-pub(crate) fn lines_with_offsets(text: &str) -> Vec<(usize, &str)> {
-    let mut offset = 0;
-    text.split_inclusive('\n')
-        .map(|l| {
-            let at = offset;
-            offset += l.len();
-            (at, l.trim_end_matches(['\n', '\r']))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(log: &str) -> Vec<Failure> {
+        crate::parse_log(log.as_bytes())
+            .into_iter()
+            .filter(|f| f.framework == Framework::Jest)
+            .collect()
+    }
 
     const LOG: &str = "\
 FAIL src/cart.test.js (5.2 s)
@@ -236,7 +340,7 @@ Test Suites: 1 failed, 1 passed, 2 total
     #[test]
     fn headers_in_fail_sections_are_failures() {
         let found = parse(LOG);
-        let names: Vec<_> = found.iter().map(|(_, f)| f.test_name.as_str()).collect();
+        let names: Vec<_> = found.iter().map(|f| f.test_name.as_str()).collect();
         assert_eq!(
             names,
             [
@@ -244,7 +348,7 @@ Test Suites: 1 failed, 1 passed, 2 total
                 "cart › parses amount abc as 0"
             ]
         );
-        let f = &found[0].1;
+        let f = &found[0];
         assert_eq!(f.file_path.as_deref(), Some("src/cart.test.js"));
         assert_eq!(f.line_number, Some(14));
         assert_eq!(f.error_type.as_deref(), Some("AssertionError"));
@@ -253,7 +357,7 @@ Test Suites: 1 failed, 1 passed, 2 total
             f.reproduce_command.as_deref(),
             Some("npx jest src/cart.test.js -t 'cart totals sums line items'")
         );
-        let g = &found[1].1;
+        let g = &found[1];
         assert_eq!(g.line_number, Some(28));
         assert_eq!(g.error_type.as_deref(), Some("RangeError"));
     }
@@ -268,5 +372,41 @@ Test Suites: 1 failed, 1 passed, 2 total
     fn a_summary_repeat_is_merged() {
         let twice = format!("{LOG}\nSummary of all failing tests\n{LOG}");
         assert_eq!(parse(&twice).len(), 2);
+    }
+
+    #[test]
+    fn not_busy_after_a_fail_section_and_the_failures_stay() {
+        let mut p = Jest::new();
+        for (i, line) in LOG.lines().enumerate() {
+            p.line(i as u64, line);
+        }
+        for i in 0..10_000 {
+            p.line(1_000 + i, "npm warn noise");
+            assert!(!p.busy(), "busy at noise line {i}");
+        }
+        let found = p.finish();
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].1.line_number, Some(14));
+    }
+
+    #[test]
+    fn trimmed_matches_join_trim_bound() {
+        let cases: &[&[&str]] = &[
+            &["", "  ", "  a  ", "", " b ", "  ", ""],
+            &["x"],
+            &[],
+            &["   ", "\t"],
+        ];
+        for lines in cases {
+            let mut t = Trimmed::new(5);
+            for l in *lines {
+                t.push(l);
+            }
+            assert_eq!(
+                t.text(),
+                bounded_str(lines.join("\n").trim(), 5),
+                "{lines:?}"
+            );
+        }
     }
 }

@@ -3,10 +3,14 @@
 //! come out. Paths are made repository-relative with [`relative_path`].
 
 pub mod cargo_test;
+pub mod generic;
+pub mod go_test;
 pub mod jest;
 pub mod mocha;
 pub mod nextest;
+pub mod phpunit;
 pub mod pytest;
+pub mod rspec;
 pub mod unittest;
 pub mod vitest;
 
@@ -52,66 +56,69 @@ pub fn parse_all(text: &str) -> Vec<Failure> {
     crate::parse_log(text.as_bytes())
 }
 
-/// A parser over the whole text, wrapped for the scanner: it sees every line (always busy)
-/// and parses the collected text at the end. For parsers not yet written line by line.
-struct Whole {
-    parse: fn(&str) -> Vec<(usize, Failure)>,
-    text: String,
-    /// (text offset, raw offset) of each line start.
-    starts: Vec<(usize, u64)>,
-}
-
-impl LineParser for Whole {
-    fn line(&mut self, offset: u64, line: &str) {
-        self.starts.push((self.text.len(), offset));
-        self.text.push_str(line);
-        self.text.push('\n');
-    }
-    fn busy(&self) -> bool {
-        true
-    }
-    fn finish(&mut self) -> Vec<(u64, Failure)> {
-        let text = std::mem::take(&mut self.text);
-        (self.parse)(&text)
-            .into_iter()
-            .map(|(at, f)| {
-                let i = self.starts.partition_point(|(t, _)| *t <= at);
-                let raw = i.checked_sub(1).map_or(0, |i| {
-                    let (t, r) = self.starts[i];
-                    r + (at - t) as u64
-                });
-                (raw, f)
-            })
-            .collect()
-    }
-}
-
-macro_rules! whole {
-    ($framework:ident, $parse:path) => {
-        ParserSpec {
-            framework: Framework::$framework,
-            triggers: &[],
-            new: || {
-                Box::new(Whole {
-                    parse: $parse,
-                    text: String::new(),
-                    starts: Vec::new(),
-                })
-            },
-            fallback: false,
-        }
-    };
-}
-
 /// The registered parsers. Framework modules add themselves here.
 pub const PARSERS: &[ParserSpec] = &[
-    whole!(CargoTest, cargo_test::parse),
-    whole!(Nextest, nextest::parse),
-    whole!(Pytest, pytest::parse),
-    whole!(Unittest, unittest::parse),
-    whole!(Jest, jest::parse),
-    whole!(Vitest, vitest::parse),
-    whole!(Mocha, mocha::parse),
+    ParserSpec {
+        framework: Framework::CargoTest,
+        triggers: cargo_test::TRIGGERS,
+        new: || Box::new(cargo_test::CargoTest::new()),
+        fallback: false,
+    },
+    ParserSpec {
+        framework: Framework::Nextest,
+        triggers: nextest::TRIGGERS,
+        new: || Box::new(nextest::Nextest::new()),
+        fallback: false,
+    },
+    ParserSpec {
+        framework: Framework::Pytest,
+        triggers: pytest::TRIGGERS,
+        new: pytest::new,
+        fallback: false,
+    },
+    ParserSpec {
+        framework: Framework::Unittest,
+        triggers: unittest::TRIGGERS,
+        new: unittest::new,
+        fallback: false,
+    },
+    ParserSpec {
+        framework: Framework::Jest,
+        triggers: jest::TRIGGERS,
+        new: || Box::new(jest::Jest::new()),
+        fallback: false,
+    },
+    ParserSpec {
+        framework: Framework::Vitest,
+        triggers: vitest::TRIGGERS,
+        new: || Box::new(vitest::Vitest::new()),
+        fallback: false,
+    },
+    ParserSpec {
+        framework: Framework::Mocha,
+        triggers: mocha::TRIGGERS,
+        new: || Box::new(mocha::Mocha::new()),
+        fallback: false,
+    },
+    generic::SPEC,
+    ParserSpec {
+        framework: Framework::GoTest,
+        triggers: go_test::TRIGGERS,
+        new: go_test::new,
+        fallback: false,
+    },
+    ParserSpec {
+        framework: Framework::Rspec,
+        triggers: rspec::TRIGGERS,
+        new: rspec::new,
+        fallback: false,
+    },
+    ParserSpec {
+        framework: Framework::Phpunit,
+        triggers: phpunit::TRIGGERS,
+        new: phpunit::new,
+        fallback: false,
+    },
 ];
 
 /// `s` cut to at most `max` bytes on a character boundary, with `…` when cut.

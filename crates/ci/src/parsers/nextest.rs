@@ -1,8 +1,16 @@
-//! `cargo nextest run`: one status line per attempt (`FAIL [ 0.005s] ( 3/12) alpha
-//! tests::x`, with `TRY n` when retrying), each failing attempt followed by its captured
-//! stdout/stderr indented by four spaces, and a summary repeating the final statuses. A test
-//! is a failure when its last attempt failed; one that passed on retry is flaky, not a
-//! failure.
+//! `cargo nextest run`, read line by line: one status line per attempt (`FAIL [ 0.005s]
+//! ( 3/12) alpha tests::x`, with `TRY n` when retrying), each failing attempt followed by its
+//! captured stdout/stderr indented by four spaces (up to the next status line, a `────`
+//! rule or an unindented line), and a summary repeating the final statuses. A test is a
+//! failure when its last attempt failed; one that passed on retry (`TRY n PASS`, `FLAKY`) is
+//! flaky, not a failure. The failure's details come from its last failing attempt that
+//! printed output.
+//!
+//! Streaming: the parser needs every line only inside a failing attempt's output. It reads
+//! status lines carrying one of [`TRIGGERS`] (`FAIL`, `TIMEOUT`, `SIG…`, `ABORT`, `LEAK`,
+//! `FLAKY`, `TRY `; colour codes may sit between the status and its `[`, so the status word
+//! alone is the token). A plain `PASS` or `SKIP` line (no `TRY`) is never a retry's result,
+//! so it is not needed and ignored: passing tests are not looked at.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -10,122 +18,181 @@ use std::sync::LazyLock;
 use regex::Regex;
 use resolve_pr_core::ShellCommand;
 
-use super::cargo_test::details;
+use super::cargo_test::{Details, DetailsReader};
+use super::{LineParser, MAX_FAILURES};
 use crate::{Confidence, Failure, Framework};
+
+/// The substrings (in the raw log) of every line this parser reads while not busy.
+pub const TRIGGERS: &[&str] = &["FAIL", "TIMEOUT", "SIG", "ABORT", "LEAK", "FLAKY", "TRY "];
 
 static STATUS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^\s*(?:TRY \d+ )?(PASS|FAIL|FLAKY(?: \d+/\d+)?|TIMEOUT|SIG[A-Z]+|ABORT|LEAK-FAIL|LEAK|SKIP) \[\s*[\d.]+s\] (?:\(\s*[^)]*\) )?(\S+) (\S.*?)\s*$",
+        r"^\s*(TRY \d+ )?(PASS|FAIL|FLAKY(?: \d+/\d+)?|TIMEOUT|SIG[A-Z]+|ABORT|LEAK-FAIL|LEAK|SKIP) \[\s*[\d.]+s\] (?:\(\s*[^)]*\) )?(\S+) (\S.*?)\s*$",
     )
     .expect("regex")
 });
 
 struct Test {
-    offset: usize,
+    offset: u64,
     binary: String,
     name: String,
     failed_last: bool,
+    /// The status of the attempt the details come from.
     kind: String,
-    block: Vec<String>,
+    details: Option<Details>,
 }
 
-/// Failures nextest reports in `text`.
-pub fn parse(text: &str) -> Vec<(usize, Failure)> {
-    let mut lines: Vec<(usize, &str)> = Vec::new();
-    let mut offset = 0;
-    for line in text.split('\n') {
-        lines.push((offset, line.strip_suffix('\r').unwrap_or(line)));
-        offset += line.len() + 1;
+/// A failing attempt's captured output being read.
+struct Attempt {
+    test: usize,
+    status: String,
+    lines: usize,
+    reader: DetailsReader,
+}
+
+/// The nextest parser. See the module documentation.
+#[derive(Default)]
+pub struct Nextest {
+    tests: Vec<Test>,
+    index: HashMap<(String, String), usize>,
+    attempt: Option<Attempt>,
+}
+
+impl Nextest {
+    pub fn new() -> Self {
+        Self::default()
     }
-    let mut tests: Vec<Test> = Vec::new();
-    let mut index: HashMap<(String, String), usize> = HashMap::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let (off, line) = lines[i];
-        let Some(c) = STATUS.captures(line) else {
-            i += 1;
-            continue;
+
+    fn end_attempt(&mut self) {
+        let Some(a) = self.attempt.take() else {
+            return;
         };
-        let status = c[1].to_owned();
-        if status == "SKIP" {
-            i += 1;
-            continue;
+        let t = &mut self.tests[a.test];
+        if a.lines > 0 {
+            t.kind = a.status;
+            t.details = Some(a.reader.finish());
+        } else if t.kind.is_empty() {
+            t.kind = a.status;
         }
-        let key = (c[2].to_owned(), c[3].to_owned());
-        let n = *index.entry(key.clone()).or_insert_with(|| {
-            tests.push(Test {
-                offset: off,
-                binary: key.0.clone(),
-                name: key.1.clone(),
-                failed_last: false,
-                kind: String::new(),
-                block: Vec::new(),
-            });
-            tests.len() - 1
-        });
+    }
+
+    fn status(&mut self, offset: u64, c: &regex::Captures<'_>) {
+        let status = &c[2];
+        let retry = c.get(1).is_some();
+        if status == "SKIP" || (status == "PASS" && !retry) {
+            return;
+        }
+        let key = (c[3].to_owned(), c[4].to_owned());
         let failed = !(status == "PASS" || status.starts_with("FLAKY"));
-        tests[n].failed_last = failed;
-        // The attempt's captured output: indented lines up to the next status line.
-        let mut e = i + 1;
-        let mut block = Vec::new();
-        while e < lines.len() {
-            let l = lines[e].1;
-            if STATUS.is_match(l) || l.starts_with("────") || !(l.is_empty() || l.starts_with(' '))
-            {
-                break;
+        let n = match self.index.get(&key) {
+            Some(&n) => n,
+            None if failed && self.tests.len() < MAX_FAILURES => {
+                self.tests.push(Test {
+                    offset,
+                    binary: key.0.clone(),
+                    name: key.1.clone(),
+                    failed_last: false,
+                    kind: String::new(),
+                    details: None,
+                });
+                self.index.insert(key, self.tests.len() - 1);
+                self.tests.len() - 1
             }
-            block.push(l.strip_prefix("    ").unwrap_or(l).to_owned());
-            e += 1;
-        }
+            None => return,
+        };
+        self.tests[n].failed_last = failed;
         if failed {
-            if tests[n].failed_last && tests[n].kind.is_empty() || !block.is_empty() {
-                tests[n].kind = status.clone();
-            }
-            if !block.is_empty() {
-                tests[n].block = block;
-            }
+            self.attempt = Some(Attempt {
+                test: n,
+                status: status.to_owned(),
+                lines: 0,
+                reader: DetailsReader::default(),
+            });
         }
-        i = e.max(i + 1);
     }
-    let mut out = Vec::new();
-    for t in tests.into_iter().filter(|t| t.failed_last) {
-        let refs: Vec<&str> = t.block.iter().map(String::as_str).collect();
-        // The captured stdout is libtest's own report; the panic is in stderr.
-        let mut d = details(&refs);
-        if d.error_type.is_none() && t.kind != "FAIL" {
-            d.error_type = Some(t.kind.to_lowercase());
+}
+
+/// A status line (cheap checks first: they run on every line of a failure's output).
+fn status_line(line: &str) -> Option<regex::Captures<'_>> {
+    let t = line.trim_start();
+    if !t.as_bytes().first().is_some_and(u8::is_ascii_uppercase) || !t.contains("s] ") {
+        return None;
+    }
+    STATUS.captures(line)
+}
+
+impl LineParser for Nextest {
+    fn line(&mut self, offset: u64, line: &str) {
+        if let Some(c) = status_line(line) {
+            self.end_attempt();
+            self.status(offset, &c);
+            return;
         }
-        let krate = t.binary.split("::").next().unwrap_or(&t.binary).to_owned();
-        let cmd = ShellCommand::new("cargo")
-            .args(["nextest", "run", "-p"])
-            .arg(krate)
-            .arg("-E")
-            .arg(format!("test(={})", t.name));
-        out.push((
-            t.offset,
-            Failure {
-                confidence: if d.file_path.is_some() {
-                    Confidence::High
-                } else {
-                    Confidence::Medium
+        if let Some(a) = &mut self.attempt {
+            if line.starts_with("────") || !(line.is_empty() || line.starts_with(' ')) {
+                self.end_attempt();
+            } else {
+                a.lines += 1;
+                a.reader.line(line.strip_prefix("    ").unwrap_or(line));
+            }
+        }
+    }
+
+    fn busy(&self) -> bool {
+        self.attempt.is_some()
+    }
+
+    fn finish(&mut self) -> Vec<(u64, Failure)> {
+        self.end_attempt();
+        let mut out = Vec::new();
+        for t in std::mem::take(&mut self.tests) {
+            if !t.failed_last {
+                continue;
+            }
+            // The captured stdout is libtest's own report; the panic is in stderr.
+            let mut d = t.details.unwrap_or_default();
+            if d.error_type.is_none() && t.kind != "FAIL" {
+                d.error_type = Some(t.kind.to_lowercase());
+            }
+            let krate = t.binary.split("::").next().unwrap_or(&t.binary).to_owned();
+            let cmd = ShellCommand::new("cargo")
+                .args(["nextest", "run", "-p"])
+                .arg(krate)
+                .arg("-E")
+                .arg(format!("test(={})", t.name));
+            out.push((
+                t.offset,
+                Failure {
+                    confidence: if d.file_path.is_some() {
+                        Confidence::High
+                    } else {
+                        Confidence::Medium
+                    },
+                    test_name: t.name,
+                    file_path: d.file_path,
+                    line_number: d.line_number,
+                    error_type: d.error_type,
+                    error_message: d.error_message,
+                    stack_trace: d.stack_trace,
+                    framework: Framework::Nextest,
+                    reproduce_command: cmd.render().ok(),
                 },
-                test_name: t.name,
-                file_path: d.file_path,
-                line_number: d.line_number,
-                error_type: d.error_type,
-                error_message: d.error_message,
-                stack_trace: d.stack_trace,
-                framework: Framework::Nextest,
-                reproduce_command: cmd.render().ok(),
-            },
-        ));
+            ));
+        }
+        out
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(log: &str) -> Vec<Failure> {
+        crate::parse_log(log.as_bytes())
+            .into_iter()
+            .filter(|f| f.framework == Framework::Nextest)
+            .collect()
+    }
 
     const LOG: &str = "\
     Starting 3 tests across 1 binary
@@ -156,7 +223,7 @@ error: test run failed
     fn last_attempt_decides_and_flaky_is_not_a_failure() {
         let found = parse(LOG);
         assert_eq!(found.len(), 1);
-        let f = &found[0].1;
+        let f = &found[0];
         assert_eq!(f.test_name, "end_to_end");
         assert_eq!(f.file_path.as_deref(), Some("beta/tests/integration.rs"));
         assert_eq!(f.line_number, Some(4));
@@ -170,5 +237,20 @@ error: test run failed
     #[test]
     fn cargo_test_output_is_not_nextest() {
         assert!(parse("test a ... FAILED\nfailures:\n    a\n").is_empty());
+    }
+
+    #[test]
+    fn not_busy_after_a_failure_and_the_failure_stays() {
+        let mut p = Nextest::new();
+        for (i, line) in LOG.lines().enumerate() {
+            p.line(i as u64, line);
+        }
+        for i in 0..10_000 {
+            p.line(1_000 + i, "    Compiling noise v1.0.0");
+            assert!(!p.busy(), "busy at noise line {i}");
+        }
+        let found = p.finish();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].1.line_number, Some(4));
     }
 }

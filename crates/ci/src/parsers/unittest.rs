@@ -1,66 +1,157 @@
 //! Python unittest (`python -m unittest`, also Django's and nose's runners, which print the
 //! same blocks): a 70-`=` line, then `FAIL: <desc>` or `ERROR: <desc>`, a dashed line and the
-//! traceback. `<desc>` is `test_y (pkg.mod.C.test_y)` (Python ≥ 3.11), `test_y (pkg.mod.C)`
-//! (older), with subtest parameters after it (`(n=1)`, `[msg]`: one failure per test),
+//! traceback, up to the next 70-`=` line or the dashed line before `Ran N tests`. `<desc>` is
+//! `test_y (pkg.mod.C.test_y)` (Python ≥ 3.11), `test_y (pkg.mod.C)` (older), with subtest
+//! parameters after it (`(n=1)`, `[msg]`: one failure per test, the first block's),
 //! `setUpClass (pkg.mod.C)` (names the class) or `pkg.mod (unittest.loader._FailedTest...)`
 //! (an import error: names the module). `UNEXPECTED SUCCESS` blocks are not failures.
 //!
-//! Location: the last traceback frame in the test's module file (the one whose dotted path
-//! begins the test id), else none. Confidence: `high` with a location, `medium` without.
+//! Location: the last traceback frame (`File "path", line N`) in the test's module file (the
+//! longest dotted prefix of the test id that names a `.py` file among the frames), else
+//! none. Message: the exception, i.e. the lines after the last frame from the first
+//! unindented one on. Confidence: `high` with a location, `medium` without.
+//!
+//! Streaming: the only trigger is the `===` of the 70-`=` rule (unittest never colours the
+//! rule; Python 3.14 may colour the header, so it is no reliable trigger). After a rule the
+//! parser is busy for the header line, and through a block's traceback until the block ends
+//! (the next rule, a line of 35+ dashes, an Actions step boundary). Memory: at most
+//! [`MAX_FAILURES`] failures; a block keeps [`MAX_TRACE`] bytes of trace (further lines are
+//! counted and the count noted in the trace), [`MAX_MESSAGE`] bytes of exception and its
+//! frames condensed to the last line per file.
+
+use std::collections::HashSet;
 
 use resolve_pr_core::ShellCommand;
 
-use super::pytest::bounded;
-use super::relative_path;
+use super::pytest::{Entries, Lines, in_file};
+use super::{LineParser, MAX_FAILURES, bounded_str};
 use crate::{Confidence, Failure, Framework};
 
 const RULE: &str = "======================================================================";
 
-/// The failures unittest reports in `text`.
-pub fn parse(text: &str) -> Vec<(usize, Failure)> {
-    let mut lines = Vec::new();
-    let mut offset = 0;
-    for raw in text.split_inclusive('\n') {
-        lines.push((offset, raw.trim_end_matches(['\n', '\r'])));
-        offset += raw.len();
-    }
-    let mut out: Vec<(usize, Failure)> = Vec::new();
-    let mut i = 0;
-    while i + 1 < lines.len() {
-        if lines[i].1 != RULE {
-            i += 1;
-            continue;
+/// The rule before every block (70 `=`, never coloured) has `===`, a token pytest's banners
+/// share (one pattern less for the scanner's search, see [`super::pytest::TRIGGERS`]).
+pub const TRIGGERS: &[&str] = &["==="];
+
+pub const MAX_MESSAGE: usize = 2000;
+pub const MAX_TRACE: usize = 4000;
+
+pub fn new() -> Box<dyn LineParser> {
+    Box::<Unittest>::default()
+}
+
+/// The unittest parser (see the module documentation).
+#[derive(Default)]
+pub struct Unittest {
+    state: State,
+    /// The block being read; `None` inside a block not kept (a further subtest of a test
+    /// already reported, or beyond [`MAX_FAILURES`]).
+    block: Option<Block>,
+    /// Test ids reported.
+    seen: HashSet<String>,
+    out: Vec<(u64, Failure)>,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum State {
+    #[default]
+    Idle,
+    /// The line after a rule: a block header or not.
+    Rule,
+    /// The line after a header: the dashed line, or already the traceback.
+    Header,
+    Body,
+}
+
+#[derive(Debug, Default)]
+struct Block {
+    offset: u64,
+    name: String,
+    trace: Lines,
+    /// `File "path", line N` frames (the path as printed).
+    frames: Entries,
+    /// The lines after the last frame, from the first unindented one.
+    exception: Lines,
+    error_type: Option<String>,
+}
+
+const DASHES: &str = "-----------------------------------";
+
+impl LineParser for Unittest {
+    fn line(&mut self, offset: u64, line: &str) {
+        match self.state {
+            State::Idle => {
+                if line == RULE {
+                    self.state = State::Rule;
+                }
+            }
+            State::Rule => self.header(offset, line),
+            State::Header if line.starts_with("----") => self.state = State::Body,
+            State::Header | State::Body => {
+                if line == RULE {
+                    self.end_block();
+                    self.state = State::Rule;
+                } else if line.starts_with(DASHES) || step_boundary(line) {
+                    self.end_block();
+                    self.state = State::Idle;
+                } else {
+                    self.state = State::Body;
+                    if let Some(block) = &mut self.block {
+                        block.line(line);
+                    }
+                }
+            }
         }
-        let (at, header) = lines[i + 1];
-        let desc = header
+    }
+
+    fn busy(&self) -> bool {
+        self.state != State::Idle
+    }
+
+    fn finish(&mut self) -> Vec<(u64, Failure)> {
+        self.end_block();
+        self.state = State::Idle;
+        std::mem::take(&mut self.out)
+    }
+}
+
+impl Unittest {
+    fn header(&mut self, offset: u64, line: &str) {
+        let name = line
             .strip_prefix("FAIL: ")
-            .or_else(|| header.strip_prefix("ERROR: "));
-        let Some(name) = desc.and_then(test_id) else {
-            i += 1;
-            continue;
+            .or_else(|| line.strip_prefix("ERROR: "))
+            .and_then(test_id);
+        let Some(name) = name else {
+            self.state = if line == RULE {
+                State::Rule
+            } else {
+                State::Idle
+            };
+            return;
         };
-        // The body: after the dashed line, up to the next rule or the closing dashes.
-        let mut body = Vec::new();
-        let mut j = i + 2;
-        if lines.get(j).is_some_and(|(_, l)| l.starts_with("----")) {
-            j += 1;
-        }
-        while j < lines.len()
-            && lines[j].1 != RULE
-            && !lines[j]
-                .1
-                .starts_with("-----------------------------------")
-        {
-            body.push(lines[j].1);
-            j += 1;
-        }
-        i = j;
-        if out.iter().any(|(_, f)| f.test_name == name) {
-            continue; // another subtest of the same test
-        }
-        out.push((at, failure(name, &body)));
+        self.state = State::Header;
+        // The first block of a test is reported (further ones are its other subtests).
+        self.block = (self.out.len() < MAX_FAILURES && !self.seen.contains(&name)).then(|| Block {
+            offset,
+            name,
+            ..Default::default()
+        });
     }
-    out
+
+    fn end_block(&mut self) {
+        if let Some(block) = self.block.take() {
+            self.seen.insert(block.name.clone());
+            self.out.push((block.offset, block.failure()));
+        }
+    }
+}
+
+/// An Actions step boundary: the block ended with its step.
+fn step_boundary(line: &str) -> bool {
+    line.starts_with("##[")
+        && (line.starts_with("##[group]")
+            || line.starts_with("##[endgroup]")
+            || line.starts_with("##[error]Process completed"))
 }
 
 /// The test id a block header describes.
@@ -79,78 +170,79 @@ fn test_id(desc: &str) -> Option<String> {
     ) {
         return Some(inner.to_owned());
     }
-    if inner.ends_with(&format!(".{first}")) {
+    if inner.strip_suffix(first).is_some_and(|s| s.ends_with('.')) {
         Some(inner.to_owned())
     } else {
         Some(format!("{inner}.{first}"))
     }
 }
 
-fn failure(name: String, body: &[&str]) -> Failure {
-    // `File "path", line N, in func` frames.
-    let mut frames = Vec::new();
-    let mut last_frame_line = None;
-    for (k, l) in body.iter().enumerate() {
-        let Some(rest) = l.trim_start().strip_prefix("File \"") else {
-            continue;
-        };
-        let Some((path, tail)) = rest.split_once("\", line ") else {
-            continue;
-        };
-        let n: String = tail.chars().take_while(char::is_ascii_digit).collect();
-        if let Ok(n) = n.parse::<u64>() {
-            frames.push((relative_path(path), n));
-            last_frame_line = Some(k);
-        }
-    }
-    let parts: Vec<&str> = name.split('.').collect();
-    let mut location = None;
-    'outer: for n in (1..=parts.len()).rev() {
-        let module = format!("{}.py", parts[..n].join("/"));
-        for (path, line) in frames.iter().rev() {
-            if *path == module || path.ends_with(&format!("/{module}")) {
-                location = Some((module, *line));
-                break 'outer;
+/// `File "path", line N, in func` (indented): the path and line.
+fn frame(line: &str) -> Option<(&str, u64)> {
+    let rest = line.trim_start().strip_prefix("File \"")?;
+    let (path, tail) = rest.split_once("\", line ")?;
+    let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+    Some((path, tail[..digits].parse().ok()?))
+}
+
+impl Block {
+    fn line(&mut self, line: &str) {
+        self.trace
+            .push(line, super::pytest::keep(MAX_TRACE), usize::MAX);
+        if let Some((path, n)) = frame(line) {
+            self.frames.push(path, n, "");
+            self.exception = Lines::default();
+            self.error_type = None;
+        } else if self.exception.count > 0 || !(line.is_empty() || line.starts_with(' ')) {
+            if self.exception.count == 0 {
+                self.error_type = line.split(':').next().map(str::trim).and_then(|t| {
+                    (!t.is_empty() && !t.contains(' '))
+                        .then(|| t.rsplit('.').next().unwrap_or(t).to_owned())
+                });
             }
+            self.exception
+                .push(line, super::pytest::keep(MAX_MESSAGE), usize::MAX);
         }
     }
-    // The exception: the first unindented line after the last frame.
-    let start = last_frame_line.map_or(0, |k| k + 1);
-    let exc: Vec<&str> = body[start.min(body.len())..]
-        .iter()
-        .skip_while(|l| l.starts_with(' ') || l.is_empty())
-        .copied()
-        .collect();
-    let message = exc.join("\n").trim().to_owned();
-    let error_type = exc.first().and_then(|l| {
-        let t = l.split(':').next()?.trim();
-        (!t.is_empty() && !t.contains(' ')).then(|| t.rsplit('.').next().unwrap_or(t).to_owned())
-    });
-    let trace = body.join("\n");
-    Failure {
-        reproduce_command: Some(
-            ShellCommand::new("python")
-                .args(["-m", "unittest", name.as_str()])
-                .to_string(),
-        ),
-        test_name: name,
-        confidence: if location.is_some() {
-            Confidence::High
-        } else {
-            Confidence::Medium
-        },
-        file_path: location.as_ref().map(|(p, _)| p.clone()),
-        line_number: location.map(|(_, l)| l),
-        error_type,
-        error_message: bounded(&message, 2000),
-        stack_trace: (!trace.trim().is_empty()).then(|| bounded(&trace, 4000)),
-        framework: Framework::Unittest,
+
+    fn failure(self) -> Failure {
+        let parts: Vec<&str> = self.name.split('.').collect();
+        let location = (1..=parts.len()).rev().find_map(|n| {
+            let module = format!("{}.py", parts[..n].join("/"));
+            let (_, line) = self.frames.last_where(|rel| in_file(rel, &module))?;
+            Some((module, line))
+        });
+        let message = bounded_str(self.exception.text.trim(), MAX_MESSAGE);
+        Failure {
+            reproduce_command: Some(
+                ShellCommand::new("python")
+                    .args(["-m", "unittest", self.name.as_str()])
+                    .to_string(),
+            ),
+            test_name: self.name,
+            confidence: if location.is_some() {
+                Confidence::High
+            } else {
+                Confidence::Medium
+            },
+            file_path: location.as_ref().map(|(p, _)| p.clone()),
+            line_number: location.map(|(_, l)| l),
+            error_type: self.error_type,
+            error_message: message,
+            stack_trace: self.trace.has_text.then(|| self.trace.trace(MAX_TRACE)),
+            framework: Framework::Unittest,
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parsers::pytest::feed;
+
+    fn parse(text: &str) -> Vec<(u64, Failure)> {
+        feed(&mut Unittest::default(), text)
+    }
 
     #[test]
     fn header_forms() {
@@ -181,6 +273,7 @@ Traceback (most recent call last):\n  File \"/home/runner/work/r/r/pkg/test_a.py
         );
         let got = parse(&log);
         assert_eq!(got.len(), 1);
+        assert_eq!(got[0].0, 71, "the offset of the header line");
         let f = &got[0].1;
         assert_eq!(f.test_name, "pkg.test_a.C.test_s");
         assert_eq!(f.file_path.as_deref(), Some("pkg/test_a.py"));
@@ -191,6 +284,7 @@ Traceback (most recent call last):\n  File \"/home/runner/work/r/r/pkg/test_a.py
             f.reproduce_command.as_deref(),
             Some("python -m unittest pkg.test_a.C.test_s")
         );
+        assert_eq!(crate::parse_log(log.as_bytes()), std::slice::from_ref(f));
     }
 
     #[test]
@@ -199,5 +293,63 @@ Traceback (most recent call last):\n  File \"/home/runner/work/r/r/pkg/test_a.py
             "test_p (a.C.test_p) ... FAIL: test_fake (a.C.test_fake)\nok\n{RULE}\nUNEXPECTED SUCCESS: test_u (a.C.test_u)\n"
         );
         assert!(parse(&log).is_empty());
+        assert!(crate::parse_log(log.as_bytes()).is_empty());
+    }
+
+    /// The block ends at the dashed line before `Ran N tests`: the parser is idle again, so
+    /// the scanner skips the rest of the log, and the failure still comes out.
+    #[test]
+    fn busy_ends_with_the_block() {
+        let mut p = Unittest::default();
+        let mut offset = 0;
+        let mut line = |p: &mut Unittest, l: &str| {
+            p.line(offset, l);
+            offset += l.len() as u64 + 1;
+        };
+        line(&mut p, RULE);
+        assert!(p.busy());
+        line(&mut p, "ERROR: test_big (pkg.test_b.C.test_big)");
+        line(&mut p, &"-".repeat(70));
+        line(&mut p, "Traceback (most recent call last):");
+        line(
+            &mut p,
+            "  File \"/home/runner/work/r/r/pkg/test_b.py\", line 4, in test_big",
+        );
+        line(&mut p, "RuntimeError: huge");
+        for i in 0..10_000 {
+            line(&mut p, &format!("  detail {i}"));
+        }
+        assert!(p.busy());
+        line(&mut p, &"-".repeat(70));
+        assert!(!p.busy());
+        line(&mut p, "Ran 3 tests in 0.01s");
+        for i in 0..10_000 {
+            line(&mut p, &format!("noise {i}"));
+            assert!(!p.busy());
+        }
+        let got = p.finish();
+        assert_eq!(got.len(), 1);
+        let f = &got[0].1;
+        assert_eq!(f.test_name, "pkg.test_b.C.test_big");
+        assert_eq!(f.line_number, Some(4));
+        assert_eq!(f.error_type.as_deref(), Some("RuntimeError"));
+        assert!(
+            f.error_message
+                .starts_with("RuntimeError: huge\n  detail 0")
+        );
+        assert!(f.error_message.len() <= MAX_MESSAGE + 3);
+        let trace = f.stack_trace.as_deref().unwrap();
+        assert!(trace.len() < MAX_TRACE + 100, "{}", trace.len());
+        assert!(trace.ends_with(" more lines]"), "{trace}");
+
+        // A block cut off by the end of its step.
+        let mut p = Unittest::default();
+        for l in [RULE, "FAIL: test_cut (m.C.test_cut)", "AssertionError"] {
+            p.line(0, l);
+        }
+        assert!(p.busy());
+        p.line(0, "##[error]Process completed with exit code 1.");
+        assert!(!p.busy());
+        assert_eq!(p.finish()[0].1.test_name, "m.C.test_cut");
     }
 }

@@ -1,109 +1,172 @@
-//! Vitest's console reporters (`default`, `verbose`).
+//! Vitest's console reporters (`default`, `verbose`), read line by line.
 //!
 //! A failing test is a ` FAIL  <file> > describe > test` header (under the `Failed Tests N`
-//! banner); the block under it, up to the `⎯⎯⎯[i/n]⎯` separator, holds the message, diff and
-//! `❯ path:L:C` frames. Naming convention: the header as printed, file included
-//! (`src/a.test.ts > describe > test`). The location is the first frame inside the test file.
-//! ` FAIL  <file> [ <file> ]` (a file that failed to load) names no test and is skipped.
+//! banner); the block under it, up to the `⎯⎯⎯[i/n]⎯` separator (or the next header, or the
+//! ` Test Files ` summary), holds the message, diff and `❯ path:L:C` frames. Naming
+//! convention: the header as printed, file included (`src/a.test.ts > describe > test`).
+//! The location is the first frame inside the test file. ` FAIL  <file> [ <file> ]` (a file
+//! that failed to load) names no test and is skipped.
+//!
+//! Streaming: the parser needs every line only inside a failure's block; outside, it reads
+//! only lines with the trigger `FAIL` (the header; colour codes around ` FAIL ` leave the
+//! word intact). The separator ends a block but never starts one, so it is no trigger.
 //!
 //! Jest's `FAIL <file>` lines never carry ` > `, so the two parsers do not overlap.
 
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use regex::Regex;
 use resolve_pr_core::ShellCommand;
 
-use super::jest::{
-    MAX_MESSAGE, MAX_STACK, bounded, error_type, escape_regex, frame, lines_with_offsets,
-};
-use super::relative_path;
+use super::cargo_test::Joined;
+use super::jest::{MAX_MESSAGE, MAX_STACK, Trimmed, error_type, escape_regex, frame};
+use super::{LineParser, MAX_FAILURES, relative_path};
 use crate::{Confidence, Failure, Framework};
+
+/// The substrings (in the raw log) of every line this parser reads while not busy.
+pub const TRIGGERS: &[&str] = &["FAIL"];
 
 static HEADER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^ ?FAIL  (?:\|[^|]+\| )?(\S+\.[A-Za-z]+) > (.+?)\s*$").expect("regex")
 });
 static CODE_FRAME: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*\d*\s*\| ").expect("regex"));
 
-pub fn parse(text: &str) -> Vec<(usize, Failure)> {
-    let mut out: Vec<(usize, Failure)> = Vec::new();
-    let lines = lines_with_offsets(text);
-    let mut i = 0;
-    while i < lines.len() {
-        let (offset, line) = lines[i];
-        let Some(c) = HEADER.captures(line) else {
-            i += 1;
-            continue;
-        };
-        let printed_file = c[1].to_owned();
-        let titles = c[2].to_owned();
-        let mut end = i + 1;
-        while end < lines.len() {
-            let l = lines[end].1;
-            if HEADER.is_match(l) || is_separator(l) || l.starts_with(" Test Files ") {
-                break;
-            }
-            end += 1;
-        }
-        let block: Vec<&str> = lines[i + 1..end].iter().map(|(_, l)| *l).collect();
-        i = end;
-        let name = format!("{printed_file} > {titles}");
-        if out.iter().any(|(_, f)| f.test_name == name) {
-            continue;
-        }
-        out.push((
-            offset,
-            failure(name, &relative_path(&printed_file), &titles, &block),
-        ));
+/// One failure's block being read.
+struct Block {
+    offset: u64,
+    name: String,
+    file: String,
+    titles: String,
+    message: Trimmed,
+    stack: Joined,
+    in_message: bool,
+    line: Option<u64>,
+}
+
+/// The vitest parser. See the module documentation.
+#[derive(Default)]
+pub struct Vitest {
+    block: Option<Block>,
+    seen: HashSet<String>,
+    out: Vec<(u64, Failure)>,
+}
+
+impl Vitest {
+    pub fn new() -> Self {
+        Self::default()
     }
-    out
+
+    fn end_block(&mut self) {
+        let Some(b) = self.block.take() else {
+            return;
+        };
+        if self.out.len() < MAX_FAILURES && self.seen.insert(b.name.clone()) {
+            self.out.push((b.offset, b.failure()));
+        }
+    }
+}
+
+fn header(line: &str) -> Option<regex::Captures<'_>> {
+    if !line.starts_with("FAIL  ") && !line.starts_with(" FAIL  ") {
+        return None;
+    }
+    HEADER.captures(line)
 }
 
 fn is_separator(line: &str) -> bool {
     line.trim_start().starts_with("⎯⎯⎯")
 }
 
-fn failure(name: String, file: &str, titles: &str, block: &[&str]) -> Failure {
-    let mut message = Vec::new();
-    let mut stack = Vec::new();
-    let mut in_message = true;
-    for l in block {
-        if frame(l).is_some() || CODE_FRAME.is_match(l) {
-            in_message = false;
+impl LineParser for Vitest {
+    fn line(&mut self, offset: u64, line: &str) {
+        let header = header(line);
+        if let Some(b) = &mut self.block {
+            if header.is_none() && !is_separator(line) && !line.starts_with(" Test Files ") {
+                b.line(line);
+                return;
+            }
+            self.end_block();
         }
-        if in_message {
-            message.push(*l);
+        let Some(c) = header else {
+            return;
+        };
+        let printed_file = &c[1];
+        let name = format!("{printed_file} > {}", &c[2]);
+        // A repeated header's block is read too, and dropped at its end.
+        self.block = Some(Block {
+            offset,
+            name,
+            file: relative_path(printed_file),
+            titles: c[2].to_owned(),
+            message: Trimmed::new(MAX_MESSAGE),
+            stack: Joined::new(MAX_STACK),
+            in_message: true,
+            line: None,
+        });
+    }
+
+    fn busy(&self) -> bool {
+        self.block.is_some()
+    }
+
+    fn finish(&mut self) -> Vec<(u64, Failure)> {
+        self.end_block();
+        std::mem::take(&mut self.out)
+    }
+}
+
+impl Block {
+    fn line(&mut self, l: &str) {
+        if self.in_message && (frame(l).is_some() || l.contains('|') && CODE_FRAME.is_match(l)) {
+            self.in_message = false;
+        }
+        if self.in_message {
+            self.message.push(l);
         } else if !l.trim().is_empty() {
-            stack.push(l.trim_end());
+            let s = l.trim_end();
+            self.stack.push(s);
+            if self.line.is_none() {
+                self.line = frame(s).filter(|(p, _)| *p == self.file).map(|(_, n)| n);
+            }
         }
     }
-    let message = bounded(message.join("\n").trim(), MAX_MESSAGE);
-    let line = stack
-        .iter()
-        .find_map(|l| frame(l).filter(|(p, _)| p == file).map(|(_, n)| n));
-    let pattern = escape_regex(&titles.replace(" > ", " "));
-    Failure {
-        test_name: name,
-        file_path: Some(file.to_owned()),
-        line_number: line,
-        error_type: Some(error_type(&message)),
-        error_message: message,
-        stack_trace: (!stack.is_empty()).then(|| bounded(&stack.join("\n"), MAX_STACK)),
-        confidence: if line.is_some() {
-            Confidence::High
-        } else {
-            Confidence::Medium
-        },
-        framework: Framework::Vitest,
-        reproduce_command: ShellCommand::new("npx")
-            .args(["vitest", "run", file, "-t", &pattern])
-            .render()
-            .ok(),
+
+    fn failure(self) -> Failure {
+        let message = self.message.text();
+        let line = self.line;
+        let pattern = escape_regex(&self.titles.replace(" > ", " "));
+        Failure {
+            reproduce_command: ShellCommand::new("npx")
+                .args(["vitest", "run", &self.file, "-t", &pattern])
+                .render()
+                .ok(),
+            test_name: self.name,
+            file_path: Some(self.file),
+            line_number: line,
+            error_type: Some(error_type(&message)),
+            error_message: message,
+            stack_trace: (!self.stack.is_empty()).then(|| self.stack.text()),
+            confidence: if line.is_some() {
+                Confidence::High
+            } else {
+                Confidence::Medium
+            },
+            framework: Framework::Vitest,
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(log: &str) -> Vec<Failure> {
+        crate::parse_log(log.as_bytes())
+            .into_iter()
+            .filter(|f| f.framework == Framework::Vitest)
+            .collect()
+    }
 
     const LOG: &str = "\
  ❯ src/cart.test.ts (7 tests | 2 failed) 12ms
@@ -143,7 +206,7 @@ RangeError: not an amount: \"abc\"
     fn fail_headers_are_failures() {
         let found = parse(LOG);
         assert_eq!(found.len(), 2);
-        let f = &found[0].1;
+        let f = &found[0];
         assert_eq!(
             f.test_name,
             "src/cart.test.ts > cart > totals > sums line items"
@@ -156,7 +219,7 @@ RangeError: not an amount: \"abc\"
             f.reproduce_command.as_deref(),
             Some("npx vitest run src/cart.test.ts -t 'cart totals sums line items'")
         );
-        let g = &found[1].1;
+        let g = &found[1];
         assert_eq!(g.line_number, Some(32));
         assert_eq!(g.error_type.as_deref(), Some("RangeError"));
     }
@@ -165,5 +228,20 @@ RangeError: not an amount: \"abc\"
     fn jest_output_is_not_claimed() {
         let log = "FAIL src/a.test.js\n  ● suite › fails\n\n    expect(received).toBe(expected)\n";
         assert!(parse(log).is_empty());
+    }
+
+    #[test]
+    fn not_busy_after_a_failure_and_the_failures_stay() {
+        let mut p = Vitest::new();
+        for (i, line) in LOG.lines().enumerate() {
+            p.line(i as u64, line);
+        }
+        for i in 0..10_000 {
+            p.line(1_000 + i, "   ✓ renders row (3 ms)");
+            assert!(!p.busy(), "busy at noise line {i}");
+        }
+        let found = p.finish();
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].1.line_number, Some(18));
     }
 }

@@ -1,0 +1,822 @@
+//! Go's `go test`, plain (`-v` or not) and `-json` (test2json events, one object per line).
+//!
+//! Plain output of a failing package: `--- FAIL: TestX (0.00s)` headers, subtests indented
+//! four spaces per level under their parent (`    --- FAIL: TestX/sub_case (0.00s)`), the
+//! test's messages (`t.Error`, `t.Fatal`, `t.Log`) as `    x_test.go:12: message` four
+//! spaces deeper than its header, with continuation lines deeper still; then `FAIL` and
+//! `FAIL\t<import path>\t0.01s`. With `-v` the messages stream before the headers, after the
+//! `=== RUN   TestX/sub` (`=== CONT`, `=== NAME`) line of the test that printed them. A panic
+//! prints `--- FAIL: TestX` then `panic: ...` and the goroutine trace. A package whose tests
+//! do not compile prints the compiler's `dir/x_test.go:6:2: msg` lines (after `# <pkg>`)
+//! and, possibly much later, `FAIL\t<pkg> [build failed]` (`[setup failed]` for import
+//! errors). With `-json` every printed line is the `Output` of an `"Action":"output"` event
+//! that names its `Package` and `Test`; those lines are read like plain ones, per package.
+//!
+//! Reported: each failing test as go names it (`TestX`, `TestX/sub_case`), except a test one
+//! of whose subtests failed and that printed no message of its own (the subtest says more);
+//! a package that failed to build or set up, or failed with no failing test (a panic in
+//! `init`, `TestMain` exiting), named by its import path.
+//!
+//! Location: the test's first message line in a `_test.go` file, else the innermost
+//! `_test.go` frame of its panic trace. Go prints only the file's base name in messages; the
+//! directory is the package's import path minus the module path, learnt from the log (a
+//! panic frame under a runner checkout beside its function's import path, a compiler error
+//! beside its `[build failed]` package) or, for `github.com/`, `gitlab.com/` and
+//! `bitbucket.org/` paths, the first three segments (the repository). When neither works
+//! the base name is kept. Confidence: `high` with a located repository-relative path,
+//! `medium` otherwise (base name only, no location, or a package-level failure).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use resolve_pr_core::ShellCommand;
+use serde::Deserialize;
+
+use super::{LineParser, MAX_FAILURES, bounded_str, relative_path};
+use crate::{Confidence, Failure, Framework};
+
+pub const TRIGGERS: &[&str] = &[
+    "=== RUN",
+    "=== CONT",
+    "=== NAME",
+    "--- FAIL",
+    ".go:",
+    "panic:",
+    "FAIL\t",
+    "\"Output\":\"FAIL",
+];
+
+const MAX_MESSAGE: usize = 2000;
+const MAX_TRACE: usize = 4000;
+const MAX_NOTES: usize = 256;
+const MAX_DIAGS: usize = 64;
+const MAX_PACKAGES: usize = 1024;
+const MAX_EVIDENCE: usize = 64;
+
+pub fn new() -> Box<dyn LineParser> {
+    Box::<GoTest>::default()
+}
+
+#[derive(Default)]
+pub struct GoTest {
+    /// Plain output: one package at a time, named by its closing `FAIL\t<pkg>` line.
+    plain: Pkg,
+    /// `-json` output: per `Package`.
+    json: HashMap<String, Pkg>,
+    /// Closed failures, with the package they belong to.
+    done: Vec<Rec>,
+    /// Compiler errors (`dir/x.go:L:C: msg`) not yet matched to a `[build failed]` package.
+    diags: Vec<Diag>,
+    /// Module paths learnt from the log (import path minus the repository directory).
+    modules: Vec<String>,
+    busy: bool,
+}
+
+#[derive(Default)]
+struct Pkg {
+    /// The test named by the last `=== RUN`/`=== CONT`/`=== NAME` (or JSON `Test`).
+    current: String,
+    /// Messages printed while a test ran (`-v`), before its `--- FAIL` header.
+    notes: Vec<Note>,
+    /// Failures of this package seen since its last `FAIL\t<pkg>` line.
+    open: Vec<Rec>,
+    /// Indices into `open` of the headers of the current `--- FAIL` tree, by indent.
+    stack: Vec<usize>,
+    in_tree: bool,
+    /// Where continuation lines of the last message go, and its indent.
+    cont: Option<(Target, usize)>,
+    panic: Option<Panic>,
+}
+
+#[derive(Clone, Copy)]
+enum Target {
+    Rec(usize),
+    Note(usize),
+}
+
+struct Note {
+    test: String,
+    file: String,
+    line: u64,
+    text: String,
+}
+
+struct Panic {
+    /// Index into `open` of the test that panicked; `None` outside a test.
+    owner: Option<usize>,
+    offset: u64,
+    message: String,
+    trace: String,
+    /// Innermost `_test.go` frame (repository-relative when under a runner checkout).
+    frame: Option<(String, u64)>,
+    /// Import path of the function named on the line before the next frame.
+    func_pkg: Option<String>,
+}
+
+#[derive(Default)]
+struct Rec {
+    offset: u64,
+    name: String,
+    indent: usize,
+    package: Option<String>,
+    child_failed: bool,
+    own_message: bool,
+    /// File as printed: a base name (`file_is_path` false) or a repository-relative path.
+    file: Option<String>,
+    file_is_path: bool,
+    line: Option<u64>,
+    message: String,
+    trace: String,
+    error_type: Option<String>,
+    /// Named by a package, not a test.
+    package_level: bool,
+}
+
+struct Diag {
+    path: String,
+    line: u64,
+    message: String,
+}
+
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(rename = "Action", borrow)]
+    action: Cow<'a, str>,
+    #[serde(rename = "Package", borrow, default)]
+    package: Option<Cow<'a, str>>,
+    #[serde(rename = "Test", borrow, default)]
+    test: Option<Cow<'a, str>>,
+    #[serde(rename = "Output", borrow, default)]
+    output: Option<Cow<'a, str>>,
+}
+
+impl LineParser for GoTest {
+    fn line(&mut self, offset: u64, line: &str) {
+        if !self.busy && !may_start(line) {
+            return;
+        }
+        if line.starts_with("{\"") && line.contains("\"Action\"") {
+            self.json_line(offset, line);
+        } else {
+            self.output(None, None, offset, line);
+        }
+        self.busy =
+            self.plain.busy() || (!self.json.is_empty() && self.json.values().any(Pkg::busy));
+    }
+
+    fn busy(&self) -> bool {
+        self.busy
+    }
+
+    fn finish(&mut self) -> Vec<(u64, Failure)> {
+        let plain = std::mem::take(&mut self.plain);
+        self.close(plain, None);
+        let mut json: Vec<(String, Pkg)> = self.json.drain().collect();
+        json.sort_by_key(|(_, p)| p.open.first().map_or(u64::MAX, |r| r.offset));
+        for (name, pkg) in json {
+            self.close(pkg, Some(name));
+        }
+        let done = std::mem::take(&mut self.done);
+        done.into_iter()
+            .take(MAX_FAILURES)
+            .map(|r| (r.offset, self.failure(r)))
+            .collect()
+    }
+}
+
+impl Pkg {
+    fn busy(&self) -> bool {
+        self.in_tree || self.cont.is_some() || self.panic.is_some()
+    }
+
+    fn end_tree(&mut self) {
+        self.in_tree = false;
+        self.stack.clear();
+    }
+}
+
+impl GoTest {
+    fn json_line(&mut self, offset: u64, line: &str) {
+        let Ok(event) = serde_json::from_str::<Event<'_>>(line) else {
+            return;
+        };
+        if event.action != "output" {
+            return;
+        }
+        let (Some(package), Some(output)) = (event.package, event.output) else {
+            return;
+        };
+        let text = output.trim_end_matches(['\n', '\r']);
+        let test = event.test.as_deref();
+        self.output(Some(&package), test, offset, text);
+    }
+
+    /// One printed line, of the plain log or of a JSON event's `Output`.
+    fn output(&mut self, package: Option<&str>, test: Option<&str>, offset: u64, text: &str) {
+        let pkg = match package {
+            None => &mut self.plain,
+            Some(p) => {
+                if !self.json.contains_key(p) {
+                    if self.json.len() >= MAX_PACKAGES {
+                        return;
+                    }
+                    self.json.insert(p.to_owned(), Pkg::default());
+                }
+                self.json.get_mut(p).expect("inserted")
+            }
+        };
+        if let Some(t) = test
+            && pkg.current != t
+        {
+            pkg.current.clear();
+            pkg.current.push_str(t);
+        }
+        let body = text.trim_start_matches(' ');
+        let indent = text.len() - body.len();
+
+        if let Some(panic) = pkg.panic.as_mut() {
+            let ends = indent == 0
+                && (body.starts_with("FAIL")
+                    || body.starts_with("ok  ")
+                    || body.starts_with("exit status"));
+            if !ends {
+                panic_line(panic, body, &mut self.modules);
+                return;
+            }
+            let panic = pkg.panic.take().expect("some");
+            end_panic(pkg, panic);
+        }
+
+        // Continuation of the last message: deeper than it.
+        if let Some((target, at)) = pkg.cont {
+            if indent > at && !body.is_empty() {
+                let s = match target {
+                    Target::Rec(i) => &mut pkg.open[i].message,
+                    Target::Note(i) => &mut pkg.notes[i].text,
+                };
+                if s.len() < MAX_MESSAGE {
+                    s.push('\n');
+                    s.push_str(body);
+                }
+                return;
+            }
+            pkg.cont = None;
+        }
+
+        if let Some(rest) = body.strip_prefix("--- ") {
+            if let Some(name) = rest.strip_prefix("FAIL: ") {
+                header(pkg, offset, indent, test_name(name));
+            } else if rest.starts_with("PASS: ") || rest.starts_with("SKIP: ") {
+                pkg.stack.retain(|&i| pkg.open[i].indent < indent);
+                if indent == 0 {
+                    pkg.end_tree();
+                }
+            } else if indent == 0 {
+                pkg.end_tree();
+            }
+            return;
+        }
+        if indent >= 4 {
+            if go_location(body)
+                && let Some((file, line, msg)) = message(body)
+            {
+                message_line(pkg, indent, file, line, msg);
+            }
+            return;
+        }
+        if indent > 0 {
+            return;
+        }
+        let was_in_tree = pkg.in_tree;
+        pkg.end_tree();
+        if let Some(rest) = body.strip_prefix("=== ") {
+            if let Some(name) = rest
+                .strip_prefix("RUN ")
+                .or_else(|| rest.strip_prefix("CONT "))
+                .or_else(|| rest.strip_prefix("NAME "))
+            {
+                let name = name.trim();
+                if test.is_none() {
+                    pkg.current.clear();
+                    pkg.current.push_str(name);
+                }
+            }
+            return;
+        }
+        if let Some(msg) = body.strip_prefix("panic: ") {
+            // Right after the `--- FAIL` header of the test that panicked, else outside tests.
+            let owner = was_in_tree
+                .then(|| pkg.open.len().checked_sub(1))
+                .flatten()
+                .filter(|&i| pkg.open[i].error_type.is_none());
+            pkg.panic = Some(Panic {
+                owner,
+                offset,
+                message: bounded_str(msg.trim_end_matches(" [recovered]"), MAX_MESSAGE),
+                trace: String::new(),
+                frame: None,
+                func_pkg: None,
+            });
+            return;
+        }
+        if let Some(rest) = body.strip_prefix("FAIL\t") {
+            let rest = rest.trim_end();
+            for (suffix, kind) in [
+                (" [build failed]", "build failed"),
+                (" [setup failed]", "setup failed"),
+            ] {
+                if let Some(p) = rest.strip_suffix(suffix) {
+                    let rec = self.build_failure(offset, p.trim(), kind);
+                    self.push_done(rec);
+                    return;
+                }
+            }
+            let name = rest.split('\t').next().unwrap_or(rest).trim().to_owned();
+            let pkg = match package {
+                None => std::mem::take(&mut self.plain),
+                Some(p) => self.json.remove(p).unwrap_or_default(),
+            };
+            self.close_failed(pkg, name, offset);
+            return;
+        }
+        if go_location(body)
+            && let Some(d) = diagnostic(body)
+            && self.diags.len() < MAX_DIAGS
+        {
+            self.diags.push(d);
+        }
+    }
+
+    fn push_done(&mut self, rec: Rec) {
+        if self.done.len() < MAX_FAILURES {
+            self.done.push(rec);
+        }
+    }
+
+    /// `FAIL\t<pkg>\t<time>`: the package's failures are complete.
+    fn close_failed(&mut self, pkg: Pkg, name: String, offset: u64) {
+        let had = !pkg.open.is_empty() || pkg.panic.is_some();
+        self.close(pkg, Some(name.clone()));
+        if !had {
+            self.push_done(Rec {
+                offset,
+                name: name.clone(),
+                package: Some(name),
+                package_level: true,
+                message: "package failed with no failing test".into(),
+                ..Rec::default()
+            });
+        }
+    }
+
+    /// Moves a package's reportable failures to `done`.
+    fn close(&mut self, mut pkg: Pkg, name: Option<String>) {
+        if let Some(panic) = pkg.panic.take() {
+            end_panic(&mut pkg, panic);
+        }
+        for rec in pkg.open {
+            if rec.child_failed && !rec.own_message {
+                continue;
+            }
+            let mut rec = rec;
+            if rec.package.is_none() {
+                rec.package = name.clone();
+            }
+            if rec.package_level {
+                rec.name = rec.package.clone().unwrap_or_else(|| "go test".into());
+            }
+            if self.done.len() < MAX_FAILURES {
+                self.done.push(rec);
+            }
+        }
+    }
+
+    fn build_failure(&mut self, offset: u64, package: &str, kind: &str) -> Rec {
+        // The first compiler error in the package's directory (a suffix of its import path).
+        let found = self.diags.iter().position(|d| {
+            let dir = d.path.rsplit_once('/').map_or("", |(dir, _)| dir);
+            !dir.is_empty()
+                && !dir.starts_with('/')
+                && (package == dir || package.ends_with(&format!("/{dir}")))
+        });
+        let mut rec = Rec {
+            offset,
+            name: package.to_owned(),
+            package: Some(package.to_owned()),
+            package_level: true,
+            error_type: Some(kind.to_owned()),
+            message: kind.to_owned(),
+            ..Rec::default()
+        };
+        if let Some(i) = found {
+            let d = &self.diags[i];
+            let dir = d.path.rsplit_once('/').map_or("", |(dir, _)| dir);
+            let module = package[..package.len() - dir.len()].trim_end_matches('/');
+            if !module.is_empty() {
+                add_module(&mut self.modules, module);
+            }
+            rec.file = Some(d.path.clone());
+            rec.file_is_path = true;
+            rec.line = Some(d.line);
+            rec.message = bounded_str(&d.message, MAX_MESSAGE);
+            let dir = dir.to_owned();
+            self.diags
+                .retain(|d| !d.path.starts_with(&format!("{dir}/")));
+        }
+        rec
+    }
+
+    fn failure(&self, rec: Rec) -> Failure {
+        let (file_path, resolved) = match (&rec.file, rec.file_is_path) {
+            (None, _) => (None, false),
+            (Some(p), true) => (Some(p.clone()), true),
+            (Some(base), false) => match rec.package.as_deref().and_then(|p| self.package_dir(p)) {
+                Some(dir) if dir.is_empty() => (Some(base.clone()), true),
+                Some(dir) => (Some(format!("{dir}/{base}")), true),
+                None => (Some(base.clone()), false),
+            },
+        };
+        let confidence = if resolved && rec.line.is_some() && !rec.package_level {
+            Confidence::High
+        } else {
+            Confidence::Medium
+        };
+        let mut cmd = ShellCommand::new("go").arg("test");
+        cmd = cmd.arg(rec.package.clone().unwrap_or_else(|| "./...".into()));
+        if !rec.package_level {
+            let pattern: Vec<String> = rec
+                .name
+                .split('/')
+                .map(|part| format!("^{}$", regex_escape(part)))
+                .collect();
+            cmd = cmd.arg("-run").arg(pattern.join("/"));
+        }
+        Failure {
+            test_name: rec.name,
+            file_path,
+            line_number: rec.line,
+            error_type: rec.error_type,
+            error_message: rec.message,
+            stack_trace: (!rec.trace.is_empty()).then_some(rec.trace),
+            confidence,
+            framework: Framework::GoTest,
+            reproduce_command: Some(cmd.to_string()),
+        }
+    }
+
+    /// The repository directory of an import path, when the module path is known.
+    fn package_dir(&self, package: &str) -> Option<String> {
+        let mut best: Option<&str> = None;
+        for m in &self.modules {
+            if (package == m || package.starts_with(&format!("{m}/")))
+                && best.is_none_or(|b| m.len() > b.len())
+            {
+                best = Some(m);
+            }
+        }
+        if let Some(m) = best {
+            return Some(package[m.len()..].trim_start_matches('/').to_owned());
+        }
+        for host in ["github.com/", "gitlab.com/", "bitbucket.org/"] {
+            if let Some(rest) = package.strip_prefix(host) {
+                let mut parts = rest.splitn(3, '/');
+                let (Some(_), Some(_)) = (parts.next(), parts.next()) else {
+                    return None;
+                };
+                let mut dir = parts.next().unwrap_or("");
+                // A major version suffix is a module path element, not a directory.
+                if let Some((first, tail)) = dir.split_once('/').or(Some((dir, "")))
+                    && first.len() > 1
+                    && first.starts_with('v')
+                    && first[1..].bytes().all(|b| b.is_ascii_digit())
+                {
+                    dir = tail;
+                }
+                return Some(dir.to_owned());
+            }
+        }
+        None
+    }
+}
+
+/// Whether `line` can matter to an idle parser (every such line has a trigger): a JSON
+/// event, `=== RUN`, `--- FAIL`, `panic:`, `FAIL\t`, or a `.go:` location. Byte checks only.
+fn may_start(line: &str) -> bool {
+    let body = line.trim_start_matches(' ');
+    body.starts_with("{\"")
+        || body.starts_with("=== ")
+        || body.starts_with("--- ")
+        || body.starts_with("panic: ")
+        || body.starts_with("FAIL\t")
+        || go_location(body)
+}
+
+/// Whether the first word of `body` (after an optional `vet: `) is `<file>.go:<...>`.
+fn go_location(body: &str) -> bool {
+    let b = body.strip_prefix("vet: ").unwrap_or(body).as_bytes();
+    match memchr::memchr2(b':', b' ', b) {
+        Some(i) => b[i] == b':' && i >= 3 && &b[i - 3..i] == b".go",
+        None => false,
+    }
+}
+
+/// `--- FAIL: <name>` at `indent`.
+fn header(pkg: &mut Pkg, offset: u64, indent: usize, name: &str) {
+    pkg.in_tree = true;
+    pkg.cont = None;
+    pkg.stack.retain(|&i| pkg.open[i].indent < indent);
+    if let Some(&parent) = pkg.stack.last()
+        && name.starts_with(&format!("{}/", pkg.open[parent].name))
+    {
+        pkg.open[parent].child_failed = true;
+    }
+    if pkg.open.len() >= MAX_FAILURES {
+        return;
+    }
+    let mut rec = Rec {
+        offset,
+        name: name.to_owned(),
+        indent,
+        ..Rec::default()
+    };
+    if let Some(i) = pkg.notes.iter().position(|n| n.test == name) {
+        let note = pkg.notes.remove(i);
+        rec.own_message = true;
+        rec.file = note.file.ends_with("_test.go").then_some(note.file);
+        rec.line = rec.file.is_some().then_some(note.line);
+        rec.message = note.text;
+    }
+    pkg.open.push(rec);
+    pkg.stack.push(pkg.open.len() - 1);
+}
+
+/// `<indent><file>.go:<line>: <msg>`.
+fn message_line(pkg: &mut Pkg, indent: usize, file: &str, line: u64, msg: &str) {
+    // Under a `--- FAIL` header four spaces shallower (output printed after the header).
+    if pkg.in_tree {
+        pkg.stack.retain(|&i| pkg.open[i].indent < indent);
+        if let Some(&i) = pkg.stack.last()
+            && pkg.open[i].indent + 4 == indent
+        {
+            let rec = &mut pkg.open[i];
+            if !rec.own_message {
+                rec.own_message = true;
+                rec.message = bounded_str(msg, MAX_MESSAGE);
+            }
+            if rec.file.is_none() && file.ends_with("_test.go") {
+                rec.file = Some(file.to_owned());
+                rec.line = Some(line);
+            }
+            pkg.cont = Some((Target::Rec(i), indent));
+            return;
+        }
+    }
+    // Streamed while the current test ran (`-v`): kept until its header.
+    if pkg.current.is_empty() {
+        return;
+    }
+    if let Some(i) = pkg.notes.iter().position(|n| n.test == pkg.current) {
+        let note = &mut pkg.notes[i];
+        if !note.file.ends_with("_test.go") && file.ends_with("_test.go") {
+            note.file = file.to_owned();
+            note.line = line;
+        }
+        pkg.cont = Some((Target::Note(i), indent));
+        return;
+    }
+    if pkg.notes.len() >= MAX_NOTES {
+        pkg.notes.remove(0);
+    }
+    pkg.notes.push(Note {
+        test: pkg.current.clone(),
+        file: file.to_owned(),
+        line,
+        text: bounded_str(msg, MAX_MESSAGE),
+    });
+    pkg.cont = Some((Target::Note(pkg.notes.len() - 1), indent));
+}
+
+fn panic_line(panic: &mut Panic, body: &str, modules: &mut Vec<String>) {
+    if panic.trace.len() < MAX_TRACE {
+        if !panic.trace.is_empty() {
+            panic.trace.push('\n');
+        }
+        panic.trace.push_str(body);
+    }
+    if let Some(frame) = body.strip_prefix('\t') {
+        // `\t/path/to/x_test.go:6 +0x1a5`
+        let loc = frame.split(" +0x").next().unwrap_or(frame);
+        if let Some((path, line)) = loc.rsplit_once(':')
+            && let Ok(line) = line.parse::<u64>()
+            && path.ends_with(".go")
+        {
+            let rel = relative_path(path);
+            let under_checkout = rel != path.strip_prefix("./").unwrap_or(path);
+            if under_checkout && let Some(func_pkg) = panic.func_pkg.take() {
+                let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+                if dir.is_empty() {
+                    add_module(modules, &func_pkg);
+                } else if let Some(m) = func_pkg.strip_suffix(&format!("/{dir}")) {
+                    add_module(modules, m);
+                }
+            }
+            if panic.frame.is_none() && path.ends_with("_test.go") && !is_goroot(path) {
+                panic.frame = Some((rel, line));
+            }
+        }
+    } else if let Some(call) = body.split('(').next()
+        && body.contains('(')
+        && let Some(slash) = call.rfind('/')
+        && let Some(dot) = call[slash..].find('.')
+    {
+        panic.func_pkg = Some(call[..slash + dot].to_owned());
+    }
+}
+
+fn end_panic(pkg: &mut Pkg, panic: Panic) {
+    let idx = match panic.owner {
+        Some(i) => i,
+        None => {
+            if pkg.open.len() >= MAX_FAILURES {
+                return;
+            }
+            pkg.open.push(Rec {
+                offset: panic.offset,
+                package_level: true,
+                ..Rec::default()
+            });
+            pkg.open.len() - 1
+        }
+    };
+    let rec = &mut pkg.open[idx];
+    rec.own_message = true;
+    rec.error_type = Some("panic".into());
+    rec.message = panic.message;
+    rec.trace = panic.trace;
+    if rec.file.is_none()
+        && let Some((path, line)) = panic.frame
+    {
+        rec.file_is_path = path.contains('/') && !path.starts_with('/');
+        rec.file = Some(if rec.file_is_path {
+            path
+        } else {
+            path.rsplit('/').next().unwrap_or(&path).to_owned()
+        });
+        rec.line = Some(line);
+    }
+}
+
+fn is_goroot(path: &str) -> bool {
+    path.contains("/src/testing/")
+        || path.contains("/src/runtime/")
+        || path.starts_with("/usr/lib/go")
+}
+
+fn add_module(modules: &mut Vec<String>, m: &str) {
+    if modules.len() < MAX_EVIDENCE && !modules.iter().any(|x| x == m) {
+        modules.push(m.to_owned());
+    }
+}
+
+/// `TestX/sub (0.00s)` → `TestX/sub`.
+fn test_name(s: &str) -> &str {
+    let s = s.trim_end();
+    match s.rfind(" (") {
+        Some(i) if s.ends_with(')') => &s[..i],
+        _ => s,
+    }
+}
+
+/// A test message `x_test.go:12: text`: (file, line, text).
+fn message(body: &str) -> Option<(&str, u64, &str)> {
+    let colon = body.find(".go:")? + 3;
+    let file = &body[..colon];
+    if file.is_empty() || file.contains(['/', ' ', '\t']) {
+        return None;
+    }
+    let rest = &body[colon + 1..];
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let line = rest[..digits].parse().ok()?;
+    let text = rest[digits..].strip_prefix(':')?;
+    Some((file, line, text.strip_prefix(' ').unwrap_or(text)))
+}
+
+/// A compiler or vet error at column 0: `dir/x.go:6:2: msg` (not `warning:`).
+fn diagnostic(body: &str) -> Option<Diag> {
+    let body = body.strip_prefix("vet: ").unwrap_or(body);
+    let end = body.find(".go:")? + 3;
+    let path = &body[..end];
+    if path.contains(' ') {
+        return None;
+    }
+    let mut parts = body[end + 1..].splitn(3, ':');
+    let line: u64 = parts.next()?.parse().ok()?;
+    let _col: u64 = parts.next()?.parse().ok()?;
+    let message = parts.next()?.trim();
+    if message.starts_with("warning:") || message.starts_with("note:") {
+        return None;
+    }
+    Some(Diag {
+        path: relative_path(path),
+        line,
+        message: bounded_str(message, MAX_MESSAGE),
+    })
+}
+
+fn regex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(log: &str) -> Vec<Failure> {
+        let mut p = GoTest::default();
+        for (i, l) in log.lines().enumerate() {
+            p.line(i as u64, l);
+        }
+        p.finish().into_iter().map(|(_, f)| f).collect()
+    }
+
+    #[test]
+    fn quiet_subtests_and_messages() {
+        let log = "--- FAIL: TestDivide (0.00s)\n    --- FAIL: TestDivide/by_zero (0.00s)\n        calc_test.go:48: got 1\n            want 0\n--- FAIL: TestP (0.00s)\n    --- FAIL: TestP/a (0.00s)\n        p_test.go:3: a\n    p_test.go:9: own\nFAIL\nFAIL\tgithub.com/acme/w/calc\t0.01s\n";
+        let got = parse(log);
+        assert_eq!(got.len(), 3, "{got:#?}");
+        assert_eq!(got[0].test_name, "TestDivide/by_zero");
+        assert_eq!(got[0].file_path.as_deref(), Some("calc/calc_test.go"));
+        assert_eq!(got[0].line_number, Some(48));
+        assert_eq!(got[0].error_message, "got 1\nwant 0");
+        assert_eq!(got[0].confidence, Confidence::High);
+        assert_eq!(
+            got[0].reproduce_command.as_deref(),
+            Some("go test github.com/acme/w/calc -run '^TestDivide$/''^by_zero$'")
+        );
+        assert_eq!(got[1].test_name, "TestP");
+        assert_eq!(got[1].line_number, Some(9));
+        assert_eq!(got[2].test_name, "TestP/a");
+    }
+
+    #[test]
+    fn verbose_messages_belong_to_the_running_test() {
+        let log = "=== RUN   TestA\n=== RUN   TestA/x\n    a_test.go:5: boom\n=== RUN   TestA/y\n    a_test.go:7: just a log\n--- FAIL: TestA (0.00s)\n    --- FAIL: TestA/x (0.00s)\n    --- PASS: TestA/y (0.00s)\nFAIL\nFAIL\texample.com/m\t0.1s\n";
+        let got = parse(log);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!(got[0].test_name, "TestA/x");
+        assert_eq!(got[0].line_number, Some(5));
+        // Unknown module layout: base name only.
+        assert_eq!(got[0].file_path.as_deref(), Some("a_test.go"));
+        assert_eq!(got[0].confidence, Confidence::Medium);
+    }
+
+    #[test]
+    fn json_events_and_build_failures() {
+        let log = concat!(
+            "# example.com/m/broken [example.com/m/broken.test]\n",
+            "broken/b_test.go:6:6: undefined: x\n",
+            "FAIL\texample.com/m/broken [build failed]\n",
+            "{\"Action\":\"output\",\"Package\":\"example.com/m/p\",\"Test\":\"TestZ\",\"Output\":\"=== RUN   TestZ\\n\"}\n",
+            "{\"Action\":\"output\",\"Package\":\"example.com/m/p\",\"Test\":\"TestZ\",\"Output\":\"    z_test.go:3: \\u003cnil\\u003e\\n\"}\n",
+            "{\"Action\":\"output\",\"Package\":\"example.com/m/p\",\"Test\":\"TestZ\",\"Output\":\"--- FAIL: TestZ (0.00s)\\n\"}\n",
+            "{\"Action\":\"fail\",\"Package\":\"example.com/m/p\",\"Test\":\"TestZ\"}\n",
+            "{\"Action\":\"output\",\"Package\":\"example.com/m/p\",\"Output\":\"FAIL\\texample.com/m/p\\t0.1s\\n\"}\n",
+        );
+        let got = parse(log);
+        assert_eq!(got.len(), 2, "{got:#?}");
+        assert_eq!(got[0].test_name, "example.com/m/broken");
+        assert_eq!(got[0].file_path.as_deref(), Some("broken/b_test.go"));
+        assert_eq!(got[0].line_number, Some(6));
+        assert_eq!(got[1].test_name, "TestZ");
+        assert_eq!(got[1].error_message, "<nil>");
+        // The module path was learnt from the build failure.
+        assert_eq!(got[1].file_path.as_deref(), Some("p/z_test.go"));
+    }
+
+    #[test]
+    fn panics_locate_the_test_frame() {
+        let log = "--- FAIL: TestP (0.00s)\npanic: boom [recovered]\n\tpanic: boom\n\ngoroutine 6 [running]:\nexample.com/m/inv.Skus(...)\n\t/home/runner/work/r/r/inv/stock.go:22\nexample.com/m/inv.TestP(0xc0)\n\t/home/runner/work/r/r/inv/p_test.go:6 +0x1a5\ntesting.tRunner(0xc0, 0x5)\n\t/usr/lib/go-1.19/src/testing/testing.go:1446 +0x10b\nFAIL\texample.com/m/inv\t0.005s\n";
+        let got = parse(log);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!(got[0].error_type.as_deref(), Some("panic"));
+        assert_eq!(got[0].error_message, "boom");
+        assert_eq!(got[0].file_path.as_deref(), Some("inv/p_test.go"));
+        assert_eq!(got[0].line_number, Some(6));
+    }
+
+    #[test]
+    fn passing_noise_is_not_a_failure() {
+        let log = "=== RUN   TestErrorFAIL\n    x_test.go:3: --- FAIL: nothing, FAIL\tx\n--- PASS: TestErrorFAIL (0.00s)\nutil/legacy.go:4:2: warning: #warning\nok  \texample.com/m\t0.1s\n";
+        assert!(parse(log).is_empty());
+    }
+}

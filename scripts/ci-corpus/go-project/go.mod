@@ -1,0 +1,3 @@
+module github.com/acme/widgets
+
+go 1.19

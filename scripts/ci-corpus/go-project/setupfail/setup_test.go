@@ -1,0 +1,9 @@
+package setupfail
+
+import (
+	"testing"
+
+	"github.com/acme/widgets/nosuchpkg"
+)
+
+func TestX(t *testing.T) { _ = nosuchpkg.Y }
