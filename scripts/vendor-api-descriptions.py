@@ -47,6 +47,17 @@ GITHUB_OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/pulls/comments/{comment_id}"),
     ("get", "/user"),
     ("get", "/rate_limit"),
+    # CI: checks and statuses of a commit, required checks, Actions jobs, logs, artifacts.
+    ("get", "/repos/{owner}/{repo}/commits/{ref}/check-runs"),
+    ("get", "/repos/{owner}/{repo}/commits/{ref}/status"),
+    ("get", "/repos/{owner}/{repo}/rules/branches/{branch}"),
+    ("get", "/repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"),
+    ("get", "/repos/{owner}/{repo}/check-runs/{check_run_id}/annotations"),
+    ("get", "/repos/{owner}/{repo}/actions/jobs/{job_id}"),
+    ("get", "/repos/{owner}/{repo}/actions/jobs/{job_id}/logs"),
+    ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}"),
+    ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"),
+    ("get", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}"),
 ]
 # Forgejo's paths are relative to /api/v1.
 FORGEJO_OPERATIONS = [
@@ -59,6 +70,16 @@ FORGEJO_OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/pulls/{index}/reviews"),
     ("get", "/repos/{owner}/{repo}/pulls/{index}/reviews/{id}"),
     ("get", "/repos/{owner}/{repo}/pulls/{index}/reviews/{id}/comments"),
+    # CI: commit statuses, branch protections, Actions runs, jobs, job logs and artifacts.
+    ("get", "/repos/{owner}/{repo}/commits/{ref}/statuses"),
+    ("get", "/repos/{owner}/{repo}/branch_protections"),
+    ("get", "/repos/{owner}/{repo}/actions/runs"),
+    ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}"),
+    ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/jobs"),
+    ("get", "/repos/{owner}/{repo}/actions/jobs/{job_id}"),
+    ("get", "/repos/{owner}/{repo}/actions/jobs/{job_id}/logs"),
+    ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"),
+    ("get", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/zip"),
 ]
 
 # Go fields that are pointers to scalars, so null when unset, which go-swagger cannot tell
@@ -222,13 +243,22 @@ def extract_github(spec: dict) -> dict:
         # A pull request or comment that does not exist answers 404 with a basic-error on
         # every operation below a repository, though some operations (e.g. listing reviews)
         # do not list it.
-        if "{pull_number}" in path or "{comment_id}" in path:
+        if any(p in path for p in ("{pull_number}", "{comment_id}", "{job_id}", "{run_id}",
+                                    "{check_run_id}", "{artifact_id}", "{ref}", "{branch}")):
             if "404" not in responses:
                 responses["404"] = {
                     "description": "Resource not found (supplement: unknown pull request or comment)",
                     "schema": conv.ref("#/components/schemas/basic-error"),
                 }
                 supplements.append("404")
+        # An expired job log (past the repository's retention, 90 days by default) answers
+        # 410 Gone with a basic-error.
+        if path.endswith("/actions/jobs/{job_id}/logs") and "410" not in responses:
+            responses["410"] = {
+                "description": "Gone (supplement: the log expired)",
+                "schema": conv.ref("#/components/schemas/basic-error"),
+            }
+            supplements.append("410")
         if method == "get" and "304" not in responses:
             responses["304"] = {"description": "Not modified (supplement: any conditional GET)", "schema": None}
             supplements.append("304")
@@ -321,8 +351,9 @@ and every schema they reference, converted to plain JSON Schema 2020-12:
   go-swagger lists every field of the Go struct;
 - supplements, listed per operation in `supplemented_statuses`: 401 on every operation (both
   forges send it for a bad token), for GitHub 403/429 on every operation (rate limits), 304
-  on every GET (conditional requests) and 404 on operations addressing a pull request or
-  comment (an unknown number or id), for
+  on every GET (conditional requests), 404 on operations addressing a pull request, comment,
+  commit, branch, check run, job, run or artifact (an unknown number or id) and 410 on the
+  job-log download (an expired log), for
   Forgejo 422 on operations with a JSON body (form-binding errors).
 
 ## Served but not described

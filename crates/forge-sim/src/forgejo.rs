@@ -284,6 +284,13 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
                 None => not_found(base).unchecked(),
             }
         }
+        ("GET", ["repos", owner, name, rest @ ..]) => {
+            match visible_repo(&world, &caller, owner, name) {
+                Some(r) => crate::ci::forgejo_route(base, &mut world, req, r, rest)
+                    .unwrap_or_else(|| not_found(base).unchecked()),
+                None => not_found(base),
+            }
+        }
         _ => not_found(base).unchecked(),
     }
 }
@@ -371,6 +378,53 @@ fn api_description(base: &str, world: &World) -> Value {
             "/repos/{owner}/{repo}/pulls/{index}/comments/{id}/replies",
             "post",
             "Reply to a pull request review comment",
+        );
+    }
+    add(
+        "/repos/{owner}/{repo}/commits/{ref}/statuses",
+        "get",
+        "Get a commit's statuses, by branch/tag/commit reference",
+    );
+    add(
+        "/repos/{owner}/{repo}/branch_protections",
+        "get",
+        "List branch protections for a repository",
+    );
+    if world.actions_api {
+        add(
+            "/repos/{owner}/{repo}/actions/runs",
+            "get",
+            "List a repository's action runs",
+        );
+        add(
+            "/repos/{owner}/{repo}/actions/runs/{run_id}",
+            "get",
+            "Get an action run",
+        );
+        add(
+            "/repos/{owner}/{repo}/actions/runs/{run_id}/jobs",
+            "get",
+            "List jobs of a workflow run",
+        );
+        add(
+            "/repos/{owner}/{repo}/actions/jobs/{job_id}",
+            "get",
+            "Get a single workflow run job, including its step list",
+        );
+        add(
+            "/repos/{owner}/{repo}/actions/jobs/{job_id}/logs",
+            "get",
+            "Download the plaintext logs of an action job",
+        );
+        add(
+            "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts",
+            "get",
+            "List artifacts of a workflow run",
+        );
+        add(
+            "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/zip",
+            "get",
+            "Download an artifact",
         );
     }
     let title = match world.flavor {

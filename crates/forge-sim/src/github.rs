@@ -220,6 +220,17 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String) {
                 Some((r, n)) => create_reply(base, &mut world, req, &caller, r, n, id),
                 None => not_found(),
             },
+            ("GET", ["repos", owner, name, rest @ ..]) => {
+                let ctx = crate::ci::GhCtx {
+                    base,
+                    storage: &shared.storage_url,
+                };
+                match visible_repo(&world, &caller, owner, name) {
+                    Some(r) => crate::ci::github_route(&ctx, &mut world, req, r, rest)
+                        .unwrap_or_else(|| not_found().unchecked()),
+                    None => not_found(),
+                }
+            }
             _ => not_found().unchecked(),
         }
     };
@@ -505,7 +516,7 @@ fn etag_of(body: &Value) -> String {
     format!("W/\"{:016x}\"", h.finish())
 }
 
-fn page_params(req: &Request) -> (usize, usize) {
+pub(crate) fn page_params(req: &Request) -> (usize, usize) {
     let per_page = req
         .query_param("per_page")
         .and_then(|v| v.parse::<usize>().ok())
@@ -543,7 +554,7 @@ fn list_comments(base: &str, world: &World, req: &Request, repo: usize, number: 
 
 /// GitHub's `Link` header: prev, next, last, first, each keeping the request's other query
 /// parameters, in that order, separated by ", ".
-fn link_header(path: &str, req: &Request, page: usize, last: usize) -> Option<String> {
+pub(crate) fn link_header(path: &str, req: &Request, page: usize, last: usize) -> Option<String> {
     let kept: Vec<(String, String)> = req
         .query
         .as_deref()
@@ -813,7 +824,7 @@ fn repo_json(
     })
 }
 
-fn scenario_repo_json(base: &str, world: &World, r: usize) -> Value {
+pub(crate) fn scenario_repo_json(base: &str, world: &World, r: usize) -> Value {
     let repo = &world.repos[r];
     let owner = world.user_or_ghost(&repo.spec.owner);
     repo_json(

@@ -13,6 +13,7 @@
 // The JSON shapes of the forges are large `json!` literals.
 #![recursion_limit = "256"]
 
+mod ci;
 pub mod contract;
 mod fault;
 mod forgejo;
@@ -21,17 +22,19 @@ mod graphql;
 mod scenario;
 mod server;
 mod state;
+mod storage;
 mod time;
 
 pub use contract::{validate_graphql, validate_rest};
 pub use fault::{Fault, FaultKind};
 pub use scenario::{
-    BranchSpec, Capabilities, CheckRunSpec, CommentSpec, ForgeFlavor, GenerateComments,
-    GenerateThreads, IssueSpec, Permission, PullSpec, PullState, RateLimitSpec, RepoSpec,
-    ReviewSpec, ReviewThreadSpec, Scenario, StatusSpec, ThreadCommentSpec, TokenSpec, UserKind,
-    UserSpec, WorkflowJobSpec,
+    AnnotationSpec, ArtifactSpec, BranchProtectionSpec, BranchSpec, Capabilities, CheckRunSpec,
+    CommentSpec, ForgeFlavor, GenerateComments, GenerateThreads, IssueSpec, LogGenerate,
+    Permission, PullSpec, PullState, RateLimitSpec, RepoSpec, ReviewSpec, ReviewThreadSpec,
+    Scenario, StatusSpec, StepSpec, ThreadCommentSpec, TokenSpec, UserKind, UserSpec,
+    WorkflowJobSpec, WorkflowRunSpec,
 };
-pub use server::{RecordedRequest, Sim, SimHandle};
+pub use server::{RecordedRequest, Sim, SimHandle, StorageRequest};
 
 /// What can go wrong loading a scenario or starting the server.
 #[derive(Debug, thiserror::Error)]

@@ -74,6 +74,11 @@ pub struct Capabilities {
     pub swagger: Option<bool>,
     #[serde(default)]
     pub paging: Option<bool>,
+    /// Whether the Actions API (runs, jobs with steps, job logs) is served and described.
+    /// Default: Forgejo yes (its published description has it), Gitea no (the simulator
+    /// does not model Gitea's differently shaped Actions API).
+    #[serde(default)]
+    pub actions_api: Option<bool>,
 }
 
 /// GitHub's primary rate limit as the simulator starts with it, per user and resource.
@@ -163,6 +168,11 @@ pub struct RepoSpec {
     pub pulls: Vec<PullSpec>,
     #[serde(default)]
     pub issues: Vec<IssueSpec>,
+    #[serde(default)]
+    pub branch_protections: Vec<BranchProtectionSpec>,
+    /// Reading branch protection answers 403 (a token without admin rights).
+    #[serde(default)]
+    pub branch_protection_forbidden: bool,
 }
 
 fn default_branch() -> String {
@@ -224,6 +234,10 @@ pub struct PullSpec {
     pub statuses: Vec<StatusSpec>,
     #[serde(default)]
     pub workflow_jobs: Vec<WorkflowJobSpec>,
+    #[serde(default)]
+    pub workflow_runs: Vec<WorkflowRunSpec>,
+    #[serde(default)]
+    pub artifacts: Vec<ArtifactSpec>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -391,13 +405,17 @@ pub struct ThreadCommentSpec {
     pub reactions: std::collections::BTreeMap<String, u32>,
 }
 
+/// A GitHub check run on the pull request's head commit (or on `head_sha`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CheckRunSpec {
+    /// Default: `job_id` when the run is an Actions job (GitHub uses one id for both),
+    /// otherwise generated.
     #[serde(default)]
     pub id: Option<u64>,
     pub name: String,
-    /// queued, in_progress or completed.
+    /// queued, in_progress or completed. With `complete_after`, the state shown before then
+    /// (`completed` counts as `in_progress` there).
     #[serde(default = "default_completed")]
     pub status: String,
     /// success, failure, neutral, cancelled, skipped, timed_out, action_required.
@@ -409,34 +427,74 @@ pub struct CheckRunSpec {
     pub started_at: Option<String>,
     #[serde(default)]
     pub completed_at: Option<String>,
+    /// Default for an Actions job: `{base}/{owner}/{repo}/actions/runs/{run}/job/{job}`.
+    /// `{base}` is replaced by the simulator's URL.
     #[serde(default)]
     pub details_url: Option<String>,
+    /// App slug; default `github-actions` when `job_id` is set.
     #[serde(default)]
     pub app: Option<String>,
-    /// The workflow job (by id) whose log explains this run.
+    /// The workflow job (by id) this check run is.
     #[serde(default)]
     pub job_id: Option<u64>,
+    /// Check-run output.
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub summary: Option<String>,
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub annotations: Vec<AnnotationSpec>,
+    /// Reports `status` on the first N check-run listings of its commit, then `completed`
+    /// with `conclusion`.
+    #[serde(default)]
+    pub complete_after: Option<u32>,
 }
 
 fn default_completed() -> String {
     "completed".to_owned()
 }
 
-/// A commit status (the older, context-based CI signal).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnnotationSpec {
+    pub path: String,
+    pub start_line: u64,
+    #[serde(default)]
+    pub end_line: Option<u64>,
+    /// notice, warning or failure.
+    #[serde(default = "default_annotation_level")]
+    pub level: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    pub message: String,
+    #[serde(default)]
+    pub raw_details: Option<String>,
+}
+
+fn default_annotation_level() -> String {
+    "failure".to_owned()
+}
+
+/// A commit status (the older, context-based CI signal; everything on Forgejo/Gitea).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StatusSpec {
     pub context: String,
-    /// error, failure, pending or success.
+    /// error, failure, pending or success (Forgejo/Gitea also warning, skipped).
     pub state: String,
     #[serde(default)]
     pub description: Option<String>,
+    /// `{base}` is replaced by the simulator's URL.
     #[serde(default)]
     pub target_url: Option<String>,
     #[serde(default)]
     pub created_at: Option<String>,
 }
 
+/// An Actions job: its steps and log. On Forgejo/Gitea its place in its run (0-based, in
+/// scenario order) is the job index of the web URL.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkflowJobSpec {
@@ -456,7 +514,85 @@ pub struct WorkflowJobSpec {
     #[serde(default)]
     pub completed_at: Option<String>,
     #[serde(default)]
+    pub steps: Vec<StepSpec>,
+    /// The log text.
+    #[serde(default)]
     pub log: String,
+    /// A file holding the log, relative to the scenario file (read by `Scenario::from_file`).
+    #[serde(default)]
+    pub log_file: Option<String>,
+    /// A log made up while it is served (`bytes` long, ending with `tail`), so a huge log
+    /// costs no memory.
+    #[serde(default)]
+    pub log_generate: Option<LogGenerate>,
+    /// The log expired: the API answers 410 Gone.
+    #[serde(default)]
+    pub log_expired: bool,
+    /// How the blob storage misbehaves for this log: `error` (500 every time), `reset`
+    /// (drops the connection), `gone` (404), `ignore_range` (answers 200 with the whole log
+    /// to a `Range` request).
+    #[serde(default)]
+    pub log_storage: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepSpec {
+    pub name: String,
+    #[serde(default = "default_completed")]
+    pub status: String,
+    #[serde(default)]
+    pub conclusion: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogGenerate {
+    pub bytes: u64,
+    #[serde(default)]
+    pub tail: String,
+}
+
+/// A workflow run (GitHub) or Actions run (Forgejo/Gitea, where `number` is its index in
+/// the repository, the `{run}` of web URLs).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowRunSpec {
+    pub id: u64,
+    #[serde(default)]
+    pub number: Option<u64>,
+    pub name: String,
+    #[serde(default = "default_completed")]
+    pub status: String,
+    #[serde(default)]
+    pub conclusion: Option<String>,
+    #[serde(default)]
+    pub started_at: Option<String>,
+}
+
+/// A run artifact: a zip the simulator builds from `files` (name -> content).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArtifactSpec {
+    pub id: u64,
+    pub run_id: u64,
+    pub name: String,
+    #[serde(default)]
+    pub files: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    pub expired: bool,
+}
+
+/// Required checks of a branch: a ruleset rule (GitHub, default) or classic branch
+/// protection (GitHub `classic: true`; Forgejo/Gitea always).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BranchProtectionSpec {
+    pub branch: String,
+    #[serde(default)]
+    pub required_checks: Vec<String>,
+    #[serde(default)]
+    pub classic: bool,
 }
 
 /// A plain issue: lets a test prove that an issue number is not a pull request.
@@ -516,6 +652,31 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("../scenarios/threads_mixed_gitea.yaml"),
     ),
     ("no_comments", include_str!("../scenarios/no_comments.yaml")),
+    ("ci_failing", include_str!("../scenarios/ci_failing.yaml")),
+    ("ci_running", include_str!("../scenarios/ci_running.yaml")),
+    ("ci_passed", include_str!("../scenarios/ci_passed.yaml")),
+    ("ci_none", include_str!("../scenarios/ci_none.yaml")),
+    (
+        "ci_log_expired",
+        include_str!("../scenarios/ci_log_expired.yaml"),
+    ),
+    (
+        "ci_log_storage_fails",
+        include_str!("../scenarios/ci_log_storage_fails.yaml"),
+    ),
+    ("ci_huge_log", include_str!("../scenarios/ci_huge_log.yaml")),
+    (
+        "ci_check_without_output",
+        include_str!("../scenarios/ci_check_without_output.yaml"),
+    ),
+    (
+        "ci_failing_forgejo",
+        include_str!("../scenarios/ci_failing_forgejo.yaml"),
+    ),
+    (
+        "ci_failing_gitea",
+        include_str!("../scenarios/ci_failing_gitea.yaml"),
+    ),
     (
         "no_comments_forgejo",
         include_str!("../scenarios/no_comments_forgejo.yaml"),
@@ -535,8 +696,25 @@ impl Scenario {
             path: path.to_owned(),
             source,
         })?;
-        Scenario::from_yaml(&text)
-            .map_err(|e| SimError::Scenario(format!("{}: {e}", path.display())))
+        let mut scenario = Scenario::from_yaml(&text)
+            .map_err(|e| SimError::Scenario(format!("{}: {e}", path.display())))?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        for repo in &mut scenario.repos {
+            for pull in &mut repo.pulls {
+                for job in &mut pull.workflow_jobs {
+                    if let Some(file) = job.log_file.take() {
+                        let log_path = dir.join(&file);
+                        job.log = std::fs::read_to_string(&log_path).map_err(|source| {
+                            SimError::ReadScenario {
+                                path: log_path.clone(),
+                                source,
+                            }
+                        })?;
+                    }
+                }
+            }
+        }
+        Ok(scenario)
     }
 
     /// An embedded scenario by file name without `.yaml` (see [`Scenario::builtin_names`]).
@@ -577,6 +755,22 @@ impl Scenario {
             }
             for pull in &repo.pulls {
                 times.push(("created_at", &pull.created_at));
+                for run in &pull.check_runs {
+                    if let (Some(id), Some(job)) = (run.id, run.job_id)
+                        && id != job
+                    {
+                        return fail(format!(
+                            "check run {:?}: id {id} differs from job_id {job} (an Actions \
+                             job's check run has the job's id)",
+                            run.name
+                        ));
+                    }
+                    if let Some(job) = run.job_id
+                        && !pull.workflow_jobs.iter().any(|j| j.id == Some(job))
+                    {
+                        return fail(format!("check run {:?}: no workflow job {job}", run.name));
+                    }
+                }
                 for t in &pull.review_threads {
                     if t.comments.is_empty() {
                         return fail(format!(

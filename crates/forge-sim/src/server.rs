@@ -41,6 +41,19 @@ pub struct RecordedRequest {
     pub authenticated: bool,
 }
 
+/// One request to the blob storage (the second listener job logs and artifacts redirect to).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StorageRequest {
+    pub path: String,
+    /// The `Range` header, if any.
+    pub range: Option<String>,
+    /// Whether the request carried an `Authorization` header (a client must not send the
+    /// forge token to storage on another host).
+    pub authorization: bool,
+    /// 0 when the connection was dropped (the `reset` storage fault).
+    pub status: u16,
+}
+
 /// Starts simulated forges.
 pub struct Sim;
 
@@ -56,9 +69,16 @@ impl Sim {
             .await
             .map_err(SimError::Bind)?;
         let addr = listener.local_addr().map_err(SimError::Bind)?;
+        // Blob storage on its own port: another origin, as Azure blob storage is to GitHub.
+        let storage = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
+            .await
+            .map_err(SimError::Bind)?;
+        let storage_addr = storage.local_addr().map_err(SimError::Bind)?;
         let shared = Arc::new(Shared {
             flavor: scenario.forge,
             base_url: format!("http://{addr}"),
+            storage_url: format!("http://{storage_addr}"),
+            storage_log: Mutex::new(Vec::new()),
             world: Mutex::new(World::new(scenario)),
             log: Mutex::new(Vec::new()),
             faults: Mutex::new(Vec::new()),
@@ -66,10 +86,12 @@ impl Sim {
             rate_used: Mutex::new(HashMap::new()),
         });
         let task = tokio::spawn(accept_loop(listener, shared.clone()));
+        let storage_task = tokio::spawn(crate::storage::accept_loop(storage, shared.clone()));
         Ok(SimHandle {
             shared,
             server: Arc::new(ServerTask {
                 task: Mutex::new(Some(task)),
+                storage: Mutex::new(Some(storage_task)),
             }),
         })
     }
@@ -85,11 +107,15 @@ pub struct SimHandle {
 
 struct ServerTask {
     task: Mutex<Option<JoinHandle<()>>>,
+    storage: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Drop for ServerTask {
     fn drop(&mut self) {
         if let Some(task) = lock(&self.task).take() {
+            task.abort();
+        }
+        if let Some(task) = lock(&self.storage).take() {
             task.abort();
         }
     }
@@ -114,6 +140,22 @@ impl SimHandle {
         lock(&self.shared.log).clear();
     }
 
+    /// The blob storage's root (`http://127.0.0.1:PORT`, another port than the forge).
+    pub fn storage_url(&self) -> String {
+        self.shared.storage_url.clone()
+    }
+
+    /// Requests the blob storage received, oldest first.
+    pub fn storage_requests(&self) -> Vec<StorageRequest> {
+        lock(&self.shared.storage_log).clone()
+    }
+
+    /// Completes every check run called `name` now, with `conclusion` (default: the
+    /// scenario's, else success). Returns how many there were.
+    pub fn complete_check(&self, name: &str, conclusion: Option<&str>) -> usize {
+        lock(&self.shared.world).complete_check(name, conclusion)
+    }
+
     pub fn inject(&self, fault: Fault) {
         lock(&self.shared.faults).push(fault);
     }
@@ -126,8 +168,11 @@ impl SimHandle {
 
     /// Stops accepting and drops open connections.
     pub async fn shutdown(self) {
-        let task = lock(&self.server.task).take();
-        if let Some(task) = task {
+        let tasks = [
+            lock(&self.server.task).take(),
+            lock(&self.server.storage).take(),
+        ];
+        for task in tasks.into_iter().flatten() {
             task.abort();
             // The JoinError of an aborted task is the expected outcome.
             let _ = task.await;
@@ -139,6 +184,9 @@ impl SimHandle {
 pub(crate) struct Shared {
     pub flavor: ForgeFlavor,
     pub base_url: String,
+    /// Root of the blob storage listener.
+    pub storage_url: String,
+    pub storage_log: Mutex<Vec<StorageRequest>>,
     pub world: Mutex<World>,
     log: Mutex<Vec<RecordedRequest>>,
     faults: Mutex<Vec<Fault>>,
@@ -448,6 +496,32 @@ fn control(shared: &Shared, request: &Request, rest: &str) -> Reply {
             Err(e) => bad(format!("not a Fault: {e}")),
         },
         ("GET", "violations") => Reply::json(200, Value::from(lock(&shared.violations).clone())),
+        ("GET", "storage") => match serde_json::to_value(&*lock(&shared.storage_log)) {
+            Ok(v) => Reply::json(200, v),
+            Err(e) => bad(e.to_string()),
+        },
+        ("POST", "checks/complete") => {
+            #[derive(Deserialize)]
+            struct Complete {
+                name: String,
+                #[serde(default)]
+                conclusion: Option<String>,
+            }
+            match serde_json::from_slice::<Complete>(&request.body) {
+                Ok(c) => {
+                    let found =
+                        lock(&shared.world).complete_check(&c.name, c.conclusion.as_deref());
+                    if found == 0 {
+                        Reply::json(404, serde_json::json!({"message": "no such check run"}))
+                    } else {
+                        Reply::json(200, serde_json::json!({"completed": found}))
+                    }
+                }
+                Err(e) => bad(format!(
+                    "expected {{\"name\": ..., \"conclusion\": ...}}: {e}"
+                )),
+            }
+        }
         _ => Reply::json(
             404,
             serde_json::json!({"message": "unknown control endpoint"}),

@@ -128,6 +128,10 @@ pub(crate) struct World {
     pub swagger_capability: bool,
     /// Whether the reviews list honours `page` (scenario `capabilities.paging`).
     pub paging: bool,
+    /// Whether the Forgejo/Gitea Actions API is served (scenario `capabilities.actions_api`).
+    pub actions_api: bool,
+    /// What polling and `/_sim/checks/complete` changed about checks.
+    pub ci: crate::ci::CiState,
     next_comment_id: u64,
     next_review_id: u64,
     next_thread_id: u64,
@@ -184,6 +188,11 @@ impl World {
             reply_capability,
             swagger_capability: scenario.capabilities.swagger.unwrap_or(true),
             paging: scenario.capabilities.paging.unwrap_or(true),
+            actions_api: scenario
+                .capabilities
+                .actions_api
+                .unwrap_or(scenario.forge == ForgeFlavor::Forgejo),
+            ci: crate::ci::CiState::default(),
             next_comment_id: FIRST_COMMENT_ID,
             next_review_id: FIRST_REVIEW_ID,
             next_thread_id: FIRST_THREAD_ID,

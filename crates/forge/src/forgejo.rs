@@ -2,6 +2,7 @@
 //! the flavour detected from `/version` once, and optional endpoints looked up in the
 //! instance's published API description rather than assumed from version numbers.
 
+mod ci;
 mod threads;
 
 use crate::wording::{not_found_hint, subject};
@@ -10,7 +11,7 @@ use std::sync::{Mutex, OnceLock};
 
 use async_trait::async_trait;
 use reqwest::header::{ACCEPT, HeaderMap, HeaderValue};
-use resolve_pr_core::{Error, PrRef, Result};
+use resolve_pr_core::{Error, PrRef, RepoRef, Result};
 use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::OnceCell;
@@ -18,8 +19,9 @@ use tokio::sync::OnceCell;
 use crate::config::{ForgeKind, ForgejoEndpoint};
 use crate::http::{Auth, ClientOptions, Http, Request};
 use crate::{
-    Actor, Forge, IssueComment, Page, PageRequest, PrState, PullRequest, Review, ReviewComment,
-    ReviewThread, ThreadCapabilities,
+    ActionsJobRef, Actor, Artifact, CiSnapshot, Forge, IssueComment, Job, LogStream, Page,
+    PageRequest, PrState, PullRequest, Review, ReviewComment, ReviewThread, ThreadCapabilities,
+    WorkflowRun,
 };
 
 /// The id Gitea and Forgejo give their built-in Actions bot (`gitea-actions`,
@@ -335,6 +337,47 @@ impl Forge for Forgejo {
     ) -> Result<ThreadCapabilities> {
         let (_, capabilities) = tokio::join!(self.detect_kind(), self.probe_thread_capabilities());
         capabilities
+    }
+
+    /// Commit statuses of the head commit (Actions jobs report there too) and the contexts
+    /// the base branch's protection requires.
+    async fn ci_snapshot(&self, pr: &PrRef) -> Result<CiSnapshot> {
+        self.fetch_ci_snapshot(pr).await
+    }
+
+    /// `job` holds the run index and job index of the status's target URL (see `forgejo::ci`).
+    async fn actions_job(&self, repo: &RepoRef, job: &ActionsJobRef) -> Result<Job> {
+        self.fetch_actions_job(repo, job).await
+    }
+
+    /// `run_id` is the run's index in the repository (the `#N` of the UI).
+    async fn workflow_run(&self, repo: &RepoRef, run_id: u64) -> Result<WorkflowRun> {
+        self.fetch_workflow_run(repo, run_id).await
+    }
+
+    async fn job_log(
+        &self,
+        repo: &RepoRef,
+        job: &ActionsJobRef,
+        max_bytes: u64,
+    ) -> Result<LogStream> {
+        self.fetch_job_log(repo, job, max_bytes).await
+    }
+
+    /// `run_id` is the run's index in the repository (the `#N` of the UI).
+    async fn run_artifacts(&self, repo: &RepoRef, run_id: u64) -> Result<Vec<Artifact>> {
+        self.fetch_run_artifacts(repo, run_id).await
+    }
+
+    async fn artifact_files(
+        &self,
+        repo: &RepoRef,
+        artifact: &Artifact,
+        suffix: &str,
+        max_bytes: u64,
+    ) -> Result<Vec<(String, Vec<u8>)>> {
+        self.fetch_artifact_files(repo, artifact, suffix, max_bytes)
+            .await
     }
 }
 

@@ -125,6 +125,8 @@ pub(crate) struct Request<'a> {
     pub subject: &'a str,
     /// Suggestion for a 404.
     pub not_found_hint: &'a str,
+    /// A `Range` header value; only [`Http::locate`] sends it (downloads that may be long).
+    pub range: Option<String>,
 }
 
 impl<'a> Request<'a> {
@@ -137,6 +139,7 @@ impl<'a> Request<'a> {
             idempotent: true,
             subject,
             not_found_hint: "",
+            range: None,
         }
     }
 
@@ -149,11 +152,17 @@ impl<'a> Request<'a> {
             idempotent: false,
             subject,
             not_found_hint: "",
+            range: None,
         }
     }
 
     pub fn not_found_hint(mut self, hint: &'a str) -> Self {
         self.not_found_hint = hint;
+        self
+    }
+
+    pub fn range(mut self, range: Option<String>) -> Self {
+        self.range = range;
         self
     }
 
@@ -218,6 +227,12 @@ pub(crate) fn parse_json<T: DeserializeOwned>(body: &[u8], origin: &str) -> Resu
 /// The HTTP client of one forge endpoint. Cheap to share: clone the `Arc` around it.
 pub(crate) struct Http {
     client: reqwest::Client,
+    /// For downloads (job logs, artifacts): follows no redirect (the client decides where
+    /// its token goes), sends no default headers, and bounds each read instead of the
+    /// whole transfer, so a large log can stream for as long as it keeps arriving.
+    raw: reqwest::Client,
+    /// The default headers of `client`, added to API requests made with `raw`.
+    api_headers: HeaderMap,
     cache: EtagCache,
     retry: RetryPolicy,
     /// "GitHub", "Forgejo", ..., for messages.
@@ -255,20 +270,30 @@ impl Http {
         auth_hint: impl Into<String>,
     ) -> Result<Http> {
         ensure_crypto_provider();
+        let setup = |e: reqwest::Error| {
+            Error::unknown(format!(
+                "cannot set up the HTTP client: {}",
+                error_chain(&e)
+            ))
+        };
         let client = reqwest::Client::builder()
             .user_agent(concat!("resolve-pr/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(options.connect_timeout)
             .timeout(options.request_timeout)
-            .default_headers(default_headers)
+            .default_headers(default_headers.clone())
             .build()
-            .map_err(|e| {
-                Error::unknown(format!(
-                    "cannot set up the HTTP client: {}",
-                    error_chain(&e)
-                ))
-            })?;
+            .map_err(setup)?;
+        let raw = reqwest::Client::builder()
+            .user_agent(concat!("resolve-pr/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(options.connect_timeout)
+            .read_timeout(options.request_timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(setup)?;
         Ok(Http {
             client,
+            raw,
+            api_headers: default_headers,
             cache: EtagCache::new(512),
             retry: options.retry.clone(),
             forge: forge.into(),
@@ -301,17 +326,25 @@ impl Http {
 
     /// Sends the request, retrying what is safe to retry within the policy's bounds.
     pub async fn send(&self, req: &Request<'_>) -> Result<Response> {
+        let response = self.retrying(req, || self.attempt(req)).await?;
+        if response.from_cache {
+            tracing::trace!(url = %req.url, "not modified; served from the ETag cache");
+        }
+        Ok(response)
+    }
+
+    /// Runs `attempt` until it succeeds or the policy says stop.
+    async fn retrying<T, F, Fut>(&self, req: &Request<'_>, mut attempt: F) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = std::result::Result<T, Failure>>,
+    {
         let mut delays = self.retry.backoff();
         let mut slept = Duration::ZERO;
         let mut retries = 0u32;
         loop {
-            let failure = match self.attempt(req).await {
-                Ok(response) => {
-                    if response.from_cache {
-                        tracing::trace!(url = %req.url, "not modified; served from the ETag cache");
-                    }
-                    return Ok(response);
-                }
+            let failure = match attempt().await {
+                Ok(done) => return Ok(done),
                 Err(failure) => failure,
             };
             let retryable = match failure.retry {
@@ -419,6 +452,106 @@ impl Http {
         })
     }
 
+    /// A GET on the API that may answer with a redirect to storage on another host (job
+    /// logs, artifact archives): the redirect is not followed here, so the token stays with
+    /// the API, and the body of a direct answer is not read.
+    pub async fn locate(&self, req: &Request<'_>) -> Result<Located> {
+        self.retrying(req, || async {
+            let mut builder = self.raw.get(&req.url).headers(self.api_headers.clone());
+            if let Some(auth) = req.auth {
+                builder = builder.header(AUTHORIZATION, auth.header.clone());
+            }
+            if let Some(range) = &req.range {
+                builder = builder.header(reqwest::header::RANGE, range.clone());
+            }
+            let ctx = self.context(req);
+            let response = builder
+                .send()
+                .await
+                .map_err(|e| transport_failure(&e, &ctx, false))?;
+            let status = response.status();
+            if status.is_redirection() {
+                let location = response
+                    .headers()
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| url::Url::parse(&req.url).ok()?.join(v).ok());
+                return match location {
+                    Some(url) => Ok(Located::Redirect(url.to_string())),
+                    None => Err(Failure::fatal(ctx.base(
+                        Error::api(format!(
+                            "{} answered {status} without a usable Location for {}",
+                            ctx.forge, ctx.subject
+                        )),
+                        Some(status.as_u16()),
+                    ))),
+                };
+            }
+            if status.is_success() {
+                return Ok(Located::Direct(response));
+            }
+            let headers = response.headers().clone();
+            let body = response
+                .bytes()
+                .await
+                .map_err(|e| transport_failure(&e, &ctx, true))?;
+            Err(classify_status(
+                status.as_u16(),
+                &headers,
+                &body,
+                &ctx,
+                SystemTime::now(),
+            ))
+        })
+        .await
+    }
+
+    /// A GET to a download URL the API redirected to, without our token (it belongs to the
+    /// API host only), optionally for a byte range; the body is left unread for streaming.
+    /// Errors name `storage` (e.g. "the log storage (blob.example:443)") and never show the
+    /// URL's query, which on signed URLs is a credential.
+    pub async fn download(
+        &self,
+        url: &str,
+        range: Option<&str>,
+        storage: &str,
+        subject: &str,
+    ) -> Result<reqwest::Response> {
+        let shown = url.split('?').next().unwrap_or(url).to_owned();
+        let req = Request::get(shown, None, subject);
+        self.retrying(&req, || async {
+            let mut builder = self.raw.get(url);
+            if let Some(range) = range {
+                builder = builder.header(reqwest::header::RANGE, range);
+            }
+            let ctx = ErrorContext {
+                forge: storage,
+                ..self.context(&req)
+            };
+            let response = builder
+                .send()
+                .await
+                .map_err(|e| transport_failure(&e, &ctx, false))?;
+            let status = response.status();
+            if status.is_success() {
+                return Ok(response);
+            }
+            let headers = response.headers().clone();
+            let body = response
+                .bytes()
+                .await
+                .map_err(|e| transport_failure(&e, &ctx, true))?;
+            Err(classify_status(
+                status.as_u16(),
+                &headers,
+                &body,
+                &ctx,
+                SystemTime::now(),
+            ))
+        })
+        .await
+    }
+
     fn context<'r>(&'r self, req: &'r Request<'r>) -> ErrorContext<'r> {
         ErrorContext {
             forge: &self.forge,
@@ -429,6 +562,12 @@ impl Http {
             auth_hint: &self.auth_hint,
         }
     }
+}
+
+/// Where a download lives: the API redirected there, or answered with the content itself.
+pub(crate) enum Located {
+    Redirect(String),
+    Direct(reqwest::Response),
 }
 
 /// Everything a failure message needs to say what went wrong where.
@@ -477,7 +616,7 @@ pub(crate) struct Failure {
 }
 
 impl Failure {
-    fn fatal(error: Error) -> Self {
+    pub(crate) fn fatal(error: Error) -> Self {
         Failure {
             error,
             retry: Retry::No,

@@ -10,6 +10,7 @@
 
 pub mod ci;
 pub mod config;
+mod download;
 pub mod forgejo;
 pub mod github;
 mod http;

@@ -68,6 +68,15 @@ const REPLY_ROUTE: &[Option<&str>] = &[
 /// Whether the description's `paths` has a POST operation on `route`. Paths are relative
 /// to `basePath`; an `/api/v1` prefix (a description without `basePath`) is tolerated.
 fn describes(paths: &serde_json::Map<String, serde_json::Value>, route: &[Option<&str>]) -> bool {
+    describes_operation(paths, route, "post")
+}
+
+/// Whether the description's `paths` has a `method` operation on `route` (see `describes`).
+pub(super) fn describes_operation(
+    paths: &serde_json::Map<String, serde_json::Value>,
+    route: &[Option<&str>],
+    method: &str,
+) -> bool {
     paths.iter().any(|(path, item)| {
         let path = path.strip_prefix("/api/v1").unwrap_or(path);
         let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
@@ -79,7 +88,7 @@ fn describes(paths: &serde_json::Map<String, serde_json::Value>, route: &[Option
                     Some(literal) => segment == literal,
                     None => segment.starts_with('{') && segment.ends_with('}') && segment.len() > 2,
                 })
-            && item.get("post").is_some()
+            && item.get(method).is_some()
     })
 }
 
@@ -607,7 +616,7 @@ impl Forgejo {
         })
     }
 
-    fn description_url(&self) -> String {
+    pub(super) fn description_url(&self) -> String {
         format!(
             "{}{DESCRIPTION_PATH}",
             self.endpoint.web_url.trim_end_matches('/')

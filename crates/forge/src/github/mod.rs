@@ -2,6 +2,7 @@
 //! GraphQL helper on the same HTTP layer, and the token lookup users expect (config,
 //! `GITHUB_TOKEN`, `GH_TOKEN`, `gh auth token`), done lazily so listing tools needs no token.
 
+pub(crate) mod ci;
 pub mod queries;
 mod threads;
 
@@ -11,7 +12,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use reqwest::header::{ACCEPT, HeaderMap, HeaderValue};
-use resolve_pr_core::{Error, PrRef, Result};
+use resolve_pr_core::{Error, PrRef, RepoRef, Result};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::OnceCell;
@@ -19,8 +20,9 @@ use tokio::sync::OnceCell;
 use crate::config::{ForgeKind, GitHubEndpoint, Secret};
 use crate::http::{Auth, ClientOptions, EnvLookup, Http, Request, parse_json};
 use crate::{
-    Actor, Forge, IssueComment, Page, PageRequest, PrState, PullRequest, Review, ReviewComment,
-    ReviewState, ReviewThread, ThreadCapabilities,
+    ActionsJobRef, Actor, Annotation, Artifact, CiSnapshot, Forge, IssueComment, Job, LogStream,
+    Page, PageRequest, PrState, PullRequest, Review, ReviewComment, ReviewState, ReviewThread,
+    ThreadCapabilities, WorkflowRun,
 };
 
 /// How long `gh auth token` may take before we stop waiting for it.
@@ -358,6 +360,50 @@ impl Forge for GitHub {
             can_resolve: true,
             missing: None,
         })
+    }
+
+    async fn ci_snapshot(&self, pr: &PrRef) -> Result<CiSnapshot> {
+        self.fetch_ci_snapshot(pr).await
+    }
+
+    async fn actions_job(&self, repo: &RepoRef, job: &ActionsJobRef) -> Result<Job> {
+        self.fetch_actions_job(repo, job).await
+    }
+
+    async fn workflow_run(&self, repo: &RepoRef, run_id: u64) -> Result<WorkflowRun> {
+        self.fetch_workflow_run(repo, run_id).await
+    }
+
+    async fn job_log(
+        &self,
+        repo: &RepoRef,
+        job: &ActionsJobRef,
+        max_bytes: u64,
+    ) -> Result<LogStream> {
+        self.fetch_job_log(repo, job, max_bytes).await
+    }
+
+    async fn check_annotations(
+        &self,
+        repo: &RepoRef,
+        check_run_id: u64,
+    ) -> Result<Vec<Annotation>> {
+        self.fetch_check_annotations(repo, check_run_id).await
+    }
+
+    async fn run_artifacts(&self, repo: &RepoRef, run_id: u64) -> Result<Vec<Artifact>> {
+        self.fetch_run_artifacts(repo, run_id).await
+    }
+
+    async fn artifact_files(
+        &self,
+        repo: &RepoRef,
+        artifact: &Artifact,
+        suffix: &str,
+        max_bytes: u64,
+    ) -> Result<Vec<(String, Vec<u8>)>> {
+        self.fetch_artifact_files(repo, artifact, suffix, max_bytes)
+            .await
     }
 }
 

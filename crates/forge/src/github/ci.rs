@@ -1,0 +1,751 @@
+//! CI on GitHub: check runs and commit statuses of a PR's head commit, the checks branch
+//! rules require, Actions jobs and runs, job logs (a redirect to blob storage on another
+//! host, streamed), check-run annotations and run artifacts.
+
+use futures_util::future;
+use resolve_pr_core::{Error, PrRef, RepoRef, Result};
+use serde::Deserialize;
+
+use super::{GhPull, GitHub, MAX_PAGES, MAX_PER_PAGE, too_many_pages};
+use crate::download::{self, Labels, Source, status_of};
+use crate::http::{Request, Response};
+use crate::wording::{not_found_hint, subject};
+use crate::{
+    ActionsJobRef, Annotation, Artifact, Check, CheckConclusion, CheckKind, CheckState, CiSnapshot,
+    Job, LogStream, Step, WorkflowRun,
+};
+
+/// The app whose check runs are Actions jobs (the check run id is the job id).
+const ACTIONS_APP: &str = "github-actions";
+
+impl GitHub {
+    fn repo_api(&self, repo: &RepoRef) -> String {
+        format!(
+            "{}/repos/{}/{}",
+            self.endpoint.api_url.trim_end_matches('/'),
+            repo.owner,
+            repo.repo
+        )
+    }
+
+    /// Every page of a list; `items` takes the list out of one page's JSON. Also says
+    /// whether every page came from the ETag cache.
+    async fn all_pages<T>(
+        &self,
+        first_url: &str,
+        subject: &str,
+        hint: &str,
+        items: impl Fn(&Response) -> Result<Vec<T>>,
+    ) -> Result<(Vec<T>, bool)> {
+        let auth = self.auth().await?;
+        let mut out = Vec::new();
+        let mut cached = true;
+        let sep = if first_url.contains('?') { '&' } else { '?' };
+        for page in 1u32.. {
+            let url = format!("{first_url}{sep}per_page={MAX_PER_PAGE}&page={page}");
+            let request = Request::get(url, Some(auth), subject).not_found_hint(hint);
+            let response = self.http.send(&request).await?;
+            cached &= response.from_cache;
+            let got = items(&response)?;
+            let count = got.len();
+            let more = response.may_have_next(count, MAX_PER_PAGE as usize);
+            out.extend(got);
+            if count == 0 || !more {
+                break;
+            }
+            if page >= MAX_PAGES {
+                return Err(too_many_pages(subject));
+            }
+        }
+        Ok((out, cached))
+    }
+
+    pub(super) async fn fetch_ci_snapshot(&self, pr: &PrRef) -> Result<CiSnapshot> {
+        let auth = self.auth().await?;
+        let pr_subject = subject(pr);
+        let hint = not_found_hint(pr);
+        let url = format!("{}/pulls/{}", self.repo_api(&pr.repo), pr.number);
+        let response = self
+            .http
+            .send(&Request::get(url, Some(auth), &pr_subject).not_found_hint(&hint))
+            .await?;
+        let pull_cached = response.from_cache;
+        let pull: GhPull = response.json()?;
+        let (sha, base) = (pull.head.sha, pull.base.name);
+        let repo = self.repo_api(&pr.repo);
+        let runs_subject = format!("check runs of commit {sha} ({pr_subject})");
+        let status_subject = format!("commit statuses of {sha} ({pr_subject})");
+        let runs_url = format!("{repo}/commits/{sha}/check-runs?filter=latest");
+        let status_url = format!("{repo}/commits/{sha}/status");
+        let runs = self.all_pages(&runs_url, &runs_subject, &hint, |r| {
+            Ok(r.json::<GhCheckRuns>()?.check_runs)
+        });
+        let statuses = self.all_pages(&status_url, &status_subject, &hint, |r| {
+            Ok(r.json::<GhCombinedStatus>()?.statuses)
+        });
+        let ((runs, runs_cached), (statuses, statuses_cached), (required, required_cached)) =
+            tokio::try_join!(runs, statuses, async {
+                Ok(self.required_checks(pr, &base).await)
+            })?;
+        let mut checks: Vec<Check> = runs.into_iter().map(GhCheckRun::into_domain).collect();
+        checks.extend(latest_statuses(statuses));
+        Ok(CiSnapshot {
+            head_sha: sha,
+            checks,
+            required,
+            unchanged: pull_cached && runs_cached && statuses_cached && required_cached,
+        })
+    }
+
+    /// Names of required checks from rulesets and classic branch protection, best effort:
+    /// `None` when neither could be read (403/404 and any other failure: a token without
+    /// admin rights cannot read classic protection). Also whether the answers were cached.
+    async fn required_checks(&self, pr: &PrRef, base: &str) -> (Option<Vec<String>>, bool) {
+        let Ok(auth) = self.auth().await else {
+            return (None, false);
+        };
+        let repo = self.repo_api(&pr.repo);
+        let branch = url_segment(base);
+        let rules_subject = format!("rules of branch {base}");
+        let protection_subject = format!("protection of branch {base}");
+        let rules_url = format!("{repo}/rules/branches/{branch}?per_page={MAX_PER_PAGE}");
+        let protection_url = format!("{repo}/branches/{branch}/protection/required_status_checks");
+        let rules_request = Request::get(rules_url, Some(auth), &rules_subject);
+        let protection_request = Request::get(protection_url, Some(auth), &protection_subject);
+        let (rules, protection) = future::join(
+            self.http.send(&rules_request),
+            self.http.send(&protection_request),
+        )
+        .await;
+        let mut names: Vec<String> = Vec::new();
+        let mut known = false;
+        let mut cached = true;
+        let note = |what: &str, e: &Error| {
+            tracing::debug!(what, status = ?status_of(e), error = %e, "required checks unknown");
+        };
+        match rules.and_then(|r| Ok((r.json::<Vec<GhRule>>()?, r.from_cache))) {
+            Ok((rules, from_cache)) => {
+                known = true;
+                cached &= from_cache;
+                for rule in rules {
+                    if rule.kind == "required_status_checks" {
+                        names.extend(
+                            rule.parameters
+                                .into_iter()
+                                .flat_map(|p| p.required_status_checks)
+                                .map(|c| c.context),
+                        );
+                    }
+                }
+            }
+            Err(e) => note("rules", &e),
+        }
+        match protection.and_then(|r| Ok((r.json::<GhRequiredChecks>()?, r.from_cache))) {
+            Ok((checks, from_cache)) => {
+                known = true;
+                cached &= from_cache;
+                names.extend(checks.contexts);
+                names.extend(checks.checks.into_iter().map(|c| c.context));
+            }
+            Err(e) => note("classic protection", &e),
+        }
+        let mut seen = std::collections::HashSet::new();
+        names.retain(|n| seen.insert(n.clone()));
+        (known.then_some(names), cached)
+    }
+
+    pub(super) async fn fetch_actions_job(
+        &self,
+        repo: &RepoRef,
+        job: &ActionsJobRef,
+    ) -> Result<Job> {
+        let auth = self.auth().await?;
+        let subject = format!("Actions job {} in {}/{}", job.job_id, repo.owner, repo.repo);
+        let url = format!("{}/actions/jobs/{}", self.repo_api(repo), job.job_id);
+        let response = self
+            .http
+            .send(&Request::get(url, Some(auth), &subject))
+            .await?;
+        Ok(response.json::<GhJob>()?.into_domain())
+    }
+
+    pub(super) async fn fetch_workflow_run(
+        &self,
+        repo: &RepoRef,
+        run_id: u64,
+    ) -> Result<WorkflowRun> {
+        let auth = self.auth().await?;
+        let subject = format!("workflow run {run_id} in {}/{}", repo.owner, repo.repo);
+        let url = format!("{}/actions/runs/{run_id}", self.repo_api(repo));
+        let response = self
+            .http
+            .send(&Request::get(url, Some(auth), &subject))
+            .await?;
+        Ok(response.json::<GhRun>()?.into_domain())
+    }
+
+    pub(super) async fn fetch_job_log(
+        &self,
+        repo: &RepoRef,
+        job: &ActionsJobRef,
+        max_bytes: u64,
+    ) -> Result<LogStream> {
+        let auth = self.auth().await?;
+        let subject = format!(
+            "the log of Actions job {} in {}/{}",
+            job.job_id, repo.owner, repo.repo
+        );
+        let url = format!("{}/actions/jobs/{}/logs", self.repo_api(repo), job.job_id);
+        let job_id = job.job_id;
+        let gone = || {
+            Error::logical(format!(
+                "the log of Actions job {job_id} is gone or not there yet: it expired or was \
+                 deleted (GitHub keeps logs 90 days by default, less where the repository \
+                 says so), or the job has not finished"
+            ))
+            .with_detail("job_id", job_id)
+            .with_suggestion(
+                "If the job finished, re-run it (gh run rerun --job JOB_ID, or the job's page) \
+                 to get a fresh log; if it is still running, wait for it to complete.",
+            )
+        };
+        download::stream_tail(
+            &self.http,
+            Source::Api {
+                url,
+                auth,
+                subject: &subject,
+            },
+            Labels {
+                subject: &subject,
+                gone: &gone,
+            },
+            max_bytes,
+        )
+        .await
+    }
+
+    pub(super) async fn fetch_check_annotations(
+        &self,
+        repo: &RepoRef,
+        check_run_id: u64,
+    ) -> Result<Vec<Annotation>> {
+        let subject = format!(
+            "annotations of check run {check_run_id} in {}/{}",
+            repo.owner, repo.repo
+        );
+        let url = format!(
+            "{}/check-runs/{check_run_id}/annotations",
+            self.repo_api(repo)
+        );
+        let (items, _) = self
+            .all_pages(&url, &subject, "", |r| r.json::<Vec<GhAnnotation>>())
+            .await?;
+        Ok(items.into_iter().map(GhAnnotation::into_domain).collect())
+    }
+
+    pub(super) async fn fetch_run_artifacts(
+        &self,
+        repo: &RepoRef,
+        run_id: u64,
+    ) -> Result<Vec<Artifact>> {
+        let subject = format!(
+            "artifacts of workflow run {run_id} in {}/{}",
+            repo.owner, repo.repo
+        );
+        let url = format!("{}/actions/runs/{run_id}/artifacts", self.repo_api(repo));
+        let (items, _) = self
+            .all_pages(&url, &subject, "", |r| {
+                Ok(r.json::<GhArtifacts>()?.artifacts)
+            })
+            .await?;
+        Ok(items.into_iter().map(GhArtifact::into_domain).collect())
+    }
+
+    pub(super) async fn fetch_artifact_files(
+        &self,
+        repo: &RepoRef,
+        artifact: &Artifact,
+        suffix: &str,
+        max_bytes: u64,
+    ) -> Result<Vec<(String, Vec<u8>)>> {
+        let subject = format!(
+            "artifact {:?} ({}) of {}/{}",
+            artifact.name, artifact.id, repo.owner, repo.repo
+        );
+        refuse_artifact(artifact, &subject, max_bytes)?;
+        let auth = self.auth().await?;
+        let url = format!(
+            "{}/actions/artifacts/{}/zip",
+            self.repo_api(repo),
+            artifact.id
+        );
+        let gone = || expired_artifact(&subject);
+        let archive = download::read_bounded(
+            &self.http,
+            Source::Api {
+                url,
+                auth,
+                subject: &subject,
+            },
+            Labels {
+                subject: &subject,
+                gone: &gone,
+            },
+            max_bytes,
+        )
+        .await?;
+        download::unzip_matching(archive, suffix, max_bytes, &subject)
+    }
+}
+
+/// Artifacts that are expired or larger than the budget are not downloaded.
+pub(crate) fn refuse_artifact(artifact: &Artifact, subject: &str, max_bytes: u64) -> Result<()> {
+    if artifact.expired {
+        return Err(expired_artifact(subject));
+    }
+    if artifact.size_in_bytes > max_bytes {
+        return Err(Error::logical(format!(
+            "{subject} is {} bytes, more than the limit of {max_bytes}",
+            artifact.size_in_bytes
+        ))
+        .with_detail("size_in_bytes", artifact.size_in_bytes)
+        .with_suggestion("Download it from the run's page if it is needed."));
+    }
+    Ok(())
+}
+
+fn expired_artifact(subject: &str) -> Error {
+    Error::logical(format!(
+        "{subject} has expired and can no longer be downloaded"
+    ))
+    .with_suggestion("Re-run the workflow to produce the artifact again.")
+}
+
+/// A branch name in a URL path: `/` stays (GitHub takes `release/1.x` as is), the rest of
+/// the reserved characters are escaped.
+fn url_segment(name: &str) -> String {
+    url::form_urlencoded::byte_serialize(name.as_bytes())
+        .collect::<String>()
+        .replace("%2F", "/")
+        .replace('+', "%20")
+}
+
+/// The newest status of each context (the combined status already is; a list may not be).
+fn latest_statuses(statuses: Vec<GhStatus>) -> Vec<Check> {
+    let mut seen = std::collections::HashSet::new();
+    let mut sorted = statuses;
+    // Newest first, so the first of each context wins; stable for equal times.
+    sorted.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    sorted
+        .into_iter()
+        .filter(|s| seen.insert(s.context.clone()))
+        .map(GhStatus::into_domain)
+        .collect()
+}
+
+pub(crate) fn check_state(status: &str) -> CheckState {
+    match status {
+        "completed" => CheckState::Completed,
+        "in_progress" => CheckState::InProgress,
+        // queued, waiting, requested, pending
+        _ => CheckState::Queued,
+    }
+}
+
+pub(crate) fn conclusion(value: Option<&str>) -> Option<CheckConclusion> {
+    Some(match value? {
+        "success" => CheckConclusion::Success,
+        "failure" => CheckConclusion::Failure,
+        "neutral" => CheckConclusion::Neutral,
+        "cancelled" => CheckConclusion::Cancelled,
+        "skipped" => CheckConclusion::Skipped,
+        "timed_out" => CheckConclusion::TimedOut,
+        "action_required" => CheckConclusion::ActionRequired,
+        "startup_failure" => CheckConclusion::StartupFailure,
+        "stale" => CheckConclusion::Stale,
+        other => {
+            tracing::debug!(conclusion = other, "unknown check conclusion");
+            return None;
+        }
+    })
+}
+
+/// `…/actions/runs/{run}/job/{job}` (GitHub's job page) to the run id and job id.
+pub(crate) fn run_and_job(details_url: &str) -> Option<(u64, u64)> {
+    let path = details_url.split(['?', '#']).next()?;
+    let segments: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+    let at = segments.windows(4).position(|w| {
+        w[0] == "runs"
+            && w[2] == "job"
+            && w[1].parse::<u64>().is_ok()
+            && w[3].parse::<u64>().is_ok()
+    })?;
+    Some((
+        segments[at + 1].parse().ok()?,
+        segments[at + 3].parse().ok()?,
+    ))
+}
+
+#[derive(Debug, Deserialize)]
+struct GhCheckRuns {
+    #[serde(default)]
+    check_runs: Vec<GhCheckRun>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GhApp {
+    #[serde(default)]
+    slug: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct GhOutput {
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    summary: Option<String>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    annotations_count: u64,
+}
+
+#[derive(Debug, Deserialize)]
+struct GhCheckRun {
+    id: u64,
+    name: String,
+    status: String,
+    #[serde(default)]
+    conclusion: Option<String>,
+    #[serde(default)]
+    started_at: Option<String>,
+    #[serde(default)]
+    completed_at: Option<String>,
+    #[serde(default)]
+    details_url: Option<String>,
+    #[serde(default)]
+    html_url: Option<String>,
+    #[serde(default)]
+    app: Option<GhApp>,
+    #[serde(default)]
+    output: Option<GhOutput>,
+}
+
+impl GhCheckRun {
+    fn into_domain(self) -> Check {
+        let app = self.app.and_then(|a| a.slug);
+        let actions_job = match (&app, &self.details_url) {
+            (Some(slug), Some(url)) if slug == ACTIONS_APP => {
+                run_and_job(url).map(|(run_id, _)| ActionsJobRef {
+                    run_id,
+                    job_id: self.id,
+                })
+            }
+            _ => None,
+        };
+        let output = self.output.unwrap_or_default();
+        let state = check_state(&self.status);
+        Check {
+            id: self.id,
+            name: self.name,
+            kind: CheckKind::CheckRun,
+            state,
+            conclusion: if state == CheckState::Completed {
+                conclusion(self.conclusion.as_deref())
+            } else {
+                None
+            },
+            started_at: self.started_at,
+            completed_at: self.completed_at,
+            details_url: self.details_url.or(self.html_url).filter(|u| !u.is_empty()),
+            app,
+            title: output.title.filter(|t| !t.is_empty()),
+            summary: output.summary.filter(|t| !t.is_empty()),
+            text: output.text.filter(|t| !t.is_empty()),
+            annotations_count: output.annotations_count,
+            actions_job,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct GhCombinedStatus {
+    #[serde(default)]
+    statuses: Vec<GhStatus>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GhStatus {
+    context: String,
+    state: String,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    target_url: Option<String>,
+    #[serde(default)]
+    created_at: Option<String>,
+    #[serde(default)]
+    updated_at: Option<String>,
+}
+
+impl GhStatus {
+    fn into_domain(self) -> Check {
+        let (state, conclusion) = status_state(&self.state);
+        Check {
+            id: 0,
+            name: self.context,
+            kind: CheckKind::Status,
+            state,
+            conclusion,
+            started_at: self.created_at,
+            completed_at: (state == CheckState::Completed)
+                .then_some(self.updated_at)
+                .flatten(),
+            details_url: self.target_url.filter(|u| !u.is_empty()),
+            app: None,
+            title: self.description.filter(|d| !d.is_empty()),
+            summary: None,
+            text: None,
+            annotations_count: 0,
+            actions_job: None,
+        }
+    }
+}
+
+/// A commit status state (both forges): `pending` is queued; `error` fails like `failure`;
+/// Forgejo's `warning` is neutral (it does not block a merge) and `skipped` skipped.
+pub(crate) fn status_state(state: &str) -> (CheckState, Option<CheckConclusion>) {
+    match state {
+        "success" => (CheckState::Completed, Some(CheckConclusion::Success)),
+        "failure" | "error" => (CheckState::Completed, Some(CheckConclusion::Failure)),
+        "warning" => (CheckState::Completed, Some(CheckConclusion::Neutral)),
+        "skipped" => (CheckState::Completed, Some(CheckConclusion::Skipped)),
+        _ => (CheckState::Queued, None),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct GhRule {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    parameters: Option<GhRuleParameters>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GhRuleParameters {
+    #[serde(default)]
+    required_status_checks: Vec<GhRequiredCheck>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GhRequiredCheck {
+    context: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct GhRequiredChecks {
+    #[serde(default)]
+    contexts: Vec<String>,
+    #[serde(default)]
+    checks: Vec<GhRequiredCheck>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GhStep {
+    number: u64,
+    name: String,
+    status: String,
+    #[serde(default)]
+    conclusion: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GhJob {
+    id: u64,
+    run_id: u64,
+    name: String,
+    #[serde(default)]
+    workflow_name: Option<String>,
+    status: String,
+    #[serde(default)]
+    conclusion: Option<String>,
+    #[serde(default)]
+    started_at: Option<String>,
+    #[serde(default)]
+    completed_at: Option<String>,
+    #[serde(default)]
+    html_url: Option<String>,
+    #[serde(default)]
+    steps: Vec<GhStep>,
+}
+
+impl GhJob {
+    fn into_domain(self) -> Job {
+        Job {
+            id: self.id,
+            run_id: self.run_id,
+            name: self.name,
+            workflow_name: self.workflow_name,
+            state: check_state(&self.status),
+            conclusion: conclusion(self.conclusion.as_deref()),
+            started_at: self.started_at,
+            completed_at: self.completed_at,
+            html_url: self.html_url,
+            steps: self
+                .steps
+                .into_iter()
+                .map(|s| Step {
+                    number: s.number,
+                    name: s.name,
+                    state: check_state(&s.status),
+                    conclusion: conclusion(s.conclusion.as_deref()),
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct GhRun {
+    id: u64,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    display_title: Option<String>,
+    #[serde(default)]
+    html_url: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    conclusion: Option<String>,
+    #[serde(default)]
+    run_started_at: Option<String>,
+    #[serde(default)]
+    updated_at: Option<String>,
+}
+
+impl GhRun {
+    fn into_domain(self) -> WorkflowRun {
+        WorkflowRun {
+            id: self.id,
+            name: self.name.or(self.display_title).unwrap_or_default(),
+            html_url: self.html_url,
+            state: check_state(self.status.as_deref().unwrap_or("queued")),
+            conclusion: conclusion(self.conclusion.as_deref()),
+            started_at: self.run_started_at,
+            updated_at: self.updated_at,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct GhAnnotation {
+    path: String,
+    #[serde(default)]
+    start_line: Option<u64>,
+    #[serde(default)]
+    end_line: Option<u64>,
+    #[serde(default)]
+    annotation_level: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    raw_details: Option<String>,
+}
+
+impl GhAnnotation {
+    fn into_domain(self) -> Annotation {
+        Annotation {
+            path: self.path,
+            start_line: self.start_line,
+            end_line: self.end_line,
+            level: self.annotation_level.unwrap_or_else(|| "notice".to_owned()),
+            title: self.title.filter(|t| !t.is_empty()),
+            message: self.message.unwrap_or_default(),
+            raw_details: self.raw_details.filter(|t| !t.is_empty()),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct GhArtifacts {
+    #[serde(default)]
+    artifacts: Vec<GhArtifact>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GhArtifact {
+    id: u64,
+    name: String,
+    #[serde(default)]
+    size_in_bytes: u64,
+    #[serde(default)]
+    expired: bool,
+}
+
+impl GhArtifact {
+    fn into_domain(self) -> Artifact {
+        Artifact {
+            id: self.id,
+            name: self.name,
+            size_in_bytes: self.size_in_bytes,
+            expired: self.expired,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_and_job_from_details_url() {
+        assert_eq!(
+            run_and_job("https://github.com/o/r/actions/runs/123/job/456"),
+            Some((123, 456))
+        );
+        assert_eq!(
+            run_and_job("https://github.com/o/r/actions/runs/123/job/456?pr=7#step:4:12"),
+            Some((123, 456))
+        );
+        assert_eq!(run_and_job("https://ci.example.com/builds/88"), None);
+        assert_eq!(run_and_job("https://github.com/o/r/runs/1"), None);
+    }
+
+    #[test]
+    fn statuses_keep_the_newest_per_context() {
+        let s = |context: &str, state: &str, at: &str| GhStatus {
+            context: context.into(),
+            state: state.into(),
+            description: None,
+            target_url: None,
+            created_at: Some(at.into()),
+            updated_at: Some(at.into()),
+        };
+        let checks = latest_statuses(vec![
+            s("ci/a", "pending", "2024-01-01T00:00:00Z"),
+            s("ci/a", "failure", "2024-01-01T00:05:00Z"),
+            s("ci/b", "error", "2024-01-01T00:01:00Z"),
+        ]);
+        assert_eq!(checks.len(), 2);
+        let a = checks.iter().find(|c| c.name == "ci/a").unwrap();
+        assert_eq!(a.conclusion, Some(CheckConclusion::Failure));
+        let b = checks.iter().find(|c| c.name == "ci/b").unwrap();
+        assert_eq!(
+            (b.state, b.conclusion),
+            (CheckState::Completed, Some(CheckConclusion::Failure))
+        );
+        assert_eq!(status_state("pending"), (CheckState::Queued, None));
+        assert_eq!(status_state("warning").1, Some(CheckConclusion::Neutral));
+    }
+
+    #[test]
+    fn branch_names_in_paths() {
+        assert_eq!(url_segment("release/1.x"), "release/1.x");
+        assert_eq!(url_segment("a b#c"), "a%20b%23c");
+    }
+}
