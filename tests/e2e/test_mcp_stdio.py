@@ -156,9 +156,9 @@ class Calls:
             self.validators[tool.name] = Draft202012Validator(tool.output_schema)
         return tools
 
-    async def call(self, tool: str, args: dict[str, Any], what: str) -> Any:
+    async def call(self, tool: str, args: dict[str, Any], what: str, progress: Any = None) -> Any:
         self.sim.clear_requests()
-        result = await self.session.call_tool(tool, args)
+        result = await self.session.call_tool(tool, args, progress_callback=progress)
         requests = self.sim.requests()
         key = (self.forge, tool, what)
         REQUEST_COUNTS[key] = len(requests)
@@ -217,6 +217,7 @@ async def _tools_over_stdio(forge: Forge, sim: ForgeSim, home: Path) -> None:
             "reply_to_review_thread",
             "resolve_review_thread",
             "unresolve_review_thread",
+            "get_failing_tests",
         }
         assert tools["pr_comment_list"].annotations.read_only_hint is True
         assert tools["pr_comment_create"].annotations.read_only_hint is False
@@ -312,7 +313,7 @@ async def _read_only(forge: Forge, sim: ForgeSim, home: Path) -> None:
     async with mcp_session(server_env(home, forge.env(sim.base_url)), "--read-only") as session:
         await session.initialize()
         names = [t.name for t in (await session.list_tools()).tools]
-        assert names == ["pr_comment_list", "find_unresolved_comments"]
+        assert names == ["pr_comment_list", "find_unresolved_comments", "get_failing_tests"]
         pr = {"repository": "acme/widgets", "pull_request_number": 7, "comment": "hi"}
         # An unknown tool is a protocol error (MCP spec, tools: error handling).
         with pytest.raises(MCPError) as refused:
@@ -380,3 +381,87 @@ async def _resolve_flow(forge: Forge, sim: ForgeSim, home: Path) -> None:
         assert [c for c in after if c.get("thread_id") == thread_id] == []
         gone = [c for c in before if c.get("thread_id") == thread_id]
         assert len(after) == len(before) - len(gone)
+
+
+# get_failing_tests polls fast here; the default is 10-30 s.
+CI_ENV = {"RESOLVE_PR_CI_POLL": "0.05-0.2"}
+
+
+def test_failing_tests_immediate_and_paged(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    forge = Forge("github", "ci_failing", "ghp_read", "acme", "widgets", 7)
+    sim = ForgeSim(forge.scenario)
+    try:
+        with capsys.disabled():
+            run(_failing_tests_paged(forge, sim, home))
+        assert sim.violations() == []
+    finally:
+        sim.close()
+
+
+async def _failing_tests_paged(forge: Forge, sim: ForgeSim, home: Path) -> None:
+    async with mcp_session(server_env(home, {**forge.env(sim.base_url), **CI_ENV})) as session:
+        await session.initialize()
+        calls = Calls(session, sim, forge.name)
+        await calls.list_tools()
+        args = {"pr": "acme/widgets#7"}
+        first = await calls.call("get_failing_tests", args, "failed PR, page 1")
+        assert not first.is_error, first.structured_content
+        out = first.structured_content
+        assert out["status"] == "failed"
+        assert len(out["failures"]) == 10 and out["nextCursor"]
+        failures = list(out["failures"])
+        cursor = out["nextCursor"]
+        page = 2
+        while cursor:
+            result = await calls.call("get_failing_tests", {**args, "cursor": cursor}, f"failed PR, page {page}")
+            assert not result.is_error, result.structured_content
+            failures += result.structured_content["failures"]
+            cursor = result.structured_content.get("nextCursor")
+            page += 1
+        assert len(failures) == out["total_failures"]
+        located = [f for f in failures if f["test_name"] == "tests/test_basic.py::test_list_diff"]
+        assert located and located[0]["file_path"] == "tests/test_basic.py" and located[0]["line_number"] == 23
+        assert located[0]["reproduce_command"]
+        assert out["instructions"]["priority"][0]["reason"]
+        assert "failing test" in first.content[0].text
+
+
+def test_failing_tests_wait_mode_reports_progress(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    forge = Forge("github", "ci_running", "ghp_read", "acme", "widgets", 8)
+    sim = ForgeSim(forge.scenario)
+    try:
+        with capsys.disabled():
+            run(_failing_tests_wait(forge, sim, home))
+        assert sim.violations() == []
+    finally:
+        sim.close()
+
+
+async def _failing_tests_wait(forge: Forge, sim: ForgeSim, home: Path) -> None:
+    async with mcp_session(server_env(home, {**forge.env(sim.base_url), **CI_ENV})) as session:
+        await session.initialize()
+        calls = Calls(session, sim, forge.name)
+        await calls.list_tools()
+        args = {"pr": "acme/widgets#8"}
+        now = await calls.call("get_failing_tests", args, "running PR, immediate")
+        assert not now.is_error, now.structured_content
+        assert now.structured_content["poll_info"]["retry_after_seconds"] >= 1
+        assert {p["name"] for p in now.structured_content["pending_checks"]} == {"test / integration", "test / e2e"}
+
+        seen: list[tuple[float, float | None, str | None]] = []
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            seen.append((value, total, message))
+
+        waited = await calls.call(
+            "get_failing_tests", {**args, "wait": True, "bail_on_first": False}, "running PR, wait", progress
+        )
+        assert not waited.is_error, waited.structured_content
+        out = waited.structured_content
+        assert out["status"] == "failed"
+        assert "pending_checks" not in out and "poll_info" not in out
+        assert out["wait"]["polls"] >= 2
+        assert seen, "no progress notification reached the client"
+        values = [v for v, _, _ in seen]
+        assert values == sorted(values) and len(set(values)) == len(values), values
+        assert all(m and "checks done" in m for _, _, m in seen), seen

@@ -9,17 +9,30 @@ use serde_json::json;
 
 use crate::style::Style;
 
+/// The failures in a job log, streamed (memory does not grow with the log), or in a JUnit
+/// XML report when the input is one.
+fn failures_in(mut input: impl Read) -> anyhow::Result<Vec<resolve_pr_ci::Failure>> {
+    let mut head = Vec::with_capacity(4096);
+    (&mut input).take(4096).read_to_end(&mut head)?;
+    if resolve_pr_ci::junit::looks_like_junit(&head) {
+        let mut xml = head;
+        input.read_to_end(&mut xml)?;
+        return resolve_pr_ci::junit::parse_junit(&xml)
+            .map_err(|e| anyhow::anyhow!("the input looks like JUnit XML but is not valid: {e}"));
+    }
+    let mut scanner = resolve_pr_ci::Scanner::new();
+    scanner.feed(&head);
+    Ok(scanner.read_from(input)?.failures())
+}
+
 pub fn run(source: &str, style: Style) -> anyhow::Result<ExitCode> {
-    let log = if source == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .context("cannot read the log from stdin")?;
-        buf
+    let failures = if source == "-" {
+        failures_in(std::io::stdin().lock()).context("cannot read the log from stdin")?
     } else {
-        std::fs::read(source).with_context(|| format!("cannot read the log file {source}"))?
+        let file = std::fs::File::open(source)
+            .with_context(|| format!("cannot read the log file {source}"))?;
+        failures_in(file).with_context(|| format!("cannot read the log file {source}"))?
     };
-    let failures = resolve_pr_ci::parse_log(&log);
     if style.json {
         let items: Vec<_> = failures
             .iter()

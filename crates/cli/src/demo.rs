@@ -80,11 +80,11 @@ async fn demo(style: Style) -> anyhow::Result<ExitCode> {
         gh_cli: false,
         ..ClientOptions::default()
     };
-    let ctx = Context {
-        forges: Arc::new(Forges::with_options(config, options)),
-        // A key for this run only: the demo must not create the user's cursor key file.
-        cursors: CursorCodec::new(random_key()),
-    };
+    // A key for this run only: the demo must not create the user's cursor key file.
+    let ctx = Context::new(
+        Arc::new(Forges::with_options(config, options)),
+        CursorCodec::new(random_key()),
+    );
 
     let mut out = Printer {
         style,
@@ -147,9 +147,18 @@ async fn demo(style: Style) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    let github = &stages[0];
+    out.step(
+        &ctx,
+        github,
+        "which tests fail in CI, where, and how to rerun them",
+        "get_failing_tests",
+        json!({"pr": format!("{}#{}", github.repository, github.pull_request_number)}),
+        true,
+    )
+    .await;
     // One mistake an agent makes: the error says which category and how to fix it, and
     // nothing reaches the forge.
-    let github = &stages[0];
     let bad = json!({"repository": "not a repository", "pull_request_number": 0, "comment": "  "});
     out.step(
         &ctx,

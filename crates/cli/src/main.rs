@@ -17,7 +17,7 @@ use clap::{Args, Parser, Subcommand};
 use resolve_pr_core::CursorCodec;
 use resolve_pr_forge::Forges;
 use resolve_pr_mcp::Options;
-use resolve_pr_tools::Context;
+use resolve_pr_tools::{CiSettings, Context};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -35,6 +35,9 @@ Environment:
   RESOLVE_PR_CONFIG                        config file (default ~/.config/resolve-pr/config.toml)
   RESOLVE_PR_CURSOR_KEY                    secret for pagination cursors (default: a key file in
                                            $XDG_STATE_HOME/resolve-pr, created on first use)
+  RESOLVE_PR_CI_POLL                       get_failing_tests wait: seconds between polls, MIN-MAX
+                                           (default 10-30)
+  RESOLVE_PR_CI_WAIT_TIMEOUT               get_failing_tests wait: give up after SECONDS (default 1800)
   RESOLVE_PR_LOG                           log filter for stderr, e.g. debug (default: warn)
   NO_COLOR                                 no colour in terminal output";
 
@@ -205,10 +208,49 @@ fn context_from_environment() -> resolve_pr_core::Result<Context> {
             "pagination cursors will only be valid in this process ({reason}); set RESOLVE_PR_CURSOR_KEY to keep them across runs"
         );
     }
-    Ok(Context {
-        forges: Arc::new(forges),
-        cursors: CursorCodec::new(key),
-    })
+    let mut ctx = Context::new(Arc::new(forges), CursorCodec::new(key));
+    ctx.ci = ci_settings(&|k| std::env::var(k).ok())?;
+    Ok(ctx)
+}
+
+/// Wait-mode settings from `RESOLVE_PR_CI_POLL` (`MIN-MAX` seconds) and
+/// `RESOLVE_PR_CI_WAIT_TIMEOUT` (seconds).
+fn ci_settings(env: &dyn Fn(&str) -> Option<String>) -> resolve_pr_core::Result<CiSettings> {
+    use std::time::Duration;
+    let mut settings = CiSettings::default();
+    let seconds = |name: &str, text: &str| -> resolve_pr_core::Result<Duration> {
+        text.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && *s >= 0.0 && *s <= 86_400.0)
+            .map(Duration::from_secs_f64)
+            .ok_or_else(|| {
+                resolve_pr_core::Error::user(format!("{name}: {text:?} is not a number of seconds"))
+                    .with_suggestion(format!(
+                        "Example: {name}=10-30 (poll) or {name}=1800 (timeout)"
+                    ))
+            })
+    };
+    if let Some(poll) = env("RESOLVE_PR_CI_POLL").filter(|v| !v.trim().is_empty()) {
+        let (min, max) = poll.split_once('-').unwrap_or((&poll, &poll));
+        let (min, max) = (
+            seconds("RESOLVE_PR_CI_POLL", min)?,
+            seconds("RESOLVE_PR_CI_POLL", max)?,
+        );
+        if min > max || min.is_zero() {
+            return Err(resolve_pr_core::Error::user(format!(
+                "RESOLVE_PR_CI_POLL: {poll:?} must be MIN-MAX seconds with 0 < MIN <= MAX"
+            ))
+            .with_suggestion("Example: RESOLVE_PR_CI_POLL=10-30"));
+        }
+        settings.poll_min = min;
+        settings.poll_max = max;
+        settings.no_checks_grace = settings.no_checks_grace.min(max * 4);
+    }
+    if let Some(cap) = env("RESOLVE_PR_CI_WAIT_TIMEOUT").filter(|v| !v.trim().is_empty()) {
+        settings.wait_cap = seconds("RESOLVE_PR_CI_WAIT_TIMEOUT", &cap)?;
+    }
+    Ok(settings)
 }
 
 #[cfg(test)]
@@ -219,6 +261,27 @@ mod tests {
     #[test]
     fn command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn ci_settings_from_the_environment() {
+        let env = |poll: &'static str, cap: &'static str| {
+            move |k: &str| match k {
+                "RESOLVE_PR_CI_POLL" => Some(poll.to_owned()),
+                "RESOLVE_PR_CI_WAIT_TIMEOUT" => Some(cap.to_owned()),
+                _ => None,
+            }
+        };
+        let s = ci_settings(&env("0.5-2", "60")).expect("valid");
+        assert_eq!(s.poll_min.as_millis(), 500);
+        assert_eq!(s.poll_max.as_secs(), 2);
+        assert_eq!(s.wait_cap.as_secs(), 60);
+        let s = ci_settings(&env("", "")).expect("defaults");
+        assert_eq!((s.poll_min.as_secs(), s.poll_max.as_secs()), (10, 30));
+        for bad in ["30-10", "0", "x-2", "-1"] {
+            let e = ci_settings(&env(bad, "")).expect_err(bad);
+            assert_eq!(e.category.as_str(), "user", "{bad}");
+        }
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Progress notifications for long calls (the CI wait mode will be the first user): a client
+//! Progress notifications for long calls (`get_failing_tests` with `wait`): a client
 //! that sends `_meta.progressToken` with a call gets `notifications/progress` for that token.
 //! Without a token there is nobody to tell, so there is no `Progress` either.
 
@@ -42,5 +42,17 @@ impl Progress {
         if let Err(e) = self.peer.notify_progress(param).await {
             tracing::debug!(error = %e, "could not send a progress notification");
         }
+    }
+}
+
+/// Tools report progress through this (they know nothing of MCP).
+impl resolve_pr_tools::ProgressSink for Progress {
+    fn report(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: String,
+    ) -> resolve_pr_tools::BoxFuture<'_, ()> {
+        Box::pin(Progress::report(self, progress, total, message))
     }
 }

@@ -168,7 +168,7 @@ mod tests {
         assert!(e.error.contains("read-only mode"), "{}", e.error);
         assert_eq!(
             e.suggestion.as_deref(),
-            Some("Available tools: pr_comment_list, find_unresolved_comments.")
+            Some("Available tools: pr_comment_list, find_unresolved_comments, get_failing_tests.")
         );
     }
 
@@ -182,7 +182,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             err.to_string(),
-            "unknown toolset \"coments\"; valid toolsets: comments, reviews"
+            "unknown toolset \"coments\"; valid toolsets: ci, comments, reviews"
         );
         assert!(matches!(
             Selection::new(&Options {
@@ -203,7 +203,7 @@ mod tests {
         assert_eq!(
             e.suggestion.as_deref(),
             Some(
-                "Available tools: pr_comment_list, pr_comment_create, find_unresolved_comments, reply_to_review_thread, resolve_review_thread, unresolve_review_thread."
+                "Available tools: pr_comment_list, pr_comment_create, find_unresolved_comments, reply_to_review_thread, resolve_review_thread, unresolve_review_thread, get_failing_tests."
             )
         );
     }

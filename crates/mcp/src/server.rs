@@ -93,8 +93,11 @@ impl ServerHandler for Server {
             .find(name)
             .map_err(|e| unknown_tool(name, &e))?;
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        // No tool reports progress yet; the CI wait mode will take this.
-        let _progress = Progress::from_request(&context);
+        // A client that sent a progress token hears how a long call (CI wait mode) is going.
+        let ctx = match Progress::from_request(&context) {
+            Some(progress) => self.ctx.with_progress(std::sync::Arc::new(progress)),
+            None => self.ctx.clone(),
+        };
         let started = Instant::now();
         // rmcp cancels `ct` on `notifications/cancelled` but keeps polling the handler; dropping
         // the call future here is what stops its requests to the forge.
@@ -105,7 +108,7 @@ impl ServerHandler for Server {
                 // The SDK drops the response of a cancelled request; this never reaches anyone.
                 return Err(ErrorData::new(ErrorCode::INTERNAL_ERROR, "request cancelled", None));
             }
-            outcome = tool.call(&self.ctx, args) => outcome,
+            outcome = tool.call(&ctx, args) => outcome,
         };
         match &outcome {
             Ok(_) => tracing::info!(

@@ -34,10 +34,10 @@ fn context(api_url: &str) -> Context {
         gh_cli: false,
         ..ClientOptions::default()
     };
-    Context {
-        forges: Arc::new(Forges::with_options(config, options)),
-        cursors: CursorCodec::new([1; 32]),
-    }
+    Context::new(
+        Arc::new(Forges::with_options(config, options)),
+        CursorCodec::new([1; 32]),
+    )
 }
 
 async fn connect(options: Options, api_url: &str) -> RunningService<RoleClient, ()> {
@@ -107,7 +107,14 @@ async fn read_only_hides_and_refuses_writing_tools() {
         .into_iter()
         .map(|t| t.name.into_owned())
         .collect();
-    assert_eq!(names, ["pr_comment_list", "find_unresolved_comments"]);
+    assert_eq!(
+        names,
+        [
+            "pr_comment_list",
+            "find_unresolved_comments",
+            "get_failing_tests"
+        ]
+    );
 
     let args = json!({"repository": "o/r", "pull_request_number": 1, "comment": "hi"});
     let err = client
@@ -128,7 +135,11 @@ async fn read_only_hides_and_refuses_writing_tools() {
     assert_eq!(data["category"], "user");
     assert_eq!(
         data["details"]["available"],
-        json!(["pr_comment_list", "find_unresolved_comments"])
+        json!([
+            "pr_comment_list",
+            "find_unresolved_comments",
+            "get_failing_tests"
+        ])
     );
 }
 
@@ -147,7 +158,7 @@ async fn unknown_tool_is_a_protocol_error_naming_the_tools() {
         err.message,
         "Unknown tool: pr_comment_delete: there is no tool named \"pr_comment_delete\". \
          Available tools: pr_comment_list, pr_comment_create, find_unresolved_comments, \
-         reply_to_review_thread, resolve_review_thread, unresolve_review_thread."
+         reply_to_review_thread, resolve_review_thread, unresolve_review_thread, get_failing_tests."
     );
 }
 
@@ -170,7 +181,7 @@ async fn toolsets_filter_and_reject_unknown_names() {
     assert!(matches!(&err, Error::UnknownToolset { given, .. } if given == "cl"));
     assert_eq!(
         err.to_string(),
-        "unknown toolset \"cl\"; valid toolsets: comments, reviews"
+        "unknown toolset \"cl\"; valid toolsets: ci, comments, reviews"
     );
 }
 

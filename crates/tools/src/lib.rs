@@ -5,6 +5,7 @@
 
 pub mod action_commands;
 pub mod find_unresolved_comments;
+pub mod get_failing_tests;
 pub mod pr_comment_create;
 pub mod pr_comment_list;
 pub mod registry;
@@ -14,7 +15,9 @@ mod shared;
 pub mod unresolve_review_thread;
 
 use std::sync::Arc;
+use std::time::Duration;
 
+pub use futures::future::BoxFuture;
 use resolve_pr_core::CursorCodec;
 use resolve_pr_forge::Forges;
 
@@ -25,4 +28,69 @@ pub use registry::{Annotations, ToolOutput, ToolSpec, all, call, find};
 pub struct Context {
     pub forges: Arc<Forges>,
     pub cursors: CursorCodec,
+    /// Where a long call reports how far it is (MCP progress notifications); set per call by
+    /// the server when the client asked for progress.
+    pub progress: Option<Arc<dyn ProgressSink>>,
+    pub ci: CiSettings,
+    /// Failures found in completed jobs' logs, by job: a finished job's log never changes,
+    /// so later pages and polls of a long-running server do not download it again.
+    pub(crate) job_cache: get_failing_tests::JobCache,
+}
+
+impl Context {
+    pub fn new(forges: Arc<Forges>, cursors: CursorCodec) -> Self {
+        Context {
+            forges,
+            cursors,
+            progress: None,
+            ci: CiSettings::default(),
+            job_cache: Default::default(),
+        }
+    }
+
+    /// This context, reporting progress to `sink`.
+    pub fn with_progress(&self, sink: Arc<dyn ProgressSink>) -> Self {
+        Context {
+            progress: Some(sink),
+            ..self.clone()
+        }
+    }
+
+    pub(crate) async fn report_progress(&self, progress: f64, total: Option<f64>, message: String) {
+        if let Some(sink) = &self.progress {
+            sink.report(progress, total, message).await;
+        }
+    }
+}
+
+/// Receives progress of a long call. `progress` grows with every report.
+pub trait ProgressSink: Send + Sync {
+    fn report(&self, progress: f64, total: Option<f64>, message: String) -> BoxFuture<'_, ()>;
+}
+
+/// How `get_failing_tests` waits and how much log it reads.
+#[derive(Debug, Clone)]
+pub struct CiSettings {
+    /// First pause between polls in wait mode; it grows by half each poll up to `poll_max`.
+    pub poll_min: Duration,
+    pub poll_max: Duration,
+    /// Wait mode gives up (and returns the state then) after this long.
+    pub wait_cap: Duration,
+    /// In wait mode, how long a commit may have no checks at all before the answer is
+    /// `unknown` (CI takes a moment to register checks after a push).
+    pub no_checks_grace: Duration,
+    /// Of a longer job log only the last this many bytes are read.
+    pub max_log_bytes: u64,
+}
+
+impl Default for CiSettings {
+    fn default() -> Self {
+        CiSettings {
+            poll_min: Duration::from_secs(10),
+            poll_max: Duration::from_secs(30),
+            wait_cap: Duration::from_secs(30 * 60),
+            no_checks_grace: Duration::from_secs(120),
+            max_log_bytes: 256 * 1024 * 1024,
+        }
+    }
 }

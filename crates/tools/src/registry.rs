@@ -174,6 +174,7 @@ pub fn all() -> Vec<ToolSpec> {
         spec::<crate::reply_to_review_thread::ReplyToReviewThread>(),
         spec::<crate::resolve_review_thread::ResolveReviewThread>(),
         spec::<crate::unresolve_review_thread::UnresolveReviewThread>(),
+        spec::<crate::get_failing_tests::GetFailingTests>(),
     ]
 }
 

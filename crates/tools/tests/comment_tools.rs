@@ -410,10 +410,7 @@ async fn cursors_belong_to_their_call(flavor: Flavor) {
         "a bad cursor costs no request"
     );
     // A cursor from another server key is rejected too.
-    let other = Context {
-        forges: fx.ctx.forges.clone(),
-        cursors: CursorCodec::new([1; 32]),
-    };
+    let other = Context::new(fx.ctx.forges.clone(), CursorCodec::new([1; 32]));
     let e = call(
         &other,
         "pr_comment_list",

@@ -77,8 +77,8 @@ pub fn context(flavor: Flavor, sim: &SimHandle, token: &str, cursor_key: [u8; 32
         },
         ..ClientOptions::default()
     };
-    Context {
-        forges: Arc::new(Forges::with_options(config, options)),
-        cursors: CursorCodec::new(cursor_key),
-    }
+    Context::new(
+        Arc::new(Forges::with_options(config, options)),
+        CursorCodec::new(cursor_key),
+    )
 }

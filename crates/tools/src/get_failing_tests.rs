@@ -1,0 +1,1566 @@
+//! `get_failing_tests` (seed 000 tool 1; seed 003's `FailedTest`, `CIInfo`,
+//! `TestInstructions`, `PollInfo`; seed 004 decisions 5–7): the CI state of a PR's head
+//! commit and the failing tests its logs name, with file, line, message and a command that
+//! reproduces each.
+//!
+//! Where failures come from, best first, per failed check:
+//! 1. JUnit XML in the workflow run's artifacts (`high`: the test tool's own report).
+//! 2. The Actions job log, streamed through the `ci` crate's scanner (its parsers' confidence),
+//!    with the failed step from the job's steps and check-run annotations filling in
+//!    locations.
+//! 3. Annotations alone, when the log named no test (`medium`).
+//! 4. Other CI systems (third-party check runs, commit statuses): their output text is
+//!    scanned too, and otherwise the check itself is reported, always `low`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use futures::StreamExt;
+use resolve_pr_ci::{Confidence, Failure, Framework, Scanner};
+use resolve_pr_core::{Error, PrRef, RepoRef, Result, budget};
+use resolve_pr_forge::{Annotation, Check, CheckKind, CheckState, CiSnapshot, Forge, WorkflowRun};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Context;
+use crate::registry::{Annotations, Tool};
+use crate::shared::pr_from_ref;
+
+/// Failures per page.
+const PAGE_SIZE: usize = 10;
+/// Stack traces in the output are cut to this many bytes (the log has the rest).
+const TRACE_BUDGET: usize = 1500;
+/// Messages are cut to this many bytes.
+const MESSAGE_BUDGET: usize = 2000;
+/// Artifacts larger than this are not downloaded for JUnit reports.
+const MAX_ARTIFACT_BYTES: u64 = 50 * 1024 * 1024;
+/// Failed checks whose evidence is fetched at once.
+const CONCURRENT_CHECKS: usize = 4;
+/// Entries in `instructions.priority`, and commands in `instructions.commands`.
+const MAX_PRIORITY: usize = 10;
+
+/// Per-process memory of finished work: a completed job's findings by job id, and the JUnit
+/// reports of a run whose checks have all finished, by run id. Neither can change.
+#[derive(Default, Clone)]
+pub(crate) struct JobCache {
+    jobs: Memo<Arc<Findings>>,
+    junit: Memo<Arc<Vec<Failure>>>,
+}
+
+/// Values by (repository, job or run id).
+type Memo<V> = Arc<Mutex<HashMap<(String, u64), V>>>;
+
+/// Entries a cache keeps before starting over (a long-running server sees many PRs).
+const CACHE_ENTRIES: usize = 256;
+
+fn remember<V>(map: &Mutex<HashMap<(String, u64), V>>, key: (String, u64), value: V) {
+    if let Ok(mut map) = map.lock() {
+        if map.len() >= CACHE_ENTRIES {
+            map.clear();
+        }
+        map.insert(key, value);
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// The pull request: "owner/repo#123", "owner/repo/pull/123", "host/owner/repo#123", or its
+    /// URL.
+    pub pr: String,
+    /// Wait for CI instead of answering with the current state (default false). Polls every
+    /// 10–30 s (a poll of an unchanged commit costs no rate limit), sends progress
+    /// notifications, and gives up after 30 minutes.
+    #[serde(default)]
+    pub wait: bool,
+    /// With `wait`: return as soon as one check fails, while others still run (default
+    /// true). false waits for every check to finish.
+    #[serde(default = "default_true")]
+    pub bail_on_first: bool,
+    /// `nextCursor` from the previous page; omit for the first page.
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Checks are queued, or a required check has not reported yet.
+    Pending,
+    /// At least one check is running and none has failed.
+    Running,
+    /// At least one check failed (others may still run: see `pending_checks`).
+    Failed,
+    /// Every reported and every required check succeeded (or was skipped/neutral).
+    Passed,
+    /// No check or status is reported for the head commit.
+    Unknown,
+}
+
+impl Status {
+    fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Running => "running",
+            Status::Failed => "failed",
+            Status::Passed => "passed",
+            Status::Unknown => "unknown",
+        }
+    }
+}
+
+/// Where a failure's data came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// A JUnit XML report in the run's artifacts.
+    Junit,
+    /// The job log, read by the framework parsers.
+    Log,
+    /// A check-run annotation.
+    Annotation,
+    /// A check's own output text or a status description (other CI systems).
+    CheckOutput,
+}
+
+/// A failing test (seed 003's `FailedTest`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FailedTest {
+    /// The check (job) it failed in, e.g. "test / pytest".
+    pub check_name: String,
+    /// As the framework names it; for a check that named no test, the check itself.
+    pub test_name: String,
+    pub error_message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_type: Option<String>,
+    /// Bounded excerpt (1500 bytes); the full trace is in the log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stack_trace: Option<String>,
+    /// Repository-relative.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_number: Option<u64>,
+    /// The job's or check's page with the full log ("" when the forge gives none).
+    pub log_url: String,
+    /// high: the framework's own report named the test, with a location. medium: named by
+    /// the framework's output, a field inferred, or only an annotation. low: a generic error
+    /// block, or another CI system's check that names no test.
+    pub confidence: Confidence,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub framework: Option<Framework>,
+    /// Runs just this test locally (POSIX shell quoting).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reproduce_command: Option<String>,
+    /// The Actions step it was printed in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    pub source: Source,
+}
+
+/// The workflow run behind the failures (seed 003's `CIInfo`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CiInfo {
+    pub workflow_name: String,
+    pub run_id: u64,
+    pub run_url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_seconds: Option<u64>,
+    /// queued, in_progress, completed.
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conclusion: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PrioritizedFailure {
+    pub test: String,
+    /// 1 = fix first.
+    pub priority: u32,
+    /// Why it is at this place.
+    pub reason: String,
+    /// Other failing tests with the same error: probably one cause.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub related_failures: Vec<String>,
+}
+
+/// seed 003's `TestInstructions`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Instructions {
+    pub summary: String,
+    /// Over all failures (not just this page), at most 10.
+    pub priority: Vec<PrioritizedFailure>,
+    /// Reproduce commands in priority order, at most 10.
+    pub commands: Vec<String>,
+}
+
+/// seed 003's `PollInfo`: present while checks still run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PollInfo {
+    pub message: String,
+    pub retry_after_seconds: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_step: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CheckCounts {
+    pub total: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub running: usize,
+    pub queued: usize,
+    /// Skipped, neutral or stale: not failures.
+    pub skipped: usize,
+    /// Required by a branch rule but not reported yet.
+    pub missing_required: usize,
+}
+
+/// A check that failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FailedCheck {
+    pub name: String,
+    /// failure, timed_out, cancelled, startup_failure or action_required.
+    pub conclusion: String,
+    pub required: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details_url: Option<String>,
+    /// The step that failed (Actions jobs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_step: Option<String>,
+    /// Failing tests found for this check (across all pages).
+    pub failures: usize,
+    /// What could not be read, and what was read instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// A check that has not finished, or a required one that has not reported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PendingCheck {
+    pub name: String,
+    /// queued, in_progress, or expected (required, not reported yet).
+    pub state: String,
+    pub required: bool,
+}
+
+/// What wait mode did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WaitReport {
+    pub polls: u32,
+    pub waited_seconds: u64,
+    /// Gave up at the 30-minute cap with checks still running.
+    pub timed_out: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Output {
+    /// Normalized, e.g. "owner/repo#123".
+    pub pr: String,
+    pub status: Status,
+    pub head_sha: String,
+    /// Why the status is `unknown`, or what else is worth knowing about it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ci_info: Option<CiInfo>,
+    pub checks: CheckCounts,
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub failed_checks: Vec<FailedCheck>,
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub pending_checks: Vec<PendingCheck>,
+    /// This page of failing tests (10 a page), in check order then log order.
+    pub failures: Vec<FailedTest>,
+    /// Failing tests across all pages.
+    pub total_failures: usize,
+    /// Pass as `cursor` to get the next page; absent on the last page.
+    #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    pub instructions: Instructions,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub poll_info: Option<PollInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wait: Option<WaitReport>,
+}
+
+/// A page position: failures are recomputed on every page, so the cursor pins the commit
+/// and resumes after the last failure shown (keyset: its check's name and its place in that
+/// check), so a check that fails between two pages neither shifts nor repeats anything.
+#[derive(Debug, Serialize, Deserialize)]
+struct Position {
+    head_sha: String,
+    check: String,
+    ordinal: usize,
+}
+
+pub struct GetFailingTests;
+
+impl Tool for GetFailingTests {
+    const NAME: &'static str = "get_failing_tests";
+    const TITLE: &'static str = "Get failing tests";
+    const DESCRIPTION: &'static str = "The CI state of a pull request's head commit (GitHub, \
+GitHub Enterprise, Forgejo or Gitea) and the failing tests its CI logs name, each with \
+check_name, test_name, error_message, file_path/line_number where the framework printed them, \
+log_url, confidence and a reproduce_command. status: 'failed' (a check failed: failure, \
+timed_out, cancelled, startup_failure or action_required; skipped and neutral are not \
+failures), 'running', 'pending' (queued, or a required check not reported yet), 'passed' \
+(every reported and required check succeeded), 'unknown' (no checks at all: not an error). \
+Failures come from JUnit XML artifacts, the Actions job logs (pytest, unittest, cargo test, \
+nextest, jest, vitest, mocha, go test, rspec, phpunit; a generic error block otherwise, low \
+confidence) and check annotations; other CI systems give their check output, low confidence. \
+Arguments: pr ('owner/repo#123' or a PR URL); wait (default false: answer now, with poll_info \
+while checks run; true: poll every 10-30 s until done, with progress notifications, at most 30 \
+minutes); bail_on_first (with wait, default true: return when the first check fails); cursor \
+(nextCursor of the previous page; 10 failures a page). instructions.priority orders the fixes \
+with a reason (collection/import/build errors first, since they hide the tests behind them); \
+instructions.commands reproduce them locally.";
+    const TOOLSET: &'static str = "ci";
+    const ANNOTATIONS: Annotations = Annotations {
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+    };
+    type Input = Input;
+    type Output = Output;
+
+    async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<Output> {
+        let pr = pr_from_ref(&input.pr, Vec::new())?;
+        let position = match &input.cursor {
+            Some(c) => Some(ctx.cursors.decode::<Position>(Self::NAME, raw, c)?),
+            None => None,
+        };
+        let forge = ctx.forges.for_repo(&pr.repo)?;
+        let (snapshot, wait) = if input.wait && position.is_none() {
+            let (snapshot, report) =
+                wait_for(ctx, forge.as_ref(), &pr, input.bail_on_first).await?;
+            (snapshot, Some(report))
+        } else {
+            (forge.ci_snapshot(&pr).await?, None)
+        };
+        if let Some(p) = &position
+            && p.head_sha != snapshot.head_sha
+        {
+            return Err(Error::user(format!(
+                "the cursor is for commit {}, but the pull request's head is now {}",
+                short(&p.head_sha),
+                short(&snapshot.head_sha)
+            ))
+            .with_suggestion(
+                "New commits were pushed: call get_failing_tests again without cursor.",
+            ));
+        }
+        let view = View::of(&snapshot);
+        let (checks_found, ci_info, current_step) = tokio::join!(
+            collect_failures(ctx, forge.as_ref(), &pr.repo, &view),
+            ci_info(forge.as_ref(), &pr.repo, &view),
+            current_step(forge.as_ref(), &pr.repo, &view),
+        );
+        let mut failed_checks = Vec::new();
+        let mut all = Vec::new();
+        for (check, findings) in view.failed.iter().zip(checks_found) {
+            failed_checks.push(FailedCheck {
+                name: check.name.clone(),
+                conclusion: check
+                    .conclusion
+                    .map(|c| c.as_str().to_owned())
+                    .unwrap_or_else(|| "failure".to_owned()),
+                required: view.is_required(&check.name),
+                details_url: check.details_url.clone(),
+                failed_step: findings.failed_step.clone(),
+                failures: findings.failures.len(),
+                note: findings.note.clone(),
+            });
+            all.extend(findings.failures.iter().cloned());
+        }
+        let total_failures = all.len();
+        // Keys in output order: (check name, place in the check). Checks are sorted by name.
+        let mut keys: Vec<(&str, usize)> = Vec::with_capacity(all.len());
+        for f in &all {
+            let ordinal = match keys.last() {
+                Some((check, n)) if *check == f.check_name => n + 1,
+                _ => 0,
+            };
+            keys.push((f.check_name.as_str(), ordinal));
+        }
+        let start = match &position {
+            Some(p) => {
+                keys.partition_point(|(check, n)| (*check, *n) <= (p.check.as_str(), p.ordinal))
+            }
+            None => 0,
+        };
+        let end = (start + PAGE_SIZE).min(total_failures);
+        let next_cursor = (end < total_failures).then(|| {
+            let (check, ordinal) = keys[end - 1];
+            ctx.cursors.encode(
+                Self::NAME,
+                raw,
+                &Position {
+                    head_sha: snapshot.head_sha.clone(),
+                    check: check.to_owned(),
+                    ordinal,
+                },
+            )
+        });
+        let page = all[start..end].to_vec();
+        let instructions = instructions(&view, &all, &failed_checks);
+        let poll_info = (view.active() > 0).then(|| poll_info(ctx, &view, current_step));
+        let message = match view.status {
+            Status::Unknown => Some(format!(
+                "No CI checks or commit statuses are reported for head commit {} of {}. The \
+                 repository may have no CI for this branch, or CI has not started yet.",
+                short(&snapshot.head_sha),
+                pr.normalized()
+            )),
+            _ => None,
+        };
+        Ok(Output {
+            pr: pr.normalized(),
+            status: view.status,
+            head_sha: snapshot.head_sha.clone(),
+            message,
+            ci_info,
+            checks: view.counts.clone(),
+            failed_checks,
+            pending_checks: view.pending(),
+            failures: page,
+            total_failures,
+            next_cursor,
+            instructions,
+            poll_info,
+            wait,
+        })
+    }
+
+    fn render(out: &Output) -> String {
+        let mut text = format!(
+            "{} CI {} ({}): {}",
+            out.pr,
+            out.status.as_str(),
+            short(&out.head_sha),
+            out.instructions.summary
+        );
+        if let Some(m) = &out.message {
+            text.push_str(&format!("\n{m}"));
+        }
+        for f in &out.failures {
+            let location = match (&f.file_path, f.line_number) {
+                (Some(p), Some(l)) => format!(" at {p}:{l}"),
+                (Some(p), None) => format!(" in {p}"),
+                _ => String::new(),
+            };
+            text.push_str(&format!(
+                "\n- [{}] {}{}: {}",
+                f.check_name,
+                f.test_name,
+                location,
+                crate::shared::first_line(&f.error_message, 160)
+            ));
+            if let Some(cmd) = &f.reproduce_command {
+                text.push_str(&format!("\n  reproduce: {cmd}"));
+            }
+        }
+        if let Some(p) = &out.poll_info {
+            text.push_str(&format!(
+                "\n{} (retry in {} s)",
+                p.message, p.retry_after_seconds
+            ));
+        }
+        if out.next_cursor.is_some() {
+            text.push_str(&format!(
+                "\n(showing {} of {} failures: call again with nextCursor for more)",
+                out.failures.len(),
+                out.total_failures
+            ));
+        }
+        text
+    }
+}
+
+/// The snapshot sorted into what the tool reports.
+struct View<'a> {
+    snapshot: &'a CiSnapshot,
+    status: Status,
+    counts: CheckCounts,
+    failed: Vec<&'a Check>,
+    running: Vec<&'a Check>,
+    queued: Vec<&'a Check>,
+    missing_required: Vec<String>,
+    required: HashSet<&'a str>,
+}
+
+impl<'a> View<'a> {
+    fn of(snapshot: &'a CiSnapshot) -> View<'a> {
+        let mut checks: Vec<&Check> = snapshot.checks.iter().collect();
+        checks.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+        let required: HashSet<&str> = snapshot
+            .required
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        let mut counts = CheckCounts {
+            total: checks.len(),
+            ..Default::default()
+        };
+        let (mut failed, mut running, mut queued) = (Vec::new(), Vec::new(), Vec::new());
+        for check in checks {
+            match (check.state, check.conclusion) {
+                (CheckState::Completed, Some(c)) if c.is_failure() => {
+                    counts.failed += 1;
+                    failed.push(check);
+                }
+                (CheckState::Completed, Some(resolve_pr_forge::CheckConclusion::Success)) => {
+                    counts.passed += 1
+                }
+                (CheckState::Completed, _) => counts.skipped += 1,
+                (CheckState::InProgress, _) => {
+                    counts.running += 1;
+                    running.push(check);
+                }
+                // A pending commit status means its CI has picked the commit up.
+                (CheckState::Queued, _) if check.kind == CheckKind::Status => {
+                    counts.running += 1;
+                    running.push(check);
+                }
+                (CheckState::Queued, _) => {
+                    counts.queued += 1;
+                    queued.push(check);
+                }
+            }
+        }
+        let reported: HashSet<&str> = snapshot.checks.iter().map(|c| c.name.as_str()).collect();
+        let mut missing_required: Vec<String> = required
+            .iter()
+            .filter(|r| !reported.contains(**r))
+            .map(|r| r.to_string())
+            .collect();
+        missing_required.sort();
+        counts.missing_required = missing_required.len();
+        let status = if !failed.is_empty() {
+            Status::Failed
+        } else if !running.is_empty() {
+            Status::Running
+        } else if !queued.is_empty() || !missing_required.is_empty() {
+            Status::Pending
+        } else if snapshot.checks.is_empty() {
+            Status::Unknown
+        } else {
+            Status::Passed
+        };
+        View {
+            snapshot,
+            status,
+            counts,
+            failed,
+            running,
+            queued,
+            missing_required,
+            required,
+        }
+    }
+
+    fn is_required(&self, name: &str) -> bool {
+        self.required.contains(name)
+    }
+
+    /// Checks that have not finished (including required ones not reported yet).
+    fn active(&self) -> usize {
+        self.running.len() + self.queued.len() + self.missing_required.len()
+    }
+
+    fn pending(&self) -> Vec<PendingCheck> {
+        let mut out: Vec<PendingCheck> = self
+            .running
+            .iter()
+            .map(|c| (c, "in_progress"))
+            .chain(self.queued.iter().map(|c| (c, "queued")))
+            .map(|(c, state)| PendingCheck {
+                name: c.name.clone(),
+                state: state.to_owned(),
+                required: self.is_required(&c.name),
+            })
+            .collect();
+        out.extend(self.missing_required.iter().map(|name| PendingCheck {
+            name: name.clone(),
+            state: "expected".to_owned(),
+            required: true,
+        }));
+        out
+    }
+
+    fn progress_message(&self) -> String {
+        let done = self.counts.total - self.running.len() - self.queued.len();
+        let mut m = format!(
+            "{done} of {} checks done, {} failed",
+            self.counts.total + self.missing_required.len(),
+            self.failed.len()
+        );
+        let waiting: Vec<&str> = self
+            .running
+            .iter()
+            .chain(self.queued.iter())
+            .map(|c| c.name.as_str())
+            .chain(self.missing_required.iter().map(String::as_str))
+            .take(3)
+            .collect();
+        if !waiting.is_empty() {
+            m.push_str(&format!("; waiting on {}", waiting.join(", ")));
+            if self.active() > waiting.len() {
+                m.push_str(&format!(" and {} more", self.active() - waiting.len()));
+            }
+        }
+        m
+    }
+}
+
+/// Wait mode: polls until the answer is final (or the first failure, with `bail_on_first`),
+/// the cap, or cancellation (the caller drops this future).
+async fn wait_for(
+    ctx: &Context,
+    forge: &dyn Forge,
+    pr: &PrRef,
+    bail_on_first: bool,
+) -> Result<(CiSnapshot, WaitReport)> {
+    let started = Instant::now();
+    let settings = &ctx.ci;
+    let mut pause = settings.poll_min;
+    let mut polls = 0u32;
+    loop {
+        let snapshot = forge.ci_snapshot(pr).await?;
+        polls += 1;
+        let view = View::of(&snapshot);
+        let elapsed = started.elapsed();
+        let done = match view.status {
+            Status::Passed => true,
+            Status::Failed => bail_on_first || view.active() == 0,
+            Status::Unknown => elapsed >= settings.no_checks_grace,
+            Status::Pending | Status::Running => false,
+        };
+        let timed_out = !done && elapsed + pause > settings.wait_cap;
+        if done || timed_out {
+            return Ok((
+                snapshot,
+                WaitReport {
+                    polls,
+                    waited_seconds: elapsed.as_secs(),
+                    timed_out,
+                },
+            ));
+        }
+        let message = match view.status {
+            Status::Unknown => "no checks reported yet".to_owned(),
+            _ => view.progress_message(),
+        };
+        ctx.report_progress(
+            f64::from(polls),
+            None,
+            format!("{message} (poll {polls}, next in {} s)", pause.as_secs()),
+        )
+        .await;
+        tokio::time::sleep(pause).await;
+        pause = (pause + pause / 2).min(settings.poll_max);
+    }
+}
+
+/// What the tool found for one failed check.
+#[derive(Debug, Default)]
+pub(crate) struct Findings {
+    failures: Vec<FailedTest>,
+    failed_step: Option<String>,
+    note: Option<String>,
+}
+
+async fn collect_failures(
+    ctx: &Context,
+    forge: &dyn Forge,
+    repo: &RepoRef,
+    view: &View<'_>,
+) -> Vec<Arc<Findings>> {
+    // JUnit reports are per workflow run: fetched once per run with a failed job.
+    let mut runs: BTreeMap<u64, Vec<&Check>> = BTreeMap::new();
+    for check in &view.failed {
+        if let Some(job) = &check.actions_job {
+            runs.entry(job.run_id).or_default().push(check);
+        }
+    }
+    // Futures built up front (not in a stream's closure) keep the call future `Send`.
+    let settled = view.active() == 0;
+    let junit_calls: Vec<_> = runs
+        .keys()
+        .map(|&run| async move {
+            let key = (repo.full_name(), run);
+            if let Some(hit) = ctx
+                .job_cache
+                .junit
+                .lock()
+                .ok()
+                .and_then(|c| c.get(&key).cloned())
+            {
+                return (run, hit);
+            }
+            let reports = Arc::new(junit_reports(forge, repo, run).await);
+            if settled {
+                remember(&ctx.job_cache.junit, key, reports.clone());
+            }
+            (run, reports)
+        })
+        .collect();
+    let junit_by_run: HashMap<u64, Arc<Vec<Failure>>> = futures::stream::iter(junit_calls)
+        .buffer_unordered(CONCURRENT_CHECKS)
+        .collect()
+        .await;
+    let check_calls: Vec<_> = view
+        .failed
+        .iter()
+        .map(|check| check_findings(ctx, forge, repo, check))
+        .collect();
+    let per_check: Vec<Arc<Findings>> = futures::stream::iter(check_calls)
+        .buffered(CONCURRENT_CHECKS)
+        .collect()
+        .await;
+    // JUnit failures go to their run's failed check when there is one, and merge with what
+    // the log said about the same test.
+    let mut out: Vec<Findings> = per_check
+        .iter()
+        .map(|f| Findings {
+            failures: f.failures.clone(),
+            failed_step: f.failed_step.clone(),
+            note: f.note.clone(),
+        })
+        .collect();
+    for (run, reports) in junit_by_run {
+        let checks = &runs[&run];
+        for report in reports.iter() {
+            // The run's failed check that already names this test, else its first one.
+            let index_of = |k: &Check| view.failed.iter().position(|c| std::ptr::eq(*c, k));
+            let target = checks
+                .iter()
+                .filter_map(|k| index_of(k))
+                .find(|i| {
+                    out[*i]
+                        .failures
+                        .iter()
+                        .any(|f| f.test_name == report.test_name)
+                })
+                .or_else(|| checks.first().and_then(|k| index_of(k)));
+            let Some(target) = target else { continue };
+            let check = view.failed[target];
+            let findings = &mut out[target];
+            match findings
+                .failures
+                .iter_mut()
+                .find(|f| f.test_name == report.test_name)
+            {
+                Some(existing) => merge_junit(existing, report),
+                None => {
+                    // The check's placeholder entry gives way to real tests.
+                    findings.failures.retain(|f| {
+                        !(f.source == Source::CheckOutput && f.test_name == check.name)
+                    });
+                    findings
+                        .failures
+                        .push(from_failure(check, report, Source::Junit, None));
+                }
+            }
+        }
+    }
+    out.into_iter().map(Arc::new).collect()
+}
+
+fn merge_junit(existing: &mut FailedTest, report: &Failure) {
+    existing.source = Source::Junit;
+    existing.confidence = Confidence::High;
+    if report.file_path.is_some() {
+        existing.file_path.clone_from(&report.file_path);
+    }
+    if report.line_number.is_some() {
+        existing.line_number = report.line_number;
+    }
+    if existing.error_type.is_none() {
+        existing.error_type.clone_from(&report.error_type);
+    }
+    if existing.reproduce_command.is_none() {
+        existing
+            .reproduce_command
+            .clone_from(&report.reproduce_command);
+    }
+}
+
+/// JUnit XML files of a run's test-report artifacts. Anything that goes wrong here only
+/// means the log is the source instead.
+async fn junit_reports(forge: &dyn Forge, repo: &RepoRef, run: u64) -> Vec<Failure> {
+    let Ok(artifacts) = forge.run_artifacts(repo, run).await else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for artifact in artifacts.iter().filter(|a| {
+        let name = a.name.to_ascii_lowercase();
+        !a.expired
+            && a.size_in_bytes <= MAX_ARTIFACT_BYTES
+            && [
+                "junit",
+                "test-result",
+                "test_result",
+                "testresult",
+                "test-report",
+                "surefire",
+                "xunit",
+            ]
+            .iter()
+            .any(|k| name.contains(k))
+    }) {
+        let Ok(files) = forge
+            .artifact_files(repo, artifact, ".xml", MAX_ARTIFACT_BYTES)
+            .await
+        else {
+            continue;
+        };
+        for (_, bytes) in files {
+            if let Ok(failures) = resolve_pr_ci::junit::parse_junit(&bytes) {
+                out.extend(failures);
+            }
+        }
+    }
+    out
+}
+
+async fn check_findings(
+    ctx: &Context,
+    forge: &dyn Forge,
+    repo: &RepoRef,
+    check: &Check,
+) -> Arc<Findings> {
+    let Some(job) = &check.actions_job else {
+        return Arc::new(other_ci(check));
+    };
+    let key = (repo.full_name(), job.job_id);
+    let cacheable = check.state == CheckState::Completed;
+    if cacheable
+        && let Some(hit) = ctx
+            .job_cache
+            .jobs
+            .lock()
+            .ok()
+            .and_then(|c| c.get(&key).cloned())
+    {
+        return hit;
+    }
+    let annotations = async {
+        if check.kind == CheckKind::CheckRun && check.annotations_count > 0 {
+            forge
+                .check_annotations(repo, check.id)
+                .await
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        }
+    };
+    let (steps, log, annotations) = tokio::join!(
+        forge.actions_job(repo, job),
+        read_log(forge, repo, job, ctx.ci.max_log_bytes),
+        annotations,
+    );
+    let failed_step = steps.ok().and_then(|j| {
+        j.steps
+            .iter()
+            .find(|s| s.conclusion.is_some_and(|c| c.is_failure()))
+            .map(|s| s.name.clone())
+    });
+    let mut findings = Findings {
+        failed_step,
+        ..Default::default()
+    };
+    let mut notes = Vec::new();
+    let mut step_errors = Vec::new();
+    match log {
+        Ok((report, skipped)) => {
+            if skipped > 0 {
+                notes.push(format!(
+                    "the log is {} MiB; only its last {} MiB were read",
+                    (skipped + report.bytes) >> 20,
+                    report.bytes >> 20
+                ));
+            }
+            for found in &report.found {
+                findings.failures.push(from_failure(
+                    check,
+                    &found.failure,
+                    Source::Log,
+                    found.step.clone(),
+                ));
+            }
+            if let Some(step) = report
+                .steps
+                .iter()
+                .rev()
+                .find(|s| s.exit_code.is_some_and(|c| c != 0))
+            {
+                step_errors.extend(step.errors.iter().cloned());
+                if findings.failed_step.is_none() {
+                    findings.failed_step = Some(step.title.clone());
+                }
+            }
+        }
+        Err(e) => notes.push(format!("the job log could not be read: {}", e.error)),
+    }
+    apply_annotations(check, &annotations, &mut findings.failures);
+    if findings.failures.is_empty() {
+        let mut message = match &findings.failed_step {
+            Some(step) => format!("step '{step}' failed"),
+            None => format!("the check ended with {}", conclusion_of(check)),
+        };
+        let errors: Vec<&String> = step_errors
+            .iter()
+            .filter(|e| !e.starts_with("Process completed"))
+            .collect();
+        if !errors.is_empty() {
+            message.push_str(": ");
+            message.push_str(
+                &errors
+                    .iter()
+                    .map(|e| e.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            );
+        }
+        notes.push("no test framework output was recognized in the log".to_owned());
+        findings
+            .failures
+            .push(check_entry(check, message, findings.failed_step.clone()));
+    }
+    findings.note = (!notes.is_empty()).then(|| notes.join("; "));
+    let findings = Arc::new(findings);
+    if cacheable {
+        remember(&ctx.job_cache.jobs, key, findings.clone());
+    }
+    findings
+}
+
+/// Streams the job log through the scanner: the log is never held whole.
+async fn read_log(
+    forge: &dyn Forge,
+    repo: &RepoRef,
+    job: &resolve_pr_forge::ActionsJobRef,
+    max_bytes: u64,
+) -> Result<(resolve_pr_ci::Report, u64)> {
+    let mut stream = forge.job_log(repo, job, max_bytes).await?;
+    let mut scanner = Scanner::new();
+    while let Some(chunk) = stream.chunks.next().await {
+        scanner.feed(&chunk?);
+    }
+    Ok((scanner.finish(), stream.skipped_bytes))
+}
+
+/// Annotations fill locations the log lacked; when the log named no test, failure-level
+/// annotations are the failures.
+fn apply_annotations(check: &Check, annotations: &[Annotation], failures: &mut Vec<FailedTest>) {
+    let failing: Vec<&Annotation> = annotations
+        .iter()
+        .filter(|a| {
+            a.level == "failure" && !a.message.starts_with("Process completed with exit code")
+        })
+        .collect();
+    if failures.is_empty() {
+        for a in failing {
+            let title = a.title.clone().filter(|t| !t.trim().is_empty());
+            failures.push(FailedTest {
+                check_name: check.name.clone(),
+                test_name: title.unwrap_or_else(|| match a.start_line {
+                    Some(l) => format!("{}:{l}", a.path),
+                    None => a.path.clone(),
+                }),
+                error_message: cut(&a.message, MESSAGE_BUDGET),
+                error_type: None,
+                stack_trace: a.raw_details.as_deref().map(|d| cut(d, TRACE_BUDGET)),
+                file_path: (!a.path.is_empty() && a.path != ".github").then(|| a.path.clone()),
+                line_number: a.start_line,
+                log_url: check.details_url.clone().unwrap_or_default(),
+                confidence: Confidence::Medium,
+                framework: None,
+                reproduce_command: None,
+                step: None,
+                source: Source::Annotation,
+            });
+        }
+        return;
+    }
+    for f in failures.iter_mut().filter(|f| f.line_number.is_none()) {
+        if let Some(a) = failing.iter().find(|a| {
+            f.file_path.as_deref() == Some(a.path.as_str())
+                || a.title.as_deref() == Some(f.test_name.as_str())
+        }) {
+            f.file_path = Some(a.path.clone());
+            f.line_number = a.start_line;
+        }
+    }
+}
+
+/// A check from another CI system (or a status): its output text is scanned like a log; what
+/// it yields is never better than `low`, since the text is a summary, not the test output.
+fn other_ci(check: &Check) -> Findings {
+    let mut findings = Findings::default();
+    let text: String = [&check.title, &check.summary, &check.text]
+        .iter()
+        .filter_map(|t| t.as_deref())
+        .collect::<Vec<_>>()
+        .join("\n");
+    if !text.trim().is_empty() {
+        let mut scanner = Scanner::new();
+        scanner.feed(text.as_bytes());
+        for found in scanner.finish().found {
+            let mut f = from_failure(check, &found.failure, Source::CheckOutput, None);
+            f.confidence = Confidence::Low;
+            findings.failures.push(f);
+        }
+    }
+    if findings.failures.is_empty() {
+        let message = [&check.title, &check.summary]
+            .iter()
+            .filter_map(|t| t.as_deref())
+            .find(|t| !t.trim().is_empty())
+            .map(|t| t.to_owned());
+        if message.is_none() {
+            findings.note = Some(match &check.details_url {
+                Some(url) => format!("the check reported no output; its details are at {url}"),
+                None => "the check reported no output and no details URL".to_owned(),
+            });
+        }
+        let message =
+            message.unwrap_or_else(|| format!("the check ended with {}", conclusion_of(check)));
+        findings.failures.push(check_entry(check, message, None));
+    }
+    findings
+}
+
+fn check_entry(check: &Check, message: String, step: Option<String>) -> FailedTest {
+    FailedTest {
+        check_name: check.name.clone(),
+        test_name: check.name.clone(),
+        error_message: cut(&message, MESSAGE_BUDGET),
+        error_type: None,
+        stack_trace: None,
+        file_path: None,
+        line_number: None,
+        log_url: check.details_url.clone().unwrap_or_default(),
+        confidence: Confidence::Low,
+        framework: None,
+        reproduce_command: None,
+        step,
+        source: Source::CheckOutput,
+    }
+}
+
+fn from_failure(check: &Check, f: &Failure, source: Source, step: Option<String>) -> FailedTest {
+    FailedTest {
+        check_name: check.name.clone(),
+        test_name: f.test_name.clone(),
+        error_message: cut(&f.error_message, MESSAGE_BUDGET),
+        error_type: f.error_type.clone(),
+        stack_trace: f.stack_trace.as_deref().map(|t| cut(t, TRACE_BUDGET)),
+        file_path: f.file_path.clone(),
+        line_number: f.line_number,
+        log_url: check.details_url.clone().unwrap_or_default(),
+        confidence: f.confidence,
+        framework: Some(f.framework),
+        reproduce_command: f.reproduce_command.clone(),
+        step,
+        source,
+    }
+}
+
+fn conclusion_of(check: &Check) -> &'static str {
+    check.conclusion.map_or("failure", |c| c.as_str())
+}
+
+fn cut(text: &str, max: usize) -> String {
+    budget::cut(text, max, "the full text is in the log").text
+}
+
+/// The workflow run of the first failed Actions job, else of the first Actions job.
+async fn ci_info(forge: &dyn Forge, repo: &RepoRef, view: &View<'_>) -> Option<CiInfo> {
+    let job = view
+        .failed
+        .iter()
+        .chain(view.running.iter())
+        .copied()
+        .chain(view.snapshot.checks.iter())
+        .find_map(|c| c.actions_job.as_ref())?;
+    let run: WorkflowRun = forge.workflow_run(repo, job.run_id).await.ok()?;
+    let completed_at = (run.state == CheckState::Completed)
+        .then(|| run.updated_at.clone())
+        .flatten();
+    let duration_seconds = match (&run.started_at, &completed_at) {
+        (Some(a), Some(b)) => seconds_between(a, b),
+        _ => None,
+    };
+    Some(CiInfo {
+        workflow_name: run.name,
+        run_id: run.id,
+        run_url: run.html_url.unwrap_or_default(),
+        started_at: run.started_at,
+        completed_at,
+        duration_seconds,
+        status: match run.state {
+            CheckState::Queued => "queued",
+            CheckState::InProgress => "in_progress",
+            CheckState::Completed => "completed",
+        }
+        .to_owned(),
+        conclusion: run.conclusion.map(|c| c.as_str().to_owned()),
+    })
+}
+
+/// The step a running Actions job is in, for `poll_info.current_step`.
+async fn current_step(forge: &dyn Forge, repo: &RepoRef, view: &View<'_>) -> Option<String> {
+    let check = view.running.iter().find(|c| c.actions_job.is_some())?;
+    let job = forge
+        .actions_job(repo, check.actions_job.as_ref()?)
+        .await
+        .ok()?;
+    let total = job.steps.len();
+    let step = job
+        .steps
+        .iter()
+        .find(|s| s.state == CheckState::InProgress)?;
+    Some(format!(
+        "{}: {} (step {} of {total})",
+        check.name, step.name, step.number
+    ))
+}
+
+fn poll_info(ctx: &Context, view: &View<'_>, current_step: Option<String>) -> PollInfo {
+    let retry = ctx.ci.poll_max.as_secs().max(1);
+    let what = match view.status {
+        Status::Failed => "Some checks failed; others are still running",
+        Status::Pending => "CI is queued",
+        _ => "CI is still running",
+    };
+    PollInfo {
+        message: format!(
+            "{what} ({}). Call again in {retry} s, or with wait: true to wait here.",
+            view.progress_message()
+        ),
+        retry_after_seconds: retry,
+        current_step,
+    }
+}
+
+/// seconds between two RFC 3339 UTC timestamps (`2024-05-01T10:00:00Z`).
+fn seconds_between(a: &str, b: &str) -> Option<u64> {
+    let secs = |t: &str| -> Option<i64> {
+        let t = t.trim_end_matches('Z');
+        let (date, time) = t.split_once('T')?;
+        let mut d = date.split('-').map(|x| x.parse::<i64>().ok());
+        let (y, m, day) = (d.next()??, d.next()??, d.next()??);
+        let mut h = time
+            .split(':')
+            .map(|x| x.split('.').next().and_then(|x| x.parse::<i64>().ok()));
+        let (hh, mm, ss) = (h.next()??, h.next()??, h.next()??);
+        // Days from civil (Howard Hinnant's algorithm).
+        let y = if m <= 2 { y - 1 } else { y };
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        let days = era * 146097 + doe - 719468;
+        Some(days * 86400 + hh * 3600 + mm * 60 + ss)
+    };
+    let d = secs(b)? - secs(a)?;
+    u64::try_from(d).ok()
+}
+
+/// Why a failure goes first, best reason first.
+fn priority_class(f: &FailedTest, required: bool) -> (u32, &'static str) {
+    let t = f.error_type.as_deref().unwrap_or("");
+    let m = &f.error_message;
+    let hides = [
+        "ImportError",
+        "ModuleNotFoundError",
+        "SyntaxError",
+        "IndentationError",
+        "CollectionError",
+    ]
+    .iter()
+    .any(|k| t.contains(k))
+        || m.contains("ERROR collecting")
+        || m.contains("could not compile")
+        || m.contains("build failed")
+        || m.contains("setup failed")
+        || m.contains("Test suite failed to run")
+        || m.contains("Cannot find module")
+        || f.test_name.contains("[build failed]")
+        || f.test_name.starts_with("error[E");
+    if hides {
+        return (
+            0,
+            "a collection, import or build error: it hides every test behind it, fix it first",
+        );
+    }
+    if f.source == Source::CheckOutput && f.confidence == Confidence::Low {
+        return (
+            4,
+            "no test was named: read the check's log at log_url to see what failed",
+        );
+    }
+    if required {
+        return (
+            1,
+            "fails a required check: the PR cannot merge until it passes",
+        );
+    }
+    if f.file_path.is_some() && f.line_number.is_some() {
+        return (2, "the framework named the failing line");
+    }
+    (3, "failing test")
+}
+
+fn instructions(view: &View<'_>, all: &[FailedTest], checks: &[FailedCheck]) -> Instructions {
+    let required: HashSet<&str> = checks
+        .iter()
+        .filter(|c| c.required)
+        .map(|c| c.name.as_str())
+        .collect();
+    // Failures with the same first line of message: probably one cause.
+    let mut by_message: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, f) in all.iter().enumerate() {
+        let key = f
+            .error_message
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_owned();
+        if !key.is_empty() && f.source != Source::CheckOutput {
+            by_message.entry(key).or_default().push(i);
+        }
+    }
+    let mut ranked: Vec<(u32, usize, &'static str)> = all
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (class, reason) = priority_class(f, required.contains(f.check_name.as_str()));
+            (class, i, reason)
+        })
+        .collect();
+    ranked.sort();
+    let mut priority = Vec::new();
+    let mut commands = Vec::new();
+    let mut covered: HashSet<usize> = HashSet::new();
+    for (class, i, reason) in ranked {
+        if covered.contains(&i) {
+            continue;
+        }
+        let f = &all[i];
+        let key = f
+            .error_message
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_owned();
+        let group: Vec<usize> = by_message.get(&key).cloned().unwrap_or_default();
+        let related: Vec<String> = group
+            .iter()
+            .filter(|j| **j != i)
+            .map(|j| all[*j].test_name.clone())
+            .take(5)
+            .collect();
+        covered.extend(group.iter().copied());
+        covered.insert(i);
+        let reason = if related.is_empty() || class == 0 {
+            reason.to_owned()
+        } else {
+            format!(
+                "{} tests fail with the same error, probably one cause; {reason}",
+                group.len()
+            )
+        };
+        if priority.len() < MAX_PRIORITY {
+            priority.push(PrioritizedFailure {
+                test: f.test_name.clone(),
+                priority: priority.len() as u32 + 1,
+                reason,
+                related_failures: related,
+            });
+        }
+        if let Some(cmd) = &f.reproduce_command
+            && commands.len() < MAX_PRIORITY
+            && !commands.contains(cmd)
+        {
+            commands.push(cmd.clone());
+        }
+    }
+    Instructions {
+        summary: summary(view, all, checks),
+        priority,
+        commands,
+    }
+}
+
+fn summary(view: &View<'_>, all: &[FailedTest], checks: &[FailedCheck]) -> String {
+    let active = view.active();
+    let still = if active > 0 {
+        format!("; {active} check{} still running or queued", plural(active))
+    } else {
+        String::new()
+    };
+    match view.status {
+        Status::Unknown => "no CI checks reported for this commit".to_owned(),
+        Status::Passed => {
+            let n = view.counts.passed;
+            let skipped = view.counts.skipped;
+            if skipped > 0 {
+                format!("all {n} check{} passed ({skipped} skipped)", plural(n))
+            } else {
+                format!("all {n} check{} passed", plural(n))
+            }
+        }
+        Status::Running | Status::Pending => {
+            format!("no failures so far: {}", view.progress_message())
+        }
+        Status::Failed => {
+            let tests = all
+                .iter()
+                .filter(|f| f.source != Source::CheckOutput || f.test_name != f.check_name)
+                .count();
+            let names: Vec<String> = checks
+                .iter()
+                .take(4)
+                .map(|c| format!("{} ({})", c.name, c.failures))
+                .collect();
+            format!(
+                "{tests} failing test{} in {} of {} check{}: {}{}",
+                plural(tests),
+                checks.len(),
+                view.counts.total,
+                plural(view.counts.total),
+                names.join(", "),
+                still
+            )
+        }
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..7).unwrap_or(sha)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use resolve_pr_forge::{ActionsJobRef, CheckConclusion};
+
+    fn check(name: &str, state: CheckState, conclusion: Option<CheckConclusion>) -> Check {
+        Check {
+            id: 1,
+            name: name.to_owned(),
+            kind: CheckKind::CheckRun,
+            state,
+            conclusion,
+            started_at: None,
+            completed_at: None,
+            details_url: Some(format!("https://ci.example/{name}")),
+            app: Some("github-actions".to_owned()),
+            title: None,
+            summary: None,
+            text: None,
+            annotations_count: 0,
+            actions_job: Some(ActionsJobRef {
+                run_id: 1,
+                job_id: 1,
+            }),
+        }
+    }
+
+    fn snapshot(checks: Vec<Check>, required: Option<Vec<&str>>) -> CiSnapshot {
+        CiSnapshot {
+            head_sha: "0123456789abcdef".to_owned(),
+            checks,
+            required: required.map(|r| r.into_iter().map(str::to_owned).collect()),
+            unchanged: false,
+        }
+    }
+
+    use CheckConclusion as C;
+    use CheckState as S;
+
+    #[test]
+    fn status_from_checks() {
+        type Case = (Vec<Check>, Option<Vec<&'static str>>, Status);
+        let cases: Vec<Case> = vec![
+            (vec![], None, Status::Unknown),
+            (
+                vec![check("a", S::Completed, Some(C::Success))],
+                None,
+                Status::Passed,
+            ),
+            (
+                vec![
+                    check("a", S::Completed, Some(C::Success)),
+                    check("b", S::Completed, Some(C::Skipped)),
+                    check("c", S::Completed, Some(C::Neutral)),
+                ],
+                None,
+                Status::Passed,
+            ),
+            (
+                vec![check("a", S::Completed, Some(C::Success))],
+                Some(vec!["a", "lint"]),
+                Status::Pending,
+            ),
+            (
+                vec![
+                    check("a", S::Completed, Some(C::Success)),
+                    check("b", S::Queued, None),
+                ],
+                None,
+                Status::Pending,
+            ),
+            (
+                vec![check("a", S::InProgress, None), check("b", S::Queued, None)],
+                None,
+                Status::Running,
+            ),
+            (
+                vec![
+                    check("a", S::InProgress, None),
+                    check("b", S::Completed, Some(C::TimedOut)),
+                ],
+                None,
+                Status::Failed,
+            ),
+        ];
+        for (checks, required, want) in cases {
+            let names: Vec<String> = checks.iter().map(|c| c.name.clone()).collect();
+            let snap = snapshot(checks, required);
+            assert_eq!(View::of(&snap).status, want, "{names:?}");
+        }
+        for failing in [
+            C::Failure,
+            C::TimedOut,
+            C::Cancelled,
+            C::StartupFailure,
+            C::ActionRequired,
+        ] {
+            let snap = snapshot(vec![check("a", S::Completed, Some(failing))], None);
+            assert_eq!(View::of(&snap).status, Status::Failed, "{failing:?}");
+        }
+    }
+
+    #[test]
+    fn a_pending_commit_status_counts_as_running() {
+        let mut status = check("ci/jenkins", S::Queued, None);
+        status.kind = CheckKind::Status;
+        let snap = snapshot(vec![status], None);
+        let view = View::of(&snap);
+        assert_eq!(view.status, Status::Running);
+        assert_eq!(view.counts.running, 1);
+    }
+
+    fn failed(test: &str, check: &str, message: &str, error_type: Option<&str>) -> FailedTest {
+        FailedTest {
+            check_name: check.to_owned(),
+            test_name: test.to_owned(),
+            error_message: message.to_owned(),
+            error_type: error_type.map(str::to_owned),
+            stack_trace: None,
+            file_path: Some("tests/test_x.py".to_owned()),
+            line_number: Some(3),
+            log_url: String::new(),
+            confidence: Confidence::High,
+            framework: Some(Framework::Pytest),
+            reproduce_command: Some(format!("pytest '{test}'")),
+            step: None,
+            source: Source::Log,
+        }
+    }
+
+    #[test]
+    fn collection_errors_come_first_and_shared_errors_are_grouped() {
+        let snap = snapshot(
+            vec![
+                check("unit", S::Completed, Some(C::Failure)),
+                check("lint", S::Completed, Some(C::Failure)),
+            ],
+            Some(vec!["lint"]),
+        );
+        let view = View::of(&snap);
+        let all = vec![
+            failed("t1", "unit", "assert 1 == 2", Some("AssertionError")),
+            failed("t2", "unit", "KeyError: 'id'", Some("KeyError")),
+            failed("t3", "unit", "KeyError: 'id'", Some("KeyError")),
+            failed("t4", "lint", "x", None),
+            failed(
+                "tests/test_y.py",
+                "unit",
+                "ModuleNotFoundError: No module named 'yaml'",
+                Some("ModuleNotFoundError"),
+            ),
+        ];
+        let checks = vec![
+            FailedCheck {
+                name: "unit".into(),
+                conclusion: "failure".into(),
+                required: false,
+                details_url: None,
+                failed_step: None,
+                failures: 4,
+                note: None,
+            },
+            FailedCheck {
+                name: "lint".into(),
+                conclusion: "failure".into(),
+                required: true,
+                details_url: None,
+                failed_step: None,
+                failures: 1,
+                note: None,
+            },
+        ];
+        let ins = instructions(&view, &all, &checks);
+        let order: Vec<&str> = ins.priority.iter().map(|p| p.test.as_str()).collect();
+        assert_eq!(order, ["tests/test_y.py", "t4", "t1", "t2"]);
+        assert!(ins.priority[0].reason.contains("hides every test"));
+        assert!(ins.priority[1].reason.contains("required"));
+        assert_eq!(ins.priority[3].related_failures, ["t3"]);
+        assert!(
+            ins.priority[3]
+                .reason
+                .starts_with("2 tests fail with the same error")
+        );
+        assert_eq!(ins.commands[0], "pytest 'tests/test_y.py'");
+        assert!(
+            ins.summary.starts_with("5 failing tests in 2 of 2 checks"),
+            "{}",
+            ins.summary
+        );
+    }
+
+    #[test]
+    fn durations_from_timestamps() {
+        assert_eq!(
+            seconds_between("2024-05-01T10:00:00Z", "2024-05-01T10:03:20Z"),
+            Some(200)
+        );
+        assert_eq!(
+            seconds_between("2024-02-28T23:59:00Z", "2024-03-01T00:00:00Z"),
+            Some(86460)
+        );
+        assert_eq!(seconds_between("2024-05-01T10:00:00Z", "garbage"), None);
+    }
+}

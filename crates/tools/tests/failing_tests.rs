@@ -1,0 +1,531 @@
+//! `get_failing_tests` against the simulator: every source of failures (job logs, JUnit
+//! artifacts, annotations, other CI systems), the statuses, wait mode with progress, the cap
+//! and cancellation, pagination, and the bad inputs of the issue (expired logs, failing
+//! storage, a 2 GiB log, no CI at all, a check with no output).
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{Flavor, context, scenario};
+use resolve_pr_forge_sim::{Sim, SimHandle};
+use resolve_pr_tools::{BoxFuture, Context, ProgressSink, call};
+use serde_json::{Value, json};
+
+struct Fixture {
+    sim: SimHandle,
+    ctx: Context,
+}
+
+impl Fixture {
+    async fn start(name_or_yaml: &str, flavor: Flavor) -> Fixture {
+        let sim = Sim::start(scenario(name_or_yaml))
+            .await
+            .expect("sim starts");
+        let token = match flavor {
+            Flavor::GitHub => "ghp_read",
+            Flavor::Forgejo => "fj_read",
+        };
+        let mut ctx = context(flavor, &sim, token, [7; 32]);
+        ctx.ci.poll_min = Duration::from_millis(10);
+        ctx.ci.poll_max = Duration::from_millis(40);
+        ctx.ci.no_checks_grace = Duration::from_millis(100);
+        Fixture { sim, ctx }
+    }
+
+    fn pr(&self, flavor: Flavor, number: u64) -> String {
+        match flavor {
+            Flavor::GitHub => format!("acme/widgets#{number}"),
+            Flavor::Forgejo => format!(
+                "{}/acme/widgets#{number}",
+                self.sim.base_url().trim_start_matches("http://")
+            ),
+        }
+    }
+
+    async fn call(&self, args: Value) -> Value {
+        match call(&self.ctx, "get_failing_tests", args.clone()).await {
+            Ok(out) => {
+                assert!(!out.text.is_empty());
+                out.structured
+            }
+            Err(e) => panic!("{args}: {}", e.to_json()),
+        }
+    }
+
+    /// Every failure, following nextCursor; checks pages hold at most 10.
+    async fn all_failures(&self, args: Value) -> (Value, Vec<Value>) {
+        let first = self.call(args.clone()).await;
+        let mut failures: Vec<Value> = first["failures"].as_array().cloned().unwrap_or_default();
+        let mut page = first.clone();
+        while let Some(cursor) = page["nextCursor"].as_str() {
+            assert_eq!(page["failures"].as_array().map(Vec::len), Some(10));
+            let mut next = args.clone();
+            next["cursor"] = json!(cursor);
+            page = self.call(next).await;
+            failures.extend(page["failures"].as_array().cloned().unwrap_or_default());
+        }
+        assert_eq!(
+            failures.len() as u64,
+            first["total_failures"].as_u64().unwrap()
+        );
+        (first, failures)
+    }
+
+    fn assert_contract(&self) {
+        assert_eq!(self.sim.contract_violations(), Vec::<String>::new());
+        assert!(
+            self.sim.storage_requests().iter().all(|r| !r.authorization),
+            "the token went to log storage"
+        );
+    }
+}
+
+fn named<'a>(failures: &'a [Value], test: &str) -> &'a Value {
+    failures
+        .iter()
+        .find(|f| f["test_name"] == test)
+        .unwrap_or_else(|| panic!("no failure {test} in {failures:#?}"))
+}
+
+#[tokio::test]
+async fn a_failed_pr_names_every_failing_test_with_its_location() {
+    let fx = Fixture::start("ci_failing", Flavor::GitHub).await;
+    let (first, failures) = fx
+        .all_failures(json!({"pr": fx.pr(Flavor::GitHub, 7)}))
+        .await;
+    assert_eq!(first["status"], "failed");
+    assert_eq!(first["pr"], "acme/widgets#7");
+    assert_eq!(first["checks"]["failed"], 4);
+    assert_eq!(first["checks"]["passed"], 1);
+    assert_eq!(first["checks"]["skipped"], 1);
+    let checks = first["failed_checks"].as_array().unwrap();
+    let check = |name: &str| {
+        checks
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("no failed check {name}"))
+    };
+    assert_eq!(check("test / pytest")["required"], true);
+    assert_eq!(check("test / pytest")["failed_step"], "Run pytest");
+    assert_eq!(check("ci/jenkins")["required"], true);
+    assert_eq!(check("test / cargo")["required"], false);
+    assert_eq!(first["ci_info"]["workflow_name"], "CI");
+    assert_eq!(first["ci_info"]["run_id"], 9101);
+
+    // From the pytest log, confirmed by the JUnit artifact: high confidence, the failing
+    // line, a command that runs just that test.
+    let list_diff = named(&failures, "tests/test_basic.py::test_list_diff");
+    assert_eq!(list_diff["check_name"], "test / pytest");
+    assert_eq!(list_diff["file_path"], "tests/test_basic.py");
+    assert_eq!(list_diff["line_number"], 23);
+    assert_eq!(list_diff["confidence"], "high");
+    assert_eq!(list_diff["source"], "junit");
+    assert_eq!(list_diff["step"], "Run pytest");
+    assert!(
+        list_diff["reproduce_command"]
+            .as_str()
+            .unwrap()
+            .contains("tests/test_basic.py::test_list_diff"),
+        "{list_diff}"
+    );
+    // Only in the log: still there, from the log.
+    let helper = named(&failures, "tests/test_basic.py::test_exception_in_helper");
+    assert_eq!(helper["source"], "log");
+    assert_eq!(helper["error_type"], "ValueError");
+    // The cargo job's log.
+    assert!(
+        failures
+            .iter()
+            .any(|f| f["check_name"] == "test / cargo" && f["framework"] == "cargo_test"),
+        "no cargo test failure"
+    );
+    // The third-party check's output text names its tests, with low confidence.
+    let card = named(
+        &failures,
+        "tests/integration/test_checkout.py::test_pay_with_card",
+    );
+    assert_eq!(card["confidence"], "low");
+    assert_eq!(card["check_name"], "ci/circleci: integration");
+    assert!(card["log_url"].as_str().unwrap().contains("circleci.com"));
+    // A legacy status names no test: the status itself, with its description and link.
+    let jenkins = named(&failures, "ci/jenkins");
+    assert_eq!(jenkins["confidence"], "low");
+    assert_eq!(jenkins["error_message"], "Build #88 failed: 3 tests failed");
+    assert_eq!(
+        jenkins["log_url"],
+        "https://jenkins.example.com/job/widgets/job/PR-7/88/"
+    );
+
+    // No failure twice across pages.
+    let mut keys: Vec<String> = failures
+        .iter()
+        .map(|f| format!("{}|{}", f["check_name"], f["test_name"]))
+        .collect();
+    keys.sort();
+    let before = keys.len();
+    keys.dedup();
+    assert_eq!(keys.len(), before, "a failure repeated across pages");
+
+    // Instructions: priorities with reasons over all failures, and commands.
+    let priority = first["instructions"]["priority"].as_array().unwrap();
+    assert!(!priority.is_empty() && priority.len() <= 10);
+    assert_eq!(priority[0]["priority"], 1);
+    assert!(
+        priority
+            .iter()
+            .all(|p| !p["reason"].as_str().unwrap().is_empty())
+    );
+    assert!(
+        !first["instructions"]["commands"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        first["instructions"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("4 of 6 checks"),
+        "{}",
+        first["instructions"]["summary"]
+    );
+    assert!(first.get("poll_info").is_none());
+    fx.assert_contract();
+}
+
+#[tokio::test]
+async fn finished_jobs_are_read_once_per_process() {
+    let fx = Fixture::start("ci_failing", Flavor::GitHub).await;
+    let pr = fx.pr(Flavor::GitHub, 7);
+    fx.call(json!({"pr": pr})).await;
+    let downloads = fx.sim.storage_requests().len();
+    assert!(downloads >= 2, "the two job logs were read");
+    fx.sim.clear_requests();
+    fx.call(json!({"pr": pr})).await;
+    assert_eq!(
+        fx.sim.storage_requests().len(),
+        downloads,
+        "logs read again"
+    );
+    let requests = fx.sim.requests();
+    assert!(
+        !requests.iter().any(|r| r.path.ends_with("/logs")),
+        "{requests:#?}"
+    );
+    // The check listing is revalidated, not re-downloaded.
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.path.contains("/check-runs") && r.conditional && r.status == 304),
+        "{requests:#?}"
+    );
+}
+
+#[tokio::test]
+async fn immediate_mode_reports_running_checks_with_poll_info() {
+    let fx = Fixture::start("ci_running", Flavor::GitHub).await;
+    let out = fx.call(json!({"pr": fx.pr(Flavor::GitHub, 8)})).await;
+    assert_eq!(out["status"], "failed");
+    let pending: Vec<(&str, &str)> = out["pending_checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap(), p["state"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        pending,
+        [
+            ("test / integration", "in_progress"),
+            ("test / e2e", "queued")
+        ]
+    );
+    let poll = &out["poll_info"];
+    assert!(poll["retry_after_seconds"].as_u64().unwrap() >= 1);
+    assert!(poll["message"].as_str().unwrap().contains("still running"));
+    assert!(out.get("wait").is_none());
+}
+
+/// Collects progress reports.
+#[derive(Default)]
+struct Recorder(Mutex<Vec<(f64, String)>>);
+
+impl ProgressSink for Recorder {
+    fn report(&self, progress: f64, _total: Option<f64>, message: String) -> BoxFuture<'_, ()> {
+        self.0.lock().unwrap().push((progress, message));
+        Box::pin(async {})
+    }
+}
+
+#[tokio::test]
+async fn wait_mode_polls_to_the_end_with_progress() {
+    let mut fx = Fixture::start("ci_running", Flavor::GitHub).await;
+    let recorder = Arc::new(Recorder::default());
+    fx.ctx = fx.ctx.with_progress(recorder.clone());
+    let out = fx
+        .call(json!({"pr": fx.pr(Flavor::GitHub, 8), "wait": true, "bail_on_first": false}))
+        .await;
+    assert_eq!(out["status"], "failed");
+    assert!(out.get("pending_checks").is_none(), "{out:#}");
+    assert!(out.get("poll_info").is_none());
+    assert_eq!(out["checks"]["failed"], 2);
+    assert_eq!(out["checks"]["passed"], 1);
+    let polls = out["wait"]["polls"].as_u64().unwrap();
+    assert!(polls >= 5, "e2e completes on the 5th listing, got {polls}");
+    assert_eq!(out["wait"]["timed_out"], false);
+    let reports = recorder.0.lock().unwrap().clone();
+    assert_eq!(reports.len() as u64, polls - 1, "one report per pause");
+    assert!(
+        reports.windows(2).all(|w| w[0].0 < w[1].0),
+        "progress must grow"
+    );
+    assert!(reports[0].1.contains("waiting on"), "{}", reports[0].1);
+    // Unchanged polls are revalidated: 304s cost no rate limit.
+    assert!(
+        fx.sim
+            .requests()
+            .iter()
+            .any(|r| r.path.contains("/check-runs") && r.conditional),
+        "polls must send If-None-Match"
+    );
+}
+
+#[tokio::test]
+async fn wait_mode_bails_on_the_first_failure() {
+    // "test / unit" is still running at first and fails on the third listing, while
+    // "test / e2e" stays queued until the fifth.
+    let yaml = scenario_text("ci_running").replace(
+        r#"{name: "test / unit", job_id: 9411, conclusion: failure,"#,
+        r#"{name: "test / unit", job_id: 9411, status: in_progress, complete_after: 2, conclusion: failure,"#,
+    );
+    let fx = Fixture::start(&yaml, Flavor::GitHub).await;
+    let out = fx
+        .call(json!({"pr": fx.pr(Flavor::GitHub, 8), "wait": true}))
+        .await;
+    assert_eq!(out["status"], "failed");
+    assert_eq!(out["wait"]["polls"], 3);
+    assert!(
+        out["pending_checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "test / e2e"),
+        "{out:#}"
+    );
+    assert!(out["poll_info"].is_object());
+}
+
+#[tokio::test]
+async fn wait_mode_stops_at_the_cap() {
+    let yaml = scenario_text("ci_running")
+        .replace("complete_after: 2", "complete_after: 100000")
+        .replace("complete_after: 4", "complete_after: 100000");
+    let mut fx = Fixture::start(&yaml, Flavor::GitHub).await;
+    fx.ctx.ci.wait_cap = Duration::from_millis(150);
+    let out = fx
+        .call(json!({"pr": fx.pr(Flavor::GitHub, 8), "wait": true, "bail_on_first": false}))
+        .await;
+    assert_eq!(out["wait"]["timed_out"], true);
+    assert!(out["poll_info"].is_object());
+    assert_eq!(out["status"], "failed");
+}
+
+#[tokio::test]
+async fn cancelling_a_wait_stops_polling() {
+    let yaml = scenario_text("ci_running")
+        .replace("complete_after: 2", "complete_after: 100000")
+        .replace("complete_after: 4", "complete_after: 100000");
+    let fx = Fixture::start(&yaml, Flavor::GitHub).await;
+    let ctx = fx.ctx.clone();
+    let pr = fx.pr(Flavor::GitHub, 8);
+    let task = tokio::spawn(async move {
+        call(
+            &ctx,
+            "get_failing_tests",
+            json!({"pr": pr, "wait": true, "bail_on_first": false}),
+        )
+        .await
+    });
+    // Several polls in (the machine may be busy: wait for them, not for a time).
+    let listings = || {
+        fx.sim
+            .requests()
+            .iter()
+            .filter(|r| r.path.contains("/check-runs"))
+            .count()
+    };
+    for _ in 0..500 {
+        if listings() >= 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(listings() >= 3, "it was polling");
+    task.abort();
+    let _ = task.await;
+    let after_abort = fx.sim.requests().len();
+    // Polls are 10-40 ms apart: a live loop would make several more in this time.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(fx.sim.requests().len(), after_abort, "polling went on");
+}
+
+#[tokio::test]
+async fn a_green_pr_passes() {
+    let fx = Fixture::start("ci_passed", Flavor::GitHub).await;
+    let number = first_pr_number("ci_passed");
+    let out = fx.call(json!({"pr": fx.pr(Flavor::GitHub, number)})).await;
+    assert_eq!(out["status"], "passed");
+    assert_eq!(out["total_failures"], 0);
+    assert!(
+        out["instructions"]["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("all "),
+        "{out:#}"
+    );
+}
+
+#[tokio::test]
+async fn no_ci_at_all_is_unknown_not_an_error() {
+    let fx = Fixture::start("ci_none", Flavor::GitHub).await;
+    let pr = fx.pr(Flavor::GitHub, first_pr_number("ci_none"));
+    let out = fx.call(json!({"pr": pr})).await;
+    assert_eq!(out["status"], "unknown");
+    assert!(out["message"].as_str().unwrap().contains("No CI checks"));
+    // Waiting gives CI a grace period to show up, then says the same.
+    let out = fx.call(json!({"pr": pr, "wait": true})).await;
+    assert_eq!(out["status"], "unknown");
+    assert!(out["wait"]["polls"].as_u64().unwrap() >= 2);
+}
+
+#[tokio::test]
+async fn an_expired_log_is_a_note_not_a_failure_of_the_call() {
+    let fx = Fixture::start("ci_log_expired", Flavor::GitHub).await;
+    let out = fx
+        .call(json!({"pr": fx.pr(Flavor::GitHub, first_pr_number("ci_log_expired"))}))
+        .await;
+    assert_eq!(out["status"], "failed");
+    let check = &out["failed_checks"][0];
+    let note = check["note"].as_str().unwrap();
+    assert!(note.contains("could not be read"), "{note}");
+    assert!(out["total_failures"].as_u64().unwrap() >= 1);
+}
+
+#[tokio::test]
+async fn failing_log_storage_is_a_note() {
+    let fx = Fixture::start("ci_log_storage_fails", Flavor::GitHub).await;
+    let out = fx
+        .call(json!({"pr": fx.pr(Flavor::GitHub, first_pr_number("ci_log_storage_fails"))}))
+        .await;
+    assert_eq!(out["status"], "failed");
+    let notes: Vec<&str> = out["failed_checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["note"].as_str())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.contains("could not be read")),
+        "{notes:?}"
+    );
+    fx.assert_contract();
+}
+
+#[tokio::test]
+async fn a_check_without_output_is_reported_as_such() {
+    let fx = Fixture::start("ci_check_without_output", Flavor::GitHub).await;
+    let out = fx
+        .call(json!({"pr": fx.pr(Flavor::GitHub, first_pr_number("ci_check_without_output"))}))
+        .await;
+    assert_eq!(out["status"], "failed");
+    let f = &out["failures"][0];
+    assert_eq!(f["confidence"], "low");
+    assert_eq!(f["test_name"], f["check_name"]);
+    assert!(
+        out["failed_checks"][0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("no output"),
+        "{out:#}"
+    );
+}
+
+#[tokio::test]
+async fn a_2_gib_log_is_read_from_its_tail() {
+    let mut fx = Fixture::start("ci_huge_log", Flavor::GitHub).await;
+    fx.ctx.ci.max_log_bytes = 4 * 1024 * 1024;
+    let out = fx.call(json!({"pr": fx.pr(Flavor::GitHub, 13)})).await;
+    assert_eq!(out["status"], "failed");
+    let pytest = out["failed_checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "test / pytest")
+        .expect("the pytest check");
+    assert!(
+        pytest["note"]
+            .as_str()
+            .unwrap()
+            .contains("only its last 4 MiB"),
+        "{pytest}"
+    );
+    assert!(pytest["failures"].as_u64().unwrap() >= 16, "{pytest}");
+}
+
+#[tokio::test]
+async fn bad_arguments_are_user_errors_before_any_request() {
+    let fx = Fixture::start("ci_failing", Flavor::GitHub).await;
+    for args in [
+        json!({}),
+        json!({"pr": "not a pr"}),
+        json!({"pr": "acme/widgets#7", "wait": "yes"}),
+        json!({"pr": "acme/widgets#7", "cursor": "garbage"}),
+        json!({"pr": "acme/widgets#7", "unknown": 1}),
+    ] {
+        let e = call(&fx.ctx, "get_failing_tests", args.clone())
+            .await
+            .expect_err("must fail");
+        assert_eq!(e.category.as_str(), "user", "{args}");
+        assert!(e.suggestion.is_some(), "{args}");
+    }
+    assert!(fx.sim.requests().is_empty());
+}
+
+#[tokio::test]
+async fn forgejo_statuses_and_actions_logs() {
+    let fx = Fixture::start("ci_failing_forgejo", Flavor::Forgejo).await;
+    let out = fx.call(json!({"pr": fx.pr(Flavor::Forgejo, 7)})).await;
+    assert_eq!(out["status"], "failed", "{out:#}");
+    assert!(out["total_failures"].as_u64().unwrap() >= 1);
+    fx.assert_contract();
+}
+
+#[tokio::test]
+async fn gitea_without_actions_api_falls_back_to_statuses() {
+    let fx = Fixture::start("ci_failing_gitea", Flavor::Forgejo).await;
+    let out = fx.call(json!({"pr": fx.pr(Flavor::Forgejo, 7)})).await;
+    assert_eq!(out["status"], "failed", "{out:#}");
+    assert!(out["total_failures"].as_u64().unwrap() >= 1);
+}
+
+fn scenario_text(name: &str) -> String {
+    let path = format!(
+        "{}/../forge-sim/scenarios/{name}.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(path).expect("scenario file")
+}
+
+fn first_pr_number(name: &str) -> u64 {
+    let text = scenario_text(name);
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("- number:"))
+        .expect("a pull request");
+    line.trim_start()
+        .trim_start_matches("- number:")
+        .trim()
+        .parse()
+        .expect("a number")
+}
