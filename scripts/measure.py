@@ -160,6 +160,61 @@ def unresolved_walk():
         proc.wait(timeout=10)
 
 
+def storage_requests(base):
+    with urllib.request.urlopen(f"{base}/_sim/storage") as r:
+        return json.load(r)
+
+
+def failing_tests():
+    """get_failing_tests on ci_failing (4 failed checks, 2 job logs, a JUnit artifact): the
+    first page and the walk over every page, each page from a fresh process (a long-running
+    MCP server caches finished jobs, so its later pages download nothing); then wait mode on
+    ci_running, counting how many check listings were answered 304."""
+    proc, base = start_sim("ci_failing")
+    env = quiet_env({"GITHUB_API_URL": base, "GITHUB_TOKEN": "ghp_read"})
+    args = {"pr": "acme/widgets#7"}
+    pages = requests = size = failures = 0
+    first = None
+    while True:
+        clear(base)
+        before = len(storage_requests(base))
+        out = subprocess.run([BIN, "tool", "get_failing_tests", json.dumps(args)], env=env,
+                             capture_output=True, check=True).stdout
+        result = json.loads(out)
+        pages += 1
+        page_requests = len(sim_requests(base)) + len(storage_requests(base)) - before
+        page_bytes = len(json.dumps(result, separators=(",", ":")).encode())
+        requests += page_requests
+        size += page_bytes
+        failures += len(result["failures"])
+        if first is None:
+            first = (page_requests, page_bytes, result["total_failures"])
+        cursor = result.get("nextCursor")
+        if not cursor or pages > 100:
+            break
+        args = {"pr": "acme/widgets#7", "cursor": cursor}
+    print(f"get_failing_tests: ci_failing first page {first[0]} requests (API + log storage), "
+          f"{first[1]} bytes; all {pages} pages ({failures} of {first[2]} failures) {requests} "
+          f"requests, {size} bytes")
+    proc.stdin.close()
+    proc.wait(timeout=10)
+
+    proc, base = start_sim("ci_running")
+    env = quiet_env({"GITHUB_API_URL": base, "GITHUB_TOKEN": "ghp_read", "RESOLVE_PR_CI_POLL": "0.05-0.2"})
+    clear(base)
+    out = subprocess.run([BIN, "tool", "get_failing_tests",
+                          json.dumps({"pr": "acme/widgets#8", "wait": True, "bail_on_first": False})],
+                         env=env, capture_output=True, check=True).stdout
+    result = json.loads(out)
+    log = sim_requests(base)
+    listings = [r for r in log if "/check-runs" in r["path"] and "annotations" not in r["path"]]
+    unchanged = [r for r in listings if r["status"] == 304]
+    print(f"get_failing_tests wait: ci_running {result['wait']['polls']} polls, {len(log)} requests, "
+          f"{len(listings)} check listings of which {len(unchanged)} answered 304 (no rate limit)")
+    proc.stdin.close()
+    proc.wait(timeout=10)
+
+
 if __name__ == "__main__":
     for path in (BIN, SIM):
         if not os.access(path, os.X_OK):
@@ -168,3 +223,4 @@ if __name__ == "__main__":
     idle_memory()
     round_trips()
     unresolved_walk()
+    failing_tests()

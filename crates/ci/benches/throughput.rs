@@ -51,6 +51,11 @@ fn main() {
             .output()
             .expect("grep runs");
         let reference = start.elapsed().as_secs_f64();
+        let breakdown = if name == "dense" {
+            breakdown(&path)
+        } else {
+            String::new()
+        };
         let _ = std::fs::remove_file(&path);
         println!(
             "{name}: {mb:.0} MB in {ours:.2} s = {:.0} MB/s, {} failures; grep -c FAIL {reference:.2} s ({} lines); \
@@ -61,7 +66,38 @@ fn main() {
             ours / reference,
             peak_rss(),
         );
+        if !breakdown.is_empty() {
+            println!("  each parser alone on the {name} log: {breakdown}");
+        }
     }
+}
+
+/// Seconds each parser takes alone on the log (with the segmenter and the skip).
+fn breakdown(path: &Path) -> String {
+    use resolve_pr_ci::Framework::*;
+    let mut out = Vec::new();
+    for framework in [
+        Pytest, Unittest, CargoTest, Nextest, Jest, Vitest, Mocha, GoTest, Rspec, Phpunit, Generic,
+    ] {
+        let file = std::fs::File::open(path).expect("open log");
+        let start = Instant::now();
+        let found = resolve_pr_ci::Scanner::only(&[framework])
+            .read_from(file)
+            .expect("read log")
+            .found
+            .len();
+        out.push(format!(
+            "{framework:?} {:.2} s ({found})",
+            start.elapsed().as_secs_f64()
+        ));
+    }
+    let file = std::fs::File::open(path).expect("open log");
+    let start = Instant::now();
+    resolve_pr_ci::Scanner::only(&[])
+        .read_from(file)
+        .expect("read log");
+    out.push(format!("none {:.2} s", start.elapsed().as_secs_f64()));
+    out.join(", ")
 }
 
 /// Every corpus log, concatenated.

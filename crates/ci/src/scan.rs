@@ -13,13 +13,14 @@
 
 use std::borrow::Cow;
 use std::io::Read;
+use std::sync::{Arc, LazyLock};
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
-use crate::Failure;
 use crate::log::clean_line;
 use crate::parsers::{self, LineParser};
 use crate::segment::{Segmenter, StepSegment};
+use crate::{Failure, Framework};
 
 /// Longest line kept, in bytes; the rest of a longer line is dropped (a minified bundle or
 /// a log with no newlines cannot grow memory).
@@ -60,7 +61,7 @@ impl Report {
 pub struct Scanner {
     parsers: Vec<Active>,
     segmenter: Segmenter,
-    triggers: AhoCorasick,
+    triggers: Arc<AhoCorasick>,
     /// Whether every line must be delivered (some parser is busy, or skipping is off).
     busy: bool,
     skip: bool,
@@ -86,24 +87,34 @@ impl Default for Scanner {
 
 impl Scanner {
     pub fn new() -> Self {
-        let mut patterns: Vec<&'static str> = Segmenter::TRIGGERS.to_vec();
-        let mut active = Vec::new();
-        for spec in parsers::PARSERS {
-            patterns.extend_from_slice(spec.triggers);
-            active.push(Active {
+        static ALL: LazyLock<Arc<AhoCorasick>> =
+            LazyLock::new(|| Arc::new(automaton(parsers::PARSERS.iter())));
+        Self::with(parsers::PARSERS.iter(), ALL.clone())
+    }
+
+    /// A scanner with only the parsers of these frameworks (and the step segmenter): for
+    /// measuring what each parser costs.
+    pub fn only(frameworks: &[Framework]) -> Self {
+        let specs = || {
+            parsers::PARSERS
+                .iter()
+                .filter(|s| frameworks.contains(&s.framework))
+        };
+        Self::with(specs(), Arc::new(automaton(specs())))
+    }
+
+    fn with<'a>(
+        specs: impl Iterator<Item = &'a parsers::ParserSpec>,
+        triggers: Arc<AhoCorasick>,
+    ) -> Self {
+        let parsers = specs
+            .map(|spec| Active {
                 parser: (spec.new)(),
                 fallback: spec.fallback,
-            });
-        }
-        patterns.sort_unstable();
-        patterns.dedup();
-        let triggers = AhoCorasick::builder()
-            .kind(Some(AhoCorasickKind::DFA))
-            .match_kind(MatchKind::LeftmostFirst)
-            .build(&patterns)
-            .expect("trigger patterns are plain strings");
+            })
+            .collect();
         let mut scanner = Scanner {
-            parsers: active,
+            parsers,
             segmenter: Segmenter::default(),
             triggers,
             busy: false,
@@ -272,7 +283,55 @@ impl Scanner {
     }
 }
 
+/// One search for every trigger of these parsers and of the segmenter.
+fn automaton<'a>(specs: impl Iterator<Item = &'a parsers::ParserSpec>) -> AhoCorasick {
+    let mut patterns: Vec<&'static str> = Segmenter::TRIGGERS.to_vec();
+    for spec in specs {
+        patterns.extend_from_slice(spec.triggers);
+    }
+    patterns.sort_unstable();
+    patterns.dedup();
+    AhoCorasick::builder()
+        .kind(Some(AhoCorasickKind::DFA))
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(&patterns)
+        .expect("trigger patterns are plain strings")
+}
+
 fn step_at(steps: &[StepSegment], offset: u64) -> Option<String> {
     let i = steps.partition_point(|s| s.start <= offset);
     i.checked_sub(1).map(|i| steps[i].title.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Aho-Corasick's SIMD prefilter (Teddy) handles at most 64 patterns; above that the
+    /// skip over idle lines runs about half as fast. Parsers share tokens to stay under.
+    #[test]
+    fn triggers_fit_the_simd_prefilter() {
+        let mut patterns: Vec<&str> = Segmenter::TRIGGERS.to_vec();
+        for spec in parsers::PARSERS {
+            patterns.extend_from_slice(spec.triggers);
+        }
+        patterns.sort_unstable();
+        patterns.dedup();
+        assert!(
+            patterns.len() <= 64,
+            "{} trigger patterns: {patterns:?}",
+            patterns.len()
+        );
+    }
+
+    #[test]
+    fn a_line_split_across_chunks_and_a_huge_line_are_handled() {
+        let mut s = Scanner::new();
+        let long = vec![b'x'; MAX_LINE * 3];
+        s.feed(&long);
+        s.feed(b"\nFAILED tests/a.py::t - boom\n");
+        let report = s.finish();
+        assert_eq!(report.long_lines, 1);
+        assert_eq!(report.bytes, (MAX_LINE * 3 + 29) as u64);
+    }
 }

@@ -208,6 +208,61 @@ fn skipping_and_chunking_change_nothing() {
     assert!(checked > 30, "only {checked} logs");
 }
 
+/// A monorepo job runs several frameworks in one log: one Actions log of every framework,
+/// back to back, gives every failure of each (by framework and name), and nothing else.
+#[test]
+fn several_frameworks_in_one_log_all_come_out() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mut log = Vec::new();
+    let mut want: Vec<(String, String)> = Vec::new();
+    for framework_dir in sorted_dirs(&root) {
+        let mut logs: Vec<_> = std::fs::read_dir(&framework_dir)
+            .expect("dir")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "log"))
+            .collect();
+        logs.sort();
+        // The first log served as an Actions job log (its steps are `##[group]Run …`).
+        let Some(path) = logs
+            .iter()
+            .find(|p| std::fs::read(p).is_ok_and(|b| b.windows(13).any(|w| w == b"##[group]Run ")))
+        else {
+            continue;
+        };
+        let expected: Expected = serde_json::from_str(
+            &std::fs::read_to_string(path.with_extension("expected.json")).expect("expected"),
+        )
+        .expect("expected json");
+        if expected.framework == "generic" {
+            // The fallback speaks only when no framework parser found anything.
+            continue;
+        }
+        log.extend(std::fs::read(path).expect("log"));
+        want.extend(
+            expected
+                .failures
+                .into_iter()
+                .map(|f| (expected.framework.clone(), f.test_name)),
+        );
+    }
+    let frameworks: std::collections::BTreeSet<&str> =
+        want.iter().map(|(f, _)| f.as_str()).collect();
+    assert!(frameworks.len() >= 8, "only {frameworks:?}");
+    let mut got: Vec<(String, String)> = parse_log(&log)
+        .into_iter()
+        .map(|f| {
+            let framework = serde_json::to_value(f.framework).expect("framework");
+            (
+                framework.as_str().unwrap_or_default().to_owned(),
+                f.test_name,
+            )
+        })
+        .collect();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want);
+}
+
 fn sorted_dirs(root: &Path) -> Vec<std::path::PathBuf> {
     let mut dirs: Vec<_> = std::fs::read_dir(root)
         .map(|it| {
