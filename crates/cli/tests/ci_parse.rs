@@ -12,8 +12,15 @@ fn corpus(rel: &str) -> std::path::PathBuf {
 
 #[test]
 fn json_lists_the_reported_failures() {
-    for case in ["pytest/default", "cargo_test/workspace_no_fail_fast"] {
-        let log = corpus(&format!("{case}.log"));
+    for case in [
+        "pytest/default.log",
+        "cargo_test/workspace_no_fail_fast.log",
+        "go_test/json_actions.log",
+        // A JUnit XML report is recognised and read as one.
+        "junit/pytest_xunit1.xml",
+    ] {
+        let log = corpus(case);
+        let case = case.rsplit_once('.').expect("extension").0;
         let out = Command::new(env!("CARGO_BIN_EXE_resolve-pr"))
             .args(["ci", "parse"])
             .arg(&log)
@@ -89,4 +96,40 @@ fn stdin_works_and_a_missing_file_is_an_error() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("/nonexistent/job.log"), "{stderr}");
+}
+
+#[test]
+fn broken_junit_is_a_clear_error_and_invalid_utf8_is_not() {
+    let dir = std::env::temp_dir().join(format!("resolve-pr-ci-parse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let broken = dir.join("report.xml");
+    std::fs::write(
+        &broken,
+        "<?xml version=\"1.0\"?>\n<testsuites><testsuite name=\"x\"><testcase name=\"a\"><failure>",
+    )
+    .expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_resolve-pr"))
+        .args(["ci", "parse"])
+        .arg(&broken)
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("JUnit XML"), "{stderr}");
+
+    // Latin-1 bytes in a pytest log: replaced, and the failure still comes out.
+    let mut log = std::fs::read(corpus("pytest/default.log")).expect("log");
+    log.splice(0..0, b"caf\xe9 \xff\xfe build output\n".iter().copied());
+    let latin1 = dir.join("latin1.log");
+    std::fs::write(&latin1, &log).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_resolve-pr"))
+        .args(["ci", "parse"])
+        .arg(&latin1)
+        .arg("--json")
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(!got["failures"].as_array().expect("failures").is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
 }
