@@ -448,6 +448,14 @@ async def _failing_tests_wait(forge: Forge, sim: ForgeSim, home: Path) -> None:
         assert now.structured_content["poll_info"]["retry_after_seconds"] >= 1
         assert {p["name"] for p in now.structured_content["pending_checks"]} == {"test / integration", "test / e2e"}
 
+        # Wait mode, bail_on_first (the default): a check has failed already, so it answers
+        # at once, with the checks still running.
+        bail = await calls.call("get_failing_tests", {**args, "wait": True}, "running PR, wait, bail")
+        assert not bail.is_error, bail.structured_content
+        assert bail.structured_content["status"] == "failed"
+        assert bail.structured_content["wait"]["polls"] == 1
+        assert bail.structured_content["pending_checks"]
+
         seen: list[tuple[float, float | None, str | None]] = []
 
         async def progress(value: float, total: float | None, message: str | None) -> None:

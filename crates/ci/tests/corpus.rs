@@ -263,6 +263,46 @@ fn several_frameworks_in_one_log_all_come_out() {
     assert_eq!(got, want);
 }
 
+/// A tens-of-MB log with a few failures buried in it: real passing runs (jest, mocha, and the
+/// Rust/pytest build noise of real logs) repeated to 24 MB, with one real failing pytest run
+/// in the middle. Exactly that run's failures come out.
+#[test]
+fn a_few_failures_buried_in_a_large_log() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mut noise = Vec::new();
+    for passing in ["jest/passing.log", "mocha/passing.log"] {
+        noise.extend(std::fs::read(root.join(passing)).expect("passing log"));
+    }
+    let buried = root.join("pytest/tb_short.log");
+    let expected: Expected = serde_json::from_str(
+        &std::fs::read_to_string(buried.with_extension("expected.json")).expect("expected"),
+    )
+    .expect("expected json");
+    let target = 24 * 1024 * 1024;
+    let mut scanner = Scanner::new();
+    let mut fed = 0;
+    let mut placed = false;
+    while fed < target {
+        if !placed && fed >= target / 2 {
+            scanner.feed(&std::fs::read(&buried).expect("log"));
+            placed = true;
+        }
+        scanner.feed(&noise);
+        fed += noise.len();
+    }
+    let report = scanner.finish();
+    assert!(report.bytes > 20 * 1024 * 1024);
+    let mut got: Vec<String> = report
+        .found
+        .iter()
+        .map(|f| f.failure.test_name.clone())
+        .collect();
+    let mut want: Vec<String> = expected.failures.into_iter().map(|f| f.test_name).collect();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+}
+
 fn sorted_dirs(root: &Path) -> Vec<std::path::PathBuf> {
     let mut dirs: Vec<_> = std::fs::read_dir(root)
         .map(|it| {
