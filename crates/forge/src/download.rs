@@ -3,11 +3,9 @@
 //! API or through a redirect to storage on another host; the token only ever goes to the
 //! API (see [`Http::locate`] and [`Http::download`]).
 
-use std::collections::VecDeque;
 use std::io::Read;
 
-use bytes::Bytes;
-use futures_util::{StreamExt, stream};
+use futures_util::StreamExt;
 use reqwest::StatusCode;
 use reqwest::header::CONTENT_RANGE;
 use resolve_pr_core::{Error, Result};
@@ -151,9 +149,26 @@ pub(crate) async fn stream_tail(
             }
         }
         Some(total) => (first, Some(total), SkipHead::Ranged(0)),
-        None => return window_tail(first, max_bytes, &fetcher.stream_error()).await,
+        // No length (chunked transfer): where the tail starts cannot be known without
+        // reading it all, and holding it would defeat streaming, so it is streamed whole.
+        None => (first, None, SkipHead::Ranged(0)),
     };
-    let label = fetcher.stream_error();
+    Ok(into_log_stream(
+        response,
+        total,
+        skip,
+        fetcher.stream_error(),
+    ))
+}
+
+/// The answer's body as a log stream, as it arrives: `skip` says where it starts in the
+/// whole, or how much of its head to drop.
+fn into_log_stream(
+    response: reqwest::Response,
+    total: Option<u64>,
+    skip: SkipHead,
+    label: String,
+) -> LogStream {
     let (skipped, mut to_drop) = match skip {
         SkipHead::Ranged(begin) => (begin, 0),
         SkipHead::Drop(n) => (n, n),
@@ -170,11 +185,11 @@ pub(crate) async fn stream_tail(
         Err(e) => Err(broken(&label, &e)),
     });
     let chunks = chunks.filter(|c| std::future::ready(!matches!(c, Ok(b) if b.is_empty())));
-    Ok(LogStream {
+    LogStream {
         total_bytes: total,
         skipped_bytes: skipped,
         chunks: Box::pin(chunks),
-    })
+    }
 }
 
 enum SkipHead {
@@ -185,47 +200,13 @@ enum SkipHead {
 }
 
 fn broken(label: &str, e: &reqwest::Error) -> Error {
+    // reqwest's text includes the URL, whose query is the storage credential.
+    let e = clone_without_url(e);
     Error::network(format!(
         "the connection to {label} broke while streaming: {}",
-        crate::http::error_chain(e)
+        crate::http::error_chain(&e)
     ))
     .with_suggestion("Retry; the download storage dropped the connection.")
-}
-
-/// A body of unknown length: keep a window of the last `max_bytes` while reading it all.
-async fn window_tail(
-    response: reqwest::Response,
-    max_bytes: u64,
-    label: &str,
-) -> Result<LogStream> {
-    let mut window: VecDeque<Bytes> = VecDeque::new();
-    let (mut held, mut skipped) = (0u64, 0u64);
-    let mut body = response.bytes_stream();
-    while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(|e| broken(label, &e))?;
-        held += chunk.len() as u64;
-        window.push_back(chunk);
-        while held > max_bytes {
-            let Some(front) = window.front_mut() else {
-                break;
-            };
-            let excess = held - max_bytes;
-            if (front.len() as u64) <= excess {
-                held -= front.len() as u64;
-                skipped += front.len() as u64;
-                window.pop_front();
-            } else {
-                *front = front.slice(excess as usize..);
-                held -= excess;
-                skipped += excess;
-            }
-        }
-    }
-    Ok(LogStream {
-        total_bytes: Some(held + skipped),
-        skipped_bytes: skipped,
-        chunks: Box::pin(stream::iter(window.into_iter().map(Ok))),
-    })
 }
 
 /// The whole content, refused past `max_bytes` (an archive must be read whole to unzip).
@@ -305,32 +286,34 @@ pub(crate) fn unzip_matching(
     Ok(out)
 }
 
+/// The error's text and causes without the URL (`reqwest::Error::without_url` takes the
+/// error by value; here it is borrowed).
+fn clone_without_url(e: &reqwest::Error) -> crate::http::UrlFree {
+    crate::http::UrlFree::of(e)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bytes::Bytes;
+    use futures_util::stream;
 
-    fn chunked(parts: &[&'static str]) -> reqwest::Response {
-        let chunks: Vec<std::result::Result<Bytes, std::io::Error>> = parts
-            .iter()
-            .map(|p| Ok(Bytes::from_static(p.as_bytes())))
-            .collect();
-        let body = reqwest::Body::wrap_stream(stream::iter(chunks));
-        reqwest::Response::from(http::Response::new(body))
-    }
-
+    /// A body without Content-Length is passed on as it arrives: the first chunk is there
+    /// while the rest has not been sent yet (nothing waits for, or holds, the whole).
     #[tokio::test]
-    async fn unknown_lengths_keep_a_window_of_the_tail() {
-        let response = chunked(&["0123456789", "abcdef", "ghij"]);
+    async fn unknown_lengths_stream_as_they_arrive() {
+        let first = stream::iter(vec![Ok::<_, std::io::Error>(Bytes::from_static(
+            b"line 1\n",
+        ))]);
+        let body = reqwest::Body::wrap_stream(first.chain(stream::pending()));
+        let response = reqwest::Response::from(http::Response::new(body));
         assert_eq!(response.content_length(), None);
-        let log = window_tail(response, 8, "test").await.unwrap();
-        assert_eq!((log.total_bytes, log.skipped_bytes), (Some(20), 12));
-        let got: Vec<Bytes> = log.chunks.map(|c| c.unwrap()).collect().await;
-        assert_eq!(got.concat(), b"cdefghij");
-
-        let log = window_tail(chunked(&["abc"]), 8, "test").await.unwrap();
-        assert_eq!(log.skipped_bytes, 0);
-        let got: Vec<Bytes> = log.chunks.map(|c| c.unwrap()).collect().await;
-        assert_eq!(got.concat(), b"abc");
+        let mut log = into_log_stream(response, None, SkipHead::Ranged(0), "test".into());
+        assert_eq!((log.total_bytes, log.skipped_bytes), (None, 0));
+        let got = tokio::time::timeout(std::time::Duration::from_secs(5), log.chunks.next())
+            .await
+            .expect("the first chunk arrives before the body ends");
+        assert_eq!(got.unwrap().unwrap(), Bytes::from_static(b"line 1\n"));
     }
 
     #[test]

@@ -528,10 +528,11 @@ impl Http {
                 forge: storage,
                 ..self.context(&req)
             };
+            // reqwest's error text includes the URL, whose query is the storage credential.
             let response = builder
                 .send()
                 .await
-                .map_err(|e| transport_failure(&e, &ctx, false))?;
+                .map_err(|e| transport_failure(&e.without_url(), &ctx, false))?;
             let status = response.status();
             if status.is_success() {
                 return Ok(response);
@@ -540,7 +541,7 @@ impl Http {
             let body = response
                 .bytes()
                 .await
-                .map_err(|e| transport_failure(&e, &ctx, true))?;
+                .map_err(|e| transport_failure(&e.without_url(), &ctx, true))?;
             Err(classify_status(
                 status.as_u16(),
                 &headers,
@@ -963,6 +964,44 @@ fn snippet(body: &[u8]) -> String {
 
 /// The error and its causes on one line: reqwest's own message hides the interesting part
 /// ("connection refused") in its sources.
+/// An error's text and causes with every URL's query removed: what may be shown of an error
+/// that happened on a signed download URL.
+#[derive(Debug)]
+pub(crate) struct UrlFree(String);
+
+impl UrlFree {
+    pub(crate) fn of(e: &dyn std::error::Error) -> UrlFree {
+        UrlFree(strip_queries(&error_chain(e)))
+    }
+}
+
+impl std::fmt::Display for UrlFree {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UrlFree {}
+
+/// `text` with the query of every `http(s)://` URL in it cut off (up to the next space,
+/// parenthesis or quote).
+pub(crate) fn strip_queries(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("http") {
+        let (before, url_on) = rest.split_at(start);
+        out.push_str(before);
+        let end = url_on
+            .find(|c: char| c.is_whitespace() || matches!(c, ')' | '"' | '\'' | '>'))
+            .unwrap_or(url_on.len());
+        let url = &url_on[..end];
+        out.push_str(url.split('?').next().unwrap_or(url));
+        rest = &url_on[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
@@ -1348,5 +1387,48 @@ mod tests {
             &Bytes::from_static(b"no validator"),
         );
         assert!(cache.get(1, "u4").is_none());
+    }
+}
+
+#[cfg(test)]
+mod signed_urls {
+    use super::*;
+
+    /// A storage URL's query is its credential (Azure SAS, S3 signatures): a failed
+    /// download must not show it.
+    #[tokio::test]
+    async fn a_failed_download_never_shows_the_signed_query() {
+        let mut options = ClientOptions::default();
+        options.retry.max_retries = 0;
+        let http = Http::new("GitHub", HeaderMap::new(), &options, "hint").expect("client");
+        // Port 1 on localhost: connection refused.
+        let url = "http://127.0.0.1:1/logs/job.txt?sv=2021&sig=SECRET_SIGNATURE";
+        let err = http
+            .download(
+                url,
+                None,
+                "the download storage (127.0.0.1:1)",
+                "the log of job 1",
+            )
+            .await
+            .expect_err("nothing listens there");
+        let shown = format!("{} {}", err, err.to_json());
+        assert!(!shown.contains("SECRET_SIGNATURE"), "{shown}");
+        assert!(shown.contains("127.0.0.1:1"), "{shown}");
+    }
+
+    #[test]
+    fn queries_are_cut_from_urls_in_text() {
+        assert_eq!(
+            strip_queries(
+                "error sending request for url (https://blob.core/x.txt?sig=abc&se=1): reset"
+            ),
+            "error sending request for url (https://blob.core/x.txt): reset"
+        );
+        assert_eq!(strip_queries("no url here"), "no url here");
+        assert_eq!(
+            strip_queries("http://a/b?c http://d/e"),
+            "http://a/b http://d/e"
+        );
     }
 }

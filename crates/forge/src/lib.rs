@@ -112,7 +112,9 @@ pub trait Forge: Send + Sync {
 
     /// The job's log, streamed. When the log is larger than `max_bytes`, only its last
     /// `max_bytes` are streamed (a `Range` request where the storage allows it, otherwise
-    /// the head is read and dropped). An expired log (404/410) is a `logical` error.
+    /// the head is read and dropped). A log of unknown length (chunked, no Content-Length)
+    /// is streamed whole, since its tail cannot be found without holding it. An expired log
+    /// (404/410) is a `logical` error.
     async fn job_log(
         &self,
         repo: &RepoRef,

@@ -49,19 +49,36 @@ pub(crate) struct JobCache {
     junit: Memo<Arc<Vec<Failure>>>,
 }
 
-/// Values by (repository, job or run id).
-type Memo<V> = Arc<Mutex<HashMap<(String, u64), V>>>;
+/// Values by a key naming the forge, the repository, the run or job, and when it finished
+/// (see [`job_key`]).
+type Memo<V> = Arc<Mutex<HashMap<String, V>>>;
+
+const NO_FRAMEWORK_OUTPUT: &str = "no test framework output was recognized in the log";
 
 /// Entries a cache keeps before starting over (a long-running server sees many PRs).
 const CACHE_ENTRIES: usize = 256;
 
-fn remember<V>(map: &Mutex<HashMap<(String, u64), V>>, key: (String, u64), value: V) {
+fn remember<V>(map: &Mutex<HashMap<String, V>>, key: String, value: V) {
     if let Ok(mut map) = map.lock() {
         if map.len() >= CACHE_ENTRIES {
             map.clear();
         }
         map.insert(key, value);
     }
+}
+
+/// What identifies a finished job's log: the forge (a short `owner/repo` is the default
+/// forge), the repository, the run and job (on Forgejo/Gitea these are indexes, unique only
+/// together), and when the check finished (a re-run finishes again).
+fn job_key(repo: &RepoRef, check: &Check, job: &resolve_pr_forge::ActionsJobRef) -> String {
+    format!(
+        "{}/{}|run {}|job {}|{}",
+        repo.web_base.as_deref().unwrap_or("default"),
+        repo.full_name(),
+        job.run_id,
+        job.job_id,
+        check.completed_at.as_deref().unwrap_or("")
+    )
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -697,9 +714,16 @@ async fn collect_failures(
     // Futures built up front (not in a stream's closure) keep the call future `Send`.
     let settled = view.active() == 0;
     let junit_calls: Vec<_> = runs
-        .keys()
-        .map(|&run| async move {
-            let key = (repo.full_name(), run);
+        .iter()
+        .map(|(&run, checks)| async move {
+            // A re-run of failed jobs keeps the run id: the failed jobs and when they
+            // finished are part of what the reports belong to.
+            let mut jobs: Vec<String> = checks
+                .iter()
+                .filter_map(|c| c.actions_job.as_ref().map(|j| job_key(repo, c, j)))
+                .collect();
+            jobs.sort();
+            let key = jobs.join(",");
             if let Some(hit) = ctx
                 .job_cache
                 .junit
@@ -765,9 +789,18 @@ async fn collect_failures(
                 Some(existing) => merge_junit(existing, report),
                 None => {
                     // The check's placeholder entry gives way to real tests.
+                    let before = findings.failures.len();
                     findings.failures.retain(|f| {
                         !(f.source == Source::CheckOutput && f.test_name == check.name)
                     });
+                    if findings.failures.len() < before {
+                        findings.note = findings.note.as_deref().map(|n| {
+                            n.replace(
+                                NO_FRAMEWORK_OUTPUT,
+                                "the failures come from the run's JUnit report",
+                            )
+                        });
+                    }
                     findings
                         .failures
                         .push(from_failure(check, report, Source::Junit, None));
@@ -844,8 +877,8 @@ async fn check_findings(
     let Some(job) = &check.actions_job else {
         return Arc::new(other_ci(check));
     };
-    let key = (repo.full_name(), job.job_id);
-    let cacheable = check.state == CheckState::Completed;
+    let key = job_key(repo, check, job);
+    let mut cacheable = check.state == CheckState::Completed;
     if cacheable
         && let Some(hit) = ctx
             .job_cache
@@ -858,12 +891,9 @@ async fn check_findings(
     }
     let annotations = async {
         if check.kind == CheckKind::CheckRun && check.annotations_count > 0 {
-            forge
-                .check_annotations(repo, check.id)
-                .await
-                .unwrap_or_default()
+            forge.check_annotations(repo, check.id).await
         } else {
-            Vec::new()
+            Ok(Vec::new())
         }
     };
     let (steps, log, annotations) = tokio::join!(
@@ -871,6 +901,9 @@ async fn check_findings(
         read_log(forge, repo, job, ctx.ci.max_log_bytes),
         annotations,
     );
+    // Only what was read whole is remembered: a failed read may work on the next call.
+    cacheable &= steps.is_ok() && log.is_ok() && annotations.is_ok();
+    let annotations = annotations.unwrap_or_default();
     let failed_step = steps.ok().and_then(|j| {
         j.steps
             .iter()
@@ -934,7 +967,7 @@ async fn check_findings(
                     .join("; "),
             );
         }
-        notes.push("no test framework output was recognized in the log".to_owned());
+        notes.push(NO_FRAMEWORK_OUTPUT.to_owned());
         findings
             .failures
             .push(check_entry(check, message, findings.failed_step.clone()));

@@ -509,6 +509,47 @@ async fn gitea_without_actions_api_falls_back_to_statuses() {
     assert!(out["total_failures"].as_u64().unwrap() >= 1);
 }
 
+/// Finished jobs are cached per process; the cache must tell apart jobs that only differ by
+/// run (Forgejo numbers jobs within their run).
+#[tokio::test]
+async fn cached_jobs_of_other_prs_are_never_served() {
+    let yaml = include_str!("scenarios/ci_two_prs_forgejo.yaml");
+    let names = |v: &Value| -> Vec<String> {
+        v["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["test_name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let fx = Fixture::start(yaml, Flavor::Forgejo).await;
+    let seven = fx.call(json!({"pr": fx.pr(Flavor::Forgejo, 7)})).await;
+    assert_eq!(
+        names(&seven),
+        ["tests/test_seven.py::test_only_in_pr_seven"]
+    );
+    let eight = fx.call(json!({"pr": fx.pr(Flavor::Forgejo, 8)})).await;
+    assert_eq!(
+        names(&eight),
+        ["tests/test_eight.py::test_only_in_pr_eight"]
+    );
+}
+
+/// A log that could not be read is not remembered: the next call reads it again.
+#[tokio::test]
+async fn failed_reads_are_not_cached() {
+    let fx = Fixture::start("ci_log_storage_fails", Flavor::GitHub).await;
+    let pr = fx.pr(Flavor::GitHub, first_pr_number("ci_log_storage_fails"));
+    fx.call(json!({"pr": pr})).await;
+    let first = fx.sim.storage_requests().len();
+    assert!(first > 0);
+    fx.call(json!({"pr": pr})).await;
+    assert!(
+        fx.sim.storage_requests().len() > first,
+        "the failed download was cached"
+    );
+}
+
 fn scenario_text(name: &str) -> String {
     let path = format!(
         "{}/../forge-sim/scenarios/{name}.yaml",

@@ -88,6 +88,9 @@ impl GitHub {
                 Ok(self.required_checks(pr, &base).await)
             })?;
         let mut checks: Vec<Check> = runs.into_iter().map(GhCheckRun::into_domain).collect();
+        // Offset pages can repeat an item when a check run is created during the walk.
+        let mut seen = std::collections::HashSet::new();
+        checks.retain(|c| seen.insert(c.id));
         checks.extend(latest_statuses(statuses));
         Ok(CiSnapshot {
             head_sha: sha,
