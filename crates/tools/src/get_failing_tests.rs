@@ -318,6 +318,10 @@ struct Position {
     head_sha: String,
     check: String,
     ordinal: usize,
+    /// The last failure shown: when a check's list changed between pages (a JUnit report
+    /// arrived, a placeholder gave way to real tests), the page resumes after this test.
+    #[serde(default)]
+    test: String,
 }
 
 pub struct GetFailingTests;
@@ -401,21 +405,8 @@ instructions.commands reproduce them locally.";
             all.extend(findings.failures.iter().cloned());
         }
         let total_failures = all.len();
-        // Keys in output order: (check name, place in the check). Checks are sorted by name.
-        let mut keys: Vec<(&str, usize)> = Vec::with_capacity(all.len());
-        for f in &all {
-            let ordinal = match keys.last() {
-                Some((check, n)) if *check == f.check_name => n + 1,
-                _ => 0,
-            };
-            keys.push((f.check_name.as_str(), ordinal));
-        }
-        let start = match &position {
-            Some(p) => {
-                keys.partition_point(|(check, n)| (*check, *n) <= (p.check.as_str(), p.ordinal))
-            }
-            None => 0,
-        };
+        let keys = keys_of(&all);
+        let start = position.as_ref().map_or(0, |p| resume_at(&all, &keys, p));
         let end = (start + PAGE_SIZE).min(total_failures);
         let next_cursor = (end < total_failures).then(|| {
             let (check, ordinal) = keys[end - 1];
@@ -426,6 +417,7 @@ instructions.commands reproduce them locally.";
                     head_sha: snapshot.head_sha.clone(),
                     check: check.to_owned(),
                     ordinal,
+                    test: all[end - 1].test_name.clone(),
                 },
             )
         });
@@ -502,6 +494,35 @@ instructions.commands reproduce them locally.";
         }
         text
     }
+}
+
+/// Each failure's key in output order: (check name, place in the check). Checks are sorted
+/// by name.
+fn keys_of(all: &[FailedTest]) -> Vec<(&str, usize)> {
+    let mut keys: Vec<(&str, usize)> = Vec::with_capacity(all.len());
+    for f in all {
+        let ordinal = match keys.last() {
+            Some((check, n)) if *check == f.check_name => n + 1,
+            _ => 0,
+        };
+        keys.push((f.check_name.as_str(), ordinal));
+    }
+    keys
+}
+
+/// Where the page after `p` starts: after the last failure shown, by key; when that key now
+/// holds another test (its check's list changed), after the same test if it is still there.
+fn resume_at(all: &[FailedTest], keys: &[(&str, usize)], p: &Position) -> usize {
+    let keyset = keys.partition_point(|(check, n)| (*check, *n) <= (p.check.as_str(), p.ordinal));
+    let same = keyset
+        .checked_sub(1)
+        .is_some_and(|i| all[i].check_name == p.check && all[i].test_name == p.test);
+    if same || p.test.is_empty() {
+        return keyset;
+    }
+    all.iter()
+        .position(|f| f.check_name == p.check && f.test_name == p.test)
+        .map_or(keyset, |i| i + 1)
 }
 
 /// The snapshot sorted into what the tool reports.
@@ -1521,6 +1542,43 @@ mod tests {
             step: None,
             source: Source::Log,
         }
+    }
+
+    #[test]
+    fn pages_resume_after_the_last_test_shown_even_when_its_check_changed() {
+        let list = |names: &[(&str, &str)]| -> Vec<FailedTest> {
+            names
+                .iter()
+                .map(|(check, test)| failed(test, check, "boom", None))
+                .collect()
+        };
+        let before = list(&[("a", "t1"), ("a", "t2"), ("b", "u1"), ("b", "u2")]);
+        let keys = keys_of(&before);
+        let after_t2 = Position {
+            head_sha: String::new(),
+            check: "a".into(),
+            ordinal: 1,
+            test: "t2".into(),
+        };
+        assert_eq!(resume_at(&before, &keys, &after_t2), 2);
+        // A JUnit report added t0 to check a before the next page: no repeat of t2.
+        let after = list(&[
+            ("a", "t0"),
+            ("a", "t1"),
+            ("a", "t2"),
+            ("b", "u1"),
+            ("b", "u2"),
+        ]);
+        let keys = keys_of(&after);
+        assert_eq!(resume_at(&after, &keys, &after_t2), 3);
+        // t2 is gone: fall back to the key.
+        let gone = list(&[("a", "t1"), ("a", "x"), ("b", "u1")]);
+        let keys = keys_of(&gone);
+        assert_eq!(resume_at(&gone, &keys, &after_t2), 2);
+        // A check that failed between pages and sorts before the cursor is not shown.
+        let new_check = list(&[("0", "z"), ("a", "t1"), ("a", "t2"), ("b", "u1")]);
+        let keys = keys_of(&new_check);
+        assert_eq!(resume_at(&new_check, &keys, &after_t2), 3);
     }
 
     #[test]
