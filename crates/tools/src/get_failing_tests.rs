@@ -1210,28 +1210,11 @@ fn poll_info(ctx: &Context, view: &View<'_>, current_step: Option<String>) -> Po
     }
 }
 
-/// seconds between two RFC 3339 UTC timestamps (`2024-05-01T10:00:00Z`).
+/// Seconds between two RFC 3339 timestamps (`2024-05-01T10:00:00Z`); `None` when either is
+/// malformed or `b` is before `a`.
 fn seconds_between(a: &str, b: &str) -> Option<u64> {
-    let secs = |t: &str| -> Option<i64> {
-        let t = t.trim_end_matches('Z');
-        let (date, time) = t.split_once('T')?;
-        let mut d = date.split('-').map(|x| x.parse::<i64>().ok());
-        let (y, m, day) = (d.next()??, d.next()??, d.next()??);
-        let mut h = time
-            .split(':')
-            .map(|x| x.split('.').next().and_then(|x| x.parse::<i64>().ok()));
-        let (hh, mm, ss) = (h.next()??, h.next()??, h.next()??);
-        // Days from civil (Howard Hinnant's algorithm).
-        let y = if m <= 2 { y - 1 } else { y };
-        let era = y.div_euclid(400);
-        let yoe = y - era * 400;
-        let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-        let days = era * 146097 + doe - 719468;
-        Some(days * 86400 + hh * 3600 + mm * 60 + ss)
-    };
-    let d = secs(b)? - secs(a)?;
-    u64::try_from(d).ok()
+    let at = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok();
+    u64::try_from((at(b)? - at(a)?).num_seconds()).ok()
 }
 
 /// Why a failure goes first, best reason first.
