@@ -3,11 +3,13 @@
 
 /// The log as text, one line per line, without colour codes or timestamp prefixes.
 pub fn clean(log: &[u8]) -> String {
-    let text = String::from_utf8_lossy(log);
-    let mut out = String::with_capacity(text.len());
-    for line in text.lines() {
-        let line = strip_timestamp(line);
-        strip_ansi_into(line, &mut out);
+    let mut out = String::with_capacity(log.len());
+    let log = log.strip_suffix(b"\n").unwrap_or(log);
+    if log.is_empty() {
+        return out;
+    }
+    for line in log.split(|&b| b == b'\n') {
+        out.push_str(&clean_line(line));
         out.push('\n');
     }
     out

@@ -51,11 +51,6 @@ pub struct ParserSpec {
 /// Failures one parser reports at most.
 pub const MAX_FAILURES: usize = 5000;
 
-/// Every parser's failures, in log order of the first line each was found on.
-pub fn parse_all(text: &str) -> Vec<Failure> {
-    crate::parse_log(text.as_bytes())
-}
-
 /// The registered parsers. Framework modules add themselves here.
 pub const PARSERS: &[ParserSpec] = &[
     ParserSpec {
