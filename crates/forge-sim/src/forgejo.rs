@@ -15,7 +15,8 @@ use crate::scenario::UserKind;
 use crate::scenario::{PullSpec, PullState, TokenSpec};
 use crate::server::{Reply, ReplyBody, Request, Shared, lock};
 use crate::state::{
-    Comment, Conversation, Review, ReviewComment, Thread, User, World, normalize_time,
+    Comment, Conversation, PullTimes, Review, ReviewComment, Thread, User, World, normalize_time,
+    pull_times,
 };
 
 /// Go's zero `time.Time`, which Forgejo prints for never-set times such as `mirror_updated`.
@@ -716,23 +717,12 @@ fn pull_json(
 ) -> Value {
     let spec = &world.repos[r].spec;
     let html = format!("{base}/{}/{}/pulls/{}", spec.owner, spec.name, p.number);
-    let created = normalize_time(&p.created_at);
-    let updated = p
-        .updated_at
-        .as_deref()
-        .map(normalize_time)
-        .unwrap_or_else(|| created.clone());
-    let merged = p.state == PullState::Merged;
-    let closed_at = match p.state {
-        PullState::Open => None,
-        _ => Some(
-            p.closed_at
-                .as_deref()
-                .or(p.merged_at.as_deref())
-                .map(normalize_time)
-                .unwrap_or_else(|| updated.clone()),
-        ),
-    };
+    let PullTimes {
+        created,
+        updated,
+        merged,
+        closed_at,
+    } = pull_times(p);
     let repo = repo_json(base, world, r, caller);
     let branch = |b: &crate::scenario::BranchSpec| {
         let (repo_value, repo_id) = match b.repo.as_deref().and_then(|f| f.split_once('/')) {

@@ -10,7 +10,8 @@ use crate::graphql;
 use crate::scenario::{PullSpec, PullState, TokenSpec, UserKind};
 use crate::server::{Reply, ReplyBody, Request, Shared, lock};
 use crate::state::{
-    Comment, Conversation, Review, ReviewComment, Thread, User, World, normalize_time,
+    Comment, Conversation, PullTimes, Review, ReviewComment, Thread, User, World, normalize_time,
+    pull_times,
 };
 
 const DOCS: &str = "https://docs.github.com/rest";
@@ -905,23 +906,12 @@ pub(crate) fn pull_json(base: &str, world: &World, r: usize, p: &PullSpec) -> Va
     let html = format!("{base}/{full}/pull/{}", p.number);
     let id = world.conversation_id(r, p.number);
     let author = world.user_or_ghost(&p.author);
-    let created = normalize_time(&p.created_at);
-    let updated = p
-        .updated_at
-        .as_deref()
-        .map(normalize_time)
-        .unwrap_or_else(|| created.clone());
-    let merged = p.state == PullState::Merged;
-    let closed_at = match p.state {
-        PullState::Open => None,
-        _ => Some(
-            p.closed_at
-                .as_deref()
-                .or(p.merged_at.as_deref())
-                .map(normalize_time)
-                .unwrap_or_else(|| updated.clone()),
-        ),
-    };
+    let PullTimes {
+        created,
+        updated,
+        merged,
+        closed_at,
+    } = pull_times(p);
     let merged_at = merged.then(|| {
         p.merged_at
             .as_deref()

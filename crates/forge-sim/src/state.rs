@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use crate::scenario::{
-    CommentSpec, ForgeFlavor, GenerateComments, Permission, PullSpec, RepoSpec, ReviewThreadSpec,
-    Scenario, ThreadCommentSpec, TokenSpec, UserKind,
+    CommentSpec, ForgeFlavor, GenerateComments, Permission, PullSpec, PullState, RepoSpec,
+    ReviewThreadSpec, Scenario, ThreadCommentSpec, TokenSpec, UserKind,
 };
 use crate::time::{format_rfc3339, now_unix, parse_rfc3339};
 
@@ -747,6 +747,40 @@ fn generated_replies(g: &GenerateComments, t: &ReviewThreadSpec) -> Vec<ThreadCo
             reactions: BTreeMap::new(),
         })
         .collect()
+}
+
+/// A pull request's timestamps as both forges report them: `updated` defaults to `created`,
+/// a closed or merged pull request's `closed_at` to its merge time, then to `updated`.
+pub(crate) struct PullTimes {
+    pub created: String,
+    pub updated: String,
+    pub merged: bool,
+    pub closed_at: Option<String>,
+}
+
+pub(crate) fn pull_times(p: &PullSpec) -> PullTimes {
+    let created = normalize_time(&p.created_at);
+    let updated = p
+        .updated_at
+        .as_deref()
+        .map(normalize_time)
+        .unwrap_or_else(|| created.clone());
+    let closed_at = match p.state {
+        PullState::Open => None,
+        _ => Some(
+            p.closed_at
+                .as_deref()
+                .or(p.merged_at.as_deref())
+                .map(normalize_time)
+                .unwrap_or_else(|| updated.clone()),
+        ),
+    };
+    PullTimes {
+        created,
+        updated,
+        merged: p.state == PullState::Merged,
+        closed_at,
+    }
 }
 
 /// Scenario times may carry offsets or fractions; the forges answer in UTC seconds.
