@@ -247,6 +247,25 @@ async fn immediate_mode_reports_running_checks_with_poll_info() {
     assert!(out.get("wait").is_none());
 }
 
+/// While a job runs, poll_info names the step it is in.
+#[tokio::test]
+async fn poll_info_names_the_running_step() {
+    let yaml = scenario_text("ci_running").replace(
+        "{name: Run pytest, conclusion: failure}",
+        "{name: Run pytest, status: in_progress}",
+    );
+    let fx = Fixture::start(&yaml, Flavor::GitHub).await;
+    let out = fx.call(json!({"pr": fx.pr(Flavor::GitHub, 8)})).await;
+    let step = out["poll_info"]["current_step"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        step.starts_with("test / integration: Run pytest (step 4 of "),
+        "{:#}",
+        out["poll_info"]
+    );
+}
+
 /// Collects progress reports.
 #[derive(Default)]
 struct Recorder(Mutex<Vec<(f64, String)>>);
@@ -410,6 +429,28 @@ async fn an_expired_log_is_a_note_not_a_failure_of_the_call() {
     let note = check["note"].as_str().unwrap();
     assert!(note.contains("could not be read"), "{note}");
     assert!(out["total_failures"].as_u64().unwrap() >= 1);
+}
+
+/// When the log names no test (here it expired), failure annotations are the failures.
+#[tokio::test]
+async fn annotations_stand_in_when_the_log_names_no_test() {
+    let yaml = scenario_text("ci_log_expired").replace(
+        r#"{name: "test / pytest", job_id: 9601, conclusion: failure, started_at: "2024-01-01T10:00:00Z", completed_at: "2024-01-01T10:03:00Z"}"#,
+        r#"{name: "test / pytest", job_id: 9601, conclusion: failure, started_at: "2024-01-01T10:00:00Z", completed_at: "2024-01-01T10:03:00Z", annotations: [{path: tests/test_cart.py, start_line: 12, level: failure, title: "tests/test_cart.py::test_total", message: "assert 6 == 10"}, {path: .github, start_line: 1, level: failure, message: "Process completed with exit code 1."}, {path: tests/test_cart.py, start_line: 3, level: warning, message: "deprecated fixture"}]}"#,
+    );
+    let fx = Fixture::start(&yaml, Flavor::GitHub).await;
+    let out = fx
+        .call(json!({"pr": fx.pr(Flavor::GitHub, first_pr_number("ci_log_expired"))}))
+        .await;
+    let failures = out["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1, "{failures:#?}");
+    let f = &failures[0];
+    assert_eq!(f["test_name"], "tests/test_cart.py::test_total");
+    assert_eq!(f["file_path"], "tests/test_cart.py");
+    assert_eq!(f["line_number"], 12);
+    assert_eq!(f["source"], "annotation");
+    assert_eq!(f["confidence"], "medium");
+    assert_eq!(f["error_message"], "assert 6 == 10");
 }
 
 #[tokio::test]
