@@ -296,7 +296,8 @@ pub struct Output {
     pub failed_checks: Vec<FailedCheck>,
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub pending_checks: Vec<PendingCheck>,
-    /// This page of failing tests (10 a page), in check order then log order.
+    /// This page of failing tests (10 a page): checks in the order they finished, each check's
+    /// tests in log order.
     pub failures: Vec<FailedTest>,
     /// Failing tests across all pages.
     pub total_failures: usize,
@@ -311,11 +312,16 @@ pub struct Output {
 }
 
 /// A page position: failures are recomputed on every page, so the cursor pins the commit
-/// and resumes after the last failure shown (keyset: its check's name and its place in that
-/// check), so a check that fails between two pages neither shifts nor repeats anything.
+/// and resumes after the last failure shown (keyset: when its check finished, the check's
+/// name and the failure's place in that check). Checks are listed in the order they
+/// finished, so a check that fails between two pages comes after the cursor: it neither
+/// shifts nor repeats anything, and the later pages show it.
 #[derive(Debug, Serialize, Deserialize)]
 struct Position {
     head_sha: String,
+    /// When the check finished, in Unix milliseconds (`None`: the forge gave no time).
+    #[serde(default)]
+    finished: Option<i64>,
     check: String,
     ordinal: usize,
     /// The last failure shown: when a check's list changed between pages (a JUnit report
@@ -389,6 +395,7 @@ instructions.commands reproduce them locally.";
         );
         let mut failed_checks = Vec::new();
         let mut all = Vec::new();
+        let mut finished = Vec::new();
         for (check, findings) in view.failed.iter().zip(checks_found) {
             failed_checks.push(FailedCheck {
                 name: check.name.clone(),
@@ -403,20 +410,23 @@ instructions.commands reproduce them locally.";
                 note: findings.note.clone(),
             });
             all.extend(findings.failures.iter().cloned());
+            let done = finished_ms(check);
+            finished.extend(findings.failures.iter().map(|_| done));
         }
         let total_failures = all.len();
-        let keys = keys_of(&all);
+        let keys = keys_of(&all, &finished);
         let start = position.as_ref().map_or(0, |p| resume_at(&all, &keys, p));
         let end = (start + PAGE_SIZE).min(total_failures);
         let next_cursor = (end < total_failures).then(|| {
-            let (check, ordinal) = keys[end - 1];
+            let key = keys[end - 1];
             ctx.cursors.encode(
                 Self::NAME,
                 raw,
                 &Position {
                     head_sha: snapshot.head_sha.clone(),
-                    check: check.to_owned(),
-                    ordinal,
+                    finished: key.finished,
+                    check: key.check.to_owned(),
+                    ordinal: key.ordinal,
                     test: all[end - 1].test_name.clone(),
                 },
             )
@@ -496,24 +506,45 @@ instructions.commands reproduce them locally.";
     }
 }
 
-/// Each failure's key in output order: (check name, place in the check). Checks are sorted
-/// by name.
-fn keys_of(all: &[FailedTest]) -> Vec<(&str, usize)> {
-    let mut keys: Vec<(&str, usize)> = Vec::with_capacity(all.len());
-    for f in all {
+/// A failure's place in output order: checks in the order they finished (those with no
+/// time last), then by name; tests in the order their check lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Key<'a> {
+    untimed: bool,
+    finished: Option<i64>,
+    check: &'a str,
+    ordinal: usize,
+}
+
+impl<'a> Key<'a> {
+    fn new(finished: Option<i64>, check: &'a str, ordinal: usize) -> Self {
+        Key {
+            untimed: finished.is_none(),
+            finished,
+            check,
+            ordinal,
+        }
+    }
+}
+
+/// Each failure's key, given when each failure's check finished. `all` is in output order.
+fn keys_of<'a>(all: &'a [FailedTest], finished: &[Option<i64>]) -> Vec<Key<'a>> {
+    let mut keys: Vec<Key<'a>> = Vec::with_capacity(all.len());
+    for (f, done) in all.iter().zip(finished) {
         let ordinal = match keys.last() {
-            Some((check, n)) if *check == f.check_name => n + 1,
+            Some(k) if k.check == f.check_name && k.finished == *done => k.ordinal + 1,
             _ => 0,
         };
-        keys.push((f.check_name.as_str(), ordinal));
+        keys.push(Key::new(*done, &f.check_name, ordinal));
     }
     keys
 }
 
 /// Where the page after `p` starts: after the last failure shown, by key; when that key now
 /// holds another test (its check's list changed), after the same test if it is still there.
-fn resume_at(all: &[FailedTest], keys: &[(&str, usize)], p: &Position) -> usize {
-    let keyset = keys.partition_point(|(check, n)| (*check, *n) <= (p.check.as_str(), p.ordinal));
+fn resume_at(all: &[FailedTest], keys: &[Key<'_>], p: &Position) -> usize {
+    let last = Key::new(p.finished, &p.check, p.ordinal);
+    let keyset = keys.partition_point(|k| *k <= last);
     let same = keyset
         .checked_sub(1)
         .is_some_and(|i| all[i].check_name == p.check && all[i].test_name == p.test);
@@ -577,6 +608,12 @@ impl<'a> View<'a> {
                 }
             }
         }
+        // Failed checks in the order they finished, so that pages stay stable while more
+        // checks fail (see `Key`).
+        failed.sort_by_key(|c| {
+            let done = finished_ms(c);
+            (done.is_none(), done)
+        });
         let reported: HashSet<&str> = snapshot.checks.iter().map(|c| c.name.as_str()).collect();
         let mut missing_required: Vec<String> = required
             .iter()
@@ -792,21 +829,12 @@ async fn collect_failures(
             let target = checks
                 .iter()
                 .filter_map(|k| index_of(k))
-                .find(|i| {
-                    out[*i]
-                        .failures
-                        .iter()
-                        .any(|f| f.test_name == report.test_name)
-                })
+                .find(|i| out[*i].failures.iter().any(|f| same_test(f, report)))
                 .or_else(|| checks.first().and_then(|k| index_of(k)));
             let Some(target) = target else { continue };
             let check = view.failed[target];
             let findings = &mut out[target];
-            match findings
-                .failures
-                .iter_mut()
-                .find(|f| f.test_name == report.test_name)
-            {
+            match findings.failures.iter_mut().find(|f| same_test(f, report)) {
                 Some(existing) => merge_junit(existing, report),
                 None => {
                     // The check's placeholder entry gives way to real tests.
@@ -832,7 +860,24 @@ async fn collect_failures(
     out.into_iter().map(Arc::new).collect()
 }
 
+/// Whether a JUnit testcase is the test the log named. Names are compared as the tools
+/// print them, except that cargo-nextest's JUnit report puts the binary in front
+/// (`crate::tests::it`) where its log prints the binary apart (`tests::it`).
+fn same_test(existing: &FailedTest, report: &Failure) -> bool {
+    if existing.test_name == report.test_name {
+        return true;
+    }
+    existing.framework == Some(Framework::Nextest)
+        && report
+            .test_name
+            .strip_suffix(existing.test_name.as_str())
+            .is_some_and(|binary| binary.ends_with("::"))
+}
+
 fn merge_junit(existing: &mut FailedTest, report: &Failure) {
+    // The report's name is the fuller one (nextest's includes the binary), and once taken
+    // it keeps a second binary's test of the same name from merging here too.
+    existing.test_name.clone_from(&report.test_name);
     existing.source = Source::Junit;
     existing.confidence = Confidence::High;
     if report.file_path.is_some() {
@@ -1212,6 +1257,12 @@ fn poll_info(ctx: &Context, view: &View<'_>, current_step: Option<String>) -> Po
 
 /// Seconds between two RFC 3339 timestamps (`2024-05-01T10:00:00Z`); `None` when either is
 /// malformed or `b` is before `a`.
+/// When a check finished, in Unix milliseconds, if the forge said.
+fn finished_ms(check: &Check) -> Option<i64> {
+    let at = chrono::DateTime::parse_from_rfc3339(check.completed_at.as_deref()?).ok()?;
+    Some(at.timestamp_millis())
+}
+
 fn seconds_between(a: &str, b: &str) -> Option<u64> {
     let at = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok();
     u64::try_from((at(b)? - at(a)?).num_seconds()).ok()
@@ -1529,39 +1580,84 @@ mod tests {
 
     #[test]
     fn pages_resume_after_the_last_test_shown_even_when_its_check_changed() {
-        let list = |names: &[(&str, &str)]| -> Vec<FailedTest> {
-            names
-                .iter()
-                .map(|(check, test)| failed(test, check, "boom", None))
-                .collect()
+        // (check, test); check a finished at 1000 ms, b at 2000, c at 3000.
+        let list = |names: &[(&str, &str)]| -> (Vec<FailedTest>, Vec<Option<i64>>) {
+            let done = |check: &str| match check {
+                "a" => Some(1000),
+                "b" => Some(2000),
+                "c" => Some(3000),
+                _ => None,
+            };
+            (
+                names
+                    .iter()
+                    .map(|(check, test)| failed(test, check, "boom", None))
+                    .collect(),
+                names.iter().map(|(check, _)| done(check)).collect(),
+            )
         };
-        let before = list(&[("a", "t1"), ("a", "t2"), ("b", "u1"), ("b", "u2")]);
-        let keys = keys_of(&before);
+        let (before, done) = list(&[("a", "t1"), ("a", "t2"), ("b", "u1"), ("b", "u2")]);
+        let keys = keys_of(&before, &done);
         let after_t2 = Position {
             head_sha: String::new(),
+            finished: Some(1000),
             check: "a".into(),
             ordinal: 1,
             test: "t2".into(),
         };
         assert_eq!(resume_at(&before, &keys, &after_t2), 2);
         // A JUnit report added t0 to check a before the next page: no repeat of t2.
-        let after = list(&[
+        let (after, done) = list(&[
             ("a", "t0"),
             ("a", "t1"),
             ("a", "t2"),
             ("b", "u1"),
             ("b", "u2"),
         ]);
-        let keys = keys_of(&after);
+        let keys = keys_of(&after, &done);
         assert_eq!(resume_at(&after, &keys, &after_t2), 3);
         // t2 is gone: fall back to the key.
-        let gone = list(&[("a", "t1"), ("a", "x"), ("b", "u1")]);
-        let keys = keys_of(&gone);
+        let (gone, done) = list(&[("a", "t1"), ("a", "x"), ("b", "u1")]);
+        let keys = keys_of(&gone, &done);
         assert_eq!(resume_at(&gone, &keys, &after_t2), 2);
-        // A check that failed between pages and sorts before the cursor is not shown.
-        let new_check = list(&[("0", "z"), ("a", "t1"), ("a", "t2"), ("b", "u1")]);
-        let keys = keys_of(&new_check);
-        assert_eq!(resume_at(&new_check, &keys, &after_t2), 3);
+        // A check that failed between pages finished after a, so it comes after the cursor
+        // even though its name sorts first; an untimed one comes last.
+        let (late, done) = list(&[
+            ("a", "t1"),
+            ("a", "t2"),
+            ("b", "u1"),
+            ("c", "0"),
+            ("0", "z"),
+        ]);
+        let keys = keys_of(&late, &done);
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
+        assert_eq!(resume_at(&late, &keys, &after_t2), 2);
+    }
+
+    #[test]
+    fn failed_checks_are_listed_in_the_order_they_finished() {
+        let at = |name: &str, done: Option<&str>| {
+            let mut c = check(name, S::Completed, Some(C::Failure));
+            c.completed_at = done.map(str::to_owned);
+            c
+        };
+        let snap = snapshot(
+            vec![
+                at("a-late", Some("2024-05-01T10:09:00Z")),
+                at("b-untimed", None),
+                // Same instant as 10:05Z, written with an offset.
+                at("c-early", Some("2024-05-01T12:05:00+02:00")),
+                at("d-first", Some("2024-05-01T10:01:00Z")),
+                at("a-early", Some("2024-05-01T10:05:00Z")),
+            ],
+            None,
+        );
+        let view = View::of(&snap);
+        let names: Vec<&str> = view.failed.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["d-first", "a-early", "c-early", "a-late", "b-untimed"]
+        );
     }
 
     #[test]

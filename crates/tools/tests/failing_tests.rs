@@ -611,3 +611,46 @@ fn first_pr_number(name: &str) -> u64 {
         .parse()
         .expect("a number")
 }
+
+/// nextest's JUnit report names a test `binary::test` where its log says `binary test`:
+/// each report entry merges with the log's entry of its own binary, and two binaries' tests
+/// of the same name stay two failures.
+#[tokio::test]
+async fn nextest_junit_entries_merge_with_the_log_per_binary() {
+    let yaml = include_str!("scenarios/ci_nextest_junit.yaml");
+    let fx = Fixture::start(yaml, Flavor::GitHub).await;
+    let out = fx.call(json!({"pr": fx.pr(Flavor::GitHub, 7)})).await;
+    let failures = out["failures"].as_array().unwrap();
+    let rows: Vec<(&str, &str, &str)> = failures
+        .iter()
+        .map(|f| {
+            (
+                f["test_name"].as_str().unwrap(),
+                f["source"].as_str().unwrap(),
+                f["file_path"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("alpha::tests::same_name", "junit", "alpha/src/lib.rs"),
+            ("beta::tests::same_name", "junit", "beta/src/lib.rs"),
+            ("beta::tests::only_in_beta", "junit", "beta/src/lib.rs"),
+        ],
+        "{out:#}"
+    );
+    assert_eq!(out["total_failures"], 3);
+    for f in failures {
+        assert_eq!(f["confidence"], "high");
+        assert!(
+            f["error_message"].as_str().unwrap().contains("broken")
+                || f["error_message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("assertion failed"),
+            "{f:#}"
+        );
+    }
+    fx.assert_contract();
+}
