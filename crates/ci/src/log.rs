@@ -18,24 +18,27 @@ pub fn clean(log: &[u8]) -> String {
 /// One raw line (without its `\n`) cleaned: a trailing `\r`, the timestamp prefix and colour
 /// codes removed, invalid UTF-8 replaced. Borrows when there is nothing to replace.
 pub fn clean_line(raw: &[u8]) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
     let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-    let text = String::from_utf8_lossy(raw);
     let has_escape = memchr::memchr(0x1b, raw).is_some();
-    match text {
-        std::borrow::Cow::Borrowed(t) => {
+    // Valid UTF-8 (nearly every line) borrows; `from_utf8` checks it faster than the lossy
+    // decoder walks it.
+    match std::str::from_utf8(raw) {
+        Ok(t) => {
             let t = strip_timestamp(t);
             if has_escape {
                 let mut out = String::with_capacity(t.len());
                 strip_ansi_into(t, &mut out);
-                std::borrow::Cow::Owned(out)
+                Cow::Owned(out)
             } else {
-                std::borrow::Cow::Borrowed(t)
+                Cow::Borrowed(t)
             }
         }
-        std::borrow::Cow::Owned(t) => {
+        Err(_) => {
+            let t = String::from_utf8_lossy(raw);
             let mut out = String::with_capacity(t.len());
             strip_ansi_into(strip_timestamp(&t), &mut out);
-            std::borrow::Cow::Owned(out)
+            Cow::Owned(out)
         }
     }
 }
@@ -50,8 +53,9 @@ pub fn strip_timestamp(line: &str) -> &str {
         && b[13] == b':'
         && b[16] == b':'
         && b[..4].iter().all(u8::is_ascii_digit)
-        && let Some(z) = line.find("Z ")
-        && z <= 35
+        // The `Z` comes after the seconds and at most 15 fraction digits.
+        && let Some(z) = memchr::memchr(b'Z', &b[19..b.len().min(36)]).map(|i| i + 19)
+        && b.get(z + 1) == Some(&b' ')
     {
         return &line[z + 2..];
     }
@@ -85,6 +89,25 @@ mod tests {
     fn strips_timestamps_and_colour() {
         let log = b"2024-05-01T10:00:00.1234567Z \x1b[31mFAILED\x1b[0m tests/a.py::t\nplain\n";
         assert_eq!(clean(log), "FAILED tests/a.py::t\nplain\n");
+    }
+
+    #[test]
+    fn only_a_whole_timestamp_prefix_is_removed() {
+        for (line, want) in [
+            ("2024-05-01T10:00:00Z plain", "plain"),
+            ("2024-05-01T10:00:00.1234567Z x", "x"),
+            ("2024-05-01T10:00:00.123456789012345Z x", "x"),
+            (
+                "2024-05-01T10:00:00.1234567890123456Z x",
+                "2024-05-01T10:00:00.1234567890123456Z x",
+            ),
+            ("2024-05-01T10:00:00Zx y", "2024-05-01T10:00:00Zx y"),
+            ("2024-05-01 10:00:00Z x", "2024-05-01 10:00:00Z x"),
+            ("2024-05-01T10:00:00.1", "2024-05-01T10:00:00.1"),
+            ("2024-05-01T10:00:00Z ", ""),
+        ] {
+            assert_eq!(strip_timestamp(line), want, "{line}");
+        }
     }
 
     #[test]

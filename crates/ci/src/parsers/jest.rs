@@ -261,16 +261,40 @@ pub(crate) fn error_type(message: &str) -> String {
 /// `(repository-relative path, line)` of a stack frame line: `at f (path:L:C)`, `at path:L:C`,
 /// or vitest's `❯ f path:L:C`. `file://` URLs are accepted.
 pub(crate) fn frame(line: &str) -> Option<(String, u64)> {
-    static FRAME: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^\s*(?:at |❯ )(?:.*? \(|\S+ )?(?:file://)?([^\s()]+?):(\d+):(\d+)\)?\s*$")
-            .expect("regex")
-    });
-    let t = line.trim_start();
-    if !t.starts_with("at ") && !t.starts_with("❯ ") {
+    let (path, line) = frame_location(line)?;
+    Some((relative_path(path), line))
+}
+
+/// A stack frame's location: `at fn (path:12:5)`, `at path:12:5`, `❯ fn path:12:5`, with an
+/// optional `file://`. What the regex
+/// `^\s*(?:at |❯ )(?:.*? \(|\S+ )?(?:file://)?([^\s()]+?):(\d+):(\d+)\)?\s*$` captures,
+/// without a regex: frames are most of a JavaScript failure's lines.
+fn frame_location(line: &str) -> Option<(&str, u64)> {
+    let t = line.trim();
+    let rest = t.strip_prefix("at ").or_else(|| t.strip_prefix("❯ "))?;
+    let inner = rest.strip_suffix(')').unwrap_or(rest);
+    // The location is the last run of characters that are neither blank nor parentheses.
+    let start = inner
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_whitespace() || *c == '(' || *c == ')')
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let (before, loc) = inner.split_at(start);
+    // Before it: nothing, one word and a blank (`❯ fn path`), or anything and ` (`.
+    let word = before
+        .strip_suffix(' ')
+        .is_some_and(|w| !w.is_empty() && !w.contains(char::is_whitespace));
+    if !(before.is_empty() || word || before.ends_with(" (")) {
         return None;
     }
-    let c = FRAME.captures(line)?;
-    Some((relative_path(&c[1]), c[2].parse().ok()?))
+    let loc = loc.strip_prefix("file://").unwrap_or(loc);
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let (rest, column) = loc.rsplit_once(':')?;
+    let (path, line) = rest.rsplit_once(':')?;
+    if path.is_empty() || !digits(line) || !digits(column) {
+        return None;
+    }
+    Some((path, line.parse().ok()?))
 }
 
 /// `s` as a regular expression matching itself (jest's `-t`, vitest's `-t`, mocha's `--grep`).
@@ -292,6 +316,38 @@ pub(crate) fn indent(line: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hand-written frame parser takes what the regex it replaced would.
+    #[test]
+    fn frame_locations_match_the_regex() {
+        let re =
+            Regex::new(r"^\s*(?:at |❯ )(?:.*? \(|\S+ )?(?:file://)?([^\s()]+?):(\d+):(\d+)\)?\s*$")
+                .unwrap();
+        for line in [
+            "    at Object.<anonymous> (/home/runner/work/r/r/src/a.test.js:12:5)",
+            "    at a.test.js:3:9",
+            "      at async Promise.all (index 0)",
+            "    at new Foo (src/foo.ts:1:2)",
+            " ❯ src/math.test.ts:14:20",
+            " ❯ add src/math.ts:3:9",
+            "    at fn (file:///tmp/x.mjs:4:1)",
+            "    at fn two words src/a.js:1:2",
+            "    at (a.js:1:2)",
+            "    at a.js:1:",
+            "    at a.js::2",
+            "    at :1:2",
+            "    at fn (a b.js:1:2)",
+            "    at fn (a.js:1:2) ",
+            "at x",
+            "    at processTicksAndRejections (node:internal/process/task_queues:95:5)",
+            "    at é (src/é.js:7:1)",
+        ] {
+            let want = re
+                .captures(line)
+                .map(|c| (c.get(1).unwrap().as_str(), c[2].parse::<u64>().unwrap()));
+            assert_eq!(frame_location(line), want, "{line:?}");
+        }
+    }
 
     fn parse(log: &str) -> Vec<Failure> {
         crate::parse_log(log.as_bytes())

@@ -132,20 +132,27 @@ pub fn bounded_str(s: &str, max: usize) -> String {
 /// (`/home/runner/work/<repo>/<repo>/`), self-hosted `_work` checkouts, Windows runner
 /// checkouts (`D:\a\<repo>\<repo>\`), and a leading `./`.
 pub fn relative_path(path: &str) -> String {
-    let p = path.replace('\\', "/");
-    for marker in [
-        "/home/runner/work/",
-        "/_work/",
-        "D:/a/",
-        "C:/a/",
-        "/Users/runner/work/",
-    ] {
-        if let Some(i) = p.find(marker) {
-            let rest = &p[i + marker.len()..];
-            // <repo>/<repo>/path
-            let mut parts = rest.splitn(3, '/');
-            if let (Some(_), Some(_), Some(tail)) = (parts.next(), parts.next(), parts.next()) {
-                return tail.to_owned();
+    let p = if path.contains('\\') {
+        std::borrow::Cow::Owned(path.replace('\\', "/"))
+    } else {
+        std::borrow::Cow::Borrowed(path)
+    };
+    // Every marker contains `work/` or `:/a/`: most paths have neither and skip the search.
+    if p.contains("work/") || p.contains(":/a/") {
+        for marker in [
+            "/home/runner/work/",
+            "/_work/",
+            "D:/a/",
+            "C:/a/",
+            "/Users/runner/work/",
+        ] {
+            if let Some(i) = p.find(marker) {
+                let rest = &p[i + marker.len()..];
+                // <repo>/<repo>/path
+                let mut parts = rest.splitn(3, '/');
+                if let (Some(_), Some(_), Some(tail)) = (parts.next(), parts.next(), parts.next()) {
+                    return tail.to_owned();
+                }
             }
         }
     }
