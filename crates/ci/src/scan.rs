@@ -243,7 +243,8 @@ impl Scanner {
     }
 
     fn update_busy(&mut self) {
-        self.busy = !self.skip || self.parsers.iter().any(|p| p.parser.busy());
+        self.busy =
+            !self.skip || self.segmenter.busy() || self.parsers.iter().any(|p| p.parser.busy());
     }
 
     pub fn finish(mut self) -> Report {

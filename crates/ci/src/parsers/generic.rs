@@ -20,7 +20,8 @@
 //! - a line with the word `FATAL`.
 //!
 //! In a GitHub Actions log only the blocks of steps that failed (`##[error]Process completed
-//! with exit code N`) count, and `##[error]` annotations wherever they are: a passing step
+//! with exit code N`, or `##[error]The process '…' failed with exit code N` for an action's
+//! command) count, and `##[error]` annotations wherever they are: a passing step
 //! may print errors it handled. A log without step markers counts whole.
 //!
 //! Test name: a short description of the block: `error[E0308]: mismatched types`,
@@ -444,9 +445,8 @@ impl LineParser for Generic {
             self.pending.clear();
             return;
         }
-        if let Some(code) = line
-            .strip_prefix("##[error]Process completed with exit code ")
-            .and_then(|c| c.trim_end().trim_end_matches('.').parse::<i32>().ok())
+        if line.starts_with("##[error]")
+            && let Some(code) = crate::segment::exit_code(line)
         {
             self.actions = true;
             if code != 0 {
@@ -591,6 +591,23 @@ Error: APP_CONFIG is not set\n    at loadConfig (/home/runner/work/a/a/node/conf
         // Annotations count wherever they are.
         let got = run("##[error]Unable to resolve action `foo/bar@v9`\n##[group]Run x\nFATAL: y\n");
         assert_eq!(got.len(), 1);
+    }
+
+    #[test]
+    fn an_action_whose_command_failed_counts_its_blocks() {
+        let got = run(
+            "##[group]Run actions-rs/cargo@v1\nwith:\n  command: build\n##[endgroup]\n\
+[command]/home/runner/.cargo/bin/cargo build --locked\n\
+error: the lock file Cargo.lock needs to be updated but --locked was passed to prevent this\n\
+##[error]The process '/home/runner/.cargo/bin/cargo' failed with exit code 101\n",
+        );
+        let names: Vec<&str> = got.iter().map(|f| f.test_name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "error: the lock file Cargo.lock needs to be updated but --locked was passed to prevent this"
+            ]
+        );
     }
 
     #[test]
