@@ -255,6 +255,10 @@ pub struct FailedCheck {
     /// The step that failed (Actions jobs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_step: Option<String>,
+    /// What the failed step ran, from the job log: a `run:` step's script, or the last
+    /// command an action ran. Rerunning it reproduces the whole step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_step_command: Option<String>,
     /// Failing tests found for this check (across all pages).
     pub failures: usize,
     /// What could not be read, and what was read instead.
@@ -406,6 +410,7 @@ instructions.commands reproduce them locally.";
                 required: view.is_required(&check.name),
                 details_url: check.details_url.clone(),
                 failed_step: findings.failed_step.clone(),
+                failed_step_command: findings.failed_step_command.clone(),
                 failures: findings.failures.len(),
                 note: findings.note.clone(),
             });
@@ -486,7 +491,8 @@ instructions.commands reproduce them locally.";
                 crate::shared::first_line(&f.error_message, 160)
             ));
             if let Some(cmd) = &f.reproduce_command {
-                text.push_str(&format!("\n  reproduce: {cmd}"));
+                // A step's script can have several lines.
+                text.push_str(&format!("\n  reproduce: {}", cmd.replace('\n', "\n    ")));
             }
         }
         if let Some(p) = &out.poll_info {
@@ -753,6 +759,7 @@ async fn wait_for(
 pub(crate) struct Findings {
     failures: Vec<FailedTest>,
     failed_step: Option<String>,
+    failed_step_command: Option<String>,
     note: Option<String>,
 }
 
@@ -818,6 +825,7 @@ async fn collect_failures(
         .map(|f| Findings {
             failures: f.failures.clone(),
             failed_step: f.failed_step.clone(),
+            failed_step_command: f.failed_step_command.clone(),
             note: f.note.clone(),
         })
         .collect();
@@ -999,15 +1007,31 @@ async fn check_findings(
                     found.step.clone(),
                 ));
             }
-            if let Some(step) = report
-                .steps
-                .iter()
-                .rev()
-                .find(|s| s.exit_code.is_some_and(|c| c != 0))
-            {
+            // The failed step as the log shows it: the one the job's steps name, else the
+            // last that ended with a non-zero exit code.
+            let named = findings
+                .failed_step
+                .as_deref()
+                .and_then(|name| report.steps.iter().rev().find(|s| s.title == name));
+            let exited = || {
+                report
+                    .steps
+                    .iter()
+                    .rev()
+                    .find(|s| s.exit_code.is_some_and(|c| c != 0))
+            };
+            if let Some(step) = named.or_else(exited) {
                 step_errors.extend(step.errors.iter().cloned());
                 if findings.failed_step.is_none() {
                     findings.failed_step = Some(step.title.clone());
+                }
+                findings.failed_step_command.clone_from(&step.command);
+            }
+            // What the generic fallback found has no test to run alone: the step does.
+            for f in &mut findings.failures {
+                if f.reproduce_command.is_none() {
+                    f.reproduce_command
+                        .clone_from(&findings.failed_step_command);
                 }
             }
         }
@@ -1034,9 +1058,12 @@ async fn check_findings(
             );
         }
         notes.push(NO_FRAMEWORK_OUTPUT.to_owned());
-        findings
-            .failures
-            .push(check_entry(check, message, findings.failed_step.clone()));
+        let mut entry = check_entry(check, message, findings.failed_step.clone());
+        // No test to run alone: rerunning what the step ran reproduces the failure.
+        entry
+            .reproduce_command
+            .clone_from(&findings.failed_step_command);
+        findings.failures.push(entry);
     }
     findings.note = (!notes.is_empty()).then(|| notes.join("; "));
     let findings = Arc::new(findings);
@@ -1301,6 +1328,13 @@ fn priority_class(f: &FailedTest, required: bool) -> (u32, &'static str) {
             "no test was named: read the check's log at log_url to see what failed",
         );
     }
+    if f.framework == Some(Framework::Generic) {
+        return (
+            3,
+            "an error the log printed outside any test (low confidence): the step's command \
+             reproduces it",
+        );
+    }
     if required {
         return (
             1,
@@ -1418,18 +1452,31 @@ fn summary(view: &View<'_>, all: &[FailedTest], checks: &[FailedCheck]) -> Strin
             format!("no failures so far: {}", view.progress_message())
         }
         Status::Failed => {
+            let errors = all
+                .iter()
+                .filter(|f| f.framework == Some(Framework::Generic))
+                .count();
             let tests = all
                 .iter()
                 .filter(|f| f.source != Source::CheckOutput || f.test_name != f.check_name)
-                .count();
+                .count()
+                - errors;
+            let what = match (tests, errors) {
+                (tests, 0) => format!("{tests} failing test{}", plural(tests)),
+                (0, errors) => format!("no test named, {errors} error{}", plural(errors)),
+                (tests, errors) => format!(
+                    "{tests} failing test{} and {errors} other error{}",
+                    plural(tests),
+                    plural(errors)
+                ),
+            };
             let names: Vec<String> = checks
                 .iter()
                 .take(4)
                 .map(|c| format!("{} ({})", c.name, c.failures))
                 .collect();
             format!(
-                "{tests} failing test{} in {} of {} check{}: {}{}",
-                plural(tests),
+                "{what} in {} of {} check{}: {}{}",
                 checks.len(),
                 view.counts.total,
                 plural(view.counts.total),
@@ -1689,6 +1736,7 @@ mod tests {
                 required: false,
                 details_url: None,
                 failed_step: None,
+                failed_step_command: None,
                 failures: 4,
                 note: None,
             },
@@ -1698,6 +1746,7 @@ mod tests {
                 required: true,
                 details_url: None,
                 failed_step: None,
+                failed_step_command: None,
                 failures: 1,
                 note: None,
             },

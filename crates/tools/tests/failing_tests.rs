@@ -654,3 +654,62 @@ async fn nextest_junit_entries_merge_with_the_log_per_binary() {
     }
     fx.assert_contract();
 }
+
+/// A check whose log names no test says what its failed step ran, and that is the command
+/// to reproduce it: a run: step's script, or the last command an action ran.
+#[tokio::test]
+async fn a_failed_step_says_what_it_ran() {
+    let yaml = include_str!("scenarios/ci_step_commands.yaml");
+    let fx = Fixture::start(yaml, Flavor::GitHub).await;
+    let out = fx.call(json!({"pr": fx.pr(Flavor::GitHub, 7)})).await;
+    let checks = out["failed_checks"].as_array().unwrap();
+    let ran = |name: &str| {
+        checks.iter().find(|c| c["name"] == name).unwrap()["failed_step_command"]
+            .as_str()
+            .map(str::to_owned)
+    };
+    // The job's steps name the lint step "Lint"; the log's header has its two-line script.
+    assert_eq!(
+        ran("lint").as_deref(),
+        Some("cd web\nnpm run lint -- --max-warnings 0")
+    );
+    // An action's step: the command it was running, not the checkout's `git version`.
+    assert_eq!(
+        ran("build").as_deref(),
+        Some("/home/runner/.cargo/bin/cargo build --release --locked")
+    );
+    let failures = out["failures"].as_array().unwrap();
+    let lint = failures.iter().find(|f| f["check_name"] == "lint").unwrap();
+    assert_eq!(
+        lint["reproduce_command"],
+        "cd web\nnpm run lint -- --max-warnings 0"
+    );
+    // The build's real error, not the runner's exit line, and rerunning the step is its
+    // reproduce command.
+    let build = failures
+        .iter()
+        .find(|f| f["check_name"] == "build")
+        .unwrap();
+    assert!(
+        build["test_name"]
+            .as_str()
+            .unwrap()
+            .starts_with("error: the lock file"),
+        "{build:#}"
+    );
+    assert_eq!(build["file_path"], Value::Null);
+    assert_eq!(
+        build["reproduce_command"],
+        "/home/runner/.cargo/bin/cargo build --release --locked"
+    );
+    let commands = out["instructions"]["commands"].as_array().unwrap();
+    assert_eq!(commands.len(), 2, "{out:#}");
+    assert!(
+        out["instructions"]["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("no test named, 1 error in 2 of 2 checks"),
+        "{out:#}"
+    );
+    fx.assert_contract();
+}
