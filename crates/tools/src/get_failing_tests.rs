@@ -179,6 +179,47 @@ pub struct FailedTest {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<String>,
     pub source: Source,
+    /// unit, integration or e2e, when a word of the test's path, else of its name, else of
+    /// its check's name says so: `tests/integration/…`, `e2e/login.spec.ts`, `unit-tests`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_category: Option<TestCategory>,
+}
+
+/// seed 003's `test_category`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TestCategory {
+    Unit,
+    Integration,
+    E2e,
+}
+
+impl TestCategory {
+    /// The first word of `text` (split at anything not a letter or digit) that names a
+    /// category: the outermost directory decides, `tests/unit/test_integration_x.py` is unit.
+    fn in_text(text: &str) -> Option<TestCategory> {
+        text.split(|c: char| !c.is_ascii_alphanumeric())
+            .find_map(|word| match word.to_ascii_lowercase().as_str() {
+                "e2e" | "endtoend" | "playwright" | "cypress" | "selenium" => {
+                    Some(TestCategory::E2e)
+                }
+                "integration" | "integrations" => Some(TestCategory::Integration),
+                "unit" | "units" | "unittests" => Some(TestCategory::Unit),
+                _ => None,
+            })
+    }
+
+    /// The test's path says it, else its name, else its check's name.
+    fn of(f: &FailedTest) -> Option<TestCategory> {
+        [
+            f.file_path.as_deref(),
+            Some(f.test_name.as_str()),
+            Some(f.check_name.as_str()),
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(Self::in_text)
+    }
 }
 
 /// The workflow run behind the failures (seed 003's `CIInfo`).
@@ -417,6 +458,9 @@ instructions.commands reproduce them locally.";
             all.extend(findings.failures.iter().cloned());
             let done = finished_ms(check);
             finished.extend(findings.failures.iter().map(|_| done));
+        }
+        for f in &mut all {
+            f.test_category = TestCategory::of(f);
         }
         let total_failures = all.len();
         let keys = keys_of(&all, &finished);
@@ -1027,13 +1071,6 @@ async fn check_findings(
                 }
                 findings.failed_step_command.clone_from(&step.command);
             }
-            // What the generic fallback found has no test to run alone: the step does.
-            for f in &mut findings.failures {
-                if f.reproduce_command.is_none() {
-                    f.reproduce_command
-                        .clone_from(&findings.failed_step_command);
-                }
-            }
         }
         Err(e) => notes.push(format!("the job log could not be read: {}", e.error)),
     }
@@ -1058,12 +1095,17 @@ async fn check_findings(
             );
         }
         notes.push(NO_FRAMEWORK_OUTPUT.to_owned());
-        let mut entry = check_entry(check, message, findings.failed_step.clone());
-        // No test to run alone: rerunning what the step ran reproduces the failure.
-        entry
-            .reproduce_command
-            .clone_from(&findings.failed_step_command);
-        findings.failures.push(entry);
+        findings
+            .failures
+            .push(check_entry(check, message, findings.failed_step.clone()));
+    }
+    // What names no test to run alone (the check itself, a generic error block, an
+    // annotation): rerunning what the failed step ran reproduces it.
+    for f in &mut findings.failures {
+        if f.reproduce_command.is_none() {
+            f.reproduce_command
+                .clone_from(&findings.failed_step_command);
+        }
     }
     findings.note = (!notes.is_empty()).then(|| notes.join("; "));
     let findings = Arc::new(findings);
@@ -1117,6 +1159,7 @@ fn apply_annotations(check: &Check, annotations: &[Annotation], failures: &mut V
                 reproduce_command: None,
                 step: None,
                 source: Source::Annotation,
+                test_category: None,
             });
         }
         return;
@@ -1184,6 +1227,7 @@ fn check_entry(check: &Check, message: String, step: Option<String>) -> FailedTe
         reproduce_command: None,
         step,
         source: Source::CheckOutput,
+        test_category: None,
     }
 }
 
@@ -1202,6 +1246,7 @@ fn from_failure(check: &Check, f: &Failure, source: Source, step: Option<String>
         reproduce_command: f.reproduce_command.clone(),
         step,
         source,
+        test_category: None,
     }
 }
 
@@ -1622,7 +1667,37 @@ mod tests {
             reproduce_command: Some(format!("pytest '{test}'")),
             step: None,
             source: Source::Log,
+            test_category: None,
         }
+    }
+
+    #[test]
+    fn categories_come_from_the_path_then_the_name_then_the_check() {
+        let of = |path: Option<&str>, test: &str, check: &str| {
+            let mut f = failed(test, check, "boom", None);
+            f.file_path = path.map(str::to_owned);
+            TestCategory::of(&f)
+        };
+        use TestCategory::*;
+        assert_eq!(
+            of(Some("tests/unit/test_integration_x.py"), "t", "e2e"),
+            Some(Unit)
+        );
+        assert_eq!(
+            of(Some("e2e/login.spec.ts"), "unit fixtures", "unit"),
+            Some(E2e)
+        );
+        assert_eq!(
+            of(Some("src/lib.rs"), "integration::checkout", "unit"),
+            Some(Integration)
+        );
+        assert_eq!(of(None, "t", "CI / Unit-Tests (3.11)"), Some(Unit));
+        assert_eq!(of(Some("cypress/e2e/a.cy.ts"), "t", "x"), Some(E2e));
+        // Words, not substrings: `community`, `unitary` and `reintegration` say nothing.
+        assert_eq!(
+            of(Some("community/unitary.py"), "reintegration", "build"),
+            None
+        );
     }
 
     #[test]

@@ -149,6 +149,8 @@ async fn a_failed_pr_names_every_failing_test_with_its_location() {
     assert_eq!(card["confidence"], "low");
     assert_eq!(card["check_name"], "ci/circleci: integration");
     assert!(card["log_url"].as_str().unwrap().contains("circleci.com"));
+    assert_eq!(card["test_category"], "integration");
+    assert_eq!(helper["test_category"], Value::Null);
     // A legacy status names no test: the status itself, with its description and link.
     let jenkins = named(&failures, "ci/jenkins");
     assert_eq!(jenkins["confidence"], "low");
