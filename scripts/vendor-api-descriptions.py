@@ -58,6 +58,7 @@ GITHUB_OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}"),
     ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"),
     ("get", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}"),
+    ("get", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"),
 ]
 # Forgejo's paths are relative to /api/v1.
 FORGEJO_OPERATIONS = [

@@ -95,15 +95,18 @@ fn artifact(world: &World, r: usize, id: u64) -> Option<&ArtifactSpec> {
 }
 
 /// The run a job or artifact names: from the scenario, or made up from its jobs.
-fn run(world: &World, r: usize, id: u64) -> Option<(&PullSpec, WorkflowRunSpec)> {
+fn run(world: &World, r: usize, id: u64) -> Option<(Option<&PullSpec>, WorkflowRunSpec)> {
     for pull in &world.repos[r].spec.pulls {
         if let Some(run) = pull.workflow_runs.iter().find(|w| w.id == id) {
-            return Some((pull, run.clone()));
+            return Some((Some(pull), run.clone()));
         }
+    }
+    if let Some(run) = world.repos[r].spec.past_runs.iter().find(|w| w.id == id) {
+        return Some((None, run.clone()));
     }
     let (pull, job) = jobs(world, r).find(|(_, j)| j.run_id == Some(id))?;
     Some((
-        pull,
+        Some(pull),
         WorkflowRunSpec {
             id,
             number: None,
@@ -111,6 +114,8 @@ fn run(world: &World, r: usize, id: u64) -> Option<(&PullSpec, WorkflowRunSpec)>
             status: job.status.clone(),
             conclusion: job.conclusion.clone(),
             started_at: job.started_at.clone(),
+            completed_at: job.completed_at.clone(),
+            workflow_id: None,
         },
     ))
 }
@@ -407,6 +412,41 @@ pub(crate) fn github_route(
             Some((pull, w)) => Reply::json(200, run_json(base, world, r, &full, pull, &w)),
             None => crate::github::error(404, "Not Found"),
         },
+        ["actions", "workflows", workflow_id, "runs"] => {
+            // Runs of the workflow, newest first; `status` is a status or a conclusion.
+            let workflow = workflow_id.parse::<u64>().ok();
+            let wanted = req.query_param("status");
+            let mut all: Vec<(Option<&PullSpec>, &WorkflowRunSpec)> = spec
+                .pulls
+                .iter()
+                .flat_map(|p| p.workflow_runs.iter().map(move |w| (Some(p), w)))
+                .chain(spec.past_runs.iter().map(|w| (None, w)))
+                .filter(|(_, w)| Some(w.workflow_id.unwrap_or(1)) == workflow)
+                .filter(|(_, w)| match wanted.as_deref() {
+                    None => true,
+                    Some(s @ ("queued" | "in_progress" | "completed")) => w.status == s,
+                    Some(c) => w.status == "completed" && w.conclusion.as_deref() == Some(c),
+                })
+                .collect();
+            all.sort_by(|a, b| b.1.started_at.cmp(&a.1.started_at));
+            let total = all.len();
+            let runs: Vec<Value> = all
+                .into_iter()
+                .map(|(p, w)| run_json(base, world, r, &full, p, w))
+                .collect();
+            let (per_page, page) = crate::github::page_params(req);
+            let (items, link) = page_of(
+                runs,
+                per_page,
+                page,
+                &format!("{api}/actions/workflows/{workflow_id}/runs"),
+                req,
+            );
+            with_link(
+                Reply::json(200, json!({"total_count": total, "workflow_runs": items})),
+                link,
+            )
+        }
         ["actions", "runs", run_id, "artifacts"] => {
             let Some(run_id) = id(run_id).filter(|&n| run(world, r, n).is_some()) else {
                 return Some(crate::github::error(404, "Not Found"));
@@ -661,39 +701,62 @@ fn job_json(
     })
 }
 
+/// A run of a pull request's head, or (`pull: None`) a past run on the default branch.
 fn run_json(
     base: &str,
     world: &World,
     r: usize,
     full: &str,
-    pull: &PullSpec,
+    pull: Option<&PullSpec>,
     w: &WorkflowRunSpec,
 ) -> Value {
     let api = format!("{base}/repos/{full}");
     let repo = crate::github::scenario_repo_json(base, world, r);
+    let spec = &world.repos[r].spec;
     let started = w
         .started_at
         .clone()
-        .unwrap_or_else(|| pull.created_at.clone());
+        .or_else(|| pull.map(|p| p.created_at.clone()))
+        .unwrap_or_else(|| "2024-01-01T00:00:00Z".to_owned());
     let completed = w.status == "completed";
+    let finished = w
+        .completed_at
+        .clone()
+        .filter(|_| completed)
+        .unwrap_or_else(|| started.clone());
+    let workflow_id = w.workflow_id.unwrap_or(1);
+    let (branch, sha, title, event) = match pull {
+        Some(p) => (
+            p.head.ref_name.clone(),
+            p.head.sha.clone(),
+            p.title.clone(),
+            "pull_request",
+        ),
+        None => (
+            spec.default_branch.clone(),
+            format!("{:040x}", w.id),
+            w.name.clone(),
+            "push",
+        ),
+    };
     json!({
         "id": w.id,
         "name": w.name,
         "node_id": crate::github::node_id("WFR", "WorkflowRun", w.id),
-        "head_branch": pull.head.ref_name,
-        "head_sha": pull.head.sha,
+        "head_branch": branch,
+        "head_sha": sha,
         "path": ".github/workflows/ci.yml",
-        "display_title": pull.title,
+        "display_title": title,
         "run_number": w.number.unwrap_or(w.id % 1000),
-        "event": "pull_request",
+        "event": event,
         "status": w.status,
         "conclusion": if completed { w.conclusion.clone() } else { None },
-        "workflow_id": 1,
+        "workflow_id": workflow_id,
         "url": format!("{api}/actions/runs/{}", w.id),
         "html_url": format!("{base}/{full}/actions/runs/{}", w.id),
         "pull_requests": [],
         "created_at": crate::state::normalize_time(&started),
-        "updated_at": crate::state::normalize_time(&started),
+        "updated_at": crate::state::normalize_time(&finished),
         "run_attempt": 1,
         "run_started_at": crate::state::normalize_time(&started),
         "jobs_url": format!("{api}/actions/runs/{}/jobs", w.id),
@@ -702,7 +765,7 @@ fn run_json(
         "artifacts_url": format!("{api}/actions/runs/{}/artifacts", w.id),
         "cancel_url": format!("{api}/actions/runs/{}/cancel", w.id),
         "rerun_url": format!("{api}/actions/runs/{}/rerun", w.id),
-        "workflow_url": format!("{api}/actions/workflows/1"),
+        "workflow_url": format!("{api}/actions/workflows/{workflow_id}"),
         "head_commit": null,
         "repository": repo.clone(),
         "head_repository": repo,

@@ -166,6 +166,9 @@ pub struct RepoSpec {
     pub description: String,
     #[serde(default)]
     pub pulls: Vec<PullSpec>,
+    /// Finished workflow runs on the default branch (pushes), for a workflow's history.
+    #[serde(default)]
+    pub past_runs: Vec<WorkflowRunSpec>,
     #[serde(default)]
     pub issues: Vec<IssueSpec>,
     #[serde(default)]
@@ -568,6 +571,12 @@ pub struct WorkflowRunSpec {
     pub conclusion: Option<String>,
     #[serde(default)]
     pub started_at: Option<String>,
+    /// When a completed run finished (its `updated_at`); the start time otherwise.
+    #[serde(default)]
+    pub completed_at: Option<String>,
+    /// The workflow it is a run of (default 1).
+    #[serde(default)]
+    pub workflow_id: Option<u64>,
 }
 
 /// A run artifact: a zip the simulator builds from `files` (name -> content).

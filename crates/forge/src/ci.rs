@@ -156,6 +156,8 @@ pub struct WorkflowRun {
     pub conclusion: Option<CheckConclusion>,
     pub started_at: Option<String>,
     pub updated_at: Option<String>,
+    /// The workflow it is a run of (GitHub's numeric id), for its history.
+    pub workflow_id: Option<u64>,
 }
 
 /// A check-run annotation: the cheapest structured failure data there is.

@@ -110,6 +110,18 @@ pub trait Forge: Send + Sync {
         Err(unsupported(self.kind(), "reading workflow runs"))
     }
 
+    /// How long the workflow's most recent successful runs took, in seconds, newest first
+    /// (at most `max`): what a running workflow can be expected to take.
+    async fn workflow_durations(
+        &self,
+        repo: &RepoRef,
+        workflow_id: u64,
+        max: usize,
+    ) -> Result<Vec<u64>> {
+        let _ = (repo, workflow_id, max);
+        Err(unsupported(self.kind(), "reading a workflow's past runs"))
+    }
+
     /// The job's log, streamed. When the log is larger than `max_bytes`, only its last
     /// `max_bytes` are streamed (a `Range` request where the storage allows it, otherwise
     /// the head is read and dropped). A log of unknown length (chunked, no Content-Length)

@@ -266,6 +266,10 @@ pub struct Instructions {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PollInfo {
     pub message: String,
+    /// When the running workflows should be done (RFC 3339): each run's start plus the
+    /// median duration of its workflow's last successful runs (GitHub Actions only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimated_completion: Option<String>,
     pub retry_after_seconds: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current_step: Option<String>,
@@ -433,10 +437,11 @@ instructions.commands reproduce them locally.";
             ));
         }
         let view = View::of(&snapshot);
-        let (checks_found, ci_info, current_step) = tokio::join!(
+        let (checks_found, ci_info, current_step, estimate) = tokio::join!(
             collect_failures(ctx, forge.as_ref(), &pr.repo, &view),
             ci_info(forge.as_ref(), &pr.repo, &view),
             current_step(forge.as_ref(), &pr.repo, &view),
+            estimate(forge.as_ref(), &pr.repo, &view),
         );
         let mut failed_checks = Vec::new();
         let mut all = Vec::new();
@@ -482,7 +487,7 @@ instructions.commands reproduce them locally.";
         });
         let page = all[start..end].to_vec();
         let instructions = instructions(&view, &all, &failed_checks);
-        let poll_info = (view.active() > 0).then(|| poll_info(ctx, &view, current_step));
+        let poll_info = (view.active() > 0).then(|| poll_info(ctx, &view, current_step, estimate));
         let message = match view.status {
             Status::Unknown => Some(format!(
                 "No CI checks or commit statuses are reported for head commit {} of {}. The \
@@ -1310,18 +1315,109 @@ async fn current_step(forge: &dyn Forge, repo: &RepoRef, view: &View<'_>) -> Opt
     ))
 }
 
-fn poll_info(ctx: &Context, view: &View<'_>, current_step: Option<String>) -> PollInfo {
+/// When the running workflows should be done, from their workflows' history.
+#[derive(Debug, Clone, PartialEq)]
+struct Estimate {
+    /// Unix seconds.
+    done_at: i64,
+    /// The median duration behind it, and how many runs it is the median of.
+    typical_seconds: u64,
+    runs: usize,
+}
+
+/// Past successful runs a workflow's typical duration is the median of.
+const HISTORY_RUNS: usize = 10;
+/// Running workflow runs estimated at most (each costs two requests).
+const ESTIMATED_RUNS: usize = 3;
+
+/// The latest expected end of the running Actions workflow runs: each run's start plus the
+/// median duration of its workflow's last successful runs. None when no running check is an
+/// Actions job or the forge keeps no such history (Forgejo, Gitea).
+async fn estimate(forge: &dyn Forge, repo: &RepoRef, view: &View<'_>) -> Option<Estimate> {
+    let mut runs: Vec<u64> = Vec::new();
+    for check in view.running.iter().chain(view.queued.iter()) {
+        if let Some(job) = &check.actions_job
+            && !runs.contains(&job.run_id)
+            && runs.len() < ESTIMATED_RUNS
+        {
+            runs.push(job.run_id);
+        }
+    }
+    let one = |run_id: u64| async move {
+        let run = forge.workflow_run(repo, run_id).await.ok()?;
+        let started = chrono::DateTime::parse_from_rfc3339(run.started_at.as_deref()?).ok()?;
+        let mut durations = forge
+            .workflow_durations(repo, run.workflow_id?, HISTORY_RUNS)
+            .await
+            .ok()?;
+        if durations.is_empty() {
+            return None;
+        }
+        durations.sort_unstable();
+        let typical = durations[durations.len() / 2];
+        Some(Estimate {
+            done_at: started.timestamp() + i64::try_from(typical).ok()?,
+            typical_seconds: typical,
+            runs: durations.len(),
+        })
+    };
+    futures::future::join_all(runs.into_iter().map(one))
+        .await
+        .into_iter()
+        .flatten()
+        .max_by_key(|e| e.done_at)
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+fn minutes(seconds: u64) -> String {
+    let m = seconds.div_ceil(60).max(1);
+    format!("{m} min")
+}
+
+fn poll_info(
+    ctx: &Context,
+    view: &View<'_>,
+    current_step: Option<String>,
+    estimate: Option<Estimate>,
+) -> PollInfo {
     let retry = ctx.ci.poll_max.as_secs().max(1);
     let what = match view.status {
         Status::Failed => "Some checks failed; others are still running",
         Status::Pending => "CI is queued",
         _ => "CI is still running",
     };
+    let expected = estimate.as_ref().map(|e| {
+        let left = e.done_at - unix_now();
+        let history = format!(
+            "its last {} successful run{} took {} (median)",
+            e.runs,
+            plural(e.runs),
+            minutes(e.typical_seconds)
+        );
+        if left > 0 {
+            format!(
+                " Expected to finish in about {}: {history}.",
+                minutes(left.unsigned_abs())
+            )
+        } else {
+            format!(" Taking longer than usual: {history}.")
+        }
+    });
     PollInfo {
         message: format!(
-            "{what} ({}). Call again in {retry} s, or with wait: true to wait here.",
-            view.progress_message()
+            "{what} ({}).{} Call again in {retry} s, or with wait: true to wait here.",
+            view.progress_message(),
+            expected.unwrap_or_default()
         ),
+        estimated_completion: estimate.and_then(|e| {
+            chrono::DateTime::from_timestamp(e.done_at, 0)
+                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        }),
         retry_after_seconds: retry,
         current_step,
     }

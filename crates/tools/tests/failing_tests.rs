@@ -247,6 +247,52 @@ async fn immediate_mode_reports_running_checks_with_poll_info() {
     assert!(poll["retry_after_seconds"].as_u64().unwrap() >= 1);
     assert!(poll["message"].as_str().unwrap().contains("still running"));
     assert!(out.get("wait").is_none());
+    // The run started at 10:00; the workflow's last 5 successful runs (not the failed one,
+    // not the other workflow's) took 10 minutes (median). That was long ago.
+    assert_eq!(
+        poll["estimated_completion"], "2024-05-01T10:10:00Z",
+        "{poll:#}"
+    );
+    assert!(
+        poll["message"]
+            .as_str()
+            .unwrap()
+            .contains("Taking longer than usual: its last 5 successful runs took 10 min (median)."),
+        "{poll:#}"
+    );
+}
+
+/// A run that started two minutes ago, in a workflow whose runs take 10: about 8 left.
+#[tokio::test]
+async fn poll_info_estimates_when_ci_will_be_done() {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let started = chrono::DateTime::from_timestamp(secs - 120, 0)
+        .unwrap()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let yaml = scenario_text("ci_running").replace(
+        r#"{id: 9401, number: 43, name: CI, status: in_progress, started_at: "2024-05-01T10:00:00Z"}"#,
+        &format!(r#"{{id: 9401, number: 43, name: CI, status: in_progress, started_at: "{started}"}}"#),
+    );
+    assert!(yaml.contains(&started));
+    let fx = Fixture::start(&yaml, Flavor::GitHub).await;
+    let out = fx.call(json!({"pr": fx.pr(Flavor::GitHub, 8)})).await;
+    let message = out["poll_info"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("Expected to finish in about 8 min")
+            || message.contains("Expected to finish in about 9 min"),
+        "{message}"
+    );
+    let history = fx
+        .sim
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.contains("/actions/workflows/1/runs"))
+        .count();
+    assert_eq!(history, 1);
+    fx.assert_contract();
 }
 
 /// While a job runs, poll_info names the step it is in.

@@ -363,6 +363,8 @@ impl Forgejo {
             conclusion,
             started_at: run.started,
             updated_at: run.updated,
+            // Forgejo names a workflow by its file and lists no runs per workflow.
+            workflow_id: None,
         })
     }
 

@@ -187,6 +187,41 @@ impl GitHub {
         Ok(response.json::<GhRun>()?.into_domain())
     }
 
+    /// Durations of the workflow's latest successful runs: from `run_started_at` to
+    /// `updated_at` (when a completed run last changed, which is when it finished).
+    pub(super) async fn fetch_workflow_durations(
+        &self,
+        repo: &RepoRef,
+        workflow_id: u64,
+        max: usize,
+    ) -> Result<Vec<u64>> {
+        let auth = self.auth().await?;
+        let subject = format!(
+            "runs of workflow {workflow_id} in {}/{}",
+            repo.owner, repo.repo
+        );
+        let url = format!(
+            "{}/actions/workflows/{workflow_id}/runs?status=success&per_page={}",
+            self.repo_api(repo),
+            max.clamp(1, 100)
+        );
+        let response = self
+            .http
+            .send(&Request::get(url, Some(auth), &subject))
+            .await?;
+        let runs: GhRuns = response.json()?;
+        let at = |t: &Option<String>| chrono::DateTime::parse_from_rfc3339(t.as_deref()?).ok();
+        Ok(runs
+            .workflow_runs
+            .iter()
+            .filter_map(|r| {
+                let seconds = (at(&r.updated_at)? - at(&r.run_started_at)?).num_seconds();
+                u64::try_from(seconds).ok()
+            })
+            .take(max)
+            .collect())
+    }
+
     pub(super) async fn fetch_job_log(
         &self,
         repo: &RepoRef,
@@ -627,6 +662,13 @@ struct GhRun {
     run_started_at: Option<String>,
     #[serde(default)]
     updated_at: Option<String>,
+    #[serde(default)]
+    workflow_id: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GhRuns {
+    workflow_runs: Vec<GhRun>,
 }
 
 impl GhRun {
@@ -639,6 +681,7 @@ impl GhRun {
             conclusion: conclusion(self.conclusion.as_deref()),
             started_at: self.run_started_at,
             updated_at: self.updated_at,
+            workflow_id: self.workflow_id,
         }
     }
 }

@@ -374,6 +374,15 @@ impl Forge for GitHub {
         self.fetch_workflow_run(repo, run_id).await
     }
 
+    async fn workflow_durations(
+        &self,
+        repo: &RepoRef,
+        workflow_id: u64,
+        max: usize,
+    ) -> Result<Vec<u64>> {
+        self.fetch_workflow_durations(repo, workflow_id, max).await
+    }
+
     async fn job_log(
         &self,
         repo: &RepoRef,
