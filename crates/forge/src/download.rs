@@ -10,8 +10,8 @@ use reqwest::StatusCode;
 use reqwest::header::CONTENT_RANGE;
 use resolve_pr_core::{Error, Result};
 
-use crate::LogStream;
 use crate::http::{Auth, Http, Located, Request};
+use crate::{Artifact, LogStream};
 
 /// Where the bytes come from.
 pub(crate) enum Source<'a> {
@@ -244,6 +244,52 @@ pub(crate) async fn read_bounded(
         out.extend_from_slice(&chunk);
     }
     Ok(out)
+}
+
+/// Artifacts that are expired or larger than the budget are not downloaded.
+pub(crate) fn refuse_artifact(artifact: &Artifact, subject: &str, max_bytes: u64) -> Result<()> {
+    if artifact.expired {
+        return Err(expired_artifact(subject));
+    }
+    if artifact.size_in_bytes > max_bytes {
+        return Err(Error::logical(format!(
+            "{subject} is {} bytes, more than the limit of {max_bytes}",
+            artifact.size_in_bytes
+        ))
+        .with_detail("size_in_bytes", artifact.size_in_bytes)
+        .with_suggestion("Download it from the run's page if it is needed."));
+    }
+    Ok(())
+}
+
+/// What GitHub says of an artifact past its retention.
+pub(crate) fn expired_artifact(subject: &str) -> Error {
+    Error::logical(format!(
+        "{subject} has expired and can no longer be downloaded"
+    ))
+    .with_suggestion("Re-run the workflow to produce the artifact again.")
+}
+
+/// The files of the artifact zip at `url` (an API URL that answers or redirects to storage)
+/// whose names end with `suffix`: the archive read within `max_bytes`, then unzipped within
+/// `max_bytes`. `gone` is the error for a 404/410.
+pub(crate) async fn artifact_files(
+    http: &Http,
+    url: String,
+    auth: &Auth,
+    subject: &str,
+    gone: &(dyn Fn() -> Error + Sync),
+    suffix: &str,
+    max_bytes: u64,
+) -> Result<Vec<(String, Vec<u8>)>> {
+    let archive = read_bounded(
+        http,
+        Source::Api { url, auth, subject },
+        Labels { subject, gone },
+        max_bytes,
+    )
+    .await?;
+    unzip_matching(archive, suffix, max_bytes, subject)
 }
 
 /// The files of a zip archive whose name ends with `suffix`, at most `max_bytes`

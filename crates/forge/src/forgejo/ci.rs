@@ -459,7 +459,7 @@ impl Forgejo {
             "artifact {:?} ({}) of {}/{}",
             artifact.name, artifact.id, repo.owner, repo.repo
         );
-        crate::github::ci::refuse_artifact(artifact, &subject, max_bytes)?;
+        download::refuse_artifact(artifact, &subject, max_bytes)?;
         self.require(ARTIFACTS, "downloading artifacts").await?;
         let auth = self.auth()?;
         let url = format!(
@@ -471,21 +471,7 @@ impl Forgejo {
             Error::logical(format!("{subject} is gone: it expired or was deleted"))
                 .with_suggestion("Re-run the workflow to produce the artifact again.")
         };
-        let archive = download::read_bounded(
-            &self.http,
-            Source::Api {
-                url,
-                auth,
-                subject: &subject,
-            },
-            Labels {
-                subject: &subject,
-                gone: &gone,
-            },
-            max_bytes,
-        )
-        .await?;
-        download::unzip_matching(archive, suffix, max_bytes, &subject)
+        download::artifact_files(&self.http, url, auth, &subject, &gone, suffix, max_bytes).await
     }
 }
 

@@ -311,53 +311,16 @@ impl GitHub {
             "artifact {:?} ({}) of {}/{}",
             artifact.name, artifact.id, repo.owner, repo.repo
         );
-        refuse_artifact(artifact, &subject, max_bytes)?;
+        download::refuse_artifact(artifact, &subject, max_bytes)?;
         let auth = self.auth().await?;
         let url = format!(
             "{}/actions/artifacts/{}/zip",
             self.repo_api(repo),
             artifact.id
         );
-        let gone = || expired_artifact(&subject);
-        let archive = download::read_bounded(
-            &self.http,
-            Source::Api {
-                url,
-                auth,
-                subject: &subject,
-            },
-            Labels {
-                subject: &subject,
-                gone: &gone,
-            },
-            max_bytes,
-        )
-        .await?;
-        download::unzip_matching(archive, suffix, max_bytes, &subject)
+        let gone = || download::expired_artifact(&subject);
+        download::artifact_files(&self.http, url, auth, &subject, &gone, suffix, max_bytes).await
     }
-}
-
-/// Artifacts that are expired or larger than the budget are not downloaded.
-pub(crate) fn refuse_artifact(artifact: &Artifact, subject: &str, max_bytes: u64) -> Result<()> {
-    if artifact.expired {
-        return Err(expired_artifact(subject));
-    }
-    if artifact.size_in_bytes > max_bytes {
-        return Err(Error::logical(format!(
-            "{subject} is {} bytes, more than the limit of {max_bytes}",
-            artifact.size_in_bytes
-        ))
-        .with_detail("size_in_bytes", artifact.size_in_bytes)
-        .with_suggestion("Download it from the run's page if it is needed."));
-    }
-    Ok(())
-}
-
-fn expired_artifact(subject: &str) -> Error {
-    Error::logical(format!(
-        "{subject} has expired and can no longer be downloaded"
-    ))
-    .with_suggestion("Re-run the workflow to produce the artifact again.")
 }
 
 /// A branch name in a URL path: `/` stays (GitHub takes `release/1.x` as is), the rest of
