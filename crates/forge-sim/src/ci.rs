@@ -971,24 +971,7 @@ pub(crate) fn forgejo_route(
                     }));
                 }
             }
-            let limit = req
-                .query_param("limit")
-                .and_then(|v| v.parse::<usize>().ok())
-                .filter(|&n| n > 0)
-                .unwrap_or(30)
-                .min(50);
-            let page = req
-                .query_param("page")
-                .and_then(|v| v.parse::<usize>().ok())
-                .filter(|&n| n > 0)
-                .unwrap_or(1);
-            let total = all.len();
-            let items: Vec<Value> = all
-                .into_iter()
-                .skip((page - 1) * limit)
-                .take(limit)
-                .collect();
-            Reply::json(200, Value::Array(items)).header("x-total-count", total.to_string())
+            crate::forgejo::paged(all, req)
         }
         ["branch_protections"] => {
             if spec.branch_protection_forbidden {
@@ -1076,24 +1059,7 @@ pub(crate) fn forgejo_route(
                     })
                 })
                 .collect();
-            let limit = req
-                .query_param("limit")
-                .and_then(|v| v.parse::<usize>().ok())
-                .filter(|&n| n > 0)
-                .unwrap_or(30)
-                .min(50);
-            let page = req
-                .query_param("page")
-                .and_then(|v| v.parse::<usize>().ok())
-                .filter(|&n| n > 0)
-                .unwrap_or(1);
-            let total = all.len();
-            let items: Vec<Value> = all
-                .into_iter()
-                .skip((page - 1) * limit)
-                .take(limit)
-                .collect();
-            Reply::json(200, Value::Array(items)).header("x-total-count", total.to_string())
+            crate::forgejo::paged(all, req)
         }
         ["actions", "artifacts", artifact_id, "zip"] if actions => {
             match id(artifact_id).and_then(|n| artifact(world, r, n)) {

@@ -157,18 +157,9 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
             let Some((r, n)) = pull_of(&world, &caller, owner, name, index) else {
                 return not_found(base);
             };
-            // `page`/`limit` like every Gitea list (default 30, at most 50); no total header.
-            let limit = req
-                .query_param("limit")
-                .and_then(|v| v.parse::<usize>().ok())
-                .filter(|&l| l > 0)
-                .unwrap_or(30)
-                .min(50);
-            let page = req
-                .query_param("page")
-                .and_then(|v| v.parse::<usize>().ok())
-                .filter(|&p| p > 0 && world.paging)
-                .unwrap_or(1);
+            // No total header on this list.
+            let (limit, page) = page_params(req);
+            let page = if world.paging { page } else { 1 };
             let items: Vec<Value> = world
                 .reviews(r, n)
                 .skip((page - 1).saturating_mul(limit))
@@ -801,4 +792,27 @@ fn comment_json(base: &str, world: &World, r: usize, number: u64, c: &Comment) -
         "created_at": c.created_at,
         "updated_at": c.updated_at,
     })
+}
+
+/// `limit` and `page` as every Gitea list takes them: 30 a page by default, at most 50;
+/// pages count from 1.
+pub(crate) fn page_params(req: &Request) -> (usize, usize) {
+    let number = |name: &str| {
+        req.query_param(name)
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+    };
+    (number("limit").unwrap_or(30).min(50), number("page").unwrap_or(1))
+}
+
+/// One page of `all`, with the total in `x-total-count`.
+pub(crate) fn paged(all: Vec<Value>, req: &Request) -> Reply {
+    let (limit, page) = page_params(req);
+    let total = all.len();
+    let items: Vec<Value> = all
+        .into_iter()
+        .skip((page - 1).saturating_mul(limit))
+        .take(limit)
+        .collect();
+    Reply::json(200, Value::Array(items)).header("x-total-count", total.to_string())
 }
