@@ -802,7 +802,10 @@ pub(crate) fn page_params(req: &Request) -> (usize, usize) {
             .and_then(|v| v.parse::<usize>().ok())
             .filter(|&n| n > 0)
     };
-    (number("limit").unwrap_or(30).min(50), number("page").unwrap_or(1))
+    (
+        number("limit").unwrap_or(30).min(50),
+        number("page").unwrap_or(1),
+    )
 }
 
 /// One page of `all`, with the total in `x-total-count`.
