@@ -437,11 +437,10 @@ instructions.commands reproduce them locally.";
             ));
         }
         let view = View::of(&snapshot);
-        let (checks_found, ci_info, current_step, estimate) = tokio::join!(
+        let (checks_found, (ci_info, estimate), current_step) = tokio::join!(
             collect_failures(ctx, forge.as_ref(), &pr.repo, &view),
-            ci_info(forge.as_ref(), &pr.repo, &view),
+            runs_info(forge.as_ref(), &pr.repo, &view),
             current_step(forge.as_ref(), &pr.repo, &view),
-            estimate(forge.as_ref(), &pr.repo, &view),
         );
         let mut failed_checks = Vec::new();
         let mut all = Vec::new();
@@ -665,7 +664,7 @@ impl<'a> View<'a> {
         }
         // Failed checks in the order they finished, so that pages stay stable while more
         // checks fail (see `Key`).
-        failed.sort_by_key(|c| {
+        failed.sort_by_cached_key(|c| {
             let done = finished_ms(c);
             (done.is_none(), done)
         });
@@ -1264,15 +1263,49 @@ fn cut(text: &str, max: usize) -> String {
 }
 
 /// The workflow run of the first failed Actions job, else of the first Actions job.
-async fn ci_info(forge: &dyn Forge, repo: &RepoRef, view: &View<'_>) -> Option<CiInfo> {
-    let job = view
+/// What the workflow runs behind the checks say: `ci_info` (the run of the first failed,
+/// else running, else any Actions check) and the estimate (the running runs). Each run is
+/// read once, however many of the two need it.
+async fn runs_info(
+    forge: &dyn Forge,
+    repo: &RepoRef,
+    view: &View<'_>,
+) -> (Option<CiInfo>, Option<Estimate>) {
+    let main = view
         .failed
         .iter()
         .chain(view.running.iter())
         .copied()
         .chain(view.snapshot.checks.iter())
-        .find_map(|c| c.actions_job.as_ref())?;
-    let run: WorkflowRun = forge.workflow_run(repo, job.run_id).await.ok()?;
+        .find_map(|c| c.actions_job.as_ref())
+        .map(|job| job.run_id);
+    let mut running: Vec<u64> = Vec::new();
+    for check in view.running.iter().chain(view.queued.iter()) {
+        if let Some(job) = &check.actions_job
+            && !running.contains(&job.run_id)
+            && running.len() < ESTIMATED_RUNS
+        {
+            running.push(job.run_id);
+        }
+    }
+    let ids = running
+        .iter()
+        .copied()
+        .chain(main.filter(|m| !running.contains(m)));
+    let runs: HashMap<u64, WorkflowRun> = futures::future::join_all(
+        ids.map(|id| async move { Some((id, forge.workflow_run(repo, id).await.ok()?)) }),
+    )
+    .await
+    .into_iter()
+    .flatten()
+    .collect();
+    let info = main.and_then(|id| runs.get(&id)).map(ci_info);
+    let estimate = estimate(forge, repo, running.iter().filter_map(|id| runs.get(id))).await;
+    (info, estimate)
+}
+
+fn ci_info(run: &WorkflowRun) -> CiInfo {
+    let run = run.clone();
     let completed_at = (run.state == CheckState::Completed)
         .then(|| run.updated_at.clone())
         .flatten();
@@ -1280,7 +1313,7 @@ async fn ci_info(forge: &dyn Forge, repo: &RepoRef, view: &View<'_>) -> Option<C
         (Some(a), Some(b)) => seconds_between(a, b),
         _ => None,
     };
-    Some(CiInfo {
+    CiInfo {
         workflow_name: run.name,
         run_id: run.id,
         run_url: run.html_url.unwrap_or_default(),
@@ -1294,7 +1327,7 @@ async fn ci_info(forge: &dyn Forge, repo: &RepoRef, view: &View<'_>) -> Option<C
         }
         .to_owned(),
         conclusion: run.conclusion.map(|c| c.as_str().to_owned()),
-    })
+    }
 }
 
 /// The step a running Actions job is in, for `poll_info.current_step`.
@@ -1331,40 +1364,55 @@ const HISTORY_RUNS: usize = 10;
 const ESTIMATED_RUNS: usize = 3;
 
 /// The latest expected end of the running Actions workflow runs: each run's start plus the
-/// median duration of its workflow's last successful runs. None when no running check is an
-/// Actions job or the forge keeps no such history (Forgejo, Gitea).
-async fn estimate(forge: &dyn Forge, repo: &RepoRef, view: &View<'_>) -> Option<Estimate> {
-    let mut runs: Vec<u64> = Vec::new();
-    for check in view.running.iter().chain(view.queued.iter()) {
-        if let Some(job) = &check.actions_job
-            && !runs.contains(&job.run_id)
-            && runs.len() < ESTIMATED_RUNS
-        {
-            runs.push(job.run_id);
-        }
+/// median duration of its workflow's last successful runs (each workflow's history read
+/// once). None when no running check is an Actions job or the forge keeps no such history
+/// (Forgejo, Gitea).
+async fn estimate<'a>(
+    forge: &dyn Forge,
+    repo: &RepoRef,
+    running: impl Iterator<Item = &'a WorkflowRun>,
+) -> Option<Estimate> {
+    let mut starts: Vec<(u64, i64)> = Vec::new();
+    for run in running {
+        let Some(workflow) = run.workflow_id else {
+            continue;
+        };
+        let Some(started) = run
+            .started_at
+            .as_deref()
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+        else {
+            continue;
+        };
+        starts.push((workflow, started.timestamp()));
     }
-    let one = |run_id: u64| async move {
-        let run = forge.workflow_run(repo, run_id).await.ok()?;
-        let started = chrono::DateTime::parse_from_rfc3339(run.started_at.as_deref()?).ok()?;
-        let mut durations = forge
-            .workflow_durations(repo, run.workflow_id?, HISTORY_RUNS)
-            .await
-            .ok()?;
-        if durations.is_empty() {
-            return None;
-        }
-        durations.sort_unstable();
-        let typical = durations[durations.len() / 2];
-        Some(Estimate {
-            done_at: started.timestamp() + i64::try_from(typical).ok()?,
-            typical_seconds: typical,
-            runs: durations.len(),
-        })
-    };
-    futures::future::join_all(runs.into_iter().map(one))
+    let mut workflows: Vec<u64> = starts.iter().map(|(w, _)| *w).collect();
+    workflows.sort_unstable();
+    workflows.dedup();
+    let typical: HashMap<u64, (u64, usize)> =
+        futures::future::join_all(workflows.into_iter().map(|workflow| async move {
+            let mut durations = forge
+                .workflow_durations(repo, workflow, HISTORY_RUNS)
+                .await
+                .ok()?;
+            durations.sort_unstable();
+            let median = *durations.get(durations.len() / 2)?;
+            Some((workflow, (median, durations.len())))
+        }))
         .await
         .into_iter()
         .flatten()
+        .collect();
+    starts
+        .into_iter()
+        .filter_map(|(workflow, started)| {
+            let (median, runs) = *typical.get(&workflow)?;
+            Some(Estimate {
+                done_at: started + i64::try_from(median).ok()?,
+                typical_seconds: median,
+                runs,
+            })
+        })
         .max_by_key(|e| e.done_at)
 }
 

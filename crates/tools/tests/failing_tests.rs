@@ -292,6 +292,14 @@ async fn poll_info_estimates_when_ci_will_be_done() {
         .filter(|r| r.path.contains("/actions/workflows/1/runs"))
         .count();
     assert_eq!(history, 1);
+    // ci_info and the estimate share the run: it is read once.
+    let run_reads = fx
+        .sim
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/actions/runs/9401"))
+        .count();
+    assert_eq!(run_reads, 1);
     fx.assert_contract();
 }
 
