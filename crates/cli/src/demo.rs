@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{Context as _, anyhow};
 use resolve_pr_core::CursorCodec;
 use resolve_pr_core::ShellCommand;
+use resolve_pr_core::terminal::{json_escaped, printable};
 use resolve_pr_forge::{ClientOptions, Config, Forges};
 use resolve_pr_forge_sim::{Permission, Scenario, Sim, SimHandle};
 use resolve_pr_tools::Context;
@@ -283,7 +284,7 @@ impl Printer {
                 Ok(o) => line["result"] = o.structured.clone(),
                 Err(e) => line["error"] = e.to_json(),
             }
-            println!("{line}");
+            println!("{}", json_escaped(&line.to_string()));
         } else {
             println!("{} {}", self.style.green("▸"), what);
             println!(
@@ -303,10 +304,10 @@ impl Printer {
                     println!(
                         "  {} {}",
                         self.style.red(&format!("error ({}):", e.category.as_str())),
-                        e.error
+                        printable(&e.error)
                     );
                     if let Some(s) = &e.suggestion {
-                        println!("  {} {s}", self.style.bold("suggestion:"));
+                        println!("  {} {}", self.style.bold("suggestion:"), printable(s));
                     }
                 }
             }

@@ -171,7 +171,11 @@ fn main() -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("resolve-pr: error: {e:#}");
+            let message = format!("{e:#}");
+            eprintln!(
+                "resolve-pr: error: {}",
+                resolve_pr_core::terminal::printable(&message)
+            );
             ExitCode::FAILURE
         }
     }

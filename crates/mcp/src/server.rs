@@ -153,7 +153,8 @@ fn error_text(e: &ToolError) -> String {
     if let Some(secs) = e.retry_after {
         text.push_str(&format!("\nRetry after {secs} seconds."));
     }
-    text
+    // Error messages can quote what a forge said.
+    resolve_pr_core::terminal::printable(&text).into_owned()
 }
 
 /// The spec (server/tools, "Error Handling") lists an unknown tool among the protocol errors,
@@ -186,6 +187,20 @@ mod tests {
             text.as_deref(),
             Some("Error (user): comment must not be empty\nSuggestion: Write something.")
         );
+    }
+
+    #[test]
+    fn error_text_escapes_what_a_terminal_would_obey() {
+        // An error can quote a forge's message, which anyone can shape.
+        let e = ToolError::api("GitHub said: bad\u{7}\rok \u{9b}2K\u{202e}gnp.exe");
+        let r = call_result(Err(e.clone()));
+        let text = r.content[0].as_text().map(|t| t.text.clone()).unwrap();
+        assert!(
+            !text.contains(resolve_pr_core::terminal::is_hostile),
+            "{text:?}"
+        );
+        assert!(text.contains("bad\\u{7}\\rok"), "{text}");
+        assert_eq!(r.structured_content, Some(e.to_json()));
     }
 
     #[test]

@@ -84,7 +84,9 @@ fn spec<T: Tool>() -> ToolSpec {
         Box::pin(async move {
             let input: T::Input = parse_args(T::NAME, &args)?;
             let output = T::run(ctx, input, &args).await?;
-            let text = T::render(&output);
+            // The text is shown to people as it is: text from a forge or a log in it must
+            // not be able to drive their terminal.
+            let text = resolve_pr_core::terminal::printable(&T::render(&output)).into_owned();
             let structured = serde_json::to_value(&output).map_err(|e| {
                 Error::unknown(format!(
                     "could not serialize the result of {}: {e}",

