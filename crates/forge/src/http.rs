@@ -326,11 +326,26 @@ impl Http {
 
     /// Sends the request, retrying what is safe to retry within the policy's bounds.
     pub async fn send(&self, req: &Request<'_>) -> Result<Response> {
-        let response = self.retrying(req, || self.attempt(req)).await?;
-        if response.from_cache {
-            tracing::trace!(url = %req.url, "not modified; served from the ETag cache");
-        }
-        Ok(response)
+        self.send_checked(req, Ok).await
+    }
+
+    /// Like [`Http::send`], with `check` run on each successful answer inside the retry loop:
+    /// an answer `check` calls transient (a `Failure` that may be retried, such as a GraphQL
+    /// timeout in a 200) is retried like a 5xx, within the same bounds.
+    pub(crate) async fn send_checked<T>(
+        &self,
+        req: &Request<'_>,
+        check: impl Fn(Response) -> std::result::Result<T, Box<Failure>>,
+    ) -> Result<T> {
+        let check = &check;
+        self.retrying(req, || async move {
+            let response = self.attempt(req).await?;
+            if response.from_cache {
+                tracing::trace!(url = %req.url, "not modified; served from the ETag cache");
+            }
+            check(response).map_err(|failure| *failure)
+        })
+        .await
     }
 
     /// Runs `attempt` until it succeeds or the policy says stop.
@@ -436,6 +451,18 @@ impl Http {
                 &ctx,
                 SystemTime::now(),
             ));
+        }
+        // Every API answer is JSON. A 2xx that is not (a proxy's error page, a body cut by a
+        // load balancer) is a transient fault like a 502: retried when the request may be
+        // repeated, and never cached, or revalidation would serve it again.
+        if !body.trim_ascii().is_empty()
+            && let Err(error) = parse_json::<serde::de::IgnoredAny>(&body, &ctx.origin())
+        {
+            return Err(Failure {
+                error,
+                retry: Retry::IfIdempotent,
+                wait: None,
+            });
         }
         if req.method == Method::GET {
             self.cache.put(identity, &req.url, &headers, &body);

@@ -206,6 +206,8 @@ on_every_forge!(
     reset_connection_is_retried,
     persistent_reset_is_a_network_error,
     garbage_is_an_api_error,
+    garbage_once_is_retried,
+    garbage_after_a_post_is_not_repeated,
     truncated_body_is_retried,
     repeated_get_is_conditional,
     slow_forge_is_a_timeout,
@@ -636,6 +638,47 @@ async fn garbage_is_an_api_error(flavor: Flavor) {
     );
     let e = assert_category(fx.forge.pull_request(&fx.pr(7)).await, Category::Api);
     assert!(e.error.contains("not valid JSON"), "{}", e.error);
+    // Retried like a 5xx, within the same bound: the first try and 3 retries.
+    let attempts = fx
+        .api_requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/pulls/7"))
+        .count();
+    assert_eq!(attempts, 4);
+}
+
+/// A 200 that is not JSON (a proxy's page, a cut body) is a transient fault: the next try
+/// gets the answer, and the garbage is not cached for revalidation to serve again.
+async fn garbage_once_is_retried(flavor: Flavor) {
+    let fx = Fixture::start(flavor).await;
+    fx.fault("GET", "/repos/acme/widgets/pulls/7", 1, FaultKind::Garbage);
+    let pr = fx.forge.pull_request(&fx.pr(7)).await.expect("retried");
+    assert_eq!(pr.number, 7);
+    assert_eq!(fx.api_requests().len(), 2);
+    let again = fx.forge.pull_request(&fx.pr(7)).await.expect("cached");
+    assert_eq!(again, pr);
+    fx.assert_no_contract_violations();
+}
+
+/// A write that came back as garbage may have happened: it is not sent again.
+async fn garbage_after_a_post_is_not_repeated(flavor: Flavor) {
+    let fx = Fixture::start(flavor).await;
+    fx.fault(
+        "POST",
+        "/repos/acme/widgets/issues/7/comments",
+        1,
+        FaultKind::Garbage,
+    );
+    assert_category(
+        fx.forge.create_pr_comment(&fx.pr(7), "once only").await,
+        Category::Api,
+    );
+    let posts = fx
+        .api_requests()
+        .iter()
+        .filter(|r| r.method == "POST")
+        .count();
+    assert_eq!(posts, 1);
 }
 
 async fn truncated_body_is_retried(flavor: Flavor) {
@@ -888,6 +931,35 @@ async fn github_graphql_answers_and_errors() {
         .await
         .expect_err("no such repository");
     assert_eq!(e.category, Category::User, "{e:?}");
+    // A mutation that timed out may still have happened: it is not sent again, while the
+    // same answer to a query is retried.
+    let timeout = || Fault {
+        method: Some("POST".into()),
+        path: "/graphql".into(),
+        times: 1,
+        kind: FaultKind::GraphqlError {
+            message: "Something went wrong while executing your query. This may be the result \
+                      of a timeout, or it could be a GitHub bug."
+                .into(),
+            error_type: None,
+            keep_data: false,
+        },
+    };
+    fx.sim.inject(timeout());
+    fx.sim.clear_requests();
+    let e = gh
+        .graphql(
+            resolve_pr_forge::github::queries::RESOLVE_REVIEW_THREAD,
+            serde_json::json!({"id": "PRRT_x"}),
+        )
+        .await
+        .expect_err("timed out");
+    assert_eq!(e.category, Category::Api, "{e:?}");
+    assert_eq!(fx.api_requests().len(), 1);
+    fx.sim.inject(timeout());
+    fx.sim.clear_requests();
+    assert_eq!(gh.viewer_login().await.expect("retried"), "alice");
+    assert_eq!(fx.api_requests().len(), 2);
     assert_eq!(fx.sim.contract_violations(), Vec::<String>::new());
 }
 

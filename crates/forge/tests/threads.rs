@@ -377,25 +377,70 @@ async fn github_thread_errors_are_actionable() {
     fx.assert_no_contract_violations();
 }
 
+fn graphql_fault(times: u32, message: &str, error_type: Option<&str>, keep_data: bool) -> Fault {
+    Fault {
+        method: Some("POST".to_owned()),
+        path: "/graphql".to_owned(),
+        times,
+        kind: FaultKind::GraphqlError {
+            message: message.to_owned(),
+            error_type: error_type.map(str::to_owned),
+            keep_data,
+        },
+    }
+}
+
 #[tokio::test]
 async fn github_graphql_errors_in_a_200_are_api_errors() {
     let fx = Fixture::start("threads_mixed", GH_WRITE).await;
     for keep_data in [false, true] {
-        fx.sim.inject(Fault {
-            method: Some("POST".to_owned()),
-            path: "/graphql".to_owned(),
-            times: 1,
-            kind: FaultKind::GraphqlError {
-                message: "Something went wrong while executing your query.".to_owned(),
-                error_type: None,
-                keep_data,
-            },
-        });
+        fx.sim.inject(graphql_fault(
+            1,
+            "Field 'reviewThreads' doesn't accept argument 'last'",
+            None,
+            keep_data,
+        ));
         let e = assert_category(
             fx.forge.review_threads(&fx.pr("widgets", 12)).await,
             Category::Api,
         );
-        assert!(e.error.contains("Something went wrong"), "{}", e.error);
+        assert!(e.error.contains("doesn't accept"), "{}", e.error);
+    }
+}
+
+/// GitHub answers a query that ran out of time with a 200 and an error; like a 502 it is
+/// retried, within the bounds (`clients.rs` shows a mutation never is).
+#[tokio::test]
+async fn github_graphql_timeouts_are_retried_for_queries_only() {
+    let pr_number = 12;
+    for (message, error_type) in [
+        (
+            "Something went wrong while executing your query. This may be the result of a \
+             timeout, or it could be a GitHub bug. Please include `CC48:1:2:3` when reporting \
+             this issue.",
+            None,
+        ),
+        ("timedout", None),
+        ("Query timed out", Some("TIMEOUT")),
+    ] {
+        let fx = Fixture::start("threads_mixed", GH_WRITE).await;
+        let pr = fx.pr("widgets", pr_number);
+        fx.sim.inject(graphql_fault(1, message, error_type, false));
+        let threads = fx.forge.review_threads(&pr).await.expect("retried");
+        assert!(!threads.is_empty());
+        // Persistent: an api error after the bounded retries, not a hang.
+        fx.sim.clear_requests();
+        fx.sim
+            .inject(graphql_fault(100, message, error_type, false));
+        let e = assert_category(fx.forge.review_threads(&pr).await, Category::Api);
+        assert!(
+            e.error
+                .contains(message.split('.').next().unwrap_or(message)),
+            "{}",
+            e.error
+        );
+        let tries = fx.api_requests().len();
+        assert!((2..=4).contains(&tries), "{tries} requests");
     }
 }
 

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use tokio::sync::OnceCell;
 
 use crate::config::{ForgeKind, GitHubEndpoint, Secret};
-use crate::http::{Auth, ClientOptions, EnvLookup, Http, Request, parse_json};
+use crate::http::{Auth, ClientOptions, EnvLookup, Failure, Http, Request, Retry, parse_json};
 use crate::{
     ActionsJobRef, Actor, Annotation, Artifact, CiSnapshot, Forge, IssueComment, Job, LogStream,
     Page, PageRequest, PrState, PullRequest, Review, ReviewComment, ReviewState, ReviewThread,
@@ -168,18 +168,33 @@ impl GitHub {
             &subject,
         )
         .idempotent(!is_mutation(document));
-        let response = self.http.send(&request).await?;
-        let origin = format!("{} (GraphQL)", self.http.forge());
-        let answer: GraphQlAnswer = response.json()?;
-        if let Some(error) = graphql_error(&answer.errors, &subject, self.http.forge()) {
-            return Err(error);
-        }
-        match answer.data {
-            Some(data) if !data.is_null() => Ok(data),
-            _ => Err(Error::api(format!(
-                "{origin} returned no data and no errors for {subject}"
-            ))),
-        }
+        let forge = self.http.forge();
+        // GitHub fails a query that ran out of time with a 200 whose `errors` say so; that is
+        // as transient as a 502 and retried the same way (never for a mutation).
+        self.http
+            .send_checked(&request, |response| {
+                let answer: GraphQlAnswer =
+                    response.json().map_err(|e| Box::new(Failure::fatal(e)))?;
+                if let Some(error) = graphql_error(&answer.errors, &subject, forge) {
+                    let retry = if answer.errors.iter().any(GraphQlError::is_transient) {
+                        Retry::IfIdempotent
+                    } else {
+                        Retry::No
+                    };
+                    return Err(Box::new(Failure {
+                        error,
+                        retry,
+                        wait: None,
+                    }));
+                }
+                match answer.data {
+                    Some(data) if !data.is_null() => Ok(data),
+                    _ => Err(Box::new(Failure::fatal(Error::api(format!(
+                        "{forge} (GraphQL) returned no data and no errors for {subject}"
+                    ))))),
+                }
+            })
+            .await
     }
 
     /// The login of the token's account (GraphQL `viewer`): checks a token works.
@@ -574,6 +589,22 @@ struct GraphQlError {
     kind: Option<String>,
     #[serde(default)]
     path: Option<Value>,
+}
+
+impl GraphQlError {
+    /// Whether the query failed on GitHub's side for a while, not because of what it asked:
+    /// "Something went wrong while executing your query. This may be the result of a
+    /// timeout…", a `timedout` message, or a type naming a timeout or an outage.
+    fn is_transient(&self) -> bool {
+        let message = self.message.to_ascii_lowercase();
+        matches!(
+            self.kind.as_deref(),
+            Some("TIMEOUT" | "SERVICE_UNAVAILABLE" | "INTERNAL" | "INTERNAL_SERVER_ERROR")
+        ) || message.starts_with("something went wrong while executing your query")
+            || message.contains("timeout")
+            || message.contains("timed out")
+            || message.contains("timedout")
+    }
 }
 
 /// The first GraphQL error as a categorized error; all of them go into the details.
