@@ -135,11 +135,28 @@ pub enum Endpoint {
     Forgejo(ForgejoEndpoint),
 }
 
+/// Where a short reference (`owner/repo#N`, no host) goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShortReferences {
+    /// To GitHub (`GITHUB_API_URL`'s server): a GitHub token exists, or nothing else is
+    /// configured.
+    GitHub,
+    /// To this host: `default_host` (or `RESOLVE_PR_DEFAULT_HOST`) names it, or it is the one
+    /// forge configured and no GitHub token exists.
+    Host(String),
+    /// Nowhere: several forges are configured, none is the default, and no GitHub token
+    /// exists. Listed, for the error that says how to choose.
+    Ambiguous(Vec<String>),
+}
+
 /// The merged configuration: every known host, and the default for short references.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
-    /// Host used for `owner/repo#N` references; `None` means GitHub.
+    /// Host named as the default for `owner/repo#N` references (`default_host`,
+    /// `RESOLVE_PR_DEFAULT_HOST`); `None` lets `short_references` decide.
     pub default_host: Option<String>,
+    /// Where `owner/repo#N` goes (see [`ShortReferences`]).
+    pub short_references: ShortReferences,
     pub github: GitHubEndpoint,
     pub hosts: BTreeMap<String, HostConfig>,
     /// Where the config file was looked for, for error messages.
@@ -160,6 +177,9 @@ pub fn default_path(var: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
 
 impl Config {
     /// Reads the config file (a missing file is an empty config) and the process environment.
+    /// Whether a GitHub token exists is also asked of `gh auth token`, but only when the
+    /// answer decides where short references go (another forge is configured, no default
+    /// is named and no GitHub token is in the environment).
     pub fn load() -> Result<Config> {
         let var = |k: &str| std::env::var(k).ok();
         let path = default_path(&var);
@@ -179,14 +199,26 @@ impl Config {
             },
             None => None,
         };
-        Config::from_parts(text.as_deref(), path, &var)
+        Config::from_parts_with(text.as_deref(), path, &var, &gh_has_token)
     }
 
-    /// The configuration from a config file's text (if any) and an environment.
+    /// The configuration from a config file's text (if any) and an environment, with no
+    /// GitHub token from the `gh` CLI.
     pub fn from_parts(
         text: Option<&str>,
         path: Option<PathBuf>,
         var: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config> {
+        Config::from_parts_with(text, path, var, &|_| false)
+    }
+
+    /// The configuration from a config file's text (if any) and an environment;
+    /// `gh_token(host)` says whether the `gh` CLI has a token for a GitHub web host.
+    pub fn from_parts_with(
+        text: Option<&str>,
+        path: Option<PathBuf>,
+        var: &dyn Fn(&str) -> Option<String>,
+        gh_token: &dyn Fn(&str) -> bool,
     ) -> Result<Config> {
         let file: ConfigFile = match text {
             None => ConfigFile::default(),
@@ -272,8 +304,36 @@ impl Config {
         let default_host = var_nonempty("RESOLVE_PR_DEFAULT_HOST")
             .or(file.default_host)
             .map(|h| h.to_ascii_lowercase());
+        // A Forgejo- or Gitea-only user (FORGEJO_HOST/GITEA_HOST, or one host in the file)
+        // means that forge by `owner/repo#N`; GitHub stays the default for anyone with a
+        // GitHub token, as documented.
+        let others: Vec<String> = hosts
+            .keys()
+            .filter(|h| *h != &github.web_host && *h != "github.com")
+            .cloned()
+            .collect();
+        let short_references = match &default_host {
+            Some(host) => ShortReferences::Host(host.clone()),
+            None if others.is_empty() => ShortReferences::GitHub,
+            None => {
+                let github_token = DEFAULT_TOKEN_VARS
+                    .iter()
+                    .any(|name| var_nonempty(name).is_some())
+                    || env_tokens.contains_key(&github.web_host)
+                    || hosts
+                        .get(&github.web_host)
+                        .is_some_and(|h| h.token.is_some())
+                    || gh_token(&github.web_host);
+                match others.as_slice() {
+                    _ if github_token => ShortReferences::GitHub,
+                    [only] => ShortReferences::Host(only.clone()),
+                    _ => ShortReferences::Ambiguous(others),
+                }
+            }
+        };
         Ok(Config {
             default_host,
+            short_references,
             github,
             hosts,
             path,
@@ -283,9 +343,13 @@ impl Config {
 
     /// The forge a host (`None`: a short reference) belongs to.
     pub fn endpoint_for(&self, host: Option<&str>) -> Result<Endpoint> {
-        let host = match host.or(self.default_host.as_deref()) {
-            None => return Ok(Endpoint::GitHub(self.github.clone())),
-            Some(h) => h.to_ascii_lowercase(),
+        let host = match (host, &self.short_references) {
+            (Some(h), _) => h.to_ascii_lowercase(),
+            (None, ShortReferences::Host(h)) => h.clone(),
+            (None, ShortReferences::GitHub) => return Ok(Endpoint::GitHub(self.github.clone())),
+            (None, ShortReferences::Ambiguous(hosts)) => {
+                return Err(self.ambiguous_short_reference(hosts));
+            }
         };
         if let Some(cfg) = self.hosts.get(&host) {
             let token = self
@@ -367,6 +431,56 @@ impl Config {
                  or set FORGEJO_HOST={host} and FORGEJO_TOKEN (GITEA_HOST/GITEA_TOKEN for Gitea); \
                  for GitHub Enterprise set GITHUB_API_URL=https://{host}/api/v3."
             )))
+    }
+}
+
+impl Config {
+    fn ambiguous_short_reference(&self, hosts: &[String]) -> Error {
+        let file = self
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "~/.config/resolve-pr/config.toml".into());
+        let first = hosts.first().map_or("codeberg.org", String::as_str);
+        Error::user(format!(
+            "a reference without a host (owner/repo#N) could mean any of the configured forges \
+             ({}), and no GitHub token was found to make it GitHub",
+            hosts.join(", ")
+        ))
+        .with_detail("configured_hosts", hosts.to_vec())
+        .with_suggestion(format!(
+            "Name the host in the reference ({first}/owner/repo#N, or the pull request's URL), \
+             or choose a default: default_host = \"{first}\" in {file}, or \
+             RESOLVE_PR_DEFAULT_HOST={first}. For GitHub, set GITHUB_TOKEN or run `gh auth login`."
+        ))
+    }
+}
+
+/// Whether `gh auth token --hostname HOST` prints a token (the `gh` CLI is installed and
+/// logged in there). Any failure, or no answer within two seconds, is "no".
+fn gh_has_token(host: &str) -> bool {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let Ok(mut child) = Command::new("gh")
+        .args(["auth", "token", "--hostname", host])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return false;
+    };
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return status.success(),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return false;
+            }
+        }
     }
 }
 
@@ -558,6 +672,102 @@ token = "file-token"
                 .unwrap()
                 .contains("[hosts.\"git.example.org\"]")
         );
+    }
+
+    #[test]
+    fn the_one_forge_of_a_forgejo_only_user_is_the_default() {
+        for (host_var, token_var, kind) in [
+            ("GITEA_HOST", "GITEA_TOKEN", ForgeKind::Gitea),
+            ("FORGEJO_HOST", "FORGEJO_TOKEN", ForgeKind::Forgejo),
+        ] {
+            let vars = [(host_var, "https://git.example.com"), (token_var, "t")];
+            let var = |k: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            };
+            let c = Config::from_parts(None, None, &var).unwrap();
+            assert_eq!(
+                c.short_references,
+                ShortReferences::Host("git.example.com".into())
+            );
+            let Endpoint::Forgejo(e) = c.endpoint_for(None).unwrap() else {
+                panic!("owner/repo#N must go to the only forge configured")
+            };
+            assert_eq!(
+                (e.host.as_str(), e.configured_kind),
+                ("git.example.com", kind)
+            );
+            // github.com links still go to GitHub.
+            assert!(matches!(
+                c.endpoint_for(Some("github.com")).unwrap(),
+                Endpoint::GitHub(_)
+            ));
+        }
+    }
+
+    #[test]
+    fn a_github_token_keeps_github_the_default() {
+        let forgejo = [("FORGEJO_HOST", "codeberg.org"), ("FORGEJO_TOKEN", "t")];
+        for github in [("GITHUB_TOKEN", "ghp_x"), ("GH_TOKEN", "gho_x")] {
+            let vars = [forgejo[0], forgejo[1], github];
+            let var = |k: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            };
+            let c = Config::from_parts(None, None, &var).unwrap();
+            assert_eq!(c.short_references, ShortReferences::GitHub);
+        }
+        // A token only `gh auth token` knows counts too.
+        let var = |k: &str| {
+            forgejo
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        };
+        let c = Config::from_parts_with(None, None, &var, &|host| host == "github.com").unwrap();
+        assert_eq!(c.short_references, ShortReferences::GitHub);
+        // An explicit default wins over everything.
+        let vars = [
+            forgejo[0],
+            forgejo[1],
+            ("GITHUB_TOKEN", "x"),
+            ("RESOLVE_PR_DEFAULT_HOST", "Codeberg.org"),
+        ];
+        let var = |k: &str| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        };
+        let c = Config::from_parts(None, None, &var).unwrap();
+        assert_eq!(
+            c.short_references,
+            ShortReferences::Host("codeberg.org".into())
+        );
+    }
+
+    #[test]
+    fn several_forges_and_no_github_token_say_how_to_choose() {
+        let text = "[hosts.\"codeberg.org\"]\nkind = \"forgejo\"\n[hosts.\"gitea.com\"]\nkind = \"gitea\"\n";
+        let c = Config::from_parts(Some(text), None, &env(&[])).unwrap();
+        let e = c.endpoint_for(None).unwrap_err();
+        assert_eq!(e.category, resolve_pr_core::Category::User);
+        assert!(e.error.contains("codeberg.org, gitea.com"), "{}", e.error);
+        let suggestion = e.suggestion.unwrap();
+        for way in [
+            "codeberg.org/owner/repo#N",
+            "default_host",
+            "RESOLVE_PR_DEFAULT_HOST",
+            "GITHUB_TOKEN",
+        ] {
+            assert!(suggestion.contains(way), "{suggestion}");
+        }
+        // Naming the host still works.
+        assert!(matches!(
+            c.endpoint_for(Some("gitea.com")).unwrap(),
+            Endpoint::Forgejo(_)
+        ));
     }
 
     #[test]

@@ -19,7 +19,7 @@ mod router;
 mod wording;
 
 pub use ci::*;
-pub use config::{Config, ForgeKind, HostConfig};
+pub use config::{Config, ForgeKind, HostConfig, ShortReferences};
 pub use forgejo::Forgejo;
 pub use github::GitHub;
 pub use http::{ClientOptions, EnvLookup, RetryPolicy};

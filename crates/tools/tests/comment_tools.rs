@@ -476,6 +476,33 @@ on_both_forges!(
     cursors_belong_to_their_call,
 );
 
+/// With only FORGEJO_HOST/FORGEJO_TOKEN set (no GitHub token anywhere), `owner/repo#N` and
+/// `owner/repo` mean that Forgejo, not github.com.
+#[tokio::test]
+async fn a_forgejo_only_user_reaches_forgejo_with_short_references() {
+    let fx = Fixture::start(Flavor::Forgejo, "demo-forgejo", "fj_demo_write").await;
+    let listed = fx
+        .call(
+            "pr_comment_list",
+            json!({"repository": "acme/widgets", "pull_request_number": 7}),
+        )
+        .await
+        .expect("short repository goes to the only forge");
+    assert!(!ids(&listed).is_empty());
+    let found = fx
+        .call("find_unresolved_comments", json!({"pr": "acme/widgets#7"}))
+        .await
+        .expect("short PR reference goes to the only forge");
+    assert!(found.structured["pr"].as_str().is_some());
+    // Both answers came from the Forgejo simulator (github.com is unreachable from tests).
+    assert!(
+        fx.sim
+            .requests()
+            .iter()
+            .any(|r| r.path.starts_with("/api/v1/repos/acme/widgets"))
+    );
+}
+
 #[tokio::test]
 async fn unknown_tool_names_the_available_ones() {
     let fx = Fixture::start(Flavor::GitHub, "demo-github", "ghp_demo_write").await;
