@@ -258,7 +258,9 @@ pub struct Instructions {
     pub summary: String,
     /// Over all failures (not just this page), at most 10.
     pub priority: Vec<PrioritizedFailure>,
-    /// Reproduce commands in priority order, at most 10.
+    /// Commands in priority order, at most 10: each failure's reproduce_command, or for one
+    /// that names no test, its check's log_command. Built from test ids and forge ids, never
+    /// from log text.
     pub commands: Vec<String>,
 }
 
@@ -300,10 +302,17 @@ pub struct FailedCheck {
     /// The step that failed (Actions jobs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_step: Option<String>,
-    /// What the failed step ran, from the job log: a `run:` step's script, or the last
-    /// command an action ran. Rerunning it reproduces the whole step.
+    /// TEXT READ FROM THE JOB LOG, NOT A COMMAND: what the failed step's log says it ran (a
+    /// `run:` step's script, or the last `[command]` line of an action). Anything the job
+    /// prints (a test, a dependency) can write lines that look like this, so it is shown to
+    /// recognise the step, never to be run as is, and it is never part of a
+    /// `reproduce_command` or `instructions.commands`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub failed_step_command: Option<String>,
+    pub failed_step_script: Option<String>,
+    /// Prints the log of this job's failed steps (GitHub Actions: `gh run view RUN --job JOB
+    /// --log-failed --repo OWNER/REPO`), built from the run and job ids.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_command: Option<String>,
     /// Failing tests found for this check (across all pages).
     pub failures: usize,
     /// What could not be read, and what was read instead.
@@ -455,7 +464,15 @@ instructions.commands reproduce them locally.";
                 required: view.is_required(&check.name),
                 details_url: check.details_url.clone(),
                 failed_step: findings.failed_step.clone(),
-                failed_step_command: findings.failed_step_command.clone(),
+                failed_step_script: findings.failed_step_script.clone(),
+                log_command: check.actions_job.as_ref().and_then(|job| {
+                    crate::action_commands::github_job_log(
+                        ctx.forges.config(),
+                        forge.kind(),
+                        &pr.repo,
+                        job,
+                    )
+                }),
                 failures: findings.failures.len(),
                 note: findings.note.clone(),
             });
@@ -539,8 +556,20 @@ instructions.commands reproduce them locally.";
                 crate::shared::first_line(&f.error_message, 160)
             ));
             if let Some(cmd) = &f.reproduce_command {
-                // A step's script can have several lines.
-                text.push_str(&format!("\n  reproduce: {}", cmd.replace('\n', "\n    ")));
+                text.push_str(&format!("\n  reproduce: {cmd}"));
+            }
+        }
+        for c in &out.failed_checks {
+            if let Some(script) = &c.failed_step_script {
+                // Log text, labelled as such: anything the job printed can look like a step.
+                text.push_str(&format!(
+                    "\n[{}] step ran (from the log, not verified): {}",
+                    c.name,
+                    crate::shared::first_line(script, 160)
+                ));
+            }
+            if let Some(cmd) = &c.log_command {
+                text.push_str(&format!("\n[{}] failed log: {cmd}", c.name));
             }
         }
         if let Some(p) = &out.poll_info {
@@ -807,7 +836,8 @@ async fn wait_for(
 pub(crate) struct Findings {
     failures: Vec<FailedTest>,
     failed_step: Option<String>,
-    failed_step_command: Option<String>,
+    /// Log text, never a command (see `FailedCheck::failed_step_script`).
+    failed_step_script: Option<String>,
     note: Option<String>,
 }
 
@@ -873,7 +903,7 @@ async fn collect_failures(
         .map(|f| Findings {
             failures: f.failures.clone(),
             failed_step: f.failed_step.clone(),
-            failed_step_command: f.failed_step_command.clone(),
+            failed_step_script: f.failed_step_script.clone(),
             note: f.note.clone(),
         })
         .collect();
@@ -1073,7 +1103,7 @@ async fn check_findings(
                 if findings.failed_step.is_none() {
                     findings.failed_step = Some(step.title.clone());
                 }
-                findings.failed_step_command.clone_from(&step.command);
+                findings.failed_step_script.clone_from(&step.command);
             }
         }
         Err(e) => notes.push(format!("the job log could not be read: {}", e.error)),
@@ -1102,14 +1132,6 @@ async fn check_findings(
         findings
             .failures
             .push(check_entry(check, message, findings.failed_step.clone()));
-    }
-    // What names no test to run alone (the check itself, a generic error block, an
-    // annotation): rerunning what the failed step ran reproduces it.
-    for f in &mut findings.failures {
-        if f.reproduce_command.is_none() {
-            f.reproduce_command
-                .clone_from(&findings.failed_step_command);
-        }
     }
     findings.note = (!notes.is_empty()).then(|| notes.join("; "));
     let findings = Arc::new(findings);
@@ -1520,8 +1542,8 @@ fn priority_class(f: &FailedTest, required: bool) -> (u32, &'static str) {
     if f.framework == Some(Framework::Generic) {
         return (
             3,
-            "an error the log printed outside any test (low confidence): the step's command \
-             reproduces it",
+            "an error the log printed outside any test (low confidence): its check's \
+             log_command shows the failed step",
         );
     }
     if required {
@@ -1605,7 +1627,14 @@ fn instructions(view: &View<'_>, all: &[FailedTest], checks: &[FailedCheck]) -> 
                 related_failures: related,
             });
         }
-        if let Some(cmd) = &f.reproduce_command
+        // A failure that names no test to run has its job's failed log to read instead.
+        let command = f.reproduce_command.as_ref().or_else(|| {
+            checks
+                .iter()
+                .find(|c| c.name == f.check_name)
+                .and_then(|c| c.log_command.as_ref())
+        });
+        if let Some(cmd) = command
             && commands.len() < MAX_PRIORITY
             && !commands.contains(cmd)
         {
@@ -1955,7 +1984,8 @@ mod tests {
                 required: false,
                 details_url: None,
                 failed_step: None,
-                failed_step_command: None,
+                failed_step_script: None,
+                log_command: None,
                 failures: 4,
                 note: None,
             },
@@ -1965,7 +1995,8 @@ mod tests {
                 required: true,
                 details_url: None,
                 failed_step: None,
-                failed_step_command: None,
+                failed_step_script: None,
+                log_command: None,
                 failures: 1,
                 note: None,
             },
