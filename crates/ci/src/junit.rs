@@ -54,7 +54,6 @@ use std::sync::LazyLock;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 use regex::Regex;
-use resolve_pr_core::ShellCommand;
 
 use crate::parsers::{MAX_FAILURES, bounded_str, relative_path};
 use crate::{Confidence, Failure, Framework};
@@ -703,43 +702,34 @@ fn reproduce(
     test_name: &str,
     file: Option<&str>,
 ) -> Option<String> {
-    let cmd = match producer {
-        Producer::Pytest => ShellCommand::new("python").args(["-m", "pytest", test_name]),
+    use crate::reproduce;
+    match producer {
+        Producer::Pytest => reproduce::pytest(test_name),
         Producer::Nextest => {
             let binary = case.classname.trim();
             let krate = binary.split("::").next().unwrap_or(binary);
-            ShellCommand::new("cargo")
-                .args(["nextest", "run", "-p", krate, "-E"])
-                .arg(format!("binary_id({binary}) & test(={})", case.name.trim()))
+            reproduce::nextest(
+                krate,
+                &format!("binary_id({binary}) & test(={})", case.name.trim()),
+            )
         }
-        Producer::JestJunit => {
-            let mut cmd = ShellCommand::new("npx").arg("jest");
-            if let Some(f) = file {
-                cmd = cmd.arg(f);
-            }
-            cmd.args(["-t", &format!("^{}$", escape_regex(test_name))])
-        }
+        Producer::JestJunit => reproduce::jest(file, &format!("^{}$", escape_regex(test_name))),
         Producer::Surefire => {
             let class = case.classname.trim();
             let simple = class.rsplit('.').next().unwrap_or(class);
             let method = case.name.trim();
             let method = method.split(['(', '[']).next().unwrap_or(method);
-            ShellCommand::new("mvn").args(["test", &format!("-Dtest={simple}#{method}")])
+            reproduce::surefire(simple, method)
         }
         Producer::Phpunit => {
             let filter = match test_name.split_once(" with data set ") {
                 Some((test, set)) => format!("{} with data set {set}", escape_regex(test)),
                 None => format!("{}$", escape_regex(test_name)),
             };
-            let mut cmd = ShellCommand::new("vendor/bin/phpunit").args(["--filter", &filter]);
-            if let Some(f) = file {
-                cmd = cmd.arg(f);
-            }
-            cmd
+            reproduce::phpunit(&filter, file)
         }
-        Producer::Unknown => return None,
-    };
-    cmd.render().ok()
+        Producer::Unknown => None,
+    }
 }
 
 #[cfg(test)]

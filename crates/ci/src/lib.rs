@@ -9,6 +9,7 @@ pub mod failure;
 pub mod junit;
 pub mod log;
 pub mod parsers;
+pub(crate) mod reproduce;
 pub mod scan;
 pub mod segment;
 
