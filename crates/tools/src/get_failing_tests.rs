@@ -277,6 +277,34 @@ pub struct PollInfo {
     pub current_step: Option<String>,
 }
 
+/// What the failing entries are, counted once for the structured answer and the summary:
+/// `tests + errors + checks == total_failures`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FailureCounts {
+    /// Entries that name a test.
+    pub tests: usize,
+    /// Error blocks the log printed outside any test (framework `generic`, low confidence).
+    pub errors: usize,
+    /// Failed checks that named neither: the entry is the check itself.
+    pub checks: usize,
+}
+
+impl FailureCounts {
+    fn of(all: &[FailedTest]) -> FailureCounts {
+        let mut counts = FailureCounts::default();
+        for f in all {
+            if f.source == Source::CheckOutput && f.test_name == f.check_name {
+                counts.checks += 1;
+            } else if f.framework == Some(Framework::Generic) {
+                counts.errors += 1;
+            } else {
+                counts.tests += 1;
+            }
+        }
+        counts
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CheckCounts {
     pub total: usize,
@@ -357,8 +385,10 @@ pub struct Output {
     /// This page of failing tests (10 a page): checks in the order they finished, each check's
     /// tests in log order.
     pub failures: Vec<FailedTest>,
-    /// Failing tests across all pages.
+    /// Failing entries across all pages (tests, errors and checks that named no test).
     pub total_failures: usize,
+    /// What those entries are; the summary's numbers are these.
+    pub failure_counts: FailureCounts,
     /// Pass as `cursor` to get the next page; absent on the last page.
     #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
@@ -484,6 +514,7 @@ instructions.commands reproduce them locally.";
             f.test_category = TestCategory::of(f);
         }
         let total_failures = all.len();
+        let failure_counts = FailureCounts::of(&all);
         let keys = keys_of(&all, &finished);
         let start = position.as_ref().map_or(0, |p| resume_at(&all, &keys, p));
         let end = (start + PAGE_SIZE).min(total_failures);
@@ -502,7 +533,7 @@ instructions.commands reproduce them locally.";
             )
         });
         let page = all[start..end].to_vec();
-        let instructions = instructions(&view, &all, &failed_checks);
+        let instructions = instructions(&view, &all, &failure_counts, &failed_checks);
         let poll_info = (view.active() > 0).then(|| poll_info(ctx, &view, current_step, estimate));
         let message = match view.status {
             Status::Unknown => Some(format!(
@@ -524,6 +555,7 @@ instructions.commands reproduce them locally.";
             pending_checks: view.pending(),
             failures: page,
             total_failures,
+            failure_counts,
             next_cursor,
             instructions,
             poll_info,
@@ -1558,7 +1590,12 @@ fn priority_class(f: &FailedTest, required: bool) -> (u32, &'static str) {
     (3, "failing test")
 }
 
-fn instructions(view: &View<'_>, all: &[FailedTest], checks: &[FailedCheck]) -> Instructions {
+fn instructions(
+    view: &View<'_>,
+    all: &[FailedTest],
+    counts: &FailureCounts,
+    checks: &[FailedCheck],
+) -> Instructions {
     let required: HashSet<&str> = checks
         .iter()
         .filter(|c| c.required)
@@ -1642,13 +1679,13 @@ fn instructions(view: &View<'_>, all: &[FailedTest], checks: &[FailedCheck]) -> 
         }
     }
     Instructions {
-        summary: summary(view, all, checks),
+        summary: summary(view, counts, checks),
         priority,
         commands,
     }
 }
 
-fn summary(view: &View<'_>, all: &[FailedTest], checks: &[FailedCheck]) -> String {
+fn summary(view: &View<'_>, counts: &FailureCounts, checks: &[FailedCheck]) -> String {
     let active = view.active();
     let still = if active > 0 {
         format!("; {active} check{} still running or queued", plural(active))
@@ -1670,23 +1707,34 @@ fn summary(view: &View<'_>, all: &[FailedTest], checks: &[FailedCheck]) -> Strin
             format!("no failures so far: {}", view.progress_message())
         }
         Status::Failed => {
-            let errors = all
-                .iter()
-                .filter(|f| f.framework == Some(Framework::Generic))
-                .count();
-            let tests = all
-                .iter()
-                .filter(|f| f.source != Source::CheckOutput || f.test_name != f.check_name)
-                .count()
-                - errors;
-            let what = match (tests, errors) {
-                (tests, 0) => format!("{tests} failing test{}", plural(tests)),
-                (0, errors) => format!("no test named, {errors} error{}", plural(errors)),
-                (tests, errors) => format!(
-                    "{tests} failing test{} and {errors} other error{}",
-                    plural(tests),
-                    plural(errors)
-                ),
+            let FailureCounts {
+                tests,
+                errors,
+                checks: bare,
+            } = *counts;
+            let mut parts = Vec::new();
+            if tests > 0 || errors + bare == 0 {
+                parts.push(format!("{tests} failing test{}", plural(tests)));
+            }
+            if errors > 0 {
+                parts.push(format!("{errors} error{} outside any test", plural(errors)));
+            }
+            if bare > 0 {
+                parts.push(format!(
+                    "{bare} failed check{} that named no test",
+                    plural(bare)
+                ));
+            }
+            let what = match parts.split_last() {
+                Some((last, rest)) if !rest.is_empty() => {
+                    format!("{} and {last},", rest.join(", "))
+                }
+                _ => parts.concat(),
+            };
+            let what = if tests == 0 && errors + bare > 0 {
+                format!("no test named: {what}")
+            } else {
+                what
             };
             let names: Vec<String> = checks
                 .iter()
@@ -2001,7 +2049,7 @@ mod tests {
                 note: None,
             },
         ];
-        let ins = instructions(&view, &all, &checks);
+        let ins = instructions(&view, &all, &FailureCounts::of(&all), &checks);
         let order: Vec<&str> = ins.priority.iter().map(|p| p.test.as_str()).collect();
         assert_eq!(order, ["tests/test_y.py", "t4", "t1", "t2"]);
         assert!(ins.priority[0].reason.contains("hides every test"));

@@ -769,7 +769,10 @@ async fn a_failed_step_says_what_it_ran() {
         out["instructions"]["summary"]
             .as_str()
             .unwrap()
-            .starts_with("no test named, 1 error in 2 of 2 checks"),
+            .starts_with(
+                "no test named: 1 error outside any test and 1 failed check that named no \
+                 test, in 2 of 2 checks"
+            ),
         "{out:#}"
     );
     fx.assert_contract();
@@ -881,5 +884,73 @@ async fn hostile_step_lines_never_become_commands() {
         .filter_map(|c| c["failed_step_script"].as_str().map(str::to_owned))
         .collect();
     assert_eq!(files_left_by(&scripts), ["pwned"]);
+    fx.assert_contract();
+}
+
+/// Tests, errors outside any test and checks that named nothing are counted once: the
+/// structured counts add up to total_failures, agree with the entries themselves, and are
+/// the numbers the summary says.
+#[tokio::test]
+async fn the_summary_counts_what_the_answer_counts() {
+    for yaml in [
+        include_str!("scenarios/ci_mixed_failures.yaml").to_owned(),
+        include_str!("scenarios/ci_step_commands.yaml").to_owned(),
+        scenario_text("ci_failing"),
+    ] {
+        let fx = Fixture::start(&yaml, Flavor::GitHub).await;
+        let (first, failures) = fx
+            .all_failures(json!({"pr": fx.pr(Flavor::GitHub, 7)}))
+            .await;
+        let counts = &first["failure_counts"];
+        let n = |k: &str| counts[k].as_u64().unwrap();
+        let (mut tests, mut errors, mut checks) = (0, 0, 0);
+        for f in &failures {
+            if f["source"] == "check_output" && f["test_name"] == f["check_name"] {
+                checks += 1;
+            } else if f["framework"] == "generic" {
+                errors += 1;
+            } else {
+                tests += 1;
+            }
+        }
+        assert_eq!(
+            (n("tests"), n("errors"), n("checks")),
+            (tests, errors, checks)
+        );
+        assert_eq!(
+            tests + errors + checks,
+            first["total_failures"].as_u64().unwrap()
+        );
+        let summary = first["instructions"]["summary"].as_str().unwrap();
+        let said = |what: &str| {
+            summary
+                .split([',', ':'])
+                .flat_map(|part| part.split(" and "))
+                .map(str::trim)
+                .find(|part| part.contains(what))
+                .and_then(|part| part.split(' ').find_map(|w| w.parse::<u64>().ok()))
+                .unwrap_or(0)
+        };
+        assert_eq!(said("failing test"), tests, "{summary}");
+        assert_eq!(said("outside any test"), errors, "{summary}");
+        assert_eq!(said("named no test"), checks, "{summary}");
+    }
+    let fx = Fixture::start(
+        include_str!("scenarios/ci_mixed_failures.yaml"),
+        Flavor::GitHub,
+    )
+    .await;
+    let out = fx.call(json!({"pr": fx.pr(Flavor::GitHub, 7)})).await;
+    assert_eq!(out["total_failures"], 4);
+    assert!(
+        out["instructions"]["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with(
+                "2 failing tests, 1 error outside any test and 1 failed check that named no test, \
+             in 3 of 3 checks"
+            ),
+        "{out:#}"
+    );
     fx.assert_contract();
 }
