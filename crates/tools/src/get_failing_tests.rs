@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
+use crate::junit_jobs::{JobEvidence, ReportFile};
 use crate::registry::{Annotations, Tool};
 use crate::shared::pr_from_ref;
 
@@ -38,6 +39,9 @@ const MESSAGE_BUDGET: usize = 2000;
 const MAX_ARTIFACT_BYTES: u64 = 50 * 1024 * 1024;
 /// Failed checks whose evidence is fetched at once.
 const CONCURRENT_CHECKS: usize = 4;
+/// Log steps, and bytes of each title or script, kept to match JUnit reports to jobs.
+const EVIDENCE_STEPS: usize = 100;
+const EVIDENCE_TEXT: usize = 500;
 /// Entries in `instructions.priority`, and commands in `instructions.commands`.
 const MAX_PRIORITY: usize = 10;
 
@@ -46,7 +50,7 @@ const MAX_PRIORITY: usize = 10;
 #[derive(Default, Clone)]
 pub(crate) struct JobCache {
     jobs: Memo<Arc<Findings>>,
-    junit: Memo<Arc<Vec<Failure>>>,
+    junit: Memo<Arc<Vec<ReportFile>>>,
 }
 
 /// Values by a key naming the forge, the repository, the run or job, and when it finished
@@ -871,6 +875,8 @@ pub(crate) struct Findings {
     /// Log text, never a command (see `FailedCheck::failed_step_script`).
     failed_step_script: Option<String>,
     note: Option<String>,
+    /// What the job says about itself, to tell which of its run's JUnit reports are its own.
+    evidence: JobEvidence,
 }
 
 async fn collect_failures(
@@ -915,7 +921,7 @@ async fn collect_failures(
             (run, reports)
         })
         .collect();
-    let junit_by_run: HashMap<u64, Arc<Vec<Failure>>> = futures::stream::iter(junit_calls)
+    let junit_by_run: HashMap<u64, Arc<Vec<ReportFile>>> = futures::stream::iter(junit_calls)
         .buffer_unordered(CONCURRENT_CHECKS)
         .collect()
         .await;
@@ -928,8 +934,6 @@ async fn collect_failures(
         .buffered(CONCURRENT_CHECKS)
         .collect()
         .await;
-    // JUnit failures go to their run's failed check when there is one, and merge with what
-    // the log said about the same test.
     let mut out: Vec<Findings> = per_check
         .iter()
         .map(|f| Findings {
@@ -937,45 +941,82 @@ async fn collect_failures(
             failed_step: f.failed_step.clone(),
             failed_step_script: f.failed_step_script.clone(),
             note: f.note.clone(),
+            evidence: JobEvidence::default(),
         })
         .collect();
+    // Each report file goes to the failed job of its run that it names (see `junit_jobs`),
+    // and merges with what the log said about the same test; a report no job clearly owns
+    // is left out, with a note on the run's failed checks.
     for (run, reports) in junit_by_run {
-        let checks = &runs[&run];
-        for report in reports.iter() {
-            // The run's failed check that already names this test, else its first one.
-            let index_of = |k: &Check| view.failed.iter().position(|c| std::ptr::eq(*c, k));
-            let target = checks
-                .iter()
-                .filter_map(|k| index_of(k))
-                .find(|i| out[*i].failures.iter().any(|f| same_test(f, report)))
-                .or_else(|| checks.first().and_then(|k| index_of(k)));
-            let Some(target) = target else { continue };
-            let check = view.failed[target];
-            let findings = &mut out[target];
-            match findings.failures.iter_mut().find(|f| same_test(f, report)) {
-                Some(existing) => merge_junit(existing, report),
-                None => {
-                    // The check's placeholder entry gives way to real tests.
-                    let before = findings.failures.len();
-                    findings.failures.retain(|f| {
-                        !(f.source == Source::CheckOutput && f.test_name == check.name)
-                    });
-                    if findings.failures.len() < before {
-                        findings.note = findings.note.as_deref().map(|n| {
-                            n.replace(
-                                NO_FRAMEWORK_OUTPUT,
-                                "the failures come from the run's JUnit report",
-                            )
-                        });
-                    }
-                    findings
-                        .failures
-                        .push(from_failure(check, report, Source::Junit, None));
-                }
+        let indexes: Vec<usize> = runs[&run]
+            .iter()
+            .filter_map(|k| view.failed.iter().position(|c| std::ptr::eq(*c, *k)))
+            .collect();
+        let evidence: Vec<JobEvidence> = indexes
+            .iter()
+            .map(|&i| per_check[i].evidence.clone())
+            .collect();
+        let owners = crate::junit_jobs::assign(&reports, &evidence);
+        let mut unowned: Vec<String> = Vec::new();
+        for (report, owner) in reports.iter().zip(owners) {
+            let Some(target) = owner.map(|o| indexes[o]) else {
+                unowned.push(format!(
+                    "{} ({} failure{})",
+                    report.label(),
+                    report.failures.len(),
+                    plural(report.failures.len())
+                ));
+                continue;
+            };
+            for failure in &report.failures {
+                merge_report_failure(view.failed[target], &mut out[target], failure);
+            }
+        }
+        if !unowned.is_empty() {
+            let more = unowned.len().saturating_sub(3);
+            unowned.truncate(3);
+            let mut note = format!(
+                "a JUnit report of the run could not be matched to one job and was left out: {}",
+                unowned.join(", ")
+            );
+            if more > 0 {
+                note.push_str(&format!(" and {more} more"));
+            }
+            for &i in &indexes {
+                let findings = &mut out[i];
+                findings.note = Some(match findings.note.take() {
+                    Some(n) => format!("{n}; {note}"),
+                    None => note.clone(),
+                });
             }
         }
     }
     out.into_iter().map(Arc::new).collect()
+}
+
+/// A JUnit failure of `check`'s report: merged into the log's entry of the same test, else
+/// added (the check's own placeholder entry gives way to real tests).
+fn merge_report_failure(check: &Check, findings: &mut Findings, report: &Failure) {
+    match findings.failures.iter_mut().find(|f| same_test(f, report)) {
+        Some(existing) => merge_junit(existing, report),
+        None => {
+            let before = findings.failures.len();
+            findings
+                .failures
+                .retain(|f| !(f.source == Source::CheckOutput && f.test_name == check.name));
+            if findings.failures.len() < before {
+                findings.note = findings.note.as_deref().map(|n| {
+                    n.replace(
+                        NO_FRAMEWORK_OUTPUT,
+                        "the failures come from the run's JUnit report",
+                    )
+                });
+            }
+            findings
+                .failures
+                .push(from_failure(check, report, Source::Junit, None));
+        }
+    }
 }
 
 /// Whether a JUnit testcase is the test the log named. Names are compared as the tools
@@ -1014,9 +1055,9 @@ fn merge_junit(existing: &mut FailedTest, report: &Failure) {
     }
 }
 
-/// JUnit XML files of a run's test-report artifacts. Anything that goes wrong here only
-/// means the log is the source instead.
-async fn junit_reports(forge: &dyn Forge, repo: &RepoRef, run: u64) -> Vec<Failure> {
+/// JUnit XML files of a run's test-report artifacts, each with what it says about its
+/// origin. Anything that goes wrong here only means the log is the source instead.
+async fn junit_reports(forge: &dyn Forge, repo: &RepoRef, run: u64) -> Vec<ReportFile> {
     let Ok(artifacts) = forge.run_artifacts(repo, run).await else {
         return Vec::new();
     };
@@ -1043,9 +1084,17 @@ async fn junit_reports(forge: &dyn Forge, repo: &RepoRef, run: u64) -> Vec<Failu
         else {
             continue;
         };
-        for (_, bytes) in files {
-            if let Ok(failures) = resolve_pr_ci::junit::parse_junit(&bytes) {
-                out.extend(failures);
+        for (path, bytes) in files {
+            if let Ok(report) = resolve_pr_ci::junit::parse_junit_report(&bytes)
+                && !report.failures.is_empty()
+            {
+                out.push(ReportFile {
+                    artifact: artifact.name.clone(),
+                    path,
+                    tool: report.tool,
+                    suites: report.suites,
+                    failures: report.failures,
+                });
             }
         }
     }
@@ -1088,6 +1137,10 @@ async fn check_findings(
     // Only what was read whole is remembered: a failed read may work on the next call.
     cacheable &= steps.is_ok() && log.is_ok() && annotations.is_ok();
     let annotations = annotations.unwrap_or_default();
+    let step_names: Vec<String> = steps
+        .as_ref()
+        .map(|j| j.steps.iter().map(|s| s.name.clone()).collect())
+        .unwrap_or_default();
     let failed_step = steps.ok().and_then(|j| {
         j.steps
             .iter()
@@ -1098,6 +1151,8 @@ async fn check_findings(
         failed_step,
         ..Default::default()
     };
+    findings.evidence.name.clone_from(&check.name);
+    findings.evidence.steps = step_names;
     let mut notes = Vec::new();
     let mut step_errors = Vec::new();
     match log {
@@ -1109,7 +1164,23 @@ async fn check_findings(
                     report.bytes >> 20
                 ));
             }
+            // Titles and scripts are log text: good for telling jobs apart, never output.
+            findings.evidence.steps.extend(
+                report
+                    .steps
+                    .iter()
+                    .take(EVIDENCE_STEPS)
+                    .flat_map(|s| [Some(&s.title), s.command.as_ref()])
+                    .flatten()
+                    .map(|t| cut(t, EVIDENCE_TEXT)),
+            );
             for found in &report.found {
+                let f = &found.failure;
+                findings.evidence.tests.push(f.test_name.clone());
+                findings.evidence.files.extend(f.file_path.clone());
+                if !findings.evidence.frameworks.contains(&f.framework) {
+                    findings.evidence.frameworks.push(f.framework);
+                }
                 findings.failures.push(from_failure(
                     check,
                     &found.failure,

@@ -954,3 +954,55 @@ async fn the_summary_counts_what_the_answer_counts() {
     );
     fx.assert_contract();
 }
+
+/// One run, three failed jobs, a JUnit report from each and one that no job claims: each
+/// job gets exactly its own report's failures (merged with its log's), and the stray report
+/// goes to none, with a note.
+#[tokio::test]
+async fn each_junit_report_goes_to_its_own_job() {
+    let yaml = include_str!("scenarios/ci_three_jobs_three_reports.yaml");
+    let fx = Fixture::start(yaml, Flavor::GitHub).await;
+    let (first, failures) = fx
+        .all_failures(json!({"pr": fx.pr(Flavor::GitHub, 7)}))
+        .await;
+    let of = |check: &str| -> Vec<(String, String)> {
+        failures
+            .iter()
+            .filter(|f| f["check_name"] == check)
+            .map(|f| {
+                (
+                    f["test_name"].as_str().unwrap().to_owned(),
+                    f["source"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let pair = |t: &str, s: &str| (t.to_owned(), s.to_owned());
+    assert_eq!(
+        of("test / nextest"),
+        [pair("ledger::tests::balance_sums", "junit")],
+        "{first:#}"
+    );
+    assert_eq!(
+        of("test / unittest"),
+        [pair("tests.test_cart.CartTest.test_total", "junit")]
+    );
+    // mocha-junit-reporter names a test `title.full title`: it stays beside the log's entry.
+    assert_eq!(
+        of("test / mocha"),
+        [
+            pair("cart sums line items", "log"),
+            pair("sums line items.cart sums line items", "junit"),
+        ]
+    );
+    assert_eq!(first["total_failures"], 4);
+    for check in first["failed_checks"].as_array().unwrap() {
+        let note = check["note"].as_str().unwrap_or("");
+        assert!(
+            note.contains("could not be matched to one job")
+                && note.contains("test-results-smoke: smoke.xml (1 failure)"),
+            "{check:#}"
+        );
+    }
+    fx.assert_contract();
+}
