@@ -1006,3 +1006,34 @@ async fn each_junit_report_goes_to_its_own_job() {
     }
     fx.assert_contract();
 }
+
+/// Classic branch protection answers 403 to a read token; GraphQL's `isRequired` still says
+/// which failed checks are required, in one query, and a second call asks it nothing more.
+#[tokio::test]
+async fn required_checks_come_from_graphql_when_protection_is_forbidden() {
+    let yaml = scenario_text("ci_failing").replace(
+        "      - {branch: main, required_checks: [\"test / pytest\", \"ci/jenkins\"]}",
+        "      - {branch: main, required_checks: [\"test / pytest\", \"ci/jenkins\"], classic: true}\n    branch_protection_forbidden: true",
+    );
+    assert!(yaml.contains("branch_protection_forbidden: true"));
+    let fx = Fixture::start(&yaml, Flavor::GitHub).await;
+    let out = fx.call(json!({"pr": fx.pr(Flavor::GitHub, 7)})).await;
+    let checks = out["failed_checks"].as_array().unwrap();
+    let required =
+        |name: &str| checks.iter().find(|c| c["name"] == name).unwrap()["required"].clone();
+    assert_eq!(required("test / pytest"), true);
+    assert_eq!(required("ci/jenkins"), true);
+    assert_eq!(required("test / cargo"), false);
+    let count = |part: &str| {
+        fx.sim
+            .requests()
+            .iter()
+            .filter(|r| r.path.contains(part))
+            .count()
+    };
+    assert_eq!(count("/protection/required_status_checks"), 1);
+    assert_eq!(count("/graphql"), 1);
+    fx.call(json!({"pr": fx.pr(Flavor::GitHub, 7)})).await;
+    assert_eq!(count("/graphql"), 1, "the second call asked GraphQL again");
+    fx.assert_contract();
+}
