@@ -1645,8 +1645,8 @@ fn priority_class(f: &FailedTest, required: bool) -> (u32, &'static str) {
     if f.framework == Some(Framework::Generic) {
         return (
             3,
-            "an error the log printed outside any test (low confidence): its check's \
-             log_command shows the failed step",
+            "an error the log printed outside any test (low confidence): read the failed \
+             step's log (its check's log_command, or log_url)",
         );
     }
     if required {
