@@ -54,7 +54,6 @@ use std::sync::LazyLock;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 use regex::Regex;
-use resolve_pr_core::ShellCommand;
 
 use crate::parsers::{MAX_FAILURES, bounded_str, relative_path};
 use crate::{Confidence, Failure, Framework};
@@ -135,8 +134,31 @@ pub fn looks_like_junit(head: &[u8]) -> bool {
     }
 }
 
+/// Suite names kept per report, for telling which job wrote it.
+const MAX_SUITES: usize = 64;
+const MAX_SUITE_NAME: usize = 200;
+
+/// A report with what it says about where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JunitReport {
+    /// The tool that wrote it, when the report says (`pytest`, `cargo-nextest`, `jest`,
+    /// `maven-surefire`, `phpunit`).
+    pub tool: Option<&'static str>,
+    /// The `name`s of its `<testsuites>` and `<testsuite>` elements, distinct, in document
+    /// order (at most 64, each cut to 200 bytes): `Mocha Tests`, `alpha`,
+    /// `tests.test_cart.CartTest-20240501100001`.
+    pub suites: Vec<String>,
+    /// The failing tests, in document order.
+    pub failures: Vec<Failure>,
+}
+
 /// The failing tests a JUnit XML report lists, in document order.
 pub fn parse_junit(xml: &[u8]) -> Result<Vec<Failure>, JunitError> {
+    parse_junit_report(xml).map(|r| r.failures)
+}
+
+/// [`parse_junit`], with the report's tool and suite names.
+pub fn parse_junit_report(xml: &[u8]) -> Result<JunitReport, JunitError> {
     // Events borrow from `xml`: nothing is copied but what is reported.
     let mut reader = Reader::from_reader(xml);
     let mut state = State::default();
@@ -146,7 +168,7 @@ pub fn parse_junit(xml: &[u8]) -> Result<Vec<Failure>, JunitError> {
             break;
         }
     }
-    state.finish(reader.buffer_position())
+    state.report(reader.buffer_position())
 }
 
 /// [`parse_junit`] over a reader, for a report too large to hold: it is read in pieces and
@@ -164,7 +186,7 @@ pub fn read_junit<R: BufRead>(reader: R) -> Result<Vec<Failure>, JunitError> {
         }
         buf.clear();
     }
-    state.finish(reader.buffer_position())
+    state.report(reader.buffer_position()).map(|r| r.failures)
 }
 
 fn read_error<R>(reader: &Reader<R>, e: quick_xml::Error) -> JunitError {
@@ -232,6 +254,9 @@ struct Case {
 struct State {
     seen_root: bool,
     producer: Option<Producer>,
+    suites: Vec<String>,
+    /// A testcase had PHPUnit's attributes.
+    phpunit_cases: bool,
     stack: Vec<Elem>,
     case: Option<Case>,
     failures: Vec<(String, Failure)>,
@@ -276,7 +301,7 @@ impl State {
         Ok(false)
     }
 
-    fn finish(self, position: u64) -> Result<Vec<Failure>, JunitError> {
+    fn report(self, position: u64) -> Result<JunitReport, JunitError> {
         if !self.stack.is_empty() {
             // Cut off mid-write (a job killed while writing its report).
             return Err(JunitError {
@@ -293,7 +318,20 @@ impl State {
                 position,
             });
         }
-        Ok(self.failures.into_iter().map(|(_, f)| f).collect())
+        let tool = match self.producer {
+            Some(Producer::Pytest) => Some("pytest"),
+            Some(Producer::Nextest) => Some("cargo-nextest"),
+            Some(Producer::JestJunit) => Some("jest"),
+            Some(Producer::Surefire) => Some("maven-surefire"),
+            Some(Producer::Phpunit) => Some("phpunit"),
+            // PHPUnit is told by its testcases, not its root.
+            Some(Producer::Unknown) | None => self.phpunit_cases.then_some("phpunit"),
+        };
+        Ok(JunitReport {
+            tool,
+            suites: self.suites,
+            failures: self.failures.into_iter().map(|(_, f)| f).collect(),
+        })
     }
 
     fn start(&mut self, e: &BytesStart<'_>) -> Result<(), StartError> {
@@ -323,6 +361,13 @@ impl State {
             && self.producer == Some(Producer::Unknown)
         {
             self.producer = Some(Producer::Pytest);
+        }
+        if (name == "testsuites" || name == "testsuite")
+            && let Some(suite) = attr("name").map(str::trim).filter(|n| !n.is_empty())
+            && self.suites.len() < MAX_SUITES
+            && !self.suites.iter().any(|s| s == suite)
+        {
+            self.suites.push(bounded_str(suite, MAX_SUITE_NAME));
         }
         let in_case = self.stack.last() == Some(&Elem::Case);
         let elem = match name.as_str() {
@@ -359,6 +404,9 @@ impl State {
     }
 
     fn end(&mut self) {
+        if self.stack.last() == Some(&Elem::Case) && self.case.as_ref().is_some_and(|c| c.phpunit) {
+            self.phpunit_cases = true;
+        }
         if self.stack.pop() == Some(Elem::Case)
             && let Some(case) = self.case.take()
             && case.problem.is_some()
@@ -703,43 +751,34 @@ fn reproduce(
     test_name: &str,
     file: Option<&str>,
 ) -> Option<String> {
-    let cmd = match producer {
-        Producer::Pytest => ShellCommand::new("python").args(["-m", "pytest", test_name]),
+    use crate::reproduce;
+    match producer {
+        Producer::Pytest => reproduce::pytest(test_name),
         Producer::Nextest => {
             let binary = case.classname.trim();
             let krate = binary.split("::").next().unwrap_or(binary);
-            ShellCommand::new("cargo")
-                .args(["nextest", "run", "-p", krate, "-E"])
-                .arg(format!("binary_id({binary}) & test(={})", case.name.trim()))
+            reproduce::nextest(
+                krate,
+                &format!("binary_id({binary}) & test(={})", case.name.trim()),
+            )
         }
-        Producer::JestJunit => {
-            let mut cmd = ShellCommand::new("npx").arg("jest");
-            if let Some(f) = file {
-                cmd = cmd.arg(f);
-            }
-            cmd.args(["-t", &format!("^{}$", escape_regex(test_name))])
-        }
+        Producer::JestJunit => reproduce::jest(file, &format!("^{}$", escape_regex(test_name))),
         Producer::Surefire => {
             let class = case.classname.trim();
             let simple = class.rsplit('.').next().unwrap_or(class);
             let method = case.name.trim();
             let method = method.split(['(', '[']).next().unwrap_or(method);
-            ShellCommand::new("mvn").args(["test", &format!("-Dtest={simple}#{method}")])
+            reproduce::surefire(simple, method)
         }
         Producer::Phpunit => {
             let filter = match test_name.split_once(" with data set ") {
                 Some((test, set)) => format!("{} with data set {set}", escape_regex(test)),
                 None => format!("{}$", escape_regex(test_name)),
             };
-            let mut cmd = ShellCommand::new("vendor/bin/phpunit").args(["--filter", &filter]);
-            if let Some(f) = file {
-                cmd = cmd.arg(f);
-            }
-            cmd
+            reproduce::phpunit(&filter, file)
         }
-        Producer::Unknown => return None,
-    };
-    cmd.render().ok()
+        Producer::Unknown => None,
+    }
 }
 
 #[cfg(test)]
@@ -939,5 +978,34 @@ Failed asserting that 4 is identical to 5.
         let read = read_junit(std::io::BufReader::with_capacity(7, xml.as_bytes())).unwrap();
         assert_eq!(read, got);
         assert!(got[0].stack_trace.as_ref().unwrap().len() <= MAX_TRACE + 3);
+    }
+}
+
+#[cfg(test)]
+mod report_tests {
+    use super::*;
+
+    /// What a report says about its origin: the tool and the suites.
+    #[test]
+    fn reports_name_their_tool_and_suites() {
+        let nextest = parse_junit_report(
+            br#"<testsuites name="nextest-run"><testsuite name="alpha"><testcase name="t" classname="alpha"><failure message="x"/></testcase></testsuite><testsuite name="alpha"/></testsuites>"#,
+        )
+        .unwrap();
+        assert_eq!(nextest.tool, Some("cargo-nextest"));
+        assert_eq!(nextest.suites, ["nextest-run", "alpha"]);
+        assert_eq!(nextest.failures.len(), 1);
+        let mocha = parse_junit_report(
+            br#"<testsuites name="Mocha Tests"><testsuite name="cart" file="test/cart.spec.js"/></testsuites>"#,
+        )
+        .unwrap();
+        assert_eq!(mocha.tool, None);
+        assert_eq!(mocha.suites, ["Mocha Tests", "cart"]);
+        let php = parse_junit_report(
+            br#"<testsuites><testsuite name=""><testcase name="testA" class="CalcTest" classname="CalcTest" assertions="1"/></testsuite></testsuites>"#,
+        )
+        .unwrap();
+        assert_eq!(php.tool, Some("phpunit"));
+        assert!(php.suites.is_empty());
     }
 }

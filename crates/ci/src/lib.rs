@@ -9,11 +9,12 @@ pub mod failure;
 pub mod junit;
 pub mod log;
 pub mod parsers;
+pub(crate) mod reproduce;
 pub mod scan;
 pub mod segment;
 
 pub use failure::{Confidence, Failure, Framework};
-pub use junit::{JunitError, parse_junit};
+pub use junit::{JunitError, JunitReport, parse_junit, parse_junit_report};
 pub use scan::{Found, Report, Scanner};
 pub use segment::StepSegment;
 

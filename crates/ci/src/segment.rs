@@ -29,8 +29,9 @@ pub struct StepSegment {
     pub errors: Vec<String>,
     /// From `Process completed with exit code N`.
     pub exit_code: Option<i32>,
-    /// What the step ran: a `run:` step's script (its lines joined by `\n`), else the last
-    /// `[command]` an action printed. Bounded.
+    /// What the step ran as its log tells: a `run:` step's script (its lines joined by
+    /// `\n`), else the last `[command]` an action printed. Bounded. Anything the job runs
+    /// can print such lines, so this is text to show, never a command to emit.
     pub command: Option<String>,
 }
 

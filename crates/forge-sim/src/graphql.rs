@@ -144,6 +144,13 @@ enum Node<'a> {
         repo: usize,
         index: usize,
     },
+    /// A pull request's `statusCheckRollup`: its head commit's check runs and statuses.
+    Rollup {
+        ctx: &'a Ctx<'a>,
+        repo: usize,
+        number: u64,
+        path: Vec<String>,
+    },
     /// One page of a connection; `items` are the page's nodes.
     Connection {
         ctx: &'a Ctx<'a>,
@@ -197,6 +204,7 @@ impl<'a> Node<'a> {
             | Node::Repository { ctx, .. }
             | Node::Pull { ctx, .. }
             | Node::Thread { ctx, .. }
+            | Node::Rollup { ctx, .. }
             | Node::Connection { ctx, .. }
             | Node::Edge { ctx, .. }
             | Node::Payload { ctx, .. }
@@ -379,6 +387,7 @@ impl ObjectValue for Node<'_> {
             Node::Repository { .. } => "Repository",
             Node::Pull { .. } => "PullRequest",
             Node::Thread { .. } => "PullRequestReviewThread",
+            Node::Rollup { .. } => "StatusCheckRollup",
             Node::Connection { type_name, .. }
             | Node::Edge { type_name, .. }
             | Node::Payload { type_name, .. } => type_name,
@@ -521,6 +530,48 @@ impl ObjectValue for Node<'_> {
                     None => Ok(ResolvedValue::null()),
                 }
             }
+            (
+                Node::Pull {
+                    repo, number, path, ..
+                },
+                "statusCheckRollup",
+            ) => {
+                let mut full = path.clone();
+                full.push(key(info));
+                Ok(ResolvedValue::object(Node::Rollup {
+                    ctx,
+                    repo: *repo,
+                    number: *number,
+                    path: full,
+                }))
+            }
+            (
+                Node::Rollup {
+                    repo, number, path, ..
+                },
+                "contexts",
+            ) => {
+                let contexts = rollup_contexts(&ctx.world(), *repo, *number);
+                let mut full = path.clone();
+                full.push(key(info));
+                match page_of(ctx, info, full, contexts.len()) {
+                    Some(page) => {
+                        let items = contexts[page.start..page.end]
+                            .iter()
+                            .cloned()
+                            .map(Item::Json)
+                            .collect();
+                        Ok(connection(
+                            ctx,
+                            "StatusCheckRollupContextConnection",
+                            page,
+                            items,
+                        ))
+                    }
+                    None => Ok(ResolvedValue::null()),
+                }
+            }
+            (Node::Rollup { .. }, field) => Err(unsupported(ctx, "StatusCheckRollup", field)),
             (Node::Pull { repo, number, .. }, field) => {
                 let world = ctx.world();
                 let fields = match world.conversation(*repo, *number) {
@@ -771,6 +822,46 @@ fn pull_request_fields(ctx: &Ctx<'_>, world: &World, r: usize, p: &PullSpec) -> 
         "author": actor_json(ctx.base, &world.user_or_ghost(&p.author)),
         "repository": repository_json(ctx, world, r),
     })
+}
+
+/// The check runs and commit statuses of a pull request's head commit, each with
+/// `isRequired`: whether a branch rule of its base (ruleset or classic protection, which
+/// GraphQL answers from whatever the token can read) names it.
+fn rollup_contexts(world: &World, r: usize, number: u64) -> Vec<Value> {
+    let spec = &world.repos[r].spec;
+    let Some(pull) = spec.pulls.iter().find(|p| p.number == number) else {
+        return Vec::new();
+    };
+    let required = |name: &str| {
+        spec.branch_protections
+            .iter()
+            .any(|b| b.branch == pull.base.ref_name && b.required_checks.iter().any(|c| c == name))
+    };
+    let runs = crate::ci::check_runs(world, r)
+        .into_iter()
+        .filter(|c| c.pull.number == number && c.sha == pull.head.sha)
+        .map(|c| {
+            json!({
+                "__typename": "CheckRun",
+                "id": node_id("CR", "CheckRun", c.id),
+                "databaseId": c.id,
+                "name": c.spec.name,
+                "isRequired": required(&c.spec.name),
+            })
+        });
+    let mut seen = std::collections::HashSet::new();
+    let statuses = pull
+        .statuses
+        .iter()
+        .filter(|s| seen.insert(&s.context))
+        .map(|s| {
+            json!({
+                "__typename": "StatusContext",
+                "context": s.context,
+                "isRequired": required(&s.context),
+            })
+        });
+    runs.chain(statuses).collect()
 }
 
 fn repository_json(ctx: &Ctx<'_>, world: &World, r: usize) -> Value {

@@ -115,8 +115,10 @@ pub enum CheckKind {
 pub struct CiSnapshot {
     pub head_sha: String,
     pub checks: Vec<Check>,
-    /// Names of checks a branch rule requires, when the forge tells us (GitHub rulesets
-    /// and branch protection as far as the token can read them); `None` when unknown.
+    /// Names of checks a branch rule requires, when the forge tells us: GitHub rulesets and
+    /// classic branch protection as far as the token can read them, and, when classic
+    /// protection cannot be read (it needs admin rights), GraphQL's `isRequired` for the
+    /// head's checks that have not passed. `None` when nothing could tell.
     pub required: Option<Vec<String>>,
     /// True when every request of this snapshot was answered `304 Not Modified` (nothing
     /// changed since the previous snapshot in this process, and no rate limit was spent).

@@ -358,25 +358,73 @@ async fn github_required_checks_from_classic_protection() {
     fx.assert_no_contract_violations();
 }
 
+/// Rulesets 404, classic protection 403: GraphQL still tells; only when it cannot either is
+/// the required set unknown, and that is no error.
 #[tokio::test]
 async fn github_unreadable_branch_rules_mean_unknown_not_an_error() {
+    for graphql_fails in [false, true] {
+        let fx = Fixture::start_with("ci_failing", |s| {
+            s.repos[0].branch_protection_forbidden = true;
+        })
+        .await;
+        let status = |path: &str, method: &str, code: u16| resolve_pr_forge_sim::Fault {
+            method: Some(method.into()),
+            path: path.into(),
+            times: 10,
+            kind: resolve_pr_forge_sim::FaultKind::Status {
+                code,
+                headers: Vec::new(),
+                body: r#"{"message":"Not Found"}"#.into(),
+            },
+        };
+        fx.sim
+            .inject(status("/repos/acme/widgets/rules/branches/*", "GET", 404));
+        if graphql_fails {
+            fx.sim.inject(status("/graphql", "POST", 404));
+        }
+        let snap = fx.snapshot(7).await;
+        let want =
+            (!graphql_fails).then(|| vec!["ci/jenkins".to_owned(), "test / pytest".to_owned()]);
+        assert_eq!(snap.required, want);
+        assert_eq!(snap.checks.len(), 6);
+    }
+}
+
+/// Classic branch protection needs admin rights: a read token gets 403. GraphQL's
+/// `isRequired` needs only read access, so the checks that have not passed are asked there,
+/// once per head commit: the next poll of the same checks asks nothing more.
+#[tokio::test]
+async fn github_required_checks_from_graphql_when_protection_is_forbidden() {
     let fx = Fixture::start_with("ci_failing", |s| {
         s.repos[0].branch_protection_forbidden = true;
+        for b in &mut s.repos[0].branch_protections {
+            b.classic = true;
+        }
     })
     .await;
-    fx.sim.inject(resolve_pr_forge_sim::Fault {
-        method: Some("GET".into()),
-        path: "/repos/acme/widgets/rules/branches/*".into(),
-        times: 10,
-        kind: resolve_pr_forge_sim::FaultKind::Status {
-            code: 404,
-            headers: Vec::new(),
-            body: r#"{"message":"Not Found"}"#.into(),
-        },
-    });
     let snap = fx.snapshot(7).await;
-    assert_eq!(snap.required, None);
-    assert_eq!(snap.checks.len(), 6);
+    assert_eq!(
+        snap.required,
+        Some(vec!["ci/jenkins".to_owned(), "test / pytest".to_owned()])
+    );
+    let protection = fx.requests_to("/protection/required_status_checks");
+    assert_eq!(protection.len(), 1);
+    assert_eq!(protection[0].status, 403);
+    assert_eq!(fx.requests_to("/rules/branches/").len(), 1);
+    assert_eq!(fx.requests_to("/graphql").len(), 1, "one GraphQL query");
+    fx.sim.clear_requests();
+    let again = fx.snapshot(7).await;
+    assert_eq!(again.required, snap.required);
+    assert_eq!(fx.requests_to("/graphql").len(), 0, "answered from memory");
+    fx.assert_no_contract_violations();
+}
+
+/// With classic protection readable, the branch rules are complete: no GraphQL query.
+#[tokio::test]
+async fn github_readable_protection_needs_no_graphql() {
+    let fx = Fixture::start("ci_passed").await;
+    fx.snapshot(9).await;
+    assert_eq!(fx.requests_to("/graphql").len(), 0);
 }
 
 #[tokio::test]

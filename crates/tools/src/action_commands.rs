@@ -3,9 +3,11 @@
 //! Every command is built by `ShellCommand` from an argument vector; reply text is never part
 //! of a command line: reply commands read their request body from standard input.
 
-use resolve_pr_core::{PrRef, Result, ShellCommand};
+use resolve_pr_core::{PrRef, RepoRef, Result, ShellCommand};
 use resolve_pr_forge::config::Endpoint;
-use resolve_pr_forge::{Config, ForgeKind, ReviewComment, ReviewThread, ThreadCapabilities};
+use resolve_pr_forge::{
+    ActionsJobRef, Config, ForgeKind, ReviewComment, ReviewThread, ThreadCapabilities,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -370,6 +372,37 @@ impl CommandBuilder {
             url,
         )
     }
+}
+
+/// Prints the log of an Actions job's failed steps on GitHub: `gh run view RUN --job JOB
+/// --log-failed --repo [HOST/]OWNER/REPO`, from the ids alone. None on other forges (no
+/// command-line client reads their job logs) or when the repository's forge is unknown.
+pub fn github_job_log(
+    config: &Config,
+    kind: ForgeKind,
+    repo: &RepoRef,
+    job: &ActionsJobRef,
+) -> Option<String> {
+    if kind != ForgeKind::GitHub {
+        return None;
+    }
+    let Ok(Endpoint::GitHub(e)) = config.endpoint_for(repo.host().as_deref()) else {
+        return None;
+    };
+    let repo_arg = if e.web_host == "github.com" {
+        repo.full_name()
+    } else {
+        format!("{}/{}", e.web_host, repo.full_name())
+    };
+    ShellCommand::new("gh")
+        .args(["run", "view"])
+        .arg(job.run_id.to_string())
+        .arg("--job")
+        .arg(job.job_id.to_string())
+        .args(["--log-failed", "--repo"])
+        .arg(repo_arg)
+        .render()
+        .ok()
 }
 
 /// Opens a URL in the default browser wherever Python is installed (Linux, macOS, Windows).

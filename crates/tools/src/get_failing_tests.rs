@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
+use crate::junit_jobs::{JobEvidence, ReportFile};
 use crate::registry::{Annotations, Tool};
 use crate::shared::pr_from_ref;
 
@@ -38,6 +39,9 @@ const MESSAGE_BUDGET: usize = 2000;
 const MAX_ARTIFACT_BYTES: u64 = 50 * 1024 * 1024;
 /// Failed checks whose evidence is fetched at once.
 const CONCURRENT_CHECKS: usize = 4;
+/// Log steps, and bytes of each title or script, kept to match JUnit reports to jobs.
+const EVIDENCE_STEPS: usize = 100;
+const EVIDENCE_TEXT: usize = 500;
 /// Entries in `instructions.priority`, and commands in `instructions.commands`.
 const MAX_PRIORITY: usize = 10;
 
@@ -46,7 +50,7 @@ const MAX_PRIORITY: usize = 10;
 #[derive(Default, Clone)]
 pub(crate) struct JobCache {
     jobs: Memo<Arc<Findings>>,
-    junit: Memo<Arc<Vec<Failure>>>,
+    junit: Memo<Arc<Vec<ReportFile>>>,
 }
 
 /// Values by a key naming the forge, the repository, the run or job, and when it finished
@@ -258,7 +262,9 @@ pub struct Instructions {
     pub summary: String,
     /// Over all failures (not just this page), at most 10.
     pub priority: Vec<PrioritizedFailure>,
-    /// Reproduce commands in priority order, at most 10.
+    /// Commands in priority order, at most 10: each failure's reproduce_command, or for one
+    /// that names no test, its check's log_command. Built from test ids and forge ids, never
+    /// from log text.
     pub commands: Vec<String>,
 }
 
@@ -273,6 +279,34 @@ pub struct PollInfo {
     pub retry_after_seconds: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current_step: Option<String>,
+}
+
+/// What the failing entries are, counted once for the structured answer and the summary:
+/// `tests + errors + checks == total_failures`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FailureCounts {
+    /// Entries that name a test.
+    pub tests: usize,
+    /// Error blocks the log printed outside any test (framework `generic`, low confidence).
+    pub errors: usize,
+    /// Failed checks that named neither: the entry is the check itself.
+    pub checks: usize,
+}
+
+impl FailureCounts {
+    fn of(all: &[FailedTest]) -> FailureCounts {
+        let mut counts = FailureCounts::default();
+        for f in all {
+            if f.source == Source::CheckOutput && f.test_name == f.check_name {
+                counts.checks += 1;
+            } else if f.framework == Some(Framework::Generic) {
+                counts.errors += 1;
+            } else {
+                counts.tests += 1;
+            }
+        }
+        counts
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -300,10 +334,17 @@ pub struct FailedCheck {
     /// The step that failed (Actions jobs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_step: Option<String>,
-    /// What the failed step ran, from the job log: a `run:` step's script, or the last
-    /// command an action ran. Rerunning it reproduces the whole step.
+    /// TEXT READ FROM THE JOB LOG, NOT A COMMAND: what the failed step's log says it ran (a
+    /// `run:` step's script, or the last `[command]` line of an action). Anything the job
+    /// prints (a test, a dependency) can write lines that look like this, so it is shown to
+    /// recognise the step, never to be run as is, and it is never part of a
+    /// `reproduce_command` or `instructions.commands`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub failed_step_command: Option<String>,
+    pub failed_step_script: Option<String>,
+    /// Prints the log of this job's failed steps (GitHub Actions: `gh run view RUN --job JOB
+    /// --log-failed --repo OWNER/REPO`), built from the run and job ids.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_command: Option<String>,
     /// Failing tests found for this check (across all pages).
     pub failures: usize,
     /// What could not be read, and what was read instead.
@@ -348,8 +389,10 @@ pub struct Output {
     /// This page of failing tests (10 a page): checks in the order they finished, each check's
     /// tests in log order.
     pub failures: Vec<FailedTest>,
-    /// Failing tests across all pages.
+    /// Failing entries across all pages (tests, errors and checks that named no test).
     pub total_failures: usize,
+    /// What those entries are; the summary's numbers are these.
+    pub failure_counts: FailureCounts,
     /// Pass as `cursor` to get the next page; absent on the last page.
     #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
@@ -455,7 +498,15 @@ instructions.commands reproduce them locally.";
                 required: view.is_required(&check.name),
                 details_url: check.details_url.clone(),
                 failed_step: findings.failed_step.clone(),
-                failed_step_command: findings.failed_step_command.clone(),
+                failed_step_script: findings.failed_step_script.clone(),
+                log_command: check.actions_job.as_ref().and_then(|job| {
+                    crate::action_commands::github_job_log(
+                        ctx.forges.config(),
+                        forge.kind(),
+                        &pr.repo,
+                        job,
+                    )
+                }),
                 failures: findings.failures.len(),
                 note: findings.note.clone(),
             });
@@ -467,6 +518,7 @@ instructions.commands reproduce them locally.";
             f.test_category = TestCategory::of(f);
         }
         let total_failures = all.len();
+        let failure_counts = FailureCounts::of(&all);
         let keys = keys_of(&all, &finished);
         let start = position.as_ref().map_or(0, |p| resume_at(&all, &keys, p));
         let end = (start + PAGE_SIZE).min(total_failures);
@@ -485,7 +537,7 @@ instructions.commands reproduce them locally.";
             )
         });
         let page = all[start..end].to_vec();
-        let instructions = instructions(&view, &all, &failed_checks);
+        let instructions = instructions(&view, &all, &failure_counts, &failed_checks);
         let poll_info = (view.active() > 0).then(|| poll_info(ctx, &view, current_step, estimate));
         let message = match view.status {
             Status::Unknown => Some(format!(
@@ -507,6 +559,7 @@ instructions.commands reproduce them locally.";
             pending_checks: view.pending(),
             failures: page,
             total_failures,
+            failure_counts,
             next_cursor,
             instructions,
             poll_info,
@@ -539,8 +592,20 @@ instructions.commands reproduce them locally.";
                 crate::shared::first_line(&f.error_message, 160)
             ));
             if let Some(cmd) = &f.reproduce_command {
-                // A step's script can have several lines.
-                text.push_str(&format!("\n  reproduce: {}", cmd.replace('\n', "\n    ")));
+                text.push_str(&format!("\n  reproduce: {cmd}"));
+            }
+        }
+        for c in &out.failed_checks {
+            if let Some(script) = &c.failed_step_script {
+                // Log text, labelled as such: anything the job printed can look like a step.
+                text.push_str(&format!(
+                    "\n[{}] step ran (from the log, not verified): {}",
+                    c.name,
+                    crate::shared::first_line(script, 160)
+                ));
+            }
+            if let Some(cmd) = &c.log_command {
+                text.push_str(&format!("\n[{}] failed log: {cmd}", c.name));
             }
         }
         if let Some(p) = &out.poll_info {
@@ -807,8 +872,11 @@ async fn wait_for(
 pub(crate) struct Findings {
     failures: Vec<FailedTest>,
     failed_step: Option<String>,
-    failed_step_command: Option<String>,
+    /// Log text, never a command (see `FailedCheck::failed_step_script`).
+    failed_step_script: Option<String>,
     note: Option<String>,
+    /// What the job says about itself, to tell which of its run's JUnit reports are its own.
+    evidence: JobEvidence,
 }
 
 async fn collect_failures(
@@ -853,7 +921,7 @@ async fn collect_failures(
             (run, reports)
         })
         .collect();
-    let junit_by_run: HashMap<u64, Arc<Vec<Failure>>> = futures::stream::iter(junit_calls)
+    let junit_by_run: HashMap<u64, Arc<Vec<ReportFile>>> = futures::stream::iter(junit_calls)
         .buffer_unordered(CONCURRENT_CHECKS)
         .collect()
         .await;
@@ -866,54 +934,89 @@ async fn collect_failures(
         .buffered(CONCURRENT_CHECKS)
         .collect()
         .await;
-    // JUnit failures go to their run's failed check when there is one, and merge with what
-    // the log said about the same test.
     let mut out: Vec<Findings> = per_check
         .iter()
         .map(|f| Findings {
             failures: f.failures.clone(),
             failed_step: f.failed_step.clone(),
-            failed_step_command: f.failed_step_command.clone(),
+            failed_step_script: f.failed_step_script.clone(),
             note: f.note.clone(),
+            evidence: JobEvidence::default(),
         })
         .collect();
+    // Each report file goes to the failed job of its run that it names (see `junit_jobs`),
+    // and merges with what the log said about the same test; a report no job clearly owns
+    // is left out, with a note on the run's failed checks.
     for (run, reports) in junit_by_run {
-        let checks = &runs[&run];
-        for report in reports.iter() {
-            // The run's failed check that already names this test, else its first one.
-            let index_of = |k: &Check| view.failed.iter().position(|c| std::ptr::eq(*c, k));
-            let target = checks
-                .iter()
-                .filter_map(|k| index_of(k))
-                .find(|i| out[*i].failures.iter().any(|f| same_test(f, report)))
-                .or_else(|| checks.first().and_then(|k| index_of(k)));
-            let Some(target) = target else { continue };
-            let check = view.failed[target];
-            let findings = &mut out[target];
-            match findings.failures.iter_mut().find(|f| same_test(f, report)) {
-                Some(existing) => merge_junit(existing, report),
-                None => {
-                    // The check's placeholder entry gives way to real tests.
-                    let before = findings.failures.len();
-                    findings.failures.retain(|f| {
-                        !(f.source == Source::CheckOutput && f.test_name == check.name)
-                    });
-                    if findings.failures.len() < before {
-                        findings.note = findings.note.as_deref().map(|n| {
-                            n.replace(
-                                NO_FRAMEWORK_OUTPUT,
-                                "the failures come from the run's JUnit report",
-                            )
-                        });
-                    }
-                    findings
-                        .failures
-                        .push(from_failure(check, report, Source::Junit, None));
-                }
+        let indexes: Vec<usize> = runs[&run]
+            .iter()
+            .filter_map(|k| view.failed.iter().position(|c| std::ptr::eq(*c, *k)))
+            .collect();
+        let evidence: Vec<JobEvidence> = indexes
+            .iter()
+            .map(|&i| per_check[i].evidence.clone())
+            .collect();
+        let owners = crate::junit_jobs::assign(&reports, &evidence);
+        let mut unowned: Vec<String> = Vec::new();
+        for (report, owner) in reports.iter().zip(owners) {
+            let Some(target) = owner.map(|o| indexes[o]) else {
+                unowned.push(format!(
+                    "{} ({} failure{})",
+                    report.label(),
+                    report.failures.len(),
+                    plural(report.failures.len())
+                ));
+                continue;
+            };
+            for failure in &report.failures {
+                merge_report_failure(view.failed[target], &mut out[target], failure);
+            }
+        }
+        if !unowned.is_empty() {
+            let more = unowned.len().saturating_sub(3);
+            unowned.truncate(3);
+            let mut note = format!(
+                "a JUnit report of the run could not be matched to one job and was left out: {}",
+                unowned.join(", ")
+            );
+            if more > 0 {
+                note.push_str(&format!(" and {more} more"));
+            }
+            for &i in &indexes {
+                let findings = &mut out[i];
+                findings.note = Some(match findings.note.take() {
+                    Some(n) => format!("{n}; {note}"),
+                    None => note.clone(),
+                });
             }
         }
     }
     out.into_iter().map(Arc::new).collect()
+}
+
+/// A JUnit failure of `check`'s report: merged into the log's entry of the same test, else
+/// added (the check's own placeholder entry gives way to real tests).
+fn merge_report_failure(check: &Check, findings: &mut Findings, report: &Failure) {
+    match findings.failures.iter_mut().find(|f| same_test(f, report)) {
+        Some(existing) => merge_junit(existing, report),
+        None => {
+            let before = findings.failures.len();
+            findings
+                .failures
+                .retain(|f| !(f.source == Source::CheckOutput && f.test_name == check.name));
+            if findings.failures.len() < before {
+                findings.note = findings.note.as_deref().map(|n| {
+                    n.replace(
+                        NO_FRAMEWORK_OUTPUT,
+                        "the failures come from the run's JUnit report",
+                    )
+                });
+            }
+            findings
+                .failures
+                .push(from_failure(check, report, Source::Junit, None));
+        }
+    }
 }
 
 /// Whether a JUnit testcase is the test the log named. Names are compared as the tools
@@ -952,9 +1055,9 @@ fn merge_junit(existing: &mut FailedTest, report: &Failure) {
     }
 }
 
-/// JUnit XML files of a run's test-report artifacts. Anything that goes wrong here only
-/// means the log is the source instead.
-async fn junit_reports(forge: &dyn Forge, repo: &RepoRef, run: u64) -> Vec<Failure> {
+/// JUnit XML files of a run's test-report artifacts, each with what it says about its
+/// origin. Anything that goes wrong here only means the log is the source instead.
+async fn junit_reports(forge: &dyn Forge, repo: &RepoRef, run: u64) -> Vec<ReportFile> {
     let Ok(artifacts) = forge.run_artifacts(repo, run).await else {
         return Vec::new();
     };
@@ -981,9 +1084,17 @@ async fn junit_reports(forge: &dyn Forge, repo: &RepoRef, run: u64) -> Vec<Failu
         else {
             continue;
         };
-        for (_, bytes) in files {
-            if let Ok(failures) = resolve_pr_ci::junit::parse_junit(&bytes) {
-                out.extend(failures);
+        for (path, bytes) in files {
+            if let Ok(report) = resolve_pr_ci::junit::parse_junit_report(&bytes)
+                && !report.failures.is_empty()
+            {
+                out.push(ReportFile {
+                    artifact: artifact.name.clone(),
+                    path,
+                    tool: report.tool,
+                    suites: report.suites,
+                    failures: report.failures,
+                });
             }
         }
     }
@@ -1026,6 +1137,10 @@ async fn check_findings(
     // Only what was read whole is remembered: a failed read may work on the next call.
     cacheable &= steps.is_ok() && log.is_ok() && annotations.is_ok();
     let annotations = annotations.unwrap_or_default();
+    let step_names: Vec<String> = steps
+        .as_ref()
+        .map(|j| j.steps.iter().map(|s| s.name.clone()).collect())
+        .unwrap_or_default();
     let failed_step = steps.ok().and_then(|j| {
         j.steps
             .iter()
@@ -1036,6 +1151,8 @@ async fn check_findings(
         failed_step,
         ..Default::default()
     };
+    findings.evidence.name.clone_from(&check.name);
+    findings.evidence.steps = step_names;
     let mut notes = Vec::new();
     let mut step_errors = Vec::new();
     match log {
@@ -1047,7 +1164,23 @@ async fn check_findings(
                     report.bytes >> 20
                 ));
             }
+            // Titles and scripts are log text: good for telling jobs apart, never output.
+            findings.evidence.steps.extend(
+                report
+                    .steps
+                    .iter()
+                    .take(EVIDENCE_STEPS)
+                    .flat_map(|s| [Some(&s.title), s.command.as_ref()])
+                    .flatten()
+                    .map(|t| cut(t, EVIDENCE_TEXT)),
+            );
             for found in &report.found {
+                let f = &found.failure;
+                findings.evidence.tests.push(f.test_name.clone());
+                findings.evidence.files.extend(f.file_path.clone());
+                if !findings.evidence.frameworks.contains(&f.framework) {
+                    findings.evidence.frameworks.push(f.framework);
+                }
                 findings.failures.push(from_failure(
                     check,
                     &found.failure,
@@ -1073,7 +1206,7 @@ async fn check_findings(
                 if findings.failed_step.is_none() {
                     findings.failed_step = Some(step.title.clone());
                 }
-                findings.failed_step_command.clone_from(&step.command);
+                findings.failed_step_script.clone_from(&step.command);
             }
         }
         Err(e) => notes.push(format!("the job log could not be read: {}", e.error)),
@@ -1102,14 +1235,6 @@ async fn check_findings(
         findings
             .failures
             .push(check_entry(check, message, findings.failed_step.clone()));
-    }
-    // What names no test to run alone (the check itself, a generic error block, an
-    // annotation): rerunning what the failed step ran reproduces it.
-    for f in &mut findings.failures {
-        if f.reproduce_command.is_none() {
-            f.reproduce_command
-                .clone_from(&findings.failed_step_command);
-        }
     }
     findings.note = (!notes.is_empty()).then(|| notes.join("; "));
     let findings = Arc::new(findings);
@@ -1520,8 +1645,8 @@ fn priority_class(f: &FailedTest, required: bool) -> (u32, &'static str) {
     if f.framework == Some(Framework::Generic) {
         return (
             3,
-            "an error the log printed outside any test (low confidence): the step's command \
-             reproduces it",
+            "an error the log printed outside any test (low confidence): read the failed \
+             step's log (its check's log_command, or log_url)",
         );
     }
     if required {
@@ -1536,7 +1661,12 @@ fn priority_class(f: &FailedTest, required: bool) -> (u32, &'static str) {
     (3, "failing test")
 }
 
-fn instructions(view: &View<'_>, all: &[FailedTest], checks: &[FailedCheck]) -> Instructions {
+fn instructions(
+    view: &View<'_>,
+    all: &[FailedTest],
+    counts: &FailureCounts,
+    checks: &[FailedCheck],
+) -> Instructions {
     let required: HashSet<&str> = checks
         .iter()
         .filter(|c| c.required)
@@ -1605,7 +1735,14 @@ fn instructions(view: &View<'_>, all: &[FailedTest], checks: &[FailedCheck]) -> 
                 related_failures: related,
             });
         }
-        if let Some(cmd) = &f.reproduce_command
+        // A failure that names no test to run has its job's failed log to read instead.
+        let command = f.reproduce_command.as_ref().or_else(|| {
+            checks
+                .iter()
+                .find(|c| c.name == f.check_name)
+                .and_then(|c| c.log_command.as_ref())
+        });
+        if let Some(cmd) = command
             && commands.len() < MAX_PRIORITY
             && !commands.contains(cmd)
         {
@@ -1613,13 +1750,13 @@ fn instructions(view: &View<'_>, all: &[FailedTest], checks: &[FailedCheck]) -> 
         }
     }
     Instructions {
-        summary: summary(view, all, checks),
+        summary: summary(view, counts, checks),
         priority,
         commands,
     }
 }
 
-fn summary(view: &View<'_>, all: &[FailedTest], checks: &[FailedCheck]) -> String {
+fn summary(view: &View<'_>, counts: &FailureCounts, checks: &[FailedCheck]) -> String {
     let active = view.active();
     let still = if active > 0 {
         format!("; {active} check{} still running or queued", plural(active))
@@ -1641,23 +1778,34 @@ fn summary(view: &View<'_>, all: &[FailedTest], checks: &[FailedCheck]) -> Strin
             format!("no failures so far: {}", view.progress_message())
         }
         Status::Failed => {
-            let errors = all
-                .iter()
-                .filter(|f| f.framework == Some(Framework::Generic))
-                .count();
-            let tests = all
-                .iter()
-                .filter(|f| f.source != Source::CheckOutput || f.test_name != f.check_name)
-                .count()
-                - errors;
-            let what = match (tests, errors) {
-                (tests, 0) => format!("{tests} failing test{}", plural(tests)),
-                (0, errors) => format!("no test named, {errors} error{}", plural(errors)),
-                (tests, errors) => format!(
-                    "{tests} failing test{} and {errors} other error{}",
-                    plural(tests),
-                    plural(errors)
-                ),
+            let FailureCounts {
+                tests,
+                errors,
+                checks: bare,
+            } = *counts;
+            let mut parts = Vec::new();
+            if tests > 0 || errors + bare == 0 {
+                parts.push(format!("{tests} failing test{}", plural(tests)));
+            }
+            if errors > 0 {
+                parts.push(format!("{errors} error{} outside any test", plural(errors)));
+            }
+            if bare > 0 {
+                parts.push(format!(
+                    "{bare} failed check{} that named no test",
+                    plural(bare)
+                ));
+            }
+            let what = match parts.split_last() {
+                Some((last, rest)) if !rest.is_empty() => {
+                    format!("{} and {last},", rest.join(", "))
+                }
+                _ => parts.concat(),
+            };
+            let what = if tests == 0 && errors + bare > 0 {
+                format!("no test named: {what}")
+            } else {
+                what
             };
             let names: Vec<String> = checks
                 .iter()
@@ -1955,7 +2103,8 @@ mod tests {
                 required: false,
                 details_url: None,
                 failed_step: None,
-                failed_step_command: None,
+                failed_step_script: None,
+                log_command: None,
                 failures: 4,
                 note: None,
             },
@@ -1965,12 +2114,13 @@ mod tests {
                 required: true,
                 details_url: None,
                 failed_step: None,
-                failed_step_command: None,
+                failed_step_script: None,
+                log_command: None,
                 failures: 1,
                 note: None,
             },
         ];
-        let ins = instructions(&view, &all, &checks);
+        let ins = instructions(&view, &all, &FailureCounts::of(&all), &checks);
         let order: Vec<&str> = ins.priority.iter().map(|p| p.test.as_str()).collect();
         assert_eq!(order, ["tests/test_y.py", "t4", "t1", "t2"]);
         assert!(ins.priority[0].reason.contains("hides every test"));

@@ -6,6 +6,7 @@
 pub mod action_commands;
 pub mod find_unresolved_comments;
 pub mod get_failing_tests;
+mod junit_jobs;
 pub mod pr_comment_create;
 pub mod pr_comment_list;
 pub mod registry;

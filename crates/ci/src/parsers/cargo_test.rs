@@ -27,8 +27,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
+use crate::reproduce::option_args;
 use regex::Regex;
-use resolve_pr_core::ShellCommand;
 
 use super::{LineParser, MAX_FAILURES, bounded_str, relative_path};
 use crate::{Confidence, Failure, Framework};
@@ -488,11 +488,7 @@ impl CargoTest {
             } else {
                 Confidence::Medium
             };
-            let cmd = ShellCommand::new("cargo")
-                .arg("test")
-                .args(e.selector.iter().cloned())
-                .args(["--", "--exact"])
-                .arg(f.name.clone());
+            let reproduce_command = crate::reproduce::cargo_test(&e.selector, &f.name);
             self.out.push((
                 f.offset,
                 Failure {
@@ -504,7 +500,7 @@ impl CargoTest {
                     stack_trace: d.stack_trace,
                     confidence,
                     framework: Framework::CargoTest,
-                    reproduce_command: cmd.render().ok(),
+                    reproduce_command,
                 },
             ));
         }
@@ -519,7 +515,8 @@ impl CargoTest {
             }
         } else if t.starts_with("Doc-tests ") {
             if let Some(c) = DOC_TESTS.captures(line) {
-                self.selector = vec!["-p".into(), c[1].replace('_', "-"), "--doc".into()];
+                self.selector = option_args("-p", "--package", &c[1].replace('_', "-"));
+                self.selector.push("--doc".into());
             }
         } else if line.starts_with("running ") && RUNNING_TESTS.is_match(line) {
             self.section = Some(Section {
@@ -682,12 +679,14 @@ impl LineParser for CargoTest {
 fn selector_from_running(unittests: bool, source: &str, stem: &str) -> Vec<String> {
     let krate = stem.replace('_', "-");
     if unittests && source.ends_with("lib.rs") {
-        vec!["-p".into(), krate, "--lib".into()]
+        let mut selector = option_args("-p", "--package", &krate);
+        selector.push("--lib".into());
+        selector
     } else if source.starts_with("tests/") {
         // Integration test: the stem is the target, the package is unknown here.
-        vec!["--test".into(), stem.to_owned()]
+        option_args("--test", "--test", stem)
     } else {
-        vec!["-p".into(), krate]
+        option_args("-p", "--package", &krate)
     }
 }
 

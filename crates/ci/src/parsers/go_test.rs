@@ -29,7 +29,6 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use resolve_pr_core::ShellCommand;
 use serde::Deserialize;
 
 use super::{LineParser, MAX_FAILURES, bounded_str, relative_path};
@@ -441,16 +440,16 @@ impl GoTest {
         } else {
             Confidence::Medium
         };
-        let mut cmd = ShellCommand::new("go").arg("test");
-        cmd = cmd.arg(rec.package.clone().unwrap_or_else(|| "./...".into()));
-        if !rec.package_level {
+        let run = (!rec.package_level).then(|| {
             let pattern: Vec<String> = rec
                 .name
                 .split('/')
                 .map(|part| format!("^{}$", regex_escape(part)))
                 .collect();
-            cmd = cmd.arg("-run").arg(pattern.join("/"));
-        }
+            pattern.join("/")
+        });
+        let reproduce_command =
+            crate::reproduce::go_test(rec.package.as_deref().unwrap_or("./..."), run.as_deref());
         Failure {
             test_name: rec.name,
             file_path,
@@ -460,7 +459,7 @@ impl GoTest {
             stack_trace: (!rec.trace.is_empty()).then_some(rec.trace),
             confidence,
             framework: Framework::GoTest,
-            reproduce_command: Some(cmd.to_string()),
+            reproduce_command,
         }
     }
 

@@ -20,7 +20,6 @@ use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use resolve_pr_core::ShellCommand;
 
 use super::cargo_test::{Joined, push_capped};
 use super::{LineParser, MAX_FAILURES, bounded_str, relative_path};
@@ -159,10 +158,7 @@ impl Block {
         let line = self.line;
         let pattern = escape_regex(&name.replace(" › ", " "));
         Failure {
-            reproduce_command: ShellCommand::new("npx")
-                .args(["jest", &file, "-t", &pattern])
-                .render()
-                .ok(),
+            reproduce_command: crate::reproduce::jest(Some(&file), &pattern),
             test_name: name,
             file_path: Some(file),
             line_number: line,

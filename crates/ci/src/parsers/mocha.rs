@@ -21,7 +21,6 @@ use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use resolve_pr_core::ShellCommand;
 
 use super::cargo_test::Joined;
 use super::jest::{MAX_MESSAGE, MAX_STACK, Trimmed, error_type, escape_regex, frame, indent};
@@ -329,11 +328,7 @@ impl Block {
 }
 
 fn reproduce(file: Option<&str>, name: &str) -> Option<String> {
-    let mut cmd = ShellCommand::new("npx").arg("mocha");
-    if let Some(file) = file {
-        cmd = cmd.arg(file);
-    }
-    cmd.args(["--grep", &escape_regex(name)]).render().ok()
+    crate::reproduce::mocha(file, &escape_regex(name))
 }
 
 #[cfg(test)]

@@ -16,7 +16,6 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use resolve_pr_core::ShellCommand;
 
 use super::cargo_test::{Details, DetailsReader};
 use super::{LineParser, MAX_FAILURES};
@@ -155,11 +154,8 @@ impl LineParser for Nextest {
                 d.error_type = Some(t.kind.to_lowercase());
             }
             let krate = t.binary.split("::").next().unwrap_or(&t.binary).to_owned();
-            let cmd = ShellCommand::new("cargo")
-                .args(["nextest", "run", "-p"])
-                .arg(krate)
-                .arg("-E")
-                .arg(format!("test(={})", t.name));
+            let reproduce_command =
+                crate::reproduce::nextest(&krate, &format!("test(={})", t.name));
             out.push((
                 t.offset,
                 Failure {
@@ -175,7 +171,7 @@ impl LineParser for Nextest {
                     error_message: d.error_message,
                     stack_trace: d.stack_trace,
                     framework: Framework::Nextest,
-                    reproduce_command: cmd.render().ok(),
+                    reproduce_command,
                 },
             ));
         }

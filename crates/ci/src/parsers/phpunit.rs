@@ -19,8 +19,6 @@
 //! Location: the first trace frame in the test class's file (`<ShortClass>.php`), else the
 //! first frame.
 
-use resolve_pr_core::ShellCommand;
-
 use super::{LineParser, MAX_FAILURES, bounded_str, relative_path};
 use crate::{Confidence, Failure, Framework};
 
@@ -297,12 +295,8 @@ fn failure(b: Block) -> Failure {
         },
         None => format!("{short}::{method}"),
     };
-    let mut cmd = ShellCommand::new("vendor/bin/phpunit")
-        .arg("--filter")
-        .arg(filter);
-    if let Some((p, _)) = &location {
-        cmd = cmd.arg(p.clone());
-    }
+    let reproduce_command =
+        crate::reproduce::phpunit(&filter, location.as_ref().map(|(p, _)| p.as_str()));
     Failure {
         test_name: name.clone(),
         confidence: if location.is_some() {
@@ -316,7 +310,7 @@ fn failure(b: Block) -> Failure {
         error_message: bounded_str(message, MAX_MESSAGE),
         stack_trace: (!b.trace.is_empty()).then_some(b.trace),
         framework: Framework::Phpunit,
-        reproduce_command: Some(cmd.to_string()),
+        reproduce_command,
     }
 }
 

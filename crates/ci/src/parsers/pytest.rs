@@ -33,7 +33,6 @@ use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use regex::Regex;
-use resolve_pr_core::ShellCommand;
 
 use super::{LineParser, MAX_FAILURES, bounded_str, relative_path};
 use crate::{Confidence, Failure, Framework};
@@ -744,11 +743,7 @@ fn base_failure(nodeid: &str, confidence: Confidence) -> Failure {
         stack_trace: None,
         confidence,
         framework: Framework::Pytest,
-        reproduce_command: Some(
-            ShellCommand::new("python")
-                .args(["-m", "pytest", nodeid])
-                .to_string(),
-        ),
+        reproduce_command: crate::reproduce::pytest(nodeid),
     }
 }
 

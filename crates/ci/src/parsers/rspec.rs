@@ -17,7 +17,7 @@
 //! Confidence: `high` when the `Failed examples:` list named it and a location was found,
 //! `medium` otherwise.
 
-use resolve_pr_core::ShellCommand;
+use crate::reproduce::RspecTarget;
 
 use super::{LineParser, MAX_FAILURES, bounded_str, relative_path};
 use crate::{Confidence, Failure, Framework};
@@ -213,10 +213,9 @@ impl Rspec {
         } else {
             example.clone()
         };
-        let mut cmd = ShellCommand::new("bundle").args(["exec", "rspec"]);
-        cmd = match target {
-            Some(t) => cmd.arg(t),
-            None => cmd.arg("-e").arg(b.name.clone()),
+        let reproduce_command = match &target {
+            Some(t) => crate::reproduce::rspec(RspecTarget::Location(t)),
+            None => crate::reproduce::rspec(RspecTarget::Example(&b.name)),
         };
         Failure {
             test_name: b.name,
@@ -227,7 +226,7 @@ impl Rspec {
             stack_trace: (!b.trace.is_empty()).then_some(b.trace),
             confidence,
             framework: Framework::Rspec,
-            reproduce_command: Some(cmd.to_string()),
+            reproduce_command,
         }
     }
 }

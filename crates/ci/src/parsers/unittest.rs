@@ -21,8 +21,6 @@
 
 use std::collections::HashSet;
 
-use resolve_pr_core::ShellCommand;
-
 use super::pytest::{Entries, Lines, in_file};
 use super::{LineParser, MAX_FAILURES, bounded_str};
 use crate::{Confidence, Failure, Framework};
@@ -214,11 +212,7 @@ impl Block {
         });
         let message = bounded_str(self.exception.text.trim(), MAX_MESSAGE);
         Failure {
-            reproduce_command: Some(
-                ShellCommand::new("python")
-                    .args(["-m", "unittest", self.name.as_str()])
-                    .to_string(),
-            ),
+            reproduce_command: crate::reproduce::unittest(&self.name),
             test_name: self.name,
             confidence: if location.is_some() {
                 Confidence::High

@@ -17,7 +17,6 @@ use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use resolve_pr_core::ShellCommand;
 
 use super::cargo_test::Joined;
 use super::jest::{MAX_MESSAGE, MAX_STACK, Trimmed, error_type, escape_regex, frame};
@@ -137,10 +136,7 @@ impl Block {
         let line = self.line;
         let pattern = escape_regex(&self.titles.replace(" > ", " "));
         Failure {
-            reproduce_command: ShellCommand::new("npx")
-                .args(["vitest", "run", &self.file, "-t", &pattern])
-                .render()
-                .ok(),
+            reproduce_command: crate::reproduce::vitest(&self.file, &pattern),
             test_name: self.name,
             file_path: Some(self.file),
             line_number: line,

@@ -2,11 +2,15 @@
 //! rules require, Actions jobs and runs, job logs (a redirect to blob storage on another
 //! host, streamed), check-run annotations and run artifacts.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+
 use futures_util::future;
 use resolve_pr_core::{Error, PrRef, RepoRef, Result};
 use serde::Deserialize;
+use serde_json::json;
 
-use super::{GhPull, GitHub, MAX_PAGES, MAX_PER_PAGE, too_many_pages};
+use super::{GhPull, GitHub, MAX_PAGES, MAX_PER_PAGE, queries, too_many_pages};
 use crate::download::{self, Labels, Source, status_of};
 use crate::http::{Request, Response};
 use crate::wording::{not_found_hint, subject};
@@ -83,7 +87,7 @@ impl GitHub {
         let statuses = self.all_pages(&status_url, &status_subject, &hint, |r| {
             Ok(r.json::<GhCombinedStatus>()?.statuses)
         });
-        let ((runs, runs_cached), (statuses, statuses_cached), (required, required_cached)) =
+        let ((runs, runs_cached), (statuses, statuses_cached), rules) =
             tokio::try_join!(runs, statuses, async {
                 Ok(self.required_checks(pr, &base).await)
             })?;
@@ -92,6 +96,22 @@ impl GitHub {
         let mut seen = std::collections::HashSet::new();
         checks.retain(|c| seen.insert(c.id));
         checks.extend(latest_statuses(statuses));
+        // Classic protection needs admin rights; when it could not be read, GraphQL's
+        // `isRequired` (read access suffices) tells for the checks whose answer matters.
+        let mut required = rules.names;
+        let mut required_cached = rules.cached;
+        if !rules.protection_read
+            && let Some((names, memo)) = self.required_by_graphql(pr, &sha, &checks).await
+        {
+            let mut all = required.unwrap_or_default();
+            for name in names {
+                if !all.contains(&name) {
+                    all.push(name);
+                }
+            }
+            required = Some(all);
+            required_cached &= memo;
+        }
         Ok(CiSnapshot {
             head_sha: sha,
             checks,
@@ -100,12 +120,80 @@ impl GitHub {
         })
     }
 
-    /// Names of required checks from rulesets and classic branch protection, best effort:
-    /// `None` when neither could be read (403/404 and any other failure: a token without
-    /// admin rights cannot read classic protection). Also whether the answers were cached.
-    async fn required_checks(&self, pr: &PrRef, base: &str) -> (Option<Vec<String>>, bool) {
+    /// The checks GraphQL says are required for the pull request, when any check that has
+    /// not passed has no answer yet for this head commit (one query, paged by 100; later
+    /// polls of the same commit and checks are answered from memory). `None` when there is
+    /// nothing to ask, the query failed (an older Enterprise server, a token without
+    /// GraphQL) or the head moved meanwhile. Also whether the answer came from memory.
+    async fn required_by_graphql(
+        &self,
+        pr: &PrRef,
+        sha: &str,
+        checks: &[Check],
+    ) -> Option<(Vec<String>, bool)> {
+        let open: Vec<&str> = checks
+            .iter()
+            .filter(|c| {
+                c.state != CheckState::Completed || c.conclusion.is_some_and(|x| x.is_failure())
+            })
+            .map(|c| c.name.as_str())
+            .collect();
+        if open.is_empty() {
+            return None;
+        }
+        let key = format!("{}#{}@{sha}", pr.repo.full_name(), pr.number);
+        if let Some(known) = self.required_memo.get(&key)
+            && open.iter().all(|n| known.contains_key(*n))
+        {
+            return Some((required_names(&known), true));
+        }
+        let mut answers: HashMap<String, bool> = HashMap::new();
+        let mut after: Option<String> = None;
+        for page in 1u32.. {
+            let variables = json!({
+                "owner": pr.repo.owner,
+                "name": pr.repo.repo,
+                "number": pr.number,
+                "after": after,
+            });
+            let data = match self.graphql(queries::REQUIRED_CHECKS, variables).await {
+                Ok(data) => data,
+                Err(e) => {
+                    tracing::debug!(error = %e, "required checks: GraphQL unanswered");
+                    return None;
+                }
+            };
+            let answer: GqlRequired = serde_json::from_value(data).ok()?;
+            let pull = answer.repository?.pull_request?;
+            if pull.head_ref_oid != sha {
+                return None;
+            }
+            let Some(contexts) = pull.status_check_rollup.map(|r| r.contexts) else {
+                break;
+            };
+            for node in contexts.nodes.into_iter().flatten() {
+                if let Some(name) = node.name.or(node.context) {
+                    *answers.entry(name).or_default() |= node.is_required;
+                }
+            }
+            match contexts.page_info.end_cursor {
+                Some(cursor) if contexts.page_info.has_next_page && page < MAX_PAGES => {
+                    after = Some(cursor)
+                }
+                _ => break,
+            }
+        }
+        let names = required_names(&answers);
+        self.required_memo.put(key, answers);
+        Some((names, false))
+    }
+
+    /// Names of required checks from rulesets and classic branch protection, best effort
+    /// (403/404 and any other failure: a token without admin rights cannot read classic
+    /// protection).
+    async fn required_checks(&self, pr: &PrRef, base: &str) -> BranchRules {
         let Ok(auth) = self.auth().await else {
-            return (None, false);
+            return BranchRules::default();
         };
         let repo = self.repo_api(&pr.repo);
         let branch = url_segment(base);
@@ -123,6 +211,7 @@ impl GitHub {
         let mut names: Vec<String> = Vec::new();
         let mut known = false;
         let mut cached = true;
+        let mut protection_read = false;
         let note = |what: &str, e: &Error| {
             tracing::debug!(what, status = ?status_of(e), error = %e, "required checks unknown");
         };
@@ -146,6 +235,7 @@ impl GitHub {
         match protection.and_then(|r| Ok((r.json::<GhRequiredChecks>()?, r.from_cache))) {
             Ok((checks, from_cache)) => {
                 known = true;
+                protection_read = true;
                 cached &= from_cache;
                 names.extend(checks.contexts);
                 names.extend(checks.checks.into_iter().map(|c| c.context));
@@ -154,7 +244,11 @@ impl GitHub {
         }
         let mut seen = std::collections::HashSet::new();
         names.retain(|n| seen.insert(n.clone()));
-        (known.then_some(names), cached)
+        BranchRules {
+            names: known.then_some(names),
+            cached,
+            protection_read,
+        }
     }
 
     pub(super) async fn fetch_actions_job(
@@ -321,6 +415,100 @@ impl GitHub {
         let gone = || download::expired_artifact(&subject);
         download::artifact_files(&self.http, url, auth, &subject, &gone, suffix, max_bytes).await
     }
+}
+
+/// What a branch's rules said about required checks.
+#[derive(Debug, Default)]
+struct BranchRules {
+    /// `None` when neither rulesets nor classic protection could be read.
+    names: Option<Vec<String>>,
+    /// Every answer came from the ETag cache.
+    cached: bool,
+    /// Classic protection answered (the token has admin rights): the rules are complete.
+    protection_read: bool,
+}
+
+/// GraphQL's answers about required checks, per pull request head commit (see
+/// `GitHub::required_by_graphql`). Whether a check is required changes only with branch
+/// rules, so a poll of the same commit asks again only for checks it has not seen; entries
+/// start over past a bound, like the other caches of a long-running server.
+#[derive(Debug, Default)]
+pub(crate) struct RequiredMemo(Mutex<HashMap<String, HashMap<String, bool>>>);
+
+const REQUIRED_MEMO_ENTRIES: usize = 256;
+
+impl RequiredMemo {
+    fn get(&self, key: &str) -> Option<HashMap<String, bool>> {
+        self.0.lock().ok()?.get(key).cloned()
+    }
+
+    fn put(&self, key: String, answers: HashMap<String, bool>) {
+        if let Ok(mut map) = self.0.lock() {
+            if map.len() >= REQUIRED_MEMO_ENTRIES {
+                map.clear();
+            }
+            map.insert(key, answers);
+        }
+    }
+}
+
+fn required_names(answers: &HashMap<String, bool>) -> Vec<String> {
+    let mut names: Vec<String> = answers
+        .iter()
+        .filter(|(_, required)| **required)
+        .map(|(name, _)| name.clone())
+        .collect();
+    names.sort();
+    names
+}
+
+#[derive(Debug, Deserialize)]
+struct GqlRequired {
+    repository: Option<GqlRepository>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GqlRepository {
+    pull_request: Option<GqlPull>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GqlPull {
+    head_ref_oid: String,
+    status_check_rollup: Option<GqlRollup>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GqlRollup {
+    contexts: GqlContexts,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GqlContexts {
+    page_info: GqlPageInfo,
+    nodes: Vec<Option<GqlContext>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GqlPageInfo {
+    has_next_page: bool,
+    end_cursor: Option<String>,
+}
+
+/// A `CheckRun` (`name`) or a `StatusContext` (`context`).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GqlContext {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    context: Option<String>,
+    #[serde(default)]
+    is_required: bool,
 }
 
 /// A branch name in a URL path: `/` stays (GitHub takes `release/1.x` as is), the rest of

@@ -52,6 +52,9 @@ pub struct GitHub {
     /// Resolved on first use; only a found token is kept, so `gh auth login` after a failed
     /// call takes effect without a restart.
     token: OnceCell<Auth>,
+    /// What GraphQL said about which checks of a pull request's head commit are required,
+    /// by `owner/repo#number@sha`, then check name (see `ci::required_by_graphql`).
+    required_memo: ci::RequiredMemo,
 }
 
 impl std::fmt::Debug for GitHub {
@@ -93,6 +96,7 @@ impl GitHub {
             env: options.env,
             gh_cli: options.gh_cli,
             token: OnceCell::new(),
+            required_memo: ci::RequiredMemo::default(),
         })
     }
 

@@ -93,6 +93,17 @@ pub const UNRESOLVE_REVIEW_THREAD: &str = concat!(
     comment_fragment!()
 );
 
+/// Which checks of a pull request's head commit are required to merge it: one page (100)
+/// of the head's check runs and commit statuses, each with `isRequired` for this pull
+/// request. Branch rules answer this too, but classic branch protection needs admin rights;
+/// `isRequired` needs only read access. `headRefOid` says which commit the answer is for.
+pub const REQUIRED_CHECKS: &str = "query RequiredChecks($owner: String!, $name: String!, \
+     $number: Int!, $after: String) { repository(owner: $owner, name: $name) { \
+     pullRequest(number: $number) { headRefOid statusCheckRollup { \
+     contexts(first: 100, after: $after) { pageInfo { hasNextPage endCursor } \
+     nodes { __typename ... on CheckRun { name isRequired(pullRequestNumber: $number) } \
+     ... on StatusContext { context isRequired(pullRequestNumber: $number) } } } } } } }";
+
 /// `(name, document)` of every document above.
 pub const ALL: &[(&str, &str)] = &[
     ("VIEWER", VIEWER),
@@ -103,4 +114,5 @@ pub const ALL: &[(&str, &str)] = &[
     ("ADD_REVIEW_THREAD_REPLY", ADD_REVIEW_THREAD_REPLY),
     ("RESOLVE_REVIEW_THREAD", RESOLVE_REVIEW_THREAD),
     ("UNRESOLVE_REVIEW_THREAD", UNRESOLVE_REVIEW_THREAD),
+    ("REQUIRED_CHECKS", REQUIRED_CHECKS),
 ];
