@@ -100,6 +100,12 @@ pub struct Input {
     /// true). false waits for every check to finish.
     #[serde(default = "default_true")]
     pub bail_on_first: bool,
+    /// With `wait`: return after at most this many seconds (1-1800) even if CI still runs,
+    /// with poll_info; call again to keep waiting. Default 50 when the client sent no
+    /// progress token (clients commonly give up on a call at 60 s), else 1800.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 1800))]
+    pub max_wait_seconds: Option<u64>,
     /// `nextCursor` from the previous page; omit for the first page.
     #[serde(default)]
     pub cursor: Option<String>,
@@ -366,8 +372,11 @@ pub struct PendingCheck {
 pub struct WaitReport {
     pub polls: u32,
     pub waited_seconds: u64,
-    /// Gave up at the 30-minute cap with checks still running.
+    /// Stopped waiting with checks still running, at `limit_seconds`: call again with
+    /// `wait: true` to keep waiting.
     pub timed_out: bool,
+    /// How long this call was allowed to wait (`max_wait_seconds`, or its default).
+    pub limit_seconds: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -455,6 +464,7 @@ instructions.commands reproduce them locally.";
 
     async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<Output> {
         let pr = pr_from_ref(&input.pr, Vec::new())?;
+        let limit = wait_limit(ctx, input.max_wait_seconds)?;
         let position = match &input.cursor {
             Some(c) => Some(ctx.cursors.decode::<Position>(Self::NAME, raw, c)?),
             None => None,
@@ -462,7 +472,7 @@ instructions.commands reproduce them locally.";
         let forge = ctx.forges.for_repo(&pr.repo)?;
         let (snapshot, wait) = if input.wait && position.is_none() {
             let (snapshot, report) =
-                wait_for(ctx, forge.as_ref(), &pr, input.bail_on_first).await?;
+                wait_for(ctx, forge.as_ref(), &pr, input.bail_on_first, limit).await?;
             (snapshot, Some(report))
         } else {
             (forge.ci_snapshot(&pr).await?, None)
@@ -818,13 +828,34 @@ impl<'a> View<'a> {
     }
 }
 
+/// How long one call may wait: what the caller asked (1-1800 s), else 30 minutes for a
+/// client that hears progress and less than a minute for one that does not; never more
+/// than the configured cap.
+fn wait_limit(ctx: &Context, asked: Option<u64>) -> Result<std::time::Duration> {
+    let limit = match asked {
+        Some(secs @ 1..=1800) => std::time::Duration::from_secs(secs),
+        Some(secs) => {
+            return Err(Error::user(format!(
+                "max_wait_seconds is {secs}, but it must be between 1 and 1800"
+            ))
+            .with_detail("field", "max_wait_seconds")
+            .with_suggestion("Pass a number of seconds from 1 to 1800, e.g. 50, or omit it."));
+        }
+        None if ctx.progress.is_some() => ctx.ci.wait_cap,
+        None => ctx.ci.wait_without_progress,
+    };
+    Ok(limit.min(ctx.ci.wait_cap))
+}
+
 /// Wait mode: polls until the answer is final (or the first failure, with `bail_on_first`),
-/// the cap, or cancellation (the caller drops this future).
+/// `limit`, or cancellation (the caller drops this future). The last pause is cut short so
+/// the last poll happens at the limit, not a pause before it.
 async fn wait_for(
     ctx: &Context,
     forge: &dyn Forge,
     pr: &PrRef,
     bail_on_first: bool,
+    limit: std::time::Duration,
 ) -> Result<(CiSnapshot, WaitReport)> {
     let started = Instant::now();
     let settings = &ctx.ci;
@@ -841,7 +872,10 @@ async fn wait_for(
             Status::Unknown => elapsed >= settings.no_checks_grace,
             Status::Pending | Status::Running => false,
         };
-        let timed_out = !done && elapsed + pause > settings.wait_cap;
+        let left = limit.saturating_sub(elapsed);
+        // Less than a tenth of a pause left is not worth another poll.
+        let timed_out =
+            !done && left < settings.poll_min / 10 + std::time::Duration::from_millis(1);
         if done || timed_out {
             return Ok((
                 snapshot,
@@ -849,9 +883,11 @@ async fn wait_for(
                     polls,
                     waited_seconds: elapsed.as_secs(),
                     timed_out,
+                    limit_seconds: limit.as_secs() + u64::from(limit.subsec_nanos() > 0),
                 },
             ));
         }
+        let pause_now = pause.min(left);
         let message = match view.status {
             Status::Unknown => "no checks reported yet".to_owned(),
             _ => view.progress_message(),
@@ -859,10 +895,13 @@ async fn wait_for(
         ctx.report_progress(
             f64::from(polls),
             None,
-            format!("{message} (poll {polls}, next in {} s)", pause.as_secs()),
+            format!(
+                "{message} (poll {polls}, next in {} s)",
+                pause_now.as_secs()
+            ),
         )
         .await;
-        tokio::time::sleep(pause).await;
+        tokio::time::sleep(pause_now).await;
         pause = (pause + pause / 2).min(settings.poll_max);
     }
 }

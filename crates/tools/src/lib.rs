@@ -77,6 +77,11 @@ pub struct CiSettings {
     pub poll_max: Duration,
     /// Wait mode gives up (and returns the state then) after this long.
     pub wait_cap: Duration,
+    /// How long one call waits when its client sent no progress token and the caller gave
+    /// no `max_wait_seconds`: clients built on the TypeScript SDK (MCP Inspector, many
+    /// agents) abandon a request after 60 s unless progress resets their timer, so a call
+    /// returns before that with `poll_info`, and the agent calls again.
+    pub wait_without_progress: Duration,
     /// In wait mode, how long a commit may have no checks at all before the answer is
     /// `unknown` (CI takes a moment to register checks after a push).
     pub no_checks_grace: Duration,
@@ -90,6 +95,7 @@ impl Default for CiSettings {
             poll_min: Duration::from_secs(10),
             poll_max: Duration::from_secs(30),
             wait_cap: Duration::from_secs(30 * 60),
+            wait_without_progress: Duration::from_secs(50),
             no_checks_grace: Duration::from_secs(120),
             max_log_bytes: 256 * 1024 * 1024,
         }

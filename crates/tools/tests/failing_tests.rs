@@ -406,6 +406,70 @@ async fn wait_mode_stops_at_the_cap() {
     assert_eq!(out["status"], "failed");
 }
 
+/// A client that sent no progress token (Claude Code, clients on the TypeScript SDK) gives
+/// up on a call after 60 s: such a call returns before that with poll_info, while a client
+/// that hears progress is waited for until CI is done.
+#[tokio::test]
+async fn a_call_without_progress_returns_before_the_client_gives_up() {
+    // The checks finish on the 20th listing: at 10-40 ms a pause, well after 200 ms.
+    let yaml = scenario_text("ci_running")
+        .replace("complete_after: 2", "complete_after: 20")
+        .replace("complete_after: 4", "complete_after: 20");
+    let mut fx = Fixture::start(&yaml, Flavor::GitHub).await;
+    fx.ctx.ci.wait_cap = Duration::from_secs(60);
+    fx.ctx.ci.wait_without_progress = Duration::from_millis(200);
+    let args = json!({"pr": fx.pr(Flavor::GitHub, 8), "wait": true, "bail_on_first": false});
+    let out = fx.call(args.clone()).await;
+    assert_eq!(out["wait"]["timed_out"], true, "{out:#}");
+    assert_eq!(out["wait"]["limit_seconds"], 1);
+    assert!(out["wait"]["polls"].as_u64().unwrap() < 20);
+    assert!(
+        out["poll_info"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("wait: true"),
+        "{out:#}"
+    );
+    // The agent calls again and, with a progress token, is answered when CI is done.
+    let recorder = Arc::new(Recorder::default());
+    fx.ctx = fx.ctx.with_progress(recorder);
+    let out = fx.call(args).await;
+    assert_eq!(out["wait"]["timed_out"], false, "{out:#}");
+    assert_eq!(out["wait"]["limit_seconds"], 60);
+    assert!(out.get("poll_info").is_none());
+}
+
+/// `max_wait_seconds` bounds one call whoever the client is, and a value out of range is
+/// refused before anything is asked of the forge.
+#[tokio::test]
+async fn max_wait_seconds_bounds_one_call() {
+    let yaml = scenario_text("ci_running")
+        .replace("complete_after: 2", "complete_after: 100000")
+        .replace("complete_after: 4", "complete_after: 100000");
+    let mut fx = Fixture::start(&yaml, Flavor::GitHub).await;
+    fx.ctx = fx.ctx.with_progress(Arc::new(Recorder::default()));
+    let pr = fx.pr(Flavor::GitHub, 8);
+    let out = fx
+        .call(json!({"pr": pr, "wait": true, "bail_on_first": false, "max_wait_seconds": 1}))
+        .await;
+    assert_eq!(out["wait"]["timed_out"], true);
+    assert_eq!(out["wait"]["limit_seconds"], 1);
+    assert!(out["poll_info"].is_object());
+    fx.sim.clear_requests();
+    for bad in [json!(0), json!(1801)] {
+        let e = call(
+            &fx.ctx,
+            "get_failing_tests",
+            json!({"pr": pr, "wait": true, "max_wait_seconds": bad}),
+        )
+        .await
+        .expect_err("out of range");
+        assert_eq!(e.category, resolve_pr_core::Category::User, "{e:?}");
+        assert!(e.error.contains("max_wait_seconds"), "{}", e.error);
+    }
+    assert!(fx.sim.requests().is_empty());
+}
+
 #[tokio::test]
 async fn cancelling_a_wait_stops_polling() {
     let yaml = scenario_text("ci_running")
