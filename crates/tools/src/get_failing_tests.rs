@@ -84,19 +84,17 @@ fn job_key(repo: &RepoRef, check: &Check, job: &resolve_pr_forge::ActionsJobRef)
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// The pull request: "owner/repo#123", "owner/repo/pull/123", "host/owner/repo#123", or its
-    /// URL.
+    /// Also "owner/repo/pull/123", "host/owner/repo#123" or the pull request's URL.
+    #[schemars(example = &"owner/repo#123")]
     pub pr: String,
-    /// Wait for CI instead of answering with the current state (default false). Polls every
-    /// 10–30 s (a poll of an unchanged commit costs no rate limit), sends progress
-    /// notifications, and gives up after 30 minutes.
+    /// true: poll until CI is done (every 10–30 s, at most 30 minutes), with progress
+    /// notifications. An unchanged poll costs no rate limit.
     #[serde(default)]
     pub wait: bool,
-    /// With `wait`: return as soon as one check fails, while others still run (default
-    /// true). false waits for every check to finish.
+    /// With wait: return when one check fails, while others still run; false waits for all.
     #[serde(default = "default_true")]
     pub bail_on_first: bool,
-    /// `nextCursor` from the previous page; omit for the first page.
+    /// `nextCursor` of the previous page.
     #[serde(default)]
     pub cursor: Option<String>,
 }
@@ -149,14 +147,14 @@ pub enum Source {
 /// A failing test (seed 003's `FailedTest`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FailedTest {
-    /// The check (job) it failed in, e.g. "test / pytest".
+    /// The check (job) it failed in.
     pub check_name: String,
     /// As the framework names it; for a check that named no test, the check itself.
     pub test_name: String,
     pub error_message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_type: Option<String>,
-    /// Bounded excerpt (1500 bytes); the full trace is in the log.
+    /// At most 1500 bytes; the log has the rest.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stack_trace: Option<String>,
     /// Repository-relative.
@@ -164,11 +162,10 @@ pub struct FailedTest {
     pub file_path: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line_number: Option<u64>,
-    /// The job's or check's page with the full log ("" when the forge gives none).
+    /// The page with the full log; "" when the forge gives none.
     pub log_url: String,
-    /// high: the framework's own report named the test, with a location. medium: named by
-    /// the framework's output, a field inferred, or only an annotation. low: a generic error
-    /// block, or another CI system's check that names no test.
+    /// high: the framework's report named it, with a location; medium: a field inferred, or
+    /// only an annotation; low: a generic error block, or another CI's check output.
     pub confidence: Confidence,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub framework: Option<Framework>,
@@ -179,8 +176,7 @@ pub struct FailedTest {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<String>,
     pub source: Source,
-    /// unit, integration or e2e, when a word of the test's path, else of its name, else of
-    /// its check's name says so: `tests/integration/…`, `e2e/login.spec.ts`, `unit-tests`.
+    /// From a word of the test's path, name or check (`tests/integration/…`, `e2e/…`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test_category: Option<TestCategory>,
 }
@@ -222,7 +218,8 @@ impl TestCategory {
     }
 }
 
-/// The workflow run behind the failures (seed 003's `CIInfo`).
+// seed 003's `CIInfo`.
+/// The workflow run behind the failures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CiInfo {
     pub workflow_name: String,
@@ -245,29 +242,29 @@ pub struct PrioritizedFailure {
     pub test: String,
     /// 1 = fix first.
     pub priority: u32,
-    /// Why it is at this place.
     pub reason: String,
-    /// Other failing tests with the same error: probably one cause.
+    /// Failing tests with the same error: probably one cause.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub related_failures: Vec<String>,
 }
 
-/// seed 003's `TestInstructions`.
+// seed 003's `TestInstructions`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Instructions {
     pub summary: String,
-    /// Over all failures (not just this page), at most 10.
+    /// On all pages, at most 10.
     pub priority: Vec<PrioritizedFailure>,
-    /// Reproduce commands in priority order, at most 10.
+    /// In priority order, at most 10.
     pub commands: Vec<String>,
 }
 
-/// seed 003's `PollInfo`: present while checks still run.
+// seed 003's `PollInfo`.
+/// Present while checks run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PollInfo {
     pub message: String,
-    /// When the running workflows should be done (RFC 3339): each run's start plus the
-    /// median duration of its workflow's last successful runs (GitHub Actions only).
+    /// RFC 3339: each run's start plus the median of its workflow's last successful runs
+    /// (GitHub Actions).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimated_completion: Option<String>,
     pub retry_after_seconds: u64,
@@ -284,7 +281,7 @@ pub struct CheckCounts {
     pub queued: usize,
     /// Skipped, neutral or stale: not failures.
     pub skipped: usize,
-    /// Required by a branch rule but not reported yet.
+    /// Required by a branch rule, not reported yet.
     pub missing_required: usize,
 }
 
@@ -300,11 +297,11 @@ pub struct FailedCheck {
     /// The step that failed (Actions jobs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_step: Option<String>,
-    /// What the failed step ran, from the job log: a `run:` step's script, or the last
-    /// command an action ran. Rerunning it reproduces the whole step.
+    /// What the failed step ran (a `run:` script, or an action's last command): rerunning it
+    /// reproduces the step.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_step_command: Option<String>,
-    /// Failing tests found for this check (across all pages).
+    /// Its failing tests, on all pages.
     pub failures: usize,
     /// What could not be read, and what was read instead.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -325,17 +322,20 @@ pub struct PendingCheck {
 pub struct WaitReport {
     pub polls: u32,
     pub waited_seconds: u64,
-    /// Gave up at the 30-minute cap with checks still running.
+    /// Gave up at 30 minutes with checks still running.
     pub timed_out: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Output {
-    /// Normalized, e.g. "owner/repo#123".
+    /// Normalized: "owner/repo#123".
     pub pr: String,
+    /// failed: a check failed (others may still run); running; pending: queued, or a required
+    /// check not reported; passed: every reported and required check succeeded; unknown: no
+    /// checks (not an error).
     pub status: Status,
     pub head_sha: String,
-    /// Why the status is `unknown`, or what else is worth knowing about it.
+    /// Why the status is unknown, or what else matters about it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -345,12 +345,11 @@ pub struct Output {
     pub failed_checks: Vec<FailedCheck>,
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub pending_checks: Vec<PendingCheck>,
-    /// This page of failing tests (10 a page): checks in the order they finished, each check's
-    /// tests in log order.
+    /// 10 a page: checks in the order they finished, each check's tests in log order.
     pub failures: Vec<FailedTest>,
-    /// Failing tests across all pages.
+    /// On all pages.
     pub total_failures: usize,
-    /// Pass as `cursor` to get the next page; absent on the last page.
+    /// Absent on the last page.
     #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
     pub instructions: Instructions,
@@ -385,21 +384,13 @@ impl Tool for GetFailingTests {
     const NAME: &'static str = "get_failing_tests";
     const TITLE: &'static str = "Get failing tests";
     const DESCRIPTION: &'static str = "The CI state of a pull request's head commit (GitHub, \
-GitHub Enterprise, Forgejo or Gitea) and the failing tests its CI logs name, each with \
-check_name, test_name, error_message, file_path/line_number where the framework printed them, \
-log_url, confidence and a reproduce_command. status: 'failed' (a check failed: failure, \
-timed_out, cancelled, startup_failure or action_required; skipped and neutral are not \
-failures), 'running', 'pending' (queued, or a required check not reported yet), 'passed' \
-(every reported and required check succeeded), 'unknown' (no checks at all: not an error). \
-Failures come from JUnit XML artifacts, the Actions job logs (pytest, unittest, cargo test, \
-nextest, jest, vitest, mocha, go test, rspec, phpunit; a generic error block otherwise, low \
-confidence) and check annotations; other CI systems give their check output, low confidence. \
-Arguments: pr ('owner/repo#123' or a PR URL); wait (default false: answer now, with poll_info \
-while checks run; true: poll every 10-30 s until done, with progress notifications, at most 30 \
-minutes); bail_on_first (with wait, default true: return when the first check fails); cursor \
-(nextCursor of the previous page; 10 failures a page). instructions.priority orders the fixes \
-with a reason (collection/import/build errors first, since they hide the tests behind them); \
-instructions.commands reproduce them locally.";
+GitHub Enterprise, Forgejo or Gitea) and the failing tests its checks report, each with location, \
+message and a command that reruns just that test. Reads JUnit reports, GitHub Actions job logs \
+(pytest, unittest, cargo test, nextest, jest, vitest, mocha, go test, rspec, phpunit; other output \
+as a low-confidence error block) and check annotations; other CI systems give their check output, \
+low confidence. Without wait it answers at once, with poll_info while checks run. \
+instructions.priority says what to fix first and why: collection, import and build errors hide the \
+tests behind them.";
     const TOOLSET: &'static str = "ci";
     const ANNOTATIONS: Annotations = Annotations {
         read_only: true,

@@ -11,6 +11,7 @@ pub mod pr_comment_list;
 pub mod registry;
 pub mod reply_to_review_thread;
 pub mod resolve_review_thread;
+mod schema;
 mod shared;
 pub mod unresolve_review_thread;
 

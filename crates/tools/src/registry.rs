@@ -100,52 +100,10 @@ fn spec<T: Tool>() -> ToolSpec {
         description: T::DESCRIPTION,
         toolset: T::TOOLSET,
         annotations: T::ANNOTATIONS,
-        input_schema: schema::<T::Input>(),
-        output_schema: output_schema::<T::Output>(),
+        input_schema: crate::schema::input::<T::Input>(),
+        output_schema: crate::schema::output::<T::Output>(),
         call: call::<T>,
     }
-}
-
-fn schema<T: JsonSchema>() -> Value {
-    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-    generator.into_root_schema_for::<T>().to_value()
-}
-
-/// A tool's output schema: its output, or the error model. Error results (`isError`) carry
-/// the error as `structuredContent`, and some clients validate every result against the
-/// output schema, so the schema must admit both.
-fn output_schema<T: JsonSchema>() -> Value {
-    let Value::Object(mut ok) = schema::<T>() else {
-        return schema::<T>();
-    };
-    let Value::Object(mut err) = schema::<Error>() else {
-        return Value::Object(ok);
-    };
-    let mut defs = match ok.remove("$defs") {
-        Some(Value::Object(d)) => d,
-        _ => serde_json::Map::new(),
-    };
-    if let Some(Value::Object(err_defs)) = err.remove("$defs") {
-        defs.extend(err_defs);
-    }
-    err.remove("$schema");
-    defs.insert("ToolError".to_owned(), Value::Object(err));
-    let mut root = serde_json::Map::new();
-    for key in ["$schema", "title", "description"] {
-        if let Some(v) = ok.remove(key) {
-            root.insert(key.to_owned(), v);
-        }
-    }
-    root.insert("type".to_owned(), Value::String("object".to_owned()));
-    root.insert(
-        "anyOf".to_owned(),
-        Value::Array(vec![
-            Value::Object(ok),
-            serde_json::json!({"$ref": "#/$defs/ToolError"}),
-        ]),
-    );
-    root.insert("$defs".to_owned(), Value::Object(defs));
-    Value::Object(root)
 }
 
 fn parse_args<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T> {
