@@ -72,6 +72,24 @@ def test_inspector_lists_and_calls_without_a_warning(home: Path) -> None:
         assert result["isError"] is False
         assert result["structuredContent"]["total_unresolved"] > 0
 
+        # An error result is answered too; the CLI exits 5 for isError.
+        refused = inspector(
+            home,
+            env,
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "find_unresolved_comments",
+            "--tool-args-json",
+            '{"pr": 42}',
+        )
+        assert refused.returncode == 5, refused.stderr
+        assert_no_warning(refused)
+        error = json.loads(refused.stdout)["structuredContent"]
+        assert error["category"] == "user"
+        assert error["details"]["problems"] == [
+            'pr: expected a string like "owner/repo#123", got number 42'
+        ]
         assert sim.violations() == []
     finally:
         sim.close()

@@ -213,13 +213,22 @@ async fn a_tool_error_is_an_error_result_with_the_error_json() {
     );
     assert!(text.contains("\nSuggestion: Example:"), "{text}");
 
-    // Input that does not fit the schema is a tool error too (SEP-1303), not a protocol error.
+    // Input that does not fit the schema is a tool error too (SEP-1303), not a protocol error,
+    // and names every bad argument at once.
     let result = client
         .call_tool(call("pr_comment_list", json!({"repository": 5})))
         .await
         .unwrap();
     assert_eq!(result.is_error, Some(true));
-    assert_eq!(result.structured_content.unwrap()["category"], "user");
+    let error = result.structured_content.unwrap();
+    assert_eq!(error["category"], "user");
+    assert_eq!(
+        error["details"]["problems"],
+        json!([
+            "missing required argument: pull_request_number (a positive integer like 42)",
+            "repository: expected a string like \"owner/repo\", got number 5"
+        ])
+    );
 }
 
 #[tokio::test]

@@ -4,6 +4,7 @@
 //! through [`registry`], so a tool behaves the same however it is reached.
 
 pub mod action_commands;
+mod arguments;
 pub mod find_unresolved_comments;
 pub mod get_failing_tests;
 pub mod pr_comment_create;

@@ -1,6 +1,6 @@
 //! The list of tools with their contracts (name, description, schemas, annotations), and
-//! dispatch by name with JSON arguments. Arguments that do not fit the input schema are a
-//! `user` error naming the field.
+//! dispatch by name with JSON arguments. Arguments that do not fit the input schema are one
+//! `user` error naming every bad argument.
 
 use futures::future::BoxFuture;
 use resolve_pr_core::{Error, Result};
@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::Context;
+use crate::{Context, arguments};
 
 /// MCP tool annotations: hints to clients about what a call does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -32,7 +32,8 @@ pub struct ToolOutput {
     pub text: String,
 }
 
-type CallFn = for<'a> fn(&'a Context, Value) -> BoxFuture<'a, Result<ToolOutput>>;
+/// The context, the tool's input schema (to word argument errors) and the arguments.
+type CallFn = for<'a> fn(&'a Context, &'a Value, Value) -> BoxFuture<'a, Result<ToolOutput>>;
 
 /// One tool's contract and entry point.
 #[derive(Clone)]
@@ -55,7 +56,7 @@ impl ToolSpec {
     }
 
     pub async fn call(&self, ctx: &Context, args: Value) -> Result<ToolOutput> {
-        (self.call)(ctx, args).await
+        (self.call)(ctx, &self.input_schema, args).await
     }
 }
 
@@ -80,9 +81,13 @@ pub(crate) trait Tool {
 }
 
 fn spec<T: Tool>() -> ToolSpec {
-    fn call<'a, T: Tool>(ctx: &'a Context, args: Value) -> BoxFuture<'a, Result<ToolOutput>> {
+    fn call<'a, T: Tool>(
+        ctx: &'a Context,
+        input_schema: &'a Value,
+        args: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput>> {
         Box::pin(async move {
-            let input: T::Input = parse_args(T::NAME, &args)?;
+            let input: T::Input = parse_args(T::NAME, input_schema, &args)?;
             let output = T::run(ctx, input, &args).await?;
             let text = T::render(&output);
             let structured = serde_json::to_value(&output).map_err(|e| {
@@ -106,19 +111,40 @@ fn spec<T: Tool>() -> ToolSpec {
     }
 }
 
-fn parse_args<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T> {
+/// The arguments as the tool's input type. serde decides; when it refuses, the input schema
+/// says what every bad argument should have been, so one answer fixes them all.
+fn parse_args<T: DeserializeOwned>(tool: &str, input_schema: &Value, args: &Value) -> Result<T> {
     let args = if args.is_null() {
         Value::Object(Default::default())
     } else {
         args.clone()
     };
     if !args.is_object() {
-        return Err(Error::user(format!("the arguments of {tool} must be a JSON object"))
-            .with_suggestion(format!("Call {tool} with an object, for example {{\"repository\": \"owner/repo\", ...}}")));
+        return Err(Error::user(format!(
+            "the arguments of {tool} must be a JSON object, not {}",
+            arguments::kind_of(&args)
+        ))
+        .with_detail("given", arguments::kind_of(&args))
+        .with_suggestion(format!(
+            "Pass the arguments by name in an object; {tool}'s input schema lists them \
+             (tools/list over MCP, or `resolve-pr tools --json`)."
+        )));
     }
-    serde_json::from_value(args).map_err(|e| {
-        Error::user(format!("invalid arguments for {tool}: {e}")).with_suggestion(format!(
-            "See the input schema of {tool} (resolve-pr tools, or tools/list over MCP)."
+    serde_json::from_value(args.clone()).map_err(|e| {
+        let problems = arguments::problems(tool, input_schema, &args);
+        let error = if problems.is_empty() {
+            // serde refused what the schema allows: its own words are all there is.
+            Error::user(format!("invalid arguments for {tool}: {e}"))
+        } else {
+            Error::user(format!(
+                "invalid arguments for {tool}: {}",
+                problems.join("; ")
+            ))
+            .with_detail("problems", problems)
+        };
+        error.with_suggestion(format!(
+            "Fix every argument listed and call {tool} again; its input schema gives each \
+             one's type (tools/list over MCP, or `resolve-pr tools --json`)."
         ))
     })
 }

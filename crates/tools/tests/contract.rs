@@ -1,9 +1,11 @@
-//! The tools' contract as an agent meets it through the registry: results leave out what
-//! carries nothing (empty reaction counts).
+//! The tools' contract as an agent meets it through the registry: arguments that miss the
+//! input schema come back as one error naming every bad argument, and results leave out
+//! what carries nothing (empty reaction counts).
 
 #[macro_use]
 mod common;
 
+use resolve_pr_core::{Category, Error};
 use resolve_pr_forge_sim::{Sim, SimHandle};
 use resolve_pr_tools::{Context, call};
 use serde_json::{Value, json};
@@ -16,6 +18,89 @@ async fn github(scenario: &str) -> (SimHandle, Context) {
         .expect("simulator starts");
     let ctx = common::context(Flavor::GitHub, &sim, "ghp_write", [7; 32]);
     (sim, ctx)
+}
+
+fn problems(e: &Error) -> Vec<String> {
+    e.details.as_ref().expect("details")["problems"]
+        .as_array()
+        .expect("a list of problems")
+        .iter()
+        .map(|p| p.as_str().expect("a sentence").to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn every_bad_argument_is_named_at_once_with_its_type_and_an_example() {
+    let (sim, ctx) = github("threads_mixed").await;
+    let e = call(
+        &ctx,
+        "get_failing_tests",
+        json!({"pr": 42, "wait": "yes", "bail_on_first": null}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.category, Category::User);
+    assert_eq!(
+        problems(&e),
+        [
+            "bail_on_first: expected true or false, got null",
+            "pr: expected a string like \"owner/repo#123\", got number 42",
+            "wait: expected true or false, got string \"yes\"",
+        ]
+    );
+    assert!(
+        e.error
+            .starts_with("invalid arguments for get_failing_tests: bail_on_first: expected"),
+        "{}",
+        e.error
+    );
+    assert!(
+        e.suggestion
+            .as_deref()
+            .unwrap_or("")
+            .contains("Fix every argument listed"),
+        "{e:?}"
+    );
+
+    let e = call(
+        &ctx,
+        "reply_to_review_thread",
+        json!({"thread_id": 7, "bdy": "hi"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        problems(&e),
+        [
+            "unknown argument bdy (reply_to_review_thread takes body, comment_id, pr, thread_id)",
+            "missing required arguments: pr (a string like \"owner/repo#123\"), body (a string)",
+            "thread_id: expected a string, got number 7",
+        ]
+    );
+
+    let e = call(
+        &ctx,
+        "pr_comment_list",
+        json!({"repository": ["o/r"], "pull_request_number": "42"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        problems(&e),
+        [
+            "pull_request_number: expected a positive integer like 42, got string \"42\"",
+            "repository: expected a string like \"owner/repo\", got array [\"o/r\"]",
+        ]
+    );
+
+    let e = call(&ctx, "find_unresolved_comments", json!([1, 2]))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.error,
+        "the arguments of find_unresolved_comments must be a JSON object, not an array"
+    );
+    assert!(sim.requests().is_empty(), "{:?}", sim.requests());
 }
 
 #[tokio::test]
