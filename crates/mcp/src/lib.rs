@@ -11,11 +11,13 @@
 // whether to box it is the core crate's call, not each caller's.
 
 mod contract;
+mod instructions;
 mod progress;
 mod selection;
 mod server;
 
 pub use contract::{describe, tools_list_json};
+pub use instructions::instructions;
 pub use progress::Progress;
 pub use selection::{Options, Selection};
 pub use server::Server;
