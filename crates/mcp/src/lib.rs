@@ -15,12 +15,14 @@ mod instructions;
 mod progress;
 mod selection;
 mod server;
+mod stdio;
 
 pub use contract::{describe, tools_list_json};
 pub use instructions::instructions;
 pub use progress::Progress;
 pub use selection::{Options, Selection};
 pub use server::Server;
+pub use stdio::{LineTransport, MAX_LINE_BYTES, Written};
 
 /// Why the server could not start or stopped abnormally. Tool failures are not here: they are
 /// results the agent sees (`isError`), not failures of the server.

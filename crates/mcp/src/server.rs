@@ -15,7 +15,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use crate::{Error, Progress, Selection, describe, instructions};
+use crate::{Error, LineTransport, Progress, Selection, describe, instructions};
 
 /// The MCP server: the enabled tools and what their calls need.
 #[derive(Clone)]
@@ -37,15 +37,22 @@ impl Server {
     /// Serves MCP on stdin/stdout until the client closes the connection. Nothing else may
     /// write to stdout while this runs.
     pub async fn serve_stdio(self) -> Result<(), Error> {
-        let running = self
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| Error::Transport(e.to_string()))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| Error::Transport(e.to_string()))?;
-        Ok(())
+        let (transport, written) = LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
+        let served = async {
+            let running = self
+                .serve(transport)
+                .await
+                .map_err(|e| Error::Transport(e.to_string()))?;
+            running
+                .waiting()
+                .await
+                .map_err(|e| Error::Transport(e.to_string()))?;
+            Ok(())
+        }
+        .await;
+        // rmcp has dropped the transport by now, so the writer ends once its queue is empty.
+        written.wait().await;
+        served
     }
 }
 
