@@ -11,14 +11,18 @@
 // whether to box it is the core crate's call, not each caller's.
 
 mod contract;
+mod instructions;
 mod progress;
 mod selection;
 mod server;
+mod stdio;
 
 pub use contract::{describe, tools_list_json};
+pub use instructions::instructions;
 pub use progress::Progress;
 pub use selection::{Options, Selection};
 pub use server::Server;
+pub use stdio::{LineTransport, MAX_LINE_BYTES, Written};
 
 /// Why the server could not start or stopped abnormally. Tool failures are not here: they are
 /// results the agent sees (`isError`), not failures of the server.

@@ -82,6 +82,11 @@ impl Selection {
         &self.enabled
     }
 
+    /// Whether tools that write were left out (`--read-only`).
+    pub fn read_only(&self) -> bool {
+        self.options.read_only
+    }
+
     pub fn names(&self) -> Vec<&'static str> {
         self.enabled.iter().map(|t| t.name).collect()
     }

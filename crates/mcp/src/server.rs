@@ -15,14 +15,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use crate::{Error, Progress, Selection, describe};
-
-const INSTRUCTIONS: &str = "resolve-pr helps you take a pull request on GitHub, GitHub \
-Enterprise, Forgejo or Gitea to merge; today its tools read and write the PR's conversation \
-comments. Name a repository as 'owner/repo' (the default forge), 'host/owner/repo' or its URL, and \
-pass a list's nextCursor back as cursor for the next page. A failed call returns isError with a \
-JSON error whose category (user, api, authentication, rate_limit, ...) and suggestion say what to \
-do next.";
+use crate::{Error, LineTransport, Progress, Selection, describe, instructions};
 
 /// The MCP server: the enabled tools and what their calls need.
 #[derive(Clone)]
@@ -44,15 +37,22 @@ impl Server {
     /// Serves MCP on stdin/stdout until the client closes the connection. Nothing else may
     /// write to stdout while this runs.
     pub async fn serve_stdio(self) -> Result<(), Error> {
-        let running = self
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| Error::Transport(e.to_string()))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| Error::Transport(e.to_string()))?;
-        Ok(())
+        let (transport, written) = LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
+        let served = async {
+            let running = self
+                .serve(transport)
+                .await
+                .map_err(|e| Error::Transport(e.to_string()))?;
+            running
+                .waiting()
+                .await
+                .map_err(|e| Error::Transport(e.to_string()))?;
+            Ok(())
+        }
+        .await;
+        // rmcp has dropped the transport by now, so the writer ends once its queue is empty.
+        written.wait().await;
+        served
     }
 }
 
@@ -63,7 +63,7 @@ impl ServerHandler for Server {
                 Implementation::new("resolve-pr", env!("CARGO_PKG_VERSION"))
                     .with_title("resolve-pr"),
             )
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(instructions(&self.selection))
     }
 
     async fn list_tools(

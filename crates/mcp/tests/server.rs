@@ -90,6 +90,45 @@ async fn tool_list_matches_the_snapshot() {
     assert_snapshot("tools.json", &listed);
 }
 
+/// The instructions name exactly the tools this server offers, from the registry: a tool
+/// added, renamed or left out by --read-only/--toolsets changes them.
+#[tokio::test]
+async fn instructions_name_the_enabled_tools_and_no_others() {
+    let all: Vec<&str> = resolve_pr_tools::all().iter().map(|t| t.name).collect();
+    for options in [
+        Options::default(),
+        Options {
+            read_only: true,
+            toolsets: None,
+        },
+        Options {
+            read_only: false,
+            toolsets: Some(vec!["comments".into(), "ci".into()]),
+        },
+    ] {
+        let client = connect(options.clone(), UNREACHABLE).await;
+        let text = client
+            .peer_info()
+            .and_then(|i| i.instructions.clone())
+            .unwrap_or_default();
+        let enabled = Selection::new(&options).unwrap().names();
+        for name in &all {
+            assert_eq!(
+                text.contains(&format!("{name} (")),
+                enabled.contains(name),
+                "{options:?}: {name} in\n{text}"
+            );
+        }
+        assert_eq!(text.contains("Read-only mode"), options.read_only, "{text}");
+        assert!(
+            text.contains("nextCursor") && text.contains("category"),
+            "{text}"
+        );
+        // What the instructions said while only the comment tools existed.
+        assert!(!text.contains("conversation comments"), "{text}");
+    }
+}
+
 #[tokio::test]
 async fn read_only_hides_and_refuses_writing_tools() {
     let client = connect(
@@ -213,13 +252,22 @@ async fn a_tool_error_is_an_error_result_with_the_error_json() {
     );
     assert!(text.contains("\nSuggestion: Example:"), "{text}");
 
-    // Input that does not fit the schema is a tool error too (SEP-1303), not a protocol error.
+    // Input that does not fit the schema is a tool error too (SEP-1303), not a protocol error,
+    // and names every bad argument at once.
     let result = client
         .call_tool(call("pr_comment_list", json!({"repository": 5})))
         .await
         .unwrap();
     assert_eq!(result.is_error, Some(true));
-    assert_eq!(result.structured_content.unwrap()["category"], "user");
+    let error = result.structured_content.unwrap();
+    assert_eq!(error["category"], "user");
+    assert_eq!(
+        error["details"]["problems"],
+        json!([
+            "missing required argument: pull_request_number (a positive integer like 42)",
+            "repository: expected a string like \"owner/repo\", got number 5"
+        ])
+    );
 }
 
 #[tokio::test]

@@ -23,23 +23,16 @@ const CONDITION_EXCERPT: usize = 80;
 /// Ready-to-run commands for one thread, review or conversation comment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ActionCommands {
-    /// Posts a reply. Reads the request body from standard input as a JSON object
-    /// `{"body": "<reply in Markdown, JSON-escaped>"}`; run it as
-    /// `<reply_command> <<'EOF'` + newline + the JSON + newline + `EOF`. The quoted `'EOF'`
-    /// delimiter makes the shell expand nothing, so the reply needs JSON escaping only.
+    /// Reads `{"body": "<Markdown>"}` from standard input. In a quoted heredoc (`<<'EOF'`)
+    /// the shell expands nothing, so the reply needs JSON escaping only.
     pub reply_command: String,
-    /// Where the reply lands: `thread` (inside the review thread) or `conversation` (a new
-    /// comment on the pull request, for reviews, conversation comments, and forges that
-    /// cannot reply inside threads).
+    /// conversation: a new comment on the pull request, not in the thread.
     pub reply_target: ReplyTarget,
-    /// Marks the review thread resolved. Absent when there is nothing to resolve (reviews and
-    /// conversation comments have no resolved state) or the forge or token cannot do it; then
-    /// `resolve_condition` says why.
+    /// Absent when there is nothing to resolve, or the forge or token cannot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolve_command: Option<String>,
-    /// When `resolve_command` may run (only after the fix is verified), or why there is none.
+    /// When resolve_command may run, or why there is none.
     pub resolve_condition: String,
-    /// Opens the pull request or comment in a web browser.
     pub view_in_browser: String,
 }
 

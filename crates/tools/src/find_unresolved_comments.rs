@@ -29,20 +29,21 @@ const ISSUE_COMMENTS_PER_REQUEST: u32 = 100;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// The pull request: "owner/repo#123", "owner/repo/pull/123", "host/owner/repo#123", or its
-    /// URL ("https://github.com/owner/repo/pull/123", "https://codeberg.org/o/r/pulls/5").
+    /// Also "owner/repo/pull/123", "host/owner/repo#123" or the pull request's URL.
+    #[schemars(example = &"owner/repo#123")]
     pub pr: String,
-    /// Include items whose author the forge reports as a bot account (default true).
+    /// false leaves out authors the forge marks as bots.
     #[serde(default = "default_true")]
     pub include_bots: bool,
-    /// Logins whose items are left out (case-insensitive; "name" also matches "name[bot]").
+    /// Logins to leave out (case-insensitive; "name" also matches "name[bot]").
     #[serde(default)]
     pub exclude_authors: Vec<String>,
-    /// Order of the items (default "chronological"). A thread's comments always stay
+    /// chronological: by when the thread, review or comment started; by_file: by path and
+    /// line, items without a file last; by_author: by login. A thread's comments stay
     /// together, oldest first.
     #[serde(default)]
     pub sort: Sort,
-    /// `nextCursor` from the previous page; omit for the first page.
+    /// `nextCursor` of the previous page.
     #[serde(default)]
     pub cursor: Option<String>,
 }
@@ -95,94 +96,90 @@ impl CommentType {
 /// One item of feedback (seed 003 `Comment`, plus `thread_id`, `is_outdated`, `review_state`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Comment {
-    /// The forge's numeric id of the comment or review.
     pub id: u64,
     #[serde(rename = "type")]
     pub kind: CommentType,
-    /// Login of the author; `ghost` (GitHub) or `Ghost` (Forgejo/Gitea) for a deleted account.
+    /// Login; `ghost` (GitHub) or `Ghost` (Forgejo/Gitea): a deleted account.
     pub author: String,
-    /// GitHub only: OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, ...
+    /// GitHub only: OWNER, MEMBER, CONTRIBUTOR, NONE, ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author_association: Option<String>,
-    /// The forge reports the author's account as a bot (account type, not a name list).
+    /// The forge marks the account as a bot.
     pub is_bot: bool,
-    /// ISO 8601. For reviews: when the review was submitted.
+    /// Reviews: when submitted.
     pub created_at: String,
     pub updated_at: String,
-    /// The file a review comment is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_path: Option<String>,
-    /// The (last) line a review comment is on; absent for comments on a whole file and for
-    /// outdated threads whose line no longer exists.
+    /// The (last) line commented on; absent for a whole file, or a line that no longer exists.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_number: Option<u64>,
-    /// First line of a multi-line comment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_line: Option<u64>,
-    /// Which version of the file the lines count in: RIGHT (the PR's head) or LEFT (the
-    /// base, for a comment on a removed line).
+    /// RIGHT: lines of the head; LEFT: of the base (a removed line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<String>,
-    /// The code the thread is on, ending at the commented line. Only on the first comment of
-    /// each thread in a page (replies share it through `thread_id`); long hunks keep their end.
+    /// The code commented on, ending at its line; long hunks keep their end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff_hunk: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit_id: Option<String>,
-    /// Markdown as written (bot markers intact); above 4000 bytes cut, with a marker naming
-    /// `html_url` for the full text.
+    /// Markdown as written; above 4000 bytes cut, with a marker naming html_url.
     pub body: String,
-    /// The comment this one answers (review thread replies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_reply_to_id: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Counts by GitHub's reaction names; absent when there are none.
+    // Most comments have no reaction; nine zeros on each would be a fifth of a page.
+    #[serde(default, skip_serializing_if = "no_reactions")]
+    #[schemars(with = "Option<BTreeMap<String, u64>>")]
     pub reactions: Option<Reactions>,
     pub html_url: String,
-    /// Review comments: the thread, for reply_to_review_thread / resolve_review_thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread_id: Option<String>,
-    /// Review comments: the code the thread was written on has changed since.
+    /// The code it was written on has changed since.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_outdated: Option<bool>,
     /// Reviews: CHANGES_REQUESTED or COMMENTED.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review_state: Option<ReviewState>,
-    /// On reviews, conversation comments, and the first comment of each thread in a page;
-    /// replies share their thread's commands through `thread_id`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action_commands: Option<ActionCommands>,
 }
 
-/// Counts over every item left after the filters (all pages, not just this one).
+fn no_reactions(reactions: &Option<Reactions>) -> bool {
+    reactions
+        .as_ref()
+        .is_none_or(|r| *r == Reactions::default())
+}
+
+/// Counts over every item left after the filters, on all pages.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Summary {
     pub total_comments: usize,
     /// Items per author login.
     pub by_author: BTreeMap<String, usize>,
-    /// Items per type: review_comment, review, issue_comment (always all three).
+    /// All three types, always.
     pub by_type: BTreeMap<String, usize>,
     pub bot_comments: usize,
     pub human_comments: usize,
-    /// Items with at least one reaction.
+    /// Items with a reaction.
     pub with_reactions: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Output {
-    /// The pull request, normalized ("owner/repo#123").
+    /// Normalized: "owner/repo#123".
     pub pr: String,
-    /// Items left after the filters, across all pages (equals `summary.total_comments`).
+    /// Items left after the filters, on all pages.
     pub total_unresolved: usize,
-    /// Unresolved review threads with at least one item left after the filters.
+    /// Threads with an item left after the filters.
     pub unresolved_threads: usize,
-    /// What this forge cannot do with review threads (e.g. no API to reply in or resolve
-    /// them on Forgejo), when something is missing.
+    /// What this forge cannot do with review threads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limitations: Option<String>,
-    /// This page's items in the requested order.
     pub comments: Vec<Comment>,
     pub summary: Summary,
-    /// Pass as `cursor` to get the next page; absent on the last page.
+    /// Absent on the last page.
     #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
 }
@@ -226,31 +223,17 @@ pub struct FindUnresolvedComments;
 impl Tool for FindUnresolvedComments {
     const NAME: &'static str = "find_unresolved_comments";
     const TITLE: &'static str = "Find unresolved review feedback on a pull request";
-    const DESCRIPTION: &'static str = "Find the review feedback on a pull request (GitHub, GitHub \
-Enterprise, Forgejo or Gitea) that still needs an answer, as raw data with ready-to-run reply and \
-resolve commands; you decide what each item means. Items (`type`): 'review_comment': every \
-comment of every UNRESOLVED review thread (resolved threads are left out; outdated ones are kept \
-with is_outdated: true), a thread's comments together and oldest first, each with thread_id \
-(replies carry in_reply_to_id); 'review': review summaries in state CHANGES_REQUESTED or \
-COMMENTED with a non-empty body by anyone but the pull request's author (APPROVED, DISMISSED, \
-PENDING and empty bodies are left out; bot summaries such as CodeRabbit's come verbatim, markers \
-intact); 'issue_comment': every \
-conversation comment on the pull request EXCEPT those written by the pull request's author \
-(conversation comments have no resolved state on any forge, so all of them are listed, answered \
-or not; the author's own comments are not feedback to address). Arguments: pr ('owner/repo#123', \
-'host/owner/repo#123' or a PR URL), include_bots (default true; false drops authors the forge \
-reports as bot accounts), exclude_authors (logins, case-insensitive), sort ('chronological' \
-default, 'by_file', 'by_author'), cursor (nextCursor of the previous page; 20 items a page). \
-summary and total_unresolved count every item left after the filters, across all pages. Bodies \
-above 4000 bytes and diff hunks above 1500 bytes are cut with a marker pointing at html_url. \
-action_commands are on reviews, conversation comments and the first comment of each thread in a \
-page (replies share them through thread_id): reply_command reads the request body from standard \
-input as JSON, so run it as `<reply_command> <<'EOF'`, a line `{\"body\": \"your reply\"}` \
-(JSON-escaped), then `EOF` (the quoted 'EOF' keeps the shell from expanding anything); Forgejo/\
-Gitea commands read the token from $FORGEJO_TOKEN (or $GITEA_TOKEN / the configured token_env) \
-at run time. Run resolve_command ONLY after the fix is verified, as resolve_condition says; it \
-is absent where there is nothing to resolve or the forge cannot. Or use reply_to_review_thread \
-and resolve_review_thread with the thread_id.";
+    const DESCRIPTION: &'static str = "The review feedback on a pull request (GitHub, GitHub \
+Enterprise, Forgejo or Gitea) that still needs an answer, as data with ready-to-run commands: you \
+judge what each item asks. Items: review_comment, every comment of each unresolved review thread \
+(outdated threads too), a thread's comments together, oldest first; review, summaries that request \
+changes or comment, with a body; issue_comment, conversation comments. Reviews and conversation \
+comments have no resolved state on any forge, so all of them are listed except the pull request \
+author's own. Replies share their thread's diff_hunk and action_commands through thread_id. Run a \
+reply_command as `<reply_command> <<'EOF'`, then a line {\"body\": \"your reply\"} (JSON-escaped), \
+then EOF; Forgejo/Gitea commands read the token from $FORGEJO_TOKEN or $GITEA_TOKEN. Run \
+resolve_command only after the fix is verified. reply_to_review_thread and resolve_review_thread \
+do the same by thread_id.";
     const TOOLSET: &'static str = "reviews";
     const ANNOTATIONS: Annotations = Annotations {
         read_only: true,

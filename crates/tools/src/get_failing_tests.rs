@@ -88,25 +88,22 @@ fn job_key(repo: &RepoRef, check: &Check, job: &resolve_pr_forge::ActionsJobRef)
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// The pull request: "owner/repo#123", "owner/repo/pull/123", "host/owner/repo#123", or its
-    /// URL.
+    /// Also "owner/repo/pull/123", "host/owner/repo#123" or the pull request's URL.
+    #[schemars(example = &"owner/repo#123")]
     pub pr: String,
-    /// Wait for CI instead of answering with the current state (default false). Polls every
-    /// 10–30 s (a poll of an unchanged commit costs no rate limit), sends progress
-    /// notifications, and gives up after 30 minutes.
+    /// true: poll until CI is done (every 10–30 s, up to max_wait_seconds), with progress
+    /// notifications. An unchanged poll costs no rate limit.
     #[serde(default)]
     pub wait: bool,
-    /// With `wait`: return as soon as one check fails, while others still run (default
-    /// true). false waits for every check to finish.
+    /// With wait: return when one check fails, while others still run; false waits for all.
     #[serde(default = "default_true")]
     pub bail_on_first: bool,
-    /// With `wait`: return after at most this many seconds (1-1800) even if CI still runs,
-    /// with poll_info; call again to keep waiting. Default 50 when the client sent no
-    /// progress token (clients commonly give up on a call at 60 s), else 1800.
+    /// With wait: return after at most this many seconds even if CI still runs (then
+    /// call again). Default 50 without a progress token, else 1800.
     #[serde(default)]
     #[schemars(range(min = 1, max = 1800))]
     pub max_wait_seconds: Option<u64>,
-    /// `nextCursor` from the previous page; omit for the first page.
+    /// `nextCursor` of the previous page.
     #[serde(default)]
     pub cursor: Option<String>,
 }
@@ -159,14 +156,14 @@ pub enum Source {
 /// A failing test (seed 003's `FailedTest`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FailedTest {
-    /// The check (job) it failed in, e.g. "test / pytest".
+    /// The check (job) it failed in.
     pub check_name: String,
     /// As the framework names it; for a check that named no test, the check itself.
     pub test_name: String,
     pub error_message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_type: Option<String>,
-    /// Bounded excerpt (1500 bytes); the full trace is in the log.
+    /// At most 1500 bytes; the log has the rest.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stack_trace: Option<String>,
     /// Repository-relative.
@@ -174,11 +171,10 @@ pub struct FailedTest {
     pub file_path: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line_number: Option<u64>,
-    /// The job's or check's page with the full log ("" when the forge gives none).
+    /// The page with the full log; "" when the forge gives none.
     pub log_url: String,
-    /// high: the framework's own report named the test, with a location. medium: named by
-    /// the framework's output, a field inferred, or only an annotation. low: a generic error
-    /// block, or another CI system's check that names no test.
+    /// high: the framework's report named it, with a location; medium: a field inferred, or
+    /// only an annotation; low: a generic error block, or another CI's check output.
     pub confidence: Confidence,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub framework: Option<Framework>,
@@ -189,8 +185,7 @@ pub struct FailedTest {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<String>,
     pub source: Source,
-    /// unit, integration or e2e, when a word of the test's path, else of its name, else of
-    /// its check's name says so: `tests/integration/…`, `e2e/login.spec.ts`, `unit-tests`.
+    /// From a word of the test's path, name or check (`tests/integration/…`, `e2e/…`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test_category: Option<TestCategory>,
 }
@@ -232,7 +227,8 @@ impl TestCategory {
     }
 }
 
-/// The workflow run behind the failures (seed 003's `CIInfo`).
+// seed 003's `CIInfo`.
+/// The workflow run behind the failures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CiInfo {
     pub workflow_name: String,
@@ -255,31 +251,30 @@ pub struct PrioritizedFailure {
     pub test: String,
     /// 1 = fix first.
     pub priority: u32,
-    /// Why it is at this place.
     pub reason: String,
-    /// Other failing tests with the same error: probably one cause.
+    /// Failing tests with the same error: probably one cause.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub related_failures: Vec<String>,
 }
 
-/// seed 003's `TestInstructions`.
+// seed 003's `TestInstructions`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Instructions {
     pub summary: String,
-    /// Over all failures (not just this page), at most 10.
+    /// On all pages, at most 10.
     pub priority: Vec<PrioritizedFailure>,
-    /// Commands in priority order, at most 10: each failure's reproduce_command, or for one
-    /// that names no test, its check's log_command. Built from test ids and forge ids, never
-    /// from log text.
+    /// In priority order, at most 10: reproduce commands, or a check's log_command.
+    /// Built from test and forge ids, never from log text.
     pub commands: Vec<String>,
 }
 
-/// seed 003's `PollInfo`: present while checks still run.
+// seed 003's `PollInfo`.
+/// Present while checks run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PollInfo {
     pub message: String,
-    /// When the running workflows should be done (RFC 3339): each run's start plus the
-    /// median duration of its workflow's last successful runs (GitHub Actions only).
+    /// RFC 3339: each run's start plus the median of its workflow's last successful runs
+    /// (GitHub Actions).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimated_completion: Option<String>,
     pub retry_after_seconds: u64,
@@ -324,7 +319,7 @@ pub struct CheckCounts {
     pub queued: usize,
     /// Skipped, neutral or stale: not failures.
     pub skipped: usize,
-    /// Required by a branch rule but not reported yet.
+    /// Required by a branch rule, not reported yet.
     pub missing_required: usize,
 }
 
@@ -340,18 +335,15 @@ pub struct FailedCheck {
     /// The step that failed (Actions jobs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_step: Option<String>,
-    /// TEXT READ FROM THE JOB LOG, NOT A COMMAND: what the failed step's log says it ran (a
-    /// `run:` step's script, or the last `[command]` line of an action). Anything the job
-    /// prints (a test, a dependency) can write lines that look like this, so it is shown to
-    /// recognise the step, never to be run as is, and it is never part of a
-    /// `reproduce_command` or `instructions.commands`.
+    /// TEXT FROM THE JOB LOG, NOT A COMMAND: what the failed step's log says it ran. Any
+    /// output can forge such lines; shown to recognise the step, never run or copied into
+    /// commands.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_step_script: Option<String>,
-    /// Prints the log of this job's failed steps (GitHub Actions: `gh run view RUN --job JOB
-    /// --log-failed --repo OWNER/REPO`), built from the run and job ids.
+    /// Prints this job's failed-step log (`gh run view … --log-failed`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log_command: Option<String>,
-    /// Failing tests found for this check (across all pages).
+    /// Its failing tests, on all pages.
     pub failures: usize,
     /// What could not be read, and what was read instead.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -372,8 +364,7 @@ pub struct PendingCheck {
 pub struct WaitReport {
     pub polls: u32,
     pub waited_seconds: u64,
-    /// Stopped waiting with checks still running, at `limit_seconds`: call again with
-    /// `wait: true` to keep waiting.
+    /// Stopped at limit_seconds with checks still running: call again to keep waiting.
     pub timed_out: bool,
     /// How long this call was allowed to wait (`max_wait_seconds`, or its default).
     pub limit_seconds: u64,
@@ -381,11 +372,14 @@ pub struct WaitReport {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Output {
-    /// Normalized, e.g. "owner/repo#123".
+    /// Normalized: "owner/repo#123".
     pub pr: String,
+    /// failed: a check failed (others may still run); running; pending: queued, or a required
+    /// check not reported; passed: every reported and required check succeeded; unknown: no
+    /// checks (not an error).
     pub status: Status,
     pub head_sha: String,
-    /// Why the status is `unknown`, or what else is worth knowing about it.
+    /// Why the status is unknown, or what else matters about it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -395,14 +389,13 @@ pub struct Output {
     pub failed_checks: Vec<FailedCheck>,
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub pending_checks: Vec<PendingCheck>,
-    /// This page of failing tests (10 a page): checks in the order they finished, each check's
-    /// tests in log order.
+    /// 10 a page: checks in the order they finished, each check's tests in log order.
     pub failures: Vec<FailedTest>,
-    /// Failing entries across all pages (tests, errors and checks that named no test).
+    /// Failing entries on all pages (tests, errors, checks that named no test).
     pub total_failures: usize,
     /// What those entries are; the summary's numbers are these.
     pub failure_counts: FailureCounts,
-    /// Pass as `cursor` to get the next page; absent on the last page.
+    /// Absent on the last page.
     #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
     pub instructions: Instructions,
@@ -437,21 +430,13 @@ impl Tool for GetFailingTests {
     const NAME: &'static str = "get_failing_tests";
     const TITLE: &'static str = "Get failing tests";
     const DESCRIPTION: &'static str = "The CI state of a pull request's head commit (GitHub, \
-GitHub Enterprise, Forgejo or Gitea) and the failing tests its CI logs name, each with \
-check_name, test_name, error_message, file_path/line_number where the framework printed them, \
-log_url, confidence and a reproduce_command. status: 'failed' (a check failed: failure, \
-timed_out, cancelled, startup_failure or action_required; skipped and neutral are not \
-failures), 'running', 'pending' (queued, or a required check not reported yet), 'passed' \
-(every reported and required check succeeded), 'unknown' (no checks at all: not an error). \
-Failures come from JUnit XML artifacts, the Actions job logs (pytest, unittest, cargo test, \
-nextest, jest, vitest, mocha, go test, rspec, phpunit; a generic error block otherwise, low \
-confidence) and check annotations; other CI systems give their check output, low confidence. \
-Arguments: pr ('owner/repo#123' or a PR URL); wait (default false: answer now, with poll_info \
-while checks run; true: poll every 10-30 s until done, with progress notifications, at most 30 \
-minutes); bail_on_first (with wait, default true: return when the first check fails); cursor \
-(nextCursor of the previous page; 10 failures a page). instructions.priority orders the fixes \
-with a reason (collection/import/build errors first, since they hide the tests behind them); \
-instructions.commands reproduce them locally.";
+GitHub Enterprise, Forgejo or Gitea) and the failing tests its checks report, each with location, \
+message and a command that reruns just that test. Reads JUnit reports, GitHub Actions job logs \
+(pytest, unittest, cargo test, nextest, jest, vitest, mocha, go test, rspec, phpunit; other output \
+as a low-confidence error block) and check annotations; other CI systems give their check output, \
+low confidence. Without wait it answers at once, with poll_info while checks run. \
+instructions.priority says what to fix first and why: collection, import and build errors hide the \
+tests behind them.";
     const TOOLSET: &'static str = "ci";
     const ANNOTATIONS: Annotations = Annotations {
         read_only: true,

@@ -4,6 +4,7 @@
 //! through [`registry`], so a tool behaves the same however it is reached.
 
 pub mod action_commands;
+mod arguments;
 pub mod find_unresolved_comments;
 pub mod get_failing_tests;
 mod junit_jobs;
@@ -12,6 +13,7 @@ pub mod pr_comment_list;
 pub mod registry;
 pub mod reply_to_review_thread;
 pub mod resolve_review_thread;
+mod schema;
 mod shared;
 pub mod unresolve_review_thread;
 

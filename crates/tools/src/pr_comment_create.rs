@@ -14,21 +14,20 @@ use crate::shared::{PullRequestComment, first_line, pr_from_args};
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// The repository: "owner/repo" (default forge), "host/owner/repo" or
-    /// "https://host/owner/repo".
+    /// Also "host/owner/repo" or "https://host/owner/repo" for a forge other than the default.
+    #[schemars(example = &"owner/repo")]
     pub repository: String,
-    /// The pull request number (greater than 0).
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1), example = 42)]
     pub pull_request_number: i64,
-    /// The comment, in Markdown. Must not be empty or only whitespace.
+    /// Markdown, not empty.
     pub comment: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Output {
-    /// The pull request, normalized ("owner/repo#123").
+    /// Normalized: "owner/repo#123".
     pub pr: String,
-    /// The comment as the forge stored it.
+    /// As the forge stored it.
     pub comment: PullRequestComment,
 }
 
@@ -37,12 +36,9 @@ pub struct PrCommentCreate;
 impl Tool for PrCommentCreate {
     const NAME: &'static str = "pr_comment_create";
     const TITLE: &'static str = "Comment on a pull request";
-    const DESCRIPTION: &'static str = "Create a comment on a pull request's conversation (GitHub, \
-GitHub Enterprise, Forgejo or Gitea). Arguments: repository ('owner/repo', or 'host/owner/repo' / \
-'https://host/owner/repo' for a forge other than the default), pull_request_number (> 0), comment \
-(Markdown, not empty). Returns the created comment (id, body, user, created_at, updated_at, \
-html_url). Invalid arguments are rejected before anything is written; a number that is an issue, \
-not a pull request, is a 'not found' error. Not for replying inside a review thread.";
+    const DESCRIPTION: &'static str = "Post a comment on a pull request's conversation (GitHub, \
+GitHub Enterprise, Forgejo or Gitea). To answer a review thread, use reply_to_review_thread. \
+Nothing is written unless every argument is valid; an issue's number is a 'not found' error.";
     const TOOLSET: &'static str = "comments";
     const ANNOTATIONS: Annotations = Annotations {
         read_only: false,

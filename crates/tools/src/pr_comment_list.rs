@@ -14,24 +14,22 @@ use crate::shared::{PullRequestComment, first_line, pr_from_args};
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// The repository: "owner/repo" (default forge), "host/owner/repo" or
-    /// "https://host/owner/repo".
+    /// Also "host/owner/repo" or "https://host/owner/repo" for a forge other than the default.
+    #[schemars(example = &"owner/repo")]
     pub repository: String,
-    /// The pull request number (greater than 0).
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1), example = 42)]
     pub pull_request_number: i64,
-    /// `nextCursor` from the previous page; omit for the first page.
+    /// `nextCursor` of the previous page.
     #[serde(default)]
     pub cursor: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Output {
-    /// The pull request, normalized ("owner/repo#123").
+    /// Normalized: "owner/repo#123".
     pub pr: String,
-    /// Comments on this page, oldest first.
     pub comments: Vec<PullRequestComment>,
-    /// Pass as `cursor` to get the next page; absent on the last page.
+    /// Absent on the last page.
     #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
 }
@@ -54,11 +52,9 @@ pub struct PrCommentList;
 impl Tool for PrCommentList {
     const NAME: &'static str = "pr_comment_list";
     const TITLE: &'static str = "List a pull request's comments";
-    const DESCRIPTION: &'static str = "List the conversation comments of a pull request (GitHub, \
-GitHub Enterprise, Forgejo or Gitea), oldest first, 20 per page. Arguments: repository \
-('owner/repo', 'host/owner/repo' or 'https://host/owner/repo'), pull_request_number (> 0), and \
-cursor (the nextCursor of the previous page). Each comment has id, body, user, is_bot, \
-created_at, updated_at, html_url. Review comments on code lines are not included.";
+    const DESCRIPTION: &'static str = "List the conversation comments of a pull request on \
+GitHub, GitHub Enterprise, Forgejo or Gitea, oldest first, 20 a page. Comments on code lines \
+are in review threads: find_unresolved_comments lists those.";
     const TOOLSET: &'static str = "comments";
     const ANNOTATIONS: Annotations = Annotations {
         read_only: true,

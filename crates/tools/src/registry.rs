@@ -1,6 +1,6 @@
 //! The list of tools with their contracts (name, description, schemas, annotations), and
-//! dispatch by name with JSON arguments. Arguments that do not fit the input schema are a
-//! `user` error naming the field.
+//! dispatch by name with JSON arguments. Arguments that do not fit the input schema are one
+//! `user` error naming every bad argument.
 
 use futures::future::BoxFuture;
 use resolve_pr_core::{Error, Result};
@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::Context;
+use crate::{Context, arguments};
 
 /// MCP tool annotations: hints to clients about what a call does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -32,7 +32,8 @@ pub struct ToolOutput {
     pub text: String,
 }
 
-type CallFn = for<'a> fn(&'a Context, Value) -> BoxFuture<'a, Result<ToolOutput>>;
+/// The context, the tool's input schema (to word argument errors) and the arguments.
+type CallFn = for<'a> fn(&'a Context, &'a Value, Value) -> BoxFuture<'a, Result<ToolOutput>>;
 
 /// One tool's contract and entry point.
 #[derive(Clone)]
@@ -55,7 +56,7 @@ impl ToolSpec {
     }
 
     pub async fn call(&self, ctx: &Context, args: Value) -> Result<ToolOutput> {
-        (self.call)(ctx, args).await
+        (self.call)(ctx, &self.input_schema, args).await
     }
 }
 
@@ -80,9 +81,13 @@ pub(crate) trait Tool {
 }
 
 fn spec<T: Tool>() -> ToolSpec {
-    fn call<'a, T: Tool>(ctx: &'a Context, args: Value) -> BoxFuture<'a, Result<ToolOutput>> {
+    fn call<'a, T: Tool>(
+        ctx: &'a Context,
+        input_schema: &'a Value,
+        args: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput>> {
         Box::pin(async move {
-            let input: T::Input = parse_args(T::NAME, &args)?;
+            let input: T::Input = parse_args(T::NAME, input_schema, &args)?;
             let output = T::run(ctx, input, &args).await?;
             // The text is shown to people as it is: text from a forge or a log in it must
             // not be able to drive their terminal.
@@ -102,67 +107,46 @@ fn spec<T: Tool>() -> ToolSpec {
         description: T::DESCRIPTION,
         toolset: T::TOOLSET,
         annotations: T::ANNOTATIONS,
-        input_schema: schema::<T::Input>(),
-        output_schema: output_schema::<T::Output>(),
+        input_schema: crate::schema::input::<T::Input>(),
+        output_schema: crate::schema::output::<T::Output>(),
         call: call::<T>,
     }
 }
 
-fn schema<T: JsonSchema>() -> Value {
-    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-    generator.into_root_schema_for::<T>().to_value()
-}
-
-/// A tool's output schema: its output, or the error model. Error results (`isError`) carry
-/// the error as `structuredContent`, and some clients validate every result against the
-/// output schema, so the schema must admit both.
-fn output_schema<T: JsonSchema>() -> Value {
-    let Value::Object(mut ok) = schema::<T>() else {
-        return schema::<T>();
-    };
-    let Value::Object(mut err) = schema::<Error>() else {
-        return Value::Object(ok);
-    };
-    let mut defs = match ok.remove("$defs") {
-        Some(Value::Object(d)) => d,
-        _ => serde_json::Map::new(),
-    };
-    if let Some(Value::Object(err_defs)) = err.remove("$defs") {
-        defs.extend(err_defs);
-    }
-    err.remove("$schema");
-    defs.insert("ToolError".to_owned(), Value::Object(err));
-    let mut root = serde_json::Map::new();
-    for key in ["$schema", "title", "description"] {
-        if let Some(v) = ok.remove(key) {
-            root.insert(key.to_owned(), v);
-        }
-    }
-    root.insert("type".to_owned(), Value::String("object".to_owned()));
-    root.insert(
-        "anyOf".to_owned(),
-        Value::Array(vec![
-            Value::Object(ok),
-            serde_json::json!({"$ref": "#/$defs/ToolError"}),
-        ]),
-    );
-    root.insert("$defs".to_owned(), Value::Object(defs));
-    Value::Object(root)
-}
-
-fn parse_args<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T> {
+/// The arguments as the tool's input type. serde decides; when it refuses, the input schema
+/// says what every bad argument should have been, so one answer fixes them all.
+fn parse_args<T: DeserializeOwned>(tool: &str, input_schema: &Value, args: &Value) -> Result<T> {
     let args = if args.is_null() {
         Value::Object(Default::default())
     } else {
         args.clone()
     };
     if !args.is_object() {
-        return Err(Error::user(format!("the arguments of {tool} must be a JSON object"))
-            .with_suggestion(format!("Call {tool} with an object, for example {{\"repository\": \"owner/repo\", ...}}")));
+        return Err(Error::user(format!(
+            "the arguments of {tool} must be a JSON object, not {}",
+            arguments::kind_of(&args)
+        ))
+        .with_detail("given", arguments::kind_of(&args))
+        .with_suggestion(format!(
+            "Pass the arguments by name in an object; {tool}'s input schema lists them \
+             (tools/list over MCP, or `resolve-pr tools --json`)."
+        )));
     }
-    serde_json::from_value(args).map_err(|e| {
-        Error::user(format!("invalid arguments for {tool}: {e}")).with_suggestion(format!(
-            "See the input schema of {tool} (resolve-pr tools, or tools/list over MCP)."
+    serde_json::from_value(args.clone()).map_err(|e| {
+        let problems = arguments::problems(tool, input_schema, &args);
+        let error = if problems.is_empty() {
+            // serde refused what the schema allows: its own words are all there is.
+            Error::user(format!("invalid arguments for {tool}: {e}"))
+        } else {
+            Error::user(format!(
+                "invalid arguments for {tool}: {}",
+                problems.join("; ")
+            ))
+            .with_detail("problems", problems)
+        };
+        error.with_suggestion(format!(
+            "Fix every argument listed and call {tool} again; its input schema gives each \
+             one's type (tools/list over MCP, or `resolve-pr tools --json`)."
         ))
     })
 }

@@ -15,25 +15,38 @@ use crate::shared::{find_thread, first_line, pr_from_ref, thread_selector};
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// The pull request: "owner/repo#123", "host/owner/repo#123" or its URL.
+    /// Also "owner/repo/pull/123", "host/owner/repo#123" or the pull request's URL.
+    #[schemars(example = &"owner/repo#123")]
     pub pr: String,
-    /// The thread (`thread_id` of a find_unresolved_comments item). Give this or comment_id.
+    /// From find_unresolved_comments. Give this or comment_id.
     #[serde(default)]
     pub thread_id: Option<String>,
-    /// The numeric id of any comment in the thread. Give this or thread_id.
+    /// The id of any comment in the thread. Give this or thread_id.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub comment_id: Option<i64>,
-    /// The reply, in Markdown. Must not be empty or only whitespace.
+    /// Markdown, not empty.
     pub body: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Output {
-    /// The pull request, normalized ("owner/repo#123").
+    /// Normalized: "owner/repo#123".
     pub pr: String,
     pub thread_id: String,
-    /// The reply as the forge stored it.
+    /// As the forge stored it.
+    #[schemars(transform = reply_schema)]
     pub comment: Comment,
+}
+
+/// A reply is a review comment: it carries neither a review's state nor the commands that
+/// find_unresolved_comments puts on a thread's first comment, so the schema leaves them out
+/// instead of describing them to every agent.
+fn reply_schema(schema: &mut schemars::Schema) {
+    if let Some(serde_json::Value::Object(properties)) = schema.get_mut("properties") {
+        properties.remove("action_commands");
+        properties.remove("review_state");
+    }
 }
 
 pub struct ReplyToReviewThread;
@@ -41,14 +54,11 @@ pub struct ReplyToReviewThread;
 impl Tool for ReplyToReviewThread {
     const NAME: &'static str = "reply_to_review_thread";
     const TITLE: &'static str = "Reply in a review thread";
-    const DESCRIPTION: &'static str = "Post a reply at the end of a review thread of a pull \
-request (GitHub, GitHub Enterprise, Forgejo or Gitea). Arguments: pr ('owner/repo#123', \
-'host/owner/repo#123' or a PR URL), thread_id (from find_unresolved_comments) OR comment_id (the \
-numeric id of any comment in the thread), body (Markdown, not empty). Returns the posted comment \
-with its thread_id. Does not resolve the thread: use resolve_review_thread once the fix is \
-verified, and never post a reply just to mark a thread done. Bad arguments, and a thread that \
-belongs to another pull request, are rejected before anything is written; a forge that cannot \
-reply in threads answers with a 'logical' error.";
+    const DESCRIPTION: &'static str = "Reply at the end of a review thread of a pull request \
+(GitHub, GitHub Enterprise, Gitea 1.27+). It does not resolve the thread: call \
+resolve_review_thread once the fix is verified, and never reply just to mark a thread done. \
+Nothing is written unless the arguments are valid and the thread belongs to this pull request; \
+a forge that cannot reply in threads (Forgejo) answers with a 'logical' error.";
     const TOOLSET: &'static str = "reviews";
     const ANNOTATIONS: Annotations = Annotations {
         read_only: false,

@@ -14,36 +14,36 @@ use crate::shared::{excerpt, find_thread, pr_from_ref, thread_selector};
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// The pull request: "owner/repo#123", "host/owner/repo#123" or its URL.
+    /// Also "owner/repo/pull/123", "host/owner/repo#123" or the pull request's URL.
+    #[schemars(example = &"owner/repo#123")]
     pub pr: String,
-    /// The thread (`thread_id` of a find_unresolved_comments item). Give this or comment_id.
+    /// From find_unresolved_comments. Give this or comment_id.
     #[serde(default)]
     pub thread_id: Option<String>,
-    /// The numeric id of any comment in the thread. Give this or thread_id.
+    /// The id of any comment in the thread. Give this or thread_id.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub comment_id: Option<i64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Output {
-    /// The pull request, normalized ("owner/repo#123").
+    /// Normalized: "owner/repo#123".
     pub pr: String,
     pub thread_id: String,
-    /// The state before the call.
     pub was_resolved: bool,
-    /// The state after the call, as the forge reports it.
+    /// As the forge reports it after the call.
     pub is_resolved: bool,
-    /// Whether this call changed the state (false: it already was as asked).
+    /// false: it already was as asked.
     pub changed: bool,
-    /// What happened, in a sentence.
     pub note: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_path: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_number: Option<u64>,
-    /// The thread's first comment, cut to 80 characters.
+    /// Its first 80 characters.
     pub first_comment: String,
-    /// Web URL of the thread's first comment.
+    /// Of the first comment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub html_url: Option<String>,
 }
@@ -61,12 +61,9 @@ impl Tool for ResolveReviewThread {
     const NAME: &'static str = "resolve_review_thread";
     const TITLE: &'static str = "Resolve a review thread";
     const DESCRIPTION: &'static str = "Mark a review thread of a pull request resolved (GitHub, \
-GitHub Enterprise, Gitea and Forgejo instances that offer it). Run it ONLY after the fix the \
-thread asks for is verified. Arguments: pr ('owner/repo#123', 'host/owner/repo#123' or a PR URL), \
-thread_id (from find_unresolved_comments) OR comment_id (the numeric id of any comment in the \
-thread). Returns was_resolved and is_resolved (before and after) and changed; an already resolved \
-thread is a success with changed: false. A thread of another pull request is a 'user' error; a \
-forge without a resolve endpoint is a 'logical' error naming what is missing. Undo with \
+GitHub Enterprise, Gitea 1.26+), ONLY after the fix it asks for is verified. Idempotent: an \
+already resolved thread is a success with changed: false. A thread of another pull request is a \
+'user' error; a forge without the API (Forgejo) a 'logical' error. Undo with \
 unresolve_review_thread.";
     const TOOLSET: &'static str = "reviews";
     const ANNOTATIONS: Annotations = ANNOTATIONS;

@@ -42,11 +42,11 @@ pub fn pr_from_args(repository: &str, number: i64, mut problems: Vec<String>) ->
 pub struct PullRequestComment {
     pub id: u64,
     pub body: String,
-    /// Login of the author; `ghost` for a deleted account.
+    /// Author's login; `ghost`: a deleted account.
     pub user: String,
-    /// The forge reports the author's account as a bot.
+    /// The forge marks the account as a bot.
     pub is_bot: bool,
-    /// GitHub only: OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, ...
+    /// GitHub only: OWNER, MEMBER, CONTRIBUTOR, NONE, ...
     #[serde(skip_serializing_if = "Option::is_none")]
     pub author_association: Option<String>,
     pub created_at: String,

@@ -13,13 +13,9 @@ pub struct UnresolveReviewThread;
 impl Tool for UnresolveReviewThread {
     const NAME: &'static str = "unresolve_review_thread";
     const TITLE: &'static str = "Unresolve a review thread";
-    const DESCRIPTION: &'static str = "Reopen (unresolve) a resolved review thread of a pull \
-request (GitHub, GitHub Enterprise, Gitea and Forgejo instances that offer it), e.g. when a fix \
-turned out incomplete. Arguments: pr ('owner/repo#123', 'host/owner/repo#123' or a PR URL), \
-thread_id OR comment_id (the numeric id of any comment in the thread). Returns was_resolved and \
-is_resolved (before and after) and changed; a thread that is not resolved is a success with \
-changed: false. A thread of another pull request is a 'user' error; a forge without the endpoint \
-is a 'logical' error.";
+    const DESCRIPTION: &'static str = "Reopen a resolved review thread of a pull request, e.g. \
+when its fix turned out incomplete. Works like resolve_review_thread: a thread that is not \
+resolved is a success with changed: false.";
     const TOOLSET: &'static str = "reviews";
     const ANNOTATIONS: Annotations = ANNOTATIONS;
     type Input = Input;

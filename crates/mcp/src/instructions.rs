@@ -1,0 +1,44 @@
+//! The server's `instructions`: what the enabled tools are for, read from the registry so the
+//! text cannot fall behind the tools, plus the conventions every tool shares (naming pull
+//! requests and repositories, cursors, errors), which no single tool's description owns.
+
+use crate::Selection;
+
+const PURPOSE: &str = "resolve-pr helps you take a pull request on GitHub, GitHub Enterprise, \
+Forgejo or Gitea from red to merged.";
+
+const CONVENTIONS: &str = "Name a pull request as 'owner/repo#123' or by its URL, and a \
+repository as 'owner/repo' (the default forge), 'host/owner/repo' or its URL. Lists come a page \
+at a time: pass a result's nextCursor back as cursor for the next page. A failed call returns \
+isError with a JSON error: category says what kind (user: fix the arguments; authentication: \
+the token; rate_limit: wait retry_after seconds; logical: the forge or the situation does not \
+allow it; network, api, timeout, unknown), suggestion what to do next, details the facts.";
+
+/// The instructions for a server offering `selection`: its tools by toolset, each with its
+/// title, then the shared conventions.
+pub fn instructions(selection: &Selection) -> String {
+    let mut toolsets: Vec<&str> = selection.tools().iter().map(|t| t.toolset).collect();
+    toolsets.sort_unstable();
+    toolsets.dedup();
+    let mut text = String::from(PURPOSE);
+    if toolsets.is_empty() {
+        text.push_str(" No tools are enabled.");
+    } else {
+        text.push_str(" Tools by toolset:");
+        for set in toolsets {
+            let tools: Vec<String> = selection
+                .tools()
+                .iter()
+                .filter(|t| t.toolset == set)
+                .map(|t| format!("{} ({})", t.name, t.title))
+                .collect();
+            text.push_str(&format!("\n- {set}: {}", tools.join("; ")));
+        }
+    }
+    if selection.read_only() {
+        text.push_str("\nRead-only mode: tools that change the forge are not offered.");
+    }
+    text.push('\n');
+    text.push_str(CONVENTIONS);
+    text
+}

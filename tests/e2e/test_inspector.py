@@ -1,0 +1,95 @@
+"""End to end: MCP Inspector's CLI against `resolve-pr serve`, the way people check an MCP
+server by hand. It lists the tools and reports every schema construct that does not carry
+over to other clients (`--strict`), and it calls a tool with the official TypeScript SDK.
+
+The Inspector is pinned in tests/inspector (package.json + package-lock.json); scripts/test.sh
+installs it with `npm ci --prefix tests/inspector`. Like test_mcp_stdio.py it builds nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from test_mcp_stdio import REPO_ROOT, RESOLVE_PR_BIN, ForgeSim, home, server_env  # noqa: F401
+
+INSPECTOR = REPO_ROOT / "tests/inspector/node_modules/.bin/mcp-inspector"
+
+
+def inspector(home: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    if shutil.which("node") is None:
+        pytest.fail("node is not installed; the MCP Inspector check needs Node.js 20 or later")
+    if not INSPECTOR.exists():
+        pytest.fail(f"{INSPECTOR} is missing: npm ci --prefix tests/inspector")
+    if not RESOLVE_PR_BIN.exists():
+        pytest.fail(f"{RESOLVE_PR_BIN} is missing: cargo build -p resolve-pr --bins")
+    # The Inspector starts the server with only the variables given here (and its own HOME,
+    # where it may keep state), so neither reads the developer's settings.
+    server_vars = [a for k, v in env.items() for a in ("-e", f"{k}={v}")]
+    return subprocess.run(
+        [str(INSPECTOR), "--cli", *server_vars, str(RESOLVE_PR_BIN), "serve", *args],
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def assert_no_warning(run: subprocess.CompletedProcess[str]) -> None:
+    for stream in (run.stdout, run.stderr):
+        assert "Warning" not in stream and "portability" not in stream, run.stderr
+
+
+def test_inspector_lists_and_calls_without_a_warning(home: Path) -> None:
+    sim = ForgeSim("threads_mixed")
+    try:
+        env = server_env(home, {"GITHUB_API_URL": sim.base_url, "GITHUB_TOKEN": "ghp_write"})
+
+        listed = inspector(home, env, "--strict", "--method", "tools/list")
+        assert listed.returncode == 0, listed.stderr
+        assert_no_warning(listed)
+        tools = json.loads(listed.stdout)["tools"]
+        assert len(tools) == 7
+
+        called = inspector(
+            home,
+            env,
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "find_unresolved_comments",
+            "--tool-args-json",
+            '{"pr": "acme/widgets#12"}',
+        )
+        assert called.returncode == 0, called.stderr
+        assert_no_warning(called)
+        result = json.loads(called.stdout)
+        assert result["isError"] is False
+        assert result["structuredContent"]["total_unresolved"] > 0
+
+        # An error result is answered too; the CLI exits 5 for isError.
+        refused = inspector(
+            home,
+            env,
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "find_unresolved_comments",
+            "--tool-args-json",
+            '{"pr": 42}',
+        )
+        assert refused.returncode == 5, refused.stderr
+        assert_no_warning(refused)
+        error = json.loads(refused.stdout)["structuredContent"]
+        assert error["category"] == "user"
+        assert error["details"]["problems"] == [
+            'pr: expected a string like "owner/repo#123", got number 42'
+        ]
+        assert sim.violations() == []
+    finally:
+        sim.close()
