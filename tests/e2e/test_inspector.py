@@ -93,3 +93,59 @@ def test_inspector_lists_and_calls_without_a_warning(home: Path) -> None:
         assert sim.violations() == []
     finally:
         sim.close()
+
+
+def running_forever(home: Path) -> Path:
+    """The `ci_running` scenario with its running checks never finishing."""
+    text = (REPO_ROOT / "crates/forge-sim/scenarios/ci_running.yaml").read_text()
+    for n in ("2", "4"):
+        text = text.replace(f"complete_after: {n}", "complete_after: 100000")
+    path = home / "running_forever.yaml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_wait_ends_before_the_inspector_gives_up(home: Path, era: str) -> None:
+    """The Inspector (TypeScript SDK) ends a request after 60 s whatever progress says. On a
+    legacy session it sends no progress token, so one wait call returns at
+    RESOLVE_PR_CI_CALL_WAIT (50 s by default; 2 here) with poll_info. On a 2026-07-28 session
+    it declares the tasks extension per request, so the wait runs as a task it polls, up to
+    the wait cap (3 s here), with no request held open."""
+    sim = ForgeSim(running_forever(home))
+    try:
+        env = server_env(
+            home,
+            {
+                "GITHUB_API_URL": sim.base_url,
+                "GITHUB_TOKEN": "ghp_read",
+                "RESOLVE_PR_CI_POLL": "0.05-0.1",
+                "RESOLVE_PR_CI_CALL_WAIT": "2",
+                "RESOLVE_PR_CI_WAIT_TIMEOUT": "3" if era == "modern" else "30",
+                "RESOLVE_PR_LOG": "info",
+            },
+        )
+        called = inspector(
+            home,
+            env,
+            "--protocol-era",
+            era,
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "get_failing_tests",
+            "--tool-args-json",
+            '{"pr": "acme/widgets#8", "wait": true, "bail_on_first": false}',
+        )
+        assert called.returncode == 0, called.stderr
+        assert_no_warning(called)
+        result = json.loads(called.stdout)
+        assert result["isError"] is False, result
+        out = result["structuredContent"]
+        assert out["wait"]["timed_out"] is True, out["wait"]
+        assert out["wait"]["limit_seconds"] == (3 if era == "modern" else 2)
+        assert "wait: true" in out["poll_info"]["message"]
+        ran_as_task = "call runs as a task" in called.stderr
+        assert ran_as_task == (era == "modern"), called.stderr
+    finally:
+        sim.close()

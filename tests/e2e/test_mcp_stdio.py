@@ -70,11 +70,13 @@ BUSY = [
 class ForgeSim:
     """A running `forge-sim`; it serves until its stdin closes."""
 
-    def __init__(self, scenario: str) -> None:
+    def __init__(self, scenario: str | Path) -> None:
+        """A built-in scenario by name, or a scenario file."""
         if not FORGE_SIM_BIN.exists():
             pytest.fail(f"{FORGE_SIM_BIN} is missing: cargo build -p resolve-pr-forge-sim --bins")
+        spec = str(scenario) if isinstance(scenario, Path) else f"builtin:{scenario}"
         self.proc = subprocess.Popen(
-            [str(FORGE_SIM_BIN), "--scenario", f"builtin:{scenario}"],
+            [str(FORGE_SIM_BIN), "--scenario", spec],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,

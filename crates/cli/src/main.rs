@@ -38,6 +38,9 @@ Environment:
   RESOLVE_PR_CI_POLL                       get_failing_tests wait: seconds between polls, MIN-MAX
                                            (default 10-30)
   RESOLVE_PR_CI_WAIT_TIMEOUT               get_failing_tests wait: give up after SECONDS (default 1800)
+  RESOLVE_PR_CI_CALL_WAIT                  get_failing_tests wait: SECONDS one call waits when the
+                                           client hears no progress (default 50: clients commonly
+                                           end a call at 60 s); the agent calls again
   RESOLVE_PR_LOG                           log filter for stderr, e.g. debug (default: warn)
   NO_COLOR                                 no colour in terminal output";
 
@@ -217,8 +220,8 @@ fn context_from_environment() -> resolve_pr_core::Result<Context> {
     Ok(ctx)
 }
 
-/// Wait-mode settings from `RESOLVE_PR_CI_POLL` (`MIN-MAX` seconds) and
-/// `RESOLVE_PR_CI_WAIT_TIMEOUT` (seconds).
+/// Wait-mode settings from `RESOLVE_PR_CI_POLL` (`MIN-MAX` seconds),
+/// `RESOLVE_PR_CI_WAIT_TIMEOUT` and `RESOLVE_PR_CI_CALL_WAIT` (seconds).
 fn ci_settings(env: &dyn Fn(&str) -> Option<String>) -> resolve_pr_core::Result<CiSettings> {
     use std::time::Duration;
     let mut settings = CiSettings::default();
@@ -254,6 +257,9 @@ fn ci_settings(env: &dyn Fn(&str) -> Option<String>) -> resolve_pr_core::Result<
     if let Some(cap) = env("RESOLVE_PR_CI_WAIT_TIMEOUT").filter(|v| !v.trim().is_empty()) {
         settings.wait_cap = seconds("RESOLVE_PR_CI_WAIT_TIMEOUT", &cap)?;
     }
+    if let Some(call) = env("RESOLVE_PR_CI_CALL_WAIT").filter(|v| !v.trim().is_empty()) {
+        settings.wait_without_progress = seconds("RESOLVE_PR_CI_CALL_WAIT", &call)?;
+    }
     Ok(settings)
 }
 
@@ -273,6 +279,7 @@ mod tests {
             move |k: &str| match k {
                 "RESOLVE_PR_CI_POLL" => Some(poll.to_owned()),
                 "RESOLVE_PR_CI_WAIT_TIMEOUT" => Some(cap.to_owned()),
+                "RESOLVE_PR_CI_CALL_WAIT" => Some(cap.to_owned()).filter(|c| c == "60"),
                 _ => None,
             }
         };
@@ -280,8 +287,10 @@ mod tests {
         assert_eq!(s.poll_min.as_millis(), 500);
         assert_eq!(s.poll_max.as_secs(), 2);
         assert_eq!(s.wait_cap.as_secs(), 60);
+        assert_eq!(s.wait_without_progress.as_secs(), 60);
         let s = ci_settings(&env("", "")).expect("defaults");
         assert_eq!((s.poll_min.as_secs(), s.poll_max.as_secs()), (10, 30));
+        assert_eq!(s.wait_without_progress.as_secs(), 50);
         for bad in ["30-10", "0", "x-2", "-1"] {
             let e = ci_settings(&env(bad, "")).expect_err(bad);
             assert_eq!(e.category.as_str(), "user", "{bad}");

@@ -16,6 +16,7 @@ mod progress;
 mod selection;
 mod server;
 mod stdio;
+mod tasks;
 
 pub use contract::{describe, tools_list_json};
 pub use instructions::instructions;

@@ -7,11 +7,12 @@ use std::time::Instant;
 use resolve_pr_core::Error as ToolError;
 use resolve_pr_tools::{Context, ToolOutput};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
+    CreateTaskResult, ErrorCode, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
+use rmcp::task_manager::TaskManager;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
@@ -22,12 +23,18 @@ use crate::{Error, LineTransport, Progress, Selection, describe, instructions};
 pub struct Server {
     selection: Selection,
     ctx: Context,
+    /// Long calls of clients that declared the tasks extension (see `tasks`).
+    tasks: TaskManager,
 }
 
 impl Server {
     /// A server offering `selection` (see [`Selection::new`] for the options).
     pub fn new(ctx: Context, selection: Selection) -> Server {
-        Server { selection, ctx }
+        Server {
+            selection,
+            ctx,
+            tasks: TaskManager::new(),
+        }
     }
 
     pub fn selection(&self) -> &Selection {
@@ -58,12 +65,16 @@ impl Server {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new("resolve-pr", env!("CARGO_PKG_VERSION"))
-                    .with_title("resolve-pr"),
-            )
-            .with_instructions(instructions(&self.selection))
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tasks()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new("resolve-pr", env!("CARGO_PKG_VERSION")).with_title("resolve-pr"),
+        )
+        .with_instructions(instructions(&self.selection))
     }
 
     async fn list_tools(
@@ -93,6 +104,21 @@ impl ServerHandler for Server {
             .find(name)
             .map_err(|e| unknown_tool(name, &e))?;
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        // A long call of a client that declared the tasks extension runs as a task: the
+        // client gets a handle now and polls it, so its request timeout cannot end the wait.
+        // The extension counts only in the request's own capabilities (2026-07-28 `_meta`),
+        // as its specification says: clients that list it at a legacy `initialize` (MCP
+        // Inspector's CLI does) expect it to be ignored there, and cannot read a task handle.
+        if tool.runs_long(&args)
+            && context
+                .meta
+                .client_capabilities()
+                .is_some_and(|caps| caps.supports_tasks())
+        {
+            let task = crate::tasks::start(&self.tasks, tool.clone(), self.ctx.clone(), args);
+            tracing::info!(tool = name, task = %task.task_id, "call runs as a task");
+            return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
+        }
         // A client that sent a progress token hears how a long call (CI wait mode) is going.
         let ctx = match Progress::from_request(&context) {
             Some(progress) => self.ctx.with_progress(std::sync::Arc::new(progress)),
@@ -124,6 +150,34 @@ impl ServerHandler for Server {
             ),
         }
         Ok(call_result(outcome).into())
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.tasks
+            .get_task(&request.task_id)
+            .map(GetTaskResult::new)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // No task of ours asks for input; answers to nothing are ignored, as the spec says.
+        self.tasks
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel_task(&request.task_id)
     }
 }
 

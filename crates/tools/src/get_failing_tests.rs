@@ -447,6 +447,12 @@ tests behind them.";
     type Input = Input;
     type Output = Output;
 
+    /// Waiting for CI can take up to 30 minutes; a first page (no cursor) is what waits.
+    fn runs_long(args: &Value) -> bool {
+        args.get("wait") == Some(&Value::Bool(true))
+            && args.get("cursor").is_none_or(Value::is_null)
+    }
+
     async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<Output> {
         let pr = pr_from_ref(&input.pr, Vec::new())?;
         let limit = wait_limit(ctx, input.max_wait_seconds)?;

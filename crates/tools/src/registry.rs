@@ -47,6 +47,7 @@ pub struct ToolSpec {
     pub input_schema: Value,
     pub output_schema: Value,
     call: CallFn,
+    runs_long: fn(&Value) -> bool,
 }
 
 impl ToolSpec {
@@ -57,6 +58,12 @@ impl ToolSpec {
 
     pub async fn call(&self, ctx: &Context, args: Value) -> Result<ToolOutput> {
         (self.call)(ctx, &self.input_schema, args).await
+    }
+
+    /// Whether a call with these arguments may take minutes (waiting for CI): worth running
+    /// as an MCP task where the client supports tasks, instead of holding the request open.
+    pub fn runs_long(&self, args: &Value) -> bool {
+        (self.runs_long)(args)
     }
 }
 
@@ -78,6 +85,11 @@ pub(crate) trait Tool {
     ) -> impl std::future::Future<Output = Result<Self::Output>> + Send + 'a;
 
     fn render(output: &Self::Output) -> String;
+
+    /// Whether a call with these (unvalidated) arguments may take minutes.
+    fn runs_long(_args: &Value) -> bool {
+        false
+    }
 }
 
 fn spec<T: Tool>() -> ToolSpec {
@@ -110,6 +122,7 @@ fn spec<T: Tool>() -> ToolSpec {
         input_schema: crate::schema::input::<T::Input>(),
         output_schema: crate::schema::output::<T::Output>(),
         call: call::<T>,
+        runs_long: T::runs_long,
     }
 }
 
