@@ -19,11 +19,25 @@ use crate::scenario::{PullSpec, PullState, UserKind};
 use crate::server::{Reply, Shared};
 use crate::state::{Conversation, ReviewComment, Thread, User, World, normalize_time};
 
-/// The caller's GraphQL rate limit after this query.
+/// The caller's GraphQL rate limit before this query.
 pub(crate) struct RateInfo {
     pub limit: u32,
     pub remaining: u32,
     pub reset_at: String,
+    /// The caller's user id, for GitHub's rate-limit message.
+    pub user_id: u64,
+}
+
+/// What a GraphQL request answered and the points it cost (0 when nothing ran).
+pub(crate) struct Answer {
+    pub reply: Reply,
+    pub points: u32,
+}
+
+impl From<Reply> for Answer {
+    fn from(reply: Reply) -> Self {
+        Answer { reply, points: 0 }
+    }
 }
 
 /// What resolvers read, plus the errors GitHub reports in its own shape (with `type`),
@@ -36,6 +50,8 @@ struct Ctx<'w> {
     base: &'w str,
     login: &'w str,
     rate: RateInfo,
+    /// The points this query costs (`rateLimit { cost }`).
+    cost: u32,
     github_errors: RefCell<Vec<Value>>,
     /// Set by errors GitHub reports before executing (bad pagination arguments): the answer
     /// is then `data: null` with only those errors.
@@ -48,9 +64,9 @@ pub(crate) fn execute(
     world: &mut World,
     can_write: bool,
     login: &str,
-    rate: RateInfo,
+    mut rate: RateInfo,
     body: &[u8],
-) -> Reply {
+) -> Answer {
     let request: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(_) => {
@@ -58,13 +74,16 @@ pub(crate) fn execute(
                 400,
                 json!({"message": "Problems parsing JSON", "documentation_url": "https://docs.github.com/graphql"}),
             )
-            .unchecked();
+            .unchecked()
+            .into();
         }
     };
     let Some(query) = request.get("query").and_then(Value::as_str) else {
         let errors =
             json!([{"message": "A query attribute must be specified and must be a string."}]);
-        return Reply::json(200, json!({"errors": errors})).unchecked();
+        return Reply::json(200, json!({"errors": errors}))
+            .unchecked()
+            .into();
     };
     let document = match contract::parse_graphql(query) {
         Ok(doc) => doc,
@@ -73,12 +92,15 @@ pub(crate) fn execute(
                 "graphql: document does not validate against GitHub's schema: {problem}"
             ));
             let errors = contract::graphql_errors(query);
-            return Reply::json(200, json!({"errors": errors})).unchecked();
+            return Reply::json(200, json!({"errors": errors}))
+                .unchecked()
+                .into();
         }
     };
     let Ok(schema) = contract::graphql_schema() else {
         return Reply::json(200, json!({"errors": [{"message": "schema unavailable"}]}))
-            .unchecked();
+            .unchecked()
+            .into();
     };
     let variables: JsonMap = request
         .get("variables")
@@ -87,6 +109,20 @@ pub(crate) fn execute(
         .unwrap_or_default();
     let operation_name = request.get("operationName").and_then(Value::as_str);
 
+    // GitHub prices a query before running it, and refuses one the rest of the hour cannot
+    // pay for: 200 with a RATE_LIMITED error, as its GraphQL API answers.
+    let points = crate::graphql_cost::points(&document, operation_name, &variables);
+    if points > rate.remaining {
+        let errors = json!([{
+            "type": "RATE_LIMITED",
+            "message": format!("API rate limit exceeded for user ID {}.", rate.user_id),
+        }]);
+        return Reply::json(200, json!({"errors": errors}))
+            .unchecked()
+            .into();
+    }
+    rate.remaining -= points;
+
     let cell = RefCell::new(world);
     let ctx = Ctx {
         world: &cell,
@@ -94,6 +130,7 @@ pub(crate) fn execute(
         base: &shared.base_url,
         login,
         rate,
+        cost: points,
         github_errors: RefCell::new(Vec::new()),
         fatal: RefCell::new(false),
         unsupported: RefCell::new(Vec::new()),
@@ -122,7 +159,10 @@ pub(crate) fn execute(
             "graphql: forge-sim does not serve {field} yet (valid in GitHub's schema; add it in src/graphql.rs)"
         ));
     }
-    Reply::json(200, response).unchecked()
+    Answer {
+        reply: Reply::json(200, response).unchecked(),
+        points,
+    }
 }
 
 /// A GraphQL object during execution.
@@ -413,7 +453,7 @@ impl ObjectValue for Node<'_> {
                     "limit": ctx.rate.limit,
                     "remaining": ctx.rate.remaining,
                     "resetAt": ctx.rate.reset_at,
-                    "cost": 1,
+                    "cost": ctx.cost,
                     "used": ctx.rate.limit.saturating_sub(ctx.rate.remaining),
                     "nodeCount": 1,
                 }),

@@ -19,6 +19,7 @@ mod fault;
 mod forgejo;
 mod github;
 mod graphql;
+mod graphql_cost;
 mod scenario;
 mod server;
 mod state;
