@@ -17,7 +17,12 @@ use crate::contract;
 use crate::github::{author_association, node_id, user_type};
 use crate::scenario::{PullSpec, PullState, UserKind};
 use crate::server::{Reply, Shared};
-use crate::state::{Conversation, ReviewComment, Thread, User, World, normalize_time};
+use crate::state::{
+    Comment, Conversation, Review, ReviewComment, Thread, User, World, normalize_time,
+};
+
+/// When a review without a submission time was "created": a fixed instant keeps output stable.
+const EPOCH: &str = "2020-01-01T00:00:00Z";
 
 /// The caller's GraphQL rate limit before this query.
 pub(crate) struct RateInfo {
@@ -561,6 +566,55 @@ impl ObjectValue for Node<'_> {
                     None => Ok(ResolvedValue::null()),
                 }
             }
+            (
+                Node::Pull {
+                    repo, number, path, ..
+                },
+                "reviews" | "comments",
+            ) => {
+                let reviews = info.field_name() == "reviews";
+                let items: Vec<Value> = {
+                    let world = ctx.world();
+                    if reviews {
+                        // `states:` filters; the pending review of someone else is never shown.
+                        let states: Option<Vec<String>> =
+                            args.get("states").and_then(|v| v.as_array()).map(|a| {
+                                a.iter()
+                                    .filter_map(|s| s.as_str().map(str::to_owned))
+                                    .collect()
+                            });
+                        world
+                            .reviews(*repo, *number)
+                            .filter(|rv| states.as_ref().is_none_or(|s| s.contains(&rv.state)))
+                            .map(|rv| review_fields(ctx, &world, *repo, rv))
+                            .collect()
+                    } else {
+                        world
+                            .comments(*repo, *number)
+                            .iter()
+                            .map(|c| issue_comment_fields(ctx, &world, *repo, *number, c))
+                            .collect()
+                    }
+                };
+                let mut full = path.clone();
+                full.push(key(info));
+                let type_name = if reviews {
+                    "PullRequestReviewConnection"
+                } else {
+                    "IssueCommentConnection"
+                };
+                match page_of(ctx, info, full, items.len()) {
+                    Some(page) => {
+                        let nodes = items[page.start..page.end]
+                            .iter()
+                            .cloned()
+                            .map(Item::Json)
+                            .collect();
+                        Ok(connection(ctx, type_name, page, nodes))
+                    }
+                    None => Ok(ResolvedValue::null()),
+                }
+            }
             (Node::Pull { repo, number, .. }, field) => {
                 let world = ctx.world();
                 let fields = match world.conversation(*repo, *number) {
@@ -625,10 +679,11 @@ impl ObjectValue for Node<'_> {
                     items.iter().map(|i| i.resolve(ctx)).collect::<Vec<_>>(),
                 )),
                 "edges" => {
-                    let edge_type = if *type_name == "PullRequestReviewThreadConnection" {
-                        "PullRequestReviewThreadEdge"
-                    } else {
-                        "PullRequestReviewCommentEdge"
+                    let edge_type = match *type_name {
+                        "PullRequestReviewThreadConnection" => "PullRequestReviewThreadEdge",
+                        "PullRequestReviewConnection" => "PullRequestReviewEdge",
+                        "IssueCommentConnection" => "IssueCommentEdge",
+                        _ => "PullRequestReviewCommentEdge",
                     };
                     Ok(ResolvedValue::list(
                         items
@@ -943,6 +998,65 @@ fn reply_mutation<'a>(ctx: &'a Ctx<'a>, info: &ResolveInfo<'_>) -> ResolvedValue
     })
 }
 
+/// A review as GitHub's `PullRequestReview`, with the same ids and URLs as its REST form.
+fn review_fields(ctx: &Ctx<'_>, world: &World, r: usize, rv: &Review) -> Value {
+    let spec = &world.repos[r].spec;
+    let url = format!(
+        "{}/{}/{}/pull/{}#pullrequestreview-{}",
+        ctx.base, spec.owner, spec.name, rv.pull, rv.id
+    );
+    // A deleted account is a null author in GraphQL.
+    let author = match rv.author.as_str() {
+        "" => Value::Null,
+        login => actor_json(ctx.base, &world.user_or_ghost(login)),
+    };
+    let at = rv.submitted_at.clone().map_or(Value::Null, Value::from);
+    json!({
+        "__typename": "PullRequestReview",
+        "id": node_id("PRR", "PullRequestReview", rv.id),
+        "databaseId": rv.id,
+        "fullDatabaseId": rv.id.to_string(),
+        "body": rv.body,
+        "bodyText": rv.body,
+        "state": rv.state,
+        "submittedAt": at,
+        "publishedAt": at,
+        "createdAt": rv.submitted_at.clone().unwrap_or_else(|| EPOCH.to_owned()),
+        "updatedAt": rv.submitted_at.clone().unwrap_or_else(|| EPOCH.to_owned()),
+        "url": url,
+        "author": author,
+        "authorAssociation": author_association(world, r, &rv.author),
+        "commit": {"__typename": "Commit", "oid": rv.commit_id},
+        "isMinimized": rv.minimized.is_some(),
+        "minimizedReason": rv.minimized,
+    })
+}
+
+/// A conversation comment as GitHub's `IssueComment`, with the same ids and URLs as REST.
+fn issue_comment_fields(ctx: &Ctx<'_>, world: &World, r: usize, number: u64, c: &Comment) -> Value {
+    let spec = &world.repos[r].spec;
+    let url = format!(
+        "{}/{}/{}/pull/{number}#issuecomment-{}",
+        ctx.base, spec.owner, spec.name, c.id
+    );
+    json!({
+        "__typename": "IssueComment",
+        "id": node_id("IC", "IssueComment", c.id),
+        "databaseId": c.id,
+        "fullDatabaseId": c.id.to_string(),
+        "body": c.body,
+        "bodyText": c.body,
+        "createdAt": c.created_at,
+        "updatedAt": c.updated_at,
+        "publishedAt": c.created_at,
+        "url": url,
+        "author": actor_json(ctx.base, &world.user_or_ghost(&c.author)),
+        "authorAssociation": author_association(world, r, &c.author),
+        "isMinimized": c.minimized.is_some(),
+        "minimizedReason": c.minimized,
+    })
+}
+
 fn comment_node_id(c: &ReviewComment) -> String {
     node_id("PRRC", "PullRequestReviewComment", c.id)
 }
@@ -1066,8 +1180,8 @@ fn comment_fields(ctx: &Ctx<'_>, world: &World, r: usize, t: &Thread, c: &Review
         "originalLine": t.line,
         "originalStartLine": t.start_line,
         "outdated": t.outdated,
-        "isMinimized": false,
-        "minimizedReason": null,
+        "isMinimized": c.minimized.is_some(),
+        "minimizedReason": c.minimized,
         "state": "SUBMITTED",
         "subjectType": if t.file_level { "FILE" } else { "LINE" },
         "viewerCanEdit": ctx.can_write && c.author.as_deref() == Some(ctx.login),

@@ -73,10 +73,11 @@ impl Walk<'_> {
                 self.selections(&field.selection_set, nested, &path);
             } else if let Some(inline) = selection.as_inline_fragment() {
                 self.selections(&inline.selection_set, objects, path);
-            } else if let Some(spread) = selection.as_fragment_spread() {
-                if let Some(fragment) = self.document.fragments.get(&spread.fragment_name) {
-                    self.selections(&fragment.selection_set, objects, path);
-                }
+            } else if let Some(fragment) = selection
+                .as_fragment_spread()
+                .and_then(|spread| self.document.fragments.get(&spread.fragment_name))
+            {
+                self.selections(&fragment.selection_set, objects, path);
             }
         }
     }
