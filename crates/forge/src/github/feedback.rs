@@ -328,13 +328,17 @@ impl GitHub {
         Ok(feedback)
     }
 
+    /// `after` only when there is one: the first-page documents declare no `$after`.
     fn pull_variables(pr: &PrRef, after: Option<&str>) -> Value {
-        json!({
+        let mut variables = json!({
             "owner": pr.repo.owner,
             "name": pr.repo.repo,
             "number": pr.number,
-            "after": after,
-        })
+        });
+        if let Some(after) = after {
+            variables["after"] = Value::from(after);
+        }
+        variables
     }
 
     /// The `pullRequest` object of a query's answer; a missing repository or number (or an
