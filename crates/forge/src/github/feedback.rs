@@ -45,52 +45,68 @@ const CONCURRENCY: usize = 4;
 /// Snapshots of review feedback by pull request, for one GitHub endpoint.
 #[derive(Default)]
 pub(super) struct FeedbackCache {
-    snapshots: Mutex<HashMap<String, Snapshot>>,
+    snapshots: Mutex<Snapshots>,
+}
+
+#[derive(Default)]
+struct Snapshots {
+    by_pull: HashMap<String, Snapshot>,
+    /// Counts uses, so the least recently used snapshot is the one with the smallest.
+    uses: u64,
 }
 
 struct Snapshot {
     version: Version,
     feedback: Arc<ReviewFeedback>,
     taken: Instant,
-    last_used: Instant,
+    last_used: u64,
 }
 
 impl FeedbackCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Snapshots> {
+        // A poisoned lock only means a panic elsewhere; the map is still a valid cache.
+        self.snapshots.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// A snapshot young enough to be revalidated.
     fn get(&self, key: &str) -> Option<(Version, Arc<ReviewFeedback>)> {
-        let snapshots = self.snapshots.lock().unwrap_or_else(|p| p.into_inner());
-        snapshots
+        self.lock()
+            .by_pull
             .get(key)
             .filter(|s| s.taken.elapsed() < MAX_AGE)
             .map(|s| (s.version.clone(), s.feedback.clone()))
     }
 
     fn touch(&self, key: &str) {
-        let mut snapshots = self.snapshots.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(s) = snapshots.get_mut(key) {
-            s.last_used = Instant::now();
+        let mut snapshots = self.lock();
+        snapshots.uses += 1;
+        let now = snapshots.uses;
+        if let Some(s) = snapshots.by_pull.get_mut(key) {
+            s.last_used = now;
         }
     }
 
     fn keep(&self, key: String, version: Version, feedback: Arc<ReviewFeedback>) {
-        let mut snapshots = self.snapshots.lock().unwrap_or_else(|p| p.into_inner());
-        if !snapshots.contains_key(&key) && snapshots.len() >= MAX_SNAPSHOTS {
+        let mut snapshots = self.lock();
+        if !snapshots.by_pull.contains_key(&key) && snapshots.by_pull.len() >= MAX_SNAPSHOTS {
             let oldest = snapshots
+                .by_pull
                 .iter()
                 .min_by_key(|(_, s)| s.last_used)
                 .map(|(k, _)| k.clone());
             if let Some(oldest) = oldest {
-                snapshots.remove(&oldest);
+                snapshots.by_pull.remove(&oldest);
             }
         }
-        let now = Instant::now();
-        snapshots.insert(
+        snapshots.uses += 1;
+        let last_used = snapshots.uses;
+        snapshots.by_pull.insert(
             key,
             Snapshot {
                 version,
                 feedback,
-                taken: now,
-                last_used: now,
+                taken: Instant::now(),
+                last_used,
             },
         );
     }
@@ -582,5 +598,49 @@ impl GitHub {
             after = page.page_info.next(Some(&cursor), pages, field)?;
         }
         Ok(items)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Actor;
+
+    fn feedback(number: u64) -> Arc<ReviewFeedback> {
+        Arc::new(ReviewFeedback {
+            pull: PullRequest {
+                number,
+                title: String::new(),
+                state: PrState::Open,
+                draft: false,
+                author: Actor {
+                    login: "a".into(),
+                    is_bot: false,
+                },
+                html_url: String::new(),
+                head_ref: String::new(),
+                head_sha: String::new(),
+                base_ref: String::new(),
+            },
+            threads: Vec::new(),
+            reviews: Vec::new(),
+            issue_comments: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn snapshots_are_bounded_and_the_least_recently_used_goes_first() {
+        let cache = FeedbackCache::default();
+        for n in 0..MAX_SNAPSHOTS as u64 {
+            cache.keep(format!("o/r#{n}"), Version::default(), feedback(n));
+        }
+        // Used again, so #1 is now the least recently used.
+        cache.touch("o/r#0");
+        cache.keep("o/r#new".into(), Version::default(), feedback(99));
+        assert!(cache.get("o/r#0").is_some());
+        assert!(cache.get("o/r#1").is_none(), "the least recently used went");
+        assert!(cache.get("o/r#new").is_some());
+        let kept = cache.lock().by_pull.len();
+        assert_eq!(kept, MAX_SNAPSHOTS);
     }
 }
