@@ -5,9 +5,10 @@
   `git --version` timed in the same run (a reference, since the machine is shared and noisy);
 - idle memory: resident set size of `resolve-pr serve` after an MCP initialize + tools/list;
 - round trips: HTTP requests each tool call makes, from the simulator's request log;
-- find_unresolved_comments on a PR with 150 review threads (one of 131 comments): requests
-  and response bytes (compact JSON of the structured result) for the first page and for a
-  walk of every page.
+- find_unresolved_comments on a PR with 150 review threads (one of 131 comments): requests,
+  GraphQL rate-limit points (the simulator prices each query by GitHub's published rule) and
+  response bytes (compact JSON of the structured result) for the first page and for a walk
+  of every page, once with a new process per page (CLI) and once through one MCP server.
 
 Run after `cargo build --release -p resolve-pr -p resolve-pr-forge-sim --bins`:
     python3 scripts/measure.py
@@ -123,6 +124,71 @@ def round_trips():
         proc.wait(timeout=10)
 
 
+class McpSession:
+    """One `resolve-pr serve` process spoken to over stdio (newline-delimited JSON-RPC), so
+    per-process caches show as they do for an MCP client."""
+
+    def __init__(self, env):
+        self.proc = subprocess.Popen([BIN, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env=env)
+        self.next_id = 0
+        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                    "clientInfo": {"name": "measure", "version": "0"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg):
+        self.proc.stdin.write((json.dumps(msg) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def request(self, method, params):
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        while True:
+            msg = json.loads(self.proc.stdout.readline())
+            if msg.get("id") == self.next_id:
+                if "error" in msg:
+                    raise RuntimeError(msg["error"])
+                return msg["result"]
+
+    def call(self, tool, args):
+        result = self.request("tools/call", {"name": tool, "arguments": args})
+        if result.get("isError"):
+            raise RuntimeError(result["structuredContent"])
+        return result["structuredContent"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+def walk(call, base, pr):
+    """Every page of find_unresolved_comments through `call(args) -> structured result`:
+    pages, items, total, first page (requests, points, bytes), whole walk (requests, points,
+    bytes). Points are the GraphQL rate-limit points the simulator charged (GitHub's rule)."""
+    args = {"pr": pr}
+    pages = requests = points = size = items = 0
+    first = None
+    while True:
+        clear(base)
+        result = call(args)
+        log = sim_requests(base)
+        pages += 1
+        page_requests = len(log)
+        page_points = sum(r.get("graphql_points") or 0 for r in log)
+        page_bytes = len(json.dumps(result, separators=(",", ":")).encode())
+        requests += page_requests
+        points += page_points
+        size += page_bytes
+        items += len(result["comments"])
+        if first is None:
+            first = (page_requests, page_points, page_bytes)
+        cursor = result.get("nextCursor")
+        if not cursor or pages > 100:
+            break
+        args = {"pr": pr, "cursor": cursor}
+    return pages, items, result["total_unresolved"], first, (requests, points, size)
+
+
 def unresolved_walk():
     for forge, scenario, token in [("github", "threads_over_100", "ghp_write"),
                                    ("forgejo", "threads_over_100_forgejo", "fj_write")]:
@@ -133,29 +199,22 @@ def unresolved_walk():
         else:
             env = quiet_env({"FORGEJO_HOST": base, "FORGEJO_TOKEN": token})
             pr = f"{base}/acme/busy/pulls/1"
-        args = {"pr": pr}
-        pages = requests = size = items = 0
-        first = None
-        while True:
-            clear(base)
-            out = subprocess.run([BIN, "tool", "find_unresolved_comments", json.dumps(args)], env=env,
-                                 capture_output=True, check=True).stdout
-            result = json.loads(out)
-            pages += 1
-            page_requests = len(sim_requests(base))
-            page_bytes = len(json.dumps(result, separators=(",", ":")).encode())
-            requests += page_requests
-            size += page_bytes
-            items += len(result["comments"])
-            if first is None:
-                first = (page_requests, page_bytes, result["total_unresolved"])
-            cursor = result.get("nextCursor")
-            if not cursor or pages > 100:
-                break
-            args = {"pr": pr, "cursor": cursor}
-        print(f"find_unresolved_comments: {forge} 150 threads: first page {first[0]} requests, "
-              f"{first[1]} bytes; all {pages} pages ({items} of {first[2]} items) {requests} requests, "
-              f"{size} bytes")
+
+        def cli(args):
+            out = subprocess.run([BIN, "tool", "find_unresolved_comments", json.dumps(args)],
+                                 env=env, capture_output=True, check=True).stdout
+            return json.loads(out)
+
+        session = McpSession(env)
+        for how, call in [("a new process per page (CLI)", cli),
+                          ("one `resolve-pr serve` process (MCP)",
+                           lambda a: session.call("find_unresolved_comments", a))]:
+            pages, items, total, first, whole = walk(call, base, pr)
+            print(f"find_unresolved_comments: {forge} 150 threads, {how}: first page {first[0]} "
+                  f"requests, {first[1]} GraphQL points, {first[2]} bytes; all {pages} pages "
+                  f"({items} of {total} items) {whole[0]} requests, {whole[1]} GraphQL points, "
+                  f"{whole[2]} bytes")
+        session.close()
         proc.stdin.close()
         proc.wait(timeout=10)
 

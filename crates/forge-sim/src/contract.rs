@@ -243,6 +243,14 @@ pub fn validate_graphql(document: &str) -> Result<(), String> {
     parse_graphql(document).map(|_| ())
 }
 
+/// The rate-limit points GitHub charges for a document with these variables, by its
+/// published rule (see `graphql_cost`); an error when the document does not validate.
+pub fn graphql_points(document: &str, variables: &Value) -> Result<u32, String> {
+    let parsed = parse_graphql(document)?;
+    let variables = serde_json::from_value(variables.clone()).map_err(|e| e.to_string())?;
+    Ok(crate::graphql_cost::points(&parsed, None, &variables))
+}
+
 pub(crate) fn graphql_schema() -> Result<&'static Valid<Schema>, String> {
     GRAPHQL_SCHEMA.as_ref().map_err(Clone::clone)
 }

@@ -36,8 +36,9 @@ fn not_found() -> Reply {
 type Caller = Option<TokenSpec>;
 
 /// Handles one request; also returns the path to check against the description (links use
-/// `/repositories/{id}/…`, which is rewritten to `/repos/{owner}/{repo}/…`).
-pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String) {
+/// `/repositories/{id}/…`, which is rewritten to `/repos/{owner}/{repo}/…`) and, for GraphQL,
+/// the points the query cost.
+pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String, Option<u32>) {
     let mut world = lock(&shared.world);
     let path = canonical_path(&world, &req.path);
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
@@ -50,7 +51,7 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String) {
     let caller: Caller = match req.token() {
         Some(token) => match world.token(&token) {
             Some(t) => Some(t.clone()),
-            None => return (error(401, "Bad credentials"), path),
+            None => return (error(401, "Bad credentials"), path, None),
         },
         None => None,
     };
@@ -61,10 +62,10 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String) {
                 "message": "This endpoint requires you to be authenticated.",
                 "documentation_url": "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql",
             });
-            return (Reply::json(401, body).unchecked(), path);
+            return (Reply::json(401, body).unchecked(), path, None);
         }
         if !reads_public {
-            return (error(401, "Requires authentication"), path);
+            return (error(401, "Requires authentication"), path, None);
         }
     }
 
@@ -81,8 +82,11 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String) {
         .unwrap_or(&0);
     let remaining = start_remaining.saturating_sub(used_before);
     let counts = path != "/rate_limit";
+    // REST requests cost 1; a GraphQL query what its points say.
+    let mut points = 1;
 
-    let mut reply = if counts && remaining == 0 {
+    // GraphQL prices the query first and answers an unaffordable one itself.
+    let mut reply = if counts && remaining == 0 && resource != "graphql" {
         let who = world.user(&login).map(|u| u.id).unwrap_or(0);
         error(
             403,
@@ -96,11 +100,15 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String) {
             ("POST", ["graphql"]) => {
                 let rate = graphql::RateInfo {
                     limit,
-                    remaining: remaining.saturating_sub(1),
+                    remaining,
                     reset_at: crate::time::format_rfc3339(reset),
+                    user_id: world.user(&login).map(|u| u.id).unwrap_or(0),
                 };
                 let can_write = caller.as_ref().is_some_and(|c| world.can_write(c));
-                graphql::execute(shared, &mut world, can_write, &login, rate, &req.body)
+                let answer =
+                    graphql::execute(shared, &mut world, can_write, &login, rate, &req.body);
+                points = answer.points;
+                answer.reply
             }
             ("GET", ["user"]) => match world.user(&login) {
                 Some(u) => Reply::json(200, private_user_json(base, u)),
@@ -252,7 +260,7 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String) {
     }
     let mut used = used_before;
     if counts && !not_modified && remaining > 0 {
-        used += 1;
+        used += points.min(remaining);
         lock(&shared.rate_used).insert((login, resource), used);
     }
     let remaining_now = start_remaining.saturating_sub(used);
@@ -264,7 +272,8 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String) {
         .header("x-ratelimit-resource", resource)
         .header("x-github-api-version-selected", "2022-11-28")
         .header("x-github-media-type", "github.v3; format=json");
-    (reply, path)
+    let graphql_points = (resource == "graphql").then_some(if counts { points } else { 0 });
+    (reply, path, graphql_points)
 }
 
 /// `/repositories/{id}/rest` (GitHub's own pagination links) to `/repos/{owner}/{repo}/rest`.

@@ -17,13 +17,32 @@ use crate::contract;
 use crate::github::{author_association, node_id, user_type};
 use crate::scenario::{PullSpec, PullState, UserKind};
 use crate::server::{Reply, Shared};
-use crate::state::{Conversation, ReviewComment, Thread, User, World, normalize_time};
+use crate::state::{
+    Comment, Conversation, Review, ReviewComment, Thread, User, World, normalize_time,
+};
 
-/// The caller's GraphQL rate limit after this query.
+/// When a review without a submission time was "created": a fixed instant keeps output stable.
+const EPOCH: &str = "2020-01-01T00:00:00Z";
+
+/// The caller's GraphQL rate limit before this query.
 pub(crate) struct RateInfo {
     pub limit: u32,
     pub remaining: u32,
     pub reset_at: String,
+    /// The caller's user id, for GitHub's rate-limit message.
+    pub user_id: u64,
+}
+
+/// What a GraphQL request answered and the points it cost (0 when nothing ran).
+pub(crate) struct Answer {
+    pub reply: Reply,
+    pub points: u32,
+}
+
+impl From<Reply> for Answer {
+    fn from(reply: Reply) -> Self {
+        Answer { reply, points: 0 }
+    }
 }
 
 /// What resolvers read, plus the errors GitHub reports in its own shape (with `type`),
@@ -36,6 +55,8 @@ struct Ctx<'w> {
     base: &'w str,
     login: &'w str,
     rate: RateInfo,
+    /// The points this query costs (`rateLimit { cost }`).
+    cost: u32,
     github_errors: RefCell<Vec<Value>>,
     /// Set by errors GitHub reports before executing (bad pagination arguments): the answer
     /// is then `data: null` with only those errors.
@@ -48,9 +69,9 @@ pub(crate) fn execute(
     world: &mut World,
     can_write: bool,
     login: &str,
-    rate: RateInfo,
+    mut rate: RateInfo,
     body: &[u8],
-) -> Reply {
+) -> Answer {
     let request: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(_) => {
@@ -58,13 +79,16 @@ pub(crate) fn execute(
                 400,
                 json!({"message": "Problems parsing JSON", "documentation_url": "https://docs.github.com/graphql"}),
             )
-            .unchecked();
+            .unchecked()
+            .into();
         }
     };
     let Some(query) = request.get("query").and_then(Value::as_str) else {
         let errors =
             json!([{"message": "A query attribute must be specified and must be a string."}]);
-        return Reply::json(200, json!({"errors": errors})).unchecked();
+        return Reply::json(200, json!({"errors": errors}))
+            .unchecked()
+            .into();
     };
     let document = match contract::parse_graphql(query) {
         Ok(doc) => doc,
@@ -73,12 +97,15 @@ pub(crate) fn execute(
                 "graphql: document does not validate against GitHub's schema: {problem}"
             ));
             let errors = contract::graphql_errors(query);
-            return Reply::json(200, json!({"errors": errors})).unchecked();
+            return Reply::json(200, json!({"errors": errors}))
+                .unchecked()
+                .into();
         }
     };
     let Ok(schema) = contract::graphql_schema() else {
         return Reply::json(200, json!({"errors": [{"message": "schema unavailable"}]}))
-            .unchecked();
+            .unchecked()
+            .into();
     };
     let variables: JsonMap = request
         .get("variables")
@@ -87,6 +114,20 @@ pub(crate) fn execute(
         .unwrap_or_default();
     let operation_name = request.get("operationName").and_then(Value::as_str);
 
+    // GitHub prices a query before running it, and refuses one the rest of the hour cannot
+    // pay for: 200 with a RATE_LIMITED error, as its GraphQL API answers.
+    let points = crate::graphql_cost::points(&document, operation_name, &variables);
+    if points > rate.remaining {
+        let errors = json!([{
+            "type": "RATE_LIMITED",
+            "message": format!("API rate limit exceeded for user ID {}.", rate.user_id),
+        }]);
+        return Reply::json(200, json!({"errors": errors}))
+            .unchecked()
+            .into();
+    }
+    rate.remaining -= points;
+
     let cell = RefCell::new(world);
     let ctx = Ctx {
         world: &cell,
@@ -94,6 +135,7 @@ pub(crate) fn execute(
         base: &shared.base_url,
         login,
         rate,
+        cost: points,
         github_errors: RefCell::new(Vec::new()),
         fatal: RefCell::new(false),
         unsupported: RefCell::new(Vec::new()),
@@ -122,7 +164,10 @@ pub(crate) fn execute(
             "graphql: forge-sim does not serve {field} yet (valid in GitHub's schema; add it in src/graphql.rs)"
         ));
     }
-    Reply::json(200, response).unchecked()
+    Answer {
+        reply: Reply::json(200, response).unchecked(),
+        points,
+    }
 }
 
 /// A GraphQL object during execution.
@@ -422,7 +467,7 @@ impl ObjectValue for Node<'_> {
                     "limit": ctx.rate.limit,
                     "remaining": ctx.rate.remaining,
                     "resetAt": ctx.rate.reset_at,
-                    "cost": 1,
+                    "cost": ctx.cost,
                     "used": ctx.rate.limit.saturating_sub(ctx.rate.remaining),
                     "nodeCount": 1,
                 }),
@@ -571,6 +616,55 @@ impl ObjectValue for Node<'_> {
                     None => Ok(ResolvedValue::null()),
                 }
             }
+            (
+                Node::Pull {
+                    repo, number, path, ..
+                },
+                "reviews" | "comments",
+            ) => {
+                let reviews = info.field_name() == "reviews";
+                let items: Vec<Value> = {
+                    let world = ctx.world();
+                    if reviews {
+                        // `states:` filters; the pending review of someone else is never shown.
+                        let states: Option<Vec<String>> =
+                            args.get("states").and_then(|v| v.as_array()).map(|a| {
+                                a.iter()
+                                    .filter_map(|s| s.as_str().map(str::to_owned))
+                                    .collect()
+                            });
+                        world
+                            .reviews(*repo, *number)
+                            .filter(|rv| states.as_ref().is_none_or(|s| s.contains(&rv.state)))
+                            .map(|rv| review_fields(ctx, &world, *repo, rv))
+                            .collect()
+                    } else {
+                        world
+                            .comments(*repo, *number)
+                            .iter()
+                            .map(|c| issue_comment_fields(ctx, &world, *repo, *number, c))
+                            .collect()
+                    }
+                };
+                let mut full = path.clone();
+                full.push(key(info));
+                let type_name = if reviews {
+                    "PullRequestReviewConnection"
+                } else {
+                    "IssueCommentConnection"
+                };
+                match page_of(ctx, info, full, items.len()) {
+                    Some(page) => {
+                        let nodes = items[page.start..page.end]
+                            .iter()
+                            .cloned()
+                            .map(Item::Json)
+                            .collect();
+                        Ok(connection(ctx, type_name, page, nodes))
+                    }
+                    None => Ok(ResolvedValue::null()),
+                }
+            }
             (Node::Rollup { .. }, field) => Err(unsupported(ctx, "StatusCheckRollup", field)),
             (Node::Pull { repo, number, .. }, field) => {
                 let world = ctx.world();
@@ -636,10 +730,11 @@ impl ObjectValue for Node<'_> {
                     items.iter().map(|i| i.resolve(ctx)).collect::<Vec<_>>(),
                 )),
                 "edges" => {
-                    let edge_type = if *type_name == "PullRequestReviewThreadConnection" {
-                        "PullRequestReviewThreadEdge"
-                    } else {
-                        "PullRequestReviewCommentEdge"
+                    let edge_type = match *type_name {
+                        "PullRequestReviewThreadConnection" => "PullRequestReviewThreadEdge",
+                        "PullRequestReviewConnection" => "PullRequestReviewEdge",
+                        "IssueCommentConnection" => "IssueCommentEdge",
+                        _ => "PullRequestReviewCommentEdge",
                     };
                     Ok(ResolvedValue::list(
                         items
@@ -994,6 +1089,65 @@ fn reply_mutation<'a>(ctx: &'a Ctx<'a>, info: &ResolveInfo<'_>) -> ResolvedValue
     })
 }
 
+/// A review as GitHub's `PullRequestReview`, with the same ids and URLs as its REST form.
+fn review_fields(ctx: &Ctx<'_>, world: &World, r: usize, rv: &Review) -> Value {
+    let spec = &world.repos[r].spec;
+    let url = format!(
+        "{}/{}/{}/pull/{}#pullrequestreview-{}",
+        ctx.base, spec.owner, spec.name, rv.pull, rv.id
+    );
+    // A deleted account is a null author in GraphQL.
+    let author = match rv.author.as_str() {
+        "" => Value::Null,
+        login => actor_json(ctx.base, &world.user_or_ghost(login)),
+    };
+    let at = rv.submitted_at.clone().map_or(Value::Null, Value::from);
+    json!({
+        "__typename": "PullRequestReview",
+        "id": node_id("PRR", "PullRequestReview", rv.id),
+        "databaseId": rv.id,
+        "fullDatabaseId": rv.id.to_string(),
+        "body": rv.body,
+        "bodyText": rv.body,
+        "state": rv.state,
+        "submittedAt": at,
+        "publishedAt": at,
+        "createdAt": rv.submitted_at.clone().unwrap_or_else(|| EPOCH.to_owned()),
+        "updatedAt": rv.submitted_at.clone().unwrap_or_else(|| EPOCH.to_owned()),
+        "url": url,
+        "author": author,
+        "authorAssociation": author_association(world, r, &rv.author),
+        "commit": {"__typename": "Commit", "oid": rv.commit_id},
+        "isMinimized": rv.minimized.is_some(),
+        "minimizedReason": rv.minimized,
+    })
+}
+
+/// A conversation comment as GitHub's `IssueComment`, with the same ids and URLs as REST.
+fn issue_comment_fields(ctx: &Ctx<'_>, world: &World, r: usize, number: u64, c: &Comment) -> Value {
+    let spec = &world.repos[r].spec;
+    let url = format!(
+        "{}/{}/{}/pull/{number}#issuecomment-{}",
+        ctx.base, spec.owner, spec.name, c.id
+    );
+    json!({
+        "__typename": "IssueComment",
+        "id": node_id("IC", "IssueComment", c.id),
+        "databaseId": c.id,
+        "fullDatabaseId": c.id.to_string(),
+        "body": c.body,
+        "bodyText": c.body,
+        "createdAt": c.created_at,
+        "updatedAt": c.updated_at,
+        "publishedAt": c.created_at,
+        "url": url,
+        "author": actor_json(ctx.base, &world.user_or_ghost(&c.author)),
+        "authorAssociation": author_association(world, r, &c.author),
+        "isMinimized": c.minimized.is_some(),
+        "minimizedReason": c.minimized,
+    })
+}
+
 fn comment_node_id(c: &ReviewComment) -> String {
     node_id("PRRC", "PullRequestReviewComment", c.id)
 }
@@ -1117,8 +1271,8 @@ fn comment_fields(ctx: &Ctx<'_>, world: &World, r: usize, t: &Thread, c: &Review
         "originalLine": t.line,
         "originalStartLine": t.start_line,
         "outdated": t.outdated,
-        "isMinimized": false,
-        "minimizedReason": null,
+        "isMinimized": c.minimized.is_some(),
+        "minimizedReason": c.minimized,
         "state": "SUBMITTED",
         "subjectType": if t.file_level { "FILE" } else { "LINE" },
         "viewerCanEdit": ctx.can_write && c.author.as_deref() == Some(ctx.login),

@@ -19,13 +19,14 @@ mod fault;
 mod forgejo;
 mod github;
 mod graphql;
+mod graphql_cost;
 mod scenario;
 mod server;
 mod state;
 mod storage;
 mod time;
 
-pub use contract::{validate_graphql, validate_rest};
+pub use contract::{graphql_points, validate_graphql, validate_rest};
 pub use fault::{Fault, FaultKind};
 pub use scenario::{
     AnnotationSpec, ArtifactSpec, BranchProtectionSpec, BranchSpec, Capabilities, CheckRunSpec,

@@ -266,6 +266,11 @@ pub struct CommentSpec {
     pub created_at: String,
     #[serde(default)]
     pub updated_at: Option<String>,
+    /// GitHub only: the comment is minimized (hidden), for this reason as GitHub's GraphQL
+    /// `minimizedReason` reports it (`abuse`, `off-topic`, `outdated`, `resolved`,
+    /// `duplicate`, `spam`). Forgejo/Gitea have no such thing and ignore it.
+    #[serde(default)]
+    pub minimized: Option<String>,
 }
 
 /// A compact way to write many comments: `{count: 130, author: bob}`. Bodies come from
@@ -340,6 +345,9 @@ pub struct ReviewSpec {
     pub submitted_at: Option<String>,
     #[serde(default)]
     pub commit_id: Option<String>,
+    /// GitHub only: minimized (hidden) for this reason; see `CommentSpec::minimized`.
+    #[serde(default)]
+    pub minimized: Option<String>,
 }
 
 /// A review thread (GitHub) or code conversation (Forgejo/Gitea): comments on one place of the
@@ -406,6 +414,9 @@ pub struct ThreadCommentSpec {
     /// rocket, eyes.
     #[serde(default)]
     pub reactions: std::collections::BTreeMap<String, u32>,
+    /// GitHub only: minimized (hidden) for this reason; see `CommentSpec::minimized`.
+    #[serde(default)]
+    pub minimized: Option<String>,
 }
 
 /// A GitHub check run on the pull request's head commit (or on `head_sha`).

@@ -39,6 +39,10 @@ pub struct RecordedRequest {
     pub conditional: bool,
     /// The request carried a token the scenario knows.
     pub authenticated: bool,
+    /// GitHub GraphQL: the rate-limit points the query cost, by GitHub's published rule
+    /// (0 for a query that was refused or did not parse); `None` for other requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graphql_points: Option<u32>,
 }
 
 /// One request to the blob storage (the second listener job logs and artifacts redirect to).
@@ -353,13 +357,14 @@ async fn handle(
     let authenticated = request
         .token()
         .is_some_and(|t| lock(&shared.world).token(&t).is_some());
-    let record = |status: u16| RecordedRequest {
+    let record = |status: u16, graphql_points: Option<u32>| RecordedRequest {
         method: request.method.clone(),
         path: request.path.clone(),
         query: request.query.clone(),
         status,
         conditional: request.headers.contains_key(hyper::header::IF_NONE_MATCH),
         authenticated,
+        graphql_points,
     };
 
     let fault = fault::take_matching(&mut lock(&shared.faults), &request.method, &request.path);
@@ -370,7 +375,7 @@ async fn handle(
             headers,
             body,
         }) => {
-            lock(&shared.log).push(record(code));
+            lock(&shared.log).push(record(code, None));
             let mut reply = Reply {
                 status: code,
                 headers,
@@ -387,11 +392,11 @@ async fn handle(
         }
         Some(FaultKind::Latency { ms }) => tokio::time::sleep(Duration::from_millis(ms)).await,
         Some(FaultKind::ResetConnection) => {
-            lock(&shared.log).push(record(0));
+            lock(&shared.log).push(record(0, None));
             return Err(Dropped("injected connection reset"));
         }
         Some(FaultKind::Garbage) => {
-            lock(&shared.log).push(record(200));
+            lock(&shared.log).push(record(200, None));
             let reply = Reply {
                 status: 200,
                 headers: Vec::new(),
@@ -413,9 +418,9 @@ async fn handle(
             error_type,
             keep_data,
         }) => {
-            let (reply, _) = match shared.flavor {
+            let (reply, _, points) = match shared.flavor {
                 ForgeFlavor::Github => github::handle(&shared, &request),
-                _ => (forgejo::handle(&shared, &request), String::new()),
+                _ => (forgejo::handle(&shared, &request), String::new(), None),
             };
             let mut error = serde_json::json!({"message": message});
             if let Some(t) = error_type {
@@ -437,17 +442,19 @@ async fn handle(
             let body = serde_json::json!({"data": data, "errors": errors});
             let mut faulted = Reply::json(200, body).unchecked();
             faulted.headers = reply.headers;
-            lock(&shared.log).push(record(200));
+            lock(&shared.log).push(record(200, points));
             return Ok(into_response(faulted, false));
         }
         None => {}
     }
 
-    let (reply, described_path) = match shared.flavor {
+    let (reply, described_path, graphql_points) = match shared.flavor {
         ForgeFlavor::Github => github::handle(&shared, &request),
-        ForgeFlavor::Forgejo | ForgeFlavor::Gitea => {
-            (forgejo::handle(&shared, &request), request.path.clone())
-        }
+        ForgeFlavor::Forgejo | ForgeFlavor::Gitea => (
+            forgejo::handle(&shared, &request),
+            request.path.clone(),
+            None,
+        ),
     };
     if reply.checked && contract::is_described(shared.flavor, &request.method, &described_path) {
         let body = match &reply.body {
@@ -472,7 +479,7 @@ async fn handle(
             shared.violation(problem);
         }
     }
-    lock(&shared.log).push(record(reply.status));
+    lock(&shared.log).push(record(reply.status, graphql_points));
     Ok(into_response(reply, truncate))
 }
 

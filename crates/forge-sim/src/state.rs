@@ -26,6 +26,8 @@ pub(crate) struct Comment {
     pub body: String,
     pub created_at: String,
     pub updated_at: String,
+    /// GitHub's `minimizedReason` when the comment is minimized (hidden).
+    pub minimized: Option<String>,
 }
 
 /// A submitted review. Every review comment belongs to one.
@@ -39,6 +41,8 @@ pub(crate) struct Review {
     pub body: String,
     pub submitted_at: Option<String>,
     pub commit_id: String,
+    /// GitHub's `minimizedReason` when the review is minimized (hidden).
+    pub minimized: Option<String>,
 }
 
 /// A comment in a review thread.
@@ -57,6 +61,8 @@ pub(crate) struct ReviewComment {
     /// Gitea keeps resolution per comment (`resolver`); a conversation counts as resolved
     /// when its first comment is. `Some(None)`: resolved by a deleted account.
     pub resolved_by: Option<Option<String>>,
+    /// GitHub's `minimizedReason` when the comment is minimized (hidden).
+    pub minimized: Option<String>,
 }
 
 /// A review thread: GitHub's `PullRequestReviewThread`, a Forgejo/Gitea code conversation.
@@ -252,6 +258,7 @@ impl World {
                             body: g.body.replace("{n}", &n.to_string()),
                             created_at: at.clone(),
                             updated_at: at,
+                            minimized: None,
                         });
                     }
                 }
@@ -288,6 +295,7 @@ impl World {
                     body: c.body.clone(),
                     created_at: normalize_time(&c.created_at),
                     updated_at: normalize_time(c.updated_at.as_deref().unwrap_or(&c.created_at)),
+                    minimized: c.minimized.clone(),
                 }
             })
             .collect()
@@ -311,6 +319,7 @@ impl World {
                 body: r.body.clone(),
                 submitted_at: r.submitted_at.as_deref().map(normalize_time),
                 commit_id: r.commit_id.clone().unwrap_or_else(|| pull.head.sha.clone()),
+                minimized: r.minimized.clone(),
             });
         }
         let mut specs: Vec<ReviewThreadSpec> = pull.review_threads.clone();
@@ -346,6 +355,7 @@ impl World {
                         updated_at: None,
                         diff_hunk: None,
                         reactions: BTreeMap::new(),
+                        minimized: None,
                     }],
                     generate_replies: None,
                 });
@@ -400,6 +410,7 @@ impl World {
                         body: String::new(),
                         submitted_at: Some(created_at.clone()),
                         commit_id: pull.head.sha.clone(),
+                        minimized: None,
                     });
                     id
                 }
@@ -421,6 +432,7 @@ impl World {
                 created_at,
                 diff_hunk: c.diff_hunk.clone().unwrap_or_else(|| hunk.clone()),
                 reactions: c.reactions.clone(),
+                minimized: c.minimized.clone(),
                 resolved_by,
             });
         }
@@ -555,6 +567,7 @@ impl World {
             body: body.to_owned(),
             created_at: now.clone(),
             updated_at: now,
+            minimized: None,
         };
         if let Some(r) = self.repos.get_mut(repo) {
             r.conversations
@@ -562,7 +575,22 @@ impl World {
                 .or_default()
                 .push(comment.clone());
         }
+        self.touch_pull(repo, number);
         comment
+    }
+
+    /// A new comment or review makes a pull request "updated" (its `updated_at`), as on the
+    /// forges. Resolving a thread does not: GitHub documents no such effect, so clients must
+    /// not count on one.
+    fn touch_pull(&mut self, repo: usize, number: u64) {
+        let now = self.now();
+        if let Some(p) = self
+            .repos
+            .get_mut(repo)
+            .and_then(|r| r.spec.pulls.iter_mut().find(|p| p.number == number))
+        {
+            p.updated_at = Some(now);
+        }
     }
 
     pub fn threads(&self, repo: usize, pull: u64) -> impl Iterator<Item = (usize, &Thread)> {
@@ -647,6 +675,7 @@ impl World {
                 .unwrap_or_default(),
             reactions: BTreeMap::new(),
             resolved_by: None,
+            minimized: None,
         };
         t.comments.push(comment.clone());
         let pull = t.pull;
@@ -660,8 +689,10 @@ impl World {
                 body: String::new(),
                 submitted_at: Some(now),
                 commit_id,
+                minimized: None,
             });
         }
+        self.touch_pull(repo, pull);
         Some(comment)
     }
 
@@ -745,6 +776,7 @@ fn generated_replies(g: &GenerateComments, t: &ReviewThreadSpec) -> Vec<ThreadCo
             updated_at: None,
             diff_hunk: None,
             reactions: BTreeMap::new(),
+            minimized: None,
         })
         .collect()
 }

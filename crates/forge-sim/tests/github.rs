@@ -425,6 +425,7 @@ async fn records_every_request() {
                 status: 200,
                 conditional: false,
                 authenticated: true,
+                graphql_points: None,
             },
             RecordedRequest {
                 method: "GET".into(),
@@ -433,6 +434,7 @@ async fn records_every_request() {
                 status: 401,
                 conditional: false,
                 authenticated: false,
+                graphql_points: None,
             },
         ]
     );
@@ -576,5 +578,45 @@ async fn graphql_needs_a_token() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 401);
+    assert_clean(&sim);
+}
+
+/// GraphQL queries cost what GitHub's published rule says (connections times the pages of
+/// their parents, / 100, at least 1): charged to the `graphql` rate limit, reported by
+/// `rateLimit { cost }` and in the request log; a query the rest of the hour cannot pay for
+/// is refused with 200 and a RATE_LIMITED error, as GitHub's GraphQL API answers.
+#[tokio::test]
+async fn graphql_queries_cost_their_published_points() {
+    let mut scenario = Scenario::builtin("demo-github").unwrap();
+    scenario.rate_limit.remaining = Some(120);
+    let sim = Sim::start(scenario).await.unwrap();
+    // 1 (threads) + 100 (comments of each thread) + 100 x 100 (reactors of each comment).
+    let heavy = "query($o: String!, $n: String!) { rateLimit { cost remaining } \
+                 repository(owner: $o, name: $n) { pullRequest(number: 7) { \
+                 reviewThreads(first: 100) { nodes { comments(first: 100) { nodes { \
+                 reactionGroups { reactors { totalCount } } } } } } } } }";
+    let vars = json!({"o": "acme", "n": "widgets"});
+    let resp = graphql(&sim, heavy, vars.clone()).await;
+    assert_eq!(resp.get("errors"), None, "{resp}");
+    assert_eq!(resp["data"]["rateLimit"]["cost"], 101);
+    assert_eq!(resp["data"]["rateLimit"]["remaining"], 19);
+    let cheap = "query { rateLimit { cost remaining } }";
+    let resp = graphql(&sim, cheap, json!({})).await;
+    assert_eq!(resp["data"]["rateLimit"]["cost"], 1);
+    assert_eq!(resp["data"]["rateLimit"]["remaining"], 18);
+    let points: Vec<Option<u32>> = sim.requests().iter().map(|r| r.graphql_points).collect();
+    assert_eq!(points, vec![Some(101), Some(1)]);
+
+    // 18 points left: the heavy query is refused and charges nothing.
+    let resp = graphql(&sim, heavy, vars).await;
+    assert_eq!(resp["errors"][0]["type"], "RATE_LIMITED", "{resp}");
+    assert_eq!(resp.get("data"), None);
+    assert_eq!(sim.requests().last().unwrap().graphql_points, Some(0));
+    let rate: Value = get(&sim, "/rate_limit", Some(WRITE))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(rate["resources"]["graphql"]["remaining"], 18, "{rate}");
     assert_clean(&sim);
 }

@@ -510,3 +510,76 @@ async fn a_fault_makes_a_200_carry_graphql_errors() {
     assert_eq!(normal.get("errors"), None);
     assert_clean(&sim);
 }
+
+/// A pull request's reviews (filtered by `states:`) and conversation comments page in GraphQL
+/// like the other connections, with the ids and URLs REST gives them; minimized items say so
+/// and why; a new comment moves the pull request's `updatedAt`, resolving a thread does not.
+#[tokio::test]
+async fn reviews_and_conversation_comments_in_graphql() {
+    let mut scenario = Scenario::builtin("threads_mixed").unwrap();
+    let pull = &mut scenario.repos[0].pulls[0];
+    assert_eq!(pull.number, 12);
+    pull.comments[0].minimized = Some("off-topic".into());
+    let query = r#"query($after: String) { repository(owner: "acme", name: "widgets") {
+        pullRequest(number: 12) { updatedAt
+          reviews(first: 1, after: $after, states: [CHANGES_REQUESTED]) {
+            totalCount pageInfo { hasNextPage } nodes { fullDatabaseId state url isMinimized } }
+          comments(first: 100) { totalCount nodes { fullDatabaseId body url isMinimized
+            minimizedReason author { login } } } } } }"#;
+    let sim = Sim::start(scenario).await.unwrap();
+    let resp = graphql(&sim, "ghp_write", query, json!({"after": null})).await;
+    assert_eq!(resp.get("errors"), None, "{resp}");
+    let pull = &resp["data"]["repository"]["pullRequest"];
+    let reviews = &pull["reviews"];
+    assert_eq!(reviews["totalCount"], 1);
+    assert_eq!(reviews["nodes"][0]["state"], "CHANGES_REQUESTED");
+    let (_, rest_reviews) = rest(&sim, "GET", "/repos/acme/widgets/pulls/12/reviews", None).await;
+    let same = rest_reviews
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["state"] == "CHANGES_REQUESTED")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        reviews["nodes"][0]["fullDatabaseId"],
+        same["id"].to_string()
+    );
+    assert_eq!(reviews["nodes"][0]["url"], same["html_url"]);
+    let comments = pull["comments"]["nodes"].as_array().unwrap();
+    let (_, rest_comments) =
+        rest(&sim, "GET", "/repos/acme/widgets/issues/12/comments", None).await;
+    assert_eq!(comments.len(), rest_comments.as_array().unwrap().len());
+    assert_eq!(comments[0]["url"], rest_comments[0]["html_url"]);
+    assert_eq!(
+        (
+            comments[0]["isMinimized"].clone(),
+            comments[0]["minimizedReason"].clone()
+        ),
+        (json!(true), json!("off-topic"))
+    );
+    assert_eq!(comments[1]["isMinimized"], false);
+    let updated = pull["updatedAt"].clone();
+
+    let resolve = r#"mutation { resolveReviewThread(input: {threadId: "PRRT_mixed_multiline"}) {
+        thread { isResolved } } }"#;
+    graphql(&sim, "ghp_write", resolve, json!({})).await;
+    let resp = graphql(&sim, "ghp_write", query, json!({"after": null})).await;
+    let pull = &resp["data"]["repository"]["pullRequest"];
+    assert_eq!(
+        pull["updatedAt"], updated,
+        "resolving does not touch updatedAt"
+    );
+    rest(
+        &sim,
+        "POST",
+        "/repos/acme/widgets/issues/12/comments",
+        Some(json!({"body": "later"})),
+    )
+    .await;
+    let resp = graphql(&sim, "ghp_write", query, json!({"after": null})).await;
+    let pull = &resp["data"]["repository"]["pullRequest"];
+    assert_eq!(pull["updatedAt"], "2024-07-01T12:00:00Z", "a comment does");
+    assert_ne!(pull["updatedAt"], updated);
+    assert_clean(&sim);
+}

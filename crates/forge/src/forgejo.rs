@@ -472,6 +472,8 @@ impl FjComment {
             created_at: self.created_at,
             updated_at: self.updated_at,
             html_url: self.html_url,
+            // Forgejo and Gitea cannot minimize (hide) comments.
+            minimized: None,
         }
     }
 }

@@ -26,6 +26,8 @@ pub use http::{ClientOptions, EnvLookup, RetryPolicy};
 pub use model::*;
 pub use router::Forges;
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use resolve_pr_core::{Error, PrRef, RepoRef, Result};
 
@@ -79,6 +81,27 @@ pub trait Forge: Send + Sync {
     /// reviews, so they override this; elsewhere it is both calls, concurrently.
     async fn review_activity(&self, pr: &PrRef) -> Result<(Vec<ReviewThread>, Vec<Review>)> {
         tokio::try_join!(self.review_threads(pr), self.reviews(pr))
+    }
+
+    /// The pull request's review feedback: the PR, its threads and reviews, and its
+    /// conversation comments. GitHub answers it from a per-process snapshot that one small
+    /// query revalidates (see `github::feedback`), so paging through a long list does not
+    /// read the pull request again; elsewhere it is read afresh each time.
+    async fn review_feedback(&self, pr: &PrRef) -> Result<Arc<ReviewFeedback>> {
+        let (pull, activity, issue_comments) = tokio::join!(
+            self.pull_request(pr),
+            self.review_activity(pr),
+            all_pr_comments(self, pr),
+        );
+        // The PR first, so a missing PR is "not found" whichever request noticed it first.
+        let pull = pull?;
+        let (threads, reviews) = activity?;
+        Ok(Arc::new(ReviewFeedback {
+            pull,
+            threads,
+            reviews,
+            issue_comments: issue_comments?,
+        }))
     }
 
     /// Whether this instance can reply in and resolve threads (probed once, then cached).
@@ -165,6 +188,37 @@ pub trait Forge: Send + Sync {
         let _ = (repo, artifact, suffix, max_bytes);
         Err(unsupported(self.kind(), "downloading artifacts"))
     }
+}
+
+/// Every conversation comment of the PR, page after page (100 a page, both forges' maximum).
+async fn all_pr_comments<F: Forge + ?Sized>(forge: &F, pr: &PrRef) -> Result<Vec<IssueComment>> {
+    const PER_PAGE: u32 = 100;
+    let mut all = Vec::new();
+    for page in 1u32.. {
+        // No pull request has a thousand pages of conversation; a forge that keeps saying
+        // "more" past that is looping.
+        if page > github::MAX_PAGES {
+            return Err(Error::api(format!(
+                "the forge kept returning pages of conversation comments past {} pages",
+                github::MAX_PAGES
+            )));
+        }
+        let got = forge
+            .list_pr_comments(
+                pr,
+                PageRequest {
+                    page,
+                    per_page: PER_PAGE,
+                },
+            )
+            .await?;
+        let empty = got.items.is_empty();
+        all.extend(got.items);
+        if !got.has_next || empty {
+            break;
+        }
+    }
+    Ok(all)
 }
 
 /// The error for a capability this forge (or this instance) does not have.

@@ -61,6 +61,17 @@ pub struct IssueComment {
     pub created_at: String,
     pub updated_at: String,
     pub html_url: String,
+    /// Hidden on the forge ("minimized" on GitHub); see [`Minimized`].
+    pub minimized: Option<Minimized>,
+}
+
+/// A comment a moderator or its author hid (GitHub: "minimized"; it stays readable behind a
+/// click). Forgejo and Gitea have no such thing: their comments are never minimized.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Minimized {
+    /// GitHub's `minimizedReason`, lower case: `off-topic`, `spam`, `outdated`, `resolved`,
+    /// `duplicate` or `abuse`; `None` when GitHub gave none.
+    pub reason: Option<String>,
 }
 
 /// A submitted review (approve, request changes, comment) with its summary body.
@@ -76,6 +87,8 @@ pub struct Review {
     pub submitted_at: Option<String>,
     pub html_url: String,
     pub commit_id: Option<String>,
+    /// Hidden on the forge; see [`Minimized`].
+    pub minimized: Option<Minimized>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -123,6 +136,8 @@ pub struct ReviewComment {
     /// both forges; `None` for the first.
     pub in_reply_to_id: Option<u64>,
     pub reactions: Option<Reactions>,
+    /// Hidden on the forge; see [`Minimized`].
+    pub minimized: Option<Minimized>,
 }
 
 /// A conversation on the diff: a first comment and its replies, oldest first, with its
@@ -143,6 +158,8 @@ pub struct ReviewThread {
     /// The line when the thread was written. Unlike `line` it does not move (or vanish) when
     /// later pushes change the file, so it orders threads stably.
     pub original_line: Option<u64>,
+    /// First line of a multi-line comment when the thread was written (see `original_line`).
+    pub original_start_line: Option<u64>,
     /// LEFT (the base) or RIGHT (the head).
     pub diff_side: Option<String>,
     /// LINE, or FILE for a comment on a whole file.
@@ -165,4 +182,18 @@ pub struct ThreadCapabilities {
     pub can_resolve: bool,
     /// Why something is missing, and which forge version adds it.
     pub missing: Option<String>,
+}
+
+/// What a pull request's review feedback is made of, read together: the pull request, every
+/// review thread (whole), the reviews that can carry feedback, and every conversation comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewFeedback {
+    pub pull: PullRequest,
+    /// GitHub reads reactions only for the comments of unresolved threads (the feedback that
+    /// is still open); a resolved thread's comments have `reactions: None` there.
+    pub threads: Vec<ReviewThread>,
+    /// At least the CHANGES_REQUESTED and COMMENTED ones (a forge may leave the rest out).
+    pub reviews: Vec<Review>,
+    /// Oldest first.
+    pub issue_comments: Vec<IssueComment>,
 }

@@ -972,6 +972,20 @@ fn every_graphql_document_matches_githubs_schema() {
     }
 }
 
+/// Every document costs 1 point by GitHub's published rule, but REVIEW_THREADS (every thread
+/// with its comments' reactions, 100 x 100 reaction counts a page: 101 points), which only
+/// looking a thread up by comment id still uses.
+#[test]
+fn feedback_documents_cost_one_point_each() {
+    use resolve_pr_forge::github::queries;
+    let vars = serde_json::json!({});
+    for (name, document) in queries::ALL {
+        let points = resolve_pr_forge_sim::graphql_points(document, &vars).expect(name);
+        let want = if *name == "REVIEW_THREADS" { 101 } else { 1 };
+        assert_eq!(points, want, "{name}");
+    }
+}
+
 #[tokio::test]
 async fn forgejo_flavour_is_detected_once() {
     for (flavor, expected) in [

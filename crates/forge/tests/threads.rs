@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use resolve_pr_core::{Category, Error, PrRef, RepoRef};
 use resolve_pr_forge::{
-    ClientOptions, Config, Forge, ForgeKind, Forges, RetryPolicy, ReviewState, ReviewThread,
+    ClientOptions, Config, Forge, ForgeKind, Forges, PageRequest, RetryPolicy, ReviewState,
+    ReviewThread,
 };
 use resolve_pr_forge_sim::{Fault, FaultKind, RecordedRequest, Scenario, Sim, SimHandle};
 
@@ -165,6 +166,86 @@ async fn github_lists_150_threads_and_a_131_comment_thread_whole() {
             .iter()
             .all(|r| r.method == "POST" && r.path == "/graphql")
     );
+    fx.assert_no_contract_violations();
+}
+
+/// `review_feedback` reads a pull request's threads, reviews and conversation comments in a
+/// few 1-point requests and keeps them: the next call costs one version request (per 100
+/// threads) while nothing changed, and reads again once something did.
+#[tokio::test]
+async fn github_review_feedback_is_read_once_and_revalidated() {
+    let fx = Fixture::start("threads_mixed", GH_WRITE).await;
+    let pr = fx.pr("widgets", 12);
+    let feedback = fx.forge.review_feedback(&pr).await.expect("feedback");
+    let cold = fx.api_requests();
+    assert_eq!(
+        cold.len(),
+        2,
+        "everything, then the open threads' reactions: {cold:#?}"
+    );
+    assert!(
+        cold.iter().all(|r| r.graphql_points == Some(1)),
+        "{cold:#?}"
+    );
+    assert_eq!(feedback.pull.number, 12);
+    assert_eq!(feedback.pull.author.login, "bob");
+
+    // The same threads as the thread listing, open ones whole with their reactions.
+    let threads = fx.forge.review_threads(&pr).await.expect("threads");
+    let open = |ts: &[ReviewThread]| -> Vec<ReviewThread> {
+        ts.iter().filter(|t| !t.is_resolved).cloned().collect()
+    };
+    assert_eq!(open(&feedback.threads), open(&threads));
+    assert_eq!(
+        feedback.threads.iter().map(|t| &t.id).collect::<Vec<_>>(),
+        threads.iter().map(|t| &t.id).collect::<Vec<_>>()
+    );
+    let outdated = thread(&feedback.threads, "PRRT_mixed_outdated");
+    assert_eq!((outdated.line, outdated.original_line), (None, Some(3)));
+    // Reviews that can carry feedback, as REST lists them.
+    let reviews: Vec<_> = fx
+        .forge
+        .reviews(&pr)
+        .await
+        .expect("reviews")
+        .into_iter()
+        .filter(|r| {
+            matches!(
+                r.state,
+                ReviewState::ChangesRequested | ReviewState::Commented
+            )
+        })
+        .collect();
+    assert_eq!(feedback.reviews, reviews);
+    let comments = fx
+        .forge
+        .list_pr_comments(
+            &pr,
+            PageRequest {
+                page: 1,
+                per_page: 100,
+            },
+        )
+        .await
+        .expect("comments")
+        .items;
+    assert_eq!(feedback.issue_comments, comments);
+
+    fx.sim.clear_requests();
+    let again = fx.forge.review_feedback(&pr).await.expect("feedback");
+    assert!(Arc::ptr_eq(&feedback, &again), "the snapshot is reused");
+    let version = fx.api_requests();
+    assert_eq!(version.len(), 1, "{version:#?}");
+    assert_eq!(version[0].graphql_points, Some(1));
+
+    // A new comment changes the version, and everything is read again.
+    fx.forge
+        .create_pr_comment(&pr, "one more thing")
+        .await
+        .expect("commented");
+    let changed = fx.forge.review_feedback(&pr).await.expect("feedback");
+    assert!(!Arc::ptr_eq(&feedback, &changed));
+    assert_eq!(changed.issue_comments.len(), comments.len() + 1);
     fx.assert_no_contract_violations();
 }
 

@@ -447,6 +447,7 @@ mod tests {
             line: Some(3),
             start_line: None,
             original_line: Some(3),
+            original_start_line: None,
             diff_side: Some("RIGHT".into()),
             subject_type: Some("LINE".into()),
             viewer_can_resolve: true,
@@ -468,6 +469,7 @@ mod tests {
                 commit_id: None,
                 in_reply_to_id: None,
                 reactions: None,
+                minimized: None,
             }],
         }
     }

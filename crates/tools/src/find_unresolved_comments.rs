@@ -6,9 +6,9 @@
 use std::collections::{BTreeMap, HashSet};
 
 use resolve_pr_core::budget::{cut, cut_tail};
-use resolve_pr_core::{PageSize, PrRef, Result};
+use resolve_pr_core::{PageSize, Result};
 use resolve_pr_forge::{
-    Forge, IssueComment, PageRequest, Reactions, Review, ReviewComment, ReviewState, ReviewThread,
+    IssueComment, Minimized, Reactions, Review, ReviewComment, ReviewState, ReviewThread,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -17,14 +17,12 @@ use serde_json::Value;
 use crate::Context;
 use crate::action_commands::{ActionCommands, CommandBuilder, ConversationItem};
 use crate::registry::{Annotations, Tool};
-use crate::shared::{first_line, pr_from_ref};
+use crate::shared::pr_from_ref;
 
 /// Bodies above this many bytes are cut (CodeRabbit-style summaries run to tens of KB).
 const BODY_BUDGET: usize = 4000;
 /// Diff hunks above this many bytes keep their end: GitHub's hunk ends at the commented line.
 const DIFF_HUNK_BUDGET: usize = 1500;
-/// Conversation comments are fetched 100 at a time (GitHub's maximum page size).
-const ISSUE_COMMENTS_PER_REQUEST: u32 = 100;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -38,11 +36,13 @@ pub struct Input {
     /// Logins to leave out (case-insensitive; "name" also matches "name[bot]").
     #[serde(default)]
     pub exclude_authors: Vec<String>,
-    /// chronological: by when the thread, review or comment started; by_file: by path and
-    /// line, items without a file last; by_author: by login. A thread's comments stay
-    /// together, oldest first.
+    /// chronological (by start), by_file (path, line) or by_author. A thread's comments
+    /// stay together, oldest first.
     #[serde(default)]
     pub sort: Sort,
+    /// Also list items GitHub shows minimized, with the reason. Never counted.
+    #[serde(default)]
+    pub include_minimized: bool,
     /// `nextCursor` of the previous page.
     #[serde(default)]
     pub cursor: Option<String>,
@@ -111,11 +111,14 @@ pub struct Comment {
     pub updated_at: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_path: Option<String>,
-    /// The (last) line commented on; absent for a whole file, or a line that no longer exists.
+    /// The (last) line; absent for a whole file. In the original diff if line_is_original.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_number: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_line: Option<u64>,
+    /// The thread is outdated and its lines are those of the original diff.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_is_original: Option<bool>,
     /// RIGHT: lines of the head; LEFT: of the base (a removed line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<String>,
@@ -142,6 +145,12 @@ pub struct Comment {
     /// Reviews: CHANGES_REQUESTED or COMMENTED.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review_state: Option<ReviewState>,
+    /// Hidden on GitHub (listed only with include_minimized).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_minimized: Option<bool>,
+    /// off-topic, spam, outdated, resolved, duplicate or abuse.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimized_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action_commands: Option<ActionCommands>,
 }
@@ -152,7 +161,7 @@ fn no_reactions(reactions: &Option<Reactions>) -> bool {
         .is_none_or(|r| *r == Reactions::default())
 }
 
-/// Counts over every item left after the filters, on all pages.
+/// Over all pages, after the filters.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Summary {
     pub total_comments: usize,
@@ -164,6 +173,8 @@ pub struct Summary {
     pub human_comments: usize,
     /// Items with a reaction.
     pub with_reactions: usize,
+    /// Minimized items (counted only here).
+    pub minimized: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -218,6 +229,12 @@ struct Entry {
     thread: Option<usize>,
 }
 
+impl Entry {
+    fn minimized(&self) -> bool {
+        self.comment.is_minimized == Some(true)
+    }
+}
+
 pub struct FindUnresolvedComments;
 
 impl Tool for FindUnresolvedComments {
@@ -225,15 +242,13 @@ impl Tool for FindUnresolvedComments {
     const TITLE: &'static str = "Find unresolved review feedback on a pull request";
     const DESCRIPTION: &'static str = "The review feedback on a pull request (GitHub, GitHub \
 Enterprise, Forgejo or Gitea) that still needs an answer, as data with ready-to-run commands: you \
-judge what each item asks. Items: review_comment, every comment of each unresolved review thread \
-(outdated threads too), a thread's comments together, oldest first; review, summaries that request \
-changes or comment, with a body; issue_comment, conversation comments. Reviews and conversation \
-comments have no resolved state on any forge, so all of them are listed except the pull request \
-author's own. Replies share their thread's diff_hunk and action_commands through thread_id. Run a \
-reply_command as `<reply_command> <<'EOF'`, then a line {\"body\": \"your reply\"} (JSON-escaped), \
-then EOF; Forgejo/Gitea commands read the token from $FORGEJO_TOKEN or $GITEA_TOKEN. Run \
-resolve_command only after the fix is verified. reply_to_review_thread and resolve_review_thread \
-do the same by thread_id.";
+judge what each item asks. review_comment: every comment of each unresolved review thread \
+(outdated ones too), grouped by thread, oldest first; review: summaries requesting changes or \
+commenting, with a body; issue_comment: conversation comments. Reviews and conversation comments \
+have no resolved state, so all are listed except the author's own; minimized ones are left out. \
+Replies share their thread's action_commands through thread_id. Run a reply_command as \
+`<reply_command> <<'EOF'`, a line {\"body\": \"...\"}, then EOF; run resolve_command only \
+after the fix is verified.";
     const TOOLSET: &'static str = "reviews";
     const ANNOTATIONS: Annotations = Annotations {
         read_only: true,
@@ -256,22 +271,13 @@ do the same by thread_id.";
         };
         let forge = ctx.forges.for_repo(&pr.repo)?;
 
-        // Everything at once; errors are reported in a fixed order (the PR first, so a
-        // missing PR is "not found" whichever request noticed it first).
-        let (pull, activity, issue_comments) = tokio::join!(
-            forge.pull_request(&pr),
-            forge.review_activity(&pr),
-            all_issue_comments(forge.as_ref(), &pr),
-        );
-        let pull = pull?;
-        let (threads, reviews) = activity?;
-        let issue_comments = issue_comments?;
+        let feedback = forge.review_feedback(&pr).await?;
         // Probing (Forgejo/Gitea) tries the endpoints on a thread we already have.
-        let capabilities = forge.thread_capabilities(&pr, &threads).await?;
+        let capabilities = forge.thread_capabilities(&pr, &feedback.threads).await?;
 
         let filter = AuthorFilter::new(&input);
-        let unresolved: Vec<ReviewThread> =
-            threads.into_iter().filter(|t| !t.is_resolved).collect();
+        let unresolved: Vec<&ReviewThread> =
+            feedback.threads.iter().filter(|t| !t.is_resolved).collect();
         let mut entries = Vec::new();
         let mut threads_with_items = 0;
         for (index, thread) in unresolved.iter().enumerate() {
@@ -281,7 +287,9 @@ do the same by thread_id.";
                 .filter(|c| filter.keeps(&c.author.login, c.author.is_bot))
                 .collect();
             let Some(first) = kept.first() else { continue };
-            threads_with_items += 1;
+            if kept.iter().any(|c| c.minimized.is_none()) {
+                threads_with_items += 1;
+            }
             // A thread sorts by when it started, even when filters hide its first comment.
             let group_at = thread
                 .comments
@@ -310,8 +318,8 @@ do the same by thread_id.";
         }
         // Summaries and conversation comments have no resolved state: both are listed when
         // someone other than the PR's author wrote them (the author's own are not feedback).
-        let pr_author = pull.author.login.to_lowercase();
-        for r in reviews {
+        let pr_author = feedback.pull.author.login.to_lowercase();
+        for r in &feedback.reviews {
             let wanted = matches!(
                 r.state,
                 ReviewState::ChangesRequested | ReviewState::Commented
@@ -342,7 +350,7 @@ do the same by thread_id.";
                 thread: None,
             });
         }
-        for c in issue_comments {
+        for c in &feedback.issue_comments {
             if c.author.login.to_lowercase() == pr_author
                 || !filter.keeps(&c.author.login, c.author.is_bot)
             {
@@ -366,6 +374,9 @@ do the same by thread_id.";
         }
         entries.sort_by(|a, b| a.key.cmp(&b.key));
         let summary = summarize(&entries);
+        if !input.include_minimized {
+            entries.retain(|e| !e.minimized());
+        }
 
         let after = position.map(|p| p.after);
         let start = match &after {
@@ -389,7 +400,7 @@ do the same by thread_id.";
             match entry.thread {
                 Some(index) => {
                     if threads_shown.insert(index) {
-                        comment.action_commands = Some(commands.thread(&unresolved[index])?);
+                        comment.action_commands = Some(commands.thread(unresolved[index])?);
                     } else {
                         // Replies repeat GitHub's hunk verbatim; the first comment has it.
                         comment.diff_hunk = None;
@@ -418,6 +429,8 @@ do the same by thread_id.";
         })
     }
 
+    /// Enough to act on without the structured content: per item who wrote it, where, its
+    /// whole body (within the same budget, HTML comments left out) and the id to answer with.
     fn render(out: &Output) -> String {
         let mut text = format!(
             "{} unresolved item(s) on {} ({} unresolved thread(s)); {} in this page",
@@ -426,71 +439,120 @@ do the same by thread_id.";
             out.unresolved_threads,
             out.comments.len()
         );
+        if out.summary.minimized > 0 {
+            text.push_str(&format!(
+                "; {} minimized item(s) not counted",
+                out.summary.minimized
+            ));
+        }
         if out.next_cursor.is_some() {
             text.push_str(" (more: call again with nextCursor)");
         }
-        if !out.comments.is_empty() {
-            text.push(':');
+        if out.comments.is_empty() {
+            return text;
         }
+        text.push_str(
+            ".\nAnswer a review_comment with reply_to_review_thread (thread_id); resolve its \
+             thread with resolve_review_thread only after the fix is verified. Answer a review \
+             or issue_comment with pr_comment_create. Each item: type id, author, place, then \
+             its body.",
+        );
+        if let Some(limits) = &out.limitations {
+            text.push_str(&format!("\nLimitations: {limits}"));
+        }
+        let mut threads_seen: HashSet<&str> = HashSet::new();
         for c in &out.comments {
-            let place = match (&c.file_path, c.line_number) {
-                (Some(p), Some(l)) => format!(" {p}:{l}"),
-                (Some(p), None) => format!(" {p}"),
-                _ => String::new(),
-            };
-            let outdated = if c.is_outdated == Some(true) {
-                " (outdated)"
-            } else {
-                ""
-            };
-            let bot = if c.is_bot && !c.author.ends_with("[bot]") {
-                " [bot]"
-            } else {
-                ""
-            };
             text.push_str(&format!(
-                "\n- {} #{}{}{} by {}{}: {}",
+                "\n\n### {} {} by {}",
                 c.kind.as_str(),
                 c.id,
-                place,
-                outdated,
-                c.author,
-                bot,
-                first_line(&c.body, 100)
+                c.author
             ));
+            if c.is_bot && !c.author.ends_with("[bot]") {
+                text.push_str(" (bot)");
+            }
+            if let Some(path) = &c.file_path {
+                text.push_str(&format!(" on {path}"));
+                match (c.start_line, c.line_number) {
+                    (Some(start), Some(end)) if start != end => {
+                        text.push_str(&format!(":{start}-{end}"))
+                    }
+                    (_, Some(line)) => text.push_str(&format!(":{line}")),
+                    _ => text.push_str(" (whole file)"),
+                }
+            }
+            if c.line_is_original == Some(true) {
+                text.push_str(" (outdated: line in the original diff)");
+            } else if c.is_outdated == Some(true) {
+                text.push_str(" (outdated)");
+            }
+            if let Some(state) = c.review_state {
+                let state = match state {
+                    ReviewState::ChangesRequested => "changes requested",
+                    _ => "commented",
+                };
+                text.push_str(&format!(", {state}"));
+            }
+            if let Some(thread) = &c.thread_id {
+                if threads_seen.insert(thread) {
+                    text.push_str(&format!(", thread_id {thread}"));
+                } else {
+                    text.push_str(", reply in the same thread");
+                }
+            }
+            if c.is_minimized == Some(true) {
+                let why = c.minimized_reason.as_deref().unwrap_or("no reason given");
+                text.push_str(&format!(" [minimized: {why}; not counted]"));
+            }
+            text.push('\n');
+            text.push_str(&readable_body(&c.body));
         }
         text
     }
 }
 
-/// Every conversation comment of the PR, page after page.
-async fn all_issue_comments(forge: &dyn Forge, pr: &PrRef) -> Result<Vec<IssueComment>> {
-    // No pull request has a thousand pages of conversation; a forge that keeps saying "more"
-    // past that is looping.
-    const MAX_PAGES: u32 = 1000;
-    let mut all = Vec::new();
-    for page in 1u32.. {
-        if page > MAX_PAGES {
-            return Err(resolve_pr_core::Error::api(format!(
-                "the forge kept returning pages of conversation comments past {MAX_PAGES} pages"
-            )));
-        }
-        let got = forge
-            .list_pr_comments(
-                pr,
-                PageRequest {
-                    page,
-                    per_page: ISSUE_COMMENTS_PER_REQUEST,
-                },
-            )
-            .await?;
-        let empty = got.items.is_empty();
-        all.extend(got.items);
-        if !got.has_next || empty {
-            break;
-        }
+/// A body for reading as text: HTML comments (`<!-- … -->`, invisible where the forge renders
+/// Markdown; bots keep state and fingerprints in them) are left out, and so are the blank
+/// lines they leave. Everything shown on the forge stays, `<details>` blocks included: bots
+/// put the substance there (CodeRabbit's fix prompts and suggestions).
+fn readable_body(body: &str) -> String {
+    // A comment the budget cut open runs up to the cut marker.
+    const CUT_MARKER: &str = "\n…[cut:";
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(open) = rest.find("<!--") {
+        out.push_str(&rest[..open]);
+        let inside = &rest[open + 4..];
+        rest = match inside.find("-->") {
+            Some(close) => &inside[close + 3..],
+            None => match inside.find(CUT_MARKER) {
+                Some(marker) => &inside[marker..],
+                None => "",
+            },
+        };
     }
-    Ok(all)
+    out.push_str(rest);
+    let mut text = String::with_capacity(out.len());
+    let mut blank_run = 0;
+    for line in out.trim().lines() {
+        let line = line.trim_end();
+        if line.is_empty() {
+            blank_run += 1;
+            if blank_run > 1 {
+                continue;
+            }
+        } else {
+            blank_run = 0;
+        }
+        text.push_str(line);
+        text.push('\n');
+    }
+    let text = text.trim_end();
+    if text.is_empty() {
+        "(no text)".to_owned()
+    } else {
+        text.to_owned()
+    }
 }
 
 /// `include_bots` and `exclude_authors`. Logins compare case-insensitively and without a
@@ -557,7 +619,24 @@ fn cut_body(body: &str, html_url: &str) -> String {
     cut(body, BODY_BUDGET, html_url).text
 }
 
+/// The minimized flag and reason of an item, as the output shows them.
+fn minimized_fields(m: Option<&Minimized>) -> (Option<bool>, Option<String>) {
+    match m {
+        Some(m) => (Some(true), m.reason.clone()),
+        None => (None, None),
+    }
+}
+
 pub(crate) fn review_comment(thread: &ReviewThread, c: &ReviewComment) -> Comment {
+    // An outdated thread's line is gone from the current diff; the line it was written on
+    // still says where to look, in the diff of its commit.
+    let original = thread.line.is_none() && thread.original_line.is_some();
+    let (line_number, start_line) = if original {
+        (thread.original_line, thread.original_start_line)
+    } else {
+        (thread.line, thread.start_line)
+    };
+    let (is_minimized, minimized_reason) = minimized_fields(c.minimized.as_ref());
     Comment {
         id: c.id,
         kind: CommentType::ReviewComment,
@@ -567,8 +646,9 @@ pub(crate) fn review_comment(thread: &ReviewThread, c: &ReviewComment) -> Commen
         created_at: c.created_at.clone(),
         updated_at: c.updated_at.clone(),
         file_path: thread.path.clone(),
-        line_number: thread.line,
-        start_line: thread.start_line,
+        line_number,
+        start_line,
+        line_is_original: original.then_some(true),
         side: thread.diff_side.clone(),
         diff_hunk: c
             .diff_hunk
@@ -582,58 +662,68 @@ pub(crate) fn review_comment(thread: &ReviewThread, c: &ReviewComment) -> Commen
         thread_id: Some(thread.id.clone()),
         is_outdated: Some(thread.is_outdated),
         review_state: None,
+        is_minimized,
+        minimized_reason,
         action_commands: None,
     }
 }
 
-fn review_item(r: Review, submitted_at: String) -> Comment {
+fn review_item(r: &Review, submitted_at: String) -> Comment {
+    let (is_minimized, minimized_reason) = minimized_fields(r.minimized.as_ref());
     Comment {
         id: r.id,
         kind: CommentType::Review,
         body: cut_body(&r.body, &r.html_url),
-        author: r.author.login,
-        author_association: r.author_association,
+        author: r.author.login.clone(),
+        author_association: r.author_association.clone(),
         is_bot: r.author.is_bot,
         created_at: submitted_at.clone(),
         updated_at: submitted_at,
         file_path: None,
         line_number: None,
         start_line: None,
+        line_is_original: None,
         side: None,
         diff_hunk: None,
-        commit_id: r.commit_id,
+        commit_id: r.commit_id.clone(),
         in_reply_to_id: None,
         reactions: None,
-        html_url: r.html_url,
+        html_url: r.html_url.clone(),
         thread_id: None,
         is_outdated: None,
         review_state: Some(r.state),
+        is_minimized,
+        minimized_reason,
         action_commands: None,
     }
 }
 
-fn issue_comment(c: IssueComment) -> Comment {
+fn issue_comment(c: &IssueComment) -> Comment {
+    let (is_minimized, minimized_reason) = minimized_fields(c.minimized.as_ref());
     Comment {
         id: c.id,
         kind: CommentType::IssueComment,
         body: cut_body(&c.body, &c.html_url),
-        author: c.author.login,
-        author_association: c.author_association,
+        author: c.author.login.clone(),
+        author_association: c.author_association.clone(),
         is_bot: c.author.is_bot,
-        created_at: c.created_at,
-        updated_at: c.updated_at,
+        created_at: c.created_at.clone(),
+        updated_at: c.updated_at.clone(),
         file_path: None,
         line_number: None,
         start_line: None,
+        line_is_original: None,
         side: None,
         diff_hunk: None,
         commit_id: None,
         in_reply_to_id: None,
         reactions: None,
-        html_url: c.html_url,
+        html_url: c.html_url.clone(),
         thread_id: None,
         is_outdated: None,
         review_state: None,
+        is_minimized,
+        minimized_reason,
         action_commands: None,
     }
 }
@@ -648,6 +738,10 @@ fn summarize(entries: &[Entry]) -> Summary {
         s.by_type.insert(t.as_str().to_owned(), 0);
     }
     for e in entries {
+        if e.minimized() {
+            s.minimized += 1;
+            continue;
+        }
         let c = &e.comment;
         s.total_comments += 1;
         *s.by_author.entry(c.author.clone()).or_default() += 1;

@@ -39,13 +39,21 @@ pub struct Output {
     pub comment: Comment,
 }
 
-/// A reply is a review comment: it carries neither a review's state nor the commands that
-/// find_unresolved_comments puts on a thread's first comment, so the schema leaves them out
-/// instead of describing them to every agent.
+/// A reply is a new review comment: it carries neither a review's state nor the commands
+/// that find_unresolved_comments puts on a thread's first comment, is not minimized and is on
+/// the current diff, so the schema leaves those fields out instead of describing them to
+/// every agent.
 fn reply_schema(schema: &mut schemars::Schema) {
     if let Some(serde_json::Value::Object(properties)) = schema.get_mut("properties") {
-        properties.remove("action_commands");
-        properties.remove("review_state");
+        for never in [
+            "action_commands",
+            "review_state",
+            "is_minimized",
+            "minimized_reason",
+            "line_is_original",
+        ] {
+            properties.remove(never);
+        }
     }
 }
 
@@ -57,8 +65,7 @@ impl Tool for ReplyToReviewThread {
     const DESCRIPTION: &'static str = "Reply at the end of a review thread of a pull request \
 (GitHub, GitHub Enterprise, Gitea 1.27+). It does not resolve the thread: call \
 resolve_review_thread once the fix is verified, and never reply just to mark a thread done. \
-Nothing is written unless the arguments are valid and the thread belongs to this pull request; \
-a forge that cannot reply in threads (Forgejo) answers with a 'logical' error.";
+Nothing is written unless the thread belongs to this pull request.";
     const TOOLSET: &'static str = "reviews";
     const ANNOTATIONS: Annotations = Annotations {
         read_only: false,

@@ -62,9 +62,7 @@ impl Tool for ResolveReviewThread {
     const TITLE: &'static str = "Resolve a review thread";
     const DESCRIPTION: &'static str = "Mark a review thread of a pull request resolved (GitHub, \
 GitHub Enterprise, Gitea 1.26+), ONLY after the fix it asks for is verified. Idempotent: an \
-already resolved thread is a success with changed: false. A thread of another pull request is a \
-'user' error; a forge without the API (Forgejo) a 'logical' error. Undo with \
-unresolve_review_thread.";
+already resolved thread is a success with changed: false. Undo with unresolve_review_thread.";
     const TOOLSET: &'static str = "reviews";
     const ANNOTATIONS: Annotations = ANNOTATIONS;
     type Input = Input;

@@ -206,6 +206,7 @@ async fn mixed_items_are_exactly_the_feedback(flavor: Flavor) {
             "bot_comments": if bot { 4 } else { 0 },
             "human_comments": if bot { 6 } else { 10 },
             "with_reactions": if bot { 1 } else { 0 },
+            "minimized": 0,
         })
     );
 
@@ -259,6 +260,15 @@ async fn mixed_items_are_exactly_the_feedback(flavor: Flavor) {
         let outdated = &items[7];
         assert_eq!(outdated["is_outdated"], true);
         assert_eq!(outdated["thread_id"], "PRRT_mixed_outdated");
+        // Its line is gone from the head; the line in the original diff says where it was.
+        assert_eq!(
+            (
+                outdated["line_number"].clone(),
+                outdated["line_is_original"].clone()
+            ),
+            (json!(3), json!(true))
+        );
+        assert!(multi.get("line_is_original").is_none(), "{multi}");
     }
     assert!(
         out.text.starts_with("10 unresolved item(s) on "),
@@ -417,7 +427,7 @@ async fn empty_pull_request_is_an_empty_list(flavor: Flavor) {
     assert_eq!(
         o["summary"],
         json!({"total_comments": 0, "by_author": {}, "by_type": {"review_comment": 0, "review": 0, "issue_comment": 0},
-               "bot_comments": 0, "human_comments": 0, "with_reactions": 0})
+               "bot_comments": 0, "human_comments": 0, "with_reactions": 0, "minimized": 0})
     );
     let e = fx
         .call(
@@ -859,4 +869,117 @@ async fn pages_stay_put_while_threads_change() {
         seen_ids.contains(&rc(new_id)),
         "a reply on a later page shows up"
     );
+}
+
+/// Sums the GraphQL points of a request log (GitHub's published rule, as the simulator
+/// prices each query).
+fn points(requests: &[resolve_pr_forge_sim::RecordedRequest]) -> u32 {
+    requests.iter().filter_map(|r| r.graphql_points).sum()
+}
+
+/// The cost of reading feedback, asserted rather than printed. On the 150-thread PR (151
+/// threads, one of 131 comments, 281 reviews) a whole walk used to cost 99 requests and
+/// 2,233 GraphQL points, every page reading everything again, reactions under 100 threads x
+/// 100 comments at 101 points a page of threads. Now: one cold read (7 requests of 1 point:
+/// the first page of everything, the second page of threads, two more pages of reviews, the
+/// long thread's last 31 comments, the reactions of 175 listed comments in 2), then each page
+/// revalidates the process's snapshot with 2 requests of 1 point (151 threads = 2 pages).
+#[tokio::test]
+async fn a_walk_through_one_process_costs_few_requests_and_points() {
+    let fx = Fixture::start(Flavor::GitHub, "threads_over_100", "ghp_write").await;
+    let pr = fx.pr("acme/busy", 1);
+    fx.sim.clear_requests();
+    let first = fx.find(json!({"pr": pr})).await;
+    let cold = fx.sim.requests();
+    assert_eq!((cold.len(), points(&cold)), (7, 7), "{cold:#?}");
+
+    fx.sim.clear_requests();
+    let mut cursor = first.structured["nextCursor"].as_str().map(str::to_owned);
+    let mut pages = 1;
+    while let Some(c) = cursor {
+        let before = fx.sim.requests().len();
+        let out = fx.find(json!({"pr": pr, "cursor": c})).await;
+        let page = &fx.sim.requests()[before..];
+        assert_eq!(
+            (page.len(), points(page)),
+            (2, 2),
+            "page {}: {page:#?}",
+            pages + 1
+        );
+        cursor = out.structured["nextCursor"].as_str().map(str::to_owned);
+        pages += 1;
+    }
+    assert_eq!(pages, 11);
+    let rest = fx.sim.requests();
+    let (requests, spent) = (cold.len() + rest.len(), points(&cold) + points(&rest));
+    assert_eq!((requests, spent), (27, 27));
+    // The floor of issue 8: at most 40 requests, at most a tenth of the points of before.
+    assert!(
+        requests <= 40 && spent * 10 <= 2233,
+        "{requests} requests, {spent} points"
+    );
+    fx.no_violations();
+}
+
+/// A small pull request's first page, in a fresh process: one request for everything and
+/// one for the reactions of the comments it lists.
+#[tokio::test]
+async fn a_cold_first_page_takes_two_requests() {
+    let fx = mixed(Flavor::GitHub).await;
+    let out = fx.find(json!({"pr": fx.pr("acme/widgets", 12)})).await;
+    assert_eq!(out.structured["total_unresolved"], 10);
+    let log = fx.sim.requests();
+    assert_eq!((log.len(), points(&log)), (2, 2), "{log:#?}");
+    fx.no_violations();
+}
+
+/// The snapshot a process keeps is revalidated before every reuse: a thread resolved by
+/// someone else (another process) between two pages is gone from the next page, although
+/// resolving does not change the pull request's `updatedAt`; a reply posted elsewhere shows.
+#[tokio::test]
+async fn changes_made_elsewhere_between_pages_show_on_the_next_page() {
+    let fx = Fixture::start(Flavor::GitHub, "threads_over_100", "ghp_write").await;
+    let pr = fx.pr("acme/busy", 1);
+    let all = fx.walk(json!({"pr": pr})).await.items;
+    // Threads on the last page (the newest two).
+    let gone = all[all.len() - 1]["thread_id"].as_str().unwrap().to_owned();
+    let replied = all[all.len() - 2]["thread_id"].as_str().unwrap().to_owned();
+    let other = common::context(Flavor::GitHub, &fx.sim, "ghp_write", [42; 32]);
+    let next_page = |from: &ToolOutput| from.structured["nextCursor"].as_str().unwrap().to_owned();
+
+    let page1 = fx.find(json!({"pr": pr})).await;
+    call(
+        &other,
+        "resolve_review_thread",
+        json!({"pr": pr, "thread_id": gone}),
+    )
+    .await
+    .expect("resolved elsewhere");
+    let rest = fx
+        .walk(json!({"pr": pr, "cursor": next_page(&page1)}))
+        .await;
+    assert!(
+        rest.items.iter().all(|i| i["thread_id"] != json!(gone)),
+        "the thread resolved elsewhere is gone"
+    );
+    assert_eq!(rest.pages[0]["total_unresolved"], 205);
+
+    let page1 = fx.find(json!({"pr": pr})).await;
+    let reply = call(
+        &other,
+        "reply_to_review_thread",
+        json!({"pr": pr, "thread_id": replied, "body": "answered elsewhere"}),
+    )
+    .await
+    .expect("replied elsewhere");
+    let new_id = reply.structured["comment"]["id"].clone();
+    let rest = fx
+        .walk(json!({"pr": pr, "cursor": next_page(&page1)}))
+        .await;
+    assert!(
+        rest.items.iter().any(|i| i["id"] == new_id),
+        "the reply posted elsewhere shows"
+    );
+    assert_eq!(rest.pages[0]["total_unresolved"], 206);
+    fx.no_violations();
 }

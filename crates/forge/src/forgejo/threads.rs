@@ -150,6 +150,8 @@ impl FjReview {
             body: self.body,
             html_url: self.html_url,
             commit_id: Some(self.commit_id).filter(|c| !c.is_empty()),
+            // Forgejo and Gitea cannot minimize (hide) comments.
+            minimized: None,
         })
     }
 
@@ -214,6 +216,7 @@ impl FjReviewComment {
             commit_id: Some(self.commit_id).filter(|c| !c.is_empty()),
             in_reply_to_id: in_reply_to,
             reactions: None,
+            minimized: None,
         }
     }
 }
@@ -266,6 +269,7 @@ fn conversations(comments: Vec<FjReviewComment>, capabilities: (bool, bool)) -> 
                     subject_type: Some(if line.is_some() { "LINE" } else { "FILE" }.to_owned()),
                     // Gitea keeps the line a comment was written on; it never moves.
                     original_line: line,
+                    original_start_line: start_line,
                     line,
                     start_line,
                     diff_side,

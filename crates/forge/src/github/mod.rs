@@ -3,11 +3,13 @@
 //! `GITHUB_TOKEN`, `GH_TOKEN`, `gh auth token`), done lazily so listing tools needs no token.
 
 pub(crate) mod ci;
+mod feedback;
 pub mod queries;
 mod threads;
 
 use crate::wording::{not_found_hint, subject};
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -21,8 +23,8 @@ use crate::config::{ForgeKind, GitHubEndpoint, Secret};
 use crate::http::{Auth, ClientOptions, EnvLookup, Failure, Http, Request, Retry, parse_json};
 use crate::{
     ActionsJobRef, Actor, Annotation, Artifact, CiSnapshot, Forge, IssueComment, Job, LogStream,
-    Page, PageRequest, PrState, PullRequest, Review, ReviewComment, ReviewState, ReviewThread,
-    ThreadCapabilities, WorkflowRun,
+    Page, PageRequest, PrState, PullRequest, Review, ReviewComment, ReviewFeedback, ReviewState,
+    ReviewThread, ThreadCapabilities, WorkflowRun,
 };
 
 /// How long `gh auth token` may take before we stop waiting for it.
@@ -55,6 +57,8 @@ pub struct GitHub {
     /// What GraphQL said about which checks of a pull request's head commit are required,
     /// by `owner/repo#number@sha`, then check name (see `ci::required_by_graphql`).
     required_memo: ci::RequiredMemo,
+    /// Snapshots of pull requests' review feedback, revalidated before each reuse.
+    feedback: feedback::FeedbackCache,
 }
 
 impl std::fmt::Debug for GitHub {
@@ -97,6 +101,7 @@ impl GitHub {
             gh_cli: options.gh_cli,
             token: OnceCell::new(),
             required_memo: ci::RequiredMemo::default(),
+            feedback: Default::default(),
         })
     }
 
@@ -344,6 +349,10 @@ impl Forge for GitHub {
         Ok(reviews)
     }
 
+    async fn review_feedback(&self, pr: &PrRef) -> Result<Arc<ReviewFeedback>> {
+        self.fetch_review_feedback(pr).await
+    }
+
     async fn review_thread(&self, pr: &PrRef, thread_id: &str) -> Result<ReviewThread> {
         self.fetch_review_thread(pr, thread_id).await
     }
@@ -478,6 +487,8 @@ impl GhReview {
             submitted_at: self.submitted_at,
             html_url: self.html_url,
             commit_id: self.commit_id.filter(|c| !c.is_empty()),
+            // REST does not say; only GraphQL reports minimized comments.
+            minimized: None,
         })
     }
 }
@@ -573,6 +584,8 @@ impl GhComment {
             created_at: self.created_at,
             updated_at: self.updated_at,
             html_url: self.html_url,
+            // REST does not say; only GraphQL reports minimized comments.
+            minimized: None,
         }
     }
 }

@@ -19,7 +19,7 @@ macro_rules! comment_fragment {
     () => {
         "fragment ReviewCommentFields on PullRequestReviewComment { \
          id fullDatabaseId body createdAt updatedAt url diffHunk authorAssociation \
-         author { login __typename } commit { oid } \
+         author { login __typename } commit { oid } isMinimized minimizedReason \
          reactionGroups { content reactors { totalCount } } }"
     };
 }
@@ -29,7 +29,8 @@ macro_rules! comment_fragment {
 macro_rules! thread_fragment {
     () => {
         "fragment ReviewThreadFields on PullRequestReviewThread { \
-         id isResolved isOutdated path line startLine originalLine diffSide subjectType \
+         id isResolved isOutdated path line startLine originalLine originalStartLine diffSide \
+         subjectType \
          viewerCanResolve viewerCanUnresolve viewerCanReply resolvedBy { login __typename } \
          comments(first: 100) { totalCount pageInfo { hasNextPage endCursor } \
          nodes { ...ReviewCommentFields } } }"
@@ -103,6 +104,110 @@ pub const REQUIRED_CHECKS: &str = "query RequiredChecks($owner: String!, $name: 
      contexts(first: 100, after: $after) { pageInfo { hasNextPage endCursor } \
      nodes { __typename ... on CheckRun { name isRequired(pullRequestNumber: $number) } \
      ... on StatusContext { context isRequired(pullRequestNumber: $number) } } } } } } }";
+// What `find_unresolved_comments` reads, and only that. Points are what GitHub's published
+// rule gives (each connection: one request per object of its enclosing connections; the sum
+// / 100, rounded, at least 1): every document below costs 1 point. Reactions are kept out of
+// the big pages on purpose: a reactions count under 100 threads x 100 comments is 10,000
+// requests (100 points); asked for the listed comments by id, it is 1 point per 100.
+
+/// A review thread's fields the feedback list shows (no `resolvedBy`: only unresolved threads
+/// are listed), with its first 100 comments; longer threads continue with
+/// `REVIEW_THREAD_COMMENTS`.
+macro_rules! feedback_thread_page {
+    () => {
+        "fragment FeedbackThreadPage on PullRequestReviewThreadConnection { \
+         pageInfo { hasNextPage endCursor } nodes { \
+         id isResolved isOutdated path line startLine originalLine originalStartLine diffSide \
+         subjectType viewerCanResolve viewerCanUnresolve viewerCanReply \
+         comments(first: 100) { totalCount pageInfo { hasNextPage endCursor } nodes { \
+         id fullDatabaseId body createdAt updatedAt url diffHunk authorAssociation \
+         author { login __typename } commit { oid } isMinimized minimizedReason } } } }"
+    };
+}
+
+/// Reviews that can carry feedback (CHANGES_REQUESTED, COMMENTED).
+macro_rules! feedback_review_page {
+    () => {
+        "fragment FeedbackReviewPage on PullRequestReviewConnection { totalCount \
+         pageInfo { hasNextPage endCursor } nodes { fullDatabaseId state body submittedAt \
+         updatedAt url authorAssociation author { login __typename } commit { oid } \
+         isMinimized minimizedReason } }"
+    };
+}
+
+/// Conversation comments.
+macro_rules! feedback_comment_page {
+    () => {
+        "fragment FeedbackCommentPage on IssueCommentConnection { totalCount \
+         pageInfo { hasNextPage endCursor } nodes { fullDatabaseId body createdAt updatedAt url \
+         authorAssociation author { login __typename } isMinimized minimizedReason } }"
+    };
+}
+
+/// The pull request and the first page of each of its feedback lists, in one request. A null
+/// `pullRequest` means the number is not a pull request.
+pub const REVIEW_FEEDBACK: &str = concat!(
+    "query ReviewFeedback($owner: String!, $name: String!, $number: Int!) { \
+     repository(owner: $owner, name: $name) { pullRequest(number: $number) { \
+     number title state isDraft url headRefName headRefOid baseRefName updatedAt \
+     author { login __typename } \
+     reviewThreads(first: 100) { ...FeedbackThreadPage } \
+     reviews(first: 100, states: [CHANGES_REQUESTED, COMMENTED]) { ...FeedbackReviewPage } \
+     comments(first: 100) { ...FeedbackCommentPage } } } } ",
+    feedback_thread_page!(),
+    " ",
+    feedback_review_page!(),
+    " ",
+    feedback_comment_page!()
+);
+
+/// A later page (100) of the feedback list's review threads.
+pub const REVIEW_FEEDBACK_THREADS: &str = concat!(
+    "query ReviewFeedbackThreads($owner: String!, $name: String!, $number: Int!, \
+     $after: String!) { repository(owner: $owner, name: $name) { \
+     pullRequest(number: $number) { \
+     reviewThreads(first: 100, after: $after) { ...FeedbackThreadPage } } } } ",
+    feedback_thread_page!()
+);
+
+/// A later page (100) of the feedback list's reviews.
+pub const REVIEW_FEEDBACK_REVIEWS: &str = concat!(
+    "query ReviewFeedbackReviews($owner: String!, $name: String!, $number: Int!, \
+     $after: String!) { repository(owner: $owner, name: $name) { \
+     pullRequest(number: $number) { reviews(first: 100, after: $after, \
+     states: [CHANGES_REQUESTED, COMMENTED]) { ...FeedbackReviewPage } } } } ",
+    feedback_review_page!()
+);
+
+/// A later page (100) of the feedback list's conversation comments.
+pub const REVIEW_FEEDBACK_COMMENTS: &str = concat!(
+    "query ReviewFeedbackComments($owner: String!, $name: String!, $number: Int!, \
+     $after: String!) { repository(owner: $owner, name: $name) { \
+     pullRequest(number: $number) { \
+     comments(first: 100, after: $after) { ...FeedbackCommentPage } } } } ",
+    feedback_comment_page!()
+);
+
+/// Reaction counts of up to 100 review comments by node id.
+pub const REVIEW_COMMENT_REACTIONS: &str = "query ReviewCommentReactions($ids: [ID!]!) { \
+     nodes(ids: $ids) { ... on PullRequestReviewComment { id \
+     reactionGroups { content reactors { totalCount } } } } }";
+
+/// What tells whether a snapshot of the feedback is still current, for 1 point per 100
+/// threads: the head commit and `updatedAt` (new comments and reviews move it), every
+/// thread's resolution (GitHub documents no `updatedAt` change when a thread is resolved),
+/// and the count, edit times and minimized state of the first 100 items of every list. The
+/// reviews and comments come with the first page (`$after` null) and are ignored on later
+/// ones.
+pub const REVIEW_FEEDBACK_VERSION: &str = "query ReviewFeedbackVersion($owner: String!, \
+     $name: String!, $number: Int!, $after: String) { repository(owner: $owner, name: $name) { \
+     pullRequest(number: $number) { headRefOid updatedAt \
+     reviews(first: 100, states: [CHANGES_REQUESTED, COMMENTED]) { totalCount \
+     nodes { updatedAt isMinimized } } \
+     comments(first: 100) { totalCount nodes { updatedAt isMinimized } } \
+     reviewThreads(first: 100, after: $after) { pageInfo { hasNextPage endCursor } \
+     nodes { id isResolved comments(first: 100) { totalCount \
+     nodes { updatedAt isMinimized } } } } } } }";
 
 /// `(name, document)` of every document above.
 pub const ALL: &[(&str, &str)] = &[
@@ -115,4 +220,10 @@ pub const ALL: &[(&str, &str)] = &[
     ("RESOLVE_REVIEW_THREAD", RESOLVE_REVIEW_THREAD),
     ("UNRESOLVE_REVIEW_THREAD", UNRESOLVE_REVIEW_THREAD),
     ("REQUIRED_CHECKS", REQUIRED_CHECKS),
+    ("REVIEW_FEEDBACK", REVIEW_FEEDBACK),
+    ("REVIEW_FEEDBACK_THREADS", REVIEW_FEEDBACK_THREADS),
+    ("REVIEW_FEEDBACK_REVIEWS", REVIEW_FEEDBACK_REVIEWS),
+    ("REVIEW_FEEDBACK_COMMENTS", REVIEW_FEEDBACK_COMMENTS),
+    ("REVIEW_COMMENT_REACTIONS", REVIEW_COMMENT_REACTIONS),
+    ("REVIEW_FEEDBACK_VERSION", REVIEW_FEEDBACK_VERSION),
 ];

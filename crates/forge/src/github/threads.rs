@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{GitHub, queries, subject};
-use crate::{Actor, Reactions, ReviewComment, ReviewThread};
+use crate::{Actor, Minimized, Reactions, ReviewComment, ReviewThread};
 
 /// How many per-thread comment follow-ups run at once: enough to hide latency, few enough
 /// not to trip GitHub's secondary rate limit on concurrent requests.
@@ -17,7 +17,7 @@ const FOLLOW_UP_CONCURRENCY: usize = 4;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct PageInfo {
+pub(super) struct PageInfo {
     has_next_page: bool,
     end_cursor: Option<String>,
 }
@@ -25,7 +25,12 @@ struct PageInfo {
 impl PageInfo {
     /// The cursor of the next page, if any. A cursor that does not move, or more pages than
     /// any pull request has, means the server is looping: an error, not an endless walk.
-    fn next(self, previous: Option<&str>, pages: u32, what: &str) -> Result<Option<String>> {
+    pub(super) fn next(
+        self,
+        previous: Option<&str>,
+        pages: u32,
+        what: &str,
+    ) -> Result<Option<String>> {
         let next = match (self.has_next_page, self.end_cursor) {
             (true, Some(cursor)) => cursor,
             _ => return Ok(None),
@@ -43,22 +48,25 @@ impl PageInfo {
 /// A connection page. GraphQL lists may hold nulls (a node the token cannot see).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Connection<T> {
-    page_info: PageInfo,
+pub(super) struct Connection<T> {
+    pub(super) page_info: PageInfo,
+    /// When the document asks for it.
+    #[serde(default)]
+    pub(super) total_count: u64,
     #[serde(default = "Vec::new")]
-    nodes: Vec<Option<T>>,
+    pub(super) nodes: Vec<Option<T>>,
 }
 
 #[derive(Debug, Deserialize)]
-struct GqlActor {
+pub(super) struct GqlActor {
     login: String,
     #[serde(rename = "__typename", default)]
     typename: String,
 }
 
 #[derive(Debug, Deserialize)]
-struct GqlCommit {
-    oid: String,
+pub(super) struct GqlCommit {
+    pub(super) oid: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -68,21 +76,21 @@ struct GqlReactors {
 }
 
 #[derive(Debug, Deserialize)]
-struct GqlReactionGroup {
+pub(super) struct GqlReactionGroup {
     content: String,
     reactors: GqlReactors,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct GqlComment {
-    id: String,
+pub(super) struct GqlComment {
+    pub(super) id: String,
     #[serde(default, deserialize_with = "big_int")]
     full_database_id: Option<u64>,
     #[serde(default)]
     body: String,
     created_at: String,
-    updated_at: String,
+    pub(super) updated_at: String,
     url: String,
     diff_hunk: Option<String>,
     author_association: Option<String>,
@@ -90,26 +98,34 @@ struct GqlComment {
     commit: Option<GqlCommit>,
     #[serde(default)]
     reaction_groups: Option<Vec<GqlReactionGroup>>,
+    #[serde(default)]
+    pub(super) is_minimized: bool,
+    #[serde(default)]
+    minimized_reason: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct GqlThread {
-    id: String,
-    is_resolved: bool,
+pub(super) struct GqlThread {
+    pub(super) id: String,
+    pub(super) is_resolved: bool,
     is_outdated: bool,
     path: Option<String>,
     line: Option<u64>,
     start_line: Option<u64>,
     original_line: Option<u64>,
+    #[serde(default)]
+    original_start_line: Option<u64>,
     diff_side: Option<String>,
     subject_type: Option<String>,
     viewer_can_resolve: bool,
     #[serde(default)]
     viewer_can_unresolve: bool,
     viewer_can_reply: bool,
+    /// Not asked for where only unresolved threads matter.
+    #[serde(default)]
     resolved_by: Option<GqlActor>,
-    comments: Connection<GqlComment>,
+    pub(super) comments: Connection<GqlComment>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -126,7 +142,9 @@ struct GqlRepository {
 }
 
 /// GitHub's `BigInt` scalar: a decimal string (a number is accepted too).
-fn big_int<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<u64>, D::Error> {
+pub(super) fn big_int<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<u64>, D::Error> {
     match Option::<Value>::deserialize(d)? {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => Ok(n.as_u64()),
@@ -139,7 +157,7 @@ fn big_int<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option
 
 /// GraphQL reports a bot by its type and without the `[bot]` suffix REST shows; the suffix
 /// is added so one account has one name whichever API a tool read it from.
-fn actor(author: Option<GqlActor>) -> Actor {
+pub(super) fn actor(author: Option<GqlActor>) -> Actor {
     match author {
         Some(a) if a.typename == "Bot" => Actor {
             login: if a.login.ends_with("[bot]") {
@@ -160,7 +178,7 @@ fn actor(author: Option<GqlActor>) -> Actor {
     }
 }
 
-fn reactions(groups: Option<Vec<GqlReactionGroup>>) -> Option<Reactions> {
+pub(super) fn reactions(groups: Option<Vec<GqlReactionGroup>>) -> Option<Reactions> {
     let groups = groups?;
     let mut r = Reactions::default();
     for g in groups {
@@ -203,19 +221,30 @@ impl GqlComment {
             commit_id: self.commit.map(|c| c.oid),
             in_reply_to_id: root.filter(|&r| r != id),
             reactions: reactions(self.reaction_groups),
+            minimized: minimized(self.is_minimized, self.minimized_reason),
         }
     }
 }
 
+/// GitHub's minimized state. Its reasons come in lower case with dashes (`off-topic`), unlike
+/// the mutation's enum (`OFF_TOPIC`); either spelling is read as the first.
+pub(super) fn minimized(is_minimized: bool, reason: Option<String>) -> Option<Minimized> {
+    is_minimized.then(|| Minimized {
+        reason: reason
+            .map(|r| r.trim().to_lowercase().replace('_', "-"))
+            .filter(|r| !r.is_empty()),
+    })
+}
+
 /// A thread whose comments may still need their later pages.
-struct Partial {
-    thread: ReviewThread,
+pub(super) struct Partial {
+    pub(super) thread: ReviewThread,
     /// The cursor after the comments we have, when there are more.
     more_after: Option<String>,
 }
 
 impl GqlThread {
-    fn into_partial(self) -> Partial {
+    pub(super) fn into_partial(self) -> Partial {
         let more_after = if self.comments.page_info.has_next_page {
             // A page that says "more" without a cursor cannot be continued; asking again
             // from the start would loop, so it is treated as the end.
@@ -235,6 +264,7 @@ impl GqlThread {
                 line: self.line,
                 start_line: self.start_line,
                 original_line: self.original_line,
+                original_start_line: self.original_start_line,
                 diff_side: self.diff_side,
                 subject_type: self.subject_type,
                 viewer_can_resolve: self.viewer_can_resolve || self.viewer_can_unresolve,
@@ -247,7 +277,7 @@ impl GqlThread {
     }
 }
 
-fn decode<T: DeserializeOwned>(value: Value, what: &str) -> Result<T> {
+pub(super) fn decode<T: DeserializeOwned>(value: Value, what: &str) -> Result<T> {
     serde_json::from_value(value).map_err(|e| {
         Error::api(format!(
             "GitHub's GraphQL answer for {what} has an unexpected shape: {e}"
@@ -256,7 +286,7 @@ fn decode<T: DeserializeOwned>(value: Value, what: &str) -> Result<T> {
     })
 }
 
-fn repo_name(pr: &PrRef) -> String {
+pub(super) fn repo_name(pr: &PrRef) -> String {
     format!("{}/{}", pr.repo.owner, pr.repo.repo)
 }
 
@@ -322,7 +352,10 @@ impl GitHub {
 
     /// Fetches the comments beyond each thread's first page, a few threads at a time,
     /// keeping the threads in their order.
-    async fn complete_threads(&self, partials: Vec<Partial>) -> Result<Vec<ReviewThread>> {
+    pub(super) async fn complete_threads(
+        &self,
+        partials: Vec<Partial>,
+    ) -> Result<Vec<ReviewThread>> {
         stream::iter(partials)
             .map(|partial| self.complete_thread(partial))
             .buffered(FOLLOW_UP_CONCURRENCY)
@@ -503,7 +536,7 @@ impl GitHub {
         self.complete_thread(thread.into_partial()).await
     }
 
-    fn pull_not_found(&self, pr: &PrRef) -> Error {
+    pub(super) fn pull_not_found(&self, pr: &PrRef) -> Error {
         Error::user(format!(
             "{} not found on {}",
             subject(pr),
