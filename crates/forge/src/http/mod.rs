@@ -1,7 +1,7 @@
 //! The one HTTP layer both forge clients use: a shared reqwest client (rustls, timeouts,
 //! User-Agent), an ETag cache so repeated reads are conditional (`etag`), bounded retries with
 //! jittered backoff and rate-limit waits (`retry`), `Link` paging (`links`), and the mapping of
-//! every failure to a categorized `resolve_pr_core::Error` (`status`). Tokens go in as
+//! every failure to a [`crate::Error`] that says what happened (`status`). Tokens go in as
 //! sensitive header values and never come out.
 
 mod etag;
@@ -19,11 +19,11 @@ use reqwest::header::{
     AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, IF_MODIFIED_SINCE, IF_NONE_MATCH, LINK,
 };
 use reqwest::{Method, StatusCode};
-use resolve_pr_core::{Error, Result};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::config::Secret;
+use crate::{Error, Result};
 use etag::EtagCache;
 use links::link_rels;
 pub use retry::RetryPolicy;
@@ -228,7 +228,7 @@ impl Http {
     ) -> Result<Http> {
         ensure_crypto_provider();
         let setup = |e: reqwest::Error| {
-            Error::unknown(format!(
+            Error::setup(format!(
                 "cannot set up the HTTP client: {}",
                 error_chain(&e)
             ))
@@ -267,10 +267,13 @@ impl Http {
     pub fn auth(&self, scheme: &str, token: &Secret) -> Result<Auth> {
         let mut header =
             HeaderValue::from_str(&format!("{scheme} {}", token.expose())).map_err(|_| {
-                Error::authentication(format!(
-                    "the {} token contains characters that cannot be sent in an HTTP header",
-                    self.forge
-                ))
+                Error::auth(
+                    None,
+                    format!(
+                        "the {} token contains characters that cannot be sent in an HTTP header",
+                        self.forge
+                    ),
+                )
                 .with_suggestion(format!(
                     "Check for stray quotes or line breaks in the token. {}",
                     self.auth_hint
@@ -412,13 +415,14 @@ impl Http {
                     .and_then(|v| url::Url::parse(&req.url).ok()?.join(v).ok());
                 return match location {
                     Some(url) => Ok(Located::Redirect(url.to_string())),
-                    None => Err(Failure::fatal(ctx.base(
-                        Error::api(format!(
+                    None => Err(Failure::fatal(ctx.base(Error::status(
+                        status.as_u16(),
+                        None,
+                        format!(
                             "{} answered {status} without a usable Location for {}",
                             ctx.forge, ctx.subject
-                        )),
-                        Some(status.as_u16()),
-                    ))),
+                        ),
+                    )))),
                 };
             }
             if status.is_success() {
@@ -527,7 +531,11 @@ mod tests {
             )
             .await
             .expect_err("nothing listens there");
-        let shown = format!("{} {}", err, err.to_json());
+        let shown = format!(
+            "{} {}",
+            err,
+            resolve_pr_core::Error::from(err.clone()).to_json()
+        );
         assert!(!shown.contains("SECRET_SIGNATURE"), "{shown}");
         assert!(shown.contains("127.0.0.1:1"), "{shown}");
     }

@@ -5,9 +5,10 @@
 use std::time::Duration;
 
 use backon::{BackoffBuilder, ExponentialBuilder};
-use resolve_pr_core::{Error, Result};
 
 use super::{Http, Request};
+
+use crate::{Error, Result};
 
 /// How hard one call tries before it gives up. The defaults suit an interactive agent: a
 /// call never sleeps more than a minute in total.
@@ -16,7 +17,7 @@ pub struct RetryPolicy {
     /// Retries after the first attempt.
     pub max_retries: u32,
     /// Most time one call may spend sleeping between attempts. A wait the forge asks for
-    /// that does not fit becomes a `rate_limit` error with `retry_after` instead.
+    /// that does not fit becomes [`crate::Error::RateLimited`] with `retry_after` instead.
     pub max_total_wait: Duration,
     /// First backoff delay for transient faults; doubles (with jitter) up to `max_backoff`.
     pub min_backoff: Duration,

@@ -6,11 +6,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
-use resolve_pr_core::{Error, Result};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::retry::{Failure, Retry};
+
+use crate::{Error, Result, Transport};
 
 pub(crate) fn parse_json<T: DeserializeOwned>(body: &[u8], origin: &str) -> Result<T> {
     serde_json::from_slice(body).map_err(|e| {
@@ -19,7 +20,7 @@ pub(crate) fn parse_json<T: DeserializeOwned>(body: &[u8], origin: &str) -> Resu
         } else {
             format!("{origin} returned a response that is not valid JSON ({e})")
         };
-        Error::api(error)
+        Error::invalid_body(error)
             .with_detail("body_start", snippet(body))
             .with_suggestion(
                 "Retry later; if it persists, a proxy or an incompatible forge version may be \
@@ -44,14 +45,12 @@ impl ErrorContext<'_> {
         format!("{} ({} {})", self.forge, self.method, self.url)
     }
 
-    pub(super) fn base(&self, error: Error, status: Option<u16>) -> Error {
-        let error = error
+    /// The request's method and URL added to the error's details (the status, when there
+    /// is one, is the error's own).
+    pub(super) fn base(&self, error: Error) -> Error {
+        error
             .with_detail("method", self.method)
-            .with_detail("url", self.url);
-        match status {
-            Some(s) => error.with_detail("status", s),
-            None => error,
-        }
+            .with_detail("url", self.url)
     }
 }
 
@@ -65,13 +64,13 @@ pub(super) fn transport_failure(
         // Not retried: a forge that needed 30 s once will likely need it again, and the
         // agent is better served by an answer now than by minutes of silence.
         return Failure::fatal(
-            ctx.base(
-                Error::timeout(format!(
+            ctx.base(Error::transport(
+                Transport::Timeout,
+                format!(
                     "{} did not answer {} in time ({} {})",
                     ctx.forge, ctx.subject, ctx.method, ctx.url
-                )),
-                None,
-            )
+                ),
+            ))
             .with_suggestion(format!(
                 "The forge is slow or unreachable; retry in a minute. {}",
                 if ctx.method == "GET" {
@@ -85,10 +84,11 @@ pub(super) fn transport_failure(
     if e.is_connect() {
         // The connection never opened, so nothing was sent: safe to retry even writes.
         return Failure {
-            error: ctx.base(
-                Error::network(format!("cannot connect to {} at {}: {cause}", ctx.forge, ctx.url)),
-                None,
-            )
+            error: ctx
+                .base(Error::transport(
+                    Transport::Unreachable,
+                    format!("cannot connect to {} at {}: {cause}", ctx.forge, ctx.url),
+                ))
             .with_suggestion(
                 "Check the network, the forge's URL (GITHUB_API_URL, FORGEJO_HOST or the config \
                  file) and any proxy settings (HTTPS_PROXY).",
@@ -102,13 +102,13 @@ pub(super) fn transport_failure(
     } else {
         "the connection broke"
     };
-    let mut error = ctx.base(
-        Error::network(format!(
+    let mut error = ctx.base(Error::transport(
+        Transport::Broken,
+        format!(
             "{what} from {} ({} {}): {cause}",
             ctx.forge, ctx.method, ctx.url
-        )),
-        None,
-    );
+        ),
+    ));
     error = if ctx.method == "GET" {
         error.with_suggestion("Retry in a moment; the forge or the network dropped the connection.")
     } else {
@@ -174,7 +174,7 @@ fn header_u64(headers: &HeaderMap, name: &str) -> Option<u64> {
     headers.get(name)?.to_str().ok()?.trim().parse().ok()
 }
 
-/// Turns a non-2xx answer into a categorized error and says whether and when to retry,
+/// Turns a non-2xx answer into the error it stands for and says whether and when to retry,
 /// following GitHub's documented rate-limit rules (which Forgejo/Gitea's simpler 429s fit).
 pub(crate) fn classify_status(
     status: u16,
@@ -230,14 +230,14 @@ pub(crate) fn classify_status(
                 "rate limit"
             };
             let mut error = ctx
-                .base(
-                    Error::rate_limit(format!(
+                .base(Error::rate_limited(
+                    Some(status),
+                    retry_after_secs,
+                    format!(
                         "{} {kind} exceeded while requesting {}: {message}",
                         ctx.forge, ctx.subject
-                    )),
-                    Some(status),
-                )
-                .with_retry_after(retry_after_secs)
+                    ),
+                ))
                 .with_suggestion(format!(
                     "Wait {retry_after_secs} seconds before calling again; repeated reads of \
                      unchanged data are conditional and do not use up the limit."
@@ -268,13 +268,13 @@ pub(crate) fn classify_status(
 
     let error = match status {
         401 => with_doc(
-            ctx.base(
-                Error::authentication(format!(
+            ctx.base(Error::auth(
+                Some(status),
+                format!(
                     "{} rejected the token (401 Unauthorized) while requesting {}: {message}",
                     ctx.forge, ctx.subject
-                )),
-                Some(status),
-            )
+                ),
+            ))
             .with_suggestion(format!(
                 "The token is invalid, expired or revoked. {}",
                 ctx.auth_hint
@@ -282,13 +282,13 @@ pub(crate) fn classify_status(
         ),
         403 => {
             let mut error = ctx
-                .base(
-                    Error::authentication(format!(
+                .base(Error::auth(
+                    Some(status),
+                    format!(
                         "the token has no access to {} on {} (403 Forbidden): {message}",
                         ctx.subject, ctx.forge
-                    )),
-                    Some(status),
-                )
+                    ),
+                ))
                 .with_suggestion(format!(
                     "Use a token that can see and write to this repository (GitHub classic \
                      tokens need the `repo` scope for private repositories; fine-grained tokens \
@@ -312,10 +312,10 @@ pub(crate) fn classify_status(
                 ctx.not_found_hint
             };
             with_doc(
-                ctx.base(
-                    Error::user(format!("{} not found on {}", ctx.subject, ctx.forge)),
+                ctx.base(Error::not_found(
                     Some(status),
-                )
+                    format!("{} not found on {}", ctx.subject, ctx.forge),
+                ))
                 .with_suggestion(hint),
             )
         }
@@ -326,27 +326,28 @@ pub(crate) fn classify_status(
                 format!(" ({})", parsed.errors.join("; "))
             };
             with_doc(
-                ctx.base(
-                    Error::user(format!(
+                ctx.base(Error::rejected(
+                    status,
+                    format!(
                         "{} rejected the request for {}: {message}{errors}",
                         ctx.forge, ctx.subject
-                    )),
-                    Some(status),
-                )
+                    ),
+                ))
                 .with_suggestion("Fix the request as the forge's message says and call again."),
             )
         }
         s if s >= 500 => {
-            let mut error = ctx
-                .base(
-                    Error::api(format!(
+            let error = ctx
+                .base(Error::status(
+                    status,
+                    retry_after,
+                    format!(
                         "{} failed with {s} {} while handling {}: {message}",
                         ctx.forge,
                         reason(s),
                         ctx.subject
-                    )),
-                    Some(status),
-                )
+                    ),
+                ))
                 .with_suggestion(if ctx.method == "GET" {
                     "The forge had a transient problem; retry in a minute.".to_owned()
                 } else {
@@ -356,9 +357,6 @@ pub(crate) fn classify_status(
                         ctx.subject
                     )
                 });
-            if let Some(secs) = retry_after {
-                error = error.with_retry_after(secs);
-            }
             let error = with_doc(error);
             return Failure {
                 error,
@@ -367,15 +365,16 @@ pub(crate) fn classify_status(
             };
         }
         s => with_doc(
-            ctx.base(
-                Error::api(format!(
+            ctx.base(Error::status(
+                status,
+                None,
+                format!(
                     "{} answered {s} {} for {}: {message}",
                     ctx.forge,
                     reason(s),
                     ctx.subject
-                )),
-                Some(status),
-            )
+                ),
+            ))
             .with_detail("body_start", snippet(body)),
         ),
     };
@@ -452,6 +451,11 @@ pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The error as the agent sees it.
+    fn agent(e: &Error) -> resolve_pr_core::Error {
+        e.clone().into()
+    }
     use reqwest::header::HeaderValue;
 
     fn ctx() -> ErrorContext<'static> {
@@ -486,13 +490,16 @@ mod tests {
             &ctx(),
             at(0),
         );
-        assert_eq!(f.error.category, resolve_pr_core::Category::User);
-        assert_eq!(f.error.error, "pull request o/r#1 not found on GitHub");
+        assert_eq!(agent(&f.error).category, resolve_pr_core::Category::User);
         assert_eq!(
-            f.error.documentation_url.as_deref(),
+            agent(&f.error).error,
+            "pull request o/r#1 not found on GitHub"
+        );
+        assert_eq!(
+            agent(&f.error).documentation_url.as_deref(),
             Some("https://docs.github.com/rest")
         );
-        assert!(f.error.suggestion.is_some());
+        assert!(agent(&f.error).suggestion.is_some());
         assert_eq!(f.retry, Retry::No);
     }
 
@@ -505,13 +512,16 @@ mod tests {
             &ctx(),
             at(0),
         );
-        assert_eq!(f.error.category, resolve_pr_core::Category::Authentication);
-        assert!(
-            f.error.error.contains("rejected the token"),
-            "{}",
-            f.error.error
+        assert_eq!(
+            agent(&f.error).category,
+            resolve_pr_core::Category::Authentication
         );
-        assert!(f.error.suggestion.unwrap().contains("GITHUB_TOKEN"));
+        assert!(
+            agent(&f.error).error.contains("rejected the token"),
+            "{}",
+            agent(&f.error).error
+        );
+        assert!(agent(&f.error).suggestion.unwrap().contains("GITHUB_TOKEN"));
 
         let h = headers(&[
             ("x-ratelimit-remaining", "4999"),
@@ -524,14 +534,17 @@ mod tests {
             &ctx(),
             at(0),
         );
-        assert_eq!(f.error.category, resolve_pr_core::Category::Authentication);
+        assert_eq!(
+            agent(&f.error).category,
+            resolve_pr_core::Category::Authentication
+        );
         assert!(
-            f.error
+            agent(&f.error)
                 .error
                 .contains("has no access to pull request o/r#1")
         );
         assert_eq!(
-            f.error.details.unwrap()["accepted_permissions"],
+            agent(&f.error).details.unwrap()["accepted_permissions"],
             "pull_requests=read"
         );
         assert_eq!(f.retry, Retry::No);
@@ -551,9 +564,12 @@ mod tests {
             &ctx(),
             at(1000),
         );
-        assert_eq!(f.error.category, resolve_pr_core::Category::RateLimit);
+        assert_eq!(
+            agent(&f.error).category,
+            resolve_pr_core::Category::RateLimit
+        );
         assert_eq!(f.wait, Some(Duration::from_secs(31)));
-        assert_eq!(f.error.retry_after, Some(31));
+        assert_eq!(agent(&f.error).retry_after, Some(31));
         assert_eq!(f.retry, Retry::Always);
         // A reset in the past still waits the margin, never underflows.
         let f = classify_status(429, &h, b"", &ctx(), at(2000));
@@ -570,9 +586,12 @@ mod tests {
             &ctx(),
             at(0),
         );
-        assert_eq!(f.error.category, resolve_pr_core::Category::RateLimit);
+        assert_eq!(
+            agent(&f.error).category,
+            resolve_pr_core::Category::RateLimit
+        );
         assert_eq!(f.wait, Some(Duration::from_secs(7)));
-        assert!(f.error.error.contains("secondary rate limit"));
+        assert!(agent(&f.error).error.contains("secondary rate limit"));
 
         let h = headers(&[("x-ratelimit-remaining", "100")]);
         let f = classify_status(
@@ -583,14 +602,80 @@ mod tests {
             at(0),
         );
         assert_eq!(f.wait, Some(Duration::from_secs(60)));
-        assert_eq!(f.error.retry_after, Some(60));
+        assert_eq!(agent(&f.error).retry_after, Some(60));
 
         // A bare 429 (a proxy in front of Forgejo) backs off on our schedule.
         let f = classify_status(429, &HeaderMap::new(), b"", &ctx(), at(0));
         assert_eq!(
-            (f.error.category, f.wait),
+            (agent(&f.error).category, f.wait),
             (resolve_pr_core::Category::RateLimit, None)
         );
+    }
+
+    /// Code that decides on an error (a log that is gone, a route an instance lacks) matches
+    /// these variants and their status.
+    #[test]
+    fn statuses_become_variants_that_keep_the_status() {
+        let variant = |status: u16, headers: &HeaderMap| {
+            classify_status(status, headers, b"", &ctx(), at(0)).error
+        };
+        let none = HeaderMap::new();
+        assert!(matches!(
+            variant(404, &none),
+            Error::NotFound {
+                status: Some(404),
+                ..
+            }
+        ));
+        for status in [405, 410, 409, 400] {
+            assert!(
+                matches!(variant(status, &none), Error::Status { status: s, retry_after: None, .. } if s == status),
+                "{status}"
+            );
+        }
+        assert!(matches!(
+            variant(422, &none),
+            Error::Rejected { status: 422, .. }
+        ));
+        assert!(matches!(
+            variant(401, &none),
+            Error::Auth {
+                status: Some(401),
+                ..
+            }
+        ));
+        assert!(matches!(
+            variant(403, &none),
+            Error::Auth {
+                status: Some(403),
+                ..
+            }
+        ));
+        assert!(matches!(
+            variant(429, &none),
+            Error::RateLimited {
+                status: Some(429),
+                retry_after: 60,
+                ..
+            }
+        ));
+        let h = headers(&[("retry-after", "7")]);
+        assert!(matches!(
+            variant(503, &h),
+            Error::Status {
+                status: 503,
+                retry_after: Some(7),
+                ..
+            }
+        ));
+        assert!(matches!(
+            variant(403, &h),
+            Error::RateLimited {
+                status: Some(403),
+                retry_after: 7,
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -602,21 +687,21 @@ mod tests {
             &ctx(),
             at(0),
         );
-        assert_eq!(f.error.category, resolve_pr_core::Category::Api);
+        assert_eq!(agent(&f.error).category, resolve_pr_core::Category::Api);
         assert_eq!(f.retry, Retry::IfIdempotent);
-        assert_eq!(f.error.details.as_ref().unwrap()["status"], 502);
+        assert_eq!(agent(&f.error).details.as_ref().unwrap()["status"], 502);
     }
 
     #[test]
     fn validation_and_other_client_errors() {
         let f = classify_status(422, &HeaderMap::new(), br#"{"message":"Validation Failed","errors":[{"resource":"IssueComment","field":"body","code":"missing_field"}]}"#, &ctx(), at(0));
-        assert_eq!(f.error.category, resolve_pr_core::Category::User);
+        assert_eq!(agent(&f.error).category, resolve_pr_core::Category::User);
         assert!(
-            f.error
+            agent(&f.error)
                 .error
                 .contains("Validation Failed (body: missing_field)"),
             "{}",
-            f.error.error
+            agent(&f.error).error
         );
 
         let f = classify_status(
@@ -626,16 +711,16 @@ mod tests {
             &ctx(),
             at(0),
         );
-        assert_eq!(f.error.category, resolve_pr_core::Category::Api);
-        assert_eq!(f.error.details.unwrap()["status"], 410);
+        assert_eq!(agent(&f.error).category, resolve_pr_core::Category::Api);
+        assert_eq!(agent(&f.error).details.unwrap()["status"], 410);
     }
 
     #[test]
     fn garbage_is_not_json() {
-        let e = parse_json::<Value>(b"<html>", "GitHub (GET x)").unwrap_err();
+        let e = agent(&parse_json::<Value>(b"<html>", "GitHub (GET x)").unwrap_err());
         assert_eq!(e.category, resolve_pr_core::Category::Api);
         assert!(e.error.contains("not valid JSON"));
-        let e = parse_json::<Vec<u8>>(b"{}", "GitHub (GET x)").unwrap_err();
+        let e = agent(&parse_json::<Vec<u8>>(b"{}", "GitHub (GET x)").unwrap_err());
         assert!(e.error.contains("unexpected shape"));
     }
 
