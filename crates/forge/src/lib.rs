@@ -3,6 +3,10 @@
 //! forge family. HTTP, authentication, caching, retries and rate limits live here and only
 //! here; no other crate talks to a forge.
 //!
+//! Failures are this crate's own [`Error`], whose variants say what happened; it knows the
+//! agents' error model only in the one conversion to `resolve_pr_core::Error` (`error.rs`),
+//! which `?` applies where a tool returns.
+//!
 //! Not here: turning data into tool output (that is `resolve-pr-tools`), parsing logs (`ci`).
 
 pub mod ci;
