@@ -167,7 +167,7 @@ pub async fn find_thread(
     selector: &ThreadSelector,
 ) -> Result<ReviewThread> {
     match selector {
-        ThreadSelector::Thread(id) => forge.review_thread(pr, id).await,
+        ThreadSelector::Thread(id) => Ok(forge.review_thread(pr, id).await?),
         ThreadSelector::Comment(id) => {
             let threads = forge.review_threads(pr).await?;
             threads
