@@ -3,7 +3,7 @@
 //! and run artifacts. Forge-neutral: GitHub's and Forgejo's shapes both map here.
 //!
 //! Not here: reading logs for failing tests (the `ci` crate) or deciding what status a PR's
-//! CI is in (the `get_failing_tests` tool).
+//! CI is in (`resolve_pr_pr::ci_state`).
 
 use std::pin::Pin;
 

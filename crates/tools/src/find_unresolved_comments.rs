@@ -2,6 +2,10 @@
 //! still needs an answer (comments of unresolved review threads, review summaries, other
 //! people's conversation comments) as data, with commands to reply and resolve, 20 a page.
 //! Pages are keyset-based, so threads resolved or comments added between calls never shift them.
+//!
+//! Which items still need an answer, their order and their counts are
+//! `resolve_pr_pr::review_feedback`; this module pages them, cuts long texts, adds commands
+//! and renders the text.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -10,6 +14,7 @@ use resolve_pr_core::{PageSize, Result};
 use resolve_pr_forge::{
     IssueComment, Minimized, Reactions, Review, ReviewComment, ReviewState, ReviewThread,
 };
+use resolve_pr_pr::review_feedback::{self, Counts, Item, ItemKind, Order, Query};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -83,12 +88,24 @@ impl CommentType {
             CommentType::IssueComment => "issue_comment",
         }
     }
-    /// Orders items of different types that start at the same moment.
-    fn rank(self) -> u8 {
-        match self {
-            CommentType::ReviewComment => 0,
-            CommentType::Review => 1,
-            CommentType::IssueComment => 2,
+}
+
+impl From<ItemKind> for CommentType {
+    fn from(kind: ItemKind) -> Self {
+        match kind {
+            ItemKind::ThreadComment => CommentType::ReviewComment,
+            ItemKind::Review => CommentType::Review,
+            ItemKind::IssueComment => CommentType::IssueComment,
+        }
+    }
+}
+
+impl From<Sort> for Order {
+    fn from(sort: Sort) -> Self {
+        match sort {
+            Sort::Chronological => Order::Chronological,
+            Sort::ByFile => Order::ByFile,
+            Sort::ByAuthor => Order::ByAuthor,
         }
     }
 }
@@ -195,10 +212,10 @@ pub struct Output {
     pub next_cursor: Option<String>,
 }
 
-/// Where an item sorts. Compared field by field (derived `Ord`); the cursor carries the key of
-/// the last item shown and the next page starts after it, so pages do not depend on how many
-/// items came before.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+/// The cursor's copy of `review_feedback::SortKey`, field for field: the cursor carries the
+/// key of the last item shown and the next page starts after it, so pages do not depend on
+/// how many items came before.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct SortKey {
     /// by_file: 0 for items on a file, 1 for the rest; otherwise 0.
     section: u8,
@@ -219,20 +236,6 @@ struct SortKey {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Position {
     after: SortKey,
-}
-
-/// An item with what is needed to sort it and to build its commands.
-struct Entry {
-    key: SortKey,
-    comment: Comment,
-    /// Index into the unresolved threads, for review comments.
-    thread: Option<usize>,
-}
-
-impl Entry {
-    fn minimized(&self) -> bool {
-        self.comment.is_minimized == Some(true)
-    }
 }
 
 pub struct FindUnresolvedComments;
@@ -274,119 +277,25 @@ after the fix is verified.";
         let feedback = forge.review_feedback(&pr).await?;
         // Probing (Forgejo/Gitea) tries the endpoints on a thread we already have.
         let capabilities = forge.thread_capabilities(&pr, &feedback.threads).await?;
+        let open = review_feedback::open(
+            &feedback,
+            &Query {
+                include_bots: input.include_bots,
+                exclude_authors: input.exclude_authors.clone(),
+                order: input.sort.into(),
+                include_minimized: input.include_minimized,
+            },
+        );
 
-        let filter = AuthorFilter::new(&input);
-        let unresolved: Vec<&ReviewThread> =
-            feedback.threads.iter().filter(|t| !t.is_resolved).collect();
-        let mut entries = Vec::new();
-        let mut threads_with_items = 0;
-        for (index, thread) in unresolved.iter().enumerate() {
-            let kept: Vec<&ReviewComment> = thread
-                .comments
-                .iter()
-                .filter(|c| filter.keeps(&c.author.login, c.author.is_bot))
-                .collect();
-            let Some(first) = kept.first() else { continue };
-            if kept.iter().any(|c| c.minimized.is_none()) {
-                threads_with_items += 1;
-            }
-            // A thread sorts by when it started, even when filters hide its first comment.
-            let group_at = thread
-                .comments
-                .first()
-                .map_or_else(|| first.created_at.clone(), |c| c.created_at.clone());
-            let author = first.author.login.clone();
-            for c in kept {
-                entries.push(Entry {
-                    key: key_for(
-                        input.sort,
-                        thread.path.as_deref(),
-                        // The original line, which a push does not move: a cursor's key
-                        // must not change between pages.
-                        thread.original_line.or(thread.line),
-                        &author,
-                        &group_at,
-                        CommentType::ReviewComment,
-                        &thread.id,
-                        &c.created_at,
-                        c.id,
-                    ),
-                    comment: review_comment(thread, c),
-                    thread: Some(index),
-                });
-            }
-        }
-        // Summaries and conversation comments have no resolved state: both are listed when
-        // someone other than the PR's author wrote them (the author's own are not feedback).
-        let pr_author = feedback.pull.author.login.to_lowercase();
-        for r in &feedback.reviews {
-            let wanted = matches!(
-                r.state,
-                ReviewState::ChangesRequested | ReviewState::Commented
-            );
-            if !wanted
-                || r.body.trim().is_empty()
-                || r.author.login.to_lowercase() == pr_author
-                || !filter.keeps(&r.author.login, r.author.is_bot)
-            {
-                continue;
-            }
-            let Some(at) = r.submitted_at.clone() else {
-                continue;
-            };
-            entries.push(Entry {
-                key: key_for(
-                    input.sort,
-                    None,
-                    None,
-                    &r.author.login,
-                    &at,
-                    CommentType::Review,
-                    &format!("{:020}", r.id),
-                    &at,
-                    r.id,
-                ),
-                comment: review_item(r, at),
-                thread: None,
-            });
-        }
-        for c in &feedback.issue_comments {
-            if c.author.login.to_lowercase() == pr_author
-                || !filter.keeps(&c.author.login, c.author.is_bot)
-            {
-                continue;
-            }
-            entries.push(Entry {
-                key: key_for(
-                    input.sort,
-                    None,
-                    None,
-                    &c.author.login,
-                    &c.created_at,
-                    CommentType::IssueComment,
-                    &format!("{:020}", c.id),
-                    &c.created_at,
-                    c.id,
-                ),
-                comment: issue_comment(c),
-                thread: None,
-            });
-        }
-        entries.sort_by(|a, b| a.key.cmp(&b.key));
-        let summary = summarize(&entries);
-        if !input.include_minimized {
-            entries.retain(|e| !e.minimized());
-        }
-
-        let after = position.map(|p| p.after);
-        let start = match &after {
-            Some(k) => entries.partition_point(|e| &e.key <= k),
+        let items = &open.items;
+        let start = match position.map(|p| review_feedback::SortKey::from(p.after)) {
+            Some(k) => items.partition_point(|e| e.key <= k),
             None => 0,
         };
         let size = PageSize::Comments.get();
-        let end = (start + size).min(entries.len());
-        let next_cursor = (end < entries.len()).then(|| {
-            let last = entries[end - 1].key.clone();
+        let end = (start + size).min(items.len());
+        let next_cursor = (end < items.len()).then(|| {
+            let last = SortKey::from(&items[end - 1].key);
             ctx.cursors
                 .encode(Self::NAME, raw, &Position { after: last })
         });
@@ -395,36 +304,50 @@ after the fix is verified.";
         let commands = CommandBuilder::new(ctx.forges.config(), &pr, forge.kind(), capabilities)?;
         let mut threads_shown: HashSet<usize> = HashSet::new();
         let mut comments = Vec::with_capacity(end - start);
-        for entry in entries.drain(start..end) {
-            let mut comment = entry.comment;
-            match entry.thread {
-                Some(index) => {
-                    if threads_shown.insert(index) {
-                        comment.action_commands = Some(commands.thread(unresolved[index])?);
+        for entry in &items[start..end] {
+            let comment = match entry.item {
+                Item::ThreadComment { thread, comment } => {
+                    let mut c = review_comment(open.threads[thread], comment);
+                    if threads_shown.insert(thread) {
+                        c.action_commands = Some(commands.thread(open.threads[thread])?);
                     } else {
                         // Replies repeat GitHub's hunk verbatim; the first comment has it.
-                        comment.diff_hunk = None;
+                        c.diff_hunk = None;
                     }
+                    c
                 }
-                None => {
-                    let item = match comment.kind {
-                        CommentType::Review => ConversationItem::Review,
-                        _ => ConversationItem::IssueComment,
-                    };
-                    comment.action_commands =
-                        Some(commands.conversation(item, &comment.body, &comment.html_url)?);
+                Item::Review {
+                    review,
+                    submitted_at,
+                } => {
+                    let mut c = review_item(review, submitted_at.to_owned());
+                    c.action_commands = Some(commands.conversation(
+                        ConversationItem::Review,
+                        &c.body,
+                        &c.html_url,
+                    )?);
+                    c
                 }
-            }
+                Item::IssueComment(issue) => {
+                    let mut c = issue_comment(issue);
+                    c.action_commands = Some(commands.conversation(
+                        ConversationItem::IssueComment,
+                        &c.body,
+                        &c.html_url,
+                    )?);
+                    c
+                }
+            };
             comments.push(comment);
         }
 
         Ok(Output {
             pr: pr.to_string(),
-            total_unresolved: summary.total_comments,
-            unresolved_threads: threads_with_items,
+            total_unresolved: open.counts.total,
+            unresolved_threads: open.threads_with_items,
             limitations,
             comments,
-            summary,
+            summary: Summary::from(&open.counts),
             next_cursor,
         })
     }
@@ -555,66 +478,6 @@ fn readable_body(body: &str) -> String {
     }
 }
 
-/// `include_bots` and `exclude_authors`. Logins compare case-insensitively and without a
-/// trailing `[bot]`: GitHub's REST API says `name[bot]` where its GraphQL API says `name`.
-struct AuthorFilter {
-    include_bots: bool,
-    excluded: HashSet<String>,
-}
-
-impl AuthorFilter {
-    fn new(input: &Input) -> Self {
-        AuthorFilter {
-            include_bots: input.include_bots,
-            excluded: input.exclude_authors.iter().map(|a| login_key(a)).collect(),
-        }
-    }
-
-    fn keeps(&self, login: &str, is_bot: bool) -> bool {
-        (self.include_bots || !is_bot) && !self.excluded.contains(&login_key(login))
-    }
-}
-
-fn login_key(login: &str) -> String {
-    let lower = login.trim().to_lowercase();
-    match lower.strip_suffix("[bot]") {
-        Some(stem) => stem.to_owned(),
-        None => lower,
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn key_for(
-    sort: Sort,
-    path: Option<&str>,
-    line: Option<u64>,
-    author: &str,
-    group_at: &str,
-    kind: CommentType,
-    group: &str,
-    at: &str,
-    id: u64,
-) -> SortKey {
-    let (section, text, line) = match sort {
-        Sort::Chronological => (0, String::new(), 0),
-        Sort::ByFile => match path {
-            Some(p) => (0, p.to_owned(), line.unwrap_or(0)),
-            None => (1, String::new(), 0),
-        },
-        Sort::ByAuthor => (0, login_key(author), 0),
-    };
-    SortKey {
-        section,
-        text,
-        line,
-        group_at: group_at.to_owned(),
-        rank: kind.rank(),
-        group: group.to_owned(),
-        at: at.to_owned(),
-        id,
-    }
-}
-
 fn cut_body(body: &str, html_url: &str) -> String {
     cut(body, BODY_BUDGET, html_url).text
 }
@@ -728,32 +591,53 @@ fn issue_comment(c: &IssueComment) -> Comment {
     }
 }
 
-fn summarize(entries: &[Entry]) -> Summary {
-    let mut s = Summary::default();
-    for t in [
-        CommentType::ReviewComment,
-        CommentType::Review,
-        CommentType::IssueComment,
-    ] {
-        s.by_type.insert(t.as_str().to_owned(), 0);
-    }
-    for e in entries {
-        if e.minimized() {
-            s.minimized += 1;
-            continue;
-        }
-        let c = &e.comment;
-        s.total_comments += 1;
-        *s.by_author.entry(c.author.clone()).or_default() += 1;
-        *s.by_type.entry(c.kind.as_str().to_owned()).or_default() += 1;
-        if c.is_bot {
-            s.bot_comments += 1;
-        } else {
-            s.human_comments += 1;
-        }
-        if c.reactions.as_ref().is_some_and(|r| r.total_count > 0) {
-            s.with_reactions += 1;
+impl From<&Counts> for Summary {
+    fn from(counts: &Counts) -> Self {
+        Summary {
+            total_comments: counts.total,
+            by_author: counts.by_author.clone(),
+            // All three types, always.
+            by_type: ItemKind::ALL
+                .into_iter()
+                .map(|kind| {
+                    let name = CommentType::from(kind).as_str().to_owned();
+                    (name, counts.of_kind(kind))
+                })
+                .collect(),
+            bot_comments: counts.bots,
+            human_comments: counts.humans,
+            with_reactions: counts.with_reactions,
+            minimized: counts.minimized,
         }
     }
-    s
+}
+
+impl From<&review_feedback::SortKey> for SortKey {
+    fn from(k: &review_feedback::SortKey) -> Self {
+        SortKey {
+            section: k.section,
+            text: k.text.clone(),
+            line: k.line,
+            group_at: k.group_at.clone(),
+            rank: k.rank,
+            group: k.group.clone(),
+            at: k.at.clone(),
+            id: k.id,
+        }
+    }
+}
+
+impl From<SortKey> for review_feedback::SortKey {
+    fn from(k: SortKey) -> Self {
+        review_feedback::SortKey {
+            section: k.section,
+            text: k.text,
+            line: k.line,
+            group_at: k.group_at,
+            rank: k.rank,
+            group: k.group,
+            at: k.at,
+            id: k.id,
+        }
+    }
 }

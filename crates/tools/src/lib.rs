@@ -7,7 +7,6 @@ pub mod action_commands;
 mod arguments;
 pub mod find_unresolved_comments;
 pub mod get_failing_tests;
-mod junit_jobs;
 pub mod pr_comment_create;
 pub mod pr_comment_list;
 pub mod registry;
@@ -36,8 +35,9 @@ pub struct Context {
     pub progress: Option<Arc<dyn ProgressSink>>,
     pub ci: CiSettings,
     /// Failures found in completed jobs' logs, by job: a finished job's log never changes,
-    /// so later pages and polls of a long-running server do not download it again.
-    pub(crate) job_cache: get_failing_tests::JobCache,
+    /// so later pages and polls of a long-running server do not download it again. The pr
+    /// layer's cache, held here because a `Context` lives as long as the process.
+    pub(crate) job_cache: resolve_pr_pr::JobCache,
 }
 
 impl Context {
