@@ -19,7 +19,9 @@ use std::time::Instant;
 use futures::StreamExt;
 use resolve_pr_ci::{Confidence, Failure, Framework, Scanner};
 use resolve_pr_core::{Error, PrRef, RepoRef, Result, budget};
-use resolve_pr_forge::{Annotation, Check, CheckKind, CheckState, CiSnapshot, Forge, WorkflowRun};
+use resolve_pr_forge::{
+    Annotation, Check, CheckKind, CheckState, CiSnapshot, Forge, WorkflowRun, require,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -464,7 +466,7 @@ tests behind them.";
                 wait_for(ctx, forge.as_ref(), &pr, input.bail_on_first, limit).await?;
             (snapshot, Some(report))
         } else {
-            (forge.ci_snapshot(&pr).await?, None)
+            (forge.checks().ci_snapshot(&pr).await?, None)
         };
         if let Some(p) = &position
             && p.head_sha != snapshot.head_sha
@@ -499,12 +501,10 @@ tests behind them.";
                 failed_step: findings.failed_step.clone(),
                 failed_step_script: findings.failed_step_script.clone(),
                 log_command: check.actions_job.as_ref().and_then(|job| {
-                    crate::action_commands::github_job_log(
-                        ctx.forges.config(),
-                        forge.kind(),
-                        &pr.repo,
-                        job,
-                    )
+                    forge
+                        .commands()
+                        .job_log(&pr.repo, job)
+                        .and_then(|command| command.render().ok())
                 }),
                 failures: findings.failures.len(),
                 note: findings.note.clone(),
@@ -851,7 +851,7 @@ async fn wait_for(
     let mut pause = settings.poll_min;
     let mut polls = 0u32;
     loop {
-        let snapshot = forge.ci_snapshot(pr).await?;
+        let snapshot = forge.checks().ci_snapshot(pr).await?;
         polls += 1;
         let view = View::of(&snapshot);
         let elapsed = started.elapsed();
@@ -1086,7 +1086,11 @@ fn merge_junit(existing: &mut FailedTest, report: &Failure) {
 /// JUnit XML files of a run's test-report artifacts, each with what it says about its
 /// origin. Anything that goes wrong here only means the log is the source instead.
 async fn junit_reports(forge: &dyn Forge, repo: &RepoRef, run: u64) -> Vec<ReportFile> {
-    let Ok(artifacts) = forge.run_artifacts(repo, run).await else {
+    // A forge without Actions has no artifacts: the log is the source.
+    let Some(actions) = forge.actions() else {
+        return Vec::new();
+    };
+    let Ok(artifacts) = actions.run_artifacts(repo, run).await else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -1106,7 +1110,7 @@ async fn junit_reports(forge: &dyn Forge, repo: &RepoRef, run: u64) -> Vec<Repor
             .iter()
             .any(|k| name.contains(k))
     }) {
-        let Ok(files) = forge
+        let Ok(files) = actions
             .artifact_files(repo, artifact, ".xml", MAX_ARTIFACT_BYTES)
             .await
         else {
@@ -1152,13 +1156,23 @@ async fn check_findings(
     }
     let annotations = async {
         if check.kind == CheckKind::CheckRun && check.annotations_count > 0 {
-            forge.check_annotations(repo, check.id).await
+            require(
+                forge.kind(),
+                forge.annotations(),
+                "reading check annotations",
+            )?
+            .check_annotations(repo, check.id)
+            .await
         } else {
             Ok(Vec::new())
         }
     };
     let (steps, log, annotations) = tokio::join!(
-        forge.actions_job(repo, job),
+        async {
+            require(forge.kind(), forge.actions(), "reading Actions jobs")?
+                .actions_job(repo, job)
+                .await
+        },
         read_log(forge, repo, job, ctx.ci.max_log_bytes),
         annotations,
     );
@@ -1279,7 +1293,9 @@ async fn read_log(
     job: &resolve_pr_forge::ActionsJobRef,
     max_bytes: u64,
 ) -> Result<(resolve_pr_ci::Report, u64)> {
-    let mut stream = forge.job_log(repo, job, max_bytes).await?;
+    let mut stream = require(forge.kind(), forge.actions(), "downloading job logs")?
+        .job_log(repo, job, max_bytes)
+        .await?;
     let mut scanner = Scanner::new();
     while let Some(chunk) = stream.chunks.next().await {
         scanner.feed(&chunk?);
@@ -1445,9 +1461,10 @@ async fn runs_info(
         .iter()
         .copied()
         .chain(main.filter(|m| !running.contains(m)));
-    let runs: HashMap<u64, WorkflowRun> = futures::future::join_all(
-        ids.map(|id| async move { Some((id, forge.workflow_run(repo, id).await.ok()?)) }),
-    )
+    let runs: HashMap<u64, WorkflowRun> = futures::future::join_all(ids.map(|id| async move {
+        let run = forge.actions()?.workflow_run(repo, id).await.ok()?;
+        Some((id, run))
+    }))
     .await
     .into_iter()
     .flatten()
@@ -1487,6 +1504,7 @@ fn ci_info(run: &WorkflowRun) -> CiInfo {
 async fn current_step(forge: &dyn Forge, repo: &RepoRef, view: &View<'_>) -> Option<String> {
     let check = view.running.iter().find(|c| c.actions_job.is_some())?;
     let job = forge
+        .actions()?
         .actions_job(repo, check.actions_job.as_ref()?)
         .await
         .ok()?;
@@ -1545,6 +1563,7 @@ async fn estimate<'a>(
     let typical: HashMap<u64, (u64, usize)> =
         futures::future::join_all(workflows.into_iter().map(|workflow| async move {
             let mut durations = forge
+                .workflow_history()?
                 .workflow_durations(repo, workflow, HISTORY_RUNS)
                 .await
                 .ok()?;
