@@ -129,7 +129,7 @@ pub trait ReviewThreads: Send + Sync {
     /// conversation comments. GitHub answers it from a per-process snapshot that one small
     /// query revalidates (see `github::feedback`), so paging through a long list does not
     /// read the pull request again; elsewhere it is read afresh each time
-    /// ([`read_review_feedback`]).
+    /// (`read_review_feedback`).
     async fn review_feedback(&self, pr: &PrRef) -> Result<Arc<ReviewFeedback>>;
 
     /// Whether this instance can reply in and resolve threads (probed once, then cached).
