@@ -75,7 +75,7 @@ async fn demo(style: Style) -> anyhow::Result<ExitCode> {
         None,
         &lookup,
     )
-    .map_err(|e| anyhow!("demo configuration: {}", e.error))?;
+    .map_err(|e| anyhow!("demo configuration: {}", e.message()))?;
     let options = ClientOptions {
         env: Arc::new(lookup),
         gh_cli: false,

@@ -9,8 +9,9 @@ use std::pin::Pin;
 
 use bytes::Bytes;
 use futures_util::Stream;
-use resolve_pr_core::Result;
 use serde::{Deserialize, Serialize};
+
+use crate::Result;
 
 /// Where a check is in its life. GitHub's `queued`, `waiting`, `requested` and `pending`
 /// are all `Queued`; a commit status's `pending` is `Queued` too.

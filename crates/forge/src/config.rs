@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use resolve_pr_core::{Error, Result};
 use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
 
 /// The forge families resolve-pr speaks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
@@ -191,7 +192,7 @@ impl Config {
                 Ok(t) => Some(t),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
                 Err(e) => {
-                    return Err(Error::user(format!(
+                    return Err(Error::config(format!(
                         "cannot read the config file {}: {e}",
                         p.display()
                     ))
@@ -230,7 +231,7 @@ impl Config {
                     .as_ref()
                     .map(|p| p.display().to_string())
                     .unwrap_or_default();
-                Error::user(format!(
+                Error::config(format!(
                     "the config file {where_} is not valid: {}",
                     e.message()
                 ))
@@ -276,7 +277,7 @@ impl Config {
             };
             let url = url.trim_end_matches('/').to_owned();
             let Some(host) = host_of(&url) else {
-                return Err(Error::user(format!("{host_var}={given:?} is not a host name or URL"))
+                return Err(Error::config(format!("{host_var}={given:?} is not a host name or URL"))
                     .with_suggestion(format!("Set {host_var} to a host like codeberg.org or a URL like https://git.example.com")));
             };
             let entry = hosts.entry(host.clone()).or_insert_with(|| HostConfig {
@@ -428,7 +429,7 @@ impl Config {
             .as_ref()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| "~/.config/resolve-pr/config.toml".into());
-        Err(Error::user(format!("the forge host {host} is not configured"))
+        Err(Error::config(format!("the forge host {host} is not configured"))
             .with_detail("host", host.clone())
             .with_suggestion(format!(
                 "Add it to {file}:\n[hosts.\"{host}\"]\nkind = \"forgejo\"  # or \"gitea\", or \"github\" for GitHub Enterprise\ntoken_env = \"FORGEJO_TOKEN\"\n\
@@ -446,7 +447,7 @@ impl Config {
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| "~/.config/resolve-pr/config.toml".into());
         let first = hosts.first().map_or("codeberg.org", String::as_str);
-        Error::user(format!(
+        Error::config(format!(
             "a reference without a host (owner/repo#N) could mean any of the configured forges \
              ({}), and no GitHub token was found to make it GitHub",
             hosts.join(", ")
@@ -668,7 +669,7 @@ token = "file-token"
     #[test]
     fn unknown_host_says_how_to_configure_it() {
         let c = Config::from_parts(None, None, &env(&[])).unwrap();
-        let e = c.endpoint_for(Some("git.example.org")).unwrap_err();
+        let e = resolve_pr_core::Error::from(c.endpoint_for(Some("git.example.org")).unwrap_err());
         assert_eq!(e.category, resolve_pr_core::Category::User);
         assert!(e.error.contains("git.example.org"));
         assert!(
@@ -755,7 +756,7 @@ token = "file-token"
     fn several_forges_and_no_github_token_say_how_to_choose() {
         let text = "[hosts.\"codeberg.org\"]\nkind = \"forgejo\"\n[hosts.\"gitea.com\"]\nkind = \"gitea\"\n";
         let c = Config::from_parts(Some(text), None, &env(&[])).unwrap();
-        let e = c.endpoint_for(None).unwrap_err();
+        let e = resolve_pr_core::Error::from(c.endpoint_for(None).unwrap_err());
         assert_eq!(e.category, resolve_pr_core::Category::User);
         assert!(e.error.contains("codeberg.org, gitea.com"), "{}", e.error);
         let suggestion = e.suggestion.unwrap();
@@ -777,7 +778,11 @@ token = "file-token"
     #[test]
     fn bad_file_is_a_user_error() {
         let e = Config::from_parts(Some("[hosts.x]\nkind = \"svn\""), None, &env(&[])).unwrap_err();
-        assert_eq!(e.category, resolve_pr_core::Category::User);
+        assert!(matches!(e, Error::Config { .. }), "{e:?}");
+        assert_eq!(
+            resolve_pr_core::Error::from(e).category,
+            resolve_pr_core::Category::User
+        );
     }
 
     #[test]

@@ -8,10 +8,10 @@ use std::io::Read;
 use futures_util::StreamExt;
 use reqwest::StatusCode;
 use reqwest::header::CONTENT_RANGE;
-use resolve_pr_core::{Error, Result};
 
 use crate::http::{Auth, Http, Located, Request};
 use crate::{Artifact, LogStream};
+use crate::{Error, Result, Transport};
 
 /// Where the bytes come from.
 pub(crate) enum Source<'a> {
@@ -31,16 +31,19 @@ pub(crate) struct Labels<'a> {
     pub gone: &'a (dyn Fn() -> Error + Sync),
 }
 
-/// The status of an error, when it came from an HTTP answer.
-pub(crate) fn status_of(e: &Error) -> Option<u64> {
-    e.details.as_ref()?.get("status")?.as_u64()
+/// Whether an answer says the content is not there (any more): 404 Not Found or 410 Gone.
+fn is_gone(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::NotFound {
+            status: Some(404),
+            ..
+        } | Error::Status { status: 410, .. }
+    )
 }
 
 fn gone_or(e: Error, labels: &Labels<'_>) -> Error {
-    match status_of(&e) {
-        Some(404 | 410) => (labels.gone)(),
-        _ => e,
-    }
+    if is_gone(&e) { (labels.gone)() } else { e }
 }
 
 /// "the log storage (host:port)" for messages about the storage host.
@@ -202,10 +205,13 @@ enum SkipHead {
 fn broken(label: &str, e: &reqwest::Error) -> Error {
     // reqwest's text includes the URL, whose query is the storage credential.
     let e = clone_without_url(e);
-    Error::network(format!(
-        "the connection to {label} broke while streaming: {}",
-        crate::http::error_chain(&e)
-    ))
+    Error::transport(
+        Transport::Broken,
+        format!(
+            "the connection to {label} broke while streaming: {}",
+            crate::http::error_chain(&e)
+        ),
+    )
     .with_suggestion("Retry; the download storage dropped the connection.")
 }
 
@@ -226,7 +232,7 @@ pub(crate) async fn read_bounded(
     let response = fetcher.get(None).await?;
     let label = fetcher.stream_error();
     let too_big = || {
-        Error::logical(format!(
+        Error::precondition(format!(
             "{subject} is larger than the limit of {max_bytes} bytes"
         ))
         .with_suggestion("Download it yourself from the run's page if it is needed.")
@@ -252,7 +258,7 @@ pub(crate) fn refuse_artifact(artifact: &Artifact, subject: &str, max_bytes: u64
         return Err(expired_artifact(subject));
     }
     if artifact.size_in_bytes > max_bytes {
-        return Err(Error::logical(format!(
+        return Err(Error::precondition(format!(
             "{subject} is {} bytes, more than the limit of {max_bytes}",
             artifact.size_in_bytes
         ))
@@ -264,7 +270,7 @@ pub(crate) fn refuse_artifact(artifact: &Artifact, subject: &str, max_bytes: u64
 
 /// What GitHub says of an artifact past its retention.
 pub(crate) fn expired_artifact(subject: &str) -> Error {
-    Error::logical(format!(
+    Error::precondition(format!(
         "{subject} has expired and can no longer be downloaded"
     ))
     .with_suggestion("Re-run the workflow to produce the artifact again.")
@@ -301,7 +307,7 @@ pub(crate) fn unzip_matching(
     subject: &str,
 ) -> Result<Vec<(String, Vec<u8>)>> {
     let bad = |e: zip::result::ZipError| {
-        Error::api(format!("{subject} is not a readable zip archive: {e}"))
+        Error::invalid_body(format!("{subject} is not a readable zip archive: {e}"))
             .with_suggestion("Download it from the run's page and inspect it by hand.")
     };
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(archive)).map_err(bad)?;
@@ -317,9 +323,9 @@ pub(crate) fn unzip_matching(
         (&mut entry)
             .take(budget + 1)
             .read_to_end(&mut content)
-            .map_err(|e| Error::api(format!("{subject}: cannot unpack {name}: {e}")))?;
+            .map_err(|e| Error::invalid_body(format!("{subject}: cannot unpack {name}: {e}")))?;
         if content.len() as u64 > budget {
-            return Err(Error::logical(format!(
+            return Err(Error::precondition(format!(
                 "the files ending in {suffix:?} in {subject} are larger than the limit of \
                  {max_bytes} bytes"
             ))
@@ -341,6 +347,30 @@ fn clone_without_url(e: &reqwest::Error) -> crate::http::UrlFree {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A log or artifact is "gone" on a 404 or a 410 from the API or the storage, told by the
+    /// error's variant and status; a GraphQL-style "not found" without a status, or another
+    /// refusal, is not.
+    #[test]
+    fn gone_is_404_or_410() {
+        assert!(is_gone(&Error::not_found(Some(404), "x")));
+        assert!(is_gone(&Error::status(410, None, "x")));
+        assert!(!is_gone(&Error::not_found(None, "x")));
+        assert!(!is_gone(&Error::status(500, None, "x")));
+        assert!(!is_gone(&Error::auth(Some(403), "x")));
+        assert!(!is_gone(&Error::precondition("x")));
+        let gone = || Error::precondition("the log is gone");
+        let labels = Labels {
+            subject: "the log",
+            gone: &gone,
+        };
+        assert_eq!(
+            gone_or(Error::status(410, None, "410 Gone"), &labels),
+            gone()
+        );
+        let other = Error::status(502, None, "502");
+        assert_eq!(gone_or(other.clone(), &labels), other);
+    }
     use bytes::Bytes;
     use futures_util::stream;
 

@@ -7,12 +7,13 @@ mod commands;
 mod threads;
 
 use crate::wording::{not_found_hint, subject};
+use crate::{Error, Result};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use async_trait::async_trait;
 use reqwest::header::{ACCEPT, HeaderMap, HeaderValue};
-use resolve_pr_core::{Error, PrRef, RepoRef, Result};
+use resolve_pr_core::{PrRef, RepoRef};
 use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::OnceCell;
@@ -134,7 +135,7 @@ impl Forgejo {
             .await
         {
             Ok(_) => true,
-            Err(e) if matches!(status_of(&e), Some(404 | 405)) => false,
+            Err(e) if missing_route(&e) => false,
             Err(e) => return Err(e),
         };
         self.capabilities
@@ -164,10 +165,13 @@ impl Forgejo {
 
     fn auth(&self) -> Result<&Auth> {
         self.auth.as_ref().ok_or_else(|| {
-            Error::authentication(format!(
-                "no {} token configured for {}",
-                self.endpoint.configured_kind, self.endpoint.host
-            ))
+            Error::auth(
+                None,
+                format!(
+                    "no {} token configured for {}",
+                    self.endpoint.configured_kind, self.endpoint.host
+                ),
+            )
             .with_detail("host", self.endpoint.host.clone())
             .with_suggestion(token_hint(&self.endpoint))
         })
@@ -215,7 +219,7 @@ impl Forgejo {
 
     async fn post_comment(&self, pr: &PrRef, body: &str) -> Result<IssueComment> {
         if body.trim().is_empty() {
-            return Err(Error::user("the comment body is empty")
+            return Err(Error::usage("the comment body is empty")
                 .with_detail("field", "body")
                 .with_suggestion("Pass the text of the comment."));
         }
@@ -235,8 +239,16 @@ impl Forgejo {
     }
 }
 
-fn status_of(e: &Error) -> Option<u64> {
-    e.details.as_ref()?.get("status")?.as_u64()
+/// Whether an answer says the instance has no such route: 404, or 405 for a path it
+/// serves with other methods.
+fn missing_route(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::NotFound {
+            status: Some(404),
+            ..
+        } | Error::Status { status: 405, .. }
+    )
 }
 
 /// Forgejo (since v7) reports its own version with the Gitea version it derives from
@@ -529,6 +541,15 @@ impl FjComment {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_route_is_404_or_405() {
+        assert!(missing_route(&Error::not_found(Some(404), "x")));
+        assert!(missing_route(&Error::status(405, None, "x")));
+        assert!(!missing_route(&Error::status(410, None, "x")));
+        assert!(!missing_route(&Error::rejected(422, "x")));
+        assert!(!missing_route(&Error::auth(Some(403), "x")));
+    }
 
     #[test]
     fn flavour_from_version() {

@@ -4,15 +4,17 @@
 //! commands (`commands`) agents run against each. HTTP, authentication, caching, retries and
 //! rate limits live here and only here; no other crate talks to a forge.
 //!
+//! Failures are this crate's own [`Error`], whose variants say what happened; it knows the
+//! agents' error model only in the one conversion to `resolve_pr_core::Error` (`error.rs`),
+//! which `?` applies where a tool returns.
+//!
 //! Not here: turning data into tool output (that is `resolve-pr-tools`), parsing logs (`ci`).
-
-// `resolve_pr_core::Error` is the agents' JSON contract and is returned everywhere; its size
-// (128+ bytes) only matters on the rare error path, and boxing it is core's decision.
 
 pub mod ci;
 pub mod commands;
 pub mod config;
 mod download;
+mod error;
 pub mod forgejo;
 pub mod github;
 mod http;
@@ -23,6 +25,7 @@ mod wording;
 pub use ci::*;
 pub use commands::CommandRecipes;
 pub use config::{Config, ForgeKind, HostConfig, ShortReferences};
+pub use error::{Error, Report, Result, Transport};
 pub use forgejo::Forgejo;
 pub use github::GitHub;
 pub use http::{ClientOptions, EnvLookup, RetryPolicy};
@@ -32,7 +35,7 @@ pub use router::Forges;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use resolve_pr_core::{Error, PrRef, RepoRef, Result};
+use resolve_pr_core::{PrRef, RepoRef};
 
 /// A forge as the router hands it out: what family it is, and what it can do. Each
 /// capability is a trait of its own, implemented by the clients that have it; one a forge
@@ -242,7 +245,7 @@ async fn all_pr_comments<F: PullRequests + ?Sized>(
         // No pull request has a thousand pages of conversation; a forge that keeps saying
         // "more" past that is looping.
         if page > github::MAX_PAGES {
-            return Err(Error::api(format!(
+            return Err(Error::invalid_body(format!(
                 "the forge kept returning pages of conversation comments past {} pages",
                 github::MAX_PAGES
             )));
@@ -267,9 +270,9 @@ async fn all_pr_comments<F: PullRequests + ?Sized>(
 
 /// The error for a capability this forge (or this instance) does not have.
 pub fn unsupported(kind: ForgeKind, what: &str) -> Error {
-    Error::logical(format!(
-        "{} does not support {what} through its API",
-        kind.as_str()
-    ))
-    .with_detail("forge", kind.as_str())
+    Error::unsupported(
+        what,
+        kind.as_str(),
+        format!("{} does not support {what} through its API", kind.as_str()),
+    )
 }

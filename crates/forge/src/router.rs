@@ -4,8 +4,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use resolve_pr_core::{RepoRef, Result};
+use resolve_pr_core::RepoRef;
 
+use crate::Result;
 use crate::config::{Config, Endpoint};
 use crate::{ClientOptions, Forge};
 
@@ -39,7 +40,7 @@ impl Forges {
         &self.config
     }
 
-    /// The client for the repository's forge. Fails with a `user` error naming the host when
+    /// The client for the repository's forge. Fails with [`crate::Error::Config`] naming the host when
     /// it is not configured.
     pub fn for_repo(&self, repo: &RepoRef) -> Result<Arc<dyn Forge>> {
         let endpoint = self.config.endpoint_for(repo.host().as_deref())?;

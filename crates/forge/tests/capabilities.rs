@@ -66,9 +66,12 @@ fn forgejo_and_gitea_have_actions_but_no_annotations_or_history() {
 #[test]
 fn a_missing_capability_is_a_logical_error_naming_it() {
     let fj = forgejo(ForgeKind::Forgejo);
-    let e = require(fj.kind(), fj.annotations(), "reading check annotations")
-        .err()
-        .expect("Forgejo has no check annotations");
+    // As agents see it.
+    let e = resolve_pr_core::Error::from(
+        require(fj.kind(), fj.annotations(), "reading check annotations")
+            .err()
+            .expect("Forgejo has no check annotations"),
+    );
     assert_eq!(e.category, Category::Logical);
     assert_eq!(
         e.error,
@@ -79,13 +82,15 @@ fn a_missing_capability_is_a_logical_error_naming_it() {
         Some(&serde_json::json!("forgejo"))
     );
     let gitea = forgejo(ForgeKind::Gitea);
-    let e = require(
-        gitea.kind(),
-        gitea.workflow_history(),
-        "reading a workflow's past runs",
-    )
-    .err()
-    .expect("Gitea has no workflow history");
+    let e = resolve_pr_core::Error::from(
+        require(
+            gitea.kind(),
+            gitea.workflow_history(),
+            "reading a workflow's past runs",
+        )
+        .err()
+        .expect("Gitea has no workflow history"),
+    );
     assert_eq!(
         e.error,
         "gitea does not support reading a workflow's past runs through its API"

@@ -109,10 +109,15 @@ fn check<'a>(snapshot: &'a CiSnapshot, name: &str) -> &'a resolve_pr_forge::Chec
         .unwrap_or_else(|| panic!("no check {name:?} in {:#?}", snapshot.checks))
 }
 
-fn assert_category<T: std::fmt::Debug>(result: Result<T, Error>, category: Category) -> Error {
+fn assert_category<T: std::fmt::Debug>(
+    result: Result<T, resolve_pr_forge::Error>,
+    category: Category,
+) -> Error {
     match result {
         Ok(value) => panic!("expected a {category:?} error, got {value:?}"),
         Err(e) => {
+            // What the agent sees: the forge error through its one conversion.
+            let e = Error::from(e);
             assert_eq!(e.category, category, "{e:#?}");
             e
         }

@@ -167,10 +167,15 @@ fn status(code: u16, headers: &[(&str, String)], body: &str) -> FaultKind {
     }
 }
 
-fn assert_category(result: Result<impl std::fmt::Debug, Error>, category: Category) -> Error {
+fn assert_category(
+    result: Result<impl std::fmt::Debug, resolve_pr_forge::Error>,
+    category: Category,
+) -> Error {
     match result {
         Ok(value) => panic!("expected a {category:?} error, got {value:?}"),
         Err(e) => {
+            // What the agent sees: the forge error through its one conversion.
+            let e = Error::from(e);
             assert_eq!(e.category, category, "{e:#?}");
             e
         }
@@ -454,6 +459,7 @@ async fn read_only_token_cannot_comment(flavor: Flavor) {
         .create_pr_comment(&fx.pr(7), "hi")
         .await
         .expect_err("a read-only token cannot write");
+    let e = Error::from(e);
     // GitHub hides what a token cannot write as 403 or 404; both must say what to do.
     assert!(
         matches!(e.category, Category::Authentication | Category::User),
@@ -772,6 +778,7 @@ async fn truncated_body_is_retried(flavor: Flavor) {
         .list_pr_comments(&fx.pr(7), page(2, 10))
         .await
         .expect_err("truncated");
+    let e = Error::from(e);
     assert!(
         matches!(e.category, Category::Network | Category::Api),
         "{e:?}"
@@ -857,7 +864,8 @@ async fn token_never_appears_in_errors(flavor: Flavor) {
     let _guard = tracing::subscriber::set_default(subscriber);
     let fx = Fixture::start(flavor).await;
     let mut texts = Vec::new();
-    let mut record = |e: Error| {
+    let mut record = |e: resolve_pr_forge::Error| {
+        let e = Error::from(e);
         texts.push(format!("{e:?}"));
         texts.push(e.to_string());
         texts.push(e.to_json().to_string());
@@ -915,6 +923,7 @@ async fn token_never_appears_in_errors(flavor: Flavor) {
         .pull_request(&revoked.pr(7))
         .await
         .unwrap_err();
+    let e = Error::from(e);
     assert!(!format!("{e:?} {}", e.to_json()).contains("tok_revoked_111111"));
     texts.push(logs.text());
     assert!(!logs.text().is_empty(), "the calls above log something");
@@ -1044,6 +1053,11 @@ async fn github_graphql_answers_and_errors() {
         )
         .await
         .expect_err("no such repository");
+    assert!(
+        matches!(e, resolve_pr_forge::Error::NotFound { status: None, .. }),
+        "{e:?}"
+    );
+    let e = Error::from(e);
     assert_eq!(e.category, Category::User, "{e:?}");
     // A mutation that timed out may still have happened: it is not sent again, while the
     // same answer to a query is retried.
@@ -1068,6 +1082,7 @@ async fn github_graphql_answers_and_errors() {
         )
         .await
         .expect_err("timed out");
+    let e = Error::from(e);
     assert_eq!(e.category, Category::Api, "{e:?}");
     assert_eq!(fx.api_requests().len(), 1);
     fx.sim.inject(timeout());
@@ -1201,7 +1216,10 @@ async fn forges_route_by_host_from_config() {
     }
     let stranger = RepoRef::parse("https://git.example.org/acme/widgets").expect("repo");
     assert_eq!(
-        forges.for_repo(&stranger).err().map(|e| e.category),
+        forges
+            .for_repo(&stranger)
+            .err()
+            .map(|e| Error::from(e).category),
         Some(Category::User)
     );
     assert_eq!(github.contract_violations(), Vec::<String>::new());

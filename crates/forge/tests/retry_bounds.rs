@@ -56,6 +56,17 @@ async fn huge_retry_after_after_sleeping_is_a_rate_limit_error() {
     ));
     let pr = PrRef::parse("acme/widgets#7").expect("valid");
     let err = gh.pull_request(&pr).await.expect_err("rate limited");
+    assert!(
+        matches!(
+            err,
+            resolve_pr_forge::Error::RateLimited {
+                status: Some(429),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err = resolve_pr_core::Error::from(err);
     assert_eq!(err.category, Category::RateLimit, "{err:?}");
     assert!(err.retry_after.is_some(), "{err:?}");
 }

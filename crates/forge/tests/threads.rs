@@ -101,10 +101,15 @@ fn scenario_is_github(name: &str) -> bool {
     !(name.ends_with("_forgejo") || name.ends_with("_gitea"))
 }
 
-fn assert_category<T: std::fmt::Debug>(result: Result<T, Error>, category: Category) -> Error {
+fn assert_category<T: std::fmt::Debug>(
+    result: Result<T, resolve_pr_forge::Error>,
+    category: Category,
+) -> Error {
     match result {
         Ok(value) => panic!("expected a {category:?} error, got {value:?}"),
         Err(e) => {
+            // What the agent sees: the forge error through its one conversion.
+            let e = Error::from(e);
             assert_eq!(e.category, category, "{e:#?}");
             e
         }

@@ -167,7 +167,7 @@ pub async fn find_thread(
     selector: &ThreadSelector,
 ) -> Result<ReviewThread> {
     match selector {
-        ThreadSelector::Thread(id) => forge.threads().review_thread(pr, id).await,
+        ThreadSelector::Thread(id) => Ok(forge.threads().review_thread(pr, id).await?),
         ThreadSelector::Comment(id) => {
             let threads = forge.threads().review_threads(pr).await?;
             threads

@@ -11,18 +11,19 @@
 //! `workflow_run(run_id)` takes the run index. The web UI's own log route
 //! (`…/actions/runs/{run}/jobs/{job}/logs`) is not used: it wants a session, not a token.
 
-use resolve_pr_core::{Error, PrRef, RepoRef, Result};
+use resolve_pr_core::{PrRef, RepoRef};
 use serde::Deserialize;
 
 use super::threads::describes_operation;
 use super::{FjPull, Forgejo, not_found_hint, subject};
-use crate::download::{self, Labels, Source, status_of};
+use crate::download::{self, Labels, Source};
 use crate::github::ci::status_state;
 use crate::http::Request;
 use crate::{
     ActionsJobRef, Artifact, Check, CheckConclusion, CheckKind, CheckState, CiSnapshot, Job,
     LogStream, Step, WorkflowRun,
 };
+use crate::{Error, Result};
 
 /// Largest page Forgejo/Gitea serve by default (`[api] MAX_RESPONSE_ITEMS`).
 const PER_PAGE: usize = 50;
@@ -158,7 +159,7 @@ impl Forgejo {
         {
             Ok(r) => r,
             Err(e) => {
-                tracing::debug!(status = ?status_of(&e), error = %e, "required checks unknown");
+                tracing::debug!(status = ?e.http_status(), error = %e, "required checks unknown");
                 return (None, false);
             }
         };
@@ -252,7 +253,7 @@ impl Forgejo {
                     self.remember_capability(ACTIONS, actions);
                     self.remember_capability(ARTIFACTS, artifacts);
                 }
-                Err(e) => match status_of(&e) {
+                Err(e) => match e.http_status() {
                     Some(s) if (400..500).contains(&s) && s != 408 && s != 429 => {
                         self.remember_capability(ACTIONS, false);
                         self.remember_capability(ARTIFACTS, false);
@@ -301,8 +302,11 @@ impl Forgejo {
             .into_iter()
             .find(|r| r.index_in_repo == Some(index))
             .ok_or_else(|| {
-                Error::user(format!("{subject} not found on {}", self.http.forge()))
-                    .with_suggestion("Check the run number (the #N of the run's page).")
+                Error::not_found(
+                    None,
+                    format!("{subject} not found on {}", self.http.forge()),
+                )
+                .with_suggestion("Check the run number (the #N of the run's page).")
             })
     }
 
@@ -321,12 +325,15 @@ impl Forgejo {
             .await?;
         let jobs: Vec<FjJob> = response.json()?;
         jobs.get(job.job_id as usize).map(|j| j.id).ok_or_else(|| {
-            Error::user(format!(
-                "Actions run #{} has no job {} (it has {})",
-                job.run_id,
-                job.job_id,
-                jobs.len()
-            ))
+            Error::not_found(
+                None,
+                format!(
+                    "Actions run #{} has no job {} (it has {})",
+                    job.run_id,
+                    job.job_id,
+                    jobs.len()
+                ),
+            )
         })
     }
 
@@ -384,7 +391,7 @@ impl Forgejo {
         let url = format!("{}/actions/jobs/{id}/logs", self.repo_api(repo));
         let forge = self.http.forge().to_owned();
         let gone = || {
-            Error::logical(format!(
+            Error::precondition(format!(
                 "the log of Actions job {id} is gone on {forge}: it expired or was removed \
                  (instances delete logs after [actions] LOG_RETENTION_DAYS)"
             ))
@@ -468,7 +475,7 @@ impl Forgejo {
             artifact.id
         );
         let gone = || {
-            Error::logical(format!("{subject} is gone: it expired or was deleted"))
+            Error::precondition(format!("{subject} is gone: it expired or was deleted"))
                 .with_suggestion("Re-run the workflow to produce the artifact again.")
         };
         download::artifact_files(&self.http, url, auth, &subject, &gone, suffix, max_bytes).await

@@ -12,13 +12,14 @@
 use std::collections::BTreeMap;
 
 use futures_util::{StreamExt, TryStreamExt, stream};
-use resolve_pr_core::{Error, PrRef, Result};
+use resolve_pr_core::PrRef;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{FjUser, Forgejo, actor, not_found_hint, status_of, subject};
+use super::{FjUser, Forgejo, actor, missing_route, not_found_hint, subject};
 use crate::config::ForgeKind;
 use crate::http::Request;
+use crate::{Error, Result};
 use crate::{Review, ReviewComment, ReviewState, ReviewThread, ThreadCapabilities};
 
 /// Per-review comment requests in flight at once.
@@ -300,7 +301,7 @@ impl Forgejo {
         let mut previous_first: Option<u64> = None;
         for page in 1..=MAX_REVIEW_PAGES + 1 {
             if page > MAX_REVIEW_PAGES {
-                return Err(Error::api(format!(
+                return Err(Error::invalid_body(format!(
                     "{} kept sending pages of {subject} past page {MAX_REVIEW_PAGES}",
                     self.http.forge()
                 ))
@@ -436,7 +437,7 @@ impl Forgejo {
     }
 
     /// The thread and the id of the review holding it, from one listing of the reviews, or
-    /// a `user` error.
+    /// [`Error::NotFound`] for a thread the pull request does not have.
     async fn find_thread(&self, pr: &PrRef, thread_id: &str) -> Result<(ReviewThread, u64)> {
         let Some(first) = first_comment_id(thread_id) else {
             return Err(self.no_thread(pr, thread_id));
@@ -475,11 +476,14 @@ impl Forgejo {
     }
 
     fn no_thread(&self, pr: &PrRef, thread_id: &str) -> Error {
-        Error::user(format!(
-            "no review thread {thread_id} on {} ({})",
-            subject(pr),
-            self.http.forge()
-        ))
+        Error::not_found(
+            None,
+            format!(
+                "no review thread {thread_id} on {} ({})",
+                subject(pr),
+                self.http.forge()
+            ),
+        )
         .with_detail("thread_id", thread_id)
         .with_suggestion(format!(
             "Use a thread id as listed for {}: on Forgejo/Gitea they look like comment-123 \
@@ -504,7 +508,7 @@ impl Forgejo {
         body: &str,
     ) -> Result<ReviewComment> {
         if body.trim().is_empty() {
-            return Err(Error::user("the reply body is empty")
+            return Err(Error::usage("the reply body is empty")
                 .with_detail("field", "body")
                 .with_suggestion("Pass the text of the reply."));
         }
@@ -535,7 +539,7 @@ impl Forgejo {
             }
             // The comment was just listed, so a 404/405 is the route, not the comment: the
             // instance has no such endpoint, and it wrote nothing.
-            Err(e) if matches!(status_of(&e), Some(404 | 405)) => {
+            Err(e) if missing_route(&e) => {
                 self.remember(REPLY, false);
                 Err(self.missing_reply().await)
             }
@@ -561,7 +565,7 @@ impl Forgejo {
         };
         match self.post_resolution(pr, first, resolved).await {
             Ok(()) => self.reread_thread(pr, review, thread_id).await,
-            Err(e) if matches!(status_of(&e), Some(404 | 405)) => {
+            Err(e) if missing_route(&e) => {
                 self.remember(RESOLVE, false);
                 Err(self.missing_resolve().await)
             }
@@ -635,11 +639,11 @@ impl Forgejo {
         let response = match self.http.send(&request).await {
             Ok(response) => response,
             Err(e) => {
-                return match status_of(&e) {
+                return match e.http_status() {
                     Some(s) if (400..500).contains(&s) && s != 408 && s != 429 => {
                         Description::Unpublished(format!("HTTP {s}"))
                     }
-                    _ => Description::Unreadable(e.error),
+                    _ => Description::Unreadable(e.message().to_owned()),
                 };
             }
         };
@@ -737,14 +741,17 @@ impl Forgejo {
 
     async fn missing_reply(&self) -> Error {
         let kind = self.detect_kind().await;
-        Error::logical(self.missing_text(false, true).await)
-            .with_detail("forge", kind.to_string())
-            .with_detail("missing", "reply to a review thread")
-            .with_suggestion(
-                "Reply with a pull request conversation comment instead (pr_comment_create), \
-                 quoting or linking the review comment (its html_url); or upgrade to Gitea \
-                 1.27 or later.",
-            )
+        Error::unsupported(
+            "reply to a review thread",
+            kind.to_string(),
+            self.missing_text(false, true).await,
+        )
+        .with_detail("missing", "reply to a review thread")
+        .with_suggestion(
+            "Reply with a pull request conversation comment instead (pr_comment_create), \
+             quoting or linking the review comment (its html_url); or upgrade to Gitea 1.27 \
+             or later.",
+        )
     }
 
     async fn missing_resolve(&self) -> Error {
@@ -759,10 +766,13 @@ impl Forgejo {
                  comment (pr_comment_create) that it is addressed."
             }
         };
-        Error::logical(self.missing_text(true, false).await)
-            .with_detail("forge", kind.to_string())
-            .with_detail("missing", "resolve a review thread")
-            .with_suggestion(suggestion)
+        Error::unsupported(
+            "resolve a review thread",
+            kind.to_string(),
+            self.missing_text(true, false).await,
+        )
+        .with_detail("missing", "resolve a review thread")
+        .with_suggestion(suggestion)
     }
 }
 

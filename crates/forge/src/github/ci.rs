@@ -6,18 +6,19 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use futures_util::future;
-use resolve_pr_core::{Error, PrRef, RepoRef, Result};
+use resolve_pr_core::{PrRef, RepoRef};
 use serde::Deserialize;
 use serde_json::json;
 
 use super::{GhPull, GitHub, MAX_PAGES, MAX_PER_PAGE, queries, too_many_pages};
-use crate::download::{self, Labels, Source, status_of};
+use crate::download::{self, Labels, Source};
 use crate::http::{Request, Response};
 use crate::wording::{not_found_hint, subject};
 use crate::{
     ActionsJobRef, Annotation, Artifact, Check, CheckConclusion, CheckKind, CheckState, CiSnapshot,
     Job, LogStream, Step, WorkflowRun,
 };
+use crate::{Error, Result};
 
 /// The app whose check runs are Actions jobs (the check run id is the job id).
 const ACTIONS_APP: &str = "github-actions";
@@ -213,7 +214,7 @@ impl GitHub {
         let mut cached = true;
         let mut protection_read = false;
         let note = |what: &str, e: &Error| {
-            tracing::debug!(what, status = ?status_of(e), error = %e, "required checks unknown");
+            tracing::debug!(what, status = ?e.http_status(), error = %e, "required checks unknown");
         };
         match rules.and_then(|r| Ok((r.json::<Vec<GhRule>>()?, r.from_cache))) {
             Ok((rules, from_cache)) => {
@@ -330,7 +331,7 @@ impl GitHub {
         let url = format!("{}/actions/jobs/{}/logs", self.repo_api(repo), job.job_id);
         let job_id = job.job_id;
         let gone = || {
-            Error::logical(format!(
+            Error::precondition(format!(
                 "the log of Actions job {job_id} is gone or not there yet: it expired or was \
                  deleted (GitHub keeps logs 90 days by default, less where the repository \
                  says so), or the job has not finished"

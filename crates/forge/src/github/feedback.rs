@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::{StreamExt, TryStreamExt, stream};
-use resolve_pr_core::{Category, Error, PrRef, Result};
+use resolve_pr_core::PrRef;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -27,6 +27,7 @@ use super::threads::{
     minimized, reactions,
 };
 use super::{GitHub, queries};
+use crate::{Error, Result};
 use crate::{
     IssueComment, PrState, PullRequest, Reactions, Review, ReviewFeedback, ReviewState,
     ReviewThread,
@@ -362,12 +363,10 @@ impl GitHub {
     async fn pull_data(&self, pr: &PrRef, document: &str, variables: Value) -> Result<Value> {
         let data = match self.graphql(document, variables).await {
             Ok(data) => data,
-            Err(e) if e.category == Category::User => {
-                let mut error = self.pull_not_found(pr);
-                if let Some(details) = e.details {
-                    error = error.with_detail("graphql", Value::Object(*details));
-                }
-                return Err(error);
+            Err(e @ Error::NotFound { .. }) => {
+                return Err(self
+                    .pull_not_found(pr)
+                    .with_detail("graphql", Value::Object(e.details())));
             }
             Err(e) => return Err(e),
         };
@@ -555,11 +554,11 @@ impl GitHub {
         let data = self
             .graphql(queries::REVIEW_COMMENT_REACTIONS, json!({ "ids": ids }))
             .await
-            .map_err(|e| match e.category {
+            .map_err(|e| match e {
                 // A comment deleted since its thread was read.
-                Category::User => Error::api(format!(
+                Error::NotFound { .. } => Error::invalid_body(format!(
                     "a review comment went away while its reactions were read: {}",
-                    e.error
+                    e.message()
                 ))
                 .with_suggestion("Call again: the pull request changed meanwhile."),
                 _ => e,

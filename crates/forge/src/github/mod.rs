@@ -9,13 +9,14 @@ pub mod queries;
 mod threads;
 
 use crate::wording::{not_found_hint, subject};
+use crate::{Error, Result};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use reqwest::header::{ACCEPT, HeaderMap, HeaderValue};
-use resolve_pr_core::{Error, PrRef, RepoRef, Result};
+use resolve_pr_core::{PrRef, RepoRef};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::OnceCell;
@@ -39,7 +40,7 @@ const MAX_PER_PAGE: u32 = 100;
 pub(crate) const MAX_PAGES: u32 = 1000;
 
 pub(crate) fn too_many_pages(subject: &str) -> Error {
-    Error::api(format!(
+    Error::invalid_body(format!(
         "the forge kept returning further pages of {subject} past {MAX_PAGES} pages"
     ))
     .with_suggestion(
@@ -146,7 +147,7 @@ impl GitHub {
                 names.join(" or ")
             ),
         };
-        Error::authentication(format!("no GitHub token found for {host}"))
+        Error::auth(None, format!("no GitHub token found for {host}"))
             .with_detail("host", host.clone())
             .with_suggestion(format!(
                 "{vars}, or run `gh auth login --hostname {host}` so `gh auth token` can provide one."
@@ -165,8 +166,8 @@ impl GitHub {
         )
     }
 
-    /// Runs a GraphQL document. Errors in a 200 answer become errors here (`NOT_FOUND` is a
-    /// `user` error), never silently missing data. Queries are retried like GETs; mutations
+    /// Runs a GraphQL document. Errors in a 200 answer become errors here (`NOT_FOUND` is
+    /// [`Error::NotFound`]), never silently missing data. Queries are retried like GETs; mutations
     /// like POSTs.
     pub async fn graphql(&self, document: &str, variables: Value) -> Result<Value> {
         let auth = self.auth().await?;
@@ -200,7 +201,7 @@ impl GitHub {
                 }
                 match answer.data {
                     Some(data) if !data.is_null() => Ok(data),
-                    _ => Err(Box::new(Failure::fatal(Error::api(format!(
+                    _ => Err(Box::new(Failure::fatal(Error::invalid_body(format!(
                         "{forge} (GraphQL) returned no data and no errors for {subject}"
                     ))))),
                 }
@@ -329,7 +330,7 @@ impl PullRequests for GitHub {
 
     async fn create_pr_comment(&self, pr: &PrRef, body: &str) -> Result<IssueComment> {
         if body.trim().is_empty() {
-            return Err(Error::user("the comment body is empty")
+            return Err(Error::usage("the comment body is empty")
                 .with_detail("field", "body")
                 .with_suggestion("Pass the text of the comment."));
         }
@@ -672,22 +673,22 @@ impl GraphQlError {
     }
 }
 
-/// The first GraphQL error as a categorized error; all of them go into the details.
+/// The first GraphQL error as the error it names (`NOT_FOUND`, `FORBIDDEN`, `RATE_LIMITED`, else
+/// an answer the client cannot use); all of them go into the details.
 fn graphql_error(errors: &[GraphQlError], subject: &str, forge: &str) -> Option<Error> {
     let first = errors.first()?;
     let message = format!("{forge} {subject} failed: {}", first.message);
     let error = match first.kind.as_deref() {
-        Some("NOT_FOUND") => Error::user(message).with_suggestion(
+        Some("NOT_FOUND") => Error::not_found(None, message).with_suggestion(
             "Check the owner, repository and number; a private repository also looks missing \
              when the token cannot see it.",
         ),
-        Some("FORBIDDEN") => Error::authentication(message).with_suggestion(
+        Some("FORBIDDEN") => Error::auth(None, message).with_suggestion(
             "Use a token with access to this repository (classic tokens: `repo` scope).",
         ),
-        Some("RATE_LIMITED") | Some("RATE_LIMIT") => Error::rate_limit(message)
-            .with_retry_after(60)
+        Some("RATE_LIMITED") | Some("RATE_LIMIT") => Error::rate_limited(None, 60, message)
             .with_suggestion("Wait a minute before calling again."),
-        _ => Error::api(message),
+        _ => Error::invalid_body(message),
     };
     // A failing field inside a long list repeats once per item; a few say it all.
     let all: Vec<Value> = errors
@@ -832,12 +833,14 @@ mod tests {
         ]))
         .unwrap();
         let e = graphql_error(&errors, "query Viewer", "GitHub").unwrap();
+        assert!(matches!(e, Error::NotFound { status: None, .. }), "{e:?}");
+        let e = resolve_pr_core::Error::from(e);
         assert_eq!(e.category, resolve_pr_core::Category::User);
         assert!(e.error.contains("Could not resolve"));
         let errors: Vec<GraphQlError> =
             serde_json::from_value(json!([{"message": "boom"}])).unwrap();
         assert_eq!(
-            graphql_error(&errors, "q", "GitHub").unwrap().category,
+            resolve_pr_core::Error::from(graphql_error(&errors, "q", "GitHub").unwrap()).category,
             resolve_pr_core::Category::Api
         );
         assert!(graphql_error(&[], "q", "GitHub").is_none());

@@ -3,13 +3,14 @@
 //! with per-thread follow-ups that run concurrently, a few at a time.
 
 use futures_util::{StreamExt, TryStreamExt, stream};
-use resolve_pr_core::{Error, PrRef, Result};
+use resolve_pr_core::PrRef;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{GitHub, queries, subject};
 use crate::{Actor, Minimized, Reactions, ReviewComment, ReviewThread};
+use crate::{Error, Result};
 
 /// How many per-thread comment follow-ups run at once: enough to hide latency, few enough
 /// not to trip GitHub's secondary rate limit on concurrent requests.
@@ -36,7 +37,7 @@ impl PageInfo {
             _ => return Ok(None),
         };
         if previous == Some(next.as_str()) || pages >= super::MAX_PAGES {
-            return Err(Error::api(format!(
+            return Err(Error::invalid_body(format!(
                 "GitHub kept returning the same or ever more pages of {what} ({pages} pages)"
             ))
             .with_suggestion("Retry later; if it persists, the API is misbehaving."));
@@ -279,7 +280,7 @@ impl GqlThread {
 
 pub(super) fn decode<T: DeserializeOwned>(value: Value, what: &str) -> Result<T> {
     serde_json::from_value(value).map_err(|e| {
-        Error::api(format!(
+        Error::invalid_body(format!(
             "GitHub's GraphQL answer for {what} has an unexpected shape: {e}"
         ))
         .with_suggestion("Retry later; if it persists, the GitHub API may have changed.")
@@ -291,7 +292,7 @@ pub(super) fn repo_name(pr: &PrRef) -> String {
 }
 
 fn no_thread(pr: &PrRef, id: &str, forge: &str) -> Error {
-    Error::user(format!("no review thread {id} on {forge}"))
+    Error::not_found(None, format!("no review thread {id} on {forge}"))
         .with_detail("thread_id", id)
         .with_suggestion(format!(
             "Use a thread id as listed for {} (GitHub thread ids look like PRRT_…).",
@@ -318,12 +319,10 @@ impl GitHub {
             let data = match answer {
                 Ok(data) => data,
                 // NOT_FOUND for the repository or the number (an issue, or nothing).
-                Err(e) if e.category == resolve_pr_core::Category::User => {
-                    let mut error = self.pull_not_found(pr);
-                    if let Some(details) = e.details {
-                        error = error.with_detail("graphql", Value::Object(*details));
-                    }
-                    return Err(error);
+                Err(e @ Error::NotFound { .. }) => {
+                    return Err(self
+                        .pull_not_found(pr)
+                        .with_detail("graphql", Value::Object(e.details())));
                 }
                 Err(e) => return Err(e),
             };
@@ -382,7 +381,7 @@ impl GitHub {
                 .filter(|v| !v.is_null())
                 .cloned()
                 .ok_or_else(|| {
-                    Error::api(format!(
+                    Error::invalid_body(format!(
                         "GitHub stopped returning review thread {} while its comments were \
                          being paged",
                         thread.id
@@ -419,7 +418,7 @@ impl GitHub {
         {
             Ok(data) => data,
             // An id GitHub cannot resolve comes back as a NOT_FOUND error.
-            Err(e) if e.category == resolve_pr_core::Category::User => {
+            Err(Error::NotFound { .. }) => {
                 return Err(no_thread(pr, thread_id, &forge));
             }
             Err(e) => return Err(e),
@@ -452,7 +451,7 @@ impl GitHub {
         if pull.number != pr.number || !pull.repository.name_with_owner.eq_ignore_ascii_case(&name)
         {
             let owner = format!("{}#{}", pull.repository.name_with_owner, pull.number);
-            return Err(Error::user(format!(
+            return Err(Error::usage(format!(
                 "review thread {thread_id} belongs to {owner}, not to {name}#{}",
                 pr.number
             ))
@@ -473,7 +472,7 @@ impl GitHub {
         body: &str,
     ) -> Result<ReviewComment> {
         if body.trim().is_empty() {
-            return Err(Error::user("the reply body is empty")
+            return Err(Error::usage("the reply body is empty")
                 .with_detail("field", "body")
                 .with_suggestion("Pass the text of the reply."));
         }
@@ -491,7 +490,7 @@ impl GitHub {
             .filter(|v| !v.is_null())
             .cloned()
             .ok_or_else(|| {
-                Error::api(format!(
+                Error::invalid_body(format!(
                     "GitHub accepted the reply to {thread_id} but returned no comment"
                 ))
                 .with_suggestion(format!(
@@ -527,7 +526,7 @@ impl GitHub {
             .filter(|v| !v.is_null())
             .cloned()
             .ok_or_else(|| {
-                Error::api(format!(
+                Error::invalid_body(format!(
                     "GitHub accepted {field} for {thread_id} but returned no thread"
                 ))
                 .with_suggestion("List the threads again to see the thread's state.")
@@ -537,11 +536,10 @@ impl GitHub {
     }
 
     pub(super) fn pull_not_found(&self, pr: &PrRef) -> Error {
-        Error::user(format!(
-            "{} not found on {}",
-            subject(pr),
-            self.http.forge()
-        ))
+        Error::not_found(
+            None,
+            format!("{} not found on {}", subject(pr), self.http.forge()),
+        )
         .with_suggestion(super::not_found_hint(pr))
     }
 }
