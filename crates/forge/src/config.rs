@@ -127,6 +127,9 @@ pub struct ForgejoEndpoint {
     /// The web root, for building links.
     pub web_url: String,
     pub token: Option<Secret>,
+    /// The environment variable the config file names for this host's token, for the
+    /// commands agents run (`forgejo::commands`).
+    pub token_env: Option<String>,
 }
 
 /// A forge a host resolves to.
@@ -396,6 +399,7 @@ impl Config {
                         api_url,
                         web_url,
                         token,
+                        token_env: cfg.token_env.clone(),
                     })
                 }
             });

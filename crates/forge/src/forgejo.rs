@@ -3,12 +3,13 @@
 //! instance's published API description rather than assumed from version numbers.
 
 mod ci;
+mod commands;
 mod threads;
 
 use crate::wording::{not_found_hint, subject};
 use crate::{Error, Result};
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use async_trait::async_trait;
 use reqwest::header::{ACCEPT, HeaderMap, HeaderValue};
@@ -20,9 +21,10 @@ use tokio::sync::OnceCell;
 use crate::config::{ForgeKind, ForgejoEndpoint};
 use crate::http::{Auth, ClientOptions, Http, Request};
 use crate::{
-    ActionsJobRef, Actor, Artifact, CiSnapshot, Forge, IssueComment, Job, LogStream, Page,
-    PageRequest, PrState, PullRequest, Review, ReviewComment, ReviewThread, ThreadCapabilities,
-    WorkflowRun,
+    Actions, ActionsJobRef, Actor, Artifact, CheckAnnotations, Checks, CiSnapshot, CommandRecipes,
+    Forge, IssueComment, Job, LogStream, Page, PageRequest, PrState, PullRequest, PullRequests,
+    Review, ReviewComment, ReviewFeedback, ReviewThread, ReviewThreads, ThreadCapabilities,
+    WorkflowHistory, WorkflowRun,
 };
 
 /// The id Gitea and Forgejo give their built-in Actions bot (`gitea-actions`,
@@ -273,7 +275,9 @@ fn token_hint(endpoint: &ForgejoEndpoint) -> String {
     )
 }
 
-#[async_trait]
+/// Forgejo and Gitea keep no check annotations and no workflow history in their API. Actions
+/// is there on both, but an instance may not serve every endpoint of it: the Actions calls
+/// probe its API description (see `forgejo::ci`).
 impl Forge for Forgejo {
     fn kind(&self) -> ForgeKind {
         self.flavour
@@ -282,6 +286,37 @@ impl Forge for Forgejo {
             .unwrap_or(self.endpoint.configured_kind)
     }
 
+    fn pull_requests(&self) -> &dyn PullRequests {
+        self
+    }
+
+    fn threads(&self) -> &dyn ReviewThreads {
+        self
+    }
+
+    fn checks(&self) -> &dyn Checks {
+        self
+    }
+
+    fn actions(&self) -> Option<&dyn Actions> {
+        Some(self)
+    }
+
+    fn annotations(&self) -> Option<&dyn CheckAnnotations> {
+        None
+    }
+
+    fn workflow_history(&self) -> Option<&dyn WorkflowHistory> {
+        None
+    }
+
+    fn commands(&self) -> &dyn CommandRecipes {
+        self
+    }
+}
+
+#[async_trait]
+impl PullRequests for Forgejo {
     async fn pull_request(&self, pr: &PrRef) -> Result<PullRequest> {
         self.fetch_pull(pr).await
     }
@@ -297,7 +332,10 @@ impl Forge for Forgejo {
     async fn create_pr_comment(&self, pr: &PrRef, body: &str) -> Result<IssueComment> {
         self.post_comment(pr, body).await
     }
+}
 
+#[async_trait]
+impl ReviewThreads for Forgejo {
     async fn review_threads(&self, pr: &PrRef) -> Result<Vec<ReviewThread>> {
         self.list_review_threads(pr).await
     }
@@ -340,6 +378,10 @@ impl Forge for Forgejo {
         self.list_review_activity(pr).await
     }
 
+    async fn review_feedback(&self, pr: &PrRef) -> Result<Arc<ReviewFeedback>> {
+        crate::read_review_feedback(self, pr).await
+    }
+
     /// Read from the instance's API description, so neither the pull request nor its
     /// threads are needed.
     async fn thread_capabilities(
@@ -350,13 +392,19 @@ impl Forge for Forgejo {
         let (_, capabilities) = tokio::join!(self.detect_kind(), self.probe_thread_capabilities());
         capabilities
     }
+}
 
+#[async_trait]
+impl Checks for Forgejo {
     /// Commit statuses of the head commit (Actions jobs report there too) and the contexts
     /// the base branch's protection requires.
     async fn ci_snapshot(&self, pr: &PrRef) -> Result<CiSnapshot> {
         self.fetch_ci_snapshot(pr).await
     }
+}
 
+#[async_trait]
+impl Actions for Forgejo {
     /// `job` holds the run index and job index of the status's target URL (see `forgejo::ci`).
     async fn actions_job(&self, repo: &RepoRef, job: &ActionsJobRef) -> Result<Job> {
         self.fetch_actions_job(repo, job).await

@@ -1,7 +1,8 @@
-//! The forge layer: a `Forge` trait that names concepts (pull request, comment, review
-//! thread, check), domain types that fit GitHub and Forgejo/Gitea alike, and one client per
-//! forge family. HTTP, authentication, caching, retries and rate limits live here and only
-//! here; no other crate talks to a forge.
+//! The forge layer: capability traits that name concepts (pull requests and comments, review
+//! threads, checks, Actions) under a small `Forge` that says which a forge has, domain types
+//! that fit GitHub and Forgejo/Gitea alike, one client per forge family, and the shell
+//! commands (`commands`) agents run against each. HTTP, authentication, caching, retries and
+//! rate limits live here and only here; no other crate talks to a forge.
 //!
 //! Failures are this crate's own [`Error`], whose variants say what happened; it knows the
 //! agents' error model only in the one conversion to `resolve_pr_core::Error` (`error.rs`),
@@ -10,6 +11,7 @@
 //! Not here: turning data into tool output (that is `resolve-pr-tools`), parsing logs (`ci`).
 
 pub mod ci;
+pub mod commands;
 pub mod config;
 mod download;
 mod error;
@@ -21,6 +23,7 @@ mod router;
 mod wording;
 
 pub use ci::*;
+pub use commands::CommandRecipes;
 pub use config::{Config, ForgeKind, HostConfig, ShortReferences};
 pub use error::{Error, Report, Result, Transport};
 pub use forgejo::Forgejo;
@@ -34,13 +37,48 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use resolve_pr_core::{PrRef, RepoRef};
 
-/// Everything the tools ask of a forge. Implementations translate between the forge's API
-/// and the domain types; they never leak the forge's JSON.
-#[async_trait]
+/// A forge as the router hands it out: what family it is, and what it can do. Each
+/// capability is a trait of its own, implemented by the clients that have it; one a forge
+/// lacks is `None`, and a caller that needs it reports [`require`]'s error.
 pub trait Forge: Send + Sync {
     /// Which forge family this is (GitHub, Forgejo, Gitea).
     fn kind(&self) -> ForgeKind;
 
+    /// Pull requests and their conversation comments.
+    fn pull_requests(&self) -> &dyn PullRequests;
+
+    /// Review threads and reviews.
+    fn threads(&self) -> &dyn ReviewThreads;
+
+    /// The checks of a pull request's head commit.
+    fn checks(&self) -> &dyn Checks;
+
+    /// Actions jobs, runs, job logs and artifacts.
+    fn actions(&self) -> Option<&dyn Actions>;
+
+    /// Annotations of check runs (GitHub's checks API).
+    fn annotations(&self) -> Option<&dyn CheckAnnotations>;
+
+    /// How long a workflow's past runs took.
+    fn workflow_history(&self) -> Option<&dyn WorkflowHistory>;
+
+    /// The shell commands agents run against this forge (see `commands`).
+    fn commands(&self) -> &dyn CommandRecipes;
+}
+
+/// A capability the caller needs, or the `logical` error that says this forge cannot do
+/// `what` (e.g. `require(forge.kind(), forge.actions(), "downloading job logs")`).
+pub fn require<'a, C: ?Sized>(
+    kind: ForgeKind,
+    capability: Option<&'a C>,
+    what: &str,
+) -> Result<&'a C> {
+    capability.ok_or_else(|| unsupported(kind, what))
+}
+
+/// Pull requests and their conversation.
+#[async_trait]
+pub trait PullRequests: Send + Sync {
     /// The pull request itself. A number that is an issue, not a PR, is "not found".
     async fn pull_request(&self, pr: &PrRef) -> Result<PullRequest>;
 
@@ -51,7 +89,11 @@ pub trait Forge: Send + Sync {
     /// Posts a conversation comment on the PR and returns it as the forge stored it. Checks
     /// first that the number is a pull request, so a wrong number writes nothing.
     async fn create_pr_comment(&self, pr: &PrRef, body: &str) -> Result<IssueComment>;
+}
 
+/// Review threads, reviews, and writing in threads.
+#[async_trait]
+pub trait ReviewThreads: Send + Sync {
     /// Every review thread of the PR with all its comments, oldest first. Forges page these
     /// (GitHub: 100 threads and 100 comments a page); implementations walk every page, so
     /// PRs with more than 100 threads, and threads with more than 100 comments, come out
@@ -89,23 +131,9 @@ pub trait Forge: Send + Sync {
     /// The pull request's review feedback: the PR, its threads and reviews, and its
     /// conversation comments. GitHub answers it from a per-process snapshot that one small
     /// query revalidates (see `github::feedback`), so paging through a long list does not
-    /// read the pull request again; elsewhere it is read afresh each time.
-    async fn review_feedback(&self, pr: &PrRef) -> Result<Arc<ReviewFeedback>> {
-        let (pull, activity, issue_comments) = tokio::join!(
-            self.pull_request(pr),
-            self.review_activity(pr),
-            all_pr_comments(self, pr),
-        );
-        // The PR first, so a missing PR is "not found" whichever request noticed it first.
-        let pull = pull?;
-        let (threads, reviews) = activity?;
-        Ok(Arc::new(ReviewFeedback {
-            pull,
-            threads,
-            reviews,
-            issue_comments: issue_comments?,
-        }))
-    }
+    /// read the pull request again; elsewhere it is read afresh each time
+    /// (`read_review_feedback`).
+    async fn review_feedback(&self, pr: &PrRef) -> Result<Arc<ReviewFeedback>>;
 
     /// Whether this instance can reply in and resolve threads (probed once, then cached).
     /// `threads` are the PR's threads as the caller already has them: a forge that must try
@@ -115,38 +143,27 @@ pub trait Forge: Send + Sync {
         pr: &PrRef,
         threads: &[ReviewThread],
     ) -> Result<ThreadCapabilities>;
+}
 
+/// The checks of a pull request's head commit. Which checks are required (rulesets, branch
+/// protection) is read here too, since nothing else reads a repository's rules yet.
+#[async_trait]
+pub trait Checks: Send + Sync {
     /// Every check of the PR's head commit: check runs and commit statuses, all pages,
     /// newest attempt of each check only. GETs are revalidated with ETags, so polling an
     /// unchanged commit costs no rate limit (`unchanged` says so).
-    async fn ci_snapshot(&self, pr: &PrRef) -> Result<CiSnapshot> {
-        let _ = pr;
-        Err(unsupported(self.kind(), "reading checks"))
-    }
+    async fn ci_snapshot(&self, pr: &PrRef) -> Result<CiSnapshot>;
+}
 
+/// Actions: jobs and their steps, workflow runs, job logs and run artifacts. An instance
+/// that does not serve an endpoint answers with a `logical` error naming what is missing.
+#[async_trait]
+pub trait Actions: Send + Sync {
     /// An Actions job with its steps.
-    async fn actions_job(&self, repo: &RepoRef, job: &ActionsJobRef) -> Result<Job> {
-        let _ = (repo, job);
-        Err(unsupported(self.kind(), "reading Actions jobs"))
-    }
+    async fn actions_job(&self, repo: &RepoRef, job: &ActionsJobRef) -> Result<Job>;
 
     /// The workflow run a job belongs to.
-    async fn workflow_run(&self, repo: &RepoRef, run_id: u64) -> Result<WorkflowRun> {
-        let _ = (repo, run_id);
-        Err(unsupported(self.kind(), "reading workflow runs"))
-    }
-
-    /// How long the workflow's most recent successful runs took, in seconds, newest first
-    /// (at most `max`): what a running workflow can be expected to take.
-    async fn workflow_durations(
-        &self,
-        repo: &RepoRef,
-        workflow_id: u64,
-        max: usize,
-    ) -> Result<Vec<u64>> {
-        let _ = (repo, workflow_id, max);
-        Err(unsupported(self.kind(), "reading a workflow's past runs"))
-    }
+    async fn workflow_run(&self, repo: &RepoRef, run_id: u64) -> Result<WorkflowRun>;
 
     /// The job's log, streamed. When the log is larger than `max_bytes`, only its last
     /// `max_bytes` are streamed (a `Range` request where the storage allows it, otherwise
@@ -158,26 +175,10 @@ pub trait Forge: Send + Sync {
         repo: &RepoRef,
         job: &ActionsJobRef,
         max_bytes: u64,
-    ) -> Result<LogStream> {
-        let _ = (repo, job, max_bytes);
-        Err(unsupported(self.kind(), "downloading job logs"))
-    }
-
-    /// Annotations of a check run, all pages.
-    async fn check_annotations(
-        &self,
-        repo: &RepoRef,
-        check_run_id: u64,
-    ) -> Result<Vec<Annotation>> {
-        let _ = (repo, check_run_id);
-        Err(unsupported(self.kind(), "reading check annotations"))
-    }
+    ) -> Result<LogStream>;
 
     /// Artifacts of a workflow run, all pages.
-    async fn run_artifacts(&self, repo: &RepoRef, run_id: u64) -> Result<Vec<Artifact>> {
-        let _ = (repo, run_id);
-        Err(unsupported(self.kind(), "listing artifacts"))
-    }
+    async fn run_artifacts(&self, repo: &RepoRef, run_id: u64) -> Result<Vec<Artifact>>;
 
     /// The files of an artifact (a zip on every forge), unpacked in memory: only entries
     /// whose name ends with `suffix` (e.g. `.xml`), at most `max_bytes` in all.
@@ -187,14 +188,57 @@ pub trait Forge: Send + Sync {
         artifact: &Artifact,
         suffix: &str,
         max_bytes: u64,
-    ) -> Result<Vec<(String, Vec<u8>)>> {
-        let _ = (repo, artifact, suffix, max_bytes);
-        Err(unsupported(self.kind(), "downloading artifacts"))
-    }
+    ) -> Result<Vec<(String, Vec<u8>)>>;
+}
+
+/// Annotations that check runs attach to lines of code.
+#[async_trait]
+pub trait CheckAnnotations: Send + Sync {
+    /// Annotations of a check run, all pages.
+    async fn check_annotations(&self, repo: &RepoRef, check_run_id: u64)
+    -> Result<Vec<Annotation>>;
+}
+
+/// A workflow's past runs.
+#[async_trait]
+pub trait WorkflowHistory: Send + Sync {
+    /// How long the workflow's most recent successful runs took, in seconds, newest first
+    /// (at most `max`): what a running workflow can be expected to take.
+    async fn workflow_durations(
+        &self,
+        repo: &RepoRef,
+        workflow_id: u64,
+        max: usize,
+    ) -> Result<Vec<u64>>;
+}
+
+/// Review feedback read afresh: the pull request, its threads and reviews, and every
+/// conversation comment, concurrently. For forges that keep no snapshot of it.
+pub(crate) async fn read_review_feedback<F>(forge: &F, pr: &PrRef) -> Result<Arc<ReviewFeedback>>
+where
+    F: PullRequests + ReviewThreads + ?Sized,
+{
+    let (pull, activity, issue_comments) = tokio::join!(
+        forge.pull_request(pr),
+        forge.review_activity(pr),
+        all_pr_comments(forge, pr),
+    );
+    // The PR first, so a missing PR is "not found" whichever request noticed it first.
+    let pull = pull?;
+    let (threads, reviews) = activity?;
+    Ok(Arc::new(ReviewFeedback {
+        pull,
+        threads,
+        reviews,
+        issue_comments: issue_comments?,
+    }))
 }
 
 /// Every conversation comment of the PR, page after page (100 a page, both forges' maximum).
-async fn all_pr_comments<F: Forge + ?Sized>(forge: &F, pr: &PrRef) -> Result<Vec<IssueComment>> {
+async fn all_pr_comments<F: PullRequests + ?Sized>(
+    forge: &F,
+    pr: &PrRef,
+) -> Result<Vec<IssueComment>> {
     const PER_PAGE: u32 = 100;
     let mut all = Vec::new();
     for page in 1u32.. {

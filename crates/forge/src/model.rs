@@ -166,7 +166,7 @@ pub struct ReviewThread {
     pub subject_type: Option<String>,
     /// GitHub: this token may resolve or unresolve the thread. Forgejo/Gitea (no per-token
     /// answer): the instance has the endpoint, as probed so far (`false` until probed; see
-    /// `Forge::thread_capabilities`).
+    /// `ReviewThreads::thread_capabilities`).
     pub viewer_can_resolve: bool,
     /// Like `viewer_can_resolve`, for replying.
     pub viewer_can_reply: bool,

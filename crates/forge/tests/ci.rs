@@ -82,6 +82,7 @@ impl Fixture {
 
     async fn snapshot(&self, number: u64) -> CiSnapshot {
         self.forge
+            .checks()
             .ci_snapshot(&self.pr(number))
             .await
             .expect("a CI snapshot")
@@ -334,6 +335,8 @@ async fn github_a_check_completed_through_the_control_endpoint_shows_at_once() {
     // The job follows its check run.
     let job = fx
         .forge
+        .actions()
+        .expect("actions")
         .actions_job(&fx.repo(), &job(9401, 9413))
         .await
         .expect("job");
@@ -462,6 +465,8 @@ async fn github_job_with_steps_and_its_run() {
     let fx = Fixture::start("ci_failing").await;
     let job = fx
         .forge
+        .actions()
+        .expect("actions")
         .actions_job(&fx.repo(), &job(9101, 9201))
         .await
         .expect("job");
@@ -479,7 +484,13 @@ async fn github_job_with_steps_and_its_run() {
     assert_eq!(failed, ["Run pytest"]);
     assert_eq!(job.steps[3].number, 4);
 
-    let run = fx.forge.workflow_run(&fx.repo(), 9101).await.expect("run");
+    let run = fx
+        .forge
+        .actions()
+        .expect("actions")
+        .workflow_run(&fx.repo(), 9101)
+        .await
+        .expect("run");
     assert_eq!((run.id, run.name.as_str()), (9101, "CI"));
     assert_eq!(run.conclusion, Some(CheckConclusion::Failure));
     fx.assert_no_contract_violations();
@@ -490,6 +501,8 @@ async fn github_log_is_streamed_from_storage_without_the_token() {
     let fx = Fixture::start("ci_failing").await;
     let log = fx
         .forge
+        .actions()
+        .expect("actions")
         .job_log(&fx.repo(), &job(9101, 9201), MIB)
         .await
         .expect("log");
@@ -523,6 +536,8 @@ async fn github_huge_log_fetches_only_the_tail() {
     let fx = Fixture::start("ci_huge_log").await;
     let log = fx
         .forge
+        .actions()
+        .expect("actions")
         .job_log(&fx.repo(), &job(9800, 9801), MIB)
         .await
         .expect("log");
@@ -557,6 +572,8 @@ async fn github_storage_that_ignores_range_has_its_head_dropped() {
     let max = 64 * 1024;
     let log = fx
         .forge
+        .actions()
+        .expect("actions")
         .job_log(&fx.repo(), &job(9800, 9802), max)
         .await
         .expect("log");
@@ -573,7 +590,11 @@ async fn github_storage_that_ignores_range_has_its_head_dropped() {
 async fn github_expired_log_is_a_logical_error() {
     let fx = Fixture::start("ci_log_expired").await;
     let e = assert_category(
-        fx.forge.job_log(&fx.repo(), &job(9600, 9601), MIB).await,
+        fx.forge
+            .actions()
+            .expect("actions")
+            .job_log(&fx.repo(), &job(9600, 9601), MIB)
+            .await,
         Category::Logical,
     );
     assert!(e.error.contains("expired"), "{e:#?}");
@@ -591,7 +612,11 @@ async fn github_storage_failures_are_categorized_and_name_the_storage() {
         .trim_start_matches("http://")
         .to_owned();
     let e = assert_category(
-        fx.forge.job_log(&fx.repo(), &job(9700, 9701), MIB).await,
+        fx.forge
+            .actions()
+            .expect("actions")
+            .job_log(&fx.repo(), &job(9700, 9701), MIB)
+            .await,
         Category::Api,
     );
     assert!(e.error.contains(&storage_host), "{e:#?}");
@@ -600,7 +625,11 @@ async fn github_storage_failures_are_categorized_and_name_the_storage() {
     assert_eq!(tries, 3, "a 500 is retried within the policy");
 
     let e = assert_category(
-        fx.forge.job_log(&fx.repo(), &job(9700, 9702), MIB).await,
+        fx.forge
+            .actions()
+            .expect("actions")
+            .job_log(&fx.repo(), &job(9700, 9702), MIB)
+            .await,
         Category::Network,
     );
     assert!(e.error.contains(&storage_host), "{e:#?}");
@@ -613,7 +642,11 @@ async fn github_log_gone_from_storage_is_a_logical_error() {
     })
     .await;
     let e = assert_category(
-        fx.forge.job_log(&fx.repo(), &job(9700, 9701), MIB).await,
+        fx.forge
+            .actions()
+            .expect("actions")
+            .job_log(&fx.repo(), &job(9700, 9701), MIB)
+            .await,
         Category::Logical,
     );
     assert!(e.error.contains("is gone"), "{e:#?}");
@@ -625,6 +658,8 @@ async fn github_annotations_of_a_check_run() {
     let fx = Fixture::start("ci_failing").await;
     let annotations = fx
         .forge
+        .annotations()
+        .expect("annotations")
         .check_annotations(&fx.repo(), 9201)
         .await
         .expect("annotations");
@@ -643,6 +678,8 @@ async fn github_artifacts_are_listed_and_unzipped() {
     let fx = Fixture::start("ci_failing").await;
     let artifacts = fx
         .forge
+        .actions()
+        .expect("actions")
         .run_artifacts(&fx.repo(), 9101)
         .await
         .expect("artifacts");
@@ -653,6 +690,8 @@ async fn github_artifacts_are_listed_and_unzipped() {
 
     let files = fx
         .forge
+        .actions()
+        .expect("actions")
         .artifact_files(&fx.repo(), junit, ".xml", MIB)
         .await
         .expect("files");
@@ -665,7 +704,11 @@ async fn github_artifacts_are_listed_and_unzipped() {
     // Too large for the budget: refused before downloading.
     fx.sim.clear_requests();
     let e = assert_category(
-        fx.forge.artifact_files(&fx.repo(), junit, ".xml", 10).await,
+        fx.forge
+            .actions()
+            .expect("actions")
+            .artifact_files(&fx.repo(), junit, ".xml", 10)
+            .await,
         Category::Logical,
     );
     assert!(e.error.contains("limit"), "{e:#?}");
@@ -675,6 +718,8 @@ async fn github_artifacts_are_listed_and_unzipped() {
     assert!(xml_len > junit.size_in_bytes, "the XML compresses");
     let e = assert_category(
         fx.forge
+            .actions()
+            .expect("actions")
             .artifact_files(&fx.repo(), junit, ".xml", junit.size_in_bytes)
             .await,
         Category::Logical,
@@ -691,12 +736,16 @@ async fn github_expired_artifact_is_refused() {
     .await;
     let artifacts = fx
         .forge
+        .actions()
+        .expect("actions")
         .run_artifacts(&fx.repo(), 9101)
         .await
         .expect("artifacts");
     assert!(artifacts[0].expired);
     let e = assert_category(
         fx.forge
+            .actions()
+            .expect("actions")
             .artifact_files(&fx.repo(), &artifacts[0], ".xml", MIB)
             .await,
         Category::Logical,
@@ -777,6 +826,8 @@ async fn forgejo_actions_job_run_and_log() {
     let job_ref = job(3, 0);
     let job = fx
         .forge
+        .actions()
+        .expect("actions")
         .actions_job(&fx.repo(), &job_ref)
         .await
         .expect("job");
@@ -794,12 +845,20 @@ async fn forgejo_actions_job_run_and_log() {
     );
     assert_eq!(job.steps[2].conclusion, Some(CheckConclusion::Failure));
 
-    let run = fx.forge.workflow_run(&fx.repo(), 3).await.expect("run");
+    let run = fx
+        .forge
+        .actions()
+        .expect("actions")
+        .workflow_run(&fx.repo(), 3)
+        .await
+        .expect("run");
     assert_eq!((run.id, run.name.as_str()), (301, "CI"));
     assert_eq!(run.conclusion, Some(CheckConclusion::Failure));
 
     let log = fx
         .forge
+        .actions()
+        .expect("actions")
         .job_log(&fx.repo(), &job_ref, MIB)
         .await
         .expect("log");
@@ -809,6 +868,8 @@ async fn forgejo_actions_job_run_and_log() {
     // Tail only: the API's own Range support.
     let log = fx
         .forge
+        .actions()
+        .expect("actions")
         .job_log(&fx.repo(), &job_ref, 1000)
         .await
         .expect("log");
@@ -830,6 +891,8 @@ async fn forgejo_artifacts_are_listed_and_unzipped() {
     // Run index 3 is run id 301.
     let artifacts = fx
         .forge
+        .actions()
+        .expect("actions")
         .run_artifacts(&fx.repo(), 3)
         .await
         .expect("artifacts");
@@ -840,6 +903,8 @@ async fn forgejo_artifacts_are_listed_and_unzipped() {
     );
     let files = fx
         .forge
+        .actions()
+        .expect("actions")
         .artifact_files(&fx.repo(), &artifacts[0], ".xml", MIB)
         .await
         .expect("files");
@@ -863,16 +928,28 @@ async fn gitea_without_an_actions_api_reports_unsupported() {
         Some(vec!["CI / test (pull_request)".to_owned()])
     );
     let e = assert_category(
-        fx.forge.job_log(&fx.repo(), &job(3, 0), MIB).await,
+        fx.forge
+            .actions()
+            .expect("actions")
+            .job_log(&fx.repo(), &job(3, 0), MIB)
+            .await,
         Category::Logical,
     );
     assert!(e.error.contains("does not support"), "{e:#?}");
     assert_category(
-        fx.forge.actions_job(&fx.repo(), &job(3, 0)).await,
+        fx.forge
+            .actions()
+            .expect("actions")
+            .actions_job(&fx.repo(), &job(3, 0))
+            .await,
         Category::Logical,
     );
     assert_category(
-        fx.forge.run_artifacts(&fx.repo(), 3).await,
+        fx.forge
+            .actions()
+            .expect("actions")
+            .run_artifacts(&fx.repo(), 3)
+            .await,
         Category::Logical,
     );
     // The description was read once for all of these.

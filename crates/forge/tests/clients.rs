@@ -138,6 +138,7 @@ fn client(
                 api_url: format!("{base}/api/v1"),
                 web_url: base,
                 token: token.map(Secret::new),
+                token_env: None,
             };
             Arc::new(Forgejo::with_options(endpoint, options).expect("client"))
         }
@@ -224,6 +225,7 @@ async fn gets_a_pull_request(flavor: Flavor) {
     let fx = Fixture::start(flavor).await;
     let pr = fx
         .forge
+        .pull_requests()
         .pull_request(&fx.pr(7))
         .await
         .expect("pull request");
@@ -269,16 +271,19 @@ async fn lists_comments_page_by_page(flavor: Flavor) {
     let pr = fx.pr(7);
     let first = fx
         .forge
+        .pull_requests()
         .list_pr_comments(&pr, page(1, 2))
         .await
         .expect("page 1");
     let second = fx
         .forge
+        .pull_requests()
         .list_pr_comments(&pr, page(2, 2))
         .await
         .expect("page 2");
     let third = fx
         .forge
+        .pull_requests()
         .list_pr_comments(&pr, page(3, 2))
         .await
         .expect("page 3");
@@ -312,6 +317,7 @@ async fn created_comment_shows_up_in_the_next_list(flavor: Flavor) {
     let pr = fx.pr(7);
     let before = fx
         .forge
+        .pull_requests()
         .list_pr_comments(&pr, page(1, 100))
         .await
         .expect("list");
@@ -319,6 +325,7 @@ async fn created_comment_shows_up_in_the_next_list(flavor: Flavor) {
     fx.sim.clear_requests();
     let created = fx
         .forge
+        .pull_requests()
         .create_pr_comment(&pr, "Fixed in 3f2a; `a;rm -rf ~` stays text.")
         .await
         .expect("create");
@@ -329,6 +336,7 @@ async fn created_comment_shows_up_in_the_next_list(flavor: Flavor) {
     fx.sim.clear_requests();
     let after = fx
         .forge
+        .pull_requests()
         .list_pr_comments(&pr, page(1, 100))
         .await
         .expect("list");
@@ -339,7 +347,10 @@ async fn created_comment_shows_up_in_the_next_list(flavor: Flavor) {
 
 async fn issue_number_is_not_a_pull_request(flavor: Flavor) {
     let fx = Fixture::start(flavor).await;
-    let e = assert_category(fx.forge.pull_request(&fx.pr(8)).await, Category::User);
+    let e = assert_category(
+        fx.forge.pull_requests().pull_request(&fx.pr(8)).await,
+        Category::User,
+    );
     assert!(
         e.error.contains("pull request acme/widgets#8 not found"),
         "{}",
@@ -355,12 +366,18 @@ async fn issue_number_is_not_a_pull_request(flavor: Flavor) {
     );
     // Listing an issue's comments is "not found" too, on every forge.
     assert_category(
-        fx.forge.list_pr_comments(&fx.pr(8), page(1, 10)).await,
+        fx.forge
+            .pull_requests()
+            .list_pr_comments(&fx.pr(8), page(1, 10))
+            .await,
         Category::User,
     );
     // Commenting must not land on the issue either.
     assert_category(
-        fx.forge.create_pr_comment(&fx.pr(8), "hello").await,
+        fx.forge
+            .pull_requests()
+            .create_pr_comment(&fx.pr(8), "hello")
+            .await,
         Category::User,
     );
     assert!(fx.api_requests().iter().all(|r| r.method == "GET"));
@@ -370,15 +387,24 @@ async fn issue_number_is_not_a_pull_request(flavor: Flavor) {
 async fn unknown_repository_is_a_user_error(flavor: Flavor) {
     let fx = Fixture::start(flavor).await;
     let pr = PrRef::parse("acme/nope#1").expect("valid");
-    let e = assert_category(fx.forge.pull_request(&pr).await, Category::User);
+    let e = assert_category(
+        fx.forge.pull_requests().pull_request(&pr).await,
+        Category::User,
+    );
     assert!(e.error.contains("acme/nope#1"), "{}", e.error);
     assert_category(
-        fx.forge.list_pr_comments(&pr, page(1, 10)).await,
+        fx.forge
+            .pull_requests()
+            .list_pr_comments(&pr, page(1, 10))
+            .await,
         Category::User,
     );
     // A number that does not exist at all in a repository that does.
     let e = assert_category(
-        fx.forge.list_pr_comments(&fx.pr(99), page(1, 10)).await,
+        fx.forge
+            .pull_requests()
+            .list_pr_comments(&fx.pr(99), page(1, 10))
+            .await,
         Category::User,
     );
     assert!(e.error.contains("acme/widgets#99"), "{}", e.error);
@@ -388,7 +414,7 @@ async fn unknown_repository_is_a_user_error(flavor: Flavor) {
 async fn rejected_token_is_an_authentication_error(flavor: Flavor) {
     let fx = Fixture::with(flavor, Some("tok_revoked_000000"), fast_options()).await;
     let e = assert_category(
-        fx.forge.pull_request(&fx.pr(7)).await,
+        fx.forge.pull_requests().pull_request(&fx.pr(7)).await,
         Category::Authentication,
     );
     assert!(e.error.contains("rejected the token"), "{}", e.error);
@@ -409,7 +435,7 @@ async fn forbidden_without_rate_limit_is_an_authentication_error(flavor: Flavor)
         ),
     );
     let e = assert_category(
-        fx.forge.pull_request(&fx.pr(7)).await,
+        fx.forge.pull_requests().pull_request(&fx.pr(7)).await,
         Category::Authentication,
     );
     assert!(
@@ -429,6 +455,7 @@ async fn read_only_token_cannot_comment(flavor: Flavor) {
     let fx = Fixture::with(flavor, Some(READER), fast_options()).await;
     let e = fx
         .forge
+        .pull_requests()
         .create_pr_comment(&fx.pr(7), "hi")
         .await
         .expect_err("a read-only token cannot write");
@@ -445,7 +472,7 @@ async fn read_only_token_cannot_comment(flavor: Flavor) {
 async fn missing_token_says_how_to_set_one(flavor: Flavor) {
     let fx = Fixture::with(flavor, None, fast_options()).await;
     let e = assert_category(
-        fx.forge.pull_request(&fx.pr(7)).await,
+        fx.forge.pull_requests().pull_request(&fx.pr(7)).await,
         Category::Authentication,
     );
     let advice = format!("{} {}", e.error, e.suggestion.clone().unwrap_or_default());
@@ -479,6 +506,7 @@ async fn waits_for_a_rate_limit_reset_that_is_soon(flavor: Flavor) {
     let started = Instant::now();
     let pr = fx
         .forge
+        .pull_requests()
         .pull_request(&fx.pr(7))
         .await
         .expect("succeeds after the reset");
@@ -509,7 +537,10 @@ async fn rate_limit_beyond_the_bound_reports_retry_after(flavor: Flavor) {
         ),
     );
     let started = Instant::now();
-    let e = assert_category(fx.forge.pull_request(&fx.pr(7)).await, Category::RateLimit);
+    let e = assert_category(
+        fx.forge.pull_requests().pull_request(&fx.pr(7)).await,
+        Category::RateLimit,
+    );
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "must not sleep past the bound"
@@ -533,6 +564,7 @@ async fn secondary_rate_limit_with_retry_after_is_waited_out(flavor: Flavor) {
     );
     let listed = fx
         .forge
+        .pull_requests()
         .list_pr_comments(&fx.pr(7), page(1, 10))
         .await
         .expect("list");
@@ -549,7 +581,10 @@ async fn secondary_rate_limit_with_retry_after_is_waited_out(flavor: Flavor) {
         ),
     );
     let e = assert_category(
-        fx.forge.list_pr_comments(&fx.pr(7), page(1, 10)).await,
+        fx.forge
+            .pull_requests()
+            .list_pr_comments(&fx.pr(7), page(1, 10))
+            .await,
         Category::RateLimit,
     );
     assert_eq!(e.retry_after, Some(60));
@@ -563,7 +598,12 @@ async fn bad_gateway_once_is_retried(flavor: Flavor) {
         1,
         status(502, &[], "<html>Bad Gateway</html>"),
     );
-    let pr = fx.forge.pull_request(&fx.pr(7)).await.expect("retried");
+    let pr = fx
+        .forge
+        .pull_requests()
+        .pull_request(&fx.pr(7))
+        .await
+        .expect("retried");
     assert_eq!(pr.number, 7);
     let statuses: Vec<u16> = fx.api_requests().iter().map(|r| r.status).collect();
     assert_eq!(statuses, [502, 200]);
@@ -579,7 +619,10 @@ async fn failed_post_is_not_repeated(flavor: Flavor) {
         status(502, &[], "bad gateway"),
     );
     let e = assert_category(
-        fx.forge.create_pr_comment(&fx.pr(7), "once only").await,
+        fx.forge
+            .pull_requests()
+            .create_pr_comment(&fx.pr(7), "once only")
+            .await,
         Category::Api,
     );
     assert!(
@@ -604,6 +647,7 @@ async fn reset_connection_is_retried(flavor: Flavor) {
     );
     assert_eq!(
         fx.forge
+            .pull_requests()
             .pull_request(&fx.pr(7))
             .await
             .expect("retried")
@@ -621,7 +665,10 @@ async fn persistent_reset_is_a_network_error(flavor: Flavor) {
         100,
         FaultKind::ResetConnection,
     );
-    let e = assert_category(fx.forge.pull_request(&fx.pr(7)).await, Category::Network);
+    let e = assert_category(
+        fx.forge.pull_requests().pull_request(&fx.pr(7)).await,
+        Category::Network,
+    );
     assert!(e.suggestion.is_some());
     let attempts = fx
         .api_requests()
@@ -642,7 +689,10 @@ async fn garbage_is_an_api_error(flavor: Flavor) {
         100,
         FaultKind::Garbage,
     );
-    let e = assert_category(fx.forge.pull_request(&fx.pr(7)).await, Category::Api);
+    let e = assert_category(
+        fx.forge.pull_requests().pull_request(&fx.pr(7)).await,
+        Category::Api,
+    );
     assert!(e.error.contains("not valid JSON"), "{}", e.error);
     // Retried like a 5xx, within the same bound: the first try and 3 retries.
     let attempts = fx
@@ -658,10 +708,20 @@ async fn garbage_is_an_api_error(flavor: Flavor) {
 async fn garbage_once_is_retried(flavor: Flavor) {
     let fx = Fixture::start(flavor).await;
     fx.fault("GET", "/repos/acme/widgets/pulls/7", 1, FaultKind::Garbage);
-    let pr = fx.forge.pull_request(&fx.pr(7)).await.expect("retried");
+    let pr = fx
+        .forge
+        .pull_requests()
+        .pull_request(&fx.pr(7))
+        .await
+        .expect("retried");
     assert_eq!(pr.number, 7);
     assert_eq!(fx.api_requests().len(), 2);
-    let again = fx.forge.pull_request(&fx.pr(7)).await.expect("cached");
+    let again = fx
+        .forge
+        .pull_requests()
+        .pull_request(&fx.pr(7))
+        .await
+        .expect("cached");
     assert_eq!(again, pr);
     fx.assert_no_contract_violations();
 }
@@ -676,7 +736,10 @@ async fn garbage_after_a_post_is_not_repeated(flavor: Flavor) {
         FaultKind::Garbage,
     );
     assert_category(
-        fx.forge.create_pr_comment(&fx.pr(7), "once only").await,
+        fx.forge
+            .pull_requests()
+            .create_pr_comment(&fx.pr(7), "once only")
+            .await,
         Category::Api,
     );
     let posts = fx
@@ -697,6 +760,7 @@ async fn truncated_body_is_retried(flavor: Flavor) {
     );
     let listed = fx
         .forge
+        .pull_requests()
         .list_pr_comments(&fx.pr(7), page(1, 10))
         .await
         .expect("retried");
@@ -710,6 +774,7 @@ async fn truncated_body_is_retried(flavor: Flavor) {
     );
     let e = fx
         .forge
+        .pull_requests()
         .list_pr_comments(&fx.pr(7), page(2, 10))
         .await
         .expect_err("truncated");
@@ -723,16 +788,28 @@ async fn truncated_body_is_retried(flavor: Flavor) {
 async fn repeated_get_is_conditional(flavor: Flavor) {
     let fx = Fixture::start(flavor).await;
     let pr = fx.pr(7);
-    let first = fx.forge.pull_request(&pr).await.expect("first");
+    let first = fx
+        .forge
+        .pull_requests()
+        .pull_request(&pr)
+        .await
+        .expect("first");
     let listed = fx
         .forge
+        .pull_requests()
         .list_pr_comments(&pr, page(1, 2))
         .await
         .expect("first list");
     fx.sim.clear_requests();
-    let second = fx.forge.pull_request(&pr).await.expect("second");
+    let second = fx
+        .forge
+        .pull_requests()
+        .pull_request(&pr)
+        .await
+        .expect("second");
     let relisted = fx
         .forge
+        .pull_requests()
         .list_pr_comments(&pr, page(1, 2))
         .await
         .expect("second list");
@@ -770,7 +847,10 @@ async fn slow_forge_is_a_timeout(flavor: Flavor) {
         100,
         FaultKind::Latency { ms: 2000 },
     );
-    let e = assert_category(fx.forge.pull_request(&fx.pr(7)).await, Category::Timeout);
+    let e = assert_category(
+        fx.forge.pull_requests().pull_request(&fx.pr(7)).await,
+        Category::Timeout,
+    );
     assert!(e.error.contains("in time"), "{}", e.error);
 }
 
@@ -796,25 +876,50 @@ async fn token_never_appears_in_errors(flavor: Flavor) {
         1,
         status(403, &[], r#"{"message":"no"}"#),
     );
-    record(fx.forge.pull_request(&fx.pr(7)).await.unwrap_err());
+    record(
+        fx.forge
+            .pull_requests()
+            .pull_request(&fx.pr(7))
+            .await
+            .unwrap_err(),
+    );
     fx.fault(
         "GET",
         "/repos/acme/widgets/pulls/7",
         100,
         FaultKind::ResetConnection,
     );
-    record(fx.forge.pull_request(&fx.pr(7)).await.unwrap_err());
+    record(
+        fx.forge
+            .pull_requests()
+            .pull_request(&fx.pr(7))
+            .await
+            .unwrap_err(),
+    );
     fx.fault(
         "GET",
         "/repos/acme/widgets/pulls/7",
         100,
         FaultKind::Garbage,
     );
-    record(fx.forge.pull_request(&fx.pr(7)).await.unwrap_err());
-    record(fx.forge.pull_request(&fx.pr(8)).await.unwrap_err());
+    record(
+        fx.forge
+            .pull_requests()
+            .pull_request(&fx.pr(7))
+            .await
+            .unwrap_err(),
+    );
+    record(
+        fx.forge
+            .pull_requests()
+            .pull_request(&fx.pr(8))
+            .await
+            .unwrap_err(),
+    );
     let revoked = Fixture::with(flavor, Some("tok_revoked_111111"), fast_options()).await;
     let e = revoked
         .forge
+        .pull_requests()
         .pull_request(&revoked.pr(7))
         .await
         .unwrap_err();
@@ -863,15 +968,19 @@ async fn independent_calls_run_concurrently(flavor: Flavor) {
     let forge = fx.forge.clone();
     let pr = fx.pr(7);
     let (pull, comments) = tokio::try_join!(
-        forge.pull_request(&pr),
-        forge.list_pr_comments(&pr, page(1, 10))
+        forge.pull_requests().pull_request(&pr),
+        forge.pull_requests().list_pr_comments(&pr, page(1, 10))
     )
     .expect("both");
     assert_eq!((pull.number, comments.items.len()), (7, 5));
     let shared = Arc::clone(&fx.forge);
     let task = tokio::spawn(async move {
         let pr = PrRef::parse("acme/widgets#7").expect("valid");
-        shared.pull_request(&pr).await.map(|p| p.number)
+        shared
+            .pull_requests()
+            .pull_request(&pr)
+            .await
+            .map(|p| p.number)
     });
     assert_eq!(task.await.expect("joined").expect("ok"), 7);
 }
@@ -898,7 +1007,8 @@ async fn github_token_comes_from_the_environment_in_order() {
     };
     let gh = GitHub::with_options(endpoint.clone(), options).expect("client");
     let pr = PrRef::parse("acme/widgets#7").expect("valid");
-    gh.create_pr_comment(&pr, "from GITHUB_TOKEN")
+    gh.pull_requests()
+        .create_pr_comment(&pr, "from GITHUB_TOKEN")
         .await
         .expect("writer token used");
     // Only GH_TOKEN set: it is used.
@@ -908,7 +1018,11 @@ async fn github_token_comes_from_the_environment_in_order() {
     };
     let gh = GitHub::with_options(endpoint, options).expect("client");
     assert_eq!(
-        gh.pull_request(&pr).await.expect("reader can read").number,
+        gh.pull_requests()
+            .pull_request(&pr)
+            .await
+            .expect("reader can read")
+            .number,
         7
     );
     assert!(sim.requests().iter().all(|r| r.authenticated));
@@ -1013,11 +1127,15 @@ async fn forgejo_flavour_is_detected_once() {
             ForgeKind::Forgejo,
             "configured kind until detected"
         );
-        fx.forge.pull_request(&fx.pr(7)).await.expect("pull");
+        fx.forge
+            .pull_requests()
+            .pull_request(&fx.pr(7))
+            .await
+            .expect("pull");
         assert_eq!(fx.forge.kind(), ForgeKind::Forgejo, "reads do not detect");
         // Capability reports name the version, so they detect it, once.
         for _ in 0..2 {
-            let _ = fx.forge.thread_capabilities(&fx.pr(7), &[]).await;
+            let _ = fx.forge.threads().thread_capabilities(&fx.pr(7), &[]).await;
         }
         assert_eq!(fx.forge.kind(), expected);
         let versions = fx
@@ -1041,6 +1159,7 @@ async fn forgejo_probes_capabilities_once() {
         api_url: format!("{base}/api/v1"),
         web_url: base,
         token: Some(Secret::new(WRITER)),
+        token_env: None,
     };
     let fj = Forgejo::with_options(endpoint, fast_options()).expect("client");
     assert!(
@@ -1081,7 +1200,12 @@ async fn forges_route_by_host_from_config() {
         let forge = forges.for_repo(&repo).expect("configured host");
         let pr = PrRef { repo, number: 7 };
         assert_eq!(
-            forge.pull_request(&pr).await.expect("pull").title,
+            forge
+                .pull_requests()
+                .pull_request(&pr)
+                .await
+                .expect("pull")
+                .title,
             "Add sprockets"
         );
         assert_eq!(forge.kind(), kind);

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use resolve_pr_core::PrRef;
 use resolve_pr_forge::config::{GitHubEndpoint, Secret};
-use resolve_pr_forge::{ClientOptions, Forge, GitHub, PageRequest, RetryPolicy};
+use resolve_pr_forge::{ClientOptions, GitHub, PageRequest, PullRequests, RetryPolicy};
 use resolve_pr_forge_sim::{Scenario, Sim, SimHandle};
 
 const SCENARIO: &str = r#"forge: github

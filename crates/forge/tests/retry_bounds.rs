@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use resolve_pr_core::{Category, PrRef};
 use resolve_pr_forge::config::{GitHubEndpoint, Secret};
-use resolve_pr_forge::{ClientOptions, Forge, GitHub, RetryPolicy};
+use resolve_pr_forge::{ClientOptions, GitHub, PullRequests, RetryPolicy};
 use resolve_pr_forge_sim::{Fault, FaultKind, Scenario, Sim};
 
 #[tokio::test]

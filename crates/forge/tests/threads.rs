@@ -135,6 +135,7 @@ async fn github_lists_150_threads_and_a_131_comment_thread_whole() {
     let fx = Fixture::start("threads_over_100", GH_WRITE).await;
     let threads = fx
         .forge
+        .threads()
         .review_threads(&fx.pr("busy", 1))
         .await
         .expect("threads");
@@ -181,7 +182,12 @@ async fn github_lists_150_threads_and_a_131_comment_thread_whole() {
 async fn github_review_feedback_is_read_once_and_revalidated() {
     let fx = Fixture::start("threads_mixed", GH_WRITE).await;
     let pr = fx.pr("widgets", 12);
-    let feedback = fx.forge.review_feedback(&pr).await.expect("feedback");
+    let feedback = fx
+        .forge
+        .threads()
+        .review_feedback(&pr)
+        .await
+        .expect("feedback");
     let cold = fx.api_requests();
     assert_eq!(
         cold.len(),
@@ -196,7 +202,12 @@ async fn github_review_feedback_is_read_once_and_revalidated() {
     assert_eq!(feedback.pull.author.login, "bob");
 
     // The same threads as the thread listing, open ones whole with their reactions.
-    let threads = fx.forge.review_threads(&pr).await.expect("threads");
+    let threads = fx
+        .forge
+        .threads()
+        .review_threads(&pr)
+        .await
+        .expect("threads");
     let open = |ts: &[ReviewThread]| -> Vec<ReviewThread> {
         ts.iter().filter(|t| !t.is_resolved).cloned().collect()
     };
@@ -210,6 +221,7 @@ async fn github_review_feedback_is_read_once_and_revalidated() {
     // Reviews that can carry feedback, as REST lists them.
     let reviews: Vec<_> = fx
         .forge
+        .threads()
         .reviews(&pr)
         .await
         .expect("reviews")
@@ -224,6 +236,7 @@ async fn github_review_feedback_is_read_once_and_revalidated() {
     assert_eq!(feedback.reviews, reviews);
     let comments = fx
         .forge
+        .pull_requests()
         .list_pr_comments(
             &pr,
             PageRequest {
@@ -237,7 +250,12 @@ async fn github_review_feedback_is_read_once_and_revalidated() {
     assert_eq!(feedback.issue_comments, comments);
 
     fx.sim.clear_requests();
-    let again = fx.forge.review_feedback(&pr).await.expect("feedback");
+    let again = fx
+        .forge
+        .threads()
+        .review_feedback(&pr)
+        .await
+        .expect("feedback");
     assert!(Arc::ptr_eq(&feedback, &again), "the snapshot is reused");
     let version = fx.api_requests();
     assert_eq!(version.len(), 1, "{version:#?}");
@@ -245,10 +263,16 @@ async fn github_review_feedback_is_read_once_and_revalidated() {
 
     // A new comment changes the version, and everything is read again.
     fx.forge
+        .pull_requests()
         .create_pr_comment(&pr, "one more thing")
         .await
         .expect("commented");
-    let changed = fx.forge.review_feedback(&pr).await.expect("feedback");
+    let changed = fx
+        .forge
+        .threads()
+        .review_feedback(&pr)
+        .await
+        .expect("feedback");
     assert!(!Arc::ptr_eq(&feedback, &changed));
     assert_eq!(changed.issue_comments.len(), comments.len() + 1);
     fx.assert_no_contract_violations();
@@ -259,6 +283,7 @@ async fn github_threads_of_every_kind() {
     let fx = Fixture::start("threads_mixed", GH_READ).await;
     let threads = fx
         .forge
+        .threads()
         .review_threads(&fx.pr("widgets", 12))
         .await
         .expect("threads");
@@ -329,6 +354,7 @@ async fn github_reviews_come_whole_with_their_states() {
     let fx = Fixture::start("threads_mixed", GH_READ).await;
     let reviews = fx
         .forge
+        .threads()
         .reviews(&fx.pr("widgets", 12))
         .await
         .expect("reviews");
@@ -356,6 +382,7 @@ async fn github_reply_and_resolve_round_trip() {
     let pr = fx.pr("widgets", 12);
     let reply = fx
         .forge
+        .threads()
         .reply_to_review_thread(
             &pr,
             "PRRT_mixed_bot_open",
@@ -368,6 +395,7 @@ async fn github_reply_and_resolve_round_trip() {
     assert_eq!(reply.in_reply_to_id, Some(9001));
     let after = fx
         .forge
+        .threads()
         .review_thread(&pr, "PRRT_mixed_bot_open")
         .await
         .expect("thread");
@@ -376,6 +404,7 @@ async fn github_reply_and_resolve_round_trip() {
     fx.sim.clear_requests();
     let resolved = fx
         .forge
+        .threads()
         .set_review_thread_resolved(&pr, "PRRT_mixed_bot_open", true)
         .await
         .expect("resolve");
@@ -395,6 +424,7 @@ async fn github_reply_and_resolve_round_trip() {
     fx.sim.clear_requests();
     let again = fx
         .forge
+        .threads()
         .set_review_thread_resolved(&pr, "PRRT_mixed_bot_open", true)
         .await
         .expect("resolve again");
@@ -403,6 +433,7 @@ async fn github_reply_and_resolve_round_trip() {
 
     let reopened = fx
         .forge
+        .threads()
         .set_review_thread_resolved(&pr, "PRRT_mixed_bot_open", false)
         .await
         .expect("unresolve");
@@ -415,19 +446,23 @@ async fn github_thread_errors_are_actionable() {
     let fx = Fixture::start("threads_mixed", GH_WRITE).await;
     let pr = fx.pr("widgets", 12);
     let e = assert_category(
-        fx.forge.review_thread(&pr, "PRRT_other_pull").await,
+        fx.forge
+            .threads()
+            .review_thread(&pr, "PRRT_other_pull")
+            .await,
         Category::User,
     );
     assert!(e.error.contains("acme/widgets#13"), "{}", e.error);
     let e = assert_category(
         fx.forge
+            .threads()
             .set_review_thread_resolved(&pr, "PRRT_other_pull", true)
             .await,
         Category::User,
     );
     assert!(e.error.contains("belongs to"), "{}", e.error);
     let e = assert_category(
-        fx.forge.review_thread(&pr, "PRRT_nope").await,
+        fx.forge.threads().review_thread(&pr, "PRRT_nope").await,
         Category::User,
     );
     assert!(
@@ -437,6 +472,7 @@ async fn github_thread_errors_are_actionable() {
     );
     assert_category(
         fx.forge
+            .threads()
             .reply_to_review_thread(&pr, "PRRT_nope", "hello")
             .await,
         Category::User,
@@ -444,6 +480,7 @@ async fn github_thread_errors_are_actionable() {
     fx.sim.clear_requests();
     let e = assert_category(
         fx.forge
+            .threads()
             .reply_to_review_thread(&pr, "PRRT_mixed_bot_open", "  ")
             .await,
         Category::User,
@@ -452,7 +489,10 @@ async fn github_thread_errors_are_actionable() {
     assert!(fx.api_requests().is_empty(), "an empty reply sends nothing");
     // An issue number or a missing pull request: "not found", never "no threads".
     let e = assert_category(
-        fx.forge.review_threads(&fx.pr("widgets", 99)).await,
+        fx.forge
+            .threads()
+            .review_threads(&fx.pr("widgets", 99))
+            .await,
         Category::User,
     );
     assert!(e.error.contains("not found"), "{}", e.error);
@@ -487,7 +527,10 @@ async fn github_graphql_errors_in_a_200_are_api_errors() {
             keep_data,
         ));
         let e = assert_category(
-            fx.forge.review_threads(&fx.pr("widgets", 12)).await,
+            fx.forge
+                .threads()
+                .review_threads(&fx.pr("widgets", 12))
+                .await,
             Category::Api,
         );
         assert!(e.error.contains("doesn't accept"), "{}", e.error);
@@ -512,13 +555,18 @@ async fn github_graphql_timeouts_are_retried_for_queries_only() {
         let fx = Fixture::start("threads_mixed", GH_WRITE).await;
         let pr = fx.pr("widgets", pr_number);
         fx.sim.inject(graphql_fault(1, message, error_type, false));
-        let threads = fx.forge.review_threads(&pr).await.expect("retried");
+        let threads = fx
+            .forge
+            .threads()
+            .review_threads(&pr)
+            .await
+            .expect("retried");
         assert!(!threads.is_empty());
         // Persistent: an api error after the bounded retries, not a hang.
         fx.sim.clear_requests();
         fx.sim
             .inject(graphql_fault(100, message, error_type, false));
-        let e = assert_category(fx.forge.review_threads(&pr).await, Category::Api);
+        let e = assert_category(fx.forge.threads().review_threads(&pr).await, Category::Api);
         assert!(
             e.error
                 .contains(message.split('.').next().unwrap_or(message)),
@@ -536,6 +584,7 @@ async fn github_read_token_cannot_reply_or_resolve() {
     let pr = fx.pr("widgets", 12);
     let e = assert_category(
         fx.forge
+            .threads()
             .set_review_thread_resolved(&pr, "PRRT_mixed_bot_open", true)
             .await,
         Category::Authentication,
@@ -543,12 +592,14 @@ async fn github_read_token_cannot_reply_or_resolve() {
     assert!(e.suggestion.is_some());
     assert_category(
         fx.forge
+            .threads()
             .reply_to_review_thread(&pr, "PRRT_mixed_bot_open", "hi")
             .await,
         Category::Authentication,
     );
     let after = fx
         .forge
+        .threads()
         .review_thread(&pr, "PRRT_mixed_bot_open")
         .await
         .expect("thread");
@@ -559,7 +610,15 @@ async fn github_read_token_cannot_reply_or_resolve() {
     );
     let caps = fx
         .forge
-        .thread_capabilities(&pr, &fx.forge.review_threads(&pr).await.expect("threads"))
+        .threads()
+        .thread_capabilities(
+            &pr,
+            &fx.forge
+                .threads()
+                .review_threads(&pr)
+                .await
+                .expect("threads"),
+        )
         .await
         .expect("capabilities");
     assert!(caps.can_reply && caps.can_resolve && caps.missing.is_none());
@@ -569,7 +628,7 @@ async fn github_read_token_cannot_reply_or_resolve() {
 #[tokio::test]
 async fn github_pull_request_without_threads() {
     let fx = Fixture::start("no_comments", GH_WRITE).await;
-    let threads = fx.forge.review_threads(&fx.pr("quiet", 1)).await;
+    let threads = fx.forge.threads().review_threads(&fx.pr("quiet", 1)).await;
     match threads {
         Ok(threads) => assert!(threads.is_empty()),
         Err(e) => panic!("{e:#?}"),
@@ -586,6 +645,7 @@ async fn forgejo_conversations_are_grouped_like_the_web_ui() {
         let fx = Fixture::start(name, FJ_READ).await;
         let threads = fx
             .forge
+            .threads()
             .review_threads(&fx.pr("widgets", 12))
             .await
             .expect("threads");
@@ -629,6 +689,7 @@ async fn forgejo_conversations_are_grouped_like_the_web_ui() {
 
         let reviews = fx
             .forge
+            .threads()
             .reviews(&fx.pr("widgets", 12))
             .await
             .expect("reviews");
@@ -650,6 +711,7 @@ async fn forgejo_lists_over_100_conversations_whole() {
     let fx = Fixture::start("threads_over_100_forgejo", FJ_READ).await;
     let threads = fx
         .forge
+        .threads()
         .review_threads(&fx.pr("busy", 1))
         .await
         .expect("threads");
@@ -678,7 +740,15 @@ async fn forgejo_without_the_endpoints_says_what_is_missing() {
     let pr = fx.pr("widgets", 12);
     let caps = fx
         .forge
-        .thread_capabilities(&pr, &fx.forge.review_threads(&pr).await.expect("threads"))
+        .threads()
+        .thread_capabilities(
+            &pr,
+            &fx.forge
+                .threads()
+                .review_threads(&pr)
+                .await
+                .expect("threads"),
+        )
         .await
         .expect("capabilities");
     assert!(!caps.can_reply && !caps.can_resolve, "{caps:?}");
@@ -694,9 +764,15 @@ async fn forgejo_without_the_endpoints_says_what_is_missing() {
         fx.api_requests()
     );
     // Probed once per client.
-    let threads = fx.forge.review_threads(&pr).await.expect("threads");
+    let threads = fx
+        .forge
+        .threads()
+        .review_threads(&pr)
+        .await
+        .expect("threads");
     fx.sim.clear_requests();
     fx.forge
+        .threads()
         .thread_capabilities(&pr, &threads)
         .await
         .expect("cached");
@@ -704,6 +780,7 @@ async fn forgejo_without_the_endpoints_says_what_is_missing() {
 
     let e = assert_category(
         fx.forge
+            .threads()
             .reply_to_review_thread(&pr, "comment-9001", "hi")
             .await,
         Category::Logical,
@@ -716,6 +793,7 @@ async fn forgejo_without_the_endpoints_says_what_is_missing() {
     );
     let e = assert_category(
         fx.forge
+            .threads()
             .set_review_thread_resolved(&pr, "comment-9001", true)
             .await,
         Category::Logical,
@@ -724,6 +802,7 @@ async fn forgejo_without_the_endpoints_says_what_is_missing() {
     assert!(fx.api_requests().is_empty(), "known missing: nothing sent");
     let thread = fx
         .forge
+        .threads()
         .review_thread(&pr, "comment-9001")
         .await
         .expect("thread");
@@ -740,19 +819,29 @@ async fn forgejo_missing_endpoint_found_on_first_use() {
     let pr = fx.pr("widgets", 12);
     assert_category(
         fx.forge
+            .threads()
             .set_review_thread_resolved(&pr, "comment-9001", true)
             .await,
         Category::Logical,
     );
     assert_category(
         fx.forge
+            .threads()
             .reply_to_review_thread(&pr, "comment-9001", "hi")
             .await,
         Category::Logical,
     );
     let caps = fx
         .forge
-        .thread_capabilities(&pr, &fx.forge.review_threads(&pr).await.expect("threads"))
+        .threads()
+        .thread_capabilities(
+            &pr,
+            &fx.forge
+                .threads()
+                .review_threads(&pr)
+                .await
+                .expect("threads"),
+        )
         .await
         .expect("capabilities");
     assert!(!caps.can_reply && !caps.can_resolve);
@@ -762,10 +851,16 @@ async fn forgejo_missing_endpoint_found_on_first_use() {
 async fn gitea_reply_and_resolve_round_trip() {
     let fx = Fixture::start("threads_mixed_gitea", FJ_WRITE).await;
     let pr = fx.pr("widgets", 12);
-    let threads = fx.forge.review_threads(&pr).await.expect("threads");
+    let threads = fx
+        .forge
+        .threads()
+        .review_threads(&pr)
+        .await
+        .expect("threads");
     fx.sim.clear_requests();
     let caps = fx
         .forge
+        .threads()
         .thread_capabilities(&pr, &threads)
         .await
         .expect("capabilities");
@@ -783,6 +878,7 @@ async fn gitea_reply_and_resolve_round_trip() {
     assert_eq!(fx.forge.kind(), ForgeKind::Gitea);
     let reply = fx
         .forge
+        .threads()
         .reply_to_review_thread(&pr, "comment-9001", "Bounded now.")
         .await
         .expect("reply");
@@ -792,6 +888,7 @@ async fn gitea_reply_and_resolve_round_trip() {
     );
     let resolved = fx
         .forge
+        .threads()
         .set_review_thread_resolved(&pr, "comment-9001", true)
         .await
         .expect("resolve");
@@ -803,6 +900,7 @@ async fn gitea_reply_and_resolve_round_trip() {
     fx.sim.clear_requests();
     let again = fx
         .forge
+        .threads()
         .set_review_thread_resolved(&pr, "comment-9001", true)
         .await
         .expect("idempotent");
@@ -813,16 +911,20 @@ async fn gitea_reply_and_resolve_round_trip() {
     );
     let reopened = fx
         .forge
+        .threads()
         .set_review_thread_resolved(&pr, "comment-9001", false)
         .await
         .expect("unresolve");
     assert!(!reopened.is_resolved);
     let e = assert_category(
-        fx.forge.review_thread(&pr, "comment-9101").await,
+        fx.forge.threads().review_thread(&pr, "comment-9101").await,
         Category::User,
     );
     assert!(e.error.contains("comment-9101"));
-    assert_category(fx.forge.review_thread(&pr, "PRRT_x").await, Category::User);
+    assert_category(
+        fx.forge.threads().review_thread(&pr, "PRRT_x").await,
+        Category::User,
+    );
     fx.assert_no_contract_violations();
 }
 
@@ -832,18 +934,28 @@ async fn gitea_read_token_is_refused_but_endpoints_are_found() {
     let pr = fx.pr("widgets", 12);
     let caps = fx
         .forge
-        .thread_capabilities(&pr, &fx.forge.review_threads(&pr).await.expect("threads"))
+        .threads()
+        .thread_capabilities(
+            &pr,
+            &fx.forge
+                .threads()
+                .review_threads(&pr)
+                .await
+                .expect("threads"),
+        )
         .await
         .expect("capabilities");
     assert!(caps.can_reply && caps.can_resolve, "{caps:?}");
     assert_category(
         fx.forge
+            .threads()
             .set_review_thread_resolved(&pr, "comment-9001", true)
             .await,
         Category::Authentication,
     );
     assert_category(
         fx.forge
+            .threads()
             .reply_to_review_thread(&pr, "comment-9001", "hi")
             .await,
         Category::Authentication,
@@ -855,7 +967,12 @@ async fn forgejo_review_activity_lists_the_reviews_once() {
     let fx = Fixture::start("threads_mixed_forgejo", FJ_WRITE).await;
     let pr = fx.pr("widgets", 12);
     fx.sim.clear_requests();
-    let (threads, reviews) = fx.forge.review_activity(&pr).await.expect("activity");
+    let (threads, reviews) = fx
+        .forge
+        .threads()
+        .review_activity(&pr)
+        .await
+        .expect("activity");
     let listings = fx
         .api_requests()
         .iter()
@@ -865,9 +982,16 @@ async fn forgejo_review_activity_lists_the_reviews_once() {
     // The same data as the two separate calls.
     assert_eq!(
         threads,
-        fx.forge.review_threads(&pr).await.expect("threads")
+        fx.forge
+            .threads()
+            .review_threads(&pr)
+            .await
+            .expect("threads")
     );
-    assert_eq!(reviews, fx.forge.reviews(&pr).await.expect("reviews"));
+    assert_eq!(
+        reviews,
+        fx.forge.threads().reviews(&pr).await.expect("reviews")
+    );
     assert!(!threads.is_empty() && !reviews.is_empty());
 }
 
@@ -884,10 +1008,16 @@ async fn unpublished_api_description_leaves_the_endpoints_unknown() {
     ] {
         let fx = Fixture::start_with(name, FJ_WRITE, without_swagger).await;
         let pr = fx.pr("widgets", 12);
-        let threads = fx.forge.review_threads(&pr).await.expect("threads");
+        let threads = fx
+            .forge
+            .threads()
+            .review_threads(&pr)
+            .await
+            .expect("threads");
         fx.sim.clear_requests();
         let caps = fx
             .forge
+            .threads()
             .thread_capabilities(&pr, &threads)
             .await
             .expect("capabilities");
@@ -904,6 +1034,7 @@ async fn unpublished_api_description_leaves_the_endpoints_unknown() {
         // Remembered: asking again sends nothing.
         fx.sim.clear_requests();
         fx.forge
+            .threads()
             .thread_capabilities(&pr, &threads)
             .await
             .expect("cached");
@@ -912,14 +1043,17 @@ async fn unpublished_api_description_leaves_the_endpoints_unknown() {
         // The writes still try.
         let reply = fx
             .forge
+            .threads()
             .reply_to_review_thread(&pr, "comment-9001", "Bounded now.")
             .await;
         let resolved = fx
             .forge
+            .threads()
             .set_review_thread_resolved(&pr, "comment-9001", true)
             .await;
         let caps = fx
             .forge
+            .threads()
             .thread_capabilities(&pr, &threads)
             .await
             .expect("capabilities");
@@ -953,6 +1087,7 @@ async fn forgejo_resolve_lists_the_reviews_once() {
     fx.sim.clear_requests();
     let resolved = fx
         .forge
+        .threads()
         .set_review_thread_resolved(&pr, "comment-9001", true)
         .await
         .expect("resolve");
@@ -964,6 +1099,7 @@ async fn forgejo_resolve_lists_the_reviews_once() {
     assert_eq!(
         resolved,
         fx.forge
+            .threads()
             .review_thread(&pr, "comment-9001")
             .await
             .expect("thread")
@@ -997,6 +1133,7 @@ async fn forgejo_resolve_lists_the_reviews_once() {
 
     fx.sim.clear_requests();
     fx.forge
+        .threads()
         .reply_to_review_thread(&pr, "comment-9001", "Done.")
         .await
         .expect("reply");
@@ -1010,7 +1147,12 @@ async fn forgejo_reviews_end_when_the_server_ignores_page() {
         s.capabilities.paging = Some(false);
     })
     .await;
-    let reviews = fx.forge.reviews(&fx.pr("busy", 1)).await.expect("reviews");
+    let reviews = fx
+        .forge
+        .threads()
+        .reviews(&fx.pr("busy", 1))
+        .await
+        .expect("reviews");
     assert_eq!(reviews.len(), 50, "the one page it serves");
     let pages = fx.count("GET", "/pulls/1/reviews");
     assert_eq!(pages, 2, "stops at the first repeated page");

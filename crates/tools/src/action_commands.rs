@@ -1,21 +1,15 @@
-//! The shell commands the review tools hand to agents: reply to, resolve and view a review
-//! thread, a review or a conversation comment, on GitHub (`gh`) and Forgejo/Gitea (`curl`).
-//! Every command is built by `ShellCommand` from an argument vector; reply text is never part
-//! of a command line: reply commands read their request body from standard input.
+//! The shell commands the review tools hand to agents for a review thread, a review or a
+//! conversation comment: which command is the reply, whether there is a resolve command and
+//! when it may run, and how to view the item. The commands themselves come from the forge
+//! (`resolve_pr_forge::CommandRecipes`); this module knows no route, mutation or token
+//! variable. Reply commands read their request body from standard input.
 
-use resolve_pr_core::{PrRef, RepoRef, Result, ShellCommand};
-use resolve_pr_forge::config::Endpoint;
-use resolve_pr_forge::{
-    ActionsJobRef, Config, ForgeKind, ReviewComment, ReviewThread, ThreadCapabilities,
-};
+use resolve_pr_core::{PrRef, Result};
+use resolve_pr_forge::{CommandRecipes, ForgeKind, ReviewThread, ThreadCapabilities};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::shared::excerpt;
-
-/// The GraphQL mutation `gh api graphql` runs to resolve a thread; `$id` is passed with
-/// `-f id=…`, so the thread id is a variable, never spliced into the document.
-pub const GITHUB_RESOLVE_MUTATION: &str = "mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) { thread { id isResolved } } }";
 
 /// How many characters of the comment `resolve_condition` quotes.
 const CONDITION_EXCERPT: usize = 80;
@@ -51,166 +45,68 @@ pub enum ConversationItem {
 }
 
 /// Builds the commands for one pull request on one forge.
-pub struct CommandBuilder {
+pub struct CommandBuilder<'a> {
     pr: PrRef,
-    forge: ForgeCommands,
+    recipes: &'a dyn CommandRecipes,
+    kind: ForgeKind,
+    capabilities: ThreadCapabilities,
 }
 
-enum ForgeCommands {
-    GitHub {
-        /// `--hostname` for `gh api` and the `HOST/` prefix of `--repo`, on Enterprise only.
-        hostname: Option<String>,
-    },
-    Forgejo {
-        kind: ForgeKind,
-        api_url: String,
-        /// The environment variable the shell expands to the token; the token itself never
-        /// appears in a command.
-        token_env: String,
-        capabilities: ThreadCapabilities,
-    },
-}
-
-impl CommandBuilder {
-    /// `kind` is the forge family as the client detected it; `capabilities` what the instance
-    /// supports for threads.
+impl<'a> CommandBuilder<'a> {
+    /// `recipes` and `kind` are the forge's (`Forge::commands`, `Forge::kind` as the client
+    /// detected it); `capabilities` what the instance supports for threads.
     pub fn new(
-        config: &Config,
+        recipes: &'a dyn CommandRecipes,
         pr: &PrRef,
         kind: ForgeKind,
         capabilities: ThreadCapabilities,
-    ) -> Result<CommandBuilder> {
-        let forge = match config.endpoint_for(pr.repo.host().as_deref())? {
-            Endpoint::GitHub(e) => ForgeCommands::GitHub {
-                hostname: (e.web_host != "github.com").then_some(e.web_host),
-            },
-            Endpoint::Forgejo(e) => {
-                let default_env = match e.configured_kind {
-                    ForgeKind::Gitea => "GITEA_TOKEN",
-                    _ => "FORGEJO_TOKEN",
-                };
-                // The name goes into a fixed `sh -c` script, so only a plain variable name
-                // from the config is used; anything else falls back to the documented one.
-                let token_env = config
-                    .hosts
-                    .get(&e.host)
-                    .and_then(|h| h.token_env.clone())
-                    .filter(|name| is_env_name(name))
-                    .unwrap_or_else(|| default_env.to_owned());
-                ForgeCommands::Forgejo {
-                    kind,
-                    api_url: e.api_url,
-                    token_env,
-                    capabilities,
-                }
-            }
-        };
-        Ok(CommandBuilder {
+    ) -> CommandBuilder<'a> {
+        CommandBuilder {
             pr: pr.clone(),
-            forge,
-        })
+            recipes,
+            kind,
+            capabilities,
+        }
     }
 
-    /// Commands for a review thread; `thread.comments[0]` is its first comment.
+    /// Commands for a review thread; `thread.comments[0]` is its first comment. The reply
+    /// goes into the thread where the forge lets this token reply there, else into the
+    /// conversation.
     pub fn thread(&self, thread: &ReviewThread) -> Result<ActionCommands> {
         let root = thread.comments.first();
         let quoted = excerpt(root.map_or("", |c| c.body.as_str()), CONDITION_EXCERPT);
-        let verified = format!(
-            "Run only after the fix for this thread is verified (tests pass / code changed as \
-             asked): '{quoted}'"
-        );
-        let view_url = root.map_or("", |c| c.html_url.as_str());
-        match &self.forge {
-            ForgeCommands::GitHub { .. } => {
-                // A token GitHub does not let reply in the thread (viewerCanReply false, e.g.
-                // a locked conversation) gets the conversation instead of a command that fails.
-                let in_thread = root.filter(|_| thread.viewer_can_reply);
-                let reply = match in_thread {
-                    Some(root) => self.github_api("POST", &self.github_thread_reply_path(root)),
-                    None => self.github_api("POST", &self.github_issue_comments_path()),
-                };
-                let reply_target = if in_thread.is_some() {
-                    ReplyTarget::Thread
-                } else {
-                    ReplyTarget::Conversation
-                };
-                let (resolve_command, resolve_condition) = if thread.viewer_can_resolve {
-                    let resolve = self
-                        .github_gh_api()
-                        .args(["graphql", "-f"])
-                        .arg(format!("query={GITHUB_RESOLVE_MUTATION}"))
-                        .arg("-f")
-                        .arg(format!("id={}", thread.id));
-                    (Some(resolve.render()?), verified)
-                } else {
-                    (
-                        None,
-                        format!(
-                            "GitHub reports that this token cannot resolve this thread \
-                             (viewerCanResolve is false); after the fix is verified, ask someone \
-                             with write access to resolve it: '{quoted}'"
-                        ),
-                    )
-                };
-                Ok(ActionCommands {
-                    reply_command: reply.render()?,
-                    reply_target,
-                    resolve_command,
-                    resolve_condition,
-                    view_in_browser: self.github_view().render()?,
-                })
-            }
-            ForgeCommands::Forgejo {
-                kind, capabilities, ..
-            } => {
-                // On Forgejo/Gitea the instance's probed capabilities decide: the API has no
-                // per-thread permission flags, and a thread listed while the probe was still
-                // running carries `false` for both.
-                let thread_reply = match root {
-                    Some(root) if capabilities.can_reply => {
-                        Some(self.forgejo_thread_reply_path(root))
-                    }
-                    _ => None,
-                };
-                let (reply, reply_target) = match thread_reply {
-                    Some(path) => (self.forgejo_post_json(&path), ReplyTarget::Thread),
-                    None => (
-                        self.forgejo_post_json(&self.forgejo_issue_comments_path()),
-                        ReplyTarget::Conversation,
+        let (resolve_command, resolve_condition) =
+            match self
+                .recipes
+                .resolve_thread(&self.pr, thread, &self.capabilities)
+            {
+                Ok(resolve) => (
+                    Some(resolve.render()?),
+                    format!(
+                        "Run only after the fix for this thread is verified (tests pass / code \
+                         changed as asked): '{quoted}'"
                     ),
-                };
-                let (resolve_command, resolve_condition) = match root {
-                    Some(root) if capabilities.can_resolve => {
-                        // Gitea 1.26 (go-gitea/gitea#36441) resolves by the conversation's
-                        // first comment, without the pull request number in the path.
-                        let path = format!(
-                            "{}/pulls/comments/{}/resolve",
-                            self.forgejo_repo_url(),
-                            root.id
-                        );
-                        (
-                            Some(self.forgejo_curl(["-X", "POST"], &path).render()?),
-                            verified,
-                        )
-                    }
-                    _ => (
-                        None,
-                        format!(
-                            "This {kind} instance has no API to resolve review threads (see \
-                             `limitations`); after the fix is verified, resolve it in the web \
-                             page ({view_url}): '{quoted}'"
-                        ),
-                    ),
-                };
-                Ok(ActionCommands {
-                    reply_command: reply.render()?,
-                    reply_target,
-                    resolve_command,
-                    resolve_condition,
-                    view_in_browser: browser(view_url).render()?,
-                })
-            }
-        }
+                ),
+                Err(instead) => (None, format!("{instead}: '{quoted}'")),
+            };
+        let (reply, reply_target) =
+            match self
+                .recipes
+                .reply_in_thread(&self.pr, thread, &self.capabilities)
+            {
+                Some(reply) => (reply, ReplyTarget::Thread),
+                None => (
+                    self.recipes.reply_in_conversation(&self.pr),
+                    ReplyTarget::Conversation,
+                ),
+            };
+        Ok(ActionCommands {
+            reply_command: reply.render()?,
+            reply_target,
+            resolve_command,
+            resolve_condition,
+            view_in_browser: self.recipes.view_thread(&self.pr, thread).render()?,
+        })
     }
 
     /// Commands for a review summary or a conversation comment: reply in the conversation;
@@ -225,201 +121,33 @@ impl CommandBuilder {
             ConversationItem::Review => "Review summaries",
             ConversationItem::IssueComment => "Conversation comments",
         };
-        let (forge, reply, view) = match &self.forge {
-            ForgeCommands::GitHub { .. } => (
-                "GitHub".to_owned(),
-                self.github_api("POST", &self.github_issue_comments_path()),
-                self.github_view(),
-            ),
-            ForgeCommands::Forgejo { kind, .. } => (
-                kind.to_string(),
-                self.forgejo_post_json(&self.forgejo_issue_comments_path()),
-                browser(html_url),
-            ),
-        };
         Ok(ActionCommands {
-            reply_command: reply.render()?,
+            reply_command: self.recipes.reply_in_conversation(&self.pr).render()?,
             reply_target: ReplyTarget::Conversation,
             resolve_command: None,
             resolve_condition: format!(
-                "{what} have no resolved state on {forge}: there is nothing to resolve. Address \
+                "{what} have no resolved state on {}: there is nothing to resolve. Address \
                  it, then reply: '{}'",
+                self.kind,
                 excerpt(body, CONDITION_EXCERPT)
             ),
-            view_in_browser: view.render()?,
+            view_in_browser: self
+                .recipes
+                .view_conversation_item(&self.pr, html_url)
+                .render()?,
         })
     }
-
-    fn github_gh_api(&self) -> ShellCommand {
-        let cmd = ShellCommand::new("gh").arg("api");
-        match &self.forge {
-            ForgeCommands::GitHub {
-                hostname: Some(host),
-            } => cmd.arg("--hostname").arg(host.clone()),
-            _ => cmd,
-        }
-    }
-
-    /// `gh api --method M PATH --input -`: the JSON body comes from standard input.
-    fn github_api(&self, method: &str, path: &str) -> ShellCommand {
-        self.github_gh_api()
-            .args(["--method", method, path, "--input", "-"])
-    }
-
-    fn github_repo(&self) -> String {
-        match &self.forge {
-            ForgeCommands::GitHub {
-                hostname: Some(host),
-            } => format!("{host}/{}", self.pr.repo.full_name()),
-            _ => self.pr.repo.full_name(),
-        }
-    }
-
-    fn github_thread_reply_path(&self, root: &ReviewComment) -> String {
-        format!(
-            "repos/{}/pulls/{}/comments/{}/replies",
-            self.pr.repo.full_name(),
-            self.pr.number,
-            root.id
-        )
-    }
-
-    fn github_issue_comments_path(&self) -> String {
-        format!(
-            "repos/{}/issues/{}/comments",
-            self.pr.repo.full_name(),
-            self.pr.number
-        )
-    }
-
-    fn github_view(&self) -> ShellCommand {
-        ShellCommand::new("gh").args([
-            "pr".to_owned(),
-            "view".to_owned(),
-            self.pr.number.to_string(),
-            "--repo".to_owned(),
-            self.github_repo(),
-            "--web".to_owned(),
-        ])
-    }
-
-    fn forgejo_repo_url(&self) -> String {
-        let api = match &self.forge {
-            ForgeCommands::Forgejo { api_url, .. } => api_url.as_str(),
-            ForgeCommands::GitHub { .. } => "",
-        };
-        format!("{api}/repos/{}", self.pr.repo.full_name())
-    }
-
-    fn forgejo_pull_path(&self) -> String {
-        format!("{}/pulls/{}", self.forgejo_repo_url(), self.pr.number)
-    }
-
-    fn forgejo_issue_comments_path(&self) -> String {
-        format!(
-            "{}/issues/{}/comments",
-            self.forgejo_repo_url(),
-            self.pr.number
-        )
-    }
-
-    /// Gitea 1.27 (go-gitea/gitea#36683); Forgejo has no such endpoint.
-    fn forgejo_thread_reply_path(&self, root: &ReviewComment) -> String {
-        format!("{}/comments/{}/replies", self.forgejo_pull_path(), root.id)
-    }
-
-    /// `curl` with the token header, through a fixed `sh -c` script so that the shell expands
-    /// `$TOKEN_ENV` at run time: ShellCommand quotes every argument, which would otherwise send
-    /// the variable's name instead of its value. Only constant text is in the script; URLs and
-    /// ids travel as positional arguments.
-    fn forgejo_curl<I, S>(&self, args: I, url: &str) -> ShellCommand
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        let token_env = match &self.forge {
-            ForgeCommands::Forgejo { token_env, .. } => token_env.as_str(),
-            ForgeCommands::GitHub { .. } => "FORGEJO_TOKEN",
-        };
-        let script =
-            format!("curl -sS --fail-with-body -H \"Authorization: token ${token_env}\" \"$@\"");
-        ShellCommand::new("sh")
-            .arg("-c")
-            .arg(script)
-            .arg("curl")
-            .args(args)
-            .arg(url)
-    }
-
-    /// POST with the JSON body from standard input.
-    fn forgejo_post_json(&self, url: &str) -> ShellCommand {
-        self.forgejo_curl(
-            [
-                "-X",
-                "POST",
-                "-H",
-                "Content-Type: application/json",
-                "--data-binary",
-                "@-",
-            ],
-            url,
-        )
-    }
-}
-
-/// Prints the log of an Actions job's failed steps on GitHub: `gh run view RUN --job JOB
-/// --log-failed --repo [HOST/]OWNER/REPO`, from the ids alone. None on other forges (no
-/// command-line client reads their job logs) or when the repository's forge is unknown.
-pub fn github_job_log(
-    config: &Config,
-    kind: ForgeKind,
-    repo: &RepoRef,
-    job: &ActionsJobRef,
-) -> Option<String> {
-    if kind != ForgeKind::GitHub {
-        return None;
-    }
-    let Ok(Endpoint::GitHub(e)) = config.endpoint_for(repo.host().as_deref()) else {
-        return None;
-    };
-    let repo_arg = if e.web_host == "github.com" {
-        repo.full_name()
-    } else {
-        format!("{}/{}", e.web_host, repo.full_name())
-    };
-    ShellCommand::new("gh")
-        .args(["run", "view"])
-        .arg(job.run_id.to_string())
-        .arg("--job")
-        .arg(job.job_id.to_string())
-        .args(["--log-failed", "--repo"])
-        .arg(repo_arg)
-        .render()
-        .ok()
-}
-
-/// Opens a URL in the default browser wherever Python is installed (Linux, macOS, Windows).
-fn browser(url: &str) -> ShellCommand {
-    ShellCommand::new("python3")
-        .args(["-m", "webbrowser"])
-        .arg(url)
-}
-
-fn is_env_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use resolve_pr_forge::Actor;
+    use resolve_pr_forge::github::queries::RESOLVE_REVIEW_THREAD_COMMAND as GITHUB_RESOLVE_MUTATION;
+    use resolve_pr_forge::{Actor, Config, Forge, Forges, ReviewComment};
     use std::collections::HashMap;
     use std::io::Write;
     use std::process::{Command, Stdio};
+    use std::sync::Arc;
 
     fn config(vars: &[(&str, &str)]) -> Config {
         let env: HashMap<String, String> = vars
@@ -427,6 +155,11 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         Config::from_parts(None, None, &|k| env.get(k).cloned()).unwrap()
+    }
+
+    /// The client the router hands out for the pull request's host; building it sends nothing.
+    fn forge(config: Config, pr: &PrRef) -> Arc<dyn Forge> {
+        Forges::new(config).for_repo(&pr.repo).unwrap()
     }
 
     fn caps(can: bool) -> ThreadCapabilities {
@@ -515,7 +248,8 @@ mod tests {
     #[test]
     fn github_thread_commands() {
         let pr = PrRef::parse("acme/widgets#7").unwrap();
-        let b = CommandBuilder::new(&config(&[]), &pr, ForgeKind::GitHub, caps(true)).unwrap();
+        let f = forge(config(&[]), &pr);
+        let b = CommandBuilder::new(f.commands(), &pr, ForgeKind::GitHub, caps(true));
         let c = b.thread(&thread()).unwrap();
         assert_eq!(
             words(&c.reply_command),
@@ -570,7 +304,8 @@ mod tests {
     fn github_enterprise_names_the_host() {
         let cfg = config(&[("GITHUB_API_URL", "https://ghe.example.com/api/v3")]);
         let pr = PrRef::parse("https://ghe.example.com/acme/widgets/pull/7").unwrap();
-        let b = CommandBuilder::new(&cfg, &pr, ForgeKind::GitHub, caps(true)).unwrap();
+        let f = forge(cfg, &pr);
+        let b = CommandBuilder::new(f.commands(), &pr, ForgeKind::GitHub, caps(true));
         let c = b.thread(&thread()).unwrap();
         assert_eq!(
             &words(&c.reply_command)[..4],
@@ -599,7 +334,8 @@ mod tests {
         let mut t = thread();
         t.viewer_can_reply = false;
         let pr = PrRef::parse("acme/widgets#7").unwrap();
-        let b = CommandBuilder::new(&config(&[]), &pr, ForgeKind::GitHub, caps(true)).unwrap();
+        let f = forge(config(&[]), &pr);
+        let b = CommandBuilder::new(f.commands(), &pr, ForgeKind::GitHub, caps(true));
         let commands = b.thread(&t).expect("commands");
         assert_eq!(commands.reply_target, ReplyTarget::Conversation);
         assert!(
@@ -620,7 +356,8 @@ mod tests {
     #[test]
     fn github_without_permission_has_no_resolve_command() {
         let pr = PrRef::parse("acme/widgets#7").unwrap();
-        let b = CommandBuilder::new(&config(&[]), &pr, ForgeKind::GitHub, caps(true)).unwrap();
+        let f = forge(config(&[]), &pr);
+        let b = CommandBuilder::new(f.commands(), &pr, ForgeKind::GitHub, caps(true));
         let mut t = thread();
         t.viewer_can_resolve = false;
         let c = b.thread(&t).unwrap();
@@ -631,7 +368,8 @@ mod tests {
     #[test]
     fn conversation_items_reply_in_the_conversation() {
         let pr = PrRef::parse("acme/widgets#7").unwrap();
-        let b = CommandBuilder::new(&config(&[]), &pr, ForgeKind::GitHub, caps(true)).unwrap();
+        let f = forge(config(&[]), &pr);
+        let b = CommandBuilder::new(f.commands(), &pr, ForgeKind::GitHub, caps(true));
         let c = b
             .conversation(ConversationItem::Review, "Please fix.", "https://x/r/1")
             .unwrap();
@@ -665,7 +403,8 @@ mod tests {
             "curl -sS --fail-with-body -H \"Authorization: token $FORGEJO_TOKEN\" \"$@\"",
             "curl",
         ];
-        let b = CommandBuilder::new(&cfg, &pr, ForgeKind::Gitea, caps(true)).unwrap();
+        let f = forge(cfg, &pr);
+        let b = CommandBuilder::new(f.commands(), &pr, ForgeKind::Gitea, caps(true));
         let c = b.thread(&thread()).unwrap();
         let mut want: Vec<&str> = prefix.to_vec();
         want.extend([
@@ -691,7 +430,7 @@ mod tests {
         );
 
         // Without the endpoints: reply in the conversation, resolve in the browser.
-        let b = CommandBuilder::new(&cfg, &pr, ForgeKind::Forgejo, caps(false)).unwrap();
+        let b = CommandBuilder::new(f.commands(), &pr, ForgeKind::Forgejo, caps(false));
         let c = b.thread(&thread()).unwrap();
         assert_eq!(c.reply_target, ReplyTarget::Conversation);
         assert_eq!(
@@ -706,15 +445,5 @@ mod tests {
             "{}",
             c.resolve_condition
         );
-    }
-
-    #[test]
-    fn env_names() {
-        assert!(is_env_name("FORGEJO_TOKEN"));
-        assert!(is_env_name("_x1"));
-        assert!(!is_env_name("1X"));
-        assert!(!is_env_name("A B"));
-        assert!(!is_env_name("A$(x)"));
-        assert!(!is_env_name(""));
     }
 }

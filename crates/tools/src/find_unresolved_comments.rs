@@ -274,9 +274,12 @@ after the fix is verified.";
         };
         let forge = ctx.forges.for_repo(&pr.repo)?;
 
-        let feedback = forge.review_feedback(&pr).await?;
+        let feedback = forge.threads().review_feedback(&pr).await?;
         // Probing (Forgejo/Gitea) tries the endpoints on a thread we already have.
-        let capabilities = forge.thread_capabilities(&pr, &feedback.threads).await?;
+        let capabilities = forge
+            .threads()
+            .thread_capabilities(&pr, &feedback.threads)
+            .await?;
         let open = review_feedback::open(
             &feedback,
             &Query {
@@ -301,7 +304,7 @@ after the fix is verified.";
         });
 
         let limitations = capabilities.missing.clone();
-        let commands = CommandBuilder::new(ctx.forges.config(), &pr, forge.kind(), capabilities)?;
+        let commands = CommandBuilder::new(forge.commands(), &pr, forge.kind(), capabilities);
         let mut threads_shown: HashSet<usize> = HashSet::new();
         let mut comments = Vec::with_capacity(end - start);
         for entry in &items[start..end] {

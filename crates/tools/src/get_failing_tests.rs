@@ -362,7 +362,7 @@ tests behind them.";
                 wait::until_settled(ctx, forge.as_ref(), &pr, input.bail_on_first, limit).await?;
             (snapshot, Some(report))
         } else {
-            (forge.ci_snapshot(&pr).await?, None)
+            (forge.checks().ci_snapshot(&pr).await?, None)
         };
         if let Some(p) = &position
             && p.head_sha != snapshot.head_sha
@@ -377,7 +377,7 @@ tests behind them.";
             ctx.ci.max_log_bytes,
         )
         .await;
-        let failed_checks = failed_checks(ctx, forge.as_ref(), &pr, &state);
+        let failed_checks = failed_checks(forge.as_ref(), &pr, &state);
         let (all, finished) = failures_in_order(&state);
         let total_failures = all.len();
         let failure_counts = FailureCounts::of(&all);
@@ -479,7 +479,6 @@ tests behind them.";
 /// The failed checks as the output lists them, with the command that prints each job's
 /// failed log.
 fn failed_checks(
-    ctx: &Context,
     forge: &dyn Forge,
     pr: &resolve_pr_core::PrRef,
     state: &CiState<'_>,
@@ -500,12 +499,10 @@ fn failed_checks(
             failed_step: findings.failed_step.clone(),
             failed_step_script: findings.failed_step_script.clone(),
             log_command: check.actions_job.as_ref().and_then(|job| {
-                crate::action_commands::github_job_log(
-                    ctx.forges.config(),
-                    forge.kind(),
-                    &pr.repo,
-                    job,
-                )
+                forge
+                    .commands()
+                    .job_log(&pr.repo, job)
+                    .and_then(|command| command.render().ok())
             }),
             failures: findings.failures.len(),
             note: findings.note.clone(),

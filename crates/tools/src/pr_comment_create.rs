@@ -57,7 +57,10 @@ Nothing is written unless every argument is valid; an issue's number is a 'not f
         let pr = pr_from_args(&input.repository, input.pull_request_number, problems)?;
         let forge = ctx.forges.for_repo(&pr.repo)?;
         // The forge checks that the number is a pull request before it writes.
-        let comment = forge.create_pr_comment(&pr, &input.comment).await?;
+        let comment = forge
+            .pull_requests()
+            .create_pr_comment(&pr, &input.comment)
+            .await?;
         Ok(Output {
             pr: pr.to_string(),
             comment: comment.into(),

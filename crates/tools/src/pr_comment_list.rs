@@ -81,7 +81,7 @@ are in review threads: find_unresolved_comments lists those.";
                     per_page: FORGE_PAGE_SIZE,
                 };
                 // The forge answers "not found" for a number that is an issue, not a PR.
-                let got = forge.list_pr_comments(&pr, request).await?;
+                let got = forge.pull_requests().list_pr_comments(&pr, request).await?;
                 // A full page may have a successor even when the forge's Link header (served
                 // from the ETag cache, which only compares bodies) says otherwise.
                 let more = got.has_next || got.items.len() == FORGE_PAGE_SIZE as usize;

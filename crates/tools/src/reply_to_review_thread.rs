@@ -91,6 +91,7 @@ Nothing is written unless the thread belongs to this pull request.";
         // Looking the thread up on this PR first means a thread id of another PR writes nothing.
         let thread = find_thread(forge.as_ref(), &pr, &selector).await?;
         let posted = forge
+            .threads()
             .reply_to_review_thread(&pr, &thread.id, &input.body)
             .await?;
         Ok(Output {

@@ -94,6 +94,7 @@ pub(crate) async fn set_resolved(ctx: &Context, input: Input, resolved: bool) ->
         (before, false)
     } else {
         let after = forge
+            .threads()
             .set_review_thread_resolved(&pr, &before.id, resolved)
             .await?;
         (after, true)

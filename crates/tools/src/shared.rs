@@ -167,9 +167,9 @@ pub async fn find_thread(
     selector: &ThreadSelector,
 ) -> Result<ReviewThread> {
     match selector {
-        ThreadSelector::Thread(id) => Ok(forge.review_thread(pr, id).await?),
+        ThreadSelector::Thread(id) => Ok(forge.threads().review_thread(pr, id).await?),
         ThreadSelector::Comment(id) => {
-            let threads = forge.review_threads(pr).await?;
+            let threads = forge.threads().review_threads(pr).await?;
             threads
                 .into_iter()
                 .find(|t| t.comments.iter().any(|c| c.id == *id))

@@ -1,4 +1,4 @@
-//! A pull request's review feedback on GitHub (`Forge::review_feedback`), read for few points
+//! A pull request's review feedback on GitHub (`review_feedback`), read for few points
 //! and kept per process. One GraphQL request reads the pull request with the first page of
 //! its threads, reviews and conversation comments; later pages, long threads and the
 //! reactions of unresolved threads follow only when there are any.

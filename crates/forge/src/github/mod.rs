@@ -3,6 +3,7 @@
 //! `GITHUB_TOKEN`, `GH_TOKEN`, `gh auth token`), done lazily so listing tools needs no token.
 
 pub(crate) mod ci;
+mod commands;
 mod feedback;
 pub mod queries;
 mod threads;
@@ -23,9 +24,10 @@ use tokio::sync::OnceCell;
 use crate::config::{ForgeKind, GitHubEndpoint, Secret};
 use crate::http::{Auth, ClientOptions, EnvLookup, Failure, Http, Request, Retry, parse_json};
 use crate::{
-    ActionsJobRef, Actor, Annotation, Artifact, CiSnapshot, Forge, IssueComment, Job, LogStream,
-    Page, PageRequest, PrState, PullRequest, Review, ReviewComment, ReviewFeedback, ReviewState,
-    ReviewThread, ThreadCapabilities, WorkflowRun,
+    Actions, ActionsJobRef, Actor, Annotation, Artifact, CheckAnnotations, Checks, CiSnapshot,
+    CommandRecipes, Forge, IssueComment, Job, LogStream, Page, PageRequest, PrState, PullRequest,
+    PullRequests, Review, ReviewComment, ReviewFeedback, ReviewState, ReviewThread, ReviewThreads,
+    ThreadCapabilities, WorkflowHistory, WorkflowRun,
 };
 
 /// How long `gh auth token` may take before we stop waiting for it.
@@ -254,12 +256,43 @@ async fn gh_auth_token(host: &str) -> Option<Secret> {
     (!token.is_empty()).then(|| Secret::new(token))
 }
 
-#[async_trait]
+/// GitHub has every capability.
 impl Forge for GitHub {
     fn kind(&self) -> ForgeKind {
         ForgeKind::GitHub
     }
 
+    fn pull_requests(&self) -> &dyn PullRequests {
+        self
+    }
+
+    fn threads(&self) -> &dyn ReviewThreads {
+        self
+    }
+
+    fn checks(&self) -> &dyn Checks {
+        self
+    }
+
+    fn actions(&self) -> Option<&dyn Actions> {
+        Some(self)
+    }
+
+    fn annotations(&self) -> Option<&dyn CheckAnnotations> {
+        Some(self)
+    }
+
+    fn workflow_history(&self) -> Option<&dyn WorkflowHistory> {
+        Some(self)
+    }
+
+    fn commands(&self) -> &dyn CommandRecipes {
+        self
+    }
+}
+
+#[async_trait]
+impl PullRequests for GitHub {
     async fn pull_request(&self, pr: &PrRef) -> Result<PullRequest> {
         let auth = self.auth().await?;
         let subject = subject(pr);
@@ -315,7 +348,10 @@ impl Forge for GitHub {
             .await?;
         Ok(response.json::<GhComment>()?.into_domain())
     }
+}
 
+#[async_trait]
+impl ReviewThreads for GitHub {
     async fn review_threads(&self, pr: &PrRef) -> Result<Vec<ReviewThread>> {
         self.fetch_review_threads(pr).await
     }
@@ -390,26 +426,23 @@ impl Forge for GitHub {
             missing: None,
         })
     }
+}
 
+#[async_trait]
+impl Checks for GitHub {
     async fn ci_snapshot(&self, pr: &PrRef) -> Result<CiSnapshot> {
         self.fetch_ci_snapshot(pr).await
     }
+}
 
+#[async_trait]
+impl Actions for GitHub {
     async fn actions_job(&self, repo: &RepoRef, job: &ActionsJobRef) -> Result<Job> {
         self.fetch_actions_job(repo, job).await
     }
 
     async fn workflow_run(&self, repo: &RepoRef, run_id: u64) -> Result<WorkflowRun> {
         self.fetch_workflow_run(repo, run_id).await
-    }
-
-    async fn workflow_durations(
-        &self,
-        repo: &RepoRef,
-        workflow_id: u64,
-        max: usize,
-    ) -> Result<Vec<u64>> {
-        self.fetch_workflow_durations(repo, workflow_id, max).await
     }
 
     async fn job_log(
@@ -419,14 +452,6 @@ impl Forge for GitHub {
         max_bytes: u64,
     ) -> Result<LogStream> {
         self.fetch_job_log(repo, job, max_bytes).await
-    }
-
-    async fn check_annotations(
-        &self,
-        repo: &RepoRef,
-        check_run_id: u64,
-    ) -> Result<Vec<Annotation>> {
-        self.fetch_check_annotations(repo, check_run_id).await
     }
 
     async fn run_artifacts(&self, repo: &RepoRef, run_id: u64) -> Result<Vec<Artifact>> {
@@ -442,6 +467,29 @@ impl Forge for GitHub {
     ) -> Result<Vec<(String, Vec<u8>)>> {
         self.fetch_artifact_files(repo, artifact, suffix, max_bytes)
             .await
+    }
+}
+
+#[async_trait]
+impl CheckAnnotations for GitHub {
+    async fn check_annotations(
+        &self,
+        repo: &RepoRef,
+        check_run_id: u64,
+    ) -> Result<Vec<Annotation>> {
+        self.fetch_check_annotations(repo, check_run_id).await
+    }
+}
+
+#[async_trait]
+impl WorkflowHistory for GitHub {
+    async fn workflow_durations(
+        &self,
+        repo: &RepoRef,
+        workflow_id: u64,
+        max: usize,
+    ) -> Result<Vec<u64>> {
+        self.fetch_workflow_durations(repo, workflow_id, max).await
     }
 }
 

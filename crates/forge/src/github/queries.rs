@@ -85,6 +85,10 @@ pub const RESOLVE_REVIEW_THREAD: &str = concat!(
     comment_fragment!()
 );
 
+/// The resolve mutation agents run themselves (`gh api graphql -f query=… -f id=…`, see
+/// `github::commands`): only what `gh` prints back, no fragments.
+pub const RESOLVE_REVIEW_THREAD_COMMAND: &str = "mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) { thread { id isResolved } } }";
+
 /// Marks a thread unresolved and returns it afterwards.
 pub const UNRESOLVE_REVIEW_THREAD: &str = concat!(
     "mutation UnresolveReviewThread($id: ID!) { unresolveReviewThread(input: {threadId: $id}) { \
@@ -218,6 +222,10 @@ pub const ALL: &[(&str, &str)] = &[
     ("REVIEW_THREAD", REVIEW_THREAD),
     ("ADD_REVIEW_THREAD_REPLY", ADD_REVIEW_THREAD_REPLY),
     ("RESOLVE_REVIEW_THREAD", RESOLVE_REVIEW_THREAD),
+    (
+        "RESOLVE_REVIEW_THREAD_COMMAND",
+        RESOLVE_REVIEW_THREAD_COMMAND,
+    ),
     ("UNRESOLVE_REVIEW_THREAD", UNRESOLVE_REVIEW_THREAD),
     ("REQUIRED_CHECKS", REQUIRED_CHECKS),
     ("REVIEW_FEEDBACK", REVIEW_FEEDBACK),

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use futures::StreamExt;
 use resolve_pr_ci::{Confidence, Failure, Framework, Scanner};
 use resolve_pr_core::{RepoRef, Result, budget};
-use resolve_pr_forge::{ActionsJobRef, Annotation, Check, CheckKind, CheckState, Forge};
+use resolve_pr_forge::{ActionsJobRef, Annotation, Check, CheckKind, CheckState, Forge, require};
 
 use super::junit_jobs::{self, JobEvidence, ReportFile};
 use super::rollup::Rollup;
@@ -362,7 +362,11 @@ fn merge_junit(existing: &mut TestFailure, report: &Failure) {
 /// JUnit XML files of a run's test-report artifacts, each with what it says about its
 /// origin. Anything that goes wrong here only means the log is the source instead.
 async fn junit_reports(forge: &dyn Forge, repo: &RepoRef, run: u64) -> Vec<ReportFile> {
-    let Ok(artifacts) = forge.run_artifacts(repo, run).await else {
+    // A forge without Actions has no artifacts: the log is the source.
+    let Some(actions) = forge.actions() else {
+        return Vec::new();
+    };
+    let Ok(artifacts) = actions.run_artifacts(repo, run).await else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -382,7 +386,7 @@ async fn junit_reports(forge: &dyn Forge, repo: &RepoRef, run: u64) -> Vec<Repor
             .iter()
             .any(|k| name.contains(k))
     }) {
-        let Ok(files) = forge
+        let Ok(files) = actions
             .artifact_files(repo, artifact, ".xml", MAX_ARTIFACT_BYTES)
             .await
         else {
@@ -422,13 +426,23 @@ async fn check_findings(
     }
     let annotations = async {
         if check.kind == CheckKind::CheckRun && check.annotations_count > 0 {
-            forge.check_annotations(repo, check.id).await
+            require(
+                forge.kind(),
+                forge.annotations(),
+                "reading check annotations",
+            )?
+            .check_annotations(repo, check.id)
+            .await
         } else {
             Ok(Vec::new())
         }
     };
     let (steps, log, annotations) = tokio::join!(
-        forge.actions_job(repo, job),
+        async {
+            require(forge.kind(), forge.actions(), "reading Actions jobs")?
+                .actions_job(repo, job)
+                .await
+        },
         read_log(forge, repo, job, max_log_bytes),
         annotations,
     );
@@ -549,7 +563,9 @@ async fn read_log(
     job: &ActionsJobRef,
     max_bytes: u64,
 ) -> Result<(resolve_pr_ci::Report, u64)> {
-    let mut stream = forge.job_log(repo, job, max_bytes).await?;
+    let mut stream = require(forge.kind(), forge.actions(), "downloading job logs")?
+        .job_log(repo, job, max_bytes)
+        .await?;
     let mut scanner = Scanner::new();
     while let Some(chunk) = stream.chunks.next().await {
         scanner.feed(&chunk?);

@@ -99,9 +99,10 @@ pub(super) async fn runs_info(
         .iter()
         .copied()
         .chain(main.filter(|m| !running.contains(m)));
-    let runs: HashMap<u64, WorkflowRun> = futures::future::join_all(
-        ids.map(|id| async move { Some((id, forge.workflow_run(repo, id).await.ok()?)) }),
-    )
+    let runs: HashMap<u64, WorkflowRun> = futures::future::join_all(ids.map(|id| async move {
+        let run = forge.actions()?.workflow_run(repo, id).await.ok()?;
+        Some((id, run))
+    }))
     .await
     .into_iter()
     .flatten()
@@ -119,6 +120,7 @@ pub(super) async fn running_step(
 ) -> Option<RunningStep> {
     let check = rollup.running.iter().find(|c| c.actions_job.is_some())?;
     let job = forge
+        .actions()?
         .actions_job(repo, check.actions_job.as_ref()?)
         .await
         .ok()?;
@@ -164,6 +166,7 @@ async fn estimate<'a>(
     let typical: HashMap<u64, (u64, usize)> =
         futures::future::join_all(workflows.into_iter().map(|workflow| async move {
             let mut durations = forge
+                .workflow_history()?
                 .workflow_durations(repo, workflow, HISTORY_RUNS)
                 .await
                 .ok()?;

@@ -48,7 +48,7 @@ pub(super) async fn until_settled(
     let mut pause = settings.poll_min;
     let mut polls = 0u32;
     loop {
-        let snapshot = forge.ci_snapshot(pr).await?;
+        let snapshot = forge.checks().ci_snapshot(pr).await?;
         polls += 1;
         let rollup = Rollup::of(&snapshot);
         let elapsed = started.elapsed();
