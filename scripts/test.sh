@@ -12,12 +12,39 @@ cargo fmt --all -- --check
 
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+# The builds a user installs take forge-sim without its test features (the workspace build
+# above unifies them all in): the binary as `cargo install` builds it, and without the demo.
+cargo clippy --locked -p resolve-pr --all-targets -- -D warnings
+cargo clippy --locked -p resolve-pr --no-default-features --all-targets -- -D warnings
+cargo clippy --locked -p resolve-pr-forge-sim --no-default-features --lib -- -D warnings
+
+echo "== cargo deny (licences, duplicate versions, sources, advisories: deny.toml)"
+# Pinned, from crates.io, built once per machine (about 7 minutes of CPU on 2 cores).
+CARGO_DENY_VERSION=0.20.2
+if [ "$(cargo deny --version 2>/dev/null)" != "cargo-deny $CARGO_DENY_VERSION" ]; then
+  cargo install --locked "cargo-deny@$CARGO_DENY_VERSION"
+fi
+cargo deny --locked check bans licenses sources
+# The RustSec advisory database is a git repository on github.com, which CI machines may not
+# reach. Fetched: a real advisory fails the run. Not fetched: a copy fetched earlier on this
+# machine is used, said to be possibly stale; with none, the check is skipped, and said so.
+if timeout 120 cargo deny fetch db >/dev/null 2>&1; then
+  cargo deny --locked --offline check advisories
+elif compgen -G "${CARGO_HOME:-$HOME/.cargo}/advisory-dbs/*/crates" >/dev/null; then
+  echo "cargo deny: the advisory database could not be fetched; checking against the copy fetched earlier (may be stale)"
+  cargo deny --locked --offline check advisories
+else
+  echo "cargo deny: advisories SKIPPED: the RustSec advisory database (github.com/rustsec/advisory-db) cannot be fetched from this machine"
+fi
 
 echo "== cargo test"
 cargo test --workspace --locked
 
 echo "== end-to-end (Python MCP client and MCP Inspector over stdio)"
-cargo build --locked -p resolve-pr -p resolve-pr-forge-sim --bins
+# resolve-pr built alone, as `cargo install` builds it (forge-sim without its test features);
+# forge-sim's own binary is the whole simulator.
+cargo build --locked -p resolve-pr --bins
+cargo build --locked -p resolve-pr-forge-sim --bins
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from test_mcp_stdio import REPO_ROOT, RESOLVE_PR_BIN, ForgeSim, home, server_env  # noqa: F401
+from test_mcp_stdio import REPO_ROOT, RESOLVE_PR_BIN, ForgeSim, home, registry, server_env  # noqa: F401
 
 INSPECTOR = REPO_ROOT / "tests/inspector/node_modules/.bin/mcp-inspector"
 
@@ -54,7 +54,7 @@ def test_inspector_lists_and_calls_without_a_warning(home: Path) -> None:
         assert listed.returncode == 0, listed.stderr
         assert_no_warning(listed)
         tools = json.loads(listed.stdout)["tools"]
-        assert len(tools) == 7
+        assert [t["name"] for t in tools] == [t["name"] for t in registry(home)]
 
         called = inspector(
             home,

@@ -119,6 +119,25 @@ def home(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def registry(home: Path, *args: str) -> list[dict[str, Any]]:
+    """The tools the registry offers with these serve options, as `resolve-pr tools --json`
+    prints them (the same JSON as tools/list): tests compare against this, never a list of
+    names typed out here."""
+    if not RESOLVE_PR_BIN.exists():
+        pytest.fail(f"{RESOLVE_PR_BIN} is missing: cargo build -p resolve-pr --bins")
+    listed = subprocess.run(
+        [str(RESOLVE_PR_BIN), "tools", "--json", *args],
+        env=server_env(home, {}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    tools = json.loads(listed.stdout)
+    assert tools, "the registry lists no tool"
+    return tools
+
+
 def server_env(home: Path, extra: dict[str, str]) -> dict[str, str]:
     return {
         "HOME": str(home),
@@ -211,16 +230,9 @@ async def _tools_over_stdio(forge: Forge, sim: ForgeSim, home: Path) -> None:
         assert init.server_info.name == "resolve-pr"
         assert init.instructions
         calls = Calls(session, sim, forge.name)
-        tools = {t.name: t for t in await calls.list_tools()}
-        assert set(tools) == {
-            "pr_comment_list",
-            "pr_comment_create",
-            "find_unresolved_comments",
-            "reply_to_review_thread",
-            "resolve_review_thread",
-            "unresolve_review_thread",
-            "get_failing_tests",
-        }
+        listed = await calls.list_tools()
+        tools = {t.name: t for t in listed}
+        assert [t.name for t in listed] == [t["name"] for t in registry(home)]
         assert tools["pr_comment_list"].annotations.read_only_hint is True
         assert tools["pr_comment_create"].annotations.read_only_hint is False
         assert tools["find_unresolved_comments"].annotations.read_only_hint is True
@@ -315,7 +327,11 @@ async def _read_only(forge: Forge, sim: ForgeSim, home: Path) -> None:
     async with mcp_session(server_env(home, forge.env(sim.base_url)), "--read-only") as session:
         await session.initialize()
         names = [t.name for t in (await session.list_tools()).tools]
-        assert names == ["pr_comment_list", "find_unresolved_comments", "get_failing_tests"]
+        every = registry(home)
+        readers = [t["name"] for t in every if t["annotations"]["readOnlyHint"]]
+        assert 0 < len(readers) < len(every)
+        assert names == readers
+        assert "pr_comment_create" not in names
         pr = {"repository": "acme/widgets", "pull_request_number": 7, "comment": "hi"}
         # An unknown tool is a protocol error (MCP spec, tools: error handling).
         with pytest.raises(MCPError) as refused:

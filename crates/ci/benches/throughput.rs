@@ -11,6 +11,8 @@
 //! - `dense`: the corpus logs back to back with little noise: failures everywhere, the
 //!   worst case for a scanner that skips what no parser needs.
 
+#![allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
+
 use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -36,6 +36,7 @@ struct Score {
 }
 
 #[test]
+#[allow(clippy::print_stdout, reason = "prints the score table it checks")]
 fn corpus_precision_recall_and_locations() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
     let mut scores: BTreeMap<String, Score> = BTreeMap::new();

@@ -1,6 +1,8 @@
 //! `resolve-pr ci parse FILE|-`: the failing tests a job log reports, for people (a list) and
 //! scripts (`--json`: every failure, no pagination).
 
+#![allow(clippy::print_stdout, reason = "prints the failures it is asked for")]
+
 use std::io::Read;
 use std::process::ExitCode;
 

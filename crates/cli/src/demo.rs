@@ -2,6 +2,8 @@
 //! one simulated Forgejo on 127.0.0.1. The forges are configured from a private environment
 //! map, never the process's, so the demo reads no config file and no token and reaches no network.
 
+#![allow(clippy::print_stdout, reason = "prints the demo, step by step")]
+
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -1,6 +1,8 @@
 //! `resolve-pr tools`: the enabled tools, as a table for people or as the exact `tools` array
 //! of MCP `tools/list` for programs.
 
+#![allow(clippy::print_stdout, reason = "prints the tool list it is asked for")]
+
 use anyhow::Context as _;
 use resolve_pr_mcp::{Options, Selection, tools_list_json};
 use std::process::ExitCode;
@@ -26,7 +28,7 @@ fn table(selection: &Selection, style: Style) -> String {
             let access = if t.writes() { "writes" } else { "read-only" };
             [
                 t.name.to_owned(),
-                t.toolset.to_owned(),
+                t.toolset.as_str().to_owned(),
                 access.to_owned(),
                 t.title.to_owned(),
             ]
@@ -91,7 +93,11 @@ mod tests {
         for (line, tool) in lines[1..=tools.len()].iter().zip(&tools) {
             let access = if tool.writes() { "writes" } else { "read-only" };
             let cells: Vec<&str> = line.split_whitespace().collect();
-            assert_eq!(&cells[..3], [tool.name, tool.toolset, access], "{line}");
+            assert_eq!(
+                &cells[..3],
+                [tool.name, tool.toolset.as_str(), access],
+                "{line}"
+            );
             assert!(line.ends_with(tool.title), "{line}");
         }
         // Columns line up: every row's toolset starts where the header's does.

@@ -1,10 +1,12 @@
 //! `resolve-pr`: the MCP server (`serve`) and the same tools from a shell (`tools`, `tool`),
-//! plus a `demo` against the bundled forge simulator. This file is only the command line;
-//! each command lives in its own module and every tool call goes through the one registry.
+//! plus a `demo` against the bundled forge simulator (feature `demo`, on by default). This
+//! file is only the command line; each command lives in its own module and every tool call
+//! goes through the one registry.
 
 mod call;
 mod ci_parse;
 mod cursor_key;
+#[cfg(feature = "demo")]
 mod demo;
 mod list;
 mod serve;
@@ -19,9 +21,24 @@ use resolve_pr_forge::Forges;
 use resolve_pr_mcp::Options;
 use resolve_pr_tools::{CiSettings, Context};
 
-const EXAMPLES: &str = "\
-Examples:
-  resolve-pr demo                      try the tools on a simulated forge (no token, no network)
+/// The demo's line of the top-level help, where the demo is built.
+#[cfg(feature = "demo")]
+macro_rules! demo_example {
+    () => {
+        "  resolve-pr demo                      try the tools on a simulated forge (no token, no network)\n"
+    };
+}
+#[cfg(not(feature = "demo"))]
+macro_rules! demo_example {
+    () => {
+        ""
+    };
+}
+
+const EXAMPLES: &str = concat!(
+    "Examples:\n",
+    demo_example!(),
+    "\
   resolve-pr serve                     run the MCP server on stdio (for your agent's MCP config)
   resolve-pr serve --read-only         the same, without any tool that writes
   resolve-pr tools                     list the tools (JSON when piped or with --json)
@@ -42,7 +59,8 @@ Environment:
                                            client hears no progress (default 50: clients commonly
                                            end a call at 60 s); the agent calls again
   RESOLVE_PR_LOG                           log filter for stderr, e.g. debug (default: warn)
-  NO_COLOR                                 no colour in terminal output";
+  NO_COLOR                                 no colour in terminal output"
+);
 
 #[derive(Debug, Parser)]
 #[command(
@@ -93,6 +111,7 @@ enum Command {
     #[command(subcommand)]
     Ci(CiCommand),
     /// Run every tool against the bundled forge simulator: no token, no network, a few seconds.
+    #[cfg(feature = "demo")]
     #[command(after_help = "Examples:\n  resolve-pr demo\n  resolve-pr demo --json | jq -c .")]
     Demo {
         /// Print one JSON object per step even on a terminal.
@@ -136,6 +155,10 @@ impl SelectionArgs {
     }
 }
 
+#[allow(
+    clippy::print_stderr,
+    reason = "the one place a failure reaches the user; logs go through tracing"
+)]
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(matches!(cli.command, Command::Serve { .. }));
@@ -162,6 +185,7 @@ fn main() -> ExitCode {
                 arguments,
                 selection,
             } => Ok(call::run(&name, arguments.as_deref(), &selection.options()).await),
+            #[cfg(feature = "demo")]
             Command::Demo { json } => demo::run(style::Style::detect(json)).await,
             Command::Ci(CiCommand::Parse { source, json }) => {
                 ci_parse::run(&source, style::Style::detect(json))

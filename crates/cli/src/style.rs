@@ -28,6 +28,7 @@ impl Style {
     pub fn dim(&self, s: &str) -> String {
         self.paint("2", s)
     }
+    #[cfg(feature = "demo")]
     pub fn green(&self, s: &str) -> String {
         self.paint("32", s)
     }

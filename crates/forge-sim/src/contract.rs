@@ -1,15 +1,15 @@
-//! The simulator's contract with the real forges: response bodies are checked against the
-//! vendored slices of GitHub's OpenAPI and Forgejo's Swagger descriptions, GraphQL documents
-//! against GitHub's schema. Regenerate the descriptions with
-//! `scripts/vendor-api-descriptions.py`; this module never downloads anything.
+//! The simulator's contract with the real forges' REST APIs: response bodies are checked
+//! against the vendored slices of GitHub's OpenAPI and Forgejo's Swagger descriptions
+//! (GraphQL documents are checked against GitHub's schema in `graphql_schema`). Regenerate the
+//! descriptions with `scripts/vendor-api-descriptions.py`; this module never downloads
+//! anything. Feature `contract`: tests want it, `resolve-pr demo` leaves it out.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
 
-use apollo_compiler::validation::Valid;
-use apollo_compiler::{ExecutableDocument, Schema};
 use serde_json::{Value, json};
 
+use crate::forgejo::FORGEJO_API_PREFIX;
 use crate::scenario::ForgeFlavor;
 
 const GITHUB_REST: &str = include_str!(concat!(
@@ -20,13 +20,6 @@ const FORGEJO_REST: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../vendor/api-descriptions/forgejo-rest.json"
 ));
-const GITHUB_GRAPHQL: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../vendor/api-descriptions/github-schema.graphql"
-));
-
-/// The path prefix under which Forgejo/Gitea serve the REST API.
-pub(crate) const FORGEJO_API_PREFIX: &str = "/api/v1";
 
 struct Operation {
     method: String,
@@ -51,16 +44,6 @@ static GITHUB: LazyLock<Result<Description, String>> =
     LazyLock::new(|| Description::parse(GITHUB_REST));
 static FORGEJO: LazyLock<Result<Description, String>> =
     LazyLock::new(|| Description::parse(FORGEJO_REST));
-
-/// GitHub's schema is large (1.2 MB of SDL); it is parsed once, on first use.
-static GRAPHQL_SCHEMA: LazyLock<Result<Valid<Schema>, String>> = LazyLock::new(|| {
-    // GitHub's published SDL is what its server validates against; if the compiler finds
-    // schema-level nits in it, the document checks still work on the parsed schema.
-    match Schema::parse_and_validate(GITHUB_GRAPHQL, "github-schema.graphql") {
-        Ok(schema) => Ok(schema),
-        Err(with_errors) => Ok(Valid::assume_valid(with_errors.partial)),
-    }
-});
 
 impl Description {
     fn parse(text: &str) -> Result<Description, String> {
@@ -237,57 +220,6 @@ pub fn validate_rest(
     }
 }
 
-/// Parses and validates a GraphQL document against GitHub's schema; the error lists every
-/// problem the compiler found.
-pub fn validate_graphql(document: &str) -> Result<(), String> {
-    parse_graphql(document).map(|_| ())
-}
-
-/// The rate-limit points GitHub charges for a document with these variables, by its
-/// published rule (see `graphql_cost`); an error when the document does not validate.
-pub fn graphql_points(document: &str, variables: &Value) -> Result<u32, String> {
-    let parsed = parse_graphql(document)?;
-    let variables = serde_json::from_value(variables.clone()).map_err(|e| e.to_string())?;
-    Ok(crate::graphql_cost::points(&parsed, None, &variables))
-}
-
-pub(crate) fn graphql_schema() -> Result<&'static Valid<Schema>, String> {
-    GRAPHQL_SCHEMA.as_ref().map_err(Clone::clone)
-}
-
-pub(crate) fn parse_graphql(document: &str) -> Result<Valid<ExecutableDocument>, String> {
-    let schema = graphql_schema()?;
-    ExecutableDocument::parse_and_validate(schema, document, "query.graphql").map_err(|e| {
-        e.errors
-            .iter()
-            .map(|d| d.error.to_string())
-            .collect::<Vec<_>>()
-            .join("; ")
-    })
-}
-
-/// Like `parse_graphql` but keeps each problem with its location, for GitHub-shaped errors.
-pub(crate) fn graphql_errors(document: &str) -> Vec<Value> {
-    let Ok(schema) = graphql_schema() else {
-        return vec![json!({"message": "forge-sim: GitHub schema unavailable"})];
-    };
-    match ExecutableDocument::parse_and_validate(schema, document, "query.graphql") {
-        Ok(_) => Vec::new(),
-        Err(e) => e
-            .errors
-            .iter()
-            .map(|d| {
-                let mut err = json!({"message": d.error.to_string()});
-                if let Some(range) = d.line_column_range() {
-                    err["locations"] =
-                        json!([{"line": range.start.line, "column": range.start.column}]);
-                }
-                err
-            })
-            .collect(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,13 +256,5 @@ mod tests {
         assert!(
             validate_rest(ForgeFlavor::Forgejo, "GET", "/api/v1/version", 200, &closed).is_err()
         );
-    }
-
-    #[test]
-    fn validates_graphql_documents() {
-        validate_graphql("query { viewer { login } rateLimit { remaining } }").unwrap();
-        let err = validate_graphql("query { viewer { loginn } }").unwrap_err();
-        assert!(err.contains("loginn"), "{err}");
-        assert!(validate_graphql("query {").is_err());
     }
 }

@@ -9,7 +9,6 @@
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use crate::contract::FORGEJO_API_PREFIX;
 use crate::scenario::ForgeFlavor;
 use crate::scenario::UserKind;
 use crate::scenario::{PullSpec, PullState, TokenSpec};
@@ -20,6 +19,9 @@ use crate::state::{
 };
 
 /// Go's zero `time.Time`, which Forgejo prints for never-set times such as `mirror_updated`.
+/// The path prefix under which Forgejo/Gitea serve the REST API.
+pub(crate) const FORGEJO_API_PREFIX: &str = "/api/v1";
+
 const GO_ZERO_TIME: &str = "0001-01-01T00:00:00Z";
 const EPOCH: &str = "2020-01-01T00:00:00Z";
 

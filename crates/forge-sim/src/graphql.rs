@@ -13,8 +13,8 @@ use apollo_compiler::resolvers::{Execution, FieldError, ObjectValue, ResolveInfo
 use apollo_compiler::response::{JsonMap, JsonValue};
 use serde_json::{Map, Value, json};
 
-use crate::contract;
 use crate::github::{author_association, node_id, user_type};
+use crate::graphql_schema as contract;
 use crate::scenario::{PullSpec, PullState, UserKind};
 use crate::server::{Reply, Shared};
 use crate::state::{

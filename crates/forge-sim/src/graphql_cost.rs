@@ -104,7 +104,7 @@ impl Walk<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::parse_graphql;
+    use crate::graphql_schema::parse_graphql;
 
     fn cost(query: &str, variables: serde_json::Value) -> u32 {
         let document = parse_graphql(query).expect("a valid document");

@@ -636,13 +636,19 @@ pub(crate) const REACTIONS: [&str; 8] = [
     "+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes",
 ];
 
-/// Scenarios compiled into the crate, by name (the file name without `.yaml`).
-const BUILTIN: &[(&str, &str)] = &[
+/// Scenarios compiled into the crate, by name (the file name without `.yaml`): the demo's,
+/// always built in, and the tests' ones.
+const DEMO_BUILTIN: &[(&str, &str)] = &[
     ("demo-github", include_str!("../scenarios/demo-github.yaml")),
     (
         "demo-forgejo",
         include_str!("../scenarios/demo-forgejo.yaml"),
     ),
+];
+
+/// The scenarios only tests use (feature `test-scenarios`).
+#[cfg(feature = "test-scenarios")]
+const TEST_BUILTIN: &[(&str, &str)] = &[
     (
         "comments_over_100",
         include_str!("../scenarios/comments_over_100.yaml"),
@@ -739,13 +745,13 @@ impl Scenario {
 
     /// An embedded scenario by file name without `.yaml` (see [`Scenario::builtin_names`]).
     pub fn builtin(name: &str) -> Option<Scenario> {
-        let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name)?;
+        let (_, text) = builtins().find(|(n, _)| *n == name)?;
         Scenario::from_yaml(text).ok()
     }
 
     /// Names accepted by [`Scenario::builtin`].
     pub fn builtin_names() -> Vec<&'static str> {
-        BUILTIN.iter().map(|(n, _)| *n).collect()
+        builtins().map(|(n, _)| *n).collect()
     }
 
     /// Catches mistakes a YAML schema cannot: clashing numbers, unknown tokens' users,
@@ -859,6 +865,14 @@ impl Scenario {
     }
 }
 
+#[cfg(not(feature = "test-scenarios"))]
+const TEST_BUILTIN: &[(&str, &str)] = &[];
+
+/// Every built-in scenario: (name, YAML).
+fn builtins() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
+    DEMO_BUILTIN.iter().chain(TEST_BUILTIN)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -866,7 +880,7 @@ mod tests {
     #[test]
     fn every_builtin_scenario_loads() {
         for name in Scenario::builtin_names() {
-            let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name).unwrap();
+            let (_, text) = builtins().find(|(n, _)| *n == name).unwrap();
             Scenario::from_yaml(text).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
     }

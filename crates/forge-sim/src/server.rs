@@ -22,10 +22,11 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::task::{JoinHandle, JoinSet};
 
+#[cfg(feature = "faults")]
 use crate::fault::{self, Fault, FaultKind};
 use crate::scenario::{ForgeFlavor, Scenario};
 use crate::state::World;
-use crate::{SimError, contract, forgejo, github};
+use crate::{SimError, forgejo, github};
 
 /// One request as the simulator saw it. `status` is 0 when the connection was dropped
 /// without a response (the `ResetConnection` fault).
@@ -85,6 +86,7 @@ impl Sim {
             storage_log: Mutex::new(Vec::new()),
             world: Mutex::new(World::new(scenario)),
             log: Mutex::new(Vec::new()),
+            #[cfg(feature = "faults")]
             faults: Mutex::new(Vec::new()),
             violations: Mutex::new(Vec::new()),
             rate_used: Mutex::new(HashMap::new()),
@@ -160,12 +162,14 @@ impl SimHandle {
         lock(&self.shared.world).complete_check(name, conclusion)
     }
 
+    #[cfg(feature = "faults")]
     pub fn inject(&self, fault: Fault) {
         lock(&self.shared.faults).push(fault);
     }
 
     /// Every response or request that did not match the forge's published description,
-    /// oldest first; empty when all is well.
+    /// oldest first; empty when all is well (and always without the `contract` and `graphql`
+    /// features, which do the checking).
     pub fn contract_violations(&self) -> Vec<String> {
         lock(&self.shared.violations).clone()
     }
@@ -193,6 +197,7 @@ pub(crate) struct Shared {
     pub storage_log: Mutex<Vec<StorageRequest>>,
     pub world: Mutex<World>,
     log: Mutex<Vec<RecordedRequest>>,
+    #[cfg(feature = "faults")]
     faults: Mutex<Vec<Fault>>,
     violations: Mutex<Vec<String>>,
     /// GitHub rate-limit points used, by (login, resource).
@@ -367,9 +372,11 @@ async fn handle(
         graphql_points,
     };
 
+    // An injected fault answers instead of the forge, or cuts its answer short.
+    #[cfg(feature = "faults")]
     let fault = fault::take_matching(&mut lock(&shared.faults), &request.method, &request.path);
-    let mut truncate = false;
-    match fault {
+    #[cfg(feature = "faults")]
+    let truncate = match fault {
         Some(FaultKind::Status {
             code,
             headers,
@@ -390,7 +397,10 @@ async fn handle(
             }
             return Ok(into_response(reply, false));
         }
-        Some(FaultKind::Latency { ms }) => tokio::time::sleep(Duration::from_millis(ms)).await,
+        Some(FaultKind::Latency { ms }) => {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            false
+        }
         Some(FaultKind::ResetConnection) => {
             lock(&shared.log).push(record(0, None));
             return Err(Dropped("injected connection reset"));
@@ -412,7 +422,7 @@ async fn handle(
             };
             return Ok(into_response(reply, false));
         }
-        Some(FaultKind::TruncatedBody) => truncate = true,
+        Some(FaultKind::TruncatedBody) => true,
         Some(FaultKind::GraphqlError {
             message,
             error_type,
@@ -445,8 +455,10 @@ async fn handle(
             lock(&shared.log).push(record(200, points));
             return Ok(into_response(faulted, false));
         }
-        None => {}
-    }
+        None => false,
+    };
+    #[cfg(not(feature = "faults"))]
+    let truncate = false;
 
     let (reply, described_path, graphql_points) = match shared.flavor {
         ForgeFlavor::Github => github::handle(&shared, &request),
@@ -456,7 +468,17 @@ async fn handle(
             None,
         ),
     };
-    if reply.checked && contract::is_described(shared.flavor, &request.method, &described_path) {
+    check_contract(&shared, &request, &described_path, &reply);
+    lock(&shared.log).push(record(reply.status, graphql_points));
+    Ok(into_response(reply, truncate))
+}
+
+/// Records a contract violation when the response to a described operation does not match
+/// the forge's published description.
+#[cfg(feature = "contract")]
+fn check_contract(shared: &Shared, request: &Request, described_path: &str, reply: &Reply) {
+    use crate::contract;
+    if reply.checked && contract::is_described(shared.flavor, &request.method, described_path) {
         let body = match &reply.body {
             ReplyBody::Json(v) => Some(v.clone()),
             ReplyBody::Empty => Some(Value::Null),
@@ -466,7 +488,7 @@ async fn handle(
             Some(body) => contract::validate_rest(
                 shared.flavor,
                 &request.method,
-                &described_path,
+                described_path,
                 reply.status,
                 &body,
             ),
@@ -479,9 +501,11 @@ async fn handle(
             shared.violation(problem);
         }
     }
-    lock(&shared.log).push(record(reply.status, graphql_points));
-    Ok(into_response(reply, truncate))
 }
+
+/// Without the `contract` feature nothing is checked.
+#[cfg(not(feature = "contract"))]
+fn check_contract(_: &Shared, _: &Request, _: &str, _: &Reply) {}
 
 /// `/_sim/*`: the request log, faults and violations over HTTP. Not recorded in the log.
 fn control(shared: &Shared, request: &Request, rest: &str) -> Reply {
@@ -495,6 +519,7 @@ fn control(shared: &Shared, request: &Request, rest: &str) -> Reply {
             lock(&shared.log).clear();
             Reply::empty(204)
         }
+        #[cfg(feature = "faults")]
         ("POST", "faults") => match serde_json::from_slice::<Fault>(&request.body) {
             Ok(fault) => {
                 lock(&shared.faults).push(fault);

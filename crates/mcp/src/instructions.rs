@@ -2,6 +2,8 @@
 //! text cannot fall behind the tools, plus the conventions every tool shares (naming pull
 //! requests and repositories, cursors, errors), which no single tool's description owns.
 
+use resolve_pr_tools::Toolset;
+
 use crate::Selection;
 
 const PURPOSE: &str = "resolve-pr helps you take a pull request on GitHub, GitHub Enterprise, \
@@ -17,7 +19,7 @@ allow it; network, api, timeout, unknown), suggestion what to do next, details t
 /// The instructions for a server offering `selection`: its tools by toolset, each with its
 /// title, then the shared conventions.
 pub fn instructions(selection: &Selection) -> String {
-    let mut toolsets: Vec<&str> = selection.tools().iter().map(|t| t.toolset).collect();
+    let mut toolsets: Vec<Toolset> = selection.tools().iter().map(|t| t.toolset).collect();
     toolsets.sort_unstable();
     toolsets.dedup();
     let mut text = String::from(PURPOSE);

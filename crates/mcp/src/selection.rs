@@ -3,7 +3,7 @@
 //! called, so the listing never promises less than a call can do.
 
 use resolve_pr_core::Error as ToolError;
-use resolve_pr_tools::ToolSpec;
+use resolve_pr_tools::{ToolSpec, Toolset};
 use serde_json::Value;
 
 use crate::Error;
@@ -29,34 +29,34 @@ impl Selection {
     /// empty server: a typo in `--toolsets` should fail at startup, not look like a bug later.
     pub fn new(options: &Options) -> Result<Selection, Error> {
         let all = resolve_pr_tools::all();
-        let valid = toolsets(&all);
-        let wanted: Option<Vec<String>> = match &options.toolsets {
+        let valid = || Toolset::ALL.iter().map(|t| t.as_str().to_owned()).collect();
+        let wanted: Option<Vec<Toolset>> = match &options.toolsets {
             None => None,
             Some(given) => {
-                let names: Vec<String> = given
+                let names: Vec<&str> = given
                     .iter()
-                    .map(|s| s.trim().to_owned())
+                    .map(|s| s.trim())
                     .filter(|s| !s.is_empty())
                     .collect();
                 if names.is_empty() {
-                    return Err(Error::NoToolsets { valid });
+                    return Err(Error::NoToolsets { valid: valid() });
                 }
-                if let Some(bad) = names.iter().find(|n| !valid.contains(n)) {
-                    return Err(Error::UnknownToolset {
-                        given: bad.clone(),
-                        valid,
-                    });
+                let mut sets = Vec::with_capacity(names.len());
+                for name in names {
+                    let Some(set) = Toolset::from_name(name) else {
+                        return Err(Error::UnknownToolset {
+                            given: name.to_owned(),
+                            valid: valid(),
+                        });
+                    };
+                    sets.push(set);
                 }
-                Some(names)
+                Some(sets)
             }
         };
         let enabled: Vec<ToolSpec> = all
             .into_iter()
-            .filter(|t| {
-                wanted
-                    .as_ref()
-                    .is_none_or(|w| w.iter().any(|n| n == t.toolset))
-            })
+            .filter(|t| wanted.as_ref().is_none_or(|w| w.contains(&t.toolset)))
             .filter(|t| !(options.read_only && t.writes()))
             .collect();
         for tool in &enabled {
@@ -107,7 +107,7 @@ impl Selection {
             }
             Some(t) => format!(
                 "the tool {name:?} belongs to the toolset {:?}, which is not enabled (--toolsets {})",
-                t.toolset,
+                t.toolset.as_str(),
                 self.options
                     .toolsets
                     .as_deref()
@@ -128,14 +128,6 @@ impl Selection {
     }
 }
 
-/// Every toolset of the registry, sorted, once each.
-fn toolsets(tools: &[ToolSpec]) -> Vec<String> {
-    let mut sets: Vec<String> = tools.iter().map(|t| t.toolset.to_owned()).collect();
-    sets.sort();
-    sets.dedup();
-    sets
-}
-
 /// MCP requires both schemas of a tool to describe an object.
 fn is_object_schema(schema: &Value) -> bool {
     schema.get("type").and_then(Value::as_str) == Some("object")
@@ -148,13 +140,7 @@ mod tests {
     #[test]
     fn every_tool_by_default() {
         let s = Selection::new(&Options::default()).unwrap();
-        assert_eq!(
-            s.names(),
-            resolve_pr_tools::all()
-                .iter()
-                .map(|t| t.name)
-                .collect::<Vec<_>>()
-        );
+        assert_eq!(s.names(), registry_names(|_| true));
     }
 
     #[test]
@@ -165,6 +151,8 @@ mod tests {
         })
         .unwrap();
         assert!(s.tools().iter().all(|t| !t.writes()));
+        let readers = registry_names(|t| !t.writes());
+        assert_eq!(s.names(), readers);
         assert!(s.find("pr_comment_list").is_ok());
         let Err(e) = s.find("pr_comment_create") else {
             panic!("found")
@@ -172,8 +160,8 @@ mod tests {
         assert_eq!(e.category, resolve_pr_core::Category::User);
         assert!(e.error.contains("read-only mode"), "{}", e.error);
         assert_eq!(
-            e.suggestion.as_deref(),
-            Some("Available tools: pr_comment_list, find_unresolved_comments, get_failing_tests.")
+            e.suggestion,
+            Some(format!("Available tools: {}.", readers.join(", ")))
         );
     }
 
@@ -206,10 +194,20 @@ mod tests {
         };
         assert_eq!(e.error, "there is no tool named \"pr_comment_delete\"");
         assert_eq!(
-            e.suggestion.as_deref(),
-            Some(
-                "Available tools: pr_comment_list, pr_comment_create, find_unresolved_comments, reply_to_review_thread, resolve_review_thread, unresolve_review_thread, get_failing_tests."
-            )
+            e.suggestion,
+            Some(format!(
+                "Available tools: {}.",
+                registry_names(|_| true).join(", ")
+            ))
         );
+    }
+
+    /// The registry's tool names that pass `keep`, in registry order.
+    fn registry_names(keep: impl Fn(&ToolSpec) -> bool) -> Vec<&'static str> {
+        resolve_pr_tools::all()
+            .iter()
+            .filter(|t| keep(t))
+            .map(|t| t.name)
+            .collect()
     }
 }

@@ -1,15 +1,16 @@
 //! The MCP server as a client sees it, over an in-process connection: the published tool
-//! list (pinned by a snapshot), read-only mode and toolsets, error results, cancellation.
+//! list (each tool pinned by its own snapshot), read-only mode and toolsets, error results,
+//! cancellation. Lists of tools come from the registry, never typed out here.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use resolve_pr_core::CursorCodec;
 use resolve_pr_forge::{ClientOptions, Config, Forges};
 use resolve_pr_mcp::{Error, Options, Selection, Server, tools_list_json};
-use resolve_pr_tools::Context;
+use resolve_pr_tools::{Context, ToolSpec, Toolset};
 use rmcp::model::{CallToolRequestParams, ClientRequest, ErrorCode, Request};
 use rmcp::service::{PeerRequestOptions, RunningService};
 use rmcp::{RoleClient, ServiceError, ServiceExt};
@@ -87,7 +88,7 @@ async fn tool_list_matches_the_snapshot() {
         assert_eq!(tool["inputSchema"]["type"], "object", "{}", tool["name"]);
         assert_eq!(tool["outputSchema"]["type"], "object", "{}", tool["name"]);
     }
-    assert_snapshot("tools.json", &listed);
+    assert_tool_snapshots(listed.as_array().unwrap());
 }
 
 /// The instructions name exactly the tools this server offers, from the registry: a tool
@@ -146,14 +147,9 @@ async fn read_only_hides_and_refuses_writing_tools() {
         .into_iter()
         .map(|t| t.name.into_owned())
         .collect();
-    assert_eq!(
-        names,
-        [
-            "pr_comment_list",
-            "find_unresolved_comments",
-            "get_failing_tests"
-        ]
-    );
+    let readers = registry_names(|t| !t.writes());
+    assert!(!readers.is_empty() && readers.len() < resolve_pr_tools::all().len());
+    assert_eq!(names, readers);
 
     let args = json!({"repository": "o/r", "pull_request_number": 1, "comment": "hi"});
     let err = client
@@ -172,14 +168,7 @@ async fn read_only_hides_and_refuses_writing_tools() {
     );
     let data = err.data.unwrap();
     assert_eq!(data["category"], "user");
-    assert_eq!(
-        data["details"]["available"],
-        json!([
-            "pr_comment_list",
-            "find_unresolved_comments",
-            "get_failing_tests"
-        ])
-    );
+    assert_eq!(data["details"]["available"], json!(readers));
 }
 
 #[tokio::test]
@@ -195,9 +184,11 @@ async fn unknown_tool_is_a_protocol_error_naming_the_tools() {
     assert_eq!(err.code, ErrorCode::INVALID_PARAMS);
     assert_eq!(
         err.message,
-        "Unknown tool: pr_comment_delete: there is no tool named \"pr_comment_delete\". \
-         Available tools: pr_comment_list, pr_comment_create, find_unresolved_comments, \
-         reply_to_review_thread, resolve_review_thread, unresolve_review_thread, get_failing_tests."
+        format!(
+            "Unknown tool: pr_comment_delete: there is no tool named \"pr_comment_delete\". \
+             Available tools: {}.",
+            registry_names(|_| true).join(", ")
+        )
     );
 }
 
@@ -208,7 +199,16 @@ async fn toolsets_filter_and_reject_unknown_names() {
         toolsets: Some(vec!["comments".into()]),
     };
     let client = connect(comments, UNREACHABLE).await;
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 2);
+    let listed: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect();
+    let in_comments = registry_names(|t| t.toolset == Toolset::Comments);
+    assert!(!in_comments.is_empty() && in_comments.len() < resolve_pr_tools::all().len());
+    assert_eq!(listed, in_comments);
 
     let typo = Options {
         read_only: false,
@@ -314,27 +314,91 @@ async fn cancelling_a_call_stops_its_forge_requests() {
     );
 }
 
-/// Compares `value` with `tests/snapshots/NAME`; `UPDATE_SNAPSHOTS=1` rewrites the file.
-/// A changed tool contract must show up as a reviewed diff, never by accident.
-fn assert_snapshot(name: &str, value: &Value) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/snapshots")
-        .join(name);
+/// The registry's tool names that pass `keep`, in registry order.
+fn registry_names(keep: impl Fn(&ToolSpec) -> bool) -> Vec<&'static str> {
+    resolve_pr_tools::all()
+        .iter()
+        .filter(|t| keep(t))
+        .map(|t| t.name)
+        .collect()
+}
+
+/// Where each tool's contract is pinned: `tests/snapshots/tools/NAME.json`, one file per tool.
+fn snapshot_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/tools")
+}
+
+fn updating_snapshots() -> bool {
+    std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| v == "1")
+}
+
+/// Compares every listed tool with its snapshot file, and fails on a tool without a snapshot
+/// and on a snapshot without a tool; `UPDATE_SNAPSHOTS=1` rewrites the files and removes the
+/// snapshots of tools that are gone. A changed tool contract must show up as a reviewed diff
+/// of that tool's file, never by accident.
+fn assert_tool_snapshots(listed: &[Value]) {
+    let dir = snapshot_dir();
+    let names: Vec<&str> = listed
+        .iter()
+        .map(|t| t["name"].as_str().expect("every tool has a name"))
+        .collect();
+    let mut problems = Vec::new();
+    for (name, tool) in names.iter().zip(listed) {
+        if let Err(problem) = assert_snapshot(&dir.join(format!("{name}.json")), tool) {
+            problems.push(problem);
+        }
+    }
+    if updating_snapshots() {
+        std::fs::create_dir_all(&dir).unwrap();
+    }
+    let mut stale = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        let is_json = path.extension().is_some_and(|e| e == "json");
+        if !(is_json && names.contains(&stem)) {
+            stale.push(path);
+        }
+    }
+    for path in stale {
+        if updating_snapshots() {
+            std::fs::remove_file(&path).unwrap();
+        } else {
+            problems.push(format!(
+                "{} is the snapshot of no tool the registry lists (run with UPDATE_SNAPSHOTS=1 \
+                 to remove it)",
+                path.display()
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+/// Compares `value` with the file at `path`; `UPDATE_SNAPSHOTS=1` rewrites the file.
+fn assert_snapshot(path: &Path, value: &Value) -> Result<(), String> {
     let actual = serde_json::to_string_pretty(value).unwrap() + "\n";
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| v == "1") {
-        std::fs::write(&path, &actual).unwrap();
-        return;
+    if updating_snapshots() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &actual).unwrap();
+        return Ok(());
     }
-    let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    if expected != actual {
-        let diff = similar::TextDiff::from_lines(&expected, &actual)
-            .unified_diff()
-            .context_radius(3)
-            .header("snapshot", "actual")
-            .to_string();
-        panic!(
-            "{} does not match the tool contract (run with UPDATE_SNAPSHOTS=1 to accept):\n{diff}",
+    let Ok(expected) = std::fs::read_to_string(path) else {
+        return Err(format!(
+            "{} is missing: every tool needs a snapshot of its contract (run with \
+             UPDATE_SNAPSHOTS=1 to write it, then review it)",
             path.display()
-        );
+        ));
+    };
+    if expected == actual {
+        return Ok(());
     }
+    let diff = similar::TextDiff::from_lines(&expected, &actual)
+        .unified_diff()
+        .context_radius(3)
+        .header("snapshot", "actual")
+        .to_string();
+    Err(format!(
+        "{} does not match the tool contract (run with UPDATE_SNAPSHOTS=1 to accept):\n{diff}",
+        path.display()
+    ))
 }

@@ -252,7 +252,7 @@ have no resolved state, so all are listed except the author's own; minimized one
 Replies share their thread's action_commands through thread_id. Run a reply_command as \
 `<reply_command> <<'EOF'`, a line {\"body\": \"...\"}, then EOF; run resolve_command only \
 after the fix is verified.";
-    const TOOLSET: &'static str = "reviews";
+    const TOOLSET: crate::Toolset = crate::Toolset::Reviews;
     const ANNOTATIONS: Annotations = Annotations {
         read_only: true,
         destructive: false,

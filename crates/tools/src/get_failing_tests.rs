@@ -333,7 +333,7 @@ as a low-confidence error block) and check annotations; other CI systems give th
 low confidence. Without wait it answers at once, with poll_info while checks run. \
 instructions.priority says what to fix first and why: collection, import and build errors hide the \
 tests behind them.";
-    const TOOLSET: &'static str = "ci";
+    const TOOLSET: crate::Toolset = crate::Toolset::Ci;
     const ANNOTATIONS: Annotations = Annotations {
         read_only: true,
         destructive: false,

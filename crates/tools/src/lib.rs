@@ -5,16 +5,21 @@
 
 pub mod action_commands;
 mod arguments;
-pub mod find_unresolved_comments;
-pub mod get_failing_tests;
-pub mod pr_comment_create;
-pub mod pr_comment_list;
 pub mod registry;
-pub mod reply_to_review_thread;
-pub mod resolve_review_thread;
 mod schema;
 mod shared;
-pub mod unresolve_review_thread;
+
+// The registry: every tool's module and the type in it that implements `registry::Tool`, in
+// the order tools/list shows them. Adding a tool is its module and one line here.
+registry::tools! {
+    pr_comment_list::PrCommentList,
+    pr_comment_create::PrCommentCreate,
+    find_unresolved_comments::FindUnresolvedComments,
+    reply_to_review_thread::ReplyToReviewThread,
+    resolve_review_thread::ResolveReviewThread,
+    unresolve_review_thread::UnresolveReviewThread,
+    get_failing_tests::GetFailingTests,
+}
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,7 +28,7 @@ pub use futures::future::BoxFuture;
 use resolve_pr_core::CursorCodec;
 use resolve_pr_forge::Forges;
 
-pub use registry::{Annotations, ToolOutput, ToolSpec, all, call, find};
+pub use registry::{Annotations, ToolOutput, ToolSpec, Toolset, all, call, find};
 
 /// What every tool call may use. Built once per process; every call stands alone.
 #[derive(Clone)]

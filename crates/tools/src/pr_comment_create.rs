@@ -39,7 +39,7 @@ impl Tool for PrCommentCreate {
     const DESCRIPTION: &'static str = "Post a comment on a pull request's conversation (GitHub, \
 GitHub Enterprise, Forgejo or Gitea). To answer a review thread, use reply_to_review_thread. \
 Nothing is written unless every argument is valid; an issue's number is a 'not found' error.";
-    const TOOLSET: &'static str = "comments";
+    const TOOLSET: crate::Toolset = crate::Toolset::Comments;
     const ANNOTATIONS: Annotations = Annotations {
         read_only: false,
         destructive: false,

@@ -55,7 +55,7 @@ impl Tool for PrCommentList {
     const DESCRIPTION: &'static str = "List the conversation comments of a pull request on \
 GitHub, GitHub Enterprise, Forgejo or Gitea, oldest first, 20 a page. Comments on code lines \
 are in review threads: find_unresolved_comments lists those.";
-    const TOOLSET: &'static str = "comments";
+    const TOOLSET: crate::Toolset = crate::Toolset::Comments;
     const ANNOTATIONS: Annotations = Annotations {
         read_only: true,
         destructive: false,

@@ -1,6 +1,10 @@
 //! The list of tools with their contracts (name, description, schemas, annotations), and
 //! dispatch by name with JSON arguments. Arguments that do not fit the input schema are one
 //! `user` error naming every bad argument.
+//!
+//! The list itself is the [`tools!`] invocation in `lib.rs`: one line per tool, which also
+//! declares the tool's module. Everything else (MCP tools/list, the server's instructions,
+//! `resolve-pr tools`, the tests' lists of tools, the contract snapshots) reads it from here.
 
 use futures::future::BoxFuture;
 use resolve_pr_core::{Error, Result};
@@ -10,6 +14,43 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::{Context, arguments};
+
+/// The groups `--toolsets` selects by. Declared in the order of their names, which is the
+/// order they are listed in (instructions, error messages).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Toolset {
+    /// Why CI failed: `get_failing_tests`.
+    Ci,
+    /// A pull request's conversation.
+    Comments,
+    /// Review threads: finding, answering and resolving them.
+    Reviews,
+}
+
+impl Toolset {
+    /// Every toolset, sorted by name.
+    pub const ALL: [Toolset; 3] = [Toolset::Ci, Toolset::Comments, Toolset::Reviews];
+
+    /// The name `--toolsets` takes and tools/list shows.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Toolset::Ci => "ci",
+            Toolset::Comments => "comments",
+            Toolset::Reviews => "reviews",
+        }
+    }
+
+    /// The toolset called `name` exactly (names are lower case).
+    pub fn from_name(name: &str) -> Option<Toolset> {
+        Toolset::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for Toolset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// MCP tool annotations: hints to clients about what a call does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -42,7 +83,7 @@ pub struct ToolSpec {
     pub title: &'static str,
     pub description: &'static str,
     /// The group `--toolsets` selects by.
-    pub toolset: &'static str,
+    pub toolset: Toolset,
     pub annotations: Annotations,
     pub input_schema: Value,
     pub output_schema: Value,
@@ -72,7 +113,7 @@ pub(crate) trait Tool {
     const NAME: &'static str;
     const TITLE: &'static str;
     const DESCRIPTION: &'static str;
-    const TOOLSET: &'static str;
+    const TOOLSET: Toolset;
     const ANNOTATIONS: Annotations;
     type Input: DeserializeOwned + JsonSchema + Send;
     type Output: Serialize + JsonSchema;
@@ -92,7 +133,21 @@ pub(crate) trait Tool {
     }
 }
 
-fn spec<T: Tool>() -> ToolSpec {
+/// Declares every tool's module and registers the tool, in the order tools/list shows them:
+/// `module::Type` per line, where `Type` implements [`Tool`]. Invoked once, in `lib.rs`.
+macro_rules! tools {
+    ($($module:ident :: $tool:ident),+ $(,)?) => {
+        $(pub mod $module;)+
+
+        /// Every tool's spec, in registration order.
+        fn registered() -> Vec<$crate::registry::ToolSpec> {
+            vec![$($crate::registry::spec::<$module::$tool>()),+]
+        }
+    };
+}
+pub(crate) use tools;
+
+pub(crate) fn spec<T: Tool>() -> ToolSpec {
     fn call<'a, T: Tool>(
         ctx: &'a Context,
         input_schema: &'a Value,
@@ -164,17 +219,9 @@ fn parse_args<T: DeserializeOwned>(tool: &str, input_schema: &Value, args: &Valu
     })
 }
 
-/// Every tool, in a stable order.
+/// Every tool, in a stable order (the order of the [`tools!`] list in `lib.rs`).
 pub fn all() -> Vec<ToolSpec> {
-    vec![
-        spec::<crate::pr_comment_list::PrCommentList>(),
-        spec::<crate::pr_comment_create::PrCommentCreate>(),
-        spec::<crate::find_unresolved_comments::FindUnresolvedComments>(),
-        spec::<crate::reply_to_review_thread::ReplyToReviewThread>(),
-        spec::<crate::resolve_review_thread::ResolveReviewThread>(),
-        spec::<crate::unresolve_review_thread::UnresolveReviewThread>(),
-        spec::<crate::get_failing_tests::GetFailingTests>(),
-    ]
+    crate::registered()
 }
 
 pub fn find(name: &str) -> Option<ToolSpec> {

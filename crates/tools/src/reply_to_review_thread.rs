@@ -66,7 +66,7 @@ impl Tool for ReplyToReviewThread {
 (GitHub, GitHub Enterprise, Gitea 1.27+). It does not resolve the thread: call \
 resolve_review_thread once the fix is verified, and never reply just to mark a thread done. \
 Nothing is written unless the thread belongs to this pull request.";
-    const TOOLSET: &'static str = "reviews";
+    const TOOLSET: crate::Toolset = crate::Toolset::Reviews;
     const ANNOTATIONS: Annotations = Annotations {
         read_only: false,
         destructive: false,

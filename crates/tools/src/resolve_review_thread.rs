@@ -63,7 +63,7 @@ impl Tool for ResolveReviewThread {
     const DESCRIPTION: &'static str = "Mark a review thread of a pull request resolved (GitHub, \
 GitHub Enterprise, Gitea 1.26+), ONLY after the fix it asks for is verified. Idempotent: an \
 already resolved thread is a success with changed: false. Undo with unresolve_review_thread.";
-    const TOOLSET: &'static str = "reviews";
+    const TOOLSET: crate::Toolset = crate::Toolset::Reviews;
     const ANNOTATIONS: Annotations = ANNOTATIONS;
     type Input = Input;
     type Output = Output;

@@ -16,7 +16,7 @@ impl Tool for UnresolveReviewThread {
     const DESCRIPTION: &'static str = "Reopen a resolved review thread of a pull request, e.g. \
 when its fix turned out incomplete. Works like resolve_review_thread: a thread that is not \
 resolved is a success with changed: false.";
-    const TOOLSET: &'static str = "reviews";
+    const TOOLSET: crate::Toolset = crate::Toolset::Reviews;
     const ANNOTATIONS: Annotations = ANNOTATIONS;
     type Input = Input;
     type Output = Output;

@@ -355,6 +355,7 @@ async fn filters_and_sorts(flavor: Flavor) {
     }
 }
 
+#[allow(clippy::print_stdout, reason = "reports the cost it measures")]
 async fn over_100_threads_come_out_whole(flavor: Flavor) {
     let (scenario, token) = match flavor {
         Flavor::GitHub => ("threads_over_100", "ghp_write"),

@@ -2,6 +2,11 @@
 //! out-of-process tests and demos. Prints one line, `listening http://127.0.0.1:PORT`, then
 //! serves until stdin closes or SIGTERM/Ctrl-C. Control endpoints live under `/_sim/`.
 
+#![allow(
+    clippy::print_stderr,
+    reason = "a command-line program reports bad usage on stderr"
+)]
+
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
