@@ -179,6 +179,31 @@ impl JobCache {
     }
 }
 
+#[cfg(test)]
+mod scope_tests {
+    use super::*;
+
+    #[test]
+    fn scoped_views_share_memory_but_not_entries() {
+        let cache = JobCache::default();
+        let theirs = cache.scoped("fingerprint-b");
+        assert_eq!(
+            cache.key("k".into()),
+            "k",
+            "the server's keys are unchanged"
+        );
+        assert_ne!(theirs.key("k".into()), cache.key("k".into()));
+        assert_ne!(
+            theirs.key("k".into()),
+            cache.scoped("fingerprint-c").key("k".into())
+        );
+        remember(&theirs.junit, theirs.key("k".into()), Arc::new(Vec::new()));
+        let lookup = |c: &JobCache| c.junit.lock().unwrap().contains_key(&c.key("k".into()));
+        assert!(lookup(&theirs) && lookup(&cache.scoped("fingerprint-b")));
+        assert!(!lookup(&cache) && !lookup(&cache.scoped("fingerprint-c")));
+    }
+}
+
 /// Values by a key naming the forge, the repository, the run or job, and when it finished
 /// (see [`job_key`]).
 type Memo<V> = Arc<Mutex<HashMap<String, V>>>;
