@@ -40,6 +40,10 @@ pub struct RecordedRequest {
     pub conditional: bool,
     /// The request carried a token the scenario knows.
     pub authenticated: bool,
+    /// The token the request's `Authorization` header carried, known or not: tests check
+    /// whose credentials a client used. (Scenario tokens are test data, not secrets.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
     /// GitHub GraphQL: the rate-limit points the query cost, by GitHub's published rule
     /// (0 for a query that was refused or did not parse); `None` for other requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -359,9 +363,10 @@ async fn handle(
         return Ok(into_response(control(&shared, &request, rest), false));
     }
 
-    let authenticated = request
-        .token()
-        .is_some_and(|t| lock(&shared.world).token(&t).is_some());
+    let token = request.token();
+    let authenticated = token
+        .as_deref()
+        .is_some_and(|t| lock(&shared.world).token(t).is_some());
     let record = |status: u16, graphql_points: Option<u32>| RecordedRequest {
         method: request.method.clone(),
         path: request.path.clone(),
@@ -369,6 +374,7 @@ async fn handle(
         status,
         conditional: request.headers.contains_key(hyper::header::IF_NONE_MATCH),
         authenticated,
+        token: token.clone(),
         graphql_points,
     };
 

@@ -181,7 +181,7 @@ async fn control_endpoints_drive_an_out_of_process_simulator() {
         log,
         vec![json!({
             "method": "GET", "path": PULL, "query": null, "status": 503,
-            "conditional": false, "authenticated": true
+            "conditional": false, "authenticated": true, "token": TOKEN
         })]
     );
     let cleared = client

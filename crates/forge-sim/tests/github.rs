@@ -425,6 +425,7 @@ async fn records_every_request() {
                 status: 200,
                 conditional: false,
                 authenticated: true,
+                token: Some(WRITE.into()),
                 graphql_points: None,
             },
             RecordedRequest {
@@ -434,6 +435,7 @@ async fn records_every_request() {
                 status: 401,
                 conditional: false,
                 authenticated: false,
+                token: None,
                 graphql_points: None,
             },
         ]

@@ -13,6 +13,7 @@
 pub mod ci;
 pub mod commands;
 pub mod config;
+mod credential;
 mod download;
 mod error;
 pub mod forgejo;
@@ -24,13 +25,14 @@ mod wording;
 
 pub use ci::*;
 pub use commands::CommandRecipes;
-pub use config::{Config, ForgeKind, HostConfig, ShortReferences};
+pub use config::{Config, ForgeKind, HostConfig, Secret, ShortReferences};
+pub use credential::{Credential, CredentialKey, Fingerprint};
 pub use error::{Error, Report, Result, Transport};
 pub use forgejo::Forgejo;
 pub use github::GitHub;
 pub use http::{ClientOptions, EnvLookup, RetryPolicy};
 pub use model::*;
-pub use router::Forges;
+pub use router::{ClientKey, Forges, TOKEN_CLIENTS};
 
 use std::sync::Arc;
 

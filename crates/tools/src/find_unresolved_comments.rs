@@ -272,7 +272,7 @@ after the fix is verified.";
             Some(c) => Some(ctx.cursors.decode::<Position>(Self::NAME, raw, c)?),
             None => None,
         };
-        let forge = ctx.forges.for_repo(&pr.repo)?;
+        let forge = ctx.forge(&pr.repo)?;
 
         let feedback = forge.threads().review_feedback(&pr).await?;
         // Probing (Forgejo/Gitea) tries the endpoints on a thread we already have.

@@ -356,7 +356,7 @@ tests behind them.";
             Some(c) => Some(ctx.cursors.decode::<Position>(Self::NAME, raw, c)?),
             None => None,
         };
-        let forge = ctx.forges.for_repo(&pr.repo)?;
+        let forge = ctx.forge(&pr.repo)?;
         let (snapshot, wait) = if input.wait && position.is_none() {
             let (snapshot, report) =
                 wait::until_settled(ctx, forge.as_ref(), &pr, input.bail_on_first, limit).await?;
@@ -373,7 +373,7 @@ tests behind them.";
             forge.as_ref(),
             &pr.repo,
             &snapshot,
-            &ctx.job_cache,
+            &ctx.job_cache(),
             ctx.ci.max_log_bytes,
         )
         .await;

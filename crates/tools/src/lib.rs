@@ -26,14 +26,19 @@ use std::time::Duration;
 
 pub use futures::future::BoxFuture;
 use resolve_pr_core::CursorCodec;
-use resolve_pr_forge::Forges;
+use resolve_pr_core::RepoRef;
+use resolve_pr_forge::{Credential, CredentialKey, Forge, Forges};
 
 pub use registry::{Annotations, ToolOutput, ToolSpec, Toolset, all, call, find};
 
-/// What every tool call may use. Built once per process; every call stands alone.
+/// What every tool call may use. Built once per process; every call stands alone, and a
+/// server sets per call what belongs to the call (its progress sink, its credential).
 #[derive(Clone)]
 pub struct Context {
     pub forges: Arc<Forges>,
+    /// Whose credentials the call reaches forges with: the server's (stdio, CLI), or the
+    /// caller's token (the HTTP transport, from the request's `Authorization` header).
+    pub credential: Credential,
     pub cursors: CursorCodec,
     /// Where a long call reports how far it is (MCP progress notifications); set per call by
     /// the server when the client asked for progress.
@@ -41,14 +46,16 @@ pub struct Context {
     pub ci: CiSettings,
     /// Failures found in completed jobs' logs, by job: a finished job's log never changes,
     /// so later pages and polls of a long-running server do not download it again. The pr
-    /// layer's cache, held here because a `Context` lives as long as the process.
-    pub(crate) job_cache: resolve_pr_pr::JobCache,
+    /// layer's cache, held here because a `Context` lives as long as the process; read it
+    /// through [`Context::job_cache`], which keys it by the call's credential.
+    job_cache: resolve_pr_pr::JobCache,
 }
 
 impl Context {
     pub fn new(forges: Arc<Forges>, cursors: CursorCodec) -> Self {
         Context {
             forges,
+            credential: Credential::Server,
             cursors,
             progress: None,
             ci: CiSettings::default(),
@@ -61,6 +68,30 @@ impl Context {
         Context {
             progress: Some(sink),
             ..self.clone()
+        }
+    }
+
+    /// This context, reaching forges with `credential`. Everything cached stays shared; what
+    /// holds forge data is keyed by credential, so nothing one credential read is served to
+    /// another.
+    pub fn with_credential(&self, credential: Credential) -> Self {
+        Context {
+            credential,
+            ..self.clone()
+        }
+    }
+
+    /// The client of the repository's forge, with the call's credential. Tools reach forges
+    /// only through this.
+    pub(crate) fn forge(&self, repo: &RepoRef) -> resolve_pr_forge::Result<Arc<dyn Forge>> {
+        self.forges.for_repo_as(repo, &self.credential)
+    }
+
+    /// The job cache as the call's credential sees it.
+    pub(crate) fn job_cache(&self) -> resolve_pr_pr::JobCache {
+        match self.credential.key() {
+            CredentialKey::Server => self.job_cache.clone(),
+            CredentialKey::Token(fingerprint) => self.job_cache.scoped(fingerprint.as_str()),
         }
     }
 

@@ -55,7 +55,7 @@ Nothing is written unless every argument is valid; an issue's number is a 'not f
             problems.push("comment must not be empty or only whitespace".to_owned());
         }
         let pr = pr_from_args(&input.repository, input.pull_request_number, problems)?;
-        let forge = ctx.forges.for_repo(&pr.repo)?;
+        let forge = ctx.forge(&pr.repo)?;
         // The forge checks that the number is a pull request before it writes.
         let comment = forge
             .pull_requests()

@@ -71,7 +71,7 @@ are in review threads: find_unresolved_comments lists those.";
             Some(c) => Some(ctx.cursors.decode::<Position>(Self::NAME, raw, c)?),
             None => None,
         };
-        let forge = ctx.forges.for_repo(&pr.repo)?;
+        let forge = ctx.forge(&pr.repo)?;
         let fetch = |page: u32| {
             let forge = forge.clone();
             let pr = pr.clone();

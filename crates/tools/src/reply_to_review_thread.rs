@@ -87,7 +87,7 @@ Nothing is written unless the thread belongs to this pull request.";
             // pr_from_ref reported the selector's problem; this is only for the type checker.
             return Err(resolve_pr_core::Error::user("give thread_id or comment_id"));
         };
-        let forge = ctx.forges.for_repo(&pr.repo)?;
+        let forge = ctx.forge(&pr.repo)?;
         // Looking the thread up on this PR first means a thread id of another PR writes nothing.
         let thread = find_thread(forge.as_ref(), &pr, &selector).await?;
         let posted = forge

@@ -86,7 +86,7 @@ pub(crate) async fn set_resolved(ctx: &Context, input: Input, resolved: bool) ->
         // pr_from_ref already failed with the selector's problem; this satisfies the types.
         return Err(Error::user("give thread_id or comment_id"));
     };
-    let forge = ctx.forges.for_repo(&pr.repo)?;
+    let forge = ctx.forge(&pr.repo)?;
     // The forge refuses a thread of another PR here, before any write.
     let before = find_thread(forge.as_ref(), &pr, &selector).await?;
     let was_resolved = before.is_resolved;

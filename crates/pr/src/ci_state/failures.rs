@@ -155,6 +155,53 @@ pub struct CheckFindings {
 pub struct JobCache {
     jobs: Memo<Arc<CheckFindings>>,
     junit: Memo<Arc<Vec<ReportFile>>>,
+    /// Whose credential read what this view remembers: part of every key, so what one
+    /// caller's token could read is never served to another.
+    scope: Arc<str>,
+}
+
+impl JobCache {
+    /// The same memory, seen by the credential `scope` names (a fingerprint, never a token):
+    /// it finds only what was remembered under the same scope.
+    pub fn scoped(&self, scope: &str) -> JobCache {
+        JobCache {
+            scope: scope.into(),
+            ..self.clone()
+        }
+    }
+
+    fn key(&self, key: String) -> String {
+        if self.scope.is_empty() {
+            key
+        } else {
+            format!("{}|{key}", self.scope)
+        }
+    }
+}
+
+#[cfg(test)]
+mod scope_tests {
+    use super::*;
+
+    #[test]
+    fn scoped_views_share_memory_but_not_entries() {
+        let cache = JobCache::default();
+        let theirs = cache.scoped("fingerprint-b");
+        assert_eq!(
+            cache.key("k".into()),
+            "k",
+            "the server's keys are unchanged"
+        );
+        assert_ne!(theirs.key("k".into()), cache.key("k".into()));
+        assert_ne!(
+            theirs.key("k".into()),
+            cache.scoped("fingerprint-c").key("k".into())
+        );
+        remember(&theirs.junit, theirs.key("k".into()), Arc::new(Vec::new()));
+        let lookup = |c: &JobCache| c.junit.lock().unwrap().contains_key(&c.key("k".into()));
+        assert!(lookup(&theirs) && lookup(&cache.scoped("fingerprint-b")));
+        assert!(!lookup(&cache) && !lookup(&cache.scoped("fingerprint-c")));
+    }
 }
 
 /// Values by a key naming the forge, the repository, the run or job, and when it finished
@@ -214,7 +261,7 @@ pub(super) async fn collect(
                 .filter_map(|c| c.actions_job.as_ref().map(|j| job_key(repo, c, j)))
                 .collect();
             jobs.sort();
-            let key = jobs.join(",");
+            let key = cache.key(jobs.join(","));
             if let Some(hit) = cache.junit.lock().ok().and_then(|c| c.get(&key).cloned()) {
                 return (run, hit);
             }
@@ -419,7 +466,7 @@ async fn check_findings(
     let Some(job) = &check.actions_job else {
         return Arc::new(other_ci(check));
     };
-    let key = job_key(repo, check, job);
+    let key = cache.key(job_key(repo, check, job));
     let mut cacheable = check.state == CheckState::Completed;
     if cacheable && let Some(hit) = cache.jobs.lock().ok().and_then(|c| c.get(&key).cloned()) {
         return hit;
