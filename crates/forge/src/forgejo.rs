@@ -6,6 +6,7 @@ mod ci;
 mod commands;
 mod threads;
 
+use crate::time::Timestamp;
 use crate::wording::{not_found_hint, subject};
 use crate::{Error, Result};
 use std::collections::HashMap;
@@ -516,8 +517,10 @@ struct FjComment {
     user: Option<FjUser>,
     #[serde(default)]
     body: String,
-    created_at: String,
-    updated_at: String,
+    #[serde(deserialize_with = "crate::time::rfc3339::deserialize")]
+    created_at: Timestamp,
+    #[serde(deserialize_with = "crate::time::rfc3339::deserialize")]
+    updated_at: Timestamp,
     #[serde(default)]
     html_url: String,
 }

@@ -19,6 +19,7 @@ use super::{FjPull, Forgejo, not_found_hint, subject};
 use crate::download::{self, Labels, Source};
 use crate::github::ci::status_state;
 use crate::http::Request;
+use crate::time::Timestamp;
 use crate::{
     ActionsJobRef, Artifact, Check, CheckConclusion, CheckKind, CheckState, CiSnapshot, Job,
     LogStream, Step, WorkflowRun,
@@ -559,10 +560,10 @@ struct FjStatus {
     description: Option<String>,
     #[serde(default)]
     target_url: Option<String>,
-    #[serde(default)]
-    created_at: Option<String>,
-    #[serde(default)]
-    updated_at: Option<String>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    created_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    updated_at: Option<Timestamp>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -604,10 +605,10 @@ struct FjRun {
     status: Option<String>,
     #[serde(default)]
     html_url: Option<String>,
-    #[serde(default)]
-    started: Option<String>,
-    #[serde(default)]
-    updated: Option<String>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    started: Option<Timestamp>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    updated: Option<Timestamp>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -635,10 +636,10 @@ struct FjJob {
     conclusion: Option<String>,
     #[serde(default)]
     html_url: Option<String>,
-    #[serde(default)]
-    started_at: Option<String>,
-    #[serde(default)]
-    completed_at: Option<String>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    started_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    completed_at: Option<Timestamp>,
     #[serde(default)]
     steps: Option<Vec<FjStep>>,
 }
@@ -695,8 +696,8 @@ mod tests {
             status: status.into(),
             description: None,
             target_url: None,
-            created_at: Some(at.into()),
-            updated_at: Some(at.into()),
+            created_at: crate::time::parse_time(at),
+            updated_at: crate::time::parse_time(at),
         };
         let kept = latest(vec![
             s(1, "a", "pending", "2024-01-01T00:00:00Z"),
