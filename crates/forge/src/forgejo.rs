@@ -577,4 +577,21 @@ mod tests {
             }
         );
     }
+
+    #[test]
+    fn comment_times_with_the_servers_offset_are_utc_instants() {
+        let c: FjComment = serde_json::from_value(json!({
+            "id": 1, "body": "b",
+            "created_at": "2024-05-01T14:00:00+02:00",
+            "updated_at": "2024-05-01T12:30:00Z",
+        }))
+        .unwrap();
+        let c = c.into_domain();
+        assert_eq!(crate::format_time(&c.created_at), "2024-05-01T12:00:00Z");
+        assert!(c.created_at < c.updated_at);
+        let garbage = serde_json::from_value::<FjComment>(json!({
+            "id": 1, "created_at": "today", "updated_at": "2024-05-01T12:30:00Z",
+        }));
+        assert!(garbage.is_err());
+    }
 }

@@ -90,4 +90,30 @@ mod tests {
         );
         assert_eq!(parse_time("yesterday"), None);
     }
+
+    #[derive(Debug, serde::Deserialize)]
+    struct Wire {
+        #[serde(deserialize_with = "rfc3339::deserialize")]
+        at: Timestamp,
+        #[serde(default, deserialize_with = "rfc3339_opt::deserialize")]
+        done: Option<Timestamp>,
+    }
+
+    #[test]
+    fn wire_times_are_parsed_or_refused() {
+        let w: Wire = serde_json::from_str(r#"{"at": "2024-05-01T14:00:00+02:00"}"#).unwrap();
+        assert_eq!(format_time(&w.at), "2024-05-01T12:00:00Z");
+        assert_eq!(w.done, None);
+        let w: Wire =
+            serde_json::from_str(r#"{"at": "2024-05-01T12:00:00Z", "done": null}"#).unwrap();
+        assert_eq!(w.done, None);
+        let w: Wire =
+            serde_json::from_str(r#"{"at": "2024-05-01T12:00:00Z", "done": ""}"#).unwrap();
+        assert_eq!(w.done, None);
+        assert!(serde_json::from_str::<Wire>(r#"{"at": "soon"}"#).is_err());
+        assert!(
+            serde_json::from_str::<Wire>(r#"{"at": "2024-05-01T12:00:00Z", "done": "soon"}"#)
+                .is_err()
+        );
+    }
 }

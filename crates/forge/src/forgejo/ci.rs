@@ -709,6 +709,28 @@ mod tests {
     }
 
     #[test]
+    fn the_newest_status_is_the_latest_instant_whatever_the_offset() {
+        // The server's offset changes with daylight saving time: 02:30+02:00 (before the
+        // change) is 00:30Z, earlier than 01:45+01:00 (after it), which is 00:45Z, though as
+        // text it sorts after it.
+        let s = |id: u64, status: &str, at: &str| FjStatus {
+            id,
+            context: "a".into(),
+            status: status.into(),
+            description: None,
+            target_url: None,
+            created_at: crate::time::parse_time(at),
+            updated_at: crate::time::parse_time(at),
+        };
+        let kept = latest(vec![
+            s(2, "success", "2024-10-27T01:45:00+01:00"),
+            s(1, "pending", "2024-10-27T02:30:00+02:00"),
+        ]);
+        let got: Vec<(u64, &str)> = kept.iter().map(|s| (s.id, s.status.as_str())).collect();
+        assert_eq!(got, [(2, "success")]);
+    }
+
+    #[test]
     fn forgejo_action_states() {
         assert_eq!(
             actions_state("failure", None),

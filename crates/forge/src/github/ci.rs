@@ -526,7 +526,7 @@ fn latest_statuses(statuses: Vec<GhStatus>) -> Vec<Check> {
     let mut seen = std::collections::HashSet::new();
     let mut sorted = statuses;
     // Newest first, so the first of each context wins; stable for equal times.
-    sorted.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    sorted.sort_by_key(|s| std::cmp::Reverse(s.updated_at));
     sorted
         .into_iter()
         .filter(|s| seen.insert(s.context.clone()))

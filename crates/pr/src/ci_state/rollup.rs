@@ -341,4 +341,24 @@ pub(crate) mod tests {
             ["d-first", "a-early", "c-early", "a-late", "b-untimed"]
         );
     }
+
+    #[test]
+    fn a_check_finished_at_an_offset_orders_by_its_instant() {
+        let at = |name: &str, done: &str| {
+            let mut c = check(name, S::Completed, Some(C::Failure));
+            c.completed_at = resolve_pr_forge::parse_time(done);
+            c
+        };
+        // 10:30+01:00 is 09:30Z: first, though as text it sorts after 10:00Z.
+        let snap = snapshot(
+            vec![
+                at("a-utc", "2024-05-01T10:00:00Z"),
+                at("b-offset", "2024-05-01T10:30:00+01:00"),
+            ],
+            None,
+        );
+        let view = Rollup::of(&snap);
+        let names: Vec<&str> = view.failed.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["b-offset", "a-utc"]);
+    }
 }
