@@ -12,6 +12,7 @@ use futures_util::Stream;
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
+use crate::time::Timestamp;
 
 /// Where a check is in its life. GitHub's `queued`, `waiting`, `requested` and `pending`
 /// are all `Queued`; a commit status's `pending` is `Queued` too.
@@ -88,8 +89,10 @@ pub struct Check {
     pub kind: CheckKind,
     pub state: CheckState,
     pub conclusion: Option<CheckConclusion>,
-    pub started_at: Option<String>,
-    pub completed_at: Option<String>,
+    #[serde(with = "crate::time::rfc3339_opt")]
+    pub started_at: Option<Timestamp>,
+    #[serde(with = "crate::time::rfc3339_opt")]
+    pub completed_at: Option<Timestamp>,
     /// Where a person looks at it: the check's page, the status's target URL.
     pub details_url: Option<String>,
     /// The app that reported a check run (`github-actions`, `circleci-checks`).
@@ -135,8 +138,10 @@ pub struct Job {
     pub workflow_name: Option<String>,
     pub state: CheckState,
     pub conclusion: Option<CheckConclusion>,
-    pub started_at: Option<String>,
-    pub completed_at: Option<String>,
+    #[serde(with = "crate::time::rfc3339_opt")]
+    pub started_at: Option<Timestamp>,
+    #[serde(with = "crate::time::rfc3339_opt")]
+    pub completed_at: Option<Timestamp>,
     pub html_url: Option<String>,
     pub steps: Vec<Step>,
 }
@@ -157,8 +162,10 @@ pub struct WorkflowRun {
     pub html_url: Option<String>,
     pub state: CheckState,
     pub conclusion: Option<CheckConclusion>,
-    pub started_at: Option<String>,
-    pub updated_at: Option<String>,
+    #[serde(with = "crate::time::rfc3339_opt")]
+    pub started_at: Option<Timestamp>,
+    #[serde(with = "crate::time::rfc3339_opt")]
+    pub updated_at: Option<Timestamp>,
     /// The workflow it is a run of (GitHub's numeric id), for its history.
     pub workflow_id: Option<u64>,
 }

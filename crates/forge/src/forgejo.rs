@@ -6,6 +6,7 @@ mod ci;
 mod commands;
 mod threads;
 
+use crate::time::Timestamp;
 use crate::wording::{not_found_hint, subject};
 use crate::{Error, Result};
 use std::collections::HashMap;
@@ -516,8 +517,10 @@ struct FjComment {
     user: Option<FjUser>,
     #[serde(default)]
     body: String,
-    created_at: String,
-    updated_at: String,
+    #[serde(deserialize_with = "crate::time::rfc3339::deserialize")]
+    created_at: Timestamp,
+    #[serde(deserialize_with = "crate::time::rfc3339::deserialize")]
+    updated_at: Timestamp,
     #[serde(default)]
     html_url: String,
 }
@@ -573,5 +576,22 @@ mod tests {
                 is_bot: false
             }
         );
+    }
+
+    #[test]
+    fn comment_times_with_the_servers_offset_are_utc_instants() {
+        let c: FjComment = serde_json::from_value(json!({
+            "id": 1, "body": "b",
+            "created_at": "2024-05-01T14:00:00+02:00",
+            "updated_at": "2024-05-01T12:30:00Z",
+        }))
+        .unwrap();
+        let c = c.into_domain();
+        assert_eq!(crate::format_time(&c.created_at), "2024-05-01T12:00:00Z");
+        assert!(c.created_at < c.updated_at);
+        let garbage = serde_json::from_value::<FjComment>(json!({
+            "id": 1, "created_at": "today", "updated_at": "2024-05-01T12:30:00Z",
+        }));
+        assert!(garbage.is_err());
     }
 }

@@ -21,6 +21,7 @@ pub mod github;
 mod http;
 pub mod model;
 mod router;
+pub mod time;
 mod wording;
 
 pub use ci::*;
@@ -33,6 +34,7 @@ pub use github::GitHub;
 pub use http::{ClientOptions, EnvLookup, RetryPolicy};
 pub use model::*;
 pub use router::{ClientKey, Forges, TOKEN_CLIENTS};
+pub use time::{Timestamp, format_time, parse_time};
 
 use std::sync::Arc;
 

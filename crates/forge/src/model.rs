@@ -4,6 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::time::Timestamp;
+
 /// A page of a forge listing, 1-based as both forges number them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageRequest {
@@ -57,9 +59,13 @@ pub struct IssueComment {
     /// GitHub's `author_association` (OWNER, MEMBER, ...); Forgejo/Gitea have none.
     pub author_association: Option<String>,
     pub body: String,
-    /// ISO 8601, as the forge reported it.
-    pub created_at: String,
-    pub updated_at: String,
+    /// When the forge says it was written (UTC; see [`crate::time`]).
+    #[serde(with = "crate::time::rfc3339")]
+    #[schemars(with = "String")]
+    pub created_at: Timestamp,
+    #[serde(with = "crate::time::rfc3339")]
+    #[schemars(with = "String")]
+    pub updated_at: Timestamp,
     pub html_url: String,
     /// Hidden on the forge ("minimized" on GitHub); see [`Minimized`].
     pub minimized: Option<Minimized>,
@@ -83,8 +89,10 @@ pub struct Review {
     pub state: ReviewState,
     /// The review's summary text; empty when the reviewer wrote none.
     pub body: String,
-    /// ISO 8601; `None` for a pending (unsubmitted) review.
-    pub submitted_at: Option<String>,
+    /// `None` for a pending (unsubmitted) review.
+    #[serde(with = "crate::time::rfc3339_opt")]
+    #[schemars(with = "Option<String>")]
+    pub submitted_at: Option<Timestamp>,
     pub html_url: String,
     pub commit_id: Option<String>,
     /// Hidden on the forge; see [`Minimized`].
@@ -127,8 +135,12 @@ pub struct ReviewComment {
     pub author: Actor,
     pub author_association: Option<String>,
     pub body: String,
-    pub created_at: String,
-    pub updated_at: String,
+    #[serde(with = "crate::time::rfc3339")]
+    #[schemars(with = "String")]
+    pub created_at: Timestamp,
+    #[serde(with = "crate::time::rfc3339")]
+    #[schemars(with = "String")]
+    pub updated_at: Timestamp,
     pub html_url: String,
     pub diff_hunk: Option<String>,
     pub commit_id: Option<String>,

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use resolve_pr_forge::{
     Actor, IssueComment, Minimized, Reactions, Review, ReviewComment, ReviewFeedback, ReviewState,
-    ReviewThread,
+    ReviewThread, Timestamp,
 };
 
 /// Which items to keep and in what order.
@@ -72,7 +72,7 @@ pub enum Item<'a> {
     /// A review has a time once submitted; only submitted ones are feedback.
     Review {
         review: &'a Review,
-        submitted_at: &'a str,
+        submitted_at: Timestamp,
     },
     IssueComment(&'a IssueComment),
 }
@@ -124,12 +124,12 @@ pub struct SortKey {
     /// by_file: the line (0 for a whole file).
     pub line: u64,
     /// When the item's group (thread, review or comment) started.
-    pub group_at: String,
+    pub group_at: Timestamp,
     pub rank: u8,
     /// Tells apart groups starting at the same moment.
     pub group: String,
     /// The item's place inside its group.
-    pub at: String,
+    pub at: Timestamp,
     pub id: u64,
 }
 
@@ -200,7 +200,7 @@ pub fn open<'a>(feedback: &'a ReviewFeedback, query: &Query) -> OpenFeedback<'a>
         let group_at = thread
             .comments
             .first()
-            .map_or_else(|| first.created_at.clone(), |c| c.created_at.clone());
+            .map_or(first.created_at, |c| c.created_at);
         let author = first.author.login.clone();
         for c in kept {
             items.push(Entry {
@@ -211,10 +211,10 @@ pub fn open<'a>(feedback: &'a ReviewFeedback, query: &Query) -> OpenFeedback<'a>
                     // between reads.
                     thread.original_line.or(thread.line),
                     &author,
-                    &group_at,
+                    group_at,
                     ItemKind::ThreadComment,
                     &thread.id,
-                    &c.created_at,
+                    c.created_at,
                     c.id,
                 ),
                 item: Item::ThreadComment {
@@ -237,7 +237,7 @@ pub fn open<'a>(feedback: &'a ReviewFeedback, query: &Query) -> OpenFeedback<'a>
         {
             continue;
         }
-        let Some(at) = r.submitted_at.as_deref() else {
+        let Some(at) = r.submitted_at else {
             continue;
         };
         items.push(Entry {
@@ -270,10 +270,10 @@ pub fn open<'a>(feedback: &'a ReviewFeedback, query: &Query) -> OpenFeedback<'a>
                 None,
                 None,
                 &c.author.login,
-                &c.created_at,
+                c.created_at,
                 ItemKind::IssueComment,
                 &format!("{:020}", c.id),
-                &c.created_at,
+                c.created_at,
                 c.id,
             ),
             item: Item::IssueComment(c),
@@ -354,10 +354,10 @@ fn key_for(
     path: Option<&str>,
     line: Option<u64>,
     author: &str,
-    group_at: &str,
+    group_at: Timestamp,
     kind: ItemKind,
     group: &str,
-    at: &str,
+    at: Timestamp,
     id: u64,
 ) -> SortKey {
     let (section, text, line) = match order {
@@ -372,10 +372,10 @@ fn key_for(
         section,
         text,
         line,
-        group_at: group_at.to_owned(),
+        group_at,
         rank: kind.rank(),
         group: group.to_owned(),
-        at: at.to_owned(),
+        at,
         id,
     }
 }
@@ -384,6 +384,10 @@ fn key_for(
 mod tests {
     use super::*;
     use resolve_pr_forge::{PrState, PullRequest};
+
+    fn time(at: &str) -> Timestamp {
+        resolve_pr_forge::parse_time(at).unwrap()
+    }
 
     fn actor(login: &str, is_bot: bool) -> Actor {
         Actor {
@@ -399,8 +403,8 @@ mod tests {
             author,
             author_association: None,
             body: format!("comment {id}"),
-            created_at: at.to_owned(),
-            updated_at: at.to_owned(),
+            created_at: time(at),
+            updated_at: time(at),
             html_url: format!("https://forge.example/c/{id}"),
             diff_hunk: None,
             commit_id: None,
@@ -442,7 +446,7 @@ mod tests {
             author_association: None,
             state,
             body: body.to_owned(),
-            submitted_at: Some(at.to_owned()),
+            submitted_at: Some(time(at)),
             html_url: format!("https://forge.example/r/{id}"),
             commit_id: None,
             minimized: None,
@@ -455,8 +459,8 @@ mod tests {
             author,
             author_association: None,
             body: format!("issue comment {id}"),
-            created_at: at.to_owned(),
-            updated_at: at.to_owned(),
+            created_at: time(at),
+            updated_at: time(at),
             html_url: format!("https://forge.example/i/{id}"),
             minimized: None,
         }
@@ -612,5 +616,26 @@ mod tests {
             },
         );
         assert_eq!(ids(&no_bots), [2, 5, 10]);
+    }
+
+    #[test]
+    fn times_with_offsets_sort_by_their_instant() {
+        // Forgejo/Gitea write the server's offset. 11:30+02:00 is 09:30Z: before 10:00Z,
+        // although as text it sorts after it.
+        let mut feedback = feedback();
+        feedback.issue_comments = vec![
+            issue_comment(10, actor("dave", false), "2024-05-01T10:00:00Z"),
+            issue_comment(11, actor("erin", false), "2024-05-01T11:30:00+02:00"),
+        ];
+        feedback.threads[0].comments[0].created_at = time("2024-05-01T12:15:00+02:00");
+        let open = open(
+            &feedback,
+            &Query {
+                include_bots: true,
+                ..Default::default()
+            },
+        );
+        // 11 (09:30Z), 10 (10:00Z), 1 (10:01Z), review 5 (10:05Z), 2 (10:15Z).
+        assert_eq!(ids(&open), [11, 10, 1, 5, 2]);
     }
 }

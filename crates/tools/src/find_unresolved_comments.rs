@@ -13,6 +13,7 @@ use resolve_pr_core::budget::{cut, cut_tail};
 use resolve_pr_core::{PageSize, Result};
 use resolve_pr_forge::{
     IssueComment, Minimized, Reactions, Review, ReviewComment, ReviewState, ReviewThread,
+    Timestamp, format_time,
 };
 use resolve_pr_pr::review_feedback::{self, Counts, Item, ItemKind, Order, Query};
 use schemars::JsonSchema;
@@ -223,13 +224,16 @@ struct SortKey {
     text: String,
     /// by_file: the line (0 for a whole file).
     line: u64,
-    /// When the item's group (thread, review or comment) started.
-    group_at: String,
+    /// When the item's group (thread, review or comment) started. Written as RFC 3339 text,
+    /// as cursors always were, so that cursors handed out before stay valid.
+    #[serde(with = "resolve_pr_forge::time::rfc3339")]
+    group_at: Timestamp,
     rank: u8,
     /// Tells apart groups starting at the same moment.
     group: String,
     /// The item's place inside its group.
-    at: String,
+    #[serde(with = "resolve_pr_forge::time::rfc3339")]
+    at: Timestamp,
     id: u64,
 }
 
@@ -323,7 +327,7 @@ after the fix is verified.";
                     review,
                     submitted_at,
                 } => {
-                    let mut c = review_item(review, submitted_at.to_owned());
+                    let mut c = review_item(review, format_time(&submitted_at));
                     c.action_commands = Some(commands.conversation(
                         ConversationItem::Review,
                         &c.body,
@@ -509,8 +513,8 @@ pub(crate) fn review_comment(thread: &ReviewThread, c: &ReviewComment) -> Commen
         author: c.author.login.clone(),
         author_association: c.author_association.clone(),
         is_bot: c.author.is_bot,
-        created_at: c.created_at.clone(),
-        updated_at: c.updated_at.clone(),
+        created_at: format_time(&c.created_at),
+        updated_at: format_time(&c.updated_at),
         file_path: thread.path.clone(),
         line_number,
         start_line,
@@ -573,8 +577,8 @@ fn issue_comment(c: &IssueComment) -> Comment {
         author: c.author.login.clone(),
         author_association: c.author_association.clone(),
         is_bot: c.author.is_bot,
-        created_at: c.created_at.clone(),
-        updated_at: c.updated_at.clone(),
+        created_at: format_time(&c.created_at),
+        updated_at: format_time(&c.updated_at),
         file_path: None,
         line_number: None,
         start_line: None,
@@ -621,10 +625,10 @@ impl From<&review_feedback::SortKey> for SortKey {
             section: k.section,
             text: k.text.clone(),
             line: k.line,
-            group_at: k.group_at.clone(),
+            group_at: k.group_at,
             rank: k.rank,
             group: k.group.clone(),
-            at: k.at.clone(),
+            at: k.at,
             id: k.id,
         }
     }

@@ -13,7 +13,7 @@ mod wait;
 
 use resolve_pr_ci::{Confidence, Framework};
 use resolve_pr_core::{Error, Result};
-use resolve_pr_forge::{CheckState, Forge};
+use resolve_pr_forge::{CheckState, Forge, format_time};
 use resolve_pr_pr::ci_state::{self, CiRun, CiState, FailureKind, PendingState, TestFailure};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -709,8 +709,8 @@ impl From<&CiRun> for CiInfo {
             workflow_name: run.workflow_name.clone(),
             run_id: run.run_id,
             run_url: run.run_url.clone().unwrap_or_default(),
-            started_at: run.started_at.clone(),
-            completed_at: run.completed_at.clone(),
+            started_at: run.started_at.as_ref().map(format_time),
+            completed_at: run.completed_at.as_ref().map(format_time),
             duration_seconds: run.duration_seconds,
             status: match run.state {
                 CheckState::Queued => "queued",

@@ -2,7 +2,7 @@
 //! agents see.
 
 use resolve_pr_core::{Error, PrRef, RepoRef, Result};
-use resolve_pr_forge::{Forge, IssueComment, ReviewThread};
+use resolve_pr_forge::{Forge, IssueComment, ReviewThread, format_time};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -62,8 +62,8 @@ impl From<IssueComment> for PullRequestComment {
             user: c.author.login,
             is_bot: c.author.is_bot,
             author_association: c.author_association,
-            created_at: c.created_at,
-            updated_at: c.updated_at,
+            created_at: format_time(&c.created_at),
+            updated_at: format_time(&c.updated_at),
             html_url: c.html_url,
         }
     }

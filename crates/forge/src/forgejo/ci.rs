@@ -19,6 +19,7 @@ use super::{FjPull, Forgejo, not_found_hint, subject};
 use crate::download::{self, Labels, Source};
 use crate::github::ci::status_state;
 use crate::http::Request;
+use crate::time::Timestamp;
 use crate::{
     ActionsJobRef, Artifact, Check, CheckConclusion, CheckKind, CheckState, CiSnapshot, Job,
     LogStream, Step, WorkflowRun,
@@ -559,10 +560,10 @@ struct FjStatus {
     description: Option<String>,
     #[serde(default)]
     target_url: Option<String>,
-    #[serde(default)]
-    created_at: Option<String>,
-    #[serde(default)]
-    updated_at: Option<String>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    created_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    updated_at: Option<Timestamp>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -604,10 +605,10 @@ struct FjRun {
     status: Option<String>,
     #[serde(default)]
     html_url: Option<String>,
-    #[serde(default)]
-    started: Option<String>,
-    #[serde(default)]
-    updated: Option<String>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    started: Option<Timestamp>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    updated: Option<Timestamp>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -635,10 +636,10 @@ struct FjJob {
     conclusion: Option<String>,
     #[serde(default)]
     html_url: Option<String>,
-    #[serde(default)]
-    started_at: Option<String>,
-    #[serde(default)]
-    completed_at: Option<String>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    started_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    completed_at: Option<Timestamp>,
     #[serde(default)]
     steps: Option<Vec<FjStep>>,
 }
@@ -695,8 +696,8 @@ mod tests {
             status: status.into(),
             description: None,
             target_url: None,
-            created_at: Some(at.into()),
-            updated_at: Some(at.into()),
+            created_at: crate::time::parse_time(at),
+            updated_at: crate::time::parse_time(at),
         };
         let kept = latest(vec![
             s(1, "a", "pending", "2024-01-01T00:00:00Z"),
@@ -705,6 +706,28 @@ mod tests {
         ]);
         let got: Vec<(u64, &str)> = kept.iter().map(|s| (s.id, s.status.as_str())).collect();
         assert_eq!(got, [(2, "failure"), (3, "success")]);
+    }
+
+    #[test]
+    fn the_newest_status_is_the_latest_instant_whatever_the_offset() {
+        // The server's offset changes with daylight saving time: 02:30+02:00 (before the
+        // change) is 00:30Z, earlier than 01:45+01:00 (after it), which is 00:45Z, though as
+        // text it sorts after it.
+        let s = |id: u64, status: &str, at: &str| FjStatus {
+            id,
+            context: "a".into(),
+            status: status.into(),
+            description: None,
+            target_url: None,
+            created_at: crate::time::parse_time(at),
+            updated_at: crate::time::parse_time(at),
+        };
+        let kept = latest(vec![
+            s(2, "success", "2024-10-27T01:45:00+01:00"),
+            s(1, "pending", "2024-10-27T02:30:00+02:00"),
+        ]);
+        let got: Vec<(u64, &str)> = kept.iter().map(|s| (s.id, s.status.as_str())).collect();
+        assert_eq!(got, [(2, "success")]);
     }
 
     #[test]

@@ -19,6 +19,7 @@ use serde_json::json;
 use super::{FjUser, Forgejo, actor, missing_route, not_found_hint, subject};
 use crate::config::ForgeKind;
 use crate::http::Request;
+use crate::time::Timestamp;
 use crate::{Error, Result};
 use crate::{Review, ReviewComment, ReviewState, ReviewThread, ThreadCapabilities};
 
@@ -117,8 +118,8 @@ pub(super) struct FjReview {
     dismissed: bool,
     #[serde(default)]
     comments_count: Option<u64>,
-    #[serde(default)]
-    submitted_at: Option<String>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    submitted_at: Option<Timestamp>,
     #[serde(default)]
     html_url: String,
 }
@@ -172,8 +173,10 @@ pub(super) struct FjReviewComment {
     resolver: Option<FjUser>,
     #[serde(default)]
     pull_request_review_id: u64,
-    created_at: String,
-    updated_at: String,
+    #[serde(deserialize_with = "crate::time::rfc3339::deserialize")]
+    created_at: Timestamp,
+    #[serde(deserialize_with = "crate::time::rfc3339::deserialize")]
+    updated_at: Timestamp,
     #[serde(default)]
     path: String,
     #[serde(default)]

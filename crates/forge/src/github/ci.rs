@@ -13,6 +13,7 @@ use serde_json::json;
 use super::{GhPull, GitHub, MAX_PAGES, MAX_PER_PAGE, queries, too_many_pages};
 use crate::download::{self, Labels, Source};
 use crate::http::{Request, Response};
+use crate::time::Timestamp;
 use crate::wording::{not_found_hint, subject};
 use crate::{
     ActionsJobRef, Annotation, Artifact, Check, CheckConclusion, CheckKind, CheckState, CiSnapshot,
@@ -305,12 +306,11 @@ impl GitHub {
             .send(&Request::get(url, Some(auth), &subject))
             .await?;
         let runs: GhRuns = response.json()?;
-        let at = |t: &Option<String>| chrono::DateTime::parse_from_rfc3339(t.as_deref()?).ok();
         Ok(runs
             .workflow_runs
             .iter()
             .filter_map(|r| {
-                let seconds = (at(&r.updated_at)? - at(&r.run_started_at)?).num_seconds();
+                let seconds = (r.updated_at? - r.run_started_at?).num_seconds();
                 u64::try_from(seconds).ok()
             })
             .take(max)
@@ -526,7 +526,7 @@ fn latest_statuses(statuses: Vec<GhStatus>) -> Vec<Check> {
     let mut seen = std::collections::HashSet::new();
     let mut sorted = statuses;
     // Newest first, so the first of each context wins; stable for equal times.
-    sorted.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    sorted.sort_by_key(|s| std::cmp::Reverse(s.updated_at));
     sorted
         .into_iter()
         .filter(|s| seen.insert(s.context.clone()))
@@ -608,10 +608,10 @@ struct GhCheckRun {
     status: String,
     #[serde(default)]
     conclusion: Option<String>,
-    #[serde(default)]
-    started_at: Option<String>,
-    #[serde(default)]
-    completed_at: Option<String>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    started_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    completed_at: Option<Timestamp>,
     #[serde(default)]
     details_url: Option<String>,
     #[serde(default)]
@@ -673,10 +673,10 @@ struct GhStatus {
     description: Option<String>,
     #[serde(default)]
     target_url: Option<String>,
-    #[serde(default)]
-    created_at: Option<String>,
-    #[serde(default)]
-    updated_at: Option<String>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    created_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    updated_at: Option<Timestamp>,
 }
 
 impl GhStatus {
@@ -761,10 +761,10 @@ struct GhJob {
     status: String,
     #[serde(default)]
     conclusion: Option<String>,
-    #[serde(default)]
-    started_at: Option<String>,
-    #[serde(default)]
-    completed_at: Option<String>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    started_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    completed_at: Option<Timestamp>,
     #[serde(default)]
     html_url: Option<String>,
     #[serde(default)]
@@ -810,10 +810,10 @@ struct GhRun {
     status: Option<String>,
     #[serde(default)]
     conclusion: Option<String>,
-    #[serde(default)]
-    run_started_at: Option<String>,
-    #[serde(default)]
-    updated_at: Option<String>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    run_started_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    updated_at: Option<Timestamp>,
     #[serde(default)]
     workflow_id: Option<u64>,
 }
@@ -921,8 +921,8 @@ mod tests {
             state: state.into(),
             description: None,
             target_url: None,
-            created_at: Some(at.into()),
-            updated_at: Some(at.into()),
+            created_at: crate::time::parse_time(at),
+            updated_at: crate::time::parse_time(at),
         };
         let checks = latest_statuses(vec![
             s("ci/a", "pending", "2024-01-01T00:00:00Z"),

@@ -27,6 +27,7 @@ use super::threads::{
     minimized, reactions,
 };
 use super::{GitHub, queries};
+use crate::time::Timestamp;
 use crate::{Error, Result};
 use crate::{
     IssueComment, PrState, PullRequest, Reactions, Review, ReviewFeedback, ReviewState,
@@ -158,7 +159,7 @@ impl ThreadTally {
                     .iter()
                     .flatten()
                     .map(|c| Stamp {
-                        updated_at: c.updated_at.clone(),
+                        updated_at: crate::time::format_time(&c.updated_at),
                         is_minimized: c.is_minimized,
                     })
                     .collect(),
@@ -229,7 +230,8 @@ struct GqlReview {
     state: String,
     #[serde(default)]
     body: String,
-    submitted_at: Option<String>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    submitted_at: Option<Timestamp>,
     updated_at: String,
     url: String,
     author_association: Option<String>,
@@ -280,8 +282,10 @@ struct GqlIssueComment {
     full_database_id: Option<u64>,
     #[serde(default)]
     body: String,
-    created_at: String,
-    updated_at: String,
+    #[serde(deserialize_with = "crate::time::rfc3339::deserialize")]
+    created_at: Timestamp,
+    #[serde(deserialize_with = "crate::time::rfc3339::deserialize")]
+    updated_at: Timestamp,
     url: String,
     author_association: Option<String>,
     author: Option<GqlActor>,
@@ -294,7 +298,7 @@ struct GqlIssueComment {
 impl GqlIssueComment {
     fn stamp(&self) -> Stamp {
         Stamp {
-            updated_at: self.updated_at.clone(),
+            updated_at: crate::time::format_time(&self.updated_at),
             is_minimized: self.is_minimized,
         }
     }

@@ -8,6 +8,7 @@ mod feedback;
 pub mod queries;
 mod threads;
 
+use crate::time::Timestamp;
 use crate::wording::{not_found_hint, subject};
 use crate::{Error, Result};
 use std::process::Stdio;
@@ -502,8 +503,8 @@ struct GhReview {
     #[serde(default)]
     body: Option<String>,
     state: String,
-    #[serde(default)]
-    submitted_at: Option<String>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    submitted_at: Option<Timestamp>,
     html_url: String,
     #[serde(default)]
     commit_id: Option<String>,
@@ -618,8 +619,10 @@ struct GhComment {
     author_association: Option<String>,
     #[serde(default)]
     body: Option<String>,
-    created_at: String,
-    updated_at: String,
+    #[serde(deserialize_with = "crate::time::rfc3339::deserialize")]
+    created_at: Timestamp,
+    #[serde(deserialize_with = "crate::time::rfc3339::deserialize")]
+    updated_at: Timestamp,
     html_url: String,
 }
 

@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{GitHub, queries, subject};
+use crate::time::Timestamp;
 use crate::{Actor, Minimized, Reactions, ReviewComment, ReviewThread};
 use crate::{Error, Result};
 
@@ -90,8 +91,10 @@ pub(super) struct GqlComment {
     full_database_id: Option<u64>,
     #[serde(default)]
     body: String,
-    created_at: String,
-    pub(super) updated_at: String,
+    #[serde(deserialize_with = "crate::time::rfc3339::deserialize")]
+    created_at: Timestamp,
+    #[serde(deserialize_with = "crate::time::rfc3339::deserialize")]
+    pub(super) updated_at: Timestamp,
     url: String,
     diff_hunk: Option<String>,
     author_association: Option<String>,

@@ -230,7 +230,11 @@ fn job_key(repo: &RepoRef, check: &Check, job: &ActionsJobRef) -> String {
         repo.full_name(),
         job.run_id,
         job.job_id,
-        check.completed_at.as_deref().unwrap_or("")
+        check
+            .completed_at
+            .as_ref()
+            .map(resolve_pr_forge::format_time)
+            .unwrap_or_default()
     )
 }
 

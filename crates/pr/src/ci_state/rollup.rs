@@ -197,8 +197,7 @@ impl<'a> Rollup<'a> {
 
 /// When a check finished, in Unix milliseconds, if the forge said.
 pub fn finished_ms(check: &Check) -> Option<i64> {
-    let at = chrono::DateTime::parse_from_rfc3339(check.completed_at.as_deref()?).ok()?;
-    Some(at.timestamp_millis())
+    Some(check.completed_at?.timestamp_millis())
 }
 
 #[cfg(test)]
@@ -321,7 +320,7 @@ pub(crate) mod tests {
     fn failed_checks_are_listed_in_the_order_they_finished() {
         let at = |name: &str, done: Option<&str>| {
             let mut c = check(name, S::Completed, Some(C::Failure));
-            c.completed_at = done.map(str::to_owned);
+            c.completed_at = done.map(|t| resolve_pr_forge::parse_time(t).unwrap());
             c
         };
         let snap = snapshot(
@@ -341,5 +340,25 @@ pub(crate) mod tests {
             names,
             ["d-first", "a-early", "c-early", "a-late", "b-untimed"]
         );
+    }
+
+    #[test]
+    fn a_check_finished_at_an_offset_orders_by_its_instant() {
+        let at = |name: &str, done: &str| {
+            let mut c = check(name, S::Completed, Some(C::Failure));
+            c.completed_at = resolve_pr_forge::parse_time(done);
+            c
+        };
+        // 10:30+01:00 is 09:30Z: first, though as text it sorts after 10:00Z.
+        let snap = snapshot(
+            vec![
+                at("a-utc", "2024-05-01T10:00:00Z"),
+                at("b-offset", "2024-05-01T10:30:00+01:00"),
+            ],
+            None,
+        );
+        let view = Rollup::of(&snap);
+        let names: Vec<&str> = view.failed.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["b-offset", "a-utc"]);
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use resolve_pr_core::RepoRef;
-use resolve_pr_forge::{CheckConclusion, CheckState, Forge, WorkflowRun};
+use resolve_pr_forge::{CheckConclusion, CheckState, Forge, Timestamp, WorkflowRun};
 
 use super::rollup::Rollup;
 
@@ -19,9 +19,9 @@ pub struct CiRun {
     pub workflow_name: String,
     pub run_id: u64,
     pub run_url: Option<String>,
-    pub started_at: Option<String>,
+    pub started_at: Option<Timestamp>,
     /// When it last changed, once it has completed.
-    pub completed_at: Option<String>,
+    pub completed_at: Option<Timestamp>,
     pub duration_seconds: Option<u64>,
     pub state: CheckState,
     pub conclusion: Option<CheckConclusion>,
@@ -31,7 +31,7 @@ impl CiRun {
     fn of(run: &WorkflowRun) -> CiRun {
         let run = run.clone();
         let completed_at = (run.state == CheckState::Completed)
-            .then(|| run.updated_at.clone())
+            .then_some(run.updated_at)
             .flatten();
         let duration_seconds = match (&run.started_at, &completed_at) {
             (Some(a), Some(b)) => seconds_between(a, b),
@@ -151,11 +151,7 @@ async fn estimate<'a>(
         let Some(workflow) = run.workflow_id else {
             continue;
         };
-        let Some(started) = run
-            .started_at
-            .as_deref()
-            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-        else {
+        let Some(started) = run.started_at else {
             continue;
         };
         starts.push((workflow, started.timestamp()));
@@ -191,11 +187,9 @@ async fn estimate<'a>(
         .max_by_key(|e| e.done_at)
 }
 
-/// Seconds between two RFC 3339 timestamps (`2024-05-01T10:00:00Z`); `None` when either is
-/// malformed or `b` is before `a`.
-fn seconds_between(a: &str, b: &str) -> Option<u64> {
-    let at = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok();
-    u64::try_from((at(b)? - at(a)?).num_seconds()).ok()
+/// Whole seconds from `a` to `b`; `None` when `b` is before `a`.
+fn seconds_between(a: &Timestamp, b: &Timestamp) -> Option<u64> {
+    u64::try_from((*b - *a).num_seconds()).ok()
 }
 
 #[cfg(test)]
@@ -204,14 +198,25 @@ mod tests {
 
     #[test]
     fn durations_from_timestamps() {
+        let t = |s: &str| resolve_pr_forge::parse_time(s).unwrap();
         assert_eq!(
-            seconds_between("2024-05-01T10:00:00Z", "2024-05-01T10:03:20Z"),
+            seconds_between(&t("2024-05-01T10:00:00Z"), &t("2024-05-01T10:03:20Z")),
             Some(200)
         );
         assert_eq!(
-            seconds_between("2024-02-28T23:59:00Z", "2024-03-01T00:00:00Z"),
+            seconds_between(&t("2024-02-28T23:59:00Z"), &t("2024-03-01T00:00:00Z")),
             Some(86460)
         );
-        assert_eq!(seconds_between("2024-05-01T10:00:00Z", "garbage"), None);
+        // Offsets are instants, not spellings: 12:03:20+02:00 is 10:03:20Z.
+        assert_eq!(
+            seconds_between(&t("2024-05-01T10:00:00Z"), &t("2024-05-01T12:03:20+02:00")),
+            Some(200)
+        );
+        assert_eq!(
+            seconds_between(&t("2024-05-01T10:03:20Z"), &t("2024-05-01T10:00:00Z")),
+            None
+        );
+        // A malformed time never reaches here: the forge client refuses it.
+        assert_eq!(resolve_pr_forge::parse_time("garbage"), None);
     }
 }
