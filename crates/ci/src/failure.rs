@@ -56,3 +56,21 @@ pub struct Failure {
     /// A command that runs just this test locally, quoted for POSIX shells.
     pub reproduce_command: Option<String>,
 }
+
+/// A test that failed and then passed on a retry in the same job (pytest-rerunfailures,
+/// nextest `--retries`, jest `retryTimes`, vitest `--retry`): flaky by the framework's own
+/// account. Not a failure: the job did not fail because of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FlakyTest {
+    /// As the framework names it, the same way a [`Failure`] of it would be named.
+    pub test_name: String,
+    pub framework: Framework,
+    pub file_path: Option<String>,
+    pub line_number: Option<u64>,
+    /// Attempts that failed before the one that passed, when the log says.
+    pub failed_attempts: Option<u32>,
+    /// Every attempt, the passing one included, when the log says.
+    pub attempts: Option<u32>,
+    /// What the failed attempt printed (bounded), when the log shows it.
+    pub error_message: Option<String>,
+}

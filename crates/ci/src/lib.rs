@@ -13,7 +13,7 @@ pub(crate) mod reproduce;
 pub mod scan;
 pub mod segment;
 
-pub use failure::{Confidence, Failure, Framework};
+pub use failure::{Confidence, Failure, FlakyTest, Framework};
 pub use junit::{JunitError, JunitReport, parse_junit, parse_junit_report};
 pub use scan::{Found, Report, Scanner};
 pub use segment::StepSegment;

@@ -20,7 +20,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use crate::log::clean_line;
 use crate::parsers::{self, LineParser};
 use crate::segment::{Segmenter, StepSegment};
-use crate::{Failure, Framework};
+use crate::{Failure, FlakyTest, Framework};
 
 /// Longest line kept, in bytes; the rest of a longer line is dropped (a minified bundle or
 /// a log with no newlines cannot grow memory).
@@ -42,6 +42,9 @@ pub struct Report {
     /// Failing tests in log order. The generic fallback's low-confidence finds are here only
     /// when no framework parser found anything.
     pub found: Vec<Found>,
+    /// Tests that failed and then passed on a retry in the same job, in log order: flaky by
+    /// the framework's own account, never among `found`.
+    pub flaky: Vec<FlakyTest>,
     /// The Actions steps (`##[group]Run …` boundaries), in order, with their `##[error]`
     /// lines and exit codes.
     pub steps: Vec<StepSegment>,
@@ -254,8 +257,10 @@ impl Scanner {
         }
         let mut found: Vec<(u64, Failure)> = Vec::new();
         let mut fallback: Vec<(u64, Failure)> = Vec::new();
+        let mut flaky: Vec<(u64, FlakyTest)> = Vec::new();
         for p in &mut self.parsers {
             let got = p.parser.finish();
+            flaky.extend(p.parser.flaky());
             if p.fallback {
                 fallback.extend(got);
             } else {
@@ -266,6 +271,7 @@ impl Scanner {
             found = fallback;
         }
         found.sort_by_key(|(offset, _)| *offset);
+        flaky.sort_by_key(|(offset, _)| *offset);
         let steps = self.segmenter.finish();
         let found = found
             .into_iter()
@@ -277,6 +283,7 @@ impl Scanner {
             .collect();
         Report {
             found,
+            flaky: flaky.into_iter().map(|(_, f)| f).collect(),
             steps,
             bytes: self.offset,
             long_lines: self.long_lines,

@@ -14,7 +14,7 @@ pub mod rspec;
 pub mod unittest;
 pub mod vitest;
 
-use crate::{Failure, Framework};
+use crate::{Failure, FlakyTest, Framework};
 
 /// A parser fed one cleaned line at a time by the [`crate::scan::Scanner`].
 ///
@@ -33,6 +33,12 @@ pub trait LineParser: Send {
     fn busy(&self) -> bool;
     /// End of the log: every failure found, with the offset of the line it was reported on.
     fn finish(&mut self) -> Vec<(u64, Failure)>;
+    /// After [`LineParser::finish`]: the tests that failed and then passed on a retry in
+    /// the same job, with the offset of the line that said so. Not failures; frameworks
+    /// without retries report none.
+    fn flaky(&mut self) -> Vec<(u64, FlakyTest)> {
+        Vec::new()
+    }
 }
 
 /// A registered parser.
