@@ -116,6 +116,8 @@ fn run(world: &World, r: usize, id: u64) -> Option<(Option<&PullSpec>, WorkflowR
             started_at: job.started_at.clone(),
             completed_at: job.completed_at.clone(),
             workflow_id: None,
+            head_sha: None,
+            run_attempt: None,
         },
     ))
 }
@@ -416,12 +418,19 @@ pub(crate) fn github_route(
             // Runs of the workflow, newest first; `status` is a status or a conclusion.
             let workflow = workflow_id.parse::<u64>().ok();
             let wanted = req.query_param("status");
+            let head_sha = req.query_param("head_sha");
             let mut all: Vec<(Option<&PullSpec>, &WorkflowRunSpec)> = spec
                 .pulls
                 .iter()
                 .flat_map(|p| p.workflow_runs.iter().map(move |w| (Some(p), w)))
                 .chain(spec.past_runs.iter().map(|w| (None, w)))
                 .filter(|(_, w)| Some(w.workflow_id.unwrap_or(1)) == workflow)
+                .filter(|(p, w)| match head_sha.as_deref() {
+                    None => true,
+                    Some(sha) => {
+                        w.head_sha.as_deref().or(p.map(|p| p.head.sha.as_str())) == Some(sha)
+                    }
+                })
                 .filter(|(_, w)| match wanted.as_deref() {
                     None => true,
                     Some(s @ ("queued" | "in_progress" | "completed")) => w.status == s,
@@ -444,6 +453,45 @@ pub(crate) fn github_route(
             );
             with_link(
                 Reply::json(200, json!({"total_count": total, "workflow_runs": items})),
+                link,
+            )
+        }
+        ["actions", "runs", run_id, "jobs"] => {
+            // `filter=latest` (the default): each job's latest attempt; `all`: every attempt.
+            let Some(run_id) = id(run_id).filter(|&n| run(world, r, n).is_some()) else {
+                return Some(crate::github::error(404, "Not Found"));
+            };
+            let all_attempts = req.query_param("filter").as_deref() == Some("all");
+            let of_run: Vec<(&PullSpec, &WorkflowJobSpec)> = jobs(world, r)
+                .filter(|(_, j)| j.run_id == Some(run_id))
+                .collect();
+            let latest = |j: &WorkflowJobSpec| {
+                !of_run.iter().any(|(_, o)| {
+                    o.name == j.name && o.run_attempt.unwrap_or(1) > j.run_attempt.unwrap_or(1)
+                })
+            };
+            let mut listed: Vec<(&PullSpec, &WorkflowJobSpec)> = of_run
+                .iter()
+                .copied()
+                .filter(|(_, j)| all_attempts || latest(j))
+                .collect();
+            // Newest attempt first, as GitHub lists them.
+            listed.sort_by_key(|(_, j)| std::cmp::Reverse(j.run_attempt.unwrap_or(1)));
+            let total = listed.len();
+            let items: Vec<Value> = listed
+                .into_iter()
+                .map(|(p, j)| job_json(base, world, r, &full, p, j))
+                .collect();
+            let (per_page, page) = crate::github::page_params(req);
+            let (items, link) = page_of(
+                items,
+                per_page,
+                page,
+                &format!("{api}/actions/runs/{run_id}/jobs"),
+                req,
+            );
+            with_link(
+                Reply::json(200, json!({"total_count": total, "jobs": items})),
                 link,
             )
         }
@@ -678,9 +726,11 @@ fn job_json(
         "id": id,
         "run_id": run_id,
         "run_url": format!("{api}/actions/runs/{run_id}"),
-        "run_attempt": 1,
+        "run_attempt": j.run_attempt.unwrap_or(1),
         "node_id": crate::github::node_id("CR", "CheckRun", id),
-        "head_sha": pull.head.sha,
+        "head_sha": run(world, r, run_id)
+            .and_then(|(_, w)| w.head_sha)
+            .unwrap_or_else(|| pull.head.sha.clone()),
         "url": format!("{api}/actions/jobs/{id}"),
         "html_url": format!("{base}/{full}/actions/runs/{run_id}/job/{id}"),
         "status": status,
@@ -739,6 +789,7 @@ fn run_json(
             "push",
         ),
     };
+    let sha = w.head_sha.clone().unwrap_or(sha);
     json!({
         "id": w.id,
         "name": w.name,
@@ -757,7 +808,13 @@ fn run_json(
         "pull_requests": [],
         "created_at": crate::state::normalize_time(&started),
         "updated_at": crate::state::normalize_time(&finished),
-        "run_attempt": 1,
+        "run_attempt": w.run_attempt.unwrap_or_else(|| {
+            jobs(world, r)
+                .filter(|(_, j)| j.run_id == Some(w.id))
+                .filter_map(|(_, j)| j.run_attempt)
+                .max()
+                .unwrap_or(1)
+        }),
         "run_started_at": crate::state::normalize_time(&started),
         "jobs_url": format!("{api}/actions/runs/{}/jobs", w.id),
         "logs_url": format!("{api}/actions/runs/{}/logs", w.id),

@@ -516,6 +516,10 @@ pub struct WorkflowJobSpec {
     pub id: Option<u64>,
     #[serde(default)]
     pub run_id: Option<u64>,
+    /// Which attempt of its run this job belongs to (default 1). A re-run gives every job
+    /// it reruns a new id and the next attempt; only the latest attempt has a check run.
+    #[serde(default)]
+    pub run_attempt: Option<u64>,
     pub name: String,
     #[serde(default)]
     pub workflow_name: Option<String>,
@@ -588,6 +592,13 @@ pub struct WorkflowRunSpec {
     /// The workflow it is a run of (default 1).
     #[serde(default)]
     pub workflow_id: Option<u64>,
+    /// The commit it ran on (default: its pull request's head, or a made-up commit for a
+    /// past run on the default branch).
+    #[serde(default)]
+    pub head_sha: Option<String>,
+    /// Its latest attempt (default: the highest `run_attempt` of its jobs, else 1).
+    #[serde(default)]
+    pub run_attempt: Option<u64>,
 }
 
 /// A run artifact: a zip the simulator builds from `files` (name -> content).

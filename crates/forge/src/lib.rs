@@ -214,6 +214,20 @@ pub trait WorkflowHistory: Send + Sync {
         workflow_id: u64,
         max: usize,
     ) -> Result<Vec<u64>>;
+
+    /// The workflow's runs on one commit, newest first (at most `max`): re-runs of the
+    /// same commit, and runs other events started on it.
+    async fn commit_runs(
+        &self,
+        repo: &RepoRef,
+        workflow_id: u64,
+        head_sha: &str,
+        max: usize,
+    ) -> Result<Vec<WorkflowRun>>;
+
+    /// Every job of every attempt of a run (a re-run's jobs have ids of their own), all
+    /// pages, without their steps' detail beyond what the listing gives.
+    async fn run_jobs_all_attempts(&self, repo: &RepoRef, run_id: u64) -> Result<Vec<Job>>;
 }
 
 /// Review feedback read afresh: the pull request, its threads and reviews, and every

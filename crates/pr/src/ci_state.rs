@@ -8,6 +8,7 @@
 //! says when waiting longer would not change the answer.
 
 mod failures;
+mod history;
 mod junit_jobs;
 mod priority;
 mod rollup;
@@ -19,6 +20,7 @@ use resolve_pr_core::RepoRef;
 use resolve_pr_forge::{CiSnapshot, Forge};
 
 pub use failures::{CheckFindings, FailureKind, JobCache, Source, TestCategory, TestFailure};
+pub use history::{HISTORY_RUNS, History, TestHistory, test_history};
 pub use priority::{Cause, Priority, prioritize};
 pub use rollup::{CheckCounts, PendingCheck, PendingState, Rollup, Status, finished_ms};
 pub use runs::{CiRun, Estimate, RunningStep};

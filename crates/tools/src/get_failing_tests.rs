@@ -45,6 +45,9 @@ pub struct Input {
     #[serde(default)]
     #[schemars(range(min = 1, max = 1800))]
     pub max_wait_seconds: Option<u64>,
+    /// Also score flakiness from this commit's re-runs (reads their logs).
+    #[serde(default)]
+    pub with_history: bool,
     /// `nextCursor` of the previous page.
     #[serde(default)]
     pub cursor: Option<String>,
@@ -127,9 +130,23 @@ pub struct FailedTest {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<String>,
     pub source: Source,
-    /// From a word of the test's path, name or check (`tests/integration/…`, `e2e/…`).
+    /// From a word of its path, name or check.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test_category: Option<TestCategory>,
+    /// with_history: 0 always fails, near 1 usually passes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flakiness_score: Option<f64>,
+}
+
+/// Failed, then passed on a retry in the same job: flaky, not a failure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FlakyTest {
+    pub check_name: String,
+    pub test_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_attempts: Option<u32>,
 }
 
 /// seed 003's `test_category`.
@@ -186,8 +203,7 @@ pub struct Instructions {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PollInfo {
     pub message: String,
-    /// RFC 3339: each run's start plus the median of its workflow's last successful runs
-    /// (GitHub Actions).
+    /// RFC 3339, from the workflow's past run times.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimated_completion: Option<String>,
     pub retry_after_seconds: u64,
@@ -195,7 +211,6 @@ pub struct PollInfo {
     pub current_step: Option<String>,
 }
 
-/// What the failing entries are, counted once for the structured answer and the summary:
 /// `tests + errors + checks == total_failures`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct FailureCounts {
@@ -275,7 +290,7 @@ pub struct Output {
     /// checks (not an error).
     pub status: Status,
     pub head_sha: String,
-    /// Why the status is unknown, or what else matters about it.
+    /// Why the status is unknown, or what else matters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -291,6 +306,9 @@ pub struct Output {
     pub total_failures: usize,
     /// What those entries are; the summary's numbers are these.
     pub failure_counts: FailureCounts,
+    /// At most 20.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub flaky_tests: Vec<FlakyTest>,
     /// Absent on the last page.
     #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
@@ -326,13 +344,12 @@ impl Tool for GetFailingTests {
     const NAME: &'static str = "get_failing_tests";
     const TITLE: &'static str = "Get failing tests";
     const DESCRIPTION: &'static str = "The CI state of a pull request's head commit (GitHub, \
-GitHub Enterprise, Forgejo or Gitea) and the failing tests its checks report, each with location, \
-message and a command that reruns just that test. Reads JUnit reports, GitHub Actions job logs \
-(pytest, unittest, cargo test, nextest, jest, vitest, mocha, go test, rspec, phpunit; other output \
-as a low-confidence error block) and check annotations; other CI systems give their check output, \
-low confidence. Without wait it answers at once, with poll_info while checks run. \
-instructions.priority says what to fix first and why: collection, import and build errors hide the \
-tests behind them.";
+Forgejo, Gitea) and its failing tests, each with location, message and a command \
+that reruns just it. Reads JUnit reports, Actions job logs (pytest, unittest, cargo test, nextest, \
+jest, vitest, mocha, go test, rspec, phpunit; else a low-confidence error block), annotations, and \
+other CIs' check output (low confidence). Without wait it answers at once (poll_info while checks \
+run). instructions.priority: what to fix first and why. with_history: flakiness_score = \
+passed/(passed+failed) over this job's runs on this commit (at most 10, this one failed).";
     const TOOLSET: crate::Toolset = crate::Toolset::Ci;
     const ANNOTATIONS: Annotations = Annotations {
         read_only: true,
@@ -379,6 +396,28 @@ tests behind them.";
         .await;
         let failed_checks = failed_checks(forge.as_ref(), &pr, &state);
         let (all, finished) = failures_in_order(&state);
+        let mut history_note = None;
+        let mut scores: Vec<Option<f64>> = vec![None; all.len()];
+        if input.with_history && !all.is_empty() {
+            let history = ci_state::test_history(
+                forge.as_ref(),
+                &pr.repo,
+                &snapshot.head_sha,
+                &state.rollup,
+                &state.findings,
+                &ctx.job_cache(),
+                ctx.ci.max_log_bytes,
+            )
+            .await;
+            for (f, score) in all.iter().zip(scores.iter_mut()) {
+                *score = history
+                    .tests
+                    .get(&(f.check_name.clone(), f.test_name.clone()))
+                    .and_then(|h| h.flakiness_score());
+            }
+            history_note = history.note;
+        }
+        let flaky_tests = flaky_tests(&state);
         let total_failures = all.len();
         let failure_counts = FailureCounts::of(&all);
         let (shown, next) = page(&all, &finished, position.as_ref(), &snapshot.head_sha);
@@ -393,7 +432,7 @@ tests behind them.";
                 short(&snapshot.head_sha),
                 pr.normalized()
             )),
-            _ => None,
+            _ => history_note,
         };
         Ok(Output {
             pr: pr.normalized(),
@@ -408,9 +447,17 @@ tests behind them.";
                 .into_iter()
                 .map(PendingCheck::from)
                 .collect(),
-            failures: all[shown].iter().map(FailedTest::from).collect(),
+            failures: all[shown.clone()]
+                .iter()
+                .zip(&scores[shown])
+                .map(|(f, score)| FailedTest {
+                    flakiness_score: *score,
+                    ..FailedTest::from(f)
+                })
+                .collect(),
             total_failures,
             failure_counts,
+            flaky_tests,
             next_cursor,
             instructions,
             poll_info,
@@ -442,10 +489,26 @@ tests behind them.";
                 location,
                 crate::shared::first_line(&f.error_message, 160)
             ));
+            if let Some(score) = f.flakiness_score {
+                text.push_str(&format!(
+                    "\n  flakiness {score:.2} (passed in that share of this job's runs on this commit)"
+                ));
+            }
             if let Some(cmd) = &f.reproduce_command {
                 text.push_str(&format!("\n  reproduce: {cmd}"));
             }
         }
+        for f in &out.flaky_tests {
+            let tries = match (f.failed_attempts, f.attempts) {
+                (Some(failed), Some(all)) => format!(" (failed {failed} of {all} attempts)"),
+                _ => String::new(),
+            };
+            text.push_str(&format!(
+                "\n- [{}] flaky: {} passed on a retry{tries}",
+                f.check_name, f.test_name
+            ));
+        }
+
         for c in &out.failed_checks {
             if let Some(script) = &c.failed_step_script {
                 // Log text, labelled as such: anything the job printed can look like a step.
@@ -507,6 +570,28 @@ fn failed_checks(
             failures: findings.failures.len(),
             note: findings.note.clone(),
         })
+        .collect()
+}
+
+/// Flaky tests shown at most.
+const MAX_FLAKY: usize = 20;
+
+/// The failed checks' tests that passed on a retry in their job, in check order.
+fn flaky_tests(state: &CiState<'_>) -> Vec<FlakyTest> {
+    state
+        .rollup
+        .failed
+        .iter()
+        .zip(&state.findings)
+        .flat_map(|(check, findings)| {
+            findings.flaky.iter().map(|f| FlakyTest {
+                check_name: check.name.clone(),
+                test_name: f.test_name.clone(),
+                attempts: f.attempts,
+                failed_attempts: f.failed_attempts,
+            })
+        })
+        .take(MAX_FLAKY)
         .collect()
 }
 
@@ -656,6 +741,7 @@ impl From<&TestFailure> for FailedTest {
             step: f.step.clone(),
             source: f.source.into(),
             test_category: f.category().map(TestCategory::from),
+            flakiness_score: None,
         }
     }
 }

@@ -1101,3 +1101,102 @@ async fn required_checks_come_from_graphql_when_protection_is_forbidden() {
     assert_eq!(count("/graphql"), 1, "the second call asked GraphQL again");
     fx.assert_contract();
 }
+
+/// with_history: each failure's flakiness_score comes from the other runs of its job on the
+/// same commit, in the same workflow (re-run attempts and other runs), read from the jobs'
+/// conclusions and the failed ones' logs; another workflow or another commit never counts.
+/// It costs a fixed number of requests, nothing without with_history, and nothing the second
+/// time (finished runs and jobs are remembered).
+#[tokio::test]
+async fn with_history_scores_flakiness_from_reruns_on_the_same_commit() {
+    let yaml = include_str!("scenarios/ci_rerun_history.yaml");
+    let fx = Fixture::start(yaml, Flavor::GitHub).await;
+    let pr = fx.pr(Flavor::GitHub, 7);
+
+    let plain = fx.call(json!({"pr": pr})).await;
+    let plain_requests = fx.sim.requests().len();
+    for f in plain["failures"].as_array().unwrap() {
+        assert!(f.get("flakiness_score").is_none(), "{f:#}");
+    }
+    assert!(
+        !fx.sim.requests().iter().any(|r| r.path.contains("/jobs")
+            && !r.path.contains("/logs")
+            && r.path.contains("/runs/")),
+        "history read without with_history"
+    );
+
+    let fx = Fixture::start(yaml, Flavor::GitHub).await;
+    let out = fx.call(json!({"pr": pr, "with_history": true})).await;
+    let failures = out["failures"].as_array().unwrap();
+    let flaky = named(failures, "tests/test_unit.py::test_flaky");
+    let broken = named(failures, "tests/test_integration.py::test_broken");
+    let score = |f: &Value| f["flakiness_score"].as_f64();
+    assert!(
+        (score(flaky).unwrap() - 2.0 / 3.0).abs() < 1e-9,
+        "passed in attempt 1 of run 9301 and in run 9302, failed now: {flaky:#}"
+    );
+    assert_eq!(
+        score(broken),
+        Some(0.0),
+        "failed in attempt 1 and now; run 9302's log names another test: {broken:#}"
+    );
+    assert!(out.get("message").is_none(), "{out:#}");
+    // The extra requests: the run's workflow, its runs on the commit, the jobs of the two
+    // runs, and the logs of the two other failed jobs.
+    let extra = fx.sim.requests().len() - plain_requests;
+    assert_eq!(extra, 6, "{:#?}", fx.sim.requests());
+    let paths: Vec<String> = fx.sim.requests().iter().map(|r| r.path.clone()).collect();
+    assert!(
+        paths.iter().any(|p| p.ends_with("/actions/jobs/9402/logs")),
+        "{paths:#?}"
+    );
+    assert!(
+        !paths
+            .iter()
+            .any(|p| p.contains("/jobs/9407/") || p.contains("/runs/9303/")),
+        "another workflow's run was read: {paths:#?}"
+    );
+    let text = call(
+        &fx.ctx,
+        "get_failing_tests",
+        json!({"pr": pr, "with_history": true}),
+    )
+    .await
+    .expect("call")
+    .text;
+    assert!(text.contains("flakiness 0.67"), "{text}");
+    // The second call reads no history again: only the fresh snapshot.
+    let second_logs = fx.sim.storage_requests().len();
+    fx.sim.clear_requests();
+    fx.call(json!({"pr": pr, "with_history": true})).await;
+    assert_eq!(
+        fx.sim.storage_requests().len(),
+        second_logs,
+        "logs read again"
+    );
+    let again: Vec<String> = fx.sim.requests().iter().map(|r| r.path.clone()).collect();
+    assert!(
+        !again
+            .iter()
+            .any(|p| p.ends_with("/logs") || p.contains("jobs?")),
+        "{again:#?}"
+    );
+    fx.assert_contract();
+}
+
+/// Forgejo keeps no run history through its API: with_history says so, and the failures
+/// still come.
+#[tokio::test]
+async fn with_history_on_forgejo_is_a_note() {
+    let fx = Fixture::start("ci_failing_forgejo", Flavor::Forgejo).await;
+    let out = fx
+        .call(json!({"pr": fx.pr(Flavor::Forgejo, 7), "with_history": true}))
+        .await;
+    assert!(out["total_failures"].as_u64().unwrap() > 0, "{out:#}");
+    assert!(
+        out["message"]
+            .as_str()
+            .is_some_and(|n| n.contains("no history")),
+        "{out:#}"
+    );
+}

@@ -317,6 +317,62 @@ impl GitHub {
             .collect())
     }
 
+    /// The workflow's runs on `head_sha`, newest first: one request.
+    pub(super) async fn fetch_commit_runs(
+        &self,
+        repo: &RepoRef,
+        workflow_id: u64,
+        head_sha: &str,
+        max: usize,
+    ) -> Result<Vec<WorkflowRun>> {
+        if !head_sha.bytes().all(|b| b.is_ascii_hexdigit()) || head_sha.is_empty() {
+            return Err(Error::usage(format!(
+                "{head_sha:?} is not a commit id (hexadecimal)"
+            )));
+        }
+        let auth = self.auth().await?;
+        let subject = format!(
+            "runs of workflow {workflow_id} on {head_sha} in {}/{}",
+            repo.owner, repo.repo
+        );
+        let url = format!(
+            "{}/actions/workflows/{workflow_id}/runs?head_sha={head_sha}&per_page={}",
+            self.repo_api(repo),
+            max.clamp(1, 100)
+        );
+        let response = self
+            .http
+            .send(&Request::get(url, Some(auth), &subject))
+            .await?;
+        let runs: GhRuns = response.json()?;
+        Ok(runs
+            .workflow_runs
+            .into_iter()
+            .take(max)
+            .map(GhRun::into_domain)
+            .collect())
+    }
+
+    /// `filter=all`: the jobs of every attempt, not only the latest.
+    pub(super) async fn fetch_run_jobs_all_attempts(
+        &self,
+        repo: &RepoRef,
+        run_id: u64,
+    ) -> Result<Vec<Job>> {
+        let subject = format!(
+            "jobs of workflow run {run_id} in {}/{}",
+            repo.owner, repo.repo
+        );
+        let url = format!(
+            "{}/actions/runs/{run_id}/jobs?filter=all",
+            self.repo_api(repo)
+        );
+        let (items, _) = self
+            .all_pages(&url, &subject, "", |r| Ok(r.json::<GhJobs>()?.jobs))
+            .await?;
+        Ok(items.into_iter().map(GhJob::into_domain).collect())
+    }
+
     pub(super) async fn fetch_job_log(
         &self,
         repo: &RepoRef,
@@ -816,6 +872,11 @@ struct GhRun {
     updated_at: Option<Timestamp>,
     #[serde(default)]
     workflow_id: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GhJobs {
+    jobs: Vec<GhJob>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -492,6 +492,21 @@ impl WorkflowHistory for GitHub {
     ) -> Result<Vec<u64>> {
         self.fetch_workflow_durations(repo, workflow_id, max).await
     }
+
+    async fn commit_runs(
+        &self,
+        repo: &RepoRef,
+        workflow_id: u64,
+        head_sha: &str,
+        max: usize,
+    ) -> Result<Vec<WorkflowRun>> {
+        self.fetch_commit_runs(repo, workflow_id, head_sha, max)
+            .await
+    }
+
+    async fn run_jobs_all_attempts(&self, repo: &RepoRef, run_id: u64) -> Result<Vec<Job>> {
+        self.fetch_run_jobs_all_attempts(repo, run_id).await
+    }
 }
 
 #[derive(Debug, Deserialize)]

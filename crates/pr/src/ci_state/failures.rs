@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
-use resolve_pr_ci::{Confidence, Failure, Framework, Scanner};
+use resolve_pr_ci::{Confidence, Failure, FlakyTest, Framework, Scanner};
 use resolve_pr_core::{RepoRef, Result, budget};
 use resolve_pr_forge::{ActionsJobRef, Annotation, Check, CheckKind, CheckState, Forge, require};
 
@@ -144,6 +144,8 @@ pub struct CheckFindings {
     pub failed_step_script: Option<String>,
     /// What could not be read, and what was read instead.
     pub note: Option<String>,
+    /// Tests that failed and then passed on a retry in the job (the framework says so).
+    pub flaky: Vec<FlakyTest>,
     /// What the job says about itself, to tell which of its run's JUnit reports are its own.
     evidence: JobEvidence,
 }
@@ -155,6 +157,10 @@ pub struct CheckFindings {
 pub struct JobCache {
     jobs: Memo<Arc<CheckFindings>>,
     junit: Memo<Arc<Vec<ReportFile>>>,
+    /// Every attempt's jobs of a finished run (the history of a test, `history`).
+    pub(super) run_jobs: Memo<Arc<Vec<resolve_pr_forge::Job>>>,
+    /// The failing tests a finished job's log names (the history of a test).
+    pub(super) job_tests: Memo<Arc<Vec<String>>>,
     /// Whose credential read what this view remembers: part of every key, so what one
     /// caller's token could read is never served to another.
     scope: Arc<str>,
@@ -170,7 +176,7 @@ impl JobCache {
         }
     }
 
-    fn key(&self, key: String) -> String {
+    pub(super) fn key(&self, key: String) -> String {
         if self.scope.is_empty() {
             key
         } else {
@@ -211,7 +217,7 @@ type Memo<V> = Arc<Mutex<HashMap<String, V>>>;
 /// Entries a cache keeps before starting over (a long-running server sees many PRs).
 const CACHE_ENTRIES: usize = 256;
 
-fn remember<V>(map: &Mutex<HashMap<String, V>>, key: String, value: V) {
+pub(super) fn remember<V>(map: &Mutex<HashMap<String, V>>, key: String, value: V) {
     if let Ok(mut map) = map.lock() {
         if map.len() >= CACHE_ENTRIES {
             map.clear();
@@ -296,6 +302,7 @@ pub(super) async fn collect(
             failed_step: f.failed_step.clone(),
             failed_step_script: f.failed_step_script.clone(),
             note: f.note.clone(),
+            flaky: f.flaky.clone(),
             evidence: JobEvidence::default(),
         })
         .collect();
@@ -537,6 +544,7 @@ async fn check_findings(
                     .flatten()
                     .map(|t| cut(t, EVIDENCE_TEXT)),
             );
+            findings.flaky.clone_from(&report.flaky);
             for found in &report.found {
                 let f = &found.failure;
                 findings.evidence.tests.push(f.test_name.clone());
