@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates crates/ci/corpus/{pytest,unittest}/ by really running pytest and unittest on the
-# sample project in scripts/ci-corpus/pytest-project/ (deliberately failing tests). CI never
-# runs this; the corpus test only reads the committed files.
+# Regenerates crates/ci/corpus/{pytest,unittest}/ by really running pytest, unittest and
+# unittest-xml-reporting on the sample project in scripts/ci-corpus/pytest-project/
+# (deliberately failing, flaky and noisy passing tests). CI never runs this; the corpus test
+# only reads the committed files.
 #
 # The project is copied to $WORK/_work/widgets/widgets/ so absolute paths in the output look
 # like a self-hosted runner checkout (which `relative_path` strips). Expected failures come
@@ -9,7 +10,45 @@
 # (locations: the last traceback entry inside the test's file), and for unittest the result
 # object of the run (corpus_tools/run_unittest.py).
 #
-#   scripts/ci-corpus/pytest.sh            # needs python3; makes a venv with pytest in /tmp
+# Configurations (one case each, every one a real run; `wrap` = GitHub Actions log, `raw` =
+# the tool's output as is):
+#   pytest/  default, quiet (-q), verbose (-v), report_all (-rA), tb_short, tb_line,
+#            tb_short_verbose_rA, tb_long, tb_native, tb_native_verbose, tb_no, tb_no_verbose,
+#            collection_error, continue_on_collection_errors, color (--color=yes),
+#            color_verbose_rA, xdist (-n 2, pytest-xdist), xdist_verbose, exitfirst (-x),
+#            exitfirst_verbose, reruns_verbose (-v --reruns 2, pytest-rerunfailures: a test
+#            that fails once then passes = flaky, one that fails every time = failure),
+#            reruns_xdist_verbose, unittest_classes (pytest running unittest.TestCase classes:
+#            subTests as pytest 9 SUBFAILED, expected failures, unexpected success,
+#            setUpClass/setUpModule errors), unittest_classes_verbose_rA, tox (through
+#            tox.ini: tox's own lines around pytest's), nox (through noxfile.py, -q);
+#            green jobs (exit code 0, noisy: warnings summary, a passing test_error_handling
+#            that logs ERROR:, prints FAILED and a traceback, captured output shown):
+#            green_warnings, green_report_all (-v -rA), green_report_all_s (raw, -rA -s),
+#            green_reruns_verbose (a test that passes on its rerun: flaky, no failure).
+#   unittest/ verbose, default, import_error(_verbose), failfast_verbose,
+#            module_setup_verbose (setUpModule error), xmlrunner / xmlrunner_verbose
+#            (`python -m xmlrunner discover`, unittest-xml-reporting: timed headers,
+#            setUpClass error, UNEXPECTED SUCCESS block); green jobs: green_verbose, green
+#            (a passing test printing Error: lines, a traceback and a FAIL: line),
+#            xmlrunner_green.
+# Truth of each case:
+#   pytest: --junitxml (xunit1) names the failures (a test failed in its call and errored in
+#     teardown is one testcase name, listed once); corpus_tools/pytest_expected_plugin.py
+#     (same run) gives locations and records pytest-rerunfailures' attempts (reports with
+#     outcome "rerun"): a rerun test whose last attempt passed is "flaky" (junit lists only
+#     passing testcases for it; checked). Under --tb=no the run prints no traceback, so the
+#     expected line is left out (--no-lines) and only the file is scored. Under tox/nox the
+#     report options travel in PYTEST_ADDOPTS.
+#   unittest: the result object of the run (corpus_tools/run_unittest.py).
+#   xmlrunner: the XML reports it writes in the run (corpus_tools/xmlrunner_expected.py;
+#     an unexpected success is an <error> there, so it is a failure).
+# Each case gets an empty $FLAKY_STATE_DIR, so "fails on its first attempt" is deterministic.
+#
+#   scripts/ci-corpus/pytest.sh   # needs python3; makes a venv in /tmp with pytest,
+#                                 # pytest-xdist, pytest-rerunfailures,
+#                                 # unittest-xml-reporting, tox, nox (tox/nox install pytest
+#                                 # into their own environments from PyPI)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
