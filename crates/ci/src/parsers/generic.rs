@@ -22,7 +22,10 @@
 //! In a GitHub Actions log only the blocks of steps that failed (`##[error]Process completed
 //! with exit code N`, or `##[error]The process '…' failed with exit code N` for an action's
 //! command) count, and `##[error]` annotations wherever they are: a passing step
-//! may print errors it handled. A log without step markers counts whole.
+//! may print errors it handled. A log without step markers counts whole, except the blocks
+//! before a pytest run's passing summary (`=== 5 passed, 2 warnings in 0.1s ===`): the run
+//! printed them and passed (a test that prints a handled traceback). unittest's `OK` has no
+//! trigger of its own (the scanner's pattern budget), so a raw unittest log is not cleared.
 //!
 //! Test name: a short description of the block: `error[E0308]: mismatched types`,
 //! `error: <message>`, `error TS2322: <message>`, the exception line (`KeyError: 'port'`,
@@ -64,6 +67,9 @@ pub const SPEC: ParserSpec = ParserSpec {
         "npm error",
         "FATAL",
         "Traceback (most recent call last)",
+        // pytest's passing summary (`=== 5 passed in 0.1s ===`); pytest's and unittest's
+        // parsers share the pattern.
+        "===",
     ],
     new: || Box::<Generic>::default(),
     fallback: true,
@@ -164,7 +170,19 @@ static JS_FRAME: LazyLock<Regex> = LazyLock::new(|| {
 });
 static PY_FRAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"^\s*File "([^"]+)", line (\d+)"#).expect("regex"));
+static PYTEST_PASSED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^=+ (?:\d+ [a-z]+(?:, )?)+ in [\d.]+s\b").expect("regex"));
 static FATAL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bFATAL\b").expect("regex"));
+
+/// The summary of a pytest run that passed: `=== 5 passed, 1 xfailed in 0.10s ===` (nothing
+/// failed or errored).
+fn passing_summary(line: &str) -> bool {
+    let t = line.trim_end();
+    t.starts_with('=')
+        && !t.contains(" failed")
+        && !t.contains(" error")
+        && PYTEST_PASSED.is_match(t)
+}
 
 /// Summaries that follow the error that caused them.
 fn consequence(text: &str) -> bool {
@@ -438,6 +456,12 @@ impl LineParser for Generic {
             }
             self.close();
         }
+        // Blocks a test run printed before it said it passed were handled (a log without
+        // Actions steps; in one, the step's exit code decides).
+        if !self.actions && passing_summary(line) {
+            self.pending.clear();
+            return;
+        }
         // In an Actions log, blocks count only in steps that fail: a passing step may print
         // errors it handled (a test that logs one on purpose).
         if line.starts_with("##[group]Run ") {
@@ -489,6 +513,26 @@ mod tests {
             offset += l.len() as u64 + 1;
         }
         p.finish().into_iter().map(|(_, f)| f).collect()
+    }
+
+    /// A log without Actions steps: the traceback a passing pytest run printed (`-s`) is no
+    /// failure once the run says it passed; one after the summary is.
+    #[test]
+    fn blocks_before_a_passing_test_summary_are_handled() {
+        let tb = "Traceback (most recent call last):\n  File \"green/test_g.py\", line 12, in parse\n    raise ValueError(\"x\")\nValueError: Error: not a number\n";
+        for summary in [
+            "======== 6 passed, 1 xfailed, 2 warnings in 0.02s ========",
+            "= 1 passed in 0.01s =",
+        ] {
+            let got = run(&format!("{tb}Error: connection refused\n{summary}\n"));
+            assert!(got.is_empty(), "{summary}: {got:#?}");
+        }
+        let got = run(&format!(
+            "{tb}========= 1 failed, 5 passed in 0.02s =========\n"
+        ));
+        assert_eq!(got.len(), 1);
+        let got = run(&format!("= 1 passed in 0.01s =\n{tb}"));
+        assert_eq!(got.len(), 1);
     }
 
     #[test]

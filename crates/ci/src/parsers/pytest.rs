@@ -35,7 +35,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::{LineParser, MAX_FAILURES, bounded_str, relative_path};
-use crate::{Confidence, Failure, Framework};
+use crate::{Confidence, Failure, FlakyTest, Framework};
 
 /// What makes the idle parser look at a line. Few and shared where possible: the scanner
 /// searches all parsers' triggers at once, and above 64 distinct patterns Aho-Corasick drops
@@ -45,10 +45,12 @@ use crate::{Confidence, Failure, Framework};
 /// - `ERROR`: `ERROR` summary and progress lines, the `ERRORS` banner;
 /// - `===` (also unittest's): every banner (`=== short test summary info ===`, `=== PASSES
 ///   ===`), which starts or ends the summary;
-/// - ` failed`, ` error`: the stats line of a run that failed (`14 failed, 9 passed in
-///   0.06s`, with no `=` under `-q`; pytest colours each count as one piece, so the space
-///   and the word are never split).
-pub const TRIGGERS: &[&str] = &["FAIL", "ERROR", "===", " failed", " error"];
+/// - `failed` (also mocha's and others'), ` error`: the stats line of a run that failed (`14
+///   failed, 9 passed in 0.06s`, with no `=` under `-q`; pytest colours each count as one
+///   piece, so the word is never split; ` error` keeps its space);
+/// - `RERUN`: pytest-rerunfailures' `-v` progress lines (`nodeid RERUN [ 10%]`, xdist's
+///   `[gw0] [ 10%] RERUN nodeid`), which make a test that then passes flaky.
+pub const TRIGGERS: &[&str] = &["FAIL", "ERROR", "===", "failed", " error", "RERUN"];
 
 /// Whether `line` has one of [`TRIGGERS`]: while idle, the parser changes nothing for a line
 /// without one (which the scanner may not deliver).
@@ -81,6 +83,8 @@ pub struct Pytest {
     run: Run,
     /// Failures of the runs that ended.
     out: Vec<(u64, Failure)>,
+    /// Tests of the runs that ended that were rerun and then not reported failing.
+    flaky: Vec<(u64, FlakyTest)>,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +103,8 @@ struct Run {
     sections: Vec<Section>,
     summaries: Vec<Named>,
     progress: Vec<Named>,
+    /// pytest-rerunfailures' `RERUN` progress lines: nodeid, offset of the first, count.
+    reruns: Vec<(String, u64, u32)>,
     line_entries: Vec<LineEntry>,
     /// `E` lines waiting for their `--tb=line` crash line.
     pending_e: ELines,
@@ -129,6 +135,12 @@ struct Section {
     /// The first non-blank body line, trimmed and bounded: the message when there are no
     /// `E` lines.
     first_text: Option<String>,
+    /// `--tb=native`: the lines after the last `File "…", line N` frame, from the first
+    /// unindented one (the exception), and the type it names.
+    native: Lines,
+    native_type: Option<String>,
+    /// After a `--- Captured … ---` line: what the test printed, no traceback entries.
+    captured: bool,
     used: bool,
 }
 
@@ -348,11 +360,13 @@ fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| Patterns {
         stats: Regex::new(
-            r"^=*\s*(?:\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|deselected|warnings?)(?:, )?)+ in [\d.]+s",
+            r"^=*\s*(?:\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)(?:, )?)+ in [\d.]+s",
         )
         .unwrap(),
-        progress: Regex::new(r"^(\S+\.py::\S.*?) (FAILED|ERROR)(?:\s+\[\s*\d+%\])?$").unwrap(),
-        xdist: Regex::new(r"^\[gw\d+\] \[\s*\d+%\] (FAILED|ERROR) (\S+\.py::\S.*)$").unwrap(),
+        progress: Regex::new(r"^(\S+\.py::\S.*?) (FAILED|ERROR|RERUN)(?:\s+\[\s*\d+%\])?\s*$")
+            .unwrap(),
+        xdist: Regex::new(r"^\[gw\d+\] \[\s*\d+%\] (FAILED|ERROR|RERUN) (\S+\.py::\S.*)$")
+            .unwrap(),
     })
 }
 
@@ -400,13 +414,13 @@ impl LineParser for Pytest {
             return;
         }
         match self.state {
-            State::Outside => {
-                if let Some(named) = progress_line(line, offset)
-                    && self.run.progress.len() < MAX_FAILURES
-                {
+            State::Outside => match progress_line(line, offset) {
+                Some((named, false)) if self.run.progress.len() < MAX_FAILURES => {
                     self.run.progress.push(named);
                 }
-            }
+                Some((named, true)) => self.run.rerun(named),
+                _ => {}
+            },
             State::Summary => {
                 if let Some(named) = summary_line(line, offset)
                     && self.run.summaries.len() < MAX_FAILURES
@@ -434,17 +448,51 @@ impl LineParser for Pytest {
         self.state = State::Outside;
         std::mem::take(&mut self.out)
     }
+
+    fn flaky(&mut self) -> Vec<(u64, FlakyTest)> {
+        std::mem::take(&mut self.flaky)
+    }
 }
 
 impl Pytest {
     fn end_run(&mut self) {
-        let run = std::mem::take(&mut self.run);
+        let mut run = std::mem::take(&mut self.run);
+        let reruns = std::mem::take(&mut run.reruns);
+        let failures = run.finish();
+        // A test rerun and then not reported failing in its run passed on a retry.
+        let failed: HashSet<&str> = failures.iter().map(|(_, f)| f.test_name.as_str()).collect();
+        for (nodeid, offset, count) in reruns {
+            if failed.contains(nodeid.as_str()) || self.flaky.len() >= MAX_FAILURES {
+                continue;
+            }
+            self.flaky.push((
+                offset,
+                FlakyTest {
+                    file_path: Some(nodeid_file(&nodeid).to_owned()),
+                    test_name: nodeid,
+                    framework: Framework::Pytest,
+                    line_number: None,
+                    failed_attempts: Some(count),
+                    attempts: Some(count + 1),
+                    error_message: None,
+                },
+            ));
+        }
         let room = MAX_FAILURES.saturating_sub(self.out.len());
-        self.out.extend(run.finish().into_iter().take(room));
+        self.out.extend(failures.into_iter().take(room));
     }
 }
 
 impl Run {
+    /// A `RERUN` progress line: one more failed attempt of its test.
+    fn rerun(&mut self, named: Named) {
+        if let Some(r) = self.reruns.iter_mut().find(|r| r.0 == named.nodeid) {
+            r.2 += 1;
+        } else if self.reruns.len() < MAX_FAILURES {
+            self.reruns.push((named.nodeid, named.offset, 1));
+        }
+    }
+
     /// A line inside a `FAILURES`/`ERRORS` section.
     fn section_line(&mut self, offset: u64, line: &str) {
         if let Some(head) = framed(line, '_', 3) {
@@ -460,8 +508,8 @@ impl Run {
             ]
             .iter()
             .find_map(|pre| head.strip_prefix(pre))
-            .unwrap_or(head)
-            .to_owned();
+            .unwrap_or(head);
+            let key = without_subtest(key).to_owned();
             self.sections.push(Section {
                 offset,
                 key,
@@ -481,10 +529,25 @@ impl Run {
                     }
                 }
                 section.body.push(line, keep(MAX_TRACE), MAX_BODY_LINES);
-                if let Some(e) = e {
+                if line.starts_with("---") && line.contains(" Captured ") {
+                    section.captured = true;
+                }
+                if section.captured {
+                } else if let Some(e) = e {
                     section.e.push(e);
                 } else if let Some((path, n, text)) = location(line) {
                     section.entries.push(path, n, text);
+                } else if let Some((path, n)) = native_frame(line) {
+                    section.entries.push(path, n, "");
+                    section.native = Lines::default();
+                    section.native_type = None;
+                } else if !section.entries.is_empty()
+                    && (section.native.count > 0 || !(line.is_empty() || line.starts_with(' ')))
+                {
+                    if section.native.count == 0 {
+                        section.native_type = line_error_type(line);
+                    }
+                    section.native.push(line, keep(MAX_MESSAGE), usize::MAX);
                 }
             }
             Current::Dropped => {}
@@ -586,8 +649,15 @@ impl Run {
             names.insert(f.test_name.clone());
             out.push((at, f));
         }
+        // A test reported by name also owns its other sections with its head line (an error
+        // at teardown after a failed call, whose entries are all in a `conftest.py` fixture).
+        let heads: HashSet<String> = names.iter().map(|n| head_line(n)).collect();
         // Sections no summary line named (`-rN`, a log cut before the summary).
-        for sec in self.sections.iter().filter(|x| !x.used) {
+        for sec in self
+            .sections
+            .iter()
+            .filter(|x| !x.used && !heads.contains(&x.key))
+        {
             let Some(file) = sec.entries.first_path().map(str::to_owned) else {
                 continue;
             };
@@ -662,21 +732,60 @@ fn line_and_text(rest: &str) -> Option<(u64, &str)> {
     }
 }
 
-/// `tests/x.py::t FAILED [ 10%]` (`-v`) or `[gw0] [ 10%] FAILED tests/x.py::t` (xdist).
-fn progress_line(line: &str, offset: u64) -> Option<Named> {
+/// `tests/x.py::t FAILED [ 10%]` (`-v`) or `[gw0] [ 10%] FAILED tests/x.py::t` (xdist), and
+/// whether the outcome is pytest-rerunfailures' `RERUN` (an attempt that failed and is run
+/// again) rather than `FAILED`/`ERROR`.
+fn progress_line(line: &str, offset: u64) -> Option<(Named, bool)> {
     let p = patterns();
-    let nodeid = if line.starts_with("[gw") {
-        p.xdist.captures(line)?[2].trim().to_owned()
-    } else if line.contains("::") && (line.contains(" FAILED") || line.contains(" ERROR")) {
-        p.progress.captures(line)?[1].to_owned()
+    let (nodeid, outcome) = if line.starts_with("[gw") {
+        let c = p.xdist.captures(line)?;
+        (c[2].trim().to_owned(), c.get(1)?)
+    } else if line.contains("::")
+        && (line.contains(" FAILED") || line.contains(" ERROR") || line.contains(" RERUN"))
+    {
+        let c = p.progress.captures(line)?;
+        (c[1].to_owned(), c.get(2)?)
     } else {
         return None;
     };
-    Some(Named {
-        offset,
-        nodeid,
-        message: String::new(),
-    })
+    let rerun = outcome.as_str() == "RERUN";
+    Some((
+        Named {
+            offset,
+            nodeid,
+            message: String::new(),
+        },
+        rerun,
+    ))
+}
+
+/// `  File "/abs/tests/test_x.py", line 12, in test_x` (a `--tb=native` frame): path, line.
+fn native_frame(line: &str) -> Option<(&str, u64)> {
+    let rest = line.strip_prefix("  File \"")?;
+    let (path, tail) = rest.split_once("\", line ")?;
+    let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+    Some((path, tail[..digits].parse().ok()?))
+}
+
+/// A section head without the subtest part pytest adds after the test (`TestC.test_x
+/// (n=1)`, `test_x [custom message]`): the head of the test itself.
+fn without_subtest(head: &str) -> &str {
+    // Only a part outside the test's own `[params]` (which may hold ` [` or ` (`).
+    let balanced = |s: &str| s.matches('[').count() == s.matches(']').count();
+    let mut head = head;
+    if head.ends_with(')')
+        && let Some(i) = head.rfind(" (")
+        && balanced(&head[..i])
+    {
+        head = &head[..i];
+    }
+    if head.ends_with(']')
+        && let Some(i) = head.rfind(" [")
+        && balanced(&head[..i])
+    {
+        head = &head[..i];
+    }
+    head
 }
 
 /// `FAILED tests/x.py::test[a - b] - message`: the nodeid ends at the first ` - ` outside
@@ -684,7 +793,8 @@ fn progress_line(line: &str, offset: u64) -> Option<Named> {
 fn summary_line(line: &str, offset: u64) -> Option<Named> {
     let rest = line
         .strip_prefix("FAILED ")
-        .or_else(|| line.strip_prefix("ERROR "))?;
+        .or_else(|| line.strip_prefix("ERROR "))
+        .or_else(|| subfailed(line))?;
     let mut depth = 0i32;
     let bytes = rest.as_bytes();
     let mut end = rest.len();
@@ -709,6 +819,22 @@ fn summary_line(line: &str, offset: u64) -> Option<Named> {
         nodeid: nodeid.to_owned(),
         message,
     })
+}
+
+/// A failed subtest's summary line without its head: `SUBFAILED(n=1) tests/x.py::t - msg`,
+/// `SUBFAILED[custom] tests/x.py::t - msg` (pytest ≥ 9), one per failed subtest.
+fn subfailed(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("SUBFAILED")?;
+    if let Some(r) = rest.strip_prefix(' ') {
+        return Some(r);
+    }
+    let close = match rest.as_bytes().first()? {
+        b'(' => ") ",
+        b'[' => "] ",
+        _ => return None,
+    };
+    let i = rest.find(close)?;
+    Some(&rest[i + 2..])
 }
 
 /// The nodeid's file part (`tests/x.py` of `tests/x.py::C::t[a::b]`).
@@ -767,11 +893,14 @@ fn fill_from_section(f: &mut Failure, sec: &Section, file: &str) {
             .find_map(|(path, n)| same_file(path, file).then_some(*n));
     }
     let last_text = sec.entries.last().map_or("", |(_, _, t)| t);
-    f.error_type = error_type(last_text, sec.e.error_type.as_deref());
-    f.error_message = if sec.e.is_empty() {
-        sec.first_text.clone().unwrap_or_default()
-    } else {
+    f.error_type =
+        error_type(last_text, sec.e.error_type.as_deref()).or_else(|| sec.native_type.clone());
+    f.error_message = if !sec.e.is_empty() {
         sec.e.message()
+    } else if sec.native.has_text {
+        bounded_str(sec.native.text.trim(), MAX_MESSAGE)
+    } else {
+        sec.first_text.clone().unwrap_or_default()
     };
     if sec.body.has_text {
         f.stack_trace = Some(sec.body.trace(MAX_TRACE));
@@ -1038,6 +1167,148 @@ no stats line
         let got = p.finish();
         assert_eq!(got[0].1.test_name, "tests/test_cut.py::test_cut");
         assert_eq!(got[0].1.line_number, Some(9));
+    }
+
+    /// `--tb=native`: the `File "…", line N` frames locate the failure, the exception line
+    /// after the last frame is the message.
+    #[test]
+    fn native_tracebacks_give_the_line() {
+        let log = "\
+=================================== FAILURES ===================================
+_______________________________ test_in_helper _______________________________
+Traceback (most recent call last):
+  File \"/home/runner/work/r/r/tests/test_x.py\", line 42, in test_in_helper
+    check(-5)
+  File \"/home/runner/work/r/r/tests/helpers.py\", line 3, in check
+    raise ValueError(f\"bad {n}\")
+ValueError: bad -5
+----------------------------- Captured stdout call -----------------------------
+  File \"/home/runner/work/r/r/tests/test_x.py\", line 99, in printed
+=========================== short test summary info ============================
+FAILED tests/test_x.py::test_in_helper - ValueError: bad -5
+============================== 1 failed in 0.10s ===============================
+";
+        let got = parse(log);
+        assert_eq!(got.len(), 1);
+        let f = &got[0].1;
+        assert_eq!(f.file_path.as_deref(), Some("tests/test_x.py"));
+        assert_eq!(f.line_number, Some(42));
+        assert_eq!(f.error_type.as_deref(), Some("ValueError"));
+        assert_eq!(f.error_message, "ValueError: bad -5");
+    }
+
+    /// A test that fails and then errors in teardown (a `conftest.py` fixture) is one
+    /// failure, located in its call.
+    #[test]
+    fn failure_then_teardown_error_is_one_test() {
+        let log = "\
+==================================== ERRORS ====================================
+______________ ERROR at teardown of test_fails_then_teardown_errors ______________
+
+    @pytest.fixture
+    def conn():
+        yield 1
+>       raise ConnectionResetError(\"dropped\")
+E       ConnectionResetError: dropped
+
+tests/conftest.py:8: ConnectionResetError
+=================================== FAILURES ===================================
+_______________________ test_fails_then_teardown_errors ________________________
+
+    def test_fails_then_teardown_errors(conn):
+>       assert conn == 2
+E       assert 1 == 2
+
+tests/test_c.py:43: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_c.py::test_fails_then_teardown_errors - assert 1 == 2
+ERROR tests/test_c.py::test_fails_then_teardown_errors - ConnectionResetError: dropped
+========================== 1 failed, 1 error in 0.10s ==========================
+";
+        let got = parse(log);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        let f = &got[0].1;
+        assert_eq!(
+            f.test_name,
+            "tests/test_c.py::test_fails_then_teardown_errors"
+        );
+        assert_eq!(f.file_path.as_deref(), Some("tests/test_c.py"));
+        assert_eq!(f.line_number, Some(43));
+    }
+
+    /// pytest-rerunfailures under `-v`: a test rerun and then passed is flaky, one rerun
+    /// every time and failed is a failure; xdist's form too.
+    #[test]
+    fn reruns_that_pass_are_flaky() {
+        let log = "\
+flaky/test_f.py::test_retry RERUN                                        [ 33%]
+flaky/test_f.py::test_retry PASSED                                       [ 33%]
+[gw1] [ 50%] RERUN flaky/test_f.py::test_x \n\
+[gw1] [ 50%] PASSED flaky/test_f.py::test_x \n\
+flaky/test_f.py::test_always RERUN                                       [ 66%]
+flaky/test_f.py::test_always RERUN                                       [ 66%]
+flaky/test_f.py::test_always FAILED                                      [ 66%]
+=========================== short test summary info ============================
+FAILED flaky/test_f.py::test_always - assert 1 == 2
+================ 1 failed, 2 passed, 4 rerun in 0.12s =================
+";
+        let mut p = Pytest::default();
+        let got = feed(&mut p, log);
+        let names: Vec<_> = got.iter().map(|(_, f)| f.test_name.as_str()).collect();
+        assert_eq!(names, ["flaky/test_f.py::test_always"]);
+        let flaky = p.flaky();
+        let names: Vec<_> = flaky.iter().map(|(_, f)| f.test_name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["flaky/test_f.py::test_retry", "flaky/test_f.py::test_x"]
+        );
+        assert_eq!(flaky[0].1.failed_attempts, Some(1));
+        assert_eq!(flaky[0].1.attempts, Some(2));
+        let report = {
+            let mut s = crate::Scanner::new();
+            s.feed(log.as_bytes());
+            s.finish()
+        };
+        assert_eq!(report.flaky.len(), 2);
+        assert_eq!(report.failures().len(), 1);
+    }
+
+    /// pytest ≥ 9 subtests: `SUBFAILED(n=1) nodeid` summary lines and `C.t (n=1)` heads
+    /// name the test once, located by its first failing subtest.
+    #[test]
+    fn subtests_name_their_test_once() {
+        let log = "\
+=================================== FAILURES ===================================
+_________________________ TestC.test_s (n=1) __________________________
+
+    def test_s(self):
+>       self.assertEqual(n % 2, 0)
+E       AssertionError: 1 != 0
+
+unit/test_c.py:40: AssertionError
+_________________________ TestC.test_s (n=3) __________________________
+unit/test_c.py:40: AssertionError
+_________________________ test_p[a [b]] __________________________
+unit/test_c.py:50: AssertionError
+=========================== short test summary info ============================
+SUBFAILED(n=1) unit/test_c.py::TestC::test_s - AssertionError: 1 != 0
+SUBFAILED(n=3) unit/test_c.py::TestC::test_s - AssertionError: 1 != 0
+FAILED unit/test_c.py::test_p[a [b]] - AssertionError
+========================== 2 failed in 0.10s ==========================
+";
+        let got = parse(log);
+        let names: Vec<_> = got.iter().map(|(_, f)| f.test_name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "unit/test_c.py::TestC::test_s",
+                "unit/test_c.py::test_p[a [b]]"
+            ]
+        );
+        assert_eq!(got[0].1.line_number, Some(40));
+        assert_eq!(got[1].1.line_number, Some(50));
+        assert_eq!(without_subtest("test_p[a (b)]"), "test_p[a (b)]");
+        assert_eq!(without_subtest("C.t [msg] (i=1)"), "C.t");
     }
 
     proptest::proptest! {

@@ -59,6 +59,9 @@ enum State {
     /// The line after a header: the dashed line, or already the traceback.
     Header,
     Body,
+    /// After xmlrunner's `UNEXPECTED SUCCESS: <xmlrunner.result._TestInfo object at …>`:
+    /// the description is on the next line (the offset of the header).
+    Unexpected(u64),
 }
 
 #[derive(Debug, Default)]
@@ -84,6 +87,15 @@ impl LineParser for Unittest {
                 }
             }
             State::Rule => self.header(offset, line),
+            State::Unexpected(at) => {
+                self.state = State::Idle;
+                if let Some(name) = test_id(line)
+                    && self.out.len() < MAX_FAILURES
+                    && self.seen.insert(name.clone())
+                {
+                    self.out.push((at, unexpected_success(name)));
+                }
+            }
             State::Header if line.starts_with("----") => self.state = State::Body,
             State::Header | State::Body => {
                 if line == RULE {
@@ -115,10 +127,11 @@ impl LineParser for Unittest {
 
 impl Unittest {
     fn header(&mut self, offset: u64, line: &str) {
-        let name = line
-            .strip_prefix("FAIL: ")
-            .or_else(|| line.strip_prefix("ERROR: "))
-            .and_then(test_id);
+        if line.starts_with("UNEXPECTED SUCCESS: <xmlrunner.") {
+            self.state = State::Unexpected(offset);
+            return;
+        }
+        let name = header_desc(line).and_then(test_id);
         let Some(name) = name else {
             self.state = if line == RULE {
                 State::Rule
@@ -150,6 +163,43 @@ fn step_boundary(line: &str) -> bool {
         && (line.starts_with("##[group]")
             || line.starts_with("##[endgroup]")
             || line.starts_with("##[error]Process completed"))
+}
+
+/// The description of a `FAIL: <desc>` / `ERROR: <desc>` header, also with the duration
+/// unittest-xml-reporting adds (`FAIL [0.001s]: <desc>`).
+fn header_desc(line: &str) -> Option<&str> {
+    let rest = line
+        .strip_prefix("FAIL")
+        .or_else(|| line.strip_prefix("ERROR"))?;
+    if let Some(desc) = rest.strip_prefix(": ") {
+        return Some(desc);
+    }
+    let rest = rest.strip_prefix(" [")?;
+    let (time, desc) = rest.split_once("]: ")?;
+    time.ends_with('s').then_some(desc)
+}
+
+/// An unexpected success as unittest-xml-reporting reports it (an error in its XML report):
+/// no traceback; the module is the test id's lowercase dotted prefix (`pkg.test_x` of
+/// `pkg.test_x.TestC.test_y`), without a line.
+fn unexpected_success(name: String) -> Failure {
+    let module: Vec<&str> = name
+        .split('.')
+        .take_while(|p| !p.starts_with(|c: char| c.is_ascii_uppercase()))
+        .collect();
+    let file_path = (!module.is_empty() && module.len() < name.split('.').count())
+        .then(|| format!("{}.py", module.join("/")));
+    Failure {
+        reproduce_command: crate::reproduce::unittest(&name),
+        test_name: name,
+        file_path,
+        line_number: None,
+        error_type: Some("UnexpectedSuccess".to_owned()),
+        error_message: "Unexpected success".to_owned(),
+        stack_trace: None,
+        confidence: Confidence::Medium,
+        framework: Framework::Unittest,
+    }
 }
 
 /// The test id a block header describes.
@@ -288,6 +338,35 @@ Traceback (most recent call last):\n  File \"/home/runner/work/r/r/pkg/test_a.py
         );
         assert!(parse(&log).is_empty());
         assert!(crate::parse_log(log.as_bytes()).is_empty());
+    }
+
+    /// unittest-xml-reporting (`python -m xmlrunner`): `FAIL [0.001s]: desc` headers, a
+    /// `setUpClass` error, and its `UNEXPECTED SUCCESS` block (an error in its XML report)
+    /// whose description is on the next line.
+    #[test]
+    fn xmlrunner_blocks() {
+        let dashes = "-".repeat(70);
+        let log = format!(
+            "{RULE}\nERROR [0.000s]: setUpClass (unit.test_c.TestB)\n{dashes}\nTraceback (most recent call last):\n  File \"/home/runner/work/r/r/unit/test_c.py\", line 66, in setUpClass\n    raise ConnectionError(\"x\")\nConnectionError: x\n\n\
+{RULE}\nFAIL [0.001s]: test_s (unit.test_c.TestC.test_s) (n=1)\n{dashes}\nTraceback (most recent call last):\n  File \"/home/runner/work/r/r/unit/test_c.py\", line 40, in test_s\n    self.assertEqual(n % 2, 0)\nAssertionError: 1 != 0\n\n\
+{RULE}\nUNEXPECTED SUCCESS: <xmlrunner.result._TestInfo object at 0x7f7d2651f350>\ntest_u (unit.test_c.TestC.test_u)\n{dashes}\nRan 3 tests in 0.013s\n\nFAILED (failures=1, errors=1, unexpected successes=1)\n"
+        );
+        let got = parse(&log);
+        let names: Vec<_> = got.iter().map(|(_, f)| f.test_name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "unit.test_c.TestB",
+                "unit.test_c.TestC.test_s",
+                "unit.test_c.TestC.test_u"
+            ]
+        );
+        assert_eq!(got[0].1.line_number, Some(66));
+        assert_eq!(got[1].1.line_number, Some(40));
+        assert_eq!(got[1].1.error_type.as_deref(), Some("AssertionError"));
+        assert_eq!(got[2].1.file_path.as_deref(), Some("unit/test_c.py"));
+        assert_eq!(got[2].1.line_number, None);
+        assert_eq!(crate::parse_log(log.as_bytes()).len(), 3);
     }
 
     /// The block ends at the dashed line before `Ran N tests`: the parser is idle again, so

@@ -29,7 +29,9 @@ def nodeid(case):
 
 def main():
     junit, locations, out = sys.argv[1:4]
-    locs = json.load(open(locations))
+    no_lines = "--no-lines" in sys.argv[4:]
+    recorded = json.load(open(locations))
+    locs = recorded["locations"]
     failures, seen = [], set()
     for case in ET.parse(junit).getroot().iter("testcase"):
         if case.find("failure") is None and case.find("error") is None:
@@ -41,11 +43,24 @@ def main():
         loc = locs.get(nid)
         if loc is None:
             sys.exit(f"no location recorded for {nid!r}; names: {sorted(locs)}")
+        if no_lines:
+            loc = {**loc, "line_number": None}
         failures.append({"test_name": nid, **loc})
     if set(locs) != seen:
         sys.exit(f"junit and plugin disagree: {sorted(set(locs) ^ seen)}")
+    flaky = [
+        {"test_name": nid, "failed_attempts": n}
+        for nid, n in recorded["reruns"].items()
+        if recorded["final"].get(nid) == "passed"
+    ]
+    for f in flaky:
+        if f["test_name"] in seen:
+            sys.exit(f"flaky by the plugin, failed by junit: {f['test_name']}")
+    doc = {"framework": "pytest", "failures": failures}
+    if flaky:
+        doc["flaky"] = flaky
     with open(out, "w") as f:
-        json.dump({"framework": "pytest", "failures": failures}, f, indent=2, ensure_ascii=False)
+        json.dump(doc, f, indent=2, ensure_ascii=False)
         f.write("\n")
 
 

@@ -37,3 +37,7 @@ class TestNested:
     class TestInner:
         def test_deep(self):
             assert 1 + 1 == 3
+
+
+def test_fails_then_teardown_errors(flaky_connection):
+    assert flaky_connection == "other connection"

@@ -1,0 +1,2 @@
+def test_fails_every_time():
+    assert {"status": 500} == {"status": 200}
