@@ -13,24 +13,38 @@ use resolve_pr_core::terminal::{json_escaped as printable_json, printable};
 
 use crate::style::Style;
 
+/// What a log says failed, and which tests passed only on a retry.
+struct Found {
+    failures: Vec<resolve_pr_ci::Failure>,
+    flaky: Vec<resolve_pr_ci::FlakyTest>,
+}
+
 /// The failures in a job log, streamed (memory does not grow with the log), or in a JUnit
 /// XML report when the input is one.
-fn failures_in(mut input: impl Read) -> anyhow::Result<Vec<resolve_pr_ci::Failure>> {
+fn failures_in(mut input: impl Read) -> anyhow::Result<Found> {
     let mut head = Vec::with_capacity(4096);
     (&mut input).take(4096).read_to_end(&mut head)?;
     if resolve_pr_ci::junit::looks_like_junit(&head) {
         let mut xml = head;
         input.read_to_end(&mut xml)?;
         return resolve_pr_ci::junit::parse_junit(&xml)
+            .map(|failures| Found {
+                failures,
+                flaky: Vec::new(),
+            })
             .map_err(|e| anyhow::anyhow!("the input looks like JUnit XML but is not valid: {e}"));
     }
     let mut scanner = resolve_pr_ci::Scanner::new();
     scanner.feed(&head);
-    Ok(scanner.read_from(input)?.failures())
+    let report = scanner.read_from(input)?;
+    Ok(Found {
+        failures: report.failures(),
+        flaky: report.flaky,
+    })
 }
 
 pub fn run(source: &str, style: Style) -> anyhow::Result<ExitCode> {
-    let failures = if source == "-" {
+    let Found { failures, flaky } = if source == "-" {
         failures_in(std::io::stdin().lock()).context("cannot read the log from stdin")?
     } else {
         let file = std::fs::File::open(source)
@@ -53,15 +67,33 @@ pub fn run(source: &str, style: Style) -> anyhow::Result<ExitCode> {
                 })
             })
             .collect();
-        let text = json!({ "failures": items }).to_string();
+        let flaky: Vec<_> = flaky
+            .iter()
+            .map(|f| {
+                json!({
+                    "test_name": f.test_name,
+                    "framework": f.framework,
+                    "attempts": f.attempts,
+                    "failed_attempts": f.failed_attempts,
+                })
+            })
+            .collect();
+        let text = json!({ "failures": items, "flaky": flaky }).to_string();
         println!("{}", printable_json(&text));
         return Ok(ExitCode::SUCCESS);
     }
     if failures.is_empty() {
         println!("No failing tests found in the log.");
-        return Ok(ExitCode::SUCCESS);
+    } else {
+        print!("{}", human(&failures, style));
     }
-    print!("{}", human(&failures, style));
+    for f in &flaky {
+        println!(
+            "{} {} passed on a retry (flaky)",
+            style.dim("~"),
+            printable(&f.test_name)
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -119,7 +151,9 @@ FAILED tests/test_x.py::test_bell\u{7}\u{8}\u{9b}2K\u{202e}exe - AssertionError:
 
     #[test]
     fn human_output_shows_controls_as_escapes() {
-        let failures = failures_in(HOSTILE_LOG.as_bytes()).expect("parses");
+        let failures = failures_in(HOSTILE_LOG.as_bytes())
+            .expect("parses")
+            .failures;
         assert_eq!(failures.len(), 1, "{failures:?}");
         // The data keeps what the log said; only the rendering escapes it.
         assert!(failures[0].test_name.contains('\u{202e}'));

@@ -16,6 +16,8 @@ fn json_lists_the_reported_failures() {
         "pytest/default.log",
         "cargo_test/workspace_no_fail_fast.log",
         "go_test/json_actions.log",
+        // pytest-rerunfailures: a test that passed on a retry is flaky, not a failure.
+        "pytest/reruns_verbose.log",
         // A JUnit XML report is recognised and read as one.
         "junit/pytest_xunit1.xml",
     ] {
@@ -52,6 +54,19 @@ fn json_lists_the_reported_failures() {
         names.sort_unstable();
         want.sort_unstable();
         assert_eq!(names, want, "{case}");
+        let flaky = |v: &serde_json::Value| -> Vec<String> {
+            let mut names: Vec<String> = v["flaky"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|f| f["test_name"].as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            names.sort_unstable();
+            names
+        };
+        assert_eq!(flaky(&got), flaky(&expected), "{case}: flaky tests");
         for f in got["failures"].as_array().expect("failures") {
             for key in [
                 "test_name",
