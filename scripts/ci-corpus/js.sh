@@ -45,6 +45,11 @@
 #   jest/yarn-workspace-actions            yarn@1 workspaces run test over js-project/workspace
 #                                          (jest per package, yarn's "error Command failed" lines;
 #                                          reports merged); Actions
+#   jest/pnpm-workspace-actions            pnpm@9 -r test: parallel, every line behind pnpm's
+#                                          "packages/web test: " prefix,
+#                                          ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL; Actions
+#   jest/pnpm-sequential-actions           pnpm@9 -r --workspace-concurrency=1 test: no
+#                                          prefixes, "> web@1.0.0 test <dir>" banners; Actions
 #   jest/passing, passing-raw,             npx jest [--ci] [--verbose] jest/ok.test.js: green, noisy
 #     passing-ci-actions                   (console.error stacks, "handles FAILED input", a test
 #                                          retried then passed: flaky); Actions / raw / Actions
@@ -198,17 +203,19 @@ run jest shard-2-actions 0 "npx jest --shard 2/2" -- npx jest --shard 2/2
 run jest npm-test-actions 0 "npm test" -- npm test
 run jest actions 0 "npx jest" -- npx jest
 run jest actions-verbose 1 "npx jest --verbose jest/users.test.js" -- npx jest --verbose jest/users.test.js
-# A yarn (classic) workspace of two jest packages (js-project/workspace): yarn runs each
-# package's scripts.test, which has jest write its JSON report next to it; the reports of the
-# packages that ran are the truth. Jest prints paths relative to the package, the truth has
-# them relative to the repository.
-workspace_yarn() {
-  local case=$1
+# A workspace of two jest packages (js-project/workspace) run by yarn (classic) or pnpm:
+# the package manager runs each package's scripts.test, which has jest write its JSON report
+# next to it; the reports of the packages that ran are the truth. Jest prints paths relative
+# to the package, the truth has them relative to the repository.
+# workspace <case> <wrap command> <command...>
+workspace() {
+  local case=$1 wrap=$2
+  shift 2
   local ws="$WORK/workspace" raw="$SCRATCH/jest-$case.raw" report="$SCRATCH/jest-$case.json"
   ln -sfn ../node_modules "$ws/node_modules"
   rm -f "$ws"/packages/*/jest-report.json
   local rc=0
-  (cd "$ws" && env -u FORCE_COLOR NO_COLOR=1 npx --yes yarn@1.22.22 workspaces run test >"$raw" 2>&1) || rc=$?
+  (cd "$ws" && env -u FORCE_COLOR NO_COLOR=1 "$@" >"$raw" 2>&1) || rc=$?
   python3 - "$report" "$ws"/packages/*/jest-report.json <<'PY'
 import json, sys
 results = []
@@ -216,11 +223,14 @@ for p in sys.argv[2:]:
     results.extend(json.load(open(p))["testResults"])
 json.dump({"testResults": results}, open(sys.argv[1], "w"))
 PY
-  python3 "$WRAP" --command "yarn workspaces run test" --exit-code "$rc" <"$raw" >"$CORPUS/jest/$case.log"
+  python3 "$WRAP" --command "$wrap" --exit-code "$rc" <"$raw" >"$CORPUS/jest/$case.log"
   expected jest "$report" "$CORPUS/jest/$case.expected.json"
   echo "jest/$case (exit $rc): $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["failures"]))' "$CORPUS/jest/$case.expected.json") failures"
 }
-workspace_yarn yarn-workspace-actions
+workspace yarn-workspace-actions "yarn workspaces run test" npx --yes yarn@1.22.22 workspaces run test
+workspace pnpm-workspace-actions "pnpm -r test" npx --yes pnpm@9.15.0 -r test
+workspace pnpm-sequential-actions "pnpm -r --workspace-concurrency=1 test" \
+  npx --yes pnpm@9.15.0 -r --workspace-concurrency=1 test
 
 run jest passing 0 "npx jest jest/ok.test.js" -- npx jest jest/ok.test.js
 run jest passing-raw 0 "" -- npx jest --verbose jest/ok.test.js

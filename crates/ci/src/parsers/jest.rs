@@ -25,6 +25,10 @@
 //! ERRORS`, after which it reads every line up to the file's header). `PASS` sections and
 //! `●` headers outside a `FAIL` section never report anything, so they are not triggers.
 //!
+//! `pnpm -r` (parallel) puts `<package dir> <script>: ` before every line of a package's
+//! output: the prefix of the last `FAIL` line seen behind one is read through, and jest's
+//! paths (relative to the package) are joined to the package directory.
+//!
 //! Vitest output never has `●` headers, and its `FAIL` lines name `file > test`, so this parser
 //! leaves it alone. The helpers at the bottom are shared with the vitest and mocha parsers.
 
@@ -53,6 +57,11 @@ static SUITE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static CODE_FRAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*>?\s*\d+ \|").expect("regex"));
+/// A `FAIL` line behind pnpm's `-r` prefix: `packages/web test: FAIL ./web.test.js`.
+static PNPM_FAIL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\S+) ([^\s:]+): \s{0,2}FAIL\s+\S+\.[A-Za-z]+(?:\s+\(\d[^)]*\))?\s*$")
+        .expect("regex")
+});
 static RETRY: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s?RETRY (\d+)\s*$").expect("regex"));
 
@@ -67,6 +76,8 @@ struct Block {
     line: Option<u64>,
     /// `● Test suite failed to run`: named by the file.
     suite_error: bool,
+    /// The package directory of a pnpm `-r` run: jest's paths are relative to it.
+    dir: Option<String>,
 }
 
 /// A test whose failed attempts jest logged before retrying it.
@@ -88,6 +99,9 @@ struct Retried {
 pub struct Jest {
     /// The file of the `FAIL` section lines are in.
     suite: Option<String>,
+    /// pnpm `-r` prefix (`packages/web test: `) and package directory of the jest run whose
+    /// `FAIL` line came last: lines behind that prefix are read without it.
+    prefix: Option<(String, String)>,
     block: Option<Block>,
     seen: HashSet<(String, String)>,
     out: Vec<(u64, Failure)>,
@@ -117,12 +131,15 @@ impl Jest {
         if name == "Console" || name.is_empty() {
             return;
         }
+        let dir = self.prefix.as_ref().map(|(_, d)| d.clone());
+        let full = in_dir(dir.as_deref(), file);
         let suite_error = name.starts_with("Test suite failed to run");
-        let name = if suite_error { file.as_str() } else { name };
-        if self.seen.len() >= MAX_FAILURES || !self.seen.insert((name.to_owned(), file.clone())) {
+        let name = if suite_error { full.as_str() } else { name };
+        if self.seen.len() >= MAX_FAILURES || !self.seen.insert((name.to_owned(), full.clone())) {
             return;
         }
         self.block = Some(Block {
+            dir,
             offset,
             name: name.to_owned(),
             file: file.clone(),
@@ -191,6 +208,22 @@ impl Jest {
 
 impl LineParser for Jest {
     fn line(&mut self, offset: u64, line: &str) {
+        // pnpm -r: learnt from `FAIL` lines only (always delivered), so skipping idle lines
+        // changes nothing.
+        if line.contains("FAIL")
+            && !line.starts_with(' ')
+            && let Some(c) = PNPM_FAIL.captures(line)
+        {
+            let prefix = format!("{} {}: ", &c[1], &c[2]);
+            let dir = relative_path(&c[1]);
+            self.prefix = Some((prefix, dir));
+        }
+        let cut = self
+            .prefix
+            .as_ref()
+            .filter(|(p, _)| line.starts_with(p.as_str()))
+            .map_or(0, |(p, _)| p.len());
+        let line = &line[cut..];
         if (!self.pending.is_empty() || line.contains("LOGGING RETRY ERRORS "))
             && self.retry_line(offset, line)
         {
@@ -291,7 +324,7 @@ impl Block {
     fn failure(self) -> Failure {
         let message = self.message.text();
         let name = self.name;
-        let file = self.file;
+        let file = in_dir(self.dir.as_deref(), &self.file);
         let line = self.line;
         let pattern = escape_regex(&name.replace(" › ", " "));
         let reproduce_command = if self.suite_error {
@@ -314,6 +347,14 @@ impl Block {
             },
             framework: Framework::Jest,
         }
+    }
+}
+
+/// `file` (as jest printed it) inside a pnpm package directory, if any.
+fn in_dir(dir: Option<&str>, file: &str) -> String {
+    match dir {
+        Some(d) if d != "." && !d.is_empty() && !file.starts_with('/') => format!("{d}/{file}"),
+        _ => file.to_owned(),
     }
 }
 
@@ -769,6 +810,35 @@ Tests:       1 failed, 1 passed, 2 total
                 .as_deref()
                 .is_some_and(|m| m.contains("Received:   1"))
         );
+    }
+
+    /// Real `pnpm -r test` output: every line behind the package's prefix.
+    const PNPM: &str = "\
+packages/api test$ jest
+packages/web test$ jest
+packages/web test: FAIL ./render.test.js
+packages/web test:   ● render › escapes html
+packages/web test:     expect(received).toBe(expected) // Object.is equality
+packages/web test:     Expected: \"&lt;b&gt;\"
+packages/web test:     > 4 |     expect(escape('<b>')).toBe('&lt;b&gt;');
+packages/web test:         |                           ^
+packages/web test:       at Object.toBe (render.test.js:4:27)
+packages/web test: Test Suites: 1 failed, 1 total
+packages/web test: Failed
+/home/runner/work/w/w/packages/web:
+ ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  web@1.0.0 test: `jest`
+Exit status 1
+";
+
+    #[test]
+    fn pnpm_prefixes_are_read_through_and_paths_joined_to_the_package() {
+        let found = parse(PNPM);
+        assert_eq!(found.len(), 1);
+        let f = &found[0];
+        assert_eq!(f.test_name, "render › escapes html");
+        assert_eq!(f.file_path.as_deref(), Some("packages/web/render.test.js"));
+        assert_eq!(f.line_number, Some(4));
+        assert!(f.error_message.contains("Expected: \"&lt;b&gt;\""));
     }
 
     #[test]
