@@ -59,6 +59,8 @@
 #   vitest/shard-1-actions                 npx vitest run --shard 1/2; Actions
 #   vitest/npm-actions                     npm run test:vitest; Actions
 #   vitest/actions, actions-verbose        Actions
+#   vitest/yarn-workspace-actions,         js-project/workspace-vitest run by yarn@1 workspaces
+#     pnpm-workspace-actions               run test / pnpm@9 -r test (prefixed lines); Actions
 #   vitest/passing, passing-raw,           vitest/ok.test.mjs: green, stderr noise; Actions / raw
 #     passing-colour-actions               (verbose) / Actions with FORCE_COLOR=1
 #   mocha/spec, colour                     npx mocha --no-color|--color; raw
@@ -130,7 +132,8 @@ if framework in ("jest", "vitest"):
             if framework == "jest":
                 name = " › ".join(titles)
             else:
-                name = " > ".join([rel(abs_file)] + titles)
+                root = suite.get("root", work)
+                name = " > ".join([os.path.relpath(abs_file, root)] + titles)
             stack = "\n".join(a.get("failureMessages") or [])
             failures.append({"test_name": name, "file_path": rel(abs_file),
                              "line_number": line_in(stack, abs_file)})
@@ -203,38 +206,50 @@ run jest shard-2-actions 0 "npx jest --shard 2/2" -- npx jest --shard 2/2
 run jest npm-test-actions 0 "npm test" -- npm test
 run jest actions 0 "npx jest" -- npx jest
 run jest actions-verbose 1 "npx jest --verbose jest/users.test.js" -- npx jest --verbose jest/users.test.js
-# A workspace of two jest packages (js-project/workspace) run by yarn (classic) or pnpm:
-# the package manager runs each package's scripts.test, which has jest write its JSON report
-# next to it; the reports of the packages that ran are the truth. Jest prints paths relative
-# to the package, the truth has them relative to the repository.
-# workspace <case> <wrap command> <command...>
+# A workspace of two packages run by yarn (classic) or pnpm: js-project/workspace (jest) or
+# js-project/workspace-vitest (vitest, a vitest.config.mjs per package). The package manager
+# runs each package's scripts.test, which has the framework write its JSON report next to it;
+# the reports of the packages that ran are the truth. The frameworks print paths relative to
+# the package; the truth's file_path is relative to the repository (so these sample
+# workspaces, which sit in a subdirectory, score file/line 0: jest and vitest name only the
+# package-relative path, and pnpm's prefix only the workspace-relative package directory),
+# and vitest's test names start with the file relative to vitest's root (the package), as
+# vitest prints them.
+# workspace <jest|vitest> <case> <wrap command> <command...>
 workspace() {
-  local case=$1 wrap=$2
-  shift 2
-  local ws="$WORK/workspace" raw="$SCRATCH/jest-$case.raw" report="$SCRATCH/jest-$case.json"
+  local fw=$1 case=$2 wrap=$3
+  shift 3
+  local ws="$WORK/workspace" raw="$SCRATCH/$fw-$case.raw" report="$SCRATCH/$fw-$case.json"
+  if [ "$fw" = vitest ]; then ws="$WORK/workspace-vitest"; fi
   ln -sfn ../node_modules "$ws/node_modules"
-  rm -f "$ws"/packages/*/jest-report.json
+  rm -f "$ws"/packages/*/"$fw"-report.json
   local rc=0
   (cd "$ws" && env -u FORCE_COLOR NO_COLOR=1 "$@" >"$raw" 2>&1) || rc=$?
-  python3 - "$report" "$ws"/packages/*/jest-report.json <<'PY'
-import json, sys
+  # Merged, each test file keeping the root its framework ran in (the package).
+  python3 - "$report" "$ws"/packages/*/"$fw"-report.json <<'PY'
+import json, os, sys
 results = []
 for p in sys.argv[2:]:
-    results.extend(json.load(open(p))["testResults"])
+    for suite in json.load(open(p))["testResults"]:
+        suite["root"] = os.path.dirname(p)
+        results.append(suite)
 json.dump({"testResults": results}, open(sys.argv[1], "w"))
 PY
-  python3 "$WRAP" --command "$wrap" --exit-code "$rc" <"$raw" >"$CORPUS/jest/$case.log"
-  expected jest "$report" "$CORPUS/jest/$case.expected.json"
-  echo "jest/$case (exit $rc): $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["failures"]))' "$CORPUS/jest/$case.expected.json") failures"
+  python3 "$WRAP" --command "$wrap" --exit-code "$rc" <"$raw" >"$CORPUS/$fw/$case.log"
+  expected "$fw" "$report" "$CORPUS/$fw/$case.expected.json"
+  echo "$fw/$case (exit $rc): $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["failures"]))' "$CORPUS/$fw/$case.expected.json") failures"
 }
-workspace yarn-workspace-actions "yarn workspaces run test" npx --yes yarn@1.22.22 workspaces run test
-workspace pnpm-workspace-actions "pnpm -r test" npx --yes pnpm@9.15.0 -r test
-workspace pnpm-sequential-actions "pnpm -r --workspace-concurrency=1 test" \
+workspace jest yarn-workspace-actions "yarn workspaces run test" npx --yes yarn@1.22.22 workspaces run test
+workspace jest pnpm-workspace-actions "pnpm -r test" npx --yes pnpm@9.15.0 -r test
+workspace jest pnpm-sequential-actions "pnpm -r --workspace-concurrency=1 test" \
   npx --yes pnpm@9.15.0 -r --workspace-concurrency=1 test
 
 run jest passing 0 "npx jest jest/ok.test.js" -- npx jest jest/ok.test.js
 run jest passing-raw 0 "" -- npx jest --verbose jest/ok.test.js
 run jest passing-ci-actions 0 "npx jest --ci --verbose jest/ok.test.js" -- npx jest --ci --verbose jest/ok.test.js
+
+workspace vitest yarn-workspace-actions "yarn workspaces run test" npx --yes yarn@1.22.22 workspaces run test
+workspace vitest pnpm-workspace-actions "pnpm -r test" npx --yes pnpm@9.15.0 -r test
 
 run vitest default 0 "" -- npx vitest run --reporter=default
 run vitest verbose 0 "" -- npx vitest run --reporter=verbose

@@ -57,11 +57,9 @@ static SUITE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static CODE_FRAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*>?\s*\d+ \|").expect("regex"));
-/// A `FAIL` line behind pnpm's `-r` prefix: `packages/web test: FAIL ./web.test.js`.
-static PNPM_FAIL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(\S+) ([^\s:]+): \s{0,2}FAIL\s+\S+\.[A-Za-z]+(?:\s+\(\d[^)]*\))?\s*$")
-        .expect("regex")
-});
+/// pnpm's `-r` prefix: `packages/web test: `.
+static PNPM_PREFIX: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\S+) ([^\s:]+): ").expect("regex"));
 static RETRY: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s?RETRY (\d+)\s*$").expect("regex"));
 
@@ -99,9 +97,7 @@ struct Retried {
 pub struct Jest {
     /// The file of the `FAIL` section lines are in.
     suite: Option<String>,
-    /// pnpm `-r` prefix (`packages/web test: `) and package directory of the jest run whose
-    /// `FAIL` line came last: lines behind that prefix are read without it.
-    prefix: Option<(String, String)>,
+    prefix: PnpmPrefix,
     block: Option<Block>,
     seen: HashSet<(String, String)>,
     out: Vec<(u64, Failure)>,
@@ -131,7 +127,7 @@ impl Jest {
         if name == "Console" || name.is_empty() {
             return;
         }
-        let dir = self.prefix.as_ref().map(|(_, d)| d.clone());
+        let dir = self.prefix.dir().map(str::to_owned);
         let full = in_dir(dir.as_deref(), file);
         let suite_error = name.starts_with("Test suite failed to run");
         let name = if suite_error { full.as_str() } else { name };
@@ -208,22 +204,10 @@ impl Jest {
 
 impl LineParser for Jest {
     fn line(&mut self, offset: u64, line: &str) {
-        // pnpm -r: learnt from `FAIL` lines only (always delivered), so skipping idle lines
-        // changes nothing.
-        if line.contains("FAIL")
-            && !line.starts_with(' ')
-            && let Some(c) = PNPM_FAIL.captures(line)
-        {
-            let prefix = format!("{} {}: ", &c[1], &c[2]);
-            let dir = relative_path(&c[1]);
-            self.prefix = Some((prefix, dir));
-        }
-        let cut = self
-            .prefix
-            .as_ref()
-            .filter(|(p, _)| line.starts_with(p.as_str()))
-            .map_or(0, |(p, _)| p.len());
-        let line = &line[cut..];
+        let line = self.prefix.strip(line, |rest| {
+            let t = rest.trim_start();
+            t.starts_with("FAIL") && rest.len() - t.len() <= 2 && SUITE.is_match(rest)
+        });
         if (!self.pending.is_empty() || line.contains("LOGGING RETRY ERRORS "))
             && self.retry_line(offset, line)
         {
@@ -350,8 +334,44 @@ impl Block {
     }
 }
 
-/// `file` (as jest printed it) inside a pnpm package directory, if any.
-fn in_dir(dir: Option<&str>, file: &str) -> String {
+/// pnpm's `-r` prefix (`<package dir> <script>: `) of the last `FAIL` line seen behind one
+/// (jest's or vitest's): lines behind it are read without it. Learnt from `FAIL` lines only,
+/// which are always delivered, so skipping idle lines changes nothing.
+#[derive(Default)]
+pub(crate) struct PnpmPrefix {
+    prefix: String,
+    dir: Option<String>,
+}
+
+impl PnpmPrefix {
+    /// `line` without the prefix; `fail_line` says whether the rest of a prefixed line with
+    /// `FAIL` is the framework's (then its prefix is learnt).
+    pub(crate) fn strip<'a>(&mut self, line: &'a str, fail_line: impl Fn(&str) -> bool) -> &'a str {
+        if line.contains("FAIL")
+            && !line.starts_with(' ')
+            && let Some(c) = PNPM_PREFIX.captures(line)
+        {
+            let whole = c.get(0).map_or(0, |m| m.end());
+            if fail_line(&line[whole..]) {
+                self.prefix = line[..whole].to_owned();
+                self.dir = Some(relative_path(&c[1]));
+            }
+        }
+        if !self.prefix.is_empty() && line.starts_with(&self.prefix) {
+            &line[self.prefix.len()..]
+        } else {
+            line
+        }
+    }
+
+    /// The package directory of the prefix, once one was learnt.
+    pub(crate) fn dir(&self) -> Option<&str> {
+        self.dir.as_deref()
+    }
+}
+
+/// `file` (as the framework printed it) inside a pnpm package directory, if any.
+pub(crate) fn in_dir(dir: Option<&str>, file: &str) -> String {
     match dir {
         Some(d) if d != "." && !d.is_empty() && !file.starts_with('/') => format!("{d}/{file}"),
         _ => file.to_owned(),

@@ -20,6 +20,10 @@
 //! colour codes around ` FAIL ` leave the word intact) or ` failed` (the file line of a
 //! test list). The separator ends a block but never starts one, so it is no trigger.
 //!
+//! Behind `pnpm -r`'s `<package dir> <script>: ` prefixes (see
+//! [`super::jest::PnpmPrefix`]) the lines are read without the prefix, and the file path is
+//! joined to the package directory (the name stays as printed).
+//!
 //! Jest's `FAIL <file>` lines never carry ` > `, so the two parsers do not overlap.
 
 use std::collections::HashSet;
@@ -29,7 +33,8 @@ use regex::Regex;
 
 use super::cargo_test::Joined;
 use super::jest::{
-    MAX_MESSAGE, MAX_STACK, Trimmed, error_type, escape_regex, frame, indent, message_location,
+    MAX_MESSAGE, MAX_STACK, PnpmPrefix, Trimmed, error_type, escape_regex, frame, in_dir, indent,
+    message_location,
 };
 use super::{LineParser, MAX_FAILURES, relative_path};
 use crate::{Confidence, Failure, FlakyTest, Framework};
@@ -68,6 +73,8 @@ struct Block {
     line: Option<u64>,
     /// A file that failed to load: named by the file.
     suite_error: bool,
+    /// The package directory of a pnpm `-r` run: vitest's paths are relative to it.
+    dir: Option<String>,
 }
 
 /// The vitest parser. See the module documentation.
@@ -78,6 +85,7 @@ pub struct Vitest {
     out: Vec<(u64, Failure)>,
     /// The file whose test list is being read.
     module: Option<String>,
+    prefix: PnpmPrefix,
     flaky: Vec<(u64, FlakyTest)>,
 }
 
@@ -140,6 +148,9 @@ impl Vitest {
 
 impl LineParser for Vitest {
     fn line(&mut self, offset: u64, line: &str) {
+        let line = self.prefix.strip(line, |rest| {
+            suite_header(rest).is_some() || header(rest).is_some()
+        });
         if self.module_line(offset, line) {
             return;
         }
@@ -155,6 +166,7 @@ impl LineParser for Vitest {
             self.end_block();
             let file = relative_path(&c[1]);
             self.block = Some(Block {
+                dir: self.prefix.dir().map(str::to_owned),
                 offset,
                 name: file.clone(),
                 file,
@@ -191,6 +203,7 @@ impl LineParser for Vitest {
         let name = format!("{printed_file} > {}", &c[2]);
         // A repeated header's block is read too, and dropped at its end.
         self.block = Some(Block {
+            dir: self.prefix.dir().map(str::to_owned),
             offset,
             name,
             file: relative_path(printed_file),
@@ -253,15 +266,16 @@ impl Block {
         let message = self.message.text();
         let line = self.line;
         let pattern = escape_regex(&self.titles.replace(" > ", " "));
+        let file = in_dir(self.dir.as_deref(), &self.file);
         let reproduce_command = if self.suite_error {
-            crate::reproduce::vitest_file(&self.file)
+            crate::reproduce::vitest_file(&file)
         } else {
-            crate::reproduce::vitest(&self.file, &pattern)
+            crate::reproduce::vitest(&file, &pattern)
         };
         Failure {
             reproduce_command,
             test_name: self.name,
-            file_path: Some(self.file),
+            file_path: Some(file),
             line_number: line,
             error_type: Some(error_type(&message)),
             error_message: message,
@@ -442,6 +456,31 @@ AssertionError: expected 'red' to be 'green' // Object.is equality
         );
         assert_eq!(f.file_path.as_deref(), Some("vitest/flaky.test.mjs"));
         assert_eq!((f.failed_attempts, f.attempts), (Some(1), Some(2)));
+    }
+
+    /// Real `pnpm -r test` output of two vitest packages, interleaved.
+    const PNPM: &str = "\
+packages/ui test:  ❯ button.test.mjs (2 tests | 1 failed) 62ms
+packages/ui test:    × button > renders a label 58ms
+packages/ui test: ⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯
+packages/ui test:  FAIL  button.test.mjs > button > renders a label
+packages/ui test: AssertionError: expected 'Savechanges' to be 'Save changes' // Object.is equality
+packages/core test:  ✓ money.test.mjs (2 tests) 50ms
+packages/ui test:  ❯ button.test.mjs:6:19
+packages/ui test:       6|     expect(label).toBe('Save changes');
+packages/ui test: ⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[1/1]⎯
+packages/ui test:  Test Files  1 failed (1)
+ ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  ui@1.0.0 test: `vitest run`
+";
+
+    #[test]
+    fn pnpm_prefixes_are_read_through_and_paths_joined_to_the_package() {
+        let found = parse(PNPM);
+        assert_eq!(found.len(), 1);
+        let f = &found[0];
+        assert_eq!(f.test_name, "button.test.mjs > button > renders a label");
+        assert_eq!(f.file_path.as_deref(), Some("packages/ui/button.test.mjs"));
+        assert_eq!(f.line_number, Some(6));
     }
 
     #[test]
