@@ -55,7 +55,8 @@
 #                                          retried then passed: flaky); Actions / raw / Actions
 #   vitest/default, verbose, colour        npx vitest run --reporter=default|verbose; raw
 #   vitest/silent-actions                  npx vitest run --silent; Actions
-#   vitest/retry-actions                   npx vitest run --retry 2 (default reporter); Actions
+#   vitest/retry-actions                   npx vitest run --retry 2 (default reporter; the verbose
+#                                          one does not mark retries, vitest 3.2); Actions
 #   vitest/shard-1-actions                 npx vitest run --shard 1/2; Actions
 #   vitest/npm-actions                     npm run test:vitest; Actions
 #   vitest/actions, actions-verbose        Actions
