@@ -96,6 +96,24 @@ pub(crate) fn jest(file: Option<&str>, pattern: &str) -> Option<String> {
         .ok()
 }
 
+/// `npx jest <file>`: a whole test file (one that failed to run).
+pub(crate) fn jest_file(file: &str) -> Option<String> {
+    ShellCommand::new("npx")
+        .arg("jest")
+        .arg(path(file))
+        .render()
+        .ok()
+}
+
+/// `npx vitest run <file>`: a whole test file (one that failed to load).
+pub(crate) fn vitest_file(file: &str) -> Option<String> {
+    ShellCommand::new("npx")
+        .args(["vitest", "run"])
+        .arg(path(file))
+        .render()
+        .ok()
+}
+
 /// `npx vitest run <file> -t <pattern>`.
 pub(crate) fn vitest(file: &str, pattern: &str) -> Option<String> {
     let cmd = ShellCommand::new("npx")

@@ -13,8 +13,10 @@
 //! - a compiler diagnostic `path:line[:col]: [fatal ]error: <message>` (gcc, clang, go vet,
 //!   many linters) or TypeScript's `path(line,col): error TS2322: <message>`;
 //! - a JavaScript (or other) exception line `Error: …` / `TypeError: …` at the start of a
-//!   line: alone (a tool's last word), or with `    at …` frames when node's `Node.js vN`
-//!   trailer follows them (uncaught; a logged error with a stack is not a failure);
+//!   line: alone (a tool's last word: not when mocha's `N passing` summary follows it in the
+//!   same step, then a passing test printed it), or with `    at …` frames when node's
+//!   `Node.js vN` trailer follows them (uncaught; a logged error with a stack is not a
+//!   failure);
 //! - a Python `Traceback (most recent call last):` up to its exception line;
 //! - an npm failure, the run of `npm error …` (npm ≥ 10) or `npm ERR! …` lines;
 //! - a line with the word `FATAL`.
@@ -70,6 +72,8 @@ pub const SPEC: ParserSpec = ParserSpec {
         // pytest's passing summary (`=== 5 passed in 0.1s ===`); pytest's and unittest's
         // parsers share the pattern.
         "===",
+        // mocha's summary, which makes the frameless exceptions before it test output.
+        " passing",
     ],
     new: || Box::<Generic>::default(),
     fallback: true,
@@ -146,6 +150,8 @@ pub struct Generic {
     found: Vec<(u64, Failure)>,
     /// Blocks of the Actions step being read, kept if the step fails.
     pending: Vec<(u64, Failure)>,
+    /// Offsets of the frameless exceptions ("last words") in `pending`.
+    last_words: Vec<u64>,
     /// The log has Actions step markers.
     actions: bool,
     npm_seen: bool,
@@ -172,6 +178,8 @@ static PY_FRAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"^\s*File "([^"]+)", line (\d+)"#).expect("regex"));
 static PYTEST_PASSED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^=+ (?:\d+ [a-z]+(?:, )?)+ in [\d.]+s\b").expect("regex"));
+static PASSING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*\d+ passing \(\d").expect("regex"));
 static FATAL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bFATAL\b").expect("regex"));
 
 /// The summary of a pytest run that passed: `=== 5 passed, 1 xfailed in 0.10s ===` (nothing
@@ -428,6 +436,10 @@ impl Generic {
         let to = if b.annotation {
             &mut self.found
         } else {
+            if b.kind == Kind::Exception && b.trace.is_empty() && self.last_words.len() < MAX_BLOCKS
+            {
+                self.last_words.push(b.offset);
+            }
             &mut self.pending
         };
         to.push((
@@ -467,12 +479,20 @@ impl LineParser for Generic {
         if line.starts_with("##[group]Run ") {
             self.actions = true;
             self.pending.clear();
+            self.last_words.clear();
+            return;
+        }
+        // Mocha passed: the frameless exceptions before its summary were printed by tests.
+        if !self.last_words.is_empty() && line.contains(" passing") && PASSING.is_match(line) {
+            let last_words = std::mem::take(&mut self.last_words);
+            self.pending.retain(|(o, _)| !last_words.contains(o));
             return;
         }
         if line.starts_with("##[error]")
             && let Some(code) = crate::segment::exit_code(line)
         {
             self.actions = true;
+            self.last_words.clear();
             if code != 0 {
                 self.found.append(&mut self.pending);
                 self.found.sort_by_key(|(offset, _)| *offset);
@@ -593,6 +613,13 @@ Error: APP_CONFIG is not set\n    at loadConfig (/home/runner/work/a/a/node/conf
         assert!(run("Error: logged on purpose\n    at t (/home/runner/work/a/a/t.test.js:5:19)\n\n ✓ ok\n").is_empty());
         // A tool's last word, no stack.
         assert_eq!(run("Error: connect ECONNREFUSED 127.0.0.1:5432\n").len(), 1);
+        // Not when a passing mocha summary follows: a test printed it (real mocha output).
+        let printed = "  ok\nAssertionError [ERR_ASSERTION]: handled, 1 failing check ignored\n    ✔ handles FAILED input\n\n\n  2 passing (45ms)\n\n";
+        assert!(run(printed).is_empty());
+        assert_eq!(
+            run(&format!("{printed}Error: connect ECONNREFUSED\n")).len(),
+            1
+        );
 
         let got = run(
             "Traceback (most recent call last):\n  File \"/home/runner/work/a/a/migrate.py\", line 11, in <module>\n    main()\n  File \"/usr/lib/python3.12/json/__init__.py\", line 2, in loads\n    x\nKeyError: 'port'\n",

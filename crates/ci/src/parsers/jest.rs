@@ -5,13 +5,29 @@
 //! another tool's output); the block under it (lines indented by 4 or more, and blank
 //! lines) holds the message, a code frame and the stack. Naming convention: the header as
 //! printed (`describe › nested › test`). The location is the first stack frame inside the
-//! test file. `● Console` and `● Test suite failed to run` blocks are not tests; a test
-//! repeated by the `Summary of all failing tests` is reported once.
+//! test file. `● Console` blocks are not tests; a test repeated by the `Summary of all
+//! failing tests` is reported once.
+//!
+//! A file that failed to run at all (a syntax error, a missing import: `● Test suite failed
+//! to run`, jest's JSON report has its `message` and no assertion results) is one failure
+//! named by the file's path, located at the first `path:L:C` of the file in its message or
+//! stack (a Babel syntax error says `SyntaxError: <path>: Unexpected token (L:C)`).
+//!
+//! Retries (`jest.retryTimes(n, {logErrorsBeforeRetry: true})`): right before a file's
+//! `PASS`/`FAIL` header jest prints ` LOGGING RETRY ERRORS  <full name>` and one ` RETRY k `
+//! block per failed attempt. A retried test that is not among the failures passed on a
+//! retry: [`LineParser::flaky`] reports it. Jest names it there only by its full name (the
+//! titles joined with spaces, its JSON report's `fullName`), so that is its flaky name.
 //!
 //! Streaming: the parser needs every line while inside a `FAIL` section (an unindented line
 //! ends it); outside, it reads only lines with the trigger `FAIL` (jest colours it as
-//! `\x1b[1m\x1b[31m FAIL \x1b[39m`, which leaves the word intact). `PASS` sections and `●`
-//! headers outside a `FAIL` section never report anything, so they are not triggers.
+//! `\x1b[1m\x1b[31m FAIL \x1b[39m`, which leaves the word intact) or `ERROR` (`LOGGING RETRY
+//! ERRORS`, after which it reads every line up to the file's header). `PASS` sections and
+//! `●` headers outside a `FAIL` section never report anything, so they are not triggers.
+//!
+//! `pnpm -r` (parallel) puts `<package dir> <script>: ` before every line of a package's
+//! output: the prefix of the last `FAIL` line seen behind one is read through, and jest's
+//! paths (relative to the package) are joined to the package directory.
 //!
 //! Vitest output never has `●` headers, and its `FAIL` lines name `file > test`, so this parser
 //! leaves it alone. The helpers at the bottom are shared with the vitest and mocha parsers.
@@ -23,7 +39,7 @@ use regex::Regex;
 
 use super::cargo_test::{Joined, push_capped};
 use super::{LineParser, MAX_FAILURES, bounded_str, relative_path};
-use crate::{Confidence, Failure, Framework};
+use crate::{Confidence, Failure, FlakyTest, Framework};
 
 /// Longest error message kept, in bytes.
 pub(crate) const MAX_MESSAGE: usize = 2000;
@@ -31,13 +47,21 @@ pub(crate) const MAX_MESSAGE: usize = 2000;
 pub(crate) const MAX_STACK: usize = 4000;
 
 /// The substrings (in the raw log) of every line this parser reads while not busy.
-pub const TRIGGERS: &[&str] = &["FAIL"];
+pub const TRIGGERS: &[&str] = &["FAIL", "ERROR"];
+
+/// Retried tests remembered at most.
+const MAX_RETRIED: usize = 5000;
 
 static SUITE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s{0,2}(FAIL|PASS)\s+(\S+\.[A-Za-z]+)(?:\s+\(\d[^)]*\))?\s*$").expect("regex")
 });
 static CODE_FRAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*>?\s*\d+ \|").expect("regex"));
+/// pnpm's `-r` prefix: `packages/web test: `.
+static PNPM_PREFIX: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\S+) ([^\s:]+): ").expect("regex"));
+static RETRY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s?RETRY (\d+)\s*$").expect("regex"));
 
 /// One `●` block being read.
 struct Block {
@@ -48,6 +72,24 @@ struct Block {
     stack: Joined,
     in_message: bool,
     line: Option<u64>,
+    /// `● Test suite failed to run`: named by the file.
+    suite_error: bool,
+    /// The package directory of a pnpm `-r` run: jest's paths are relative to it.
+    dir: Option<String>,
+}
+
+/// A test whose failed attempts jest logged before retrying it.
+struct Retried {
+    offset: u64,
+    full_name: String,
+    /// The highest `RETRY k`.
+    retries: u32,
+    message: Trimmed,
+    in_message: bool,
+    /// The first stack frame outside `node_modules`.
+    frame: Option<(String, u64)>,
+    /// The file of the `PASS`/`FAIL` header after the retry logs.
+    file: Option<String>,
 }
 
 /// The jest parser. See the module documentation.
@@ -55,9 +97,13 @@ struct Block {
 pub struct Jest {
     /// The file of the `FAIL` section lines are in.
     suite: Option<String>,
+    prefix: PnpmPrefix,
     block: Option<Block>,
     seen: HashSet<(String, String)>,
     out: Vec<(u64, Failure)>,
+    /// Retry logs not yet followed by their file's header.
+    pending: Vec<Retried>,
+    retried: Vec<Retried>,
 }
 
 impl Jest {
@@ -78,13 +124,18 @@ impl Jest {
         let Some(file) = &self.suite else {
             return;
         };
-        if name == "Console" || name.starts_with("Test suite failed to run") || name.is_empty() {
+        if name == "Console" || name.is_empty() {
             return;
         }
-        if self.seen.len() >= MAX_FAILURES || !self.seen.insert((name.to_owned(), file.clone())) {
+        let dir = self.prefix.dir().map(str::to_owned);
+        let full = in_dir(dir.as_deref(), file);
+        let suite_error = name.starts_with("Test suite failed to run");
+        let name = if suite_error { full.as_str() } else { name };
+        if self.seen.len() >= MAX_FAILURES || !self.seen.insert((name.to_owned(), full.clone())) {
             return;
         }
         self.block = Some(Block {
+            dir,
             offset,
             name: name.to_owned(),
             file: file.clone(),
@@ -92,12 +143,76 @@ impl Jest {
             stack: Joined::new(MAX_STACK),
             in_message: true,
             line: None,
+            suite_error,
+        });
+    }
+
+    /// A line while retry logs wait for their file's header; false when it ended them.
+    fn retry_line(&mut self, offset: u64, line: &str) -> bool {
+        let t = line.trim_start();
+        if let Some(name) = t.strip_prefix("LOGGING RETRY ERRORS ") {
+            self.retry_start(offset, name);
+            return true;
+        }
+        let Some(r) = self.pending.last_mut() else {
+            return false;
+        };
+        if let Some(c) = RETRY.captures(line) {
+            r.retries = r.retries.max(c[1].parse().unwrap_or(u32::MAX));
+            return true;
+        }
+        if line.trim().is_empty() || indent(line) >= 4 {
+            if t.starts_with("at ") || line.contains('|') && CODE_FRAME.is_match(line) {
+                r.in_message = false;
+                if r.frame.is_none() {
+                    r.frame = frame(line).filter(|(p, _)| !p.contains("node_modules/"));
+                }
+            } else if r.in_message && r.retries <= 1 {
+                r.message.push(line.get(4..).unwrap_or(t));
+            }
+            return true;
+        }
+        // The file's header (or anything else unindented) ends the retry logs.
+        let file = SUITE
+            .captures(line)
+            .filter(|_| line.len() - t.len() <= 2)
+            .map(|c| relative_path(&c[2]));
+        for mut r in self.pending.drain(..) {
+            r.file = file.clone();
+            if self.retried.len() < MAX_RETRIED {
+                self.retried.push(r);
+            }
+        }
+        false
+    }
+
+    fn retry_start(&mut self, offset: u64, name: &str) {
+        if self.pending.len() >= MAX_RETRIED {
+            return;
+        }
+        self.pending.push(Retried {
+            offset,
+            full_name: name.trim().to_owned(),
+            retries: 0,
+            message: Trimmed::new(MAX_MESSAGE),
+            in_message: true,
+            frame: None,
+            file: None,
         });
     }
 }
 
 impl LineParser for Jest {
     fn line(&mut self, offset: u64, line: &str) {
+        let line = self.prefix.strip(line, |rest| {
+            let t = rest.trim_start();
+            t.starts_with("FAIL") && rest.len() - t.len() <= 2 && SUITE.is_match(rest)
+        });
+        if (!self.pending.is_empty() || line.contains("LOGGING RETRY ERRORS "))
+            && self.retry_line(offset, line)
+        {
+            return;
+        }
         let blank = line.trim().is_empty();
         if let Some(b) = &mut self.block {
             if blank || indent(line) >= 4 {
@@ -125,12 +240,48 @@ impl LineParser for Jest {
     }
 
     fn busy(&self) -> bool {
-        self.suite.is_some() || self.block.is_some()
+        self.suite.is_some() || self.block.is_some() || !self.pending.is_empty()
     }
 
     fn finish(&mut self) -> Vec<(u64, Failure)> {
         self.end_block();
+        self.retried.append(&mut self.pending);
+        // Retried tests that failed in the end are failures, not flaky.
+        let failed: HashSet<String> = self
+            .out
+            .iter()
+            .map(|(_, f)| f.test_name.replace(" › ", " "))
+            .collect();
+        self.retried
+            .retain(|r| r.retries > 0 && !failed.contains(&r.full_name));
         std::mem::take(&mut self.out)
+    }
+
+    fn flaky(&mut self) -> Vec<(u64, FlakyTest)> {
+        let mut seen = HashSet::new();
+        std::mem::take(&mut self.retried)
+            .into_iter()
+            .filter(|r| seen.insert(r.full_name.clone()))
+            .map(|r| {
+                let line = r
+                    .frame
+                    .filter(|(p, _)| r.file.as_deref() == Some(p.as_str()))
+                    .map(|(_, n)| n);
+                let message = r.message.text();
+                (
+                    r.offset,
+                    FlakyTest {
+                        test_name: r.full_name,
+                        framework: Framework::Jest,
+                        file_path: r.file,
+                        line_number: line,
+                        failed_attempts: Some(r.retries),
+                        attempts: Some(r.retries.saturating_add(1)),
+                        error_message: (!message.is_empty()).then_some(message),
+                    },
+                )
+            })
+            .collect()
     }
 }
 
@@ -142,6 +293,9 @@ impl Block {
         }
         if self.in_message {
             self.message.push(l.get(4..).unwrap_or(t));
+            if self.suite_error && self.line.is_none() {
+                self.line = message_location(l, &self.file);
+            }
         } else if !t.is_empty() {
             let s = l.trim_end();
             self.stack.push(s);
@@ -154,11 +308,16 @@ impl Block {
     fn failure(self) -> Failure {
         let message = self.message.text();
         let name = self.name;
-        let file = self.file;
+        let file = in_dir(self.dir.as_deref(), &self.file);
         let line = self.line;
         let pattern = escape_regex(&name.replace(" › ", " "));
+        let reproduce_command = if self.suite_error {
+            crate::reproduce::jest_file(&file)
+        } else {
+            crate::reproduce::jest(Some(&file), &pattern)
+        };
         Failure {
-            reproduce_command: crate::reproduce::jest(Some(&file), &pattern),
+            reproduce_command,
             test_name: name,
             file_path: Some(file),
             line_number: line,
@@ -173,6 +332,87 @@ impl Block {
             framework: Framework::Jest,
         }
     }
+}
+
+/// pnpm's `-r` prefix (`<package dir> <script>: `) of the last `FAIL` line seen behind one
+/// (jest's or vitest's): lines behind it are read without it. Learnt from `FAIL` lines only,
+/// which are always delivered, so skipping idle lines changes nothing.
+#[derive(Default)]
+pub(crate) struct PnpmPrefix {
+    prefix: String,
+    dir: Option<String>,
+}
+
+impl PnpmPrefix {
+    /// `line` without the prefix; `fail_line` says whether the rest of a prefixed line with
+    /// `FAIL` is the framework's (then its prefix is learnt).
+    pub(crate) fn strip<'a>(&mut self, line: &'a str, fail_line: impl Fn(&str) -> bool) -> &'a str {
+        if line.contains("FAIL")
+            && !line.starts_with(' ')
+            && let Some(c) = PNPM_PREFIX.captures(line)
+        {
+            let whole = c.get(0).map_or(0, |m| m.end());
+            if fail_line(&line[whole..]) {
+                self.prefix = line[..whole].to_owned();
+                self.dir = Some(relative_path(&c[1]));
+            }
+        }
+        if !self.prefix.is_empty() && line.starts_with(&self.prefix) {
+            &line[self.prefix.len()..]
+        } else {
+            line
+        }
+    }
+
+    /// The package directory of the prefix, once one was learnt.
+    pub(crate) fn dir(&self) -> Option<&str> {
+        self.dir.as_deref()
+    }
+}
+
+/// `file` (as the framework printed it) inside a pnpm package directory, if any.
+pub(crate) fn in_dir(dir: Option<&str>, file: &str) -> String {
+    match dir {
+        Some(d) if d != "." && !d.is_empty() && !file.starts_with('/') => format!("{d}/{file}"),
+        _ => file.to_owned(),
+    }
+}
+
+/// The line of `file` an error message names: `<path>:L:C`, or Babel's
+/// `<path>: message (L:C)`.
+pub(crate) fn message_location(line: &str, file: &str) -> Option<u64> {
+    if !line.contains(':') {
+        return None;
+    }
+    let number = |s: &str| -> Option<u64> {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    for token in line.split_whitespace() {
+        let token = token
+            .trim_start_matches(['\'', '"', '('])
+            .trim_end_matches(['\'', '"', ')', ',']);
+        if let Some(path) = token.strip_suffix(':') {
+            // Babel: `<path>: Unexpected token (L:C)`.
+            if relative_path(path) == file
+                && let Some((_, tail)) = line.trim_end().rsplit_once('(')
+                && let Some((l, c)) = tail.strip_suffix(')').and_then(|t| t.split_once(':'))
+                && number(c).is_some()
+            {
+                return number(l);
+            }
+            continue;
+        }
+        let mut parts = token.rsplitn(3, ':');
+        if let (Some(c), Some(l), Some(path)) = (parts.next(), parts.next(), parts.next())
+            && number(c).is_some()
+            && relative_path(path.strip_prefix("file://").unwrap_or(path)) == file
+        {
+            return number(l);
+        }
+    }
+    None
 }
 
 /// Lines joined with `\n` and trimmed, of which only what [`bounded_str`] keeps is stored:
@@ -222,6 +462,11 @@ impl Trimmed {
         };
         push_capped(&mut self.text, body, self.cap);
         push_capped(&mut self.held, &s[s.trim_end().len()..], self.cap);
+    }
+
+    /// Nothing but blanks pushed yet.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.text.is_empty()
     }
 
     /// The trimmed text, cut to the cap.
@@ -439,6 +684,181 @@ Test Suites: 1 failed, 1 passed, 2 total
         let found = p.finish();
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].1.line_number, Some(14));
+    }
+
+    /// Real jest 29 output: two files that failed to run (a missing module, a syntax error).
+    const SUITE_ERRORS: &str = "\
+FAIL jest/broken-import.test.js
+  ● Test suite failed to run
+
+    Cannot find module '../helpers/does-not-exist' from 'jest/broken-import.test.js'
+
+      1 | // Imports a module that does not exist.
+    > 2 | const { missing } = require('../helpers/does-not-exist');
+        |                     ^
+
+      at Resolver._throwModNotFoundError (node_modules/jest-resolve/build/resolver.js:427:11)
+      at Object.require (jest/broken-import.test.js:2:21)
+
+FAIL jest/broken-syntax.test.js
+  ● Test suite failed to run
+
+    Jest encountered an unexpected token
+
+    Details:
+
+    SyntaxError: /home/runner/work/w/w/jest/broken-syntax.test.js: Unexpected token (4:18)
+
+      3 |   test('never runs', () => {
+    > 4 |     const total = ;
+        |                   ^
+
+      at constructor (node_modules/@babel/parser/src/parse-error.ts:96:45)
+
+Test Suites: 2 failed, 2 total
+";
+
+    #[test]
+    fn a_file_that_failed_to_run_is_one_failure_named_by_its_path() {
+        let found = parse(SUITE_ERRORS);
+        let got: Vec<_> = found
+            .iter()
+            .map(|f| (f.test_name.as_str(), f.file_path.as_deref(), f.line_number))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "jest/broken-import.test.js",
+                    Some("jest/broken-import.test.js"),
+                    Some(2)
+                ),
+                (
+                    "jest/broken-syntax.test.js",
+                    Some("jest/broken-syntax.test.js"),
+                    Some(4)
+                ),
+            ]
+        );
+        assert!(found[0].error_message.contains("Cannot find module"));
+        assert_eq!(
+            found[1].reproduce_command.as_deref(),
+            Some("npx jest jest/broken-syntax.test.js")
+        );
+    }
+
+    #[test]
+    fn message_locations() {
+        let f = "jest/a.test.js";
+        for (line, want) in [
+            (
+                "SyntaxError: /home/runner/work/w/w/jest/a.test.js: Unexpected token (4:18)",
+                Some(4),
+            ),
+            (
+                "At file: /home/runner/work/w/w/jest/a.test.js:6:18",
+                Some(6),
+            ),
+            ("Error in 'jest/a.test.js:9:1'", Some(9)),
+            (
+                "SyntaxError: jest/other.test.js: Unexpected token (4:18)",
+                None,
+            ),
+            ("Cannot find module 'x' from 'jest/a.test.js'", None),
+            ("jest/a.test.js: no location", None),
+        ] {
+            assert_eq!(message_location(line, f), want, "{line}");
+        }
+    }
+
+    /// Real jest 29 output with `jest.retryTimes(2, {logErrorsBeforeRetry: true})`.
+    const RETRIES: &str = "
+ LOGGING RETRY ERRORS  retried passes on the second attempt
+ RETRY 1 
+
+    expect(received).toBeGreaterThan(expected)
+
+    Expected: > 1
+    Received:   1
+
+    > 7 |     expect(attempt('jest-flaky-second')).toBeGreaterThan(1);
+        |                                          ^
+
+      at Object.toBeGreaterThan (jest/flaky.test.js:7:42)
+
+ LOGGING RETRY ERRORS  retried fails on every attempt
+ RETRY 1 
+
+    expect(received).toBe(expected) // Object.is equality
+
+      at Object.toBe (jest/flaky.test.js:12:19)
+
+ RETRY 2 
+
+    expect(received).toBe(expected) // Object.is equality
+
+      at Object.toBe (jest/flaky.test.js:12:19)
+
+FAIL jest/flaky.test.js
+  ● retried › fails on every attempt
+
+    expect(received).toBe(expected) // Object.is equality
+
+      at Object.toBe (jest/flaky.test.js:12:19)
+
+Tests:       1 failed, 1 passed, 2 total
+";
+
+    #[test]
+    fn a_test_that_passed_on_a_retry_is_flaky_not_failed() {
+        let report = {
+            let mut s = crate::Scanner::new();
+            s.feed(RETRIES.as_bytes());
+            s.finish()
+        };
+        let failed: Vec<_> = report.failures().into_iter().map(|f| f.test_name).collect();
+        assert_eq!(failed, ["retried › fails on every attempt"]);
+        assert_eq!(report.flaky.len(), 1);
+        let f = &report.flaky[0];
+        assert_eq!(f.test_name, "retried passes on the second attempt");
+        assert_eq!(f.framework, Framework::Jest);
+        assert_eq!(f.file_path.as_deref(), Some("jest/flaky.test.js"));
+        assert_eq!(f.line_number, Some(7));
+        assert_eq!((f.failed_attempts, f.attempts), (Some(1), Some(2)));
+        assert!(
+            f.error_message
+                .as_deref()
+                .is_some_and(|m| m.contains("Received:   1"))
+        );
+    }
+
+    /// Real `pnpm -r test` output: every line behind the package's prefix.
+    const PNPM: &str = "\
+packages/api test$ jest
+packages/web test$ jest
+packages/web test: FAIL ./render.test.js
+packages/web test:   ● render › escapes html
+packages/web test:     expect(received).toBe(expected) // Object.is equality
+packages/web test:     Expected: \"&lt;b&gt;\"
+packages/web test:     > 4 |     expect(escape('<b>')).toBe('&lt;b&gt;');
+packages/web test:         |                           ^
+packages/web test:       at Object.toBe (render.test.js:4:27)
+packages/web test: Test Suites: 1 failed, 1 total
+packages/web test: Failed
+/home/runner/work/w/w/packages/web:
+ ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  web@1.0.0 test: `jest`
+Exit status 1
+";
+
+    #[test]
+    fn pnpm_prefixes_are_read_through_and_paths_joined_to_the_package() {
+        let found = parse(PNPM);
+        assert_eq!(found.len(), 1);
+        let f = &found[0];
+        assert_eq!(f.test_name, "render › escapes html");
+        assert_eq!(f.file_path.as_deref(), Some("packages/web/render.test.js"));
+        assert_eq!(f.line_number, Some(4));
+        assert!(f.error_message.contains("Expected: \"&lt;b&gt;\""));
     }
 
     #[test]

@@ -12,10 +12,16 @@
 //! ends after failure `N)` (or at `N passing`), so later output shaped like a header (an
 //! RSpec run's `  1) Cart …`) is not taken for mocha's.
 //!
+//! The `tap` reporter has no epilogue: a failure is `not ok N <fullTitle>`, then its message
+//! and stack indented by 2, up to the next unindented line (`ok N …`, `# tests`, console
+//! output). The file comes from the stack as above; without one, from another failure whose
+//! title starts with the same word (the top-level `describe`, most often). TAP with a
+//! ` - ` before the title (node's test runner, `prove`) is not mocha's and is left alone.
+//!
 //! Streaming: the parser needs every line only from a failure's header to the end of its
 //! error (an error without stack frames is read for at most [`MAX_BLOCK_LINES`] lines).
-//! Outside, it reads only lines with one of [`TRIGGERS`]: ` failing`, ` passing` and the
-//! header's `N) ` (a digit, `)` and a space).
+//! Outside, it reads only lines with one of [`TRIGGERS`]: ` failing`, ` passing`, the
+//! header's `N) ` (as `) `) and TAP's `not ok `.
 
 use std::collections::HashSet;
 use std::sync::LazyLock;
@@ -28,9 +34,8 @@ use super::{LineParser, MAX_FAILURES, relative_path};
 use crate::{Confidence, Failure, Framework};
 
 /// The substrings (in the raw log) of every line this parser reads while not busy.
-pub const TRIGGERS: &[&str] = &[
-    " failing", " passing", "0) ", "1) ", "2) ", "3) ", "4) ", "5) ", "6) ", "7) ", "8) ", "9) ",
-];
+/// The header's `N) ` is matched as `) ` (one pattern, not ten: the prefilter holds 64).
+pub const TRIGGERS: &[&str] = &[" failing", " passing", ") ", "not ok "];
 
 /// Lines of an error without stack frames read at most: its end is the first non-frame
 /// line after the frames, so without frames the log would be read to its end.
@@ -43,6 +48,8 @@ static FAILING: LazyLock<Regex> =
 static PASSING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*\d+ passing\b").expect("regex"));
 static HEADER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^  (\d+)\) (.+)$").expect("regex"));
+static TAP_NOT_OK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^not ok (\d+) (.+?)\s*$").expect("regex"));
 static TEST_FILE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:\.(?:spec|test)\.[cm]?[jt]sx?$|(?:^|/)tests?/)").expect("regex")
 });
@@ -69,6 +76,8 @@ struct Block {
     context: Option<Option<(String, u64)>>,
     /// The first frame in a test file.
     test_frame: Option<(String, u64)>,
+    /// From the `tap` reporter: the block is its lines indented by 2.
+    tap: bool,
 }
 
 enum State {
@@ -140,6 +149,10 @@ impl Mocha {
             self.in_failing = false;
             return;
         }
+        if line.starts_with("not ok ") {
+            self.tap(offset, line);
+            return;
+        }
         if !self.in_failing {
             return;
         }
@@ -153,6 +166,29 @@ impl Mocha {
             };
             self.titles_done();
         }
+    }
+
+    /// TAP's `not ok N <fullTitle>`.
+    fn tap(&mut self, offset: u64, line: &str) {
+        let Some(c) = TAP_NOT_OK.captures(line) else {
+            return;
+        };
+        let title = c[2].to_owned();
+        if title.starts_with("- ") || title == "-" {
+            return;
+        }
+        self.state = State::Error(Box::new(Block {
+            offset,
+            number: c[1].parse().unwrap_or(usize::MAX),
+            titles: vec![title],
+            lines: 0,
+            seen_frames: false,
+            message: Trimmed::new(MAX_MESSAGE),
+            stack: Joined::new(MAX_STACK),
+            context: None,
+            test_frame: None,
+            tap: true,
+        }));
     }
 
     /// After a title was added: the error starts when the last title ends with `:`.
@@ -179,6 +215,7 @@ impl Mocha {
                 stack: Joined::new(MAX_STACK),
                 context: None,
                 test_frame: None,
+                tap: false,
             };
             self.state = State::Error(Box::new(block));
         }
@@ -188,7 +225,7 @@ impl Mocha {
         let State::Error(b) = std::mem::replace(&mut self.state, State::Idle) else {
             return;
         };
-        if b.number >= self.failing {
+        if !b.tap && b.number >= self.failing {
             // The last failure of the list: what follows is not mocha's.
             self.in_failing = false;
         }
@@ -196,7 +233,12 @@ impl Mocha {
         if self.found.len() >= MAX_FAILURES || !self.seen.insert(name.clone()) {
             return;
         }
-        let top = b.titles[0].clone();
+        let top = if b.tap {
+            // The full title's first word: the top-level describe, most often.
+            b.titles[0].split(' ').next().unwrap_or_default().to_owned()
+        } else {
+            b.titles[0].clone()
+        };
         self.found.push(Found {
             offset: b.offset,
             top,
@@ -228,6 +270,18 @@ impl LineParser for Mocha {
             State::Error(b) => {
                 let t = line.trim_start();
                 let frame_line = t.starts_with("at ");
+                if b.tap {
+                    if !line.starts_with("  ") && !t.is_empty() {
+                        self.end_block();
+                        self.idle(offset, line);
+                        return;
+                    }
+                    b.line(line.get(2..).unwrap_or(t), frame_line);
+                    if !b.seen_frames && b.lines >= MAX_BLOCK_LINES {
+                        self.end_block();
+                    }
+                    return;
+                }
                 let ended = header(line).is_some()
                     || is_passing(line)
                     || failing(line).is_some()
@@ -422,6 +476,65 @@ npm error code 1
         let later = "\n  1) Cart\n       totals:\n     Failure/Error: expect(1).to eq(2)\n      at spec/cart.test.js:4:1\n";
         let log = format!("{LOG}{later}");
         assert_eq!(parse(&log).len(), 3);
+    }
+
+    /// Real mocha 10 `--reporter=tap` output.
+    const TAP: &str = "\
+not ok 1 top-level test outside describe
+  expected the list to contain 4
+  AssertionError [ERR_ASSERTION]: expected the list to contain 4
+      at Context.<anonymous> (mocha/users.spec.js:27:10)
+      at process.processImmediate (node:internal/timers:483:21)
+ok 2 cart parses amount 1.50 as 1.5
+Error: something noisy happened (this test still passes)
+ok 3 users loads an existing user
+not ok 4 users loads a missing user
+  user 0 not found
+  Error: user 0 not found
+      at Timeout._onTimeout (helpers/parse.js:17:16)
+      at listOnTimeout (node:internal/timers:581:17)
+not ok 5 users parses a user balance
+  TypeError: expected a string, got undefined
+      at parseAmount (helpers/parse.js:4:11)
+      at Context.<anonymous> (mocha/users.spec.js:21:21)
+# tests 5
+# pass 2
+# fail 3
+not ok 1 - a node:test failure
+";
+
+    #[test]
+    fn tap_failures_are_parsed() {
+        let found = parse(TAP);
+        let got: Vec<_> = found
+            .iter()
+            .map(|f| (f.test_name.as_str(), f.file_path.as_deref(), f.line_number))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "top-level test outside describe",
+                    Some("mocha/users.spec.js"),
+                    Some(27)
+                ),
+                (
+                    "users loads a missing user",
+                    Some("mocha/users.spec.js"),
+                    None
+                ),
+                (
+                    "users parses a user balance",
+                    Some("mocha/users.spec.js"),
+                    Some(21)
+                ),
+            ]
+        );
+        assert_eq!(
+            found[0].error_message,
+            "expected the list to contain 4\nAssertionError [ERR_ASSERTION]: expected the list to contain 4"
+        );
+        assert_eq!(found[2].error_type.as_deref(), Some("TypeError"));
     }
 
     #[test]

@@ -8,6 +8,12 @@ describe('ok', () => {
     }).toThrow('boom');
   });
 
+  test('handles FAILED input', () => {
+    console.log('FAILED: input rejected as expected');
+    process.stderr.write('Error: TypeError: x is not a function (handled)\n    at handler (src/app.js:3:9)\n');
+    expect(() => JSON.parse('{')).toThrow(SyntaxError);
+  });
+
   test('adds', () => {
     expect(1 + 1).toBe(2);
   });
