@@ -1200,3 +1200,82 @@ async fn with_history_on_forgejo_is_a_note() {
         "{out:#}"
     );
 }
+
+/// A test that failed and then passed on a retry in the failed job (pytest-rerunfailures,
+/// a real run from the corpus) is listed as flaky, never as a failure.
+#[tokio::test]
+async fn tests_that_passed_on_a_retry_are_flaky_not_failures() {
+    let log = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../ci/corpus/pytest/reruns_verbose.log"
+    ))
+    .expect("corpus log");
+    let indented: String = log
+        .lines()
+        .map(|l| format!("              {l}\n"))
+        .collect();
+    let yaml = format!(
+        r#"forge: github
+now: "2024-05-01T12:00:00Z"
+tokens:
+  - {{token: ghp_read, login: carol, permission: read}}
+users:
+  - {{login: bob, id: 1002, name: Bob Contributor}}
+repos:
+  - owner: acme
+    name: widgets
+    pulls:
+      - number: 7
+        title: "Reruns"
+        author: bob
+        head: {{ref: feature-7, sha: a1b2c3d4e5f60718293a4b5c6d7e8f9012345678}}
+        base: {{ref: main, sha: 0000000000000000000000000000000000000000}}
+        created_at: "2024-05-01T09:55:00Z"
+        workflow_runs:
+          - {{id: 9101, name: CI, status: completed, conclusion: failure, started_at: "2024-05-01T10:00:00Z"}}
+        workflow_jobs:
+          - id: 9201
+            run_id: 9101
+            name: "test / pytest"
+            workflow_name: CI
+            status: completed
+            conclusion: failure
+            started_at: "2024-05-01T10:00:00Z"
+            completed_at: "2024-05-01T10:03:00Z"
+            log: |
+{indented}        check_runs:
+          - {{name: "test / pytest", job_id: 9201, conclusion: failure, started_at: "2024-05-01T10:00:00Z", completed_at: "2024-05-01T10:03:00Z"}}
+"#
+    );
+    let fx = Fixture::start(&yaml, Flavor::GitHub).await;
+    let (out, failures) = fx
+        .all_failures(json!({"pr": fx.pr(Flavor::GitHub, 7)}))
+        .await;
+    let flaky = out["flaky_tests"].as_array().expect("flaky_tests");
+    assert_eq!(flaky.len(), 1, "{flaky:#?}");
+    assert_eq!(
+        flaky[0]["test_name"],
+        "flaky/test_flaky.py::test_passes_on_retry"
+    );
+    assert_eq!(flaky[0]["check_name"], "test / pytest");
+    assert!(
+        !failures
+            .iter()
+            .any(|f| f["test_name"] == flaky[0]["test_name"]),
+        "a flaky test among the failures"
+    );
+    assert_eq!(out["total_failures"], 18, "{out:#}");
+    let text = call(
+        &fx.ctx,
+        "get_failing_tests",
+        json!({"pr": fx.pr(Flavor::GitHub, 7)}),
+    )
+    .await
+    .expect("call")
+    .text;
+    assert!(
+        text.contains("flaky: flaky/test_flaky.py::test_passes_on_retry passed on a retry"),
+        "{text}"
+    );
+    fx.assert_contract();
+}
