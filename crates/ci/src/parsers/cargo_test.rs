@@ -5,7 +5,9 @@
 //! a `failures:` list of the names (`    name`), and `test result: …`. A *section* runs from
 //! `running N tests` to `test result:` (or the next `running N tests`, or the end of the log).
 //! The `FAILED` line, the block and the list describe one failure; they are merged, named as
-//! libtest names the test. With `--nocapture` there is no block: the panic is read from the
+//! libtest names the test. With `--show-output` a `successes:` section of the same blocks
+//! comes first: a block before the section's first `failures:` line is a passing test's
+//! output and never a failure. With `--nocapture` there is no block: the panic is read from the
 //! first `thread 'name' panicked at …` line in the section and the 59 lines after it.
 //!
 //! Cargo's `Running unittests src/lib.rs (target/debug/deps/<crate>-<hash>)`, `Doc-tests
@@ -395,6 +397,9 @@ struct Section {
     block: Option<(Option<usize>, DetailsReader)>,
     /// Inside the `failures:` list.
     list: bool,
+    /// A `failures:` line was seen: stdout blocks before it are passing tests' output
+    /// (`--show-output` prints a `successes:` section first), not failures.
+    failures_seen: bool,
     inline: Vec<Inline>,
     inline_done: HashMap<String, Details>,
     inline_seen: HashSet<String>,
@@ -525,6 +530,7 @@ impl CargoTest {
                 index: HashMap::new(),
                 block: None,
                 list: false,
+                failures_seen: false,
                 inline: Vec::new(),
                 inline_done: HashMap::new(),
                 inline_seen: HashSet::new(),
@@ -593,13 +599,18 @@ impl Section {
             }
         } else if line.starts_with("---- ") {
             if let Some(c) = STDOUT_HEADER.captures(line) {
-                let n = self
-                    .get(&c[1], offset)
-                    .filter(|&n| self.found[n].block.is_none());
+                // Before `failures:`, a block is a passing test's output (`successes:`).
+                let n = if self.failures_seen {
+                    self.get(&c[1], offset)
+                        .filter(|&n| self.found[n].block.is_none())
+                } else {
+                    None
+                };
                 self.block = Some((n, DetailsReader::default()));
             }
         } else if line == "failures:" {
             self.list = true;
+            self.failures_seen = true;
         }
     }
 
@@ -781,6 +792,17 @@ error: test failed, to rerun pass `-p alpha --lib`
         assert_eq!(found[0].error_type.as_deref(), Some("did not panic"));
         assert_eq!(found[2].error_message, "\"config file missing\"");
         assert_eq!(found[2].error_type.as_deref(), Some("returned Err"));
+    }
+
+    #[test]
+    fn show_output_success_blocks_are_not_failures() {
+        let log = "running 2 tests\ntest tests::noisy ... ok\ntest tests::broken ... FAILED\n\nsuccesses:\n\n---- tests::noisy stdout ----\nstep 1: FAILED to reach cache\nthread 'tests::noisy' panicked at src/lib.rs:9:9:\ncaught\n\n\nsuccesses:\n    tests::noisy\n\nfailures:\n\n---- tests::broken stdout ----\n\nthread 'tests::broken' panicked at src/lib.rs:20:5:\nboom\n\n\nfailures:\n    tests::broken\n\ntest result: FAILED. 1 passed; 1 failed\n";
+        let found = parse(log);
+        let names: Vec<_> = found.iter().map(|f| f.test_name.as_str()).collect();
+        assert_eq!(names, ["tests::broken"]);
+        assert_eq!(found[0].line_number, Some(20));
+        let green = "running 1 test\ntest tests::noisy ... ok\n\nsuccesses:\n\n---- tests::noisy stdout ----\nerror: cache unavailable\n\n\nsuccesses:\n    tests::noisy\n\ntest result: ok. 1 passed; 0 failed\n";
+        assert!(parse(green).is_empty());
     }
 
     #[test]

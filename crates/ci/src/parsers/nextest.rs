@@ -19,14 +19,14 @@ use regex::Regex;
 
 use super::cargo_test::{Details, DetailsReader};
 use super::{LineParser, MAX_FAILURES};
-use crate::{Confidence, Failure, Framework};
+use crate::{Confidence, Failure, FlakyTest, Framework};
 
 /// The substrings (in the raw log) of every line this parser reads while not busy.
 pub const TRIGGERS: &[&str] = &["FAIL", "TIMEOUT", "SIG", "ABORT", "LEAK", "FLAKY", "TRY "];
 
 static STATUS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^\s*(TRY \d+ )?(PASS|FAIL|FLAKY(?: \d+/\d+)?|TIMEOUT|SIG[A-Z]+|ABORT|LEAK-FAIL|LEAK|SKIP) \[\s*[\d.]+s\] (?:\(\s*[^)]*\) )?(\S+) (\S.*?)\s*$",
+        r"^\s*(?:TRY (\d+) )?(PASS|FAIL|FLAKY(?: (\d+)/\d+)?|TIMEOUT|TMT|SIG[A-Z]+|ABORT|ABRT|SEGV|KILL|TERM|BUS|ILL|FPE|TRAP|QUIT|LEAK-FAIL|LEAK|SKIP) \[\s*[\d.]+s\] (?:\(\s*[^)]*\) )?(\S+) (\S.*?)\s*$",
     )
     .expect("regex")
 });
@@ -36,6 +36,11 @@ struct Test {
     binary: String,
     name: String,
     failed_last: bool,
+    /// Attempts seen failing (`TRY n FAIL`, or a failure without retries).
+    failed_attempts: u32,
+    /// The attempt that passed after failures (`TRY n PASS`, `FLAKY n/m`), and the offset
+    /// of the line that said so.
+    passed: Option<(u64, Option<u32>)>,
     /// The status of the attempt the details come from.
     kind: String,
     details: Option<Details>,
@@ -55,6 +60,19 @@ pub struct Nextest {
     tests: Vec<Test>,
     index: HashMap<(String, String), usize>,
     attempt: Option<Attempt>,
+    flaky: Vec<(u64, FlakyTest)>,
+}
+
+/// The status word as nextest prints it without retries: with `TRY n ` it is shortened
+/// (`ABRT` for `SIGABRT`, `TMT` for `TIMEOUT`).
+fn full_status(status: &str) -> String {
+    match status {
+        "TMT" => "TIMEOUT".to_owned(),
+        "ABRT" | "SEGV" | "KILL" | "TERM" | "BUS" | "ILL" | "FPE" | "TRAP" | "QUIT" => {
+            format!("SIG{status}")
+        }
+        _ => status.to_owned(),
+    }
 }
 
 impl Nextest {
@@ -77,20 +95,23 @@ impl Nextest {
 
     fn status(&mut self, offset: u64, c: &regex::Captures<'_>) {
         let status = &c[2];
-        let retry = c.get(1).is_some();
-        if status == "SKIP" || (status == "PASS" && !retry) {
+        let attempt: Option<u32> = c.get(1).and_then(|m| m.as_str().parse().ok());
+        if status == "SKIP" || (status == "PASS" && attempt.is_none()) {
             return;
         }
-        let key = (c[3].to_owned(), c[4].to_owned());
-        let failed = !(status == "PASS" || status.starts_with("FLAKY"));
+        let key = (c[4].to_owned(), c[5].to_owned());
+        let flaky = status.starts_with("FLAKY");
+        let failed = !(status == "PASS" || flaky);
         let n = match self.index.get(&key) {
             Some(&n) => n,
-            None if failed && self.tests.len() < MAX_FAILURES => {
+            None if (failed || flaky) && self.tests.len() < MAX_FAILURES => {
                 self.tests.push(Test {
                     offset,
                     binary: key.0.clone(),
                     name: key.1.clone(),
                     failed_last: false,
+                    failed_attempts: 0,
+                    passed: None,
                     kind: String::new(),
                     details: None,
                 });
@@ -99,14 +120,24 @@ impl Nextest {
             }
             None => return,
         };
-        self.tests[n].failed_last = failed;
+        let t = &mut self.tests[n];
+        t.failed_last = failed;
         if failed {
+            // The summary repeats the last attempt's line: count each attempt once.
+            let number = attempt.unwrap_or(1);
+            t.failed_attempts = t.failed_attempts.max(number);
             self.attempt = Some(Attempt {
                 test: n,
-                status: status.to_owned(),
+                status: full_status(status),
                 lines: 0,
                 reader: DetailsReader::default(),
             });
+        } else {
+            let passed_on = attempt.or_else(|| c.get(3).and_then(|m| m.as_str().parse().ok()));
+            match &mut t.passed {
+                Some((_, on)) => *on = on.or(passed_on),
+                None => t.passed = Some((offset, passed_on)),
+            }
         }
     }
 }
@@ -146,6 +177,24 @@ impl LineParser for Nextest {
         let mut out = Vec::new();
         for t in std::mem::take(&mut self.tests) {
             if !t.failed_last {
+                if let Some((offset, passed_on)) = t.passed {
+                    let d = t.details.unwrap_or_default();
+                    let failed = passed_on
+                        .map(|p| p.saturating_sub(1))
+                        .or((t.failed_attempts > 0).then_some(t.failed_attempts));
+                    self.flaky.push((
+                        offset,
+                        FlakyTest {
+                            test_name: t.name,
+                            framework: Framework::Nextest,
+                            file_path: d.file_path,
+                            line_number: d.line_number,
+                            failed_attempts: failed,
+                            attempts: passed_on,
+                            error_message: (!d.error_message.is_empty()).then_some(d.error_message),
+                        },
+                    ));
+                }
                 continue;
             }
             // The captured stdout is libtest's own report; the panic is in stderr.
@@ -176,6 +225,10 @@ impl LineParser for Nextest {
             ));
         }
         out
+    }
+
+    fn flaky(&mut self) -> Vec<(u64, FlakyTest)> {
+        std::mem::take(&mut self.flaky)
     }
 }
 
