@@ -39,6 +39,7 @@
 #   cargo_test/make_workspace_actions: `make test` running cargo test --workspace (make's own
 #     `make: *** [Makefile:3: test] Error 101`); nextest -p alpha --lib. cargo-make is not used:
 #     `cargo install cargo-make` builds hundreds of crates, too slow on the 2-core machine.
+#   cargo_test/colour_actions: CARGO_TERM_COLOR=always cargo test -p alpha --lib -- --color always; logfile
 #   cargo_test/green_show_output_actions (green): cargo test -p gamma -- --show-output, fresh
 #     build with warnings, exit 0; nextest rerun + doc logfile
 #   cargo_test/green_nocapture (green, raw log): cargo test -p gamma --lib -- --nocapture; logfile
@@ -53,6 +54,10 @@
 #     --workspace --no-fail-fast --retries 2 (ABRT and TMT on every try, a flaky test)
 #   nextest/abort_timeout: BETA_HARD=1 cargo nextest run --profile ci -p beta --no-fail-fast
 #     (SIGABRT, TIMEOUT)
+#   nextest/colour_retries_abort_actions: CARGO_TERM_COLOR=always BETA_HARD=1 cargo nextest run
+#     --profile ci -p beta --no-fail-fast --retries 2
+#   nextest/failure_output_final: cargo nextest run -p beta --no-fail-fast --retries 1
+#     --failure-output final --status-level fail (the flaky test appears only as FLAKY 2/2)
 #   nextest/green_retries_flaky_actions (green): cargo nextest run -p gamma --retries 2, fresh
 #     build with warnings, a test that passes on its second try, exit 0
 #   nextest/green_no_capture (green, raw log): cargo nextest run -p gamma --no-capture
@@ -238,6 +243,10 @@ rm -f /tmp/ci-corpus-doc.txt
 cargo test -p gamma --doc -- --logfile /tmp/ci-corpus-doc.txt > /dev/null 2>&1 || true
 junit_expected "$junit" cargo_test /tmp/ci-corpus-doc.txt > "$corpus/cargo_test/green_plain.expected.json"
 
+# 16. Colour: CARGO_TERM_COLOR=always and libtest's --color always (escape codes around
+#     `FAILED`, `ok` and cargo's own words).
+CARGO_TERM_COLOR=always libtest_case colour_actions wrap -p alpha --lib -- --color always
+
 # ---- nextest ---------------------------------------------------------------------------
 state=/tmp/ci-corpus-flaky-state
 # 1. Default run, no retries: the flaky test fails its only attempt, so it is a failure.
@@ -298,6 +307,20 @@ rm -f "$gstate"
 GAMMA_FLAKY_STATE="$gstate" cargo nextest run -p gamma --retries 2 > /tmp/ci-corpus-raw.txt 2>&1 || true
 emit nextest green_retries_flaky ''
 junit_expected "$junit" nextest > "$corpus/nextest/green_retries_flaky.expected.json"
+
+# 10. Colour (CARGO_TERM_COLOR=always, as many Rust workflows set it), the `ci` profile with
+#     BETA_HARD=1 and --retries 2, one crate. Actions log.
+rm -f "$state"
+BETA_HARD=1 BETA_FLAKY_STATE="$state" CARGO_TERM_COLOR=always cargo nextest run --profile ci -p beta --no-fail-fast --retries 2 > /tmp/ci-corpus-raw.txt 2>&1 || true
+emit nextest colour_retries_abort_actions 'cargo nextest run --profile ci -p beta --no-fail-fast --retries 2'
+junit_expected "$cijunit" nextest > "$corpus/nextest/colour_retries_abort_actions.expected.json"
+
+# 11. --failure-output final --status-level fail: only the last attempts' lines, the outputs
+#     after the run; the flaky test shows only as `FLAKY 2/2`.
+rm -f "$state"
+BETA_FLAKY_STATE="$state" cargo nextest run -p beta --no-fail-fast --retries 1 --failure-output final --status-level fail > /tmp/ci-corpus-raw.txt 2>&1 || true
+emit nextest failure_output_final ''
+junit_expected "$junit" nextest > "$corpus/nextest/failure_output_final.expected.json"
 
 rm -rf "$proj/target" "$proj/Cargo.lock" /tmp/ci-corpus-raw.txt /tmp/ci-corpus-doc.txt "$state" "$gstate" "$logfile"
 echo "corpus written to $corpus/{cargo_test,nextest}"
