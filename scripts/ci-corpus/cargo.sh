@@ -52,6 +52,8 @@
 #   nextest/beta_backtrace: RUST_BACKTRACE=1 cargo nextest run -p beta --no-fail-fast
 #   nextest/retries_abort_timeout_actions: BETA_HARD=1 cargo nextest run --profile ci
 #     --workspace --no-fail-fast --retries 2 (ABRT and TMT on every try, a flaky test)
+#   junit/nextest_abort_timeout_retries.xml: that run's JUnit report (ABRT, TMT, flaky), for the
+#     JUnit reader; truth: the run's closing summary (junit_expected.py, as junit.sh does)
 #   nextest/abort_timeout: BETA_HARD=1 cargo nextest run --profile ci -p beta --no-fail-fast
 #     (SIGABRT, TIMEOUT)
 #   nextest/colour_retries_abort_actions: CARGO_TERM_COLOR=always BETA_HARD=1 cargo nextest run
@@ -282,6 +284,10 @@ rm -f "$state"
 BETA_HARD=1 BETA_FLAKY_STATE="$state" cargo nextest run --profile ci --workspace --no-fail-fast --retries 2 > /tmp/ci-corpus-raw.txt 2>&1 || true
 emit nextest retries_abort_timeout_actions 'cargo nextest run --profile ci --workspace --no-fail-fast --retries 2'
 junit_expected "$cijunit" nextest > "$corpus/nextest/retries_abort_timeout_actions.expected.json"
+# The same run's JUnit report is a case of the JUnit reader too (corpus/junit/); as in
+# junit.sh, its truth is nextest's closing summary of the run (junit_expected.py).
+cp "$cijunit" "$corpus/junit/nextest_abort_timeout_retries.xml"
+python3 "$here/junit_expected.py" nextest /tmp/ci-corpus-raw.txt "$corpus/junit/nextest_abort_timeout_retries.expected.json"
 
 # 6. The same without retries, one crate: SIGABRT and TIMEOUT.
 BETA_HARD=1 cargo nextest run --profile ci -p beta --no-fail-fast > /tmp/ci-corpus-raw.txt 2>&1 || true
