@@ -2,9 +2,13 @@
 //! ( 3/12) alpha tests::x`, with `TRY n` when retrying), each failing attempt followed by its
 //! captured stdout/stderr indented by four spaces (up to the next status line, a `────`
 //! rule or an unindented line), and a summary repeating the final statuses. A test is a
-//! failure when its last attempt failed; one that passed on retry (`TRY n PASS`, `FLAKY`) is
-//! flaky, not a failure. The failure's details come from its last failing attempt that
-//! printed output.
+//! failure when its last attempt failed; one that passed on retry (`TRY n PASS`, `FLAKY n/m`)
+//! is flaky ([`LineParser::flaky`]), not a failure. The failure's details come from its last
+//! failing attempt that printed output (less nextest's `stdout ───`/`stderr ───` headers and
+//! libtest's `running 1 test`). Statuses besides `FAIL`: `SIGABRT` (shortened to `ABRT` after
+//! `TRY n `, likewise `SEGV`, `KILL`, …), `TIMEOUT` (`TMT` after `TRY n `), `ABORT`,
+//! `LEAK-FAIL`; `SLOW` and `TERMINATING`/`TRMNTG` lines (`[>  2.000s]`) are progress, not
+//! results.
 //!
 //! Streaming: the parser needs every line only inside a failing attempt's output. It reads
 //! status lines carrying one of [`TRIGGERS`] (`FAIL`, `TIMEOUT`, `SIG…`, `ABORT`, `LEAK`,
@@ -142,6 +146,23 @@ impl Nextest {
     }
 }
 
+/// nextest's header of a captured stream (`  stdout ───`, `  stderr ───`, older
+/// `--- STDERR:              beta tests::x ---`).
+fn output_header(line: &str) -> bool {
+    let t = line.trim();
+    ((t.starts_with("stdout ") || t.starts_with("stderr ")) && t.ends_with('─'))
+        || t.starts_with("--- STDOUT:")
+        || t.starts_with("--- STDERR:")
+}
+
+/// A progress line of another test: `SLOW [>  1.000s]`, `TERMINATING [>  2.000s]`, `TRY 1
+/// TRMNTG [> …]`, `START [         ]` (`--no-capture`).
+fn progress_line(line: &str) -> bool {
+    let t = line.trim_start();
+    t.as_bytes().first().is_some_and(u8::is_ascii_uppercase)
+        && (t.contains(" [>") || t.contains("START ["))
+}
+
 /// A status line (cheap checks first: they run on every line of a failure's output).
 fn status_line(line: &str) -> Option<regex::Captures<'_>> {
     let t = line.trim_start();
@@ -159,11 +180,19 @@ impl LineParser for Nextest {
             return;
         }
         if let Some(a) = &mut self.attempt {
-            if line.starts_with("────") || !(line.is_empty() || line.starts_with(' ')) {
+            if line.starts_with("────")
+                || !(line.is_empty() || line.starts_with(' '))
+                || progress_line(line)
+            {
                 self.end_attempt();
             } else {
                 a.lines += 1;
-                a.reader.line(line.strip_prefix("    ").unwrap_or(line));
+                let text = line.strip_prefix("    ").unwrap_or(line);
+                // Not the test's words: nextest's `stdout ───`/`stderr ───` headers and
+                // libtest's `running 1 test`.
+                if !(output_header(line) || text == "running 1 test") {
+                    a.reader.line(text);
+                }
             }
         }
     }
@@ -281,6 +310,104 @@ error: test run failed
             f.reproduce_command.as_deref(),
             Some("cargo nextest run -p beta -E 'test(=end_to_end)'")
         );
+    }
+
+    #[test]
+    fn flaky_tests_come_out_as_flaky() {
+        let mut p = Nextest::new();
+        for (i, line) in LOG.lines().enumerate() {
+            p.line(i as u64, line);
+        }
+        assert_eq!(p.finish().len(), 1);
+        let flaky = p.flaky();
+        assert_eq!(flaky.len(), 1);
+        let f = &flaky[0].1;
+        assert_eq!(f.test_name, "tests::flaky");
+        assert_eq!(f.failed_attempts, Some(1));
+        assert_eq!(f.attempts, Some(2));
+        assert_eq!(f.line_number, Some(30));
+        assert_eq!(f.error_message.as_deref(), Some("connection reset"));
+        let mut scanner = crate::Scanner::new();
+        scanner.feed(LOG.as_bytes());
+        let report = scanner.finish();
+        assert_eq!(report.flaky.len(), 1);
+        assert!(
+            report
+                .failures()
+                .iter()
+                .all(|f| f.test_name != "tests::flaky")
+        );
+    }
+
+    /// `--status-level fail`: a flaky test shows only in the summary's `FLAKY n/m` line.
+    #[test]
+    fn a_flaky_line_alone_is_flaky() {
+        let mut p = Nextest::new();
+        p.line(
+            0,
+            "   FLAKY 2/2 [   0.024s] (3/7) beta tests::flaky_network",
+        );
+        assert!(p.finish().is_empty());
+        let flaky = p.flaky();
+        assert_eq!(flaky.len(), 1);
+        assert_eq!(flaky[0].1.attempts, Some(2));
+        assert_eq!(flaky[0].1.failed_attempts, Some(1));
+    }
+
+    /// With retries nextest shortens `SIGABRT` to `ABRT` and `TIMEOUT` to `TMT`.
+    #[test]
+    fn retried_aborts_and_timeouts_are_failures() {
+        let log = "\
+  TRY 1 ABRT [   0.030s] (───) beta tests::aborts
+  stdout ───
+
+    running 1 test
+  stderr ───
+    heap corruption detected, aborting
+
+    (test aborted with signal 6: SIGABRT)
+
+  TRY 2 ABRT [   0.027s] (1/3) beta tests::aborts
+  stdout ───
+
+    running 1 test
+  stderr ───
+    heap corruption detected, aborting
+
+    (test aborted with signal 6: SIGABRT)
+
+  TRY 1 SLOW [>  1.000s] (───) beta tests::waits
+TRY 1 TRMNTG [>  2.000s] (───) beta tests::waits
+   TRY 1 TMT [   2.027s] (───) beta tests::waits
+  stdout ───
+
+    running 1 test
+
+    (test timed out)
+
+   TRY 2 TMT [   2.018s] (3/3) beta tests::waits
+  stdout ───
+
+    running 1 test
+
+    (test timed out)
+
+────────────
+     Summary [   6.474s] 3 tests run: 1 passed, 1 failed, 1 timed out, 0 skipped
+  TRY 2 ABRT [   0.027s] (1/3) beta tests::aborts
+   TRY 2 TMT [   2.018s] (3/3) beta tests::waits
+error: test run failed
+";
+        let found = parse(log);
+        let names: Vec<_> = found.iter().map(|f| f.test_name.as_str()).collect();
+        assert_eq!(names, ["tests::aborts", "tests::waits"]);
+        assert_eq!(found[0].error_type.as_deref(), Some("sigabrt"));
+        assert_eq!(
+            found[0].error_message,
+            "heap corruption detected, aborting\n(test aborted with signal 6: SIGABRT)"
+        );
+        assert_eq!(found[1].error_type.as_deref(), Some("timeout"));
+        assert_eq!(found[1].error_message, "(test timed out)");
     }
 
     #[test]
