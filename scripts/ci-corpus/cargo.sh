@@ -40,6 +40,8 @@
 #     `make: *** [Makefile:3: test] Error 101`); nextest -p alpha --lib. cargo-make is not used:
 #     `cargo install cargo-make` builds hundreds of crates, too slow on the 2-core machine.
 #   cargo_test/colour_actions: CARGO_TERM_COLOR=always cargo test -p alpha --lib -- --color always; logfile
+#   cargo_test/single_crate_no_fail_fast: cargo test --no-fail-fast in cargo-single/ (a lone
+#     crate: doctests named `src/lib.rs - …`); nextest rerun + doc logfile
 #   cargo_test/green_show_output_actions (green): cargo test -p gamma -- --show-output, fresh
 #     build with warnings, exit 0; nextest rerun + doc logfile
 #   cargo_test/green_nocapture (green, raw log): cargo test -p gamma --lib -- --nocapture; logfile
@@ -122,6 +124,9 @@ if names:
     failures, flaky = logfile_failures(names), []
 if doc:
     failures += logfile_failures(doc)
+# Sorted, so that a rerun whose tests finished in another order gives the same file.
+failures.sort(key=lambda f: f["test_name"])
+flaky.sort(key=lambda f: f["test_name"])
 out = {"framework": framework, "failures": failures}
 if flaky:
     out["flaky"] = flaky
@@ -248,6 +253,19 @@ junit_expected "$junit" cargo_test /tmp/ci-corpus-doc.txt > "$corpus/cargo_test/
 # 16. Colour: CARGO_TERM_COLOR=always and libtest's --color always (escape codes around
 #     `FAILED`, `ok` and cargo's own words).
 CARGO_TERM_COLOR=always libtest_case colour_actions wrap -p alpha --lib -- --color always
+
+# 17. A single-crate project (cargo-single/, no workspace members): doctests are named
+#     `src/lib.rs - add (line 5)`; --no-fail-fast so the doctests run after the unit tests fail.
+(
+  cd "$here/cargo-single"
+  cargo test --no-fail-fast > /tmp/ci-corpus-raw.txt 2>&1 || true
+  emit cargo_test single_crate_no_fail_fast ''
+  cargo nextest run --no-fail-fast > /dev/null 2>&1 || true
+  rm -f /tmp/ci-corpus-doc.txt
+  cargo test --doc -- --logfile /tmp/ci-corpus-doc.txt > /dev/null 2>&1 || true
+  junit_expected target/nextest/default/junit.xml cargo_test /tmp/ci-corpus-doc.txt > "$corpus/cargo_test/single_crate_no_fail_fast.expected.json"
+  rm -rf target Cargo.lock
+)
 
 # ---- nextest ---------------------------------------------------------------------------
 state=/tmp/ci-corpus-flaky-state
