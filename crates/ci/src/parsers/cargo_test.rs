@@ -62,7 +62,10 @@ pub const TRIGGERS: &[&str] = &[
 static RUNNING_TESTS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^running \d+ tests?$").expect("regex"));
 static TEST_FAILED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^test (.+?)(?: - should panic)? \.\.\. (?:FAILED|failed)$").expect("regex")
+    Regex::new(
+        r"^test (.+?)(?: - (?:should panic|compile fail|compile))? \.\.\. (?:FAILED|failed)$",
+    )
+    .expect("regex")
 });
 static STDOUT_HEADER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^---- (.+?) (?:stdout|stderr) ----$").expect("regex"));
@@ -803,6 +806,18 @@ error: test failed, to rerun pass `-p alpha --lib`
         assert_eq!(found[0].line_number, Some(20));
         let green = "running 1 test\ntest tests::noisy ... ok\n\nsuccesses:\n\n---- tests::noisy stdout ----\nerror: cache unavailable\n\n\nsuccesses:\n    tests::noisy\n\ntest result: ok. 1 passed; 0 failed\n";
         assert!(parse(green).is_empty());
+    }
+
+    /// libtest names a test's mode after it (`- should panic`, and for doctests `- compile
+    /// fail`, `- compile` for `no_run`); the `failures:` list does not.
+    #[test]
+    fn test_modes_are_not_part_of_the_name() {
+        let log = "running 2 tests\ntest src/lib.rs - sub (line 15) - compile fail ... FAILED\ntest src/lib.rs - run (line 30) - compile ... FAILED\n\nfailures:\n\n---- src/lib.rs - sub (line 15) stdout ----\nTest compiled successfully, but it's marked `compile_fail`.\n\nfailures:\n    src/lib.rs - sub (line 15)\n    src/lib.rs - run (line 30)\n\ntest result: FAILED. 0 passed; 2 failed\n";
+        let names: Vec<_> = parse(log).into_iter().map(|f| f.test_name).collect();
+        assert_eq!(
+            names,
+            ["src/lib.rs - sub (line 15)", "src/lib.rs - run (line 30)"]
+        );
     }
 
     #[test]

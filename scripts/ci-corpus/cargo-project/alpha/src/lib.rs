@@ -10,6 +10,19 @@ pub fn add(a: i32, b: i32) -> i32 {
     a + b
 }
 
+/// Subtracts two numbers.
+///
+/// ```compile_fail
+/// let n: i32 = alpha::sub(3, 1);
+/// ```
+///
+/// ```
+/// let n = alpha::sub(3, missing);
+/// ```
+pub fn sub(a: i32, b: i32) -> i32 {
+    a - b
+}
+
 /// Multi-line Debug, so assert_eq! prints a multi-line left/right.
 #[derive(PartialEq)]
 pub struct Report(pub Vec<&'static str>);
