@@ -7,7 +7,9 @@
 //! The `FAILED` line, the block and the list describe one failure; they are merged, named as
 //! libtest names the test. With `--show-output` a `successes:` section of the same blocks
 //! comes first: a block before the section's first `failures:` line is a passing test's
-//! output and never a failure. With `--nocapture` there is no block: the panic is read from the
+//! output and never a failure. The mode libtest prints after a name (`- should panic`,
+//! `- compile fail`) is not part of it; a doctest whose output has no location is located
+//! by its name (`src/lib.rs - add (line 5)`). With `--nocapture` there is no block: the panic is read from the
 //! first `thread 'name' panicked at …` line in the section and the 59 lines after it.
 //!
 //! Cargo's `Running unittests src/lib.rs (target/debug/deps/<crate>-<hash>)`, `Doc-tests
@@ -88,6 +90,8 @@ static PANIC_OLD: LazyLock<Regex> = LazyLock::new(|| {
 static NO_PANIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^note: test did not panic as expected(?: at (.+?):(\d+):(\d+))?").expect("regex")
 });
+static DOCTEST_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\S+\.rs) - .*\(line (\d+)\)$").expect("regex"));
 static COMPILE_LOCATION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*--> (.+?):(\d+):(\d+)$").expect("regex"));
 
@@ -487,9 +491,17 @@ impl CargoTest {
     }
 
     fn report(&mut self, e: Ended) {
-        for (f, d) in e.found {
+        for (f, mut d) in e.found {
             if self.out.len() >= MAX_FAILURES {
                 return;
+            }
+            // A doctest that printed no location (`compile_fail` that compiled) is named
+            // after its place: `src/lib.rs - add (line 5)`.
+            if d.file_path.is_none()
+                && let Some(c) = DOCTEST_NAME.captures(&f.name)
+            {
+                d.file_path = Some(relative_path(&c[1]));
+                d.line_number = c[2].parse().ok();
             }
             let confidence = if f.listed && d.file_path.is_some() {
                 Confidence::High
@@ -813,11 +825,15 @@ error: test failed, to rerun pass `-p alpha --lib`
     #[test]
     fn test_modes_are_not_part_of_the_name() {
         let log = "running 2 tests\ntest src/lib.rs - sub (line 15) - compile fail ... FAILED\ntest src/lib.rs - run (line 30) - compile ... FAILED\n\nfailures:\n\n---- src/lib.rs - sub (line 15) stdout ----\nTest compiled successfully, but it's marked `compile_fail`.\n\nfailures:\n    src/lib.rs - sub (line 15)\n    src/lib.rs - run (line 30)\n\ntest result: FAILED. 0 passed; 2 failed\n";
-        let names: Vec<_> = parse(log).into_iter().map(|f| f.test_name).collect();
+        let found = parse(log);
+        let names: Vec<_> = found.iter().map(|f| f.test_name.as_str()).collect();
         assert_eq!(
             names,
             ["src/lib.rs - sub (line 15)", "src/lib.rs - run (line 30)"]
         );
+        // No location printed: the doctest's name says where it is.
+        assert_eq!(found[0].file_path.as_deref(), Some("src/lib.rs"));
+        assert_eq!(found[0].line_number, Some(15));
     }
 
     #[test]
