@@ -62,6 +62,8 @@
 #     --profile ci -p beta --no-fail-fast --retries 2
 #   nextest/failure_output_final: cargo nextest run -p beta --no-fail-fast --retries 1
 #     --failure-output final --status-level fail (the flaky test appears only as FLAKY 2/2)
+#   nextest/no_capture_retries_actions: cargo nextest run -p beta --no-fail-fast --no-capture
+#     --retries 1 (output before each status line; libtest's report in it is not cargo test's)
 #   nextest/green_retries_flaky_actions (green): cargo nextest run -p gamma --retries 2, fresh
 #     build with warnings, a test that passes on its second try, exit 0
 #   nextest/green_no_capture (green, raw log): cargo nextest run -p gamma --no-capture
@@ -345,6 +347,13 @@ rm -f "$state"
 BETA_FLAKY_STATE="$state" cargo nextest run -p beta --no-fail-fast --retries 1 --failure-output final --status-level fail > /tmp/ci-corpus-raw.txt 2>&1 || true
 emit nextest failure_output_final ''
 junit_expected "$junit" nextest > "$corpus/nextest/failure_output_final.expected.json"
+
+# 12. --no-capture with --retries 1: each test's libtest output, unindented, before its
+#     status line; the flaky test fails its first try and passes the second. Actions log.
+rm -f "$state"
+BETA_FLAKY_STATE="$state" cargo nextest run -p beta --no-fail-fast --no-capture --retries 1 > /tmp/ci-corpus-raw.txt 2>&1 || true
+emit nextest no_capture_retries_actions 'cargo nextest run -p beta --no-fail-fast --no-capture --retries 1'
+junit_expected "$junit" nextest > "$corpus/nextest/no_capture_retries_actions.expected.json"
 
 rm -rf "$proj/target" "$proj/Cargo.lock" /tmp/ci-corpus-raw.txt /tmp/ci-corpus-doc.txt "$state" "$gstate" "$logfile"
 echo "corpus written to $corpus/{cargo_test,nextest}"

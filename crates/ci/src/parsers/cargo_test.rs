@@ -90,6 +90,9 @@ static PANIC_OLD: LazyLock<Regex> = LazyLock::new(|| {
 static NO_PANIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^note: test did not panic as expected(?: at (.+?):(\d+):(\d+))?").expect("regex")
 });
+static NEXTEST_STATUS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:TRY \d+ )?[A-Z][A-Z-]*(?: \d+/\d+)? \[\s*[\d.]+s\] ").expect("regex")
+});
 static DOCTEST_NAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\S+\.rs) - .*\(line (\d+)\)$").expect("regex"));
 static COMPILE_LOCATION: LazyLock<Regex> =
@@ -473,6 +476,13 @@ impl CargoTest {
                     .map(str::to_owned)
                     .collect::<Vec<_>>()
             });
+        // `cargo nextest run --no-capture` shows each test's libtest output, then nextest's
+        // status line for it: the nextest parser reports that test (a failed try may pass
+        // on the next), so the section is not a cargo test failure.
+        if nextest_status(line) {
+            self.ended.clear();
+            return;
+        }
         let binary = is_binary_line(line);
         let mut i = 0;
         while i < self.ended.len() {
@@ -666,6 +676,14 @@ impl Section {
     }
 }
 
+/// A nextest status line: `  TRY 1 FAIL [   0.018s] (───) beta tests::x`, `PASS [ 0.011s] …`.
+fn nextest_status(line: &str) -> bool {
+    let t = line.trim_start();
+    t.as_bytes().first().is_some_and(u8::is_ascii_uppercase)
+        && t.contains("s] ")
+        && NEXTEST_STATUS.is_match(t)
+}
+
 fn is_binary_line(line: &str) -> bool {
     let t = line.trim_start();
     (t.starts_with("Running ") && RUNNING_BINARY.is_match(line))
@@ -834,6 +852,14 @@ error: test failed, to rerun pass `-p alpha --lib`
         // No location printed: the doctest's name says where it is.
         assert_eq!(found[0].file_path.as_deref(), Some("src/lib.rs"));
         assert_eq!(found[0].line_number, Some(15));
+    }
+
+    /// `cargo nextest run --no-capture`: libtest's output of each test, unindented, then
+    /// nextest's status line; the test is nextest's to report (this try may be retried).
+    #[test]
+    fn libtest_output_inside_nextest_no_capture_is_left_to_nextest() {
+        let log = "       START [         ] (2/7) beta tests::flaky\nrunning 1 test\nthread 'tests::flaky' (1) panicked at beta/src/lib.rs:30:13:\nconnection reset\ntest tests::flaky ... FAILED\n\nfailures:\n\nfailures:\n    tests::flaky\n\ntest result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 4 filtered out; finished in 0.00s\n\n  TRY 1 FAIL [   0.018s] (───) beta tests::flaky\n TRY 2 START [         ] (───) beta tests::flaky\nrunning 1 test\ntest tests::flaky ... ok\n\ntest result: ok. 1 passed; 0 failed\n\n  TRY 2 PASS [   0.011s] (2/7) beta tests::flaky\n";
+        assert!(parse(log).is_empty());
     }
 
     #[test]

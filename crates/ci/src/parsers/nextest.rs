@@ -10,7 +10,12 @@
 //! `LEAK-FAIL`; `SLOW` and `TERMINATING`/`TRMNTG` lines (`[>  2.000s]`) are progress, not
 //! results.
 //!
-//! Streaming: the parser needs every line only inside a failing attempt's output. It reads
+//! With `--no-capture` a test's output comes unindented before its status line, from
+//! libtest's `running 1 test` on: it is read then and given to the status line that
+//! follows (the libtest report inside it is left to this parser, not `cargo_test`).
+//!
+//! Streaming: the parser needs every line only inside a failing attempt's output (and a
+//! `--no-capture` test's, from `running 1 test`, a trigger shared with `cargo_test`). It reads
 //! status lines carrying one of [`TRIGGERS`] (`FAIL`, `TIMEOUT`, `SIG…`, `ABORT`, `LEAK`,
 //! `FLAKY`, `TRY `; colour codes may sit between the status and its `[`, so the status word
 //! alone is the token). A plain `PASS` or `SKIP` line (no `TRY`) is never a retry's result,
@@ -26,7 +31,9 @@ use super::{LineParser, MAX_FAILURES};
 use crate::{Confidence, Failure, FlakyTest, Framework};
 
 /// The substrings (in the raw log) of every line this parser reads while not busy.
-pub const TRIGGERS: &[&str] = &["FAIL", "TIMEOUT", "SIG", "ABORT", "LEAK", "FLAKY", "TRY "];
+pub const TRIGGERS: &[&str] = &[
+    "FAIL", "TIMEOUT", "SIG", "ABORT", "LEAK", "FLAKY", "TRY ", "running ",
+];
 
 static STATUS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -64,7 +71,22 @@ pub struct Nextest {
     tests: Vec<Test>,
     index: HashMap<(String, String), usize>,
     attempt: Option<Attempt>,
+    /// `--no-capture` output being read, for the status line that follows it.
+    inline: Option<Inline>,
     flaky: Vec<(u64, FlakyTest)>,
+}
+
+/// Lines of one test's `--no-capture` output read at most.
+const MAX_INLINE_LINES: usize = 2000;
+
+/// `--no-capture`: a test's output, unindented and before its status line, from libtest's
+/// `running 1 test` (nextest runs one test per process) to 3 lines after `test result:`.
+#[derive(Default)]
+struct Inline {
+    reader: DetailsReader,
+    lines: usize,
+    reported: bool,
+    after_result: Option<u8>,
 }
 
 /// The status word as nextest prints it without retries: with `TRY n ` it is shortened
@@ -176,7 +198,44 @@ impl LineParser for Nextest {
     fn line(&mut self, offset: u64, line: &str) {
         if let Some(c) = status_line(line) {
             self.end_attempt();
+            let inline = self.inline.take();
             self.status(offset, &c);
+            // `--no-capture`: the output came before the status line.
+            if let (Some(i), Some(a)) = (inline, &mut self.attempt)
+                && i.lines > 0
+            {
+                let t = &mut self.tests[a.test];
+                t.kind = a.status.clone();
+                t.details = Some(i.reader.finish());
+            }
+            return;
+        }
+        if self.attempt.is_none() && line == "running 1 test" {
+            self.inline = Some(Inline::default());
+            return;
+        }
+        if let Some(i) = &mut self.inline {
+            if let Some(n) = &mut i.after_result {
+                *n += 1;
+                if *n > 3 {
+                    self.inline = None;
+                }
+                return;
+            }
+            if line.starts_with("test result:") {
+                i.after_result = Some(0);
+                return;
+            }
+            // libtest's own `test x ... FAILED` and `failures:` report end the output.
+            if line.starts_with("test ") && line.contains(" ... ") {
+                i.reported = true;
+            }
+            i.lines += 1;
+            if i.lines > MAX_INLINE_LINES {
+                self.inline = None;
+            } else if !i.reported {
+                i.reader.line(line);
+            }
             return;
         }
         if let Some(a) = &mut self.attempt {
@@ -198,7 +257,7 @@ impl LineParser for Nextest {
     }
 
     fn busy(&self) -> bool {
-        self.attempt.is_some()
+        self.attempt.is_some() || self.inline.is_some()
     }
 
     fn finish(&mut self) -> Vec<(u64, Failure)> {
@@ -408,6 +467,24 @@ error: test run failed
         );
         assert_eq!(found[1].error_type.as_deref(), Some("timeout"));
         assert_eq!(found[1].error_message, "(test timed out)");
+    }
+
+    /// `--no-capture`: the panic is read from the output before the status line.
+    #[test]
+    fn no_capture_output_before_the_status_line_is_read() {
+        let log = "       START [         ] (2/7) beta tests::flaky\nrunning 1 test\nthread 'tests::flaky' (1) panicked at beta/src/lib.rs:30:13:\nconnection reset\ntest tests::flaky ... FAILED\n\nfailures:\n\nfailures:\n    tests::flaky\n\ntest result: FAILED. 0 passed; 1 failed\n\n  TRY 1 FAIL [   0.018s] (───) beta tests::flaky\n TRY 2 START [         ] (───) beta tests::flaky\nrunning 1 test\ntest tests::flaky ... ok\n\ntest result: ok. 1 passed; 0 failed\n\n  TRY 2 PASS [   0.011s] (2/7) beta tests::flaky\n       START [         ] (3/7) beta tests::odd\nrunning 1 test\nthread 'tests::odd' (2) panicked at beta/src/lib.rs:19:13:\nhalve(3) was 1\ntest tests::odd ... FAILED\n\ntest result: FAILED. 0 passed; 1 failed\n\n        FAIL [   0.015s] (4/7) beta tests::odd\n";
+        let mut p = Nextest::new();
+        for (i, line) in log.lines().enumerate() {
+            p.line(i as u64, line);
+        }
+        let found = p.finish();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].1.test_name, "tests::odd");
+        assert_eq!(found[0].1.line_number, Some(19));
+        assert_eq!(found[0].1.error_message, "halve(3) was 1");
+        let flaky = p.flaky();
+        assert_eq!(flaky.len(), 1);
+        assert_eq!(flaky[0].1.line_number, Some(30));
     }
 
     #[test]
