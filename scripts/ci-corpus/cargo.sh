@@ -15,9 +15,8 @@
 # - cargo_test cases that run ONE test binary (`-p x --lib`, `--doc`): libtest's own report
 #   of the same run, `--logfile` (`failed <name>` lines, `failed: <message> <name>` for a
 #   should_panic test that did not panic; the option is in the command, and libtest warns
-#   that it is deprecated). File
-#   and line are taken from the JUnit report of nextest running the same selection
-#   (doctests have none).
+#   that it is deprecated). File and line are taken from the JUnit report of nextest running
+#   the same selection (doctests have none).
 # - cargo_test cases that run several binaries: libtest's JSON (`-Z unstable-options
 #   --format json`) is nightly-only (stable 1.95 says "the option `Z` is only accepted on the
 #   nightly compiler") and every binary would overwrite one `--logfile`, so the same test
@@ -34,7 +33,8 @@
 #   cargo_test/nocapture_actions: cargo test -p alpha --lib -- --nocapture; logfile
 #   cargo_test/terse: cargo test -p alpha --lib -- --format terse; logfile
 #   cargo_test/test_threads_1: cargo test --workspace --no-fail-fast -- --test-threads=1; nextest rerun + doc logfile
-#   cargo_test/doctests: cargo test -p alpha --doc (a failing doctest); logfile
+#   cargo_test/doctests: cargo test -p alpha --doc (a failing doctest, a compile_fail one
+#     that compiles, one that does not compile); logfile
 #   cargo_test/should_panic: cargo test -p alpha --lib should (a #[should_panic] test that does not panic); logfile
 #   cargo_test/make_workspace_actions: `make test` running cargo test --workspace (make's own
 #     `make: *** [Makefile:3: test] Error 101`); nextest -p alpha --lib. cargo-make is not used:
