@@ -5,7 +5,8 @@
 # doctest, a #[should_panic] test that does not panic, a flaky test, and with BETA_HARD=1 a
 # test that calls std::process::abort() and one that sleeps past the `ci` profile's
 # slow-timeout); gamma's tests all pass but print `FAILED`, `error:`, `Error:` and caught
-# panics (green jobs). CI never runs this; it only reads the output.
+# panics (green jobs), and with GAMMA_LEAK=1 one leaves a child process behind (LEAK).
+# CI never runs this; it only reads the output.
 #
 # Expected failures never come from reading the log:
 # - nextest cases: the JUnit report (`.config/nextest.toml`, profiles `default` and `ci`) of
@@ -64,6 +65,10 @@
 #     --failure-output final --status-level fail (the flaky test appears only as FLAKY 2/2)
 #   nextest/no_capture_retries_actions: cargo nextest run -p beta --no-fail-fast --no-capture
 #     --retries 1 (output before each status line; libtest's report in it is not cargo test's)
+#   nextest/green_leaky (green, raw): GAMMA_LEAK=1 cargo nextest run -p gamma (`LEAK`: a pass
+#     that left a process behind)
+#   nextest/leak_fail_retries_actions: GAMMA_LEAK=1 cargo nextest run --profile leaky -p gamma
+#     --retries 1 (leak-timeout result "fail": `TRY n LKFAIL`)
 #   nextest/green_retries_flaky_actions (green): cargo nextest run -p gamma --retries 2, fresh
 #     build with warnings, a test that passes on its second try, exit 0
 #   nextest/green_no_capture (green, raw log): cargo nextest run -p gamma --no-capture
@@ -78,7 +83,7 @@ wrap="$here/wrap_actions_log.py"
 export CARGO_TARGET_DIR=/tmp/ci-corpus-target
 export CARGO_TERM_COLOR=never
 export RUST_BACKTRACE=0
-unset BETA_FLAKY_STATE GAMMA_FLAKY_STATE BETA_HARD
+unset BETA_FLAKY_STATE GAMMA_FLAKY_STATE BETA_HARD GAMMA_LEAK
 mkdir -p "$corpus/cargo_test" "$corpus/nextest"
 cd "$proj"
 # Fresh build each time so compiler warnings are in the first log.
@@ -354,6 +359,17 @@ rm -f "$state"
 BETA_FLAKY_STATE="$state" cargo nextest run -p beta --no-fail-fast --no-capture --retries 1 > /tmp/ci-corpus-raw.txt 2>&1 || true
 emit nextest no_capture_retries_actions 'cargo nextest run -p beta --no-fail-fast --no-capture --retries 1'
 junit_expected "$junit" nextest > "$corpus/nextest/no_capture_retries_actions.expected.json"
+
+# 13. Green, raw: with GAMMA_LEAK=1 a test leaves a child process holding its output; nextest
+#     shows `LEAK`, a pass by default (`7 passed (1 leaky)`).
+GAMMA_LEAK=1 cargo nextest run -p gamma > /tmp/ci-corpus-raw.txt 2>&1 && code=0 || code=$?
+emit nextest green_leaky ''
+junit_expected "$junit" nextest > "$corpus/nextest/green_leaky.expected.json"
+
+# 14. The `leaky` profile makes a leak a failure: `TRY n LKFAIL` with --retries 1. Actions log.
+GAMMA_LEAK=1 cargo nextest run --profile leaky -p gamma --retries 1 > /tmp/ci-corpus-raw.txt 2>&1 && code=0 || code=$?
+emit nextest leak_fail_retries_actions 'cargo nextest run --profile leaky -p gamma --retries 1' "$code"
+junit_expected "$proj/target/nextest/leaky/junit.xml" nextest > "$corpus/nextest/leak_fail_retries_actions.expected.json"
 
 rm -rf "$proj/target" "$proj/Cargo.lock" /tmp/ci-corpus-raw.txt /tmp/ci-corpus-doc.txt "$state" "$gstate" "$logfile"
 echo "corpus written to $corpus/{cargo_test,nextest}"

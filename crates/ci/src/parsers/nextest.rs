@@ -7,7 +7,7 @@
 //! failing attempt that printed output (less nextest's `stdout ───`/`stderr ───` headers and
 //! libtest's `running 1 test`). Statuses besides `FAIL`: `SIGABRT` (shortened to `ABRT` after
 //! `TRY n `, likewise `SEGV`, `KILL`, …), `TIMEOUT` (`TMT` after `TRY n `), `ABORT`,
-//! `LEAK-FAIL`; `SLOW` and `TERMINATING`/`TRMNTG` lines (`[>  2.000s]`) are progress, not
+//! `LEAK-FAIL` (`LKFAIL`); `LEAK` is a pass that left a process behind; `SLOW` and `TERMINATING`/`TRMNTG` lines (`[>  2.000s]`) are progress, not
 //! results.
 //!
 //! With `--no-capture` a test's output comes unindented before its status line, from
@@ -37,7 +37,7 @@ pub const TRIGGERS: &[&str] = &[
 
 static STATUS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^\s*(?:TRY (\d+) )?(PASS|FAIL|FLAKY(?: (\d+)/\d+)?|TIMEOUT|TMT|SIG[A-Z]+|ABORT|ABRT|SEGV|KILL|TERM|BUS|ILL|FPE|TRAP|QUIT|LEAK-FAIL|LEAK|SKIP) \[\s*[\d.]+s\] (?:\(\s*[^)]*\) )?(\S+) (\S.*?)\s*$",
+        r"^\s*(?:TRY (\d+) )?(PASS|FAIL|FLAKY(?: (\d+)/\d+)?|TIMEOUT|TMT|SIG[A-Z]+|ABORT|ABRT|SEGV|KILL|TERM|BUS|ILL|FPE|TRAP|QUIT|LEAK-FAIL|LKFAIL|LEAK|SKIP) \[\s*[\d.]+s\] (?:\(\s*[^)]*\) )?(\S+) (\S.*?)\s*$",
     )
     .expect("regex")
 });
@@ -94,6 +94,7 @@ struct Inline {
 fn full_status(status: &str) -> String {
     match status {
         "TMT" => "TIMEOUT".to_owned(),
+        "LKFAIL" => "LEAK-FAIL".to_owned(),
         "ABRT" | "SEGV" | "KILL" | "TERM" | "BUS" | "ILL" | "FPE" | "TRAP" | "QUIT" => {
             format!("SIG{status}")
         }
@@ -122,12 +123,15 @@ impl Nextest {
     fn status(&mut self, offset: u64, c: &regex::Captures<'_>) {
         let status = &c[2];
         let attempt: Option<u32> = c.get(1).and_then(|m| m.as_str().parse().ok());
-        if status == "SKIP" || (status == "PASS" && attempt.is_none()) {
+        // `LEAK`: passed, but left a process holding its output (a pass unless the profile's
+        // leak-timeout says fail: then `LEAK-FAIL`, `LKFAIL` after `TRY n `).
+        let passed = status == "PASS" || status == "LEAK";
+        if status == "SKIP" || (passed && attempt.is_none()) {
             return;
         }
         let key = (c[4].to_owned(), c[5].to_owned());
         let flaky = status.starts_with("FLAKY");
-        let failed = !(status == "PASS" || flaky);
+        let failed = !(passed || flaky);
         let n = match self.index.get(&key) {
             Some(&n) => n,
             None if (failed || flaky) && self.tests.len() < MAX_FAILURES => {
@@ -485,6 +489,18 @@ error: test run failed
         let flaky = p.flaky();
         assert_eq!(flaky.len(), 1);
         assert_eq!(flaky[0].1.line_number, Some(30));
+    }
+
+    /// `LEAK` is a pass (`7 passed (1 leaky)`); `LEAK-FAIL`/`LKFAIL` is a failure.
+    #[test]
+    fn leaky_passes_are_not_failures() {
+        let log = "        LEAK [   0.213s] (7/7) gamma tests::spawns\n     Summary [   0.252s] 7 tests run: 7 passed (1 leaky), 0 skipped\n";
+        assert!(parse(log).is_empty());
+        let log = "TRY 1 LKFAIL [   0.110s] (───) gamma tests::spawns\nTRY 2 LKFAIL [   0.114s] (7/7) gamma tests::spawns\n   LEAK-FAIL [   0.137s] (1/7) gamma tests::leaks\n";
+        let found = parse(log);
+        let names: Vec<_> = found.iter().map(|f| f.test_name.as_str()).collect();
+        assert_eq!(names, ["tests::spawns", "tests::leaks"]);
+        assert_eq!(found[0].error_type.as_deref(), Some("leak-fail"));
     }
 
     #[test]

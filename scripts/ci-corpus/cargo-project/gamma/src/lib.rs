@@ -64,4 +64,16 @@ mod tests {
     fn parses_ports() {
         assert_eq!(parse_port("443"), Ok(443));
     }
+
+    /// With GAMMA_LEAK set, leaves a child process holding the test's stdout open after it
+    /// returns: nextest reports the pass as `LEAK` (a pass by default).
+    #[test]
+    fn spawns_background_worker() {
+        if std::env::var_os("GAMMA_LEAK").is_some() {
+            std::process::Command::new("sleep")
+                .arg("1")
+                .spawn()
+                .expect("spawn sleep");
+        }
+    }
 }
