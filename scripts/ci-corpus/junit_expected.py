@@ -77,7 +77,8 @@ def jest(report, work, out):
 
 
 STATUS = re.compile(
-    r"^\s*(?:TRY \d+ )?(PASS|FAIL|FLAKY(?: \d+/\d+)?|TIMEOUT|SIG[A-Z]+|ABORT|LEAK-FAIL|LEAK|SKIP)"
+    # After `TRY n ` nextest shortens SIGABRT to ABRT and TIMEOUT to TMT.
+    r"^\s*(?:TRY \d+ )?(PASS|FAIL|FLAKY(?: \d+/\d+)?|TIMEOUT|TMT|SIG[A-Z]+|ABRT|ABORT|LEAK-FAIL|LEAK|SKIP)"
     r" \[\s*[\d.]+s\] (?:\(\s*[^)]*\) )?(\S+) (\S+)\s*$")
 
 

@@ -5,7 +5,11 @@
 //! a `failures:` list of the names (`    name`), and `test result: …`. A *section* runs from
 //! `running N tests` to `test result:` (or the next `running N tests`, or the end of the log).
 //! The `FAILED` line, the block and the list describe one failure; they are merged, named as
-//! libtest names the test. With `--nocapture` there is no block: the panic is read from the
+//! libtest names the test. With `--show-output` a `successes:` section of the same blocks
+//! comes first: a block before the section's first `failures:` line is a passing test's
+//! output and never a failure. The mode libtest prints after a name (`- should panic`,
+//! `- compile fail`) is not part of it; a doctest whose output has no location is located
+//! by its name (`src/lib.rs - add (line 5)`). With `--nocapture` there is no block: the panic is read from the
 //! first `thread 'name' panicked at …` line in the section and the 59 lines after it.
 //!
 //! Cargo's `Running unittests src/lib.rs (target/debug/deps/<crate>-<hash>)`, `Doc-tests
@@ -60,7 +64,10 @@ pub const TRIGGERS: &[&str] = &[
 static RUNNING_TESTS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^running \d+ tests?$").expect("regex"));
 static TEST_FAILED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^test (.+?)(?: - should panic)? \.\.\. (?:FAILED|failed)$").expect("regex")
+    Regex::new(
+        r"^test (.+?)(?: - (?:should panic|compile fail|compile))? \.\.\. (?:FAILED|failed)$",
+    )
+    .expect("regex")
 });
 static STDOUT_HEADER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^---- (.+?) (?:stdout|stderr) ----$").expect("regex"));
@@ -83,6 +90,11 @@ static PANIC_OLD: LazyLock<Regex> = LazyLock::new(|| {
 static NO_PANIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^note: test did not panic as expected(?: at (.+?):(\d+):(\d+))?").expect("regex")
 });
+static NEXTEST_STATUS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:TRY \d+ )?[A-Z][A-Z-]*(?: \d+/\d+)? \[\s*[\d.]+s\] ").expect("regex")
+});
+static DOCTEST_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\S+\.rs) - .*\(line (\d+)\)$").expect("regex"));
 static COMPILE_LOCATION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*--> (.+?):(\d+):(\d+)$").expect("regex"));
 
@@ -395,6 +407,9 @@ struct Section {
     block: Option<(Option<usize>, DetailsReader)>,
     /// Inside the `failures:` list.
     list: bool,
+    /// A `failures:` line was seen: stdout blocks before it are passing tests' output
+    /// (`--show-output` prints a `successes:` section first), not failures.
+    failures_seen: bool,
     inline: Vec<Inline>,
     inline_done: HashMap<String, Details>,
     inline_seen: HashSet<String>,
@@ -461,6 +476,13 @@ impl CargoTest {
                     .map(str::to_owned)
                     .collect::<Vec<_>>()
             });
+        // `cargo nextest run --no-capture` shows each test's libtest output, then nextest's
+        // status line for it: the nextest parser reports that test (a failed try may pass
+        // on the next), so the section is not a cargo test failure.
+        if nextest_status(line) {
+            self.ended.clear();
+            return;
+        }
         let binary = is_binary_line(line);
         let mut i = 0;
         while i < self.ended.len() {
@@ -479,9 +501,17 @@ impl CargoTest {
     }
 
     fn report(&mut self, e: Ended) {
-        for (f, d) in e.found {
+        for (f, mut d) in e.found {
             if self.out.len() >= MAX_FAILURES {
                 return;
+            }
+            // A doctest that printed no location (`compile_fail` that compiled) is named
+            // after its place: `src/lib.rs - add (line 5)`.
+            if d.file_path.is_none()
+                && let Some(c) = DOCTEST_NAME.captures(&f.name)
+            {
+                d.file_path = Some(relative_path(&c[1]));
+                d.line_number = c[2].parse().ok();
             }
             let confidence = if f.listed && d.file_path.is_some() {
                 Confidence::High
@@ -525,6 +555,7 @@ impl CargoTest {
                 index: HashMap::new(),
                 block: None,
                 list: false,
+                failures_seen: false,
                 inline: Vec::new(),
                 inline_done: HashMap::new(),
                 inline_seen: HashSet::new(),
@@ -593,13 +624,18 @@ impl Section {
             }
         } else if line.starts_with("---- ") {
             if let Some(c) = STDOUT_HEADER.captures(line) {
-                let n = self
-                    .get(&c[1], offset)
-                    .filter(|&n| self.found[n].block.is_none());
+                // Before `failures:`, a block is a passing test's output (`successes:`).
+                let n = if self.failures_seen {
+                    self.get(&c[1], offset)
+                        .filter(|&n| self.found[n].block.is_none())
+                } else {
+                    None
+                };
                 self.block = Some((n, DetailsReader::default()));
             }
         } else if line == "failures:" {
             self.list = true;
+            self.failures_seen = true;
         }
     }
 
@@ -638,6 +674,14 @@ impl Section {
             }
         }
     }
+}
+
+/// A nextest status line: `  TRY 1 FAIL [   0.018s] (───) beta tests::x`, `PASS [ 0.011s] …`.
+fn nextest_status(line: &str) -> bool {
+    let t = line.trim_start();
+    t.as_bytes().first().is_some_and(u8::is_ascii_uppercase)
+        && t.contains("s] ")
+        && NEXTEST_STATUS.is_match(t)
 }
 
 fn is_binary_line(line: &str) -> bool {
@@ -781,6 +825,41 @@ error: test failed, to rerun pass `-p alpha --lib`
         assert_eq!(found[0].error_type.as_deref(), Some("did not panic"));
         assert_eq!(found[2].error_message, "\"config file missing\"");
         assert_eq!(found[2].error_type.as_deref(), Some("returned Err"));
+    }
+
+    #[test]
+    fn show_output_success_blocks_are_not_failures() {
+        let log = "running 2 tests\ntest tests::noisy ... ok\ntest tests::broken ... FAILED\n\nsuccesses:\n\n---- tests::noisy stdout ----\nstep 1: FAILED to reach cache\nthread 'tests::noisy' panicked at src/lib.rs:9:9:\ncaught\n\n\nsuccesses:\n    tests::noisy\n\nfailures:\n\n---- tests::broken stdout ----\n\nthread 'tests::broken' panicked at src/lib.rs:20:5:\nboom\n\n\nfailures:\n    tests::broken\n\ntest result: FAILED. 1 passed; 1 failed\n";
+        let found = parse(log);
+        let names: Vec<_> = found.iter().map(|f| f.test_name.as_str()).collect();
+        assert_eq!(names, ["tests::broken"]);
+        assert_eq!(found[0].line_number, Some(20));
+        let green = "running 1 test\ntest tests::noisy ... ok\n\nsuccesses:\n\n---- tests::noisy stdout ----\nerror: cache unavailable\n\n\nsuccesses:\n    tests::noisy\n\ntest result: ok. 1 passed; 0 failed\n";
+        assert!(parse(green).is_empty());
+    }
+
+    /// libtest names a test's mode after it (`- should panic`, and for doctests `- compile
+    /// fail`, `- compile` for `no_run`); the `failures:` list does not.
+    #[test]
+    fn test_modes_are_not_part_of_the_name() {
+        let log = "running 2 tests\ntest src/lib.rs - sub (line 15) - compile fail ... FAILED\ntest src/lib.rs - run (line 30) - compile ... FAILED\n\nfailures:\n\n---- src/lib.rs - sub (line 15) stdout ----\nTest compiled successfully, but it's marked `compile_fail`.\n\nfailures:\n    src/lib.rs - sub (line 15)\n    src/lib.rs - run (line 30)\n\ntest result: FAILED. 0 passed; 2 failed\n";
+        let found = parse(log);
+        let names: Vec<_> = found.iter().map(|f| f.test_name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["src/lib.rs - sub (line 15)", "src/lib.rs - run (line 30)"]
+        );
+        // No location printed: the doctest's name says where it is.
+        assert_eq!(found[0].file_path.as_deref(), Some("src/lib.rs"));
+        assert_eq!(found[0].line_number, Some(15));
+    }
+
+    /// `cargo nextest run --no-capture`: libtest's output of each test, unindented, then
+    /// nextest's status line; the test is nextest's to report (this try may be retried).
+    #[test]
+    fn libtest_output_inside_nextest_no_capture_is_left_to_nextest() {
+        let log = "       START [         ] (2/7) beta tests::flaky\nrunning 1 test\nthread 'tests::flaky' (1) panicked at beta/src/lib.rs:30:13:\nconnection reset\ntest tests::flaky ... FAILED\n\nfailures:\n\nfailures:\n    tests::flaky\n\ntest result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 4 filtered out; finished in 0.00s\n\n  TRY 1 FAIL [   0.018s] (───) beta tests::flaky\n TRY 2 START [         ] (───) beta tests::flaky\nrunning 1 test\ntest tests::flaky ... ok\n\ntest result: ok. 1 passed; 0 failed\n\n  TRY 2 PASS [   0.011s] (2/7) beta tests::flaky\n";
+        assert!(parse(log).is_empty());
     }
 
     #[test]

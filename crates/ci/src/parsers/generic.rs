@@ -21,6 +21,11 @@
 //! - an npm failure, the run of `npm error …` (npm ≥ 10) or `npm ERR! …` lines;
 //! - a line with the word `FATAL`.
 //!
+//! Lines inside a libtest run (from `running N tests` to its `test result:` line, also as
+//! nextest `--no-capture` shows each test) are the tests' own output: a passing test may print
+//! `error: …` or `Error: …`, and a failing one is the framework parsers' to report, so no
+//! block starts there (an `##[error]` annotation still counts).
+//!
 //! In a GitHub Actions log only the blocks of steps that failed (`##[error]Process completed
 //! with exit code N`, or `##[error]The process '…' failed with exit code N` for an action's
 //! command) count, and `##[error]` annotations wherever they are: a passing step
@@ -74,6 +79,9 @@ pub const SPEC: ParserSpec = ParserSpec {
         "===",
         // mocha's summary, which makes the frameless exceptions before it test output.
         " passing",
+        // A libtest run's start and end (also cargo_test's triggers).
+        "running ",
+        "test result:",
     ],
     new: || Box::<Generic>::default(),
     fallback: true,
@@ -155,7 +163,12 @@ pub struct Generic {
     /// The log has Actions step markers.
     actions: bool,
     npm_seen: bool,
+    /// Inside a libtest run: its tests' output, not the job's errors.
+    in_tests: bool,
 }
+
+static LIBTEST_RUNNING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^running \d+ tests?$").expect("regex"));
 
 static RUSTC: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^error(?:\[(E\d{4})\])?: (.+)$").expect("regex"));
@@ -477,6 +490,7 @@ impl LineParser for Generic {
         // In an Actions log, blocks count only in steps that fail: a passing step may print
         // errors it handled (a test that logs one on purpose).
         if line.starts_with("##[group]Run ") {
+            self.in_tests = false;
             self.actions = true;
             self.pending.clear();
             self.last_words.clear();
@@ -491,6 +505,7 @@ impl LineParser for Generic {
         if line.starts_with("##[error]")
             && let Some(code) = crate::segment::exit_code(line)
         {
+            self.in_tests = false;
             self.actions = true;
             self.last_words.clear();
             if code != 0 {
@@ -498,6 +513,22 @@ impl LineParser for Generic {
                 self.found.sort_by_key(|(offset, _)| *offset);
             }
             return;
+        }
+        if line.starts_with("running ") && LIBTEST_RUNNING.is_match(line) {
+            self.in_tests = true;
+            return;
+        }
+        if self.in_tests {
+            // cargo's report that a test binary failed (or crashed: no `test result:`) ends
+            // the run too.
+            if line.starts_with("test result:")
+                || (line.starts_with("error: ") && line.contains(" failed, to rerun pass"))
+            {
+                self.in_tests = false;
+            }
+            if !line.starts_with("##[error]") {
+                return;
+            }
         }
         if self.found.len() + self.pending.len() >= MAX_BLOCKS {
             return;
@@ -648,6 +679,21 @@ Error: APP_CONFIG is not set\n    at loadConfig (/home/runner/work/a/a/node/conf
         let got = run(&log);
         assert_eq!(got.len(), MAX_BLOCKS);
         assert_eq!(got[1].test_name, "error: thing 1");
+    }
+
+    #[test]
+    fn output_of_passing_libtest_runs_is_not_an_error() {
+        let run_log = "running 2 tests\nerror: about to overflow\nError: handled, falling back to 80\ntest tests::a ... ok\ntest tests::b ... ok\n\ntest result: ok. 2 passed; 0 failed\n\n";
+        assert!(run(run_log).is_empty());
+        // After the run, errors count again; a crashed binary (no `test result:`) ends it too.
+        let got = run(&format!(
+            "{run_log}error: linking failed\nrunning 1 test\nerror: test failed, to rerun pass `-p a --lib`\nerror[E0432]: unresolved import\n"
+        ));
+        let names: Vec<_> = got.iter().map(|f| f.test_name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["error: linking failed", "error[E0432]: unresolved import"]
+        );
     }
 
     #[test]

@@ -2,11 +2,20 @@
 //! ( 3/12) alpha tests::x`, with `TRY n` when retrying), each failing attempt followed by its
 //! captured stdout/stderr indented by four spaces (up to the next status line, a `────`
 //! rule or an unindented line), and a summary repeating the final statuses. A test is a
-//! failure when its last attempt failed; one that passed on retry (`TRY n PASS`, `FLAKY`) is
-//! flaky, not a failure. The failure's details come from its last failing attempt that
-//! printed output.
+//! failure when its last attempt failed; one that passed on retry (`TRY n PASS`, `FLAKY n/m`)
+//! is flaky ([`LineParser::flaky`]), not a failure. The failure's details come from its last
+//! failing attempt that printed output (less nextest's `stdout ───`/`stderr ───` headers and
+//! libtest's `running 1 test`). Statuses besides `FAIL`: `SIGABRT` (shortened to `ABRT` after
+//! `TRY n `, likewise `SEGV`, `KILL`, …), `TIMEOUT` (`TMT` after `TRY n `), `ABORT`,
+//! `LEAK-FAIL` (`LKFAIL`); `LEAK` is a pass that left a process behind; `SLOW` and `TERMINATING`/`TRMNTG` lines (`[>  2.000s]`) are progress, not
+//! results.
 //!
-//! Streaming: the parser needs every line only inside a failing attempt's output. It reads
+//! With `--no-capture` a test's output comes unindented before its status line, from
+//! libtest's `running 1 test` on: it is read then and given to the status line that
+//! follows (the libtest report inside it is left to this parser, not `cargo_test`).
+//!
+//! Streaming: the parser needs every line only inside a failing attempt's output (and a
+//! `--no-capture` test's, from `running 1 test`, a trigger shared with `cargo_test`). It reads
 //! status lines carrying one of [`TRIGGERS`] (`FAIL`, `TIMEOUT`, `SIG…`, `ABORT`, `LEAK`,
 //! `FLAKY`, `TRY `; colour codes may sit between the status and its `[`, so the status word
 //! alone is the token). A plain `PASS` or `SKIP` line (no `TRY`) is never a retry's result,
@@ -19,14 +28,16 @@ use regex::Regex;
 
 use super::cargo_test::{Details, DetailsReader};
 use super::{LineParser, MAX_FAILURES};
-use crate::{Confidence, Failure, Framework};
+use crate::{Confidence, Failure, FlakyTest, Framework};
 
 /// The substrings (in the raw log) of every line this parser reads while not busy.
-pub const TRIGGERS: &[&str] = &["FAIL", "TIMEOUT", "SIG", "ABORT", "LEAK", "FLAKY", "TRY "];
+pub const TRIGGERS: &[&str] = &[
+    "FAIL", "TIMEOUT", "SIG", "ABORT", "LEAK", "FLAKY", "TRY ", "running ",
+];
 
 static STATUS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^\s*(TRY \d+ )?(PASS|FAIL|FLAKY(?: \d+/\d+)?|TIMEOUT|SIG[A-Z]+|ABORT|LEAK-FAIL|LEAK|SKIP) \[\s*[\d.]+s\] (?:\(\s*[^)]*\) )?(\S+) (\S.*?)\s*$",
+        r"^\s*(?:TRY (\d+) )?(PASS|FAIL|FLAKY(?: (\d+)/\d+)?|TIMEOUT|TMT|SIG[A-Z]+|ABORT|ABRT|SEGV|KILL|TERM|BUS|ILL|FPE|TRAP|QUIT|LEAK-FAIL|LKFAIL|LEAK|SKIP) \[\s*[\d.]+s\] (?:\(\s*[^)]*\) )?(\S+) (\S.*?)\s*$",
     )
     .expect("regex")
 });
@@ -36,6 +47,11 @@ struct Test {
     binary: String,
     name: String,
     failed_last: bool,
+    /// Attempts seen failing (`TRY n FAIL`, or a failure without retries).
+    failed_attempts: u32,
+    /// The attempt that passed after failures (`TRY n PASS`, `FLAKY n/m`), and the offset
+    /// of the line that said so.
+    passed: Option<(u64, Option<u32>)>,
     /// The status of the attempt the details come from.
     kind: String,
     details: Option<Details>,
@@ -55,6 +71,35 @@ pub struct Nextest {
     tests: Vec<Test>,
     index: HashMap<(String, String), usize>,
     attempt: Option<Attempt>,
+    /// `--no-capture` output being read, for the status line that follows it.
+    inline: Option<Inline>,
+    flaky: Vec<(u64, FlakyTest)>,
+}
+
+/// Lines of one test's `--no-capture` output read at most.
+const MAX_INLINE_LINES: usize = 2000;
+
+/// `--no-capture`: a test's output, unindented and before its status line, from libtest's
+/// `running 1 test` (nextest runs one test per process) to 3 lines after `test result:`.
+#[derive(Default)]
+struct Inline {
+    reader: DetailsReader,
+    lines: usize,
+    reported: bool,
+    after_result: Option<u8>,
+}
+
+/// The status word as nextest prints it without retries: with `TRY n ` it is shortened
+/// (`ABRT` for `SIGABRT`, `TMT` for `TIMEOUT`).
+fn full_status(status: &str) -> String {
+    match status {
+        "TMT" => "TIMEOUT".to_owned(),
+        "LKFAIL" => "LEAK-FAIL".to_owned(),
+        "ABRT" | "SEGV" | "KILL" | "TERM" | "BUS" | "ILL" | "FPE" | "TRAP" | "QUIT" => {
+            format!("SIG{status}")
+        }
+        _ => status.to_owned(),
+    }
 }
 
 impl Nextest {
@@ -77,20 +122,26 @@ impl Nextest {
 
     fn status(&mut self, offset: u64, c: &regex::Captures<'_>) {
         let status = &c[2];
-        let retry = c.get(1).is_some();
-        if status == "SKIP" || (status == "PASS" && !retry) {
+        let attempt: Option<u32> = c.get(1).and_then(|m| m.as_str().parse().ok());
+        // `LEAK`: passed, but left a process holding its output (a pass unless the profile's
+        // leak-timeout says fail: then `LEAK-FAIL`, `LKFAIL` after `TRY n `).
+        let passed = status == "PASS" || status == "LEAK";
+        if status == "SKIP" || (passed && attempt.is_none()) {
             return;
         }
-        let key = (c[3].to_owned(), c[4].to_owned());
-        let failed = !(status == "PASS" || status.starts_with("FLAKY"));
+        let key = (c[4].to_owned(), c[5].to_owned());
+        let flaky = status.starts_with("FLAKY");
+        let failed = !(passed || flaky);
         let n = match self.index.get(&key) {
             Some(&n) => n,
-            None if failed && self.tests.len() < MAX_FAILURES => {
+            None if (failed || flaky) && self.tests.len() < MAX_FAILURES => {
                 self.tests.push(Test {
                     offset,
                     binary: key.0.clone(),
                     name: key.1.clone(),
                     failed_last: false,
+                    failed_attempts: 0,
+                    passed: None,
                     kind: String::new(),
                     details: None,
                 });
@@ -99,16 +150,43 @@ impl Nextest {
             }
             None => return,
         };
-        self.tests[n].failed_last = failed;
+        let t = &mut self.tests[n];
+        t.failed_last = failed;
         if failed {
+            // The summary repeats the last attempt's line: count each attempt once.
+            let number = attempt.unwrap_or(1);
+            t.failed_attempts = t.failed_attempts.max(number);
             self.attempt = Some(Attempt {
                 test: n,
-                status: status.to_owned(),
+                status: full_status(status),
                 lines: 0,
                 reader: DetailsReader::default(),
             });
+        } else {
+            let passed_on = attempt.or_else(|| c.get(3).and_then(|m| m.as_str().parse().ok()));
+            match &mut t.passed {
+                Some((_, on)) => *on = on.or(passed_on),
+                None => t.passed = Some((offset, passed_on)),
+            }
         }
     }
+}
+
+/// nextest's header of a captured stream (`  stdout ───`, `  stderr ───`, older
+/// `--- STDERR:              beta tests::x ---`).
+fn output_header(line: &str) -> bool {
+    let t = line.trim();
+    ((t.starts_with("stdout ") || t.starts_with("stderr ")) && t.ends_with('─'))
+        || t.starts_with("--- STDOUT:")
+        || t.starts_with("--- STDERR:")
+}
+
+/// A progress line of another test: `SLOW [>  1.000s]`, `TERMINATING [>  2.000s]`, `TRY 1
+/// TRMNTG [> …]`, `START [         ]` (`--no-capture`).
+fn progress_line(line: &str) -> bool {
+    let t = line.trim_start();
+    t.as_bytes().first().is_some_and(u8::is_ascii_uppercase)
+        && (t.contains(" [>") || t.contains("START ["))
 }
 
 /// A status line (cheap checks first: they run on every line of a failure's output).
@@ -124,21 +202,66 @@ impl LineParser for Nextest {
     fn line(&mut self, offset: u64, line: &str) {
         if let Some(c) = status_line(line) {
             self.end_attempt();
+            let inline = self.inline.take();
             self.status(offset, &c);
+            // `--no-capture`: the output came before the status line.
+            if let (Some(i), Some(a)) = (inline, &mut self.attempt)
+                && i.lines > 0
+            {
+                let t = &mut self.tests[a.test];
+                t.kind = a.status.clone();
+                t.details = Some(i.reader.finish());
+            }
+            return;
+        }
+        if self.attempt.is_none() && line == "running 1 test" {
+            self.inline = Some(Inline::default());
+            return;
+        }
+        if let Some(i) = &mut self.inline {
+            if let Some(n) = &mut i.after_result {
+                *n += 1;
+                if *n > 3 {
+                    self.inline = None;
+                }
+                return;
+            }
+            if line.starts_with("test result:") {
+                i.after_result = Some(0);
+                return;
+            }
+            // libtest's own `test x ... FAILED` and `failures:` report end the output.
+            if line.starts_with("test ") && line.contains(" ... ") {
+                i.reported = true;
+            }
+            i.lines += 1;
+            if i.lines > MAX_INLINE_LINES {
+                self.inline = None;
+            } else if !i.reported {
+                i.reader.line(line);
+            }
             return;
         }
         if let Some(a) = &mut self.attempt {
-            if line.starts_with("────") || !(line.is_empty() || line.starts_with(' ')) {
+            if line.starts_with("────")
+                || !(line.is_empty() || line.starts_with(' '))
+                || progress_line(line)
+            {
                 self.end_attempt();
             } else {
                 a.lines += 1;
-                a.reader.line(line.strip_prefix("    ").unwrap_or(line));
+                let text = line.strip_prefix("    ").unwrap_or(line);
+                // Not the test's words: nextest's `stdout ───`/`stderr ───` headers and
+                // libtest's `running 1 test`.
+                if !(output_header(line) || text == "running 1 test") {
+                    a.reader.line(text);
+                }
             }
         }
     }
 
     fn busy(&self) -> bool {
-        self.attempt.is_some()
+        self.attempt.is_some() || self.inline.is_some()
     }
 
     fn finish(&mut self) -> Vec<(u64, Failure)> {
@@ -146,6 +269,24 @@ impl LineParser for Nextest {
         let mut out = Vec::new();
         for t in std::mem::take(&mut self.tests) {
             if !t.failed_last {
+                if let Some((offset, passed_on)) = t.passed {
+                    let d = t.details.unwrap_or_default();
+                    let failed = passed_on
+                        .map(|p| p.saturating_sub(1))
+                        .or((t.failed_attempts > 0).then_some(t.failed_attempts));
+                    self.flaky.push((
+                        offset,
+                        FlakyTest {
+                            test_name: t.name,
+                            framework: Framework::Nextest,
+                            file_path: d.file_path,
+                            line_number: d.line_number,
+                            failed_attempts: failed,
+                            attempts: passed_on,
+                            error_message: (!d.error_message.is_empty()).then_some(d.error_message),
+                        },
+                    ));
+                }
                 continue;
             }
             // The captured stdout is libtest's own report; the panic is in stderr.
@@ -176,6 +317,10 @@ impl LineParser for Nextest {
             ));
         }
         out
+    }
+
+    fn flaky(&mut self) -> Vec<(u64, FlakyTest)> {
+        std::mem::take(&mut self.flaky)
     }
 }
 
@@ -228,6 +373,134 @@ error: test run failed
             f.reproduce_command.as_deref(),
             Some("cargo nextest run -p beta -E 'test(=end_to_end)'")
         );
+    }
+
+    #[test]
+    fn flaky_tests_come_out_as_flaky() {
+        let mut p = Nextest::new();
+        for (i, line) in LOG.lines().enumerate() {
+            p.line(i as u64, line);
+        }
+        assert_eq!(p.finish().len(), 1);
+        let flaky = p.flaky();
+        assert_eq!(flaky.len(), 1);
+        let f = &flaky[0].1;
+        assert_eq!(f.test_name, "tests::flaky");
+        assert_eq!(f.failed_attempts, Some(1));
+        assert_eq!(f.attempts, Some(2));
+        assert_eq!(f.line_number, Some(30));
+        assert_eq!(f.error_message.as_deref(), Some("connection reset"));
+        let mut scanner = crate::Scanner::new();
+        scanner.feed(LOG.as_bytes());
+        let report = scanner.finish();
+        assert_eq!(report.flaky.len(), 1);
+        assert!(
+            report
+                .failures()
+                .iter()
+                .all(|f| f.test_name != "tests::flaky")
+        );
+    }
+
+    /// `--status-level fail`: a flaky test shows only in the summary's `FLAKY n/m` line.
+    #[test]
+    fn a_flaky_line_alone_is_flaky() {
+        let mut p = Nextest::new();
+        p.line(
+            0,
+            "   FLAKY 2/2 [   0.024s] (3/7) beta tests::flaky_network",
+        );
+        assert!(p.finish().is_empty());
+        let flaky = p.flaky();
+        assert_eq!(flaky.len(), 1);
+        assert_eq!(flaky[0].1.attempts, Some(2));
+        assert_eq!(flaky[0].1.failed_attempts, Some(1));
+    }
+
+    /// With retries nextest shortens `SIGABRT` to `ABRT` and `TIMEOUT` to `TMT`.
+    #[test]
+    fn retried_aborts_and_timeouts_are_failures() {
+        let log = "\
+  TRY 1 ABRT [   0.030s] (───) beta tests::aborts
+  stdout ───
+
+    running 1 test
+  stderr ───
+    heap corruption detected, aborting
+
+    (test aborted with signal 6: SIGABRT)
+
+  TRY 2 ABRT [   0.027s] (1/3) beta tests::aborts
+  stdout ───
+
+    running 1 test
+  stderr ───
+    heap corruption detected, aborting
+
+    (test aborted with signal 6: SIGABRT)
+
+  TRY 1 SLOW [>  1.000s] (───) beta tests::waits
+TRY 1 TRMNTG [>  2.000s] (───) beta tests::waits
+   TRY 1 TMT [   2.027s] (───) beta tests::waits
+  stdout ───
+
+    running 1 test
+
+    (test timed out)
+
+   TRY 2 TMT [   2.018s] (3/3) beta tests::waits
+  stdout ───
+
+    running 1 test
+
+    (test timed out)
+
+────────────
+     Summary [   6.474s] 3 tests run: 1 passed, 1 failed, 1 timed out, 0 skipped
+  TRY 2 ABRT [   0.027s] (1/3) beta tests::aborts
+   TRY 2 TMT [   2.018s] (3/3) beta tests::waits
+error: test run failed
+";
+        let found = parse(log);
+        let names: Vec<_> = found.iter().map(|f| f.test_name.as_str()).collect();
+        assert_eq!(names, ["tests::aborts", "tests::waits"]);
+        assert_eq!(found[0].error_type.as_deref(), Some("sigabrt"));
+        assert_eq!(
+            found[0].error_message,
+            "heap corruption detected, aborting\n(test aborted with signal 6: SIGABRT)"
+        );
+        assert_eq!(found[1].error_type.as_deref(), Some("timeout"));
+        assert_eq!(found[1].error_message, "(test timed out)");
+    }
+
+    /// `--no-capture`: the panic is read from the output before the status line.
+    #[test]
+    fn no_capture_output_before_the_status_line_is_read() {
+        let log = "       START [         ] (2/7) beta tests::flaky\nrunning 1 test\nthread 'tests::flaky' (1) panicked at beta/src/lib.rs:30:13:\nconnection reset\ntest tests::flaky ... FAILED\n\nfailures:\n\nfailures:\n    tests::flaky\n\ntest result: FAILED. 0 passed; 1 failed\n\n  TRY 1 FAIL [   0.018s] (───) beta tests::flaky\n TRY 2 START [         ] (───) beta tests::flaky\nrunning 1 test\ntest tests::flaky ... ok\n\ntest result: ok. 1 passed; 0 failed\n\n  TRY 2 PASS [   0.011s] (2/7) beta tests::flaky\n       START [         ] (3/7) beta tests::odd\nrunning 1 test\nthread 'tests::odd' (2) panicked at beta/src/lib.rs:19:13:\nhalve(3) was 1\ntest tests::odd ... FAILED\n\ntest result: FAILED. 0 passed; 1 failed\n\n        FAIL [   0.015s] (4/7) beta tests::odd\n";
+        let mut p = Nextest::new();
+        for (i, line) in log.lines().enumerate() {
+            p.line(i as u64, line);
+        }
+        let found = p.finish();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].1.test_name, "tests::odd");
+        assert_eq!(found[0].1.line_number, Some(19));
+        assert_eq!(found[0].1.error_message, "halve(3) was 1");
+        let flaky = p.flaky();
+        assert_eq!(flaky.len(), 1);
+        assert_eq!(flaky[0].1.line_number, Some(30));
+    }
+
+    /// `LEAK` is a pass (`7 passed (1 leaky)`); `LEAK-FAIL`/`LKFAIL` is a failure.
+    #[test]
+    fn leaky_passes_are_not_failures() {
+        let log = "        LEAK [   0.213s] (7/7) gamma tests::spawns\n     Summary [   0.252s] 7 tests run: 7 passed (1 leaky), 0 skipped\n";
+        assert!(parse(log).is_empty());
+        let log = "TRY 1 LKFAIL [   0.110s] (───) gamma tests::spawns\nTRY 2 LKFAIL [   0.114s] (7/7) gamma tests::spawns\n   LEAK-FAIL [   0.137s] (1/7) gamma tests::leaks\n";
+        let found = parse(log);
+        let names: Vec<_> = found.iter().map(|f| f.test_name.as_str()).collect();
+        assert_eq!(names, ["tests::spawns", "tests::leaks"]);
+        assert_eq!(found[0].error_type.as_deref(), Some("leak-fail"));
     }
 
     #[test]

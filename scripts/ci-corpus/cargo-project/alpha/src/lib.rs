@@ -10,6 +10,19 @@ pub fn add(a: i32, b: i32) -> i32 {
     a + b
 }
 
+/// Subtracts two numbers.
+///
+/// ```compile_fail
+/// let n: i32 = alpha::sub(3, 1);
+/// ```
+///
+/// ```
+/// let n = alpha::sub(3, missing);
+/// ```
+pub fn sub(a: i32, b: i32) -> i32 {
+    a - b
+}
+
 /// Multi-line Debug, so assert_eq! prints a multi-line left/right.
 #[derive(PartialEq)]
 pub struct Report(pub Vec<&'static str>);
@@ -71,5 +84,12 @@ mod tests {
                 Err("config file missing".to_string())
             }
         }
+    }
+
+    /// Passes, printing lines that look like failures (seen with `--show-output`).
+    #[test]
+    fn logs_progress() {
+        println!("step 1/2: FAILED to reach cache, retrying");
+        println!("error: cache unavailable (ignored)");
     }
 }

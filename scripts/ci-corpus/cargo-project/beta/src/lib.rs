@@ -30,4 +30,21 @@ mod tests {
             panic!("connection reset (first attempt)");
         }
     }
+
+    /// With BETA_HARD set, aborts the test process (nextest reports SIGABRT).
+    #[test]
+    fn aborts_on_corruption() {
+        if std::env::var_os("BETA_HARD").is_some() {
+            eprintln!("heap corruption detected, aborting");
+            std::process::abort();
+        }
+    }
+
+    /// With BETA_HARD set, sleeps past the `ci` profile's slow-timeout (TIMEOUT).
+    #[test]
+    fn waits_for_server() {
+        if std::env::var_os("BETA_HARD").is_some() {
+            std::thread::sleep(std::time::Duration::from_secs(30));
+        }
+    }
 }
