@@ -4,7 +4,9 @@
 //!   `Failure/Error:` line, the expectation's diff or the exception (`NoMethodError:` and its
 //!   message), and backtrace lines `# ./spec/x_spec.rb:15:in ...`; up to `Finished in`.
 //!   Aggregate failures (`Got 2 failures:`) number their parts `N.1)`, indented deeper.
-//!   The `Pending:` section before it has the same shape and is not read.
+//!   The `Pending:` section before it has the same shape and is not read. A pending example
+//!   that passed is a failure `N) <full description> FIXED` (`Expected pending '…' to
+//!   fail.`), named without ` FIXED`.
 //! - `Failed examples:`: `rspec ./spec/x_spec.rb:12 # <full description>` (or
 //!   `rspec './spec/x_spec.rb[1:2:1]'` for examples defined in shared groups).
 //! - `An error occurred while loading ./spec/x_spec.rb.` (an error outside of examples,
@@ -246,6 +248,16 @@ fn header(line: &str) -> Option<&str> {
 fn body_line(b: &mut Block, line: &str, base: usize) {
     let body = line.trim_start();
     let indent = line.len() - body.len();
+    // A pending example that passed: `N) <description> FIXED`, then `Expected pending '…'
+    // to fail. No error was raised.`; the example is named without the marker.
+    if b.message.is_empty()
+        && b.frames.is_empty()
+        && body.starts_with("Expected pending ")
+        && let Some(name) = b.name.strip_suffix(" FIXED")
+    {
+        b.name = name.to_owned();
+        b.error_type = Some("PendingExampleFixedError".to_owned());
+    }
     if let Some(frame) = body.strip_prefix("# ") {
         if indent == base
             && b.frames.len() < MAX_FRAMES
@@ -326,6 +338,21 @@ mod tests {
         );
         assert_eq!(got[1].file_path.as_deref(), Some("spec/support/s.rb"));
         assert_eq!(got[1].line_number, Some(7));
+    }
+
+    #[test]
+    fn a_pending_example_that_passed_is_named_without_fixed() {
+        let log = "Failures:\n\n  1) Cart pending work rounds totals FIXED\n     Expected pending 'not implemented' to fail. No error was raised.\n     # ./spec/cart_spec.rb:71\n\nFinished in 0.1 seconds\n1 example, 1 failure\n\nFailed examples:\n\nrspec ./spec/cart_spec.rb:71 # Cart pending work rounds totals\n";
+        let got = parse(log);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!(got[0].test_name, "Cart pending work rounds totals");
+        assert_eq!(got[0].file_path.as_deref(), Some("spec/cart_spec.rb"));
+        assert_eq!(got[0].line_number, Some(71));
+        assert_eq!(
+            got[0].error_type.as_deref(),
+            Some("PendingExampleFixedError")
+        );
+        assert_eq!(got[0].confidence, Confidence::High);
     }
 
     #[test]
