@@ -11,6 +11,19 @@
 //! and, possibly much later, `FAIL\t<pkg> [build failed]` (`[setup failed]` for import
 //! errors). With `-json` every printed line is the `Output` of an `"Action":"output"` event
 //! that names its `Package` and `Test`; those lines are read like plain ones, per package.
+//! Output a test printed without ending its line shares the line with what follows:
+//! `asking...    x_test.go:12: msg` (-v), `asking...--- FAIL: TestX (0.00s)`; both are read
+//! from where go's part starts. A package that ends `ok  \t<pkg>` failed nothing (a
+//! `panic:` line its passing tests printed is not a panic).
+//!
+//! gotestsum: whatever its format, the `=== Failed` summary lists every failed test as
+//! `=== FAIL: <package relative to the module> <test> [(re-run N) ](0.00s)` with the test's
+//! own output, up to `DONE`; when it is there it is what is read (its echo of the tests'
+//! output in `testname`/`standard-verbose` is not), the directory of a message's file is that
+//! relative package. Build failures come as `WARN invalid TestEvent: FAIL\t<pkg> [build
+//! failed]` (and again after `bad output from test2json: `), before the compiler errors that
+//! locate them. With `--rerun-fails`, `DONE N runs` says how many runs there were: a test
+//! whose last failing run is not the last run passed on its re-run and is flaky.
 //!
 //! Reported: each failing test as go names it (`TestX`, `TestX/sub_case`), except a test one
 //! of whose subtests failed and that printed no message of its own (the subtest says more);
