@@ -17,8 +17,8 @@
 #   build; the -race -json run.
 # - calc_run_json: go test -json -run ... ./calc, raw.
 # - verbose_count1: a real go test -v -count=1 ./... (raw); a -json -count=1 run.
-# - gotestsum_{testname,pkgname,dots}_actions, gotestsum_standard_verbose (raw): gotestsum
-#   --format F -- ./...; that run's --jsonfile.
+# - gotestsum_{testname,pkgname,pkgname_and_test_fails,dots,standard_quiet}_actions,
+#   gotestsum_standard_verbose (raw): gotestsum --format F -- ./...; that run's --jsonfile.
 # - gotestsum_rerun_actions: gotestsum --rerun-fails (flaky TestFlakyOnce, tests failing on
 #   every run); that run's --jsonfile, which holds every run's events.
 # - green_verbose (raw), green_chatty_verbose_actions, green_gotestsum_rerun_actions: passing
@@ -231,7 +231,7 @@ go_expected "$SCRATCH/count1.json" "$SCRATCH/packages.txt" >"$OUT/verbose_count1
 # 6. gotestsum (Debian's 1.8.2) in its formats over ./...; the truth is its --jsonfile of the
 #    same run (every test2json event it read), and `go list` for the packages that did not
 #    build (gotestsum prints their `FAIL` line only as a warning).
-for fmt in testname pkgname dots standard-verbose; do
+for fmt in testname pkgname pkgname-and-test-fails dots standard-quiet standard-verbose; do
   case_name=gotestsum_${fmt//-/_}
   gotestsum --format "$fmt" --jsonfile "$SCRATCH/$case_name.json" -- ./... >"$SCRATCH/$case_name.txt" 2>&1 || true
   if [ "$fmt" = standard-verbose ]; then
