@@ -19,6 +19,7 @@
 # - verbose_count1: a real go test -v -count=1 ./... (raw); a -json -count=1 run.
 # - gotestsum_{testname,pkgname,pkgname_and_test_fails,dots,standard_quiet}_actions,
 #   gotestsum_standard_verbose (raw): gotestsum --format F -- ./...; that run's --jsonfile.
+# - gotestsum_pkgname_colour_actions: the same with --no-color=false (ANSI colours).
 # - gotestsum_rerun_actions: gotestsum --rerun-fails (flaky TestFlakyOnce, tests failing on
 #   every run); that run's --jsonfile, which holds every run's events.
 # - green_verbose (raw), green_chatty_verbose_actions, green_gotestsum_rerun_actions: passing
@@ -243,6 +244,11 @@ for fmt in testname pkgname pkgname-and-test-fails dots standard-quiet standard-
   fi
   go_expected "$SCRATCH/$case_name.json" "$SCRATCH/packages.txt" >"$OUT/$case_name.expected.json"
 done
+
+# Colour forced (as a terminal gets it): `=== \e[31mFAIL\e[0m: calc TestX`.
+gotestsum --no-color=false --format pkgname --jsonfile "$SCRATCH/colour.json" -- ./... >"$SCRATCH/colour.txt" 2>&1 || true
+save gotestsum_pkgname_colour_actions wrap "gotestsum --no-color=false --format pkgname -- ./..." "$SCRATCH/colour.txt"
+go_expected "$SCRATCH/colour.json" "$SCRATCH/packages.txt" >"$OUT/gotestsum_pkgname_colour_actions.expected.json"
 
 # 7. gotestsum --rerun-fails over the packages that build: failed tests run again (up to 2
 #    more times); noisy's TestFlakyOnce fails once (a marker file in $WIDGETS_FLAKY_DIR) and
