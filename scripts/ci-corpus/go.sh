@@ -11,12 +11,13 @@
 #
 # Configurations (case: command; truth):
 # - json_actions: go test -json ./...; that run's events.
-# - verbose_actions: the -v text of that same -json run (its Output fields).
+# - verbose_actions: the -v text of a go test -json -p 1 ./... run (its Output fields).
 # - quiet: go test ./... (raw); a -json run of the same packages.
 # - race_verbose_actions / race_quiet_actions: go test -race [-v] on the packages that
-#   build; the -race -json run.
+#   build; the -race -json -p 1 run.
 # - calc_run_json: go test -json -run ... ./calc, raw.
 # - verbose_count1: a real go test -v -count=1 ./... (raw); a -json -count=1 run.
+# - failfast_verbose_actions: the -v text of go test -json -failfast ./...; that run.
 # - gotestsum_{testname,pkgname,pkgname_and_test_fails,dots,standard_quiet}_actions,
 #   gotestsum_standard_verbose (raw): gotestsum --format F -- ./...; that run's --jsonfile.
 # - gotestsum_pkgname_colour_actions: the same with --no-color=false (ANSI colours).
@@ -31,6 +32,8 @@
 # Expected failures come from `go test -json` (test2json) of the SAME run, never from the
 # plain log: the plain `-v` log of a case is that run's output with every JSON event
 # replaced by its Output field (stderr lines, which carry build errors, kept as they are).
+# Such a run tests one package at a time (-p 1): `go test -v` prints one package's output
+# after another, while -json streams the packages' events as they come, interleaved.
 # The non-verbose cases are a second run of the same command without -json/-v (the tests
 # are deterministic), with the expected failures of a -json run of the same selection.
 # Rules (go_expected below):
@@ -198,9 +201,10 @@ save() {
 go test -json ./... >"$SCRATCH/all.json" 2>&1 || true
 save json_actions wrap "go test -json ./..." "$SCRATCH/all.json"
 go_expected "$SCRATCH/all.json" "$SCRATCH/packages.txt" >"$OUT/json_actions.expected.json"
-plain_of "$SCRATCH/all.json" >"$SCRATCH/all.txt"
+go test -json -p 1 ./... >"$SCRATCH/all-p1.json" 2>&1 || true
+plain_of "$SCRATCH/all-p1.json" >"$SCRATCH/all.txt"
 save verbose_actions wrap "go test -v ./..." "$SCRATCH/all.txt"
-cp "$OUT/json_actions.expected.json" "$OUT/verbose_actions.expected.json"
+go_expected "$SCRATCH/all-p1.json" "$SCRATCH/packages.txt" >"$OUT/verbose_actions.expected.json"
 
 # 2. Non-verbose ./... (failures print only `--- FAIL` blocks), raw.
 go test ./... >"$SCRATCH/quiet.txt" 2>&1 || true
@@ -209,7 +213,7 @@ cp "$OUT/json_actions.expected.json" "$OUT/quiet.expected.json"
 
 # 3. -race on the packages that build: the data race fails TestCounterConcurrent.
 grep -v -e /broken -e /setupfail "$SCRATCH/packages.txt" >"$SCRATCH/race-packages.txt"
-go test -race -json $(cat "$SCRATCH/race-packages.txt") >"$SCRATCH/race.json" 2>&1 || true
+go test -race -json -p 1 $(cat "$SCRATCH/race-packages.txt") >"$SCRATCH/race.json" 2>&1 || true
 plain_of "$SCRATCH/race.json" >"$SCRATCH/race.txt"
 save race_verbose_actions wrap "go test -race -v ./..." "$SCRATCH/race.txt"
 go_expected "$SCRATCH/race.json" "$SCRATCH/race-packages.txt" >"$OUT/race_verbose_actions.expected.json"
@@ -228,6 +232,12 @@ go test -v -count=1 ./... >"$SCRATCH/count1.txt" 2>&1 || true
 save verbose_count1 raw "" "$SCRATCH/count1.txt"
 go test -json -count=1 ./... >"$SCRATCH/count1.json" 2>&1 || true
 go_expected "$SCRATCH/count1.json" "$SCRATCH/packages.txt" >"$OUT/verbose_count1.expected.json"
+
+# 5b. -failfast (each package stops at its first failing test): the -v text of a -json run.
+go test -json -p 1 -failfast ./... >"$SCRATCH/failfast.json" 2>&1 || true
+plain_of "$SCRATCH/failfast.json" >"$SCRATCH/failfast.txt"
+save failfast_verbose_actions wrap "go test -v -failfast ./..." "$SCRATCH/failfast.txt"
+go_expected "$SCRATCH/failfast.json" "$SCRATCH/packages.txt" >"$OUT/failfast_verbose_actions.expected.json"
 
 # 6. gotestsum (Debian's 1.8.2) in its formats over ./...; the truth is its --jsonfile of the
 #    same run (every test2json event it read), and `go list` for the packages that did not
@@ -275,7 +285,7 @@ save green_verbose raw "" "$SCRATCH/green.txt.log"
 go test -json ./noisy ./util ./racy >"$SCRATCH/green.json" 2>&1
 go_expected "$SCRATCH/green.json" "$SCRATCH/green.txt" >"$OUT/green_verbose.expected.json"
 printf '%s\n' "$MODULE/chatty" "$MODULE/noisy" >"$SCRATCH/chatty.txt"
-go test -json ./chatty ./noisy >"$SCRATCH/chatty.json" 2>&1
+go test -json -p 1 ./chatty ./noisy >"$SCRATCH/chatty.json" 2>&1
 plain_of "$SCRATCH/chatty.json" >"$SCRATCH/chatty.log"
 save green_chatty_verbose_actions wrap "go test -v ./chatty ./noisy" "$SCRATCH/chatty.log" 0
 go_expected "$SCRATCH/chatty.json" "$SCRATCH/chatty.txt" >"$OUT/green_chatty_verbose_actions.expected.json"

@@ -11,7 +11,8 @@
 # Configurations: default_actions (job log), verbose (--verbose, raw), colors_actions
 # (--colors=always), testdox_actions, testdox_colors (raw), one_file (raw),
 # data_provider_filter (--filter testTotals: the data-set failures `#1` and "bulk order"
-# alone, raw), data_provider_testdox (the same with --testdox, raw), green_actions and
+# alone, raw), data_provider_testdox (the same with --testdox, raw), stop_on_failure_actions
+# (--stop-on-failure), green_actions and
 # green_testdox_actions (-c phpunit-green.xml, exit 0, job logs: the `Error:` line they
 # print would be taken by the generic fallback in a raw log).
 #
@@ -83,6 +84,7 @@ run_case testdox_colors raw --testdox --colors=always
 run_case one_file raw tests/Unit/ReceiptTest.php
 run_case data_provider_filter raw --filter testTotals
 run_case data_provider_testdox raw --testdox --filter testTotals
+run_case stop_on_failure_actions wrap --stop-on-failure
 run_case green_actions wrap -c phpunit-green.xml
 run_case green_testdox_actions wrap -c phpunit-green.xml --testdox
 echo "corpus written to $OUT"

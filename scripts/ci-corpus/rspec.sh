@@ -9,7 +9,8 @@
 #
 # Configurations: progress_actions (--format progress, job log), documentation (raw),
 # colour_actions (--force-color), one_file (one spec file, raw), pending_fixed (the pending
-# examples only, -e, documentation, raw), green_progress_actions and
+# examples only, -e, documentation, raw), fail_fast_actions (--fail-fast: the run stops at
+# the first failure), green_progress_actions and
 # green_documentation_actions (spec/noisy: passing, exit 0, job logs; the `Error:` lines
 # they print would be taken by the generic fallback in a raw log), load_error_actions and
 # load_error_documentation (with spec/broken_spec.rb, which does not load).
@@ -86,6 +87,7 @@ run_case documentation raw --format documentation
 run_case colour_actions wrap --force-color --format progress
 run_case one_file raw --format progress spec/receipt_spec.rb
 run_case pending_fixed raw --format documentation spec/cart_spec.rb -e "pending work"
+run_case fail_fast_actions wrap --format progress --fail-fast
 run_case green_progress_actions wrap --format progress spec/noisy
 run_case green_documentation_actions wrap --format documentation spec/noisy
 cp "$WORK/spec/broken_spec.rb.off" "$WORK/spec/broken_spec.rb"

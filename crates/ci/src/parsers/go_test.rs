@@ -148,6 +148,8 @@ struct Panic {
     frame: Option<(String, u64)>,
     /// Import path of the function named on the line before the next frame.
     func_pkg: Option<String>,
+    /// A `goroutine N [running]:` line followed: a real panic's trace.
+    goroutine: bool,
 }
 
 #[derive(Default)]
@@ -333,8 +335,12 @@ impl GoTest {
         if let Some(panic) = pkg.panic.as_mut() {
             // Go ends a panicked package with `exit status 2` and `FAIL\t<pkg>`; a `panic:`
             // line a passing test printed goes on to `ok  \t<pkg>`.
+            // A test's `=== RUN` or `--- PASS` never comes inside a trace: the `panic:` was
+            // printed by a test (or another package's output is interleaved, as in -json).
             let ends = indent == 0
                 && (body == "FAIL"
+                    || body.starts_with("=== ")
+                    || body.starts_with("--- ")
                     || body.starts_with("FAIL\t")
                     || body.starts_with("ok  ")
                     || body.starts_with("exit status"));
@@ -430,6 +436,7 @@ impl GoTest {
                 trace: String::new(),
                 frame: None,
                 func_pkg: None,
+                goroutine: false,
             });
             return;
         }
@@ -1013,6 +1020,9 @@ fn message_line(pkg: &mut Pkg, indent: usize, file: &str, line: u64, msg: &str) 
 }
 
 fn panic_line(panic: &mut Panic, body: &str, modules: &mut Vec<String>) {
+    if body.starts_with("goroutine ") {
+        panic.goroutine = true;
+    }
     if panic.trace.len() < MAX_TRACE {
         if !panic.trace.is_empty() {
             panic.trace.push('\n');
@@ -1052,6 +1062,8 @@ fn panic_line(panic: &mut Panic, body: &str, modules: &mut Vec<String>) {
 fn end_panic(pkg: &mut Pkg, panic: Panic) {
     let idx = match panic.owner {
         Some(i) => i,
+        // Outside a test, only a real panic (with its goroutine trace) is a failure.
+        None if !panic.goroutine => return,
         None => {
             if pkg.open.len() >= MAX_FAILURES {
                 return;
@@ -1335,6 +1347,19 @@ mod tests {
         let got = parse(log);
         let names: Vec<_> = got.iter().map(|f| f.test_name.as_str()).collect();
         assert_eq!(names, ["TestB"], "{got:#?}");
+    }
+
+    #[test]
+    fn a_printed_panic_line_does_not_swallow_what_follows() {
+        // -json text of two packages, interleaved: a passing test's `panic:` line, then the
+        // other package's failures, before the first package's `ok`.
+        let log = "=== RUN   TestLog\npanic: not really, a log line\nFAIL this line is output\n--- PASS: TestLog (0.00s)\nPASS\n=== RUN   TestB\n    b_test.go:3: bad\n--- FAIL: TestB (0.00s)\nFAIL\nFAIL\texample.com/m/b\t0.1s\nok  \texample.com/m/noisy\t0.1s\n";
+        let got = parse(log);
+        let names: Vec<_> = got.iter().map(|f| f.test_name.as_str()).collect();
+        assert_eq!(names, ["TestB"], "{got:#?}");
+        let log = "=== RUN   TestLog\npanic: not really\n=== RUN   TestB\n    b_test.go:3: bad\n--- FAIL: TestB (0.00s)\nFAIL\nFAIL\texample.com/m/b\t0.1s\n";
+        let names: Vec<_> = parse(log).into_iter().map(|f| f.test_name).collect();
+        assert_eq!(names, ["TestB"]);
     }
 
     #[test]
