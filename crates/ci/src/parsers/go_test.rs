@@ -604,8 +604,16 @@ impl GoTest {
                 (r.name.is_empty() || r.last_run + 1 >= runs) && reportable(&self.sum_recs, r)
             })
             .map(|r| {
-                let (file, line) = sum_location(r);
-                let package = if r.package == "." || r.package.is_empty() {
+                // gotestsum shows a package outside the module by its import path.
+                let import_path = r.package.split('/').next().is_some_and(|h| h.contains('.'));
+                let (file, line) = if import_path && !r.file_is_path {
+                    (r.file.clone(), r.line)
+                } else {
+                    sum_location(r)
+                };
+                let package = if import_path {
+                    r.package.clone()
+                } else if r.package == "." || r.package.is_empty() {
                     ".".to_owned()
                 } else {
                     format!("./{}", r.package)
@@ -619,7 +627,7 @@ impl GoTest {
                         r.name.clone()
                     },
                     package: Some(package),
-                    file_is_path: true,
+                    file_is_path: !import_path || r.file_is_path,
                     file,
                     line,
                     message: r.message.clone(),
@@ -1314,6 +1322,19 @@ mod tests {
         );
         assert_eq!(got[2].file_path.as_deref(), Some("inventory/sku_test.go"));
         assert_eq!(got[2].error_type.as_deref(), Some("panic"));
+    }
+
+    #[test]
+    fn gotestsum_packages_outside_the_module_keep_their_import_path() {
+        let log = "=== FAIL: github.com/acme/tools/lint TestL (0.00s)\n    l_test.go:4: bad\n\nDONE 1 tests, 1 failure in 0.1s\n";
+        let got = parse(log);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        // The repository directory of a github.com import path: after owner/repo.
+        assert_eq!(got[0].file_path.as_deref(), Some("lint/l_test.go"));
+        assert_eq!(
+            got[0].reproduce_command.as_deref(),
+            Some("go test github.com/acme/tools/lint -run '^TestL$'")
+        );
     }
 
     #[test]
