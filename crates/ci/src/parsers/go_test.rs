@@ -416,6 +416,11 @@ impl GoTest {
                 .or_else(|| rest.strip_prefix("NAME "))
             {
                 let name = name.trim();
+                if rest.starts_with("RUN ") && !pkg.notes.is_empty() {
+                    // A new run of the test: what an earlier one (a passing test of the same
+                    // name in another package) printed is not its message.
+                    pkg.notes.retain(|n| n.test != name);
+                }
                 if test.is_none() {
                     pkg.current.clear();
                     pkg.current.push_str(name);
@@ -1381,6 +1386,17 @@ mod tests {
         let log = "=== RUN   TestLog\npanic: not really\n=== RUN   TestB\n    b_test.go:3: bad\n--- FAIL: TestB (0.00s)\nFAIL\nFAIL\texample.com/m/b\t0.1s\n";
         let names: Vec<_> = parse(log).into_iter().map(|f| f.test_name).collect();
         assert_eq!(names, ["TestB"]);
+    }
+
+    #[test]
+    fn a_message_of_a_passing_namesake_is_not_taken() {
+        // Package a's TestNew passes after logging; package b's TestNew fails silently.
+        let log = "=== RUN   TestNew\n    a_test.go:5: created\n--- PASS: TestNew (0.00s)\nPASS\nok  \texample.com/m/a\t0.1s\n=== RUN   TestNew\n--- FAIL: TestNew (0.00s)\nFAIL\nFAIL\texample.com/m/b\t0.1s\n";
+        let got = parse(log);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!(got[0].test_name, "TestNew");
+        assert_eq!(got[0].file_path, None);
+        assert_eq!(got[0].line_number, None);
     }
 
     #[test]
