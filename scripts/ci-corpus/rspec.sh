@@ -4,7 +4,8 @@
 # diffs, an exception raised in library code, aggregate failures, a shared example group,
 # pending/skipped examples, pending examples that pass (a failure: `FIXED`), ruby -w
 # warnings, a passing example printing `error:`; passing examples in spec/noisy that print
-# `Failure/Error:`, `Error:`, `error:` and a backtrace-like line; and a spec file that fails
+# `Failure/Error:`, `Error:`, `error:`, a `Failures:` section of their own and a
+# backtrace-like line; and a spec file that fails
 # to load, which is an error outside of examples). CI never runs this.
 #
 # Configurations: progress_actions (--format progress, job log), documentation (raw),

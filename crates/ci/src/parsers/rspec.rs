@@ -7,6 +7,8 @@
 //!   The `Pending:` section before it has the same shape and is not read. A pending example
 //!   that passed is a failure `N) <full description> FIXED` (`Expected pending '…' to
 //!   fail.`), named without ` FIXED`.
+//!   A `Failures:` section an example printed is not read: it is not ended by `Finished in`
+//!   (another `Failures:` or `Pending:` comes first) or the run says `N examples, 0 failures`.
 //! - `Failed examples:`: `rspec ./spec/x_spec.rb:12 # <full description>` (or
 //!   `rspec './spec/x_spec.rb[1:2:1]'` for examples defined in shared groups).
 //! - `An error occurred while loading ./spec/x_spec.rb.` (an error outside of examples,
@@ -39,6 +41,8 @@ enum Section {
     #[default]
     None,
     Failures,
+    /// After `Finished in`: the `N examples, M failures` line.
+    Summary,
     FailedExamples,
     Outside,
 }
@@ -47,6 +51,8 @@ enum Section {
 pub struct Rspec {
     section: Section,
     blocks: Vec<Block>,
+    /// Index in `blocks` of the first block of the current `Failures:` section.
+    section_start: usize,
     /// `rspec <location> # <description>` lines: (location, description, used).
     examples: Vec<(String, String, bool)>,
 }
@@ -74,6 +80,12 @@ impl LineParser for Rspec {
         let trimmed = line.trim_end();
         match trimmed {
             "Failures:" => {
+                // A real section ends at `Finished in`: one still open was printed by an
+                // example (its blocks were output, not failures).
+                if self.section == Section::Failures {
+                    self.blocks.truncate(self.section_start);
+                }
+                self.section_start = self.blocks.len();
                 self.section = Section::Failures;
                 return;
             }
@@ -104,6 +116,11 @@ impl LineParser for Rspec {
             Section::None => {}
             Section::Failures => {
                 if trimmed.starts_with("Finished in ") {
+                    self.section = Section::Summary;
+                } else if trimmed.starts_with("Pending:") {
+                    // RSpec lists pending examples before failures: this `Failures:` was
+                    // printed by an example.
+                    self.blocks.truncate(self.section_start);
                     self.section = Section::None;
                 } else if let Some(name) = header(trimmed) {
                     self.push(Block {
@@ -114,6 +131,18 @@ impl LineParser for Rspec {
                 } else if let Some(b) = self.blocks.last_mut().filter(|b| !b.outside) {
                     body_line(b, trimmed, 5);
                 }
+            }
+            Section::Summary => {
+                if trimmed.is_empty() {
+                    return;
+                }
+                // `5 examples, 0 failures, 2 pending`: the section was an example's output.
+                if let Some((_, rest)) = trimmed.split_once(" example")
+                    && rest.trim_start_matches('s').starts_with(", 0 failures")
+                {
+                    self.blocks.truncate(self.section_start);
+                }
+                self.section = Section::None;
             }
             Section::Outside => {
                 if trimmed.starts_with("Finished in ")
@@ -353,6 +382,19 @@ mod tests {
             Some("PendingExampleFixedError")
         );
         assert_eq!(got[0].confidence, Confidence::High);
+    }
+
+    #[test]
+    fn a_failures_section_printed_by_a_passing_example_is_not_read() {
+        let log = "Failures:\n  1) Imaginary example\n..\n\nPending: (Failures listed here are expected)\n\n  1) L pending\n     # later\n\nFinished in 0.1 seconds\n3 examples, 0 failures, 1 pending\n";
+        assert!(parse(log).is_empty());
+        let log = "Failures:\n  1) Imaginary example\n..\n\nFinished in 0.1 seconds (files took 0.2 seconds to load)\n3 examples, 0 failures\n";
+        assert!(parse(log).is_empty());
+        // A real section after an example's: only the real one counts.
+        let log = "Failures:\n  1) Imaginary\n.F\n\nFailures:\n\n  1) C works\n     Failure/Error: x\n     # ./spec/c_spec.rb:4\n\nFinished in 0.1 seconds\n2 examples, 1 failure\n";
+        let got = parse(log);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!(got[0].test_name, "C works");
     }
 
     #[test]

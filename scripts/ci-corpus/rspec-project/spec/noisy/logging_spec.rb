@@ -10,6 +10,9 @@ RSpec.describe "Logging" do
 
   it "reports an error: line on stderr" do
     warn "error: retrying connection (attempt 1 of 3)"
+    # A tool under test that reports like RSpec.
+    warn "Failures:"
+    warn "  1) Imaginary example"
     expect(Cart.new.total).to eq(0)
   end
 
