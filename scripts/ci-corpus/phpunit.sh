@@ -4,6 +4,17 @@
 # and PHP warnings that PHPUnit reports as errors, a failure inside a helper, data providers
 # with numbered and named data sets; and, not failures: a risky test, a PHPUnit warning,
 # incomplete and skipped tests, a passing test printing `error:` to stderr). CI never runs it.
+# phpunit-green.xml runs tests/Green only: passing tests that echo `FAILURES!` and `Error:`,
+# print `error:` and a PHP warning to stderr, raise a real PHP deprecation, with named data
+# sets and a skipped test, under a configuration with a deprecated schema (PHPUnit warns).
+#
+# Configurations: default_actions (job log), verbose (--verbose, raw), colors_actions
+# (--colors=always), testdox_actions, testdox_colors (raw), one_file (raw),
+# data_provider_filter (--filter testTotals: the data-set failures `#1` and "bulk order"
+# alone, raw), data_provider_testdox (the same with --testdox, raw), stop_on_failure_actions
+# (--stop-on-failure), green_actions and
+# green_testdox_actions (-c phpunit-green.xml, exit 0, job logs: the `Error:` line they
+# print would be taken by the generic fallback in a raw log).
 #
 # The project is copied to $SCRATCH/home/runner/work/widgets/widgets (a runner checkout).
 # Each case runs phpunit once with `--log-junit report.xml`; the expected failures come only
@@ -71,4 +82,9 @@ run_case colors_actions wrap --colors=always
 run_case testdox_actions wrap --testdox
 run_case testdox_colors raw --testdox --colors=always
 run_case one_file raw tests/Unit/ReceiptTest.php
+run_case data_provider_filter raw --filter testTotals
+run_case data_provider_testdox raw --testdox --filter testTotals
+run_case stop_on_failure_actions wrap --stop-on-failure
+run_case green_actions wrap -c phpunit-green.xml
+run_case green_testdox_actions wrap -c phpunit-green.xml --testdox
 echo "corpus written to $OUT"

@@ -2,8 +2,19 @@
 # Regenerates crates/ci/corpus/rspec/ by really running RSpec 3.12 (Debian: apt-get install
 # ruby-rspec) on the sample project in rspec-project/ (nested describes and contexts, `eq`
 # diffs, an exception raised in library code, aggregate failures, a shared example group,
-# pending/skipped examples, ruby -w warnings, a passing example printing `error:`; and a spec
-# file that fails to load, which is an error outside of examples). CI never runs this.
+# pending/skipped examples, pending examples that pass (a failure: `FIXED`), ruby -w
+# warnings, a passing example printing `error:`; passing examples in spec/noisy that print
+# `Failure/Error:`, `Error:`, `error:`, a `Failures:` section of their own and a
+# backtrace-like line; and a spec file that fails
+# to load, which is an error outside of examples). CI never runs this.
+#
+# Configurations: progress_actions (--format progress, job log), documentation (raw),
+# colour_actions (--force-color), one_file (one spec file, raw), pending_fixed (the pending
+# examples only, -e, documentation, raw), fail_fast_actions (--fail-fast: the run stops at
+# the first failure), green_progress_actions and
+# green_documentation_actions (spec/noisy: passing, exit 0, job logs; the `Error:` lines
+# they print would be taken by the generic fallback in a raw log), load_error_actions and
+# load_error_documentation (with spec/broken_spec.rb, which does not load).
 #
 # The project is copied to $SCRATCH/home/runner/work/widgets/widgets (a runner checkout).
 # Each case runs rspec once with its console formatter AND `--format json --out report.json`;
@@ -76,6 +87,10 @@ run_case progress_actions wrap --format progress
 run_case documentation raw --format documentation
 run_case colour_actions wrap --force-color --format progress
 run_case one_file raw --format progress spec/receipt_spec.rb
+run_case pending_fixed raw --format documentation spec/cart_spec.rb -e "pending work"
+run_case fail_fast_actions wrap --format progress --fail-fast
+run_case green_progress_actions wrap --format progress spec/noisy
+run_case green_documentation_actions wrap --format documentation spec/noisy
 cp "$WORK/spec/broken_spec.rb.off" "$WORK/spec/broken_spec.rb"
 run_case load_error_actions wrap --format progress
 run_case load_error_documentation raw --format documentation spec/broken_spec.rb spec/receipt_spec.rb

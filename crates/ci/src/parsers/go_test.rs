@@ -11,6 +11,19 @@
 //! and, possibly much later, `FAIL\t<pkg> [build failed]` (`[setup failed]` for import
 //! errors). With `-json` every printed line is the `Output` of an `"Action":"output"` event
 //! that names its `Package` and `Test`; those lines are read like plain ones, per package.
+//! Output a test printed without ending its line shares the line with what follows:
+//! `asking...    x_test.go:12: msg` (-v), `asking...--- FAIL: TestX (0.00s)`; both are read
+//! from where go's part starts. A package that ends `ok  \t<pkg>` failed nothing (a
+//! `panic:` line its passing tests printed is not a panic).
+//!
+//! gotestsum: whatever its format, the `=== Failed` summary lists every failed test as
+//! `=== FAIL: <package relative to the module> <test> [(re-run N) ](0.00s)` with the test's
+//! own output, up to `DONE`; when it is there it is what is read (its echo of the tests'
+//! output in `testname`/`standard-verbose` is not), the directory of a message's file is that
+//! relative package. Build failures come as `WARN invalid TestEvent: FAIL\t<pkg> [build
+//! failed]` (and again after `bad output from test2json: `), before the compiler errors that
+//! locate them. With `--rerun-fails`, `DONE N runs` says how many runs there were: a test
+//! whose last failing run is not the last run passed on its re-run and is flaky.
 //!
 //! Reported: each failing test as go names it (`TestX`, `TestX/sub_case`), except a test one
 //! of whose subtests failed and that printed no message of its own (the subtest says more);
@@ -32,12 +45,11 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use super::{LineParser, MAX_FAILURES, bounded_str, relative_path};
-use crate::{Confidence, Failure, Framework};
+use crate::{Confidence, Failure, FlakyTest, Framework};
 
 pub const TRIGGERS: &[&str] = &[
-    "=== RUN",
-    "=== CONT",
-    "=== NAME",
+    // `=== RUN`, `=== CONT`, `=== NAME`, gotestsum's `=== FAIL: <pkg> <test>`.
+    "===",
     "--- FAIL",
     ".go:",
     "panic:",
@@ -68,7 +80,33 @@ pub struct GoTest {
     diags: Vec<Diag>,
     /// Module paths learnt from the log (import path minus the repository directory).
     modules: Vec<String>,
+    /// gotestsum's `=== Failed` summary: inside it (until `DONE`), the open block.
+    summary: Option<Option<SumRec>>,
+    /// Summary blocks, one per (package, test), merged over re-runs.
+    sum_recs: Vec<SumRec>,
+    /// `DONE 3 runs, ...`: how many runs gotestsum made (1 without re-runs).
+    runs: u32,
     busy: bool,
+}
+
+/// A gotestsum summary block `=== FAIL: <pkg> <test> [(re-run N) ](0.00s)` and its output.
+#[derive(Default)]
+struct SumRec {
+    offset: u64,
+    /// The package as gotestsum shows it: relative to the module root.
+    package: String,
+    name: String,
+    /// The last run it failed in (0: the first run).
+    last_run: u32,
+    own_message: bool,
+    panicked: bool,
+    file: Option<String>,
+    file_is_path: bool,
+    line: Option<u64>,
+    message: String,
+    trace: String,
+    /// For a package-level block, the import path its `FAIL\t<pkg>` line names.
+    import_path: Option<String>,
 }
 
 #[derive(Default)]
@@ -110,6 +148,8 @@ struct Panic {
     frame: Option<(String, u64)>,
     /// Import path of the function named on the line before the next frame.
     func_pkg: Option<String>,
+    /// A `goroutine N [running]:` line followed: a real panic's trace.
+    goroutine: bool,
 }
 
 #[derive(Default)]
@@ -129,6 +169,8 @@ struct Rec {
     error_type: Option<String>,
     /// Named by a package, not a test.
     package_level: bool,
+    /// From plain (not `-json`) output, read as gotestsum also echoes it.
+    plain: bool,
 }
 
 struct Diag {
@@ -159,8 +201,9 @@ impl LineParser for GoTest {
         } else {
             self.output(None, None, offset, line);
         }
-        self.busy =
-            self.plain.busy() || (!self.json.is_empty() && self.json.values().any(Pkg::busy));
+        self.busy = self.summary.is_some()
+            || self.plain.busy()
+            || (!self.json.is_empty() && self.json.values().any(Pkg::busy));
     }
 
     fn busy(&self) -> bool {
@@ -169,16 +212,62 @@ impl LineParser for GoTest {
 
     fn finish(&mut self) -> Vec<(u64, Failure)> {
         let plain = std::mem::take(&mut self.plain);
-        self.close(plain, None);
+        self.close(plain, None, true);
         let mut json: Vec<(String, Pkg)> = self.json.drain().collect();
         json.sort_by_key(|(_, p)| p.open.first().map_or(u64::MAX, |r| r.offset));
         for (name, pkg) in json {
-            self.close(pkg, Some(name));
+            self.close(pkg, Some(name), false);
         }
-        let done = std::mem::take(&mut self.done);
+        if let Some(Some(block)) = self.summary.take() {
+            self.end_block(block);
+        }
+        let mut done = std::mem::take(&mut self.done);
+        // Build failures printed before their compiler errors (gotestsum prints its
+        // `FAIL\t<pkg> [build failed]` warning first): located now.
+        for rec in &mut done {
+            if is_build_failure(rec) && rec.file.is_none() {
+                let package = rec.package.clone().unwrap_or_default();
+                if let Some((path, line, message)) = self.diag_for(&package) {
+                    rec.file = Some(path);
+                    rec.file_is_path = true;
+                    rec.line = Some(line);
+                    rec.message = message;
+                }
+            }
+        }
+        if !self.sum_recs.is_empty() {
+            // gotestsum's summary names every failed test once per run; what it echoed of
+            // the tests' output would name them again.
+            done.retain(|r| !r.plain || is_build_failure(r));
+            let sums = self.summary_failures();
+            done.extend(sums);
+        }
         done.into_iter()
             .take(MAX_FAILURES)
             .map(|r| (r.offset, self.failure(r)))
+            .collect()
+    }
+
+    fn flaky(&mut self) -> Vec<(u64, FlakyTest)> {
+        let runs = self.runs.max(1);
+        let recs = std::mem::take(&mut self.sum_recs);
+        recs.iter()
+            .filter(|r| !r.name.is_empty() && r.last_run + 1 < runs && reportable(&recs, r))
+            .map(|r| {
+                let (file_path, line_number) = sum_location(r);
+                (
+                    r.offset,
+                    FlakyTest {
+                        test_name: r.name.clone(),
+                        framework: Framework::GoTest,
+                        file_path,
+                        line_number,
+                        failed_attempts: Some(r.last_run + 1),
+                        attempts: Some(r.last_run + 2),
+                        error_message: (!r.message.is_empty()).then(|| r.message.clone()),
+                    },
+                )
+            })
             .collect()
     }
 }
@@ -212,6 +301,16 @@ impl GoTest {
 
     /// One printed line, of the plain log or of a JSON event's `Output`.
     fn output(&mut self, package: Option<&str>, test: Option<&str>, offset: u64, text: &str) {
+        if package.is_none() && self.summary_line(offset, text) {
+            return;
+        }
+        // `progress...    x_test.go:12: msg`: a message after output that did not end its
+        // line (`fmt.Print`), read as the message it is.
+        // The same without -v: `progress...--- FAIL: TestX (0.00s)`.
+        let text = match embedded_message(text).or_else(|| glued_header(text)) {
+            Some(i) => &text[i..],
+            None => text,
+        };
         let pkg = match package {
             None => &mut self.plain,
             Some(p) => {
@@ -234,8 +333,15 @@ impl GoTest {
         let indent = text.len() - body.len();
 
         if let Some(panic) = pkg.panic.as_mut() {
+            // Go ends a panicked package with `exit status 2` and `FAIL\t<pkg>`; a `panic:`
+            // line a passing test printed goes on to `ok  \t<pkg>`.
+            // A test's `=== RUN` or `--- PASS` never comes inside a trace: the `panic:` was
+            // printed by a test (or another package's output is interleaved, as in -json).
             let ends = indent == 0
-                && (body.starts_with("FAIL")
+                && (body == "FAIL"
+                    || body.starts_with("=== ")
+                    || body.starts_with("--- ")
+                    || body.starts_with("FAIL\t")
                     || body.starts_with("ok  ")
                     || body.starts_with("exit status"));
             if !ends {
@@ -288,6 +394,21 @@ impl GoTest {
         }
         let was_in_tree = pkg.in_tree;
         pkg.end_tree();
+        if body.starts_with("ok  ") {
+            // `ok  \t<pkg>\t0.01s`: the package passed, so nothing read of it was a failure
+            // (a `panic:` its tests printed, messages of tests that passed). Without a
+            // trigger, the line is seen only while busy: read only then.
+            if !self.busy {
+                return;
+            }
+            match package {
+                None => self.plain = Pkg::default(),
+                Some(p) => {
+                    self.json.remove(p);
+                }
+            }
+            return;
+        }
         if let Some(rest) = body.strip_prefix("=== ") {
             if let Some(name) = rest
                 .strip_prefix("RUN ")
@@ -295,6 +416,11 @@ impl GoTest {
                 .or_else(|| rest.strip_prefix("NAME "))
             {
                 let name = name.trim();
+                if rest.starts_with("RUN ") && !pkg.notes.is_empty() {
+                    // A new run of the test: what an earlier one (a passing test of the same
+                    // name in another package) printed is not its message.
+                    pkg.notes.retain(|n| n.test != name);
+                }
                 if test.is_none() {
                     pkg.current.clear();
                     pkg.current.push_str(name);
@@ -315,9 +441,17 @@ impl GoTest {
                 trace: String::new(),
                 frame: None,
                 func_pkg: None,
+                goroutine: false,
             });
             return;
         }
+        // gotestsum (test2json cannot read it) prints a build failure as
+        // `WARN invalid TestEvent: FAIL\t<pkg> [build failed]`, then again as
+        // `bad output from test2json: FAIL\t<pkg> [build failed]`.
+        let (body, warned) = match GOTESTSUM_WARNINGS.iter().find_map(|w| body.strip_prefix(w)) {
+            Some(rest) => (rest, true),
+            None => (body, false),
+        };
         if let Some(rest) = body.strip_prefix("FAIL\t") {
             let rest = rest.trim_end();
             for (suffix, kind) in [
@@ -325,17 +459,25 @@ impl GoTest {
                 (" [setup failed]", "setup failed"),
             ] {
                 if let Some(p) = rest.strip_suffix(suffix) {
-                    let rec = self.build_failure(offset, p.trim(), kind);
-                    self.push_done(rec);
+                    let p = p.trim();
+                    let seen = self.done.iter().any(|r| is_build_failure(r) && r.name == p);
+                    if !seen {
+                        let mut rec = self.build_failure(offset, p, kind);
+                        rec.plain = package.is_none();
+                        self.push_done(rec);
+                    }
                     return;
                 }
+            }
+            if warned {
+                return;
             }
             let name = rest.split('\t').next().unwrap_or(rest).trim().to_owned();
             let pkg = match package {
                 None => std::mem::take(&mut self.plain),
                 Some(p) => self.json.remove(p).unwrap_or_default(),
             };
-            self.close_failed(pkg, name, offset);
+            self.close_failed(pkg, name, offset, package.is_none());
             return;
         }
         if go_location(body)
@@ -353,9 +495,9 @@ impl GoTest {
     }
 
     /// `FAIL\t<pkg>\t<time>`: the package's failures are complete.
-    fn close_failed(&mut self, pkg: Pkg, name: String, offset: u64) {
+    fn close_failed(&mut self, pkg: Pkg, name: String, offset: u64, plain: bool) {
         let had = !pkg.open.is_empty() || pkg.panic.is_some();
-        self.close(pkg, Some(name.clone()));
+        self.close(pkg, Some(name.clone()), plain);
         if !had {
             self.push_done(Rec {
                 offset,
@@ -363,13 +505,14 @@ impl GoTest {
                 package: Some(name),
                 package_level: true,
                 message: "package failed with no failing test".into(),
+                plain,
                 ..Rec::default()
             });
         }
     }
 
     /// Moves a package's reportable failures to `done`.
-    fn close(&mut self, mut pkg: Pkg, name: Option<String>) {
+    fn close(&mut self, mut pkg: Pkg, name: Option<String>, plain: bool) {
         if let Some(panic) = pkg.panic.take() {
             end_panic(&mut pkg, panic);
         }
@@ -378,6 +521,7 @@ impl GoTest {
                 continue;
             }
             let mut rec = rec;
+            rec.plain = plain;
             if rec.package.is_none() {
                 rec.package = name.clone();
             }
@@ -388,6 +532,130 @@ impl GoTest {
                 self.done.push(rec);
             }
         }
+    }
+
+    /// gotestsum's summary (`=== FAIL: <pkg> <test> (0.00s)` blocks up to `DONE`): whether
+    /// `text` was one of its lines.
+    fn summary_line(&mut self, offset: u64, text: &str) -> bool {
+        if let Some(rest) = text.strip_prefix("=== FAIL: ") {
+            if let Some(block) = self.summary.take().flatten() {
+                self.end_block(block);
+            }
+            self.summary = Some(sum_header(offset, rest));
+            return true;
+        }
+        if self.summary.is_none() {
+            return false;
+        }
+        if let Some(rest) = text.strip_prefix("DONE ") {
+            if let Some(block) = self.summary.take().flatten() {
+                self.end_block(block);
+            }
+            // `DONE 3 runs, 53 tests, 46 failures in 25.017s`
+            if let Some((n, tail)) = rest.split_once(' ')
+                && tail.starts_with("runs,")
+                && let Ok(n) = n.parse()
+            {
+                self.runs = n;
+            }
+            return true;
+        }
+        if text.starts_with("=== ") {
+            // `=== Errors`, `=== Skipped`: the compiler errors after it are read as usual.
+            if let Some(block) = self.summary.as_mut().and_then(Option::take) {
+                self.end_block(block);
+            }
+            return true;
+        }
+        match self.summary.as_mut().and_then(Option::as_mut) {
+            Some(block) => {
+                sum_line(block, text);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A summary block is complete: merged with the same test's blocks of other runs.
+    fn end_block(&mut self, b: SumRec) {
+        if let Some(r) = self
+            .sum_recs
+            .iter_mut()
+            .find(|r| r.package == b.package && r.name == b.name)
+        {
+            r.last_run = r.last_run.max(b.last_run);
+            r.own_message |= b.own_message;
+            if r.file.is_none() && b.file.is_some() {
+                r.file = b.file;
+                r.file_is_path = b.file_is_path;
+                r.line = b.line;
+            }
+            if r.message.is_empty() {
+                r.message = b.message;
+            }
+            return;
+        }
+        if self.sum_recs.len() < MAX_FAILURES {
+            self.sum_recs.push(b);
+        }
+    }
+
+    /// The summary's tests that failed on their last run, as failures.
+    fn summary_failures(&self) -> Vec<Rec> {
+        let runs = self.runs.max(1);
+        self.sum_recs
+            .iter()
+            .filter(|r| {
+                (r.name.is_empty() || r.last_run + 1 >= runs) && reportable(&self.sum_recs, r)
+            })
+            .map(|r| {
+                // gotestsum shows a package outside the module by its import path.
+                let import_path = r.package.split('/').next().is_some_and(|h| h.contains('.'));
+                let (file, line) = if import_path && !r.file_is_path {
+                    (r.file.clone(), r.line)
+                } else {
+                    sum_location(r)
+                };
+                let package = if import_path {
+                    r.package.clone()
+                } else if r.package == "." || r.package.is_empty() {
+                    ".".to_owned()
+                } else {
+                    format!("./{}", r.package)
+                };
+                let package_level = r.name.is_empty();
+                Rec {
+                    offset: r.offset,
+                    name: if package_level {
+                        r.import_path.clone().unwrap_or_else(|| r.package.clone())
+                    } else {
+                        r.name.clone()
+                    },
+                    package: Some(package),
+                    file_is_path: !import_path || r.file_is_path,
+                    file,
+                    line,
+                    message: r.message.clone(),
+                    trace: r.trace.clone(),
+                    error_type: r.panicked.then(|| "panic".to_owned()),
+                    package_level,
+                    ..Rec::default()
+                }
+            })
+            .collect()
+    }
+
+    /// The first compiler error in a package's directory (a suffix of its import path).
+    fn diag_for(&self, package: &str) -> Option<(String, u64, String)> {
+        self.diags
+            .iter()
+            .find(|d| {
+                let dir = d.path.rsplit_once('/').map_or("", |(dir, _)| dir);
+                !dir.is_empty()
+                    && !dir.starts_with('/')
+                    && (package == dir || package.ends_with(&format!("/{dir}")))
+            })
+            .map(|d| (d.path.clone(), d.line, d.message.clone()))
     }
 
     fn build_failure(&mut self, offset: u64, package: &str, kind: &str) -> Rec {
@@ -504,10 +772,179 @@ fn may_start(line: &str) -> bool {
     let body = line.trim_start_matches(' ');
     body.starts_with("{\"")
         || body.starts_with("=== ")
+        || body.starts_with("WARN invalid TestEvent: ")
+        || body.starts_with("bad output from test2json: ")
+        || body.contains(".go:")
+        || body.contains("--- FAIL: ")
         || body.starts_with("--- ")
         || body.starts_with("panic: ")
         || body.starts_with("FAIL\t")
         || go_location(body)
+}
+
+fn is_build_failure(r: &Rec) -> bool {
+    r.package_level
+        && matches!(
+            r.error_type.as_deref(),
+            Some("build failed" | "setup failed")
+        )
+}
+
+/// Prefixes gotestsum puts before output lines test2json could not read.
+const GOTESTSUM_WARNINGS: [&str; 2] = ["WARN invalid TestEvent: ", "bad output from test2json: "];
+
+/// `other output    x_test.go:12: msg` (a test message printed after output that did not
+/// end its line): the index of the four spaces before the message.
+fn embedded_message(text: &str) -> Option<usize> {
+    if text.starts_with([' ', '\t']) || !text.contains(".go:") {
+        return None;
+    }
+    let mut from = 0;
+    while let Some(i) = text[from..].find(".go:").map(|i| i + from) {
+        let start = text[..i].rfind([' ', '\t']).map_or(0, |j| j + 1);
+        if start > 4
+            && &text[start - 4..start] == "    "
+            && !text[..start - 4].ends_with([' ', '\t'])
+            && message(&text[start..]).is_some()
+        {
+            return Some(start - 4);
+        }
+        from = i + 4;
+    }
+    None
+}
+
+/// `other output--- FAIL: TestX (0.00s)`: where the header starts.
+fn glued_header(text: &str) -> Option<usize> {
+    if text.starts_with([' ', '\t']) || text.starts_with("--- ") || text.starts_with("=== ") {
+        return None;
+    }
+    text.find("--- FAIL: ").filter(|&i| i > 0)
+}
+
+/// `calc TestX (re-run 1) (0.00s)` (after `=== FAIL: `).
+fn sum_header(offset: u64, rest: &str) -> Option<SumRec> {
+    let (package, rest) = rest.split_once(' ')?;
+    let mut name = rest.trim_end();
+    if name.ends_with(')')
+        && let Some(i) = name.rfind(" (")
+    {
+        name = &name[..i];
+    }
+    let mut last_run = 0;
+    if name.ends_with(')')
+        && let Some(i) = name.rfind(" (re-run ")
+        && let Ok(n) = name[i + 9..name.len() - 1].parse()
+    {
+        last_run = n;
+        name = &name[..i];
+    }
+    Some(SumRec {
+        offset,
+        package: package.to_owned(),
+        name: name.trim().to_owned(),
+        last_run,
+        ..SumRec::default()
+    })
+}
+
+/// A line of a summary block: the test's own output.
+fn sum_line(b: &mut SumRec, text: &str) {
+    let body = text.trim_start_matches(' ');
+    let indent = text.len() - body.len();
+    if body.starts_with("--- ") || body.is_empty() {
+        return;
+    }
+    if indent == 0 {
+        if let Some(msg) = body.strip_prefix("panic: ")
+            && !b.panicked
+        {
+            b.panicked = true;
+            if !b.own_message {
+                b.message = bounded_str(msg.trim_end_matches(" [recovered]"), MAX_MESSAGE);
+            }
+        }
+        if b.panicked {
+            if b.trace.len() < MAX_TRACE {
+                if !b.trace.is_empty() {
+                    b.trace.push('\n');
+                }
+                b.trace.push_str(body);
+            }
+            if let Some(frame) = body.strip_prefix('\t')
+                && b.file.is_none()
+            {
+                let loc = frame.split(" +0x").next().unwrap_or(frame);
+                if let Some((path, line)) = loc.rsplit_once(':')
+                    && let Ok(line) = line.parse::<u64>()
+                    && path.ends_with("_test.go")
+                    && !is_goroot(path)
+                {
+                    let rel = relative_path(path);
+                    b.file_is_path = rel.contains('/') && !rel.starts_with('/');
+                    b.file = Some(if b.file_is_path {
+                        rel
+                    } else {
+                        rel.rsplit('/').next().unwrap_or(&rel).to_owned()
+                    });
+                    b.line = Some(line);
+                }
+            }
+            return;
+        }
+        if b.name.is_empty()
+            && let Some(rest) = body.strip_prefix("FAIL\t")
+        {
+            let path = rest.split('\t').next().unwrap_or(rest).trim();
+            if path == b.package || path.ends_with(&format!("/{}", b.package)) {
+                b.import_path = Some(path.to_owned());
+            }
+            return;
+        }
+    }
+    let msg = if indent > 0 {
+        Some(body)
+    } else {
+        embedded_message(text).map(|i| &text[i + 4..])
+    };
+    if let Some(m) = msg
+        && go_location(m)
+        && let Some((file, line, text)) = message(m)
+    {
+        if !b.own_message {
+            b.own_message = true;
+            b.message = bounded_str(text, MAX_MESSAGE);
+        }
+        if b.file.is_none() && file.ends_with("_test.go") {
+            b.file = Some(file.to_owned());
+            b.line = Some(line);
+        }
+    } else if b.own_message && indent > 4 && b.message.len() < MAX_MESSAGE {
+        b.message.push('\n');
+        b.message.push_str(body);
+    }
+}
+
+/// Where a summary test is: its message's file in its package directory, or a trace path.
+fn sum_location(r: &SumRec) -> (Option<String>, Option<u64>) {
+    match &r.file {
+        None => (None, None),
+        Some(f) if r.file_is_path => (Some(f.clone()), r.line),
+        Some(f) if r.package.is_empty() || r.package == "." => (Some(f.clone()), r.line),
+        Some(f) => (Some(format!("{}/{f}", r.package)), r.line),
+    }
+}
+
+/// A summary test is reported unless one of its subtests failed and it printed nothing of
+/// its own (the subtest says more).
+fn reportable(recs: &[SumRec], r: &SumRec) -> bool {
+    r.own_message
+        || !recs.iter().any(|o| {
+            o.package == r.package
+                && o.name.len() > r.name.len() + 1
+                && o.name.starts_with(&r.name)
+                && o.name.as_bytes()[r.name.len()] == b'/'
+        })
 }
 
 /// Whether the first word of `body` (after an optional `vet: `) is `<file>.go:<...>`.
@@ -596,6 +1033,9 @@ fn message_line(pkg: &mut Pkg, indent: usize, file: &str, line: u64, msg: &str) 
 }
 
 fn panic_line(panic: &mut Panic, body: &str, modules: &mut Vec<String>) {
+    if body.starts_with("goroutine ") {
+        panic.goroutine = true;
+    }
     if panic.trace.len() < MAX_TRACE {
         if !panic.trace.is_empty() {
             panic.trace.push('\n');
@@ -635,6 +1075,8 @@ fn panic_line(panic: &mut Panic, body: &str, modules: &mut Vec<String>) {
 fn end_panic(pkg: &mut Pkg, panic: Panic) {
     let idx = match panic.owner {
         Some(i) => i,
+        // Outside a test, only a real panic (with its goroutine trace) is a failure.
+        None if !panic.goroutine => return,
         None => {
             if pkg.open.len() >= MAX_FAILURES {
                 return;
@@ -811,6 +1253,150 @@ mod tests {
         assert_eq!(got[0].error_message, "boom");
         assert_eq!(got[0].file_path.as_deref(), Some("inv/p_test.go"));
         assert_eq!(got[0].line_number, Some(6));
+    }
+
+    #[test]
+    fn a_message_after_unterminated_output_is_located() {
+        // `fmt.Print("progress...")` then `t.Errorf`: go -v prints both on one line.
+        let log = "=== RUN   TestStub\nprogress...    stub_test.go:34: stub answered 41\n--- FAIL: TestStub (0.00s)\nFAIL\nFAIL\tgithub.com/acme/w/stub\t0.01s\n";
+        let got = parse(log);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!(got[0].file_path.as_deref(), Some("stub/stub_test.go"));
+        assert_eq!(got[0].line_number, Some(34));
+        assert_eq!(got[0].error_message, "stub answered 41");
+    }
+
+    #[test]
+    fn a_header_after_unterminated_output_is_read() {
+        // Without -v, the header follows the output on its line.
+        let log = "asking...--- FAIL: TestStub (0.00s)\n    stub_test.go:9: stub answered 41\nFAIL\nFAIL\tgithub.com/acme/w/stub\t0.01s\n";
+        let got = parse(log);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!(got[0].test_name, "TestStub");
+        assert_eq!(got[0].file_path.as_deref(), Some("stub/stub_test.go"));
+        assert_eq!(got[0].line_number, Some(9));
+    }
+
+    #[test]
+    fn gotestsum_build_failures_and_summary() {
+        // `gotestsum --format testname`: build failures only as gotestsum's warnings (before
+        // the compiler errors), failing tests in the `=== Failed` summary.
+        let log = concat!(
+            "WARN invalid TestEvent: FAIL\tgithub.com/acme/w/broken [build failed]\n",
+            "bad output from test2json: FAIL\tgithub.com/acme/w/broken [build failed]\n",
+            "# github.com/acme/w/broken [github.com/acme/w/broken.test]\n",
+            "broken/broken_test.go:7:15: undefined: missingHelper\n",
+            "PASS calc.TestOk (0.00s)\n",
+            "=== RUN   TestDivide/zero\n",
+            "    calc_test.go:48: Divide(0, 0)\n",
+            "    --- FAIL: TestDivide/zero (0.00s)\n",
+            "FAIL calc.TestDivide/zero (0.00s)\n",
+            "=== RUN   TestDivide\n",
+            "--- FAIL: TestDivide (0.00s)\n",
+            "FAIL calc.TestDivide (0.00s)\n",
+            "FAIL calc\n",
+            "\n=== Failed\n",
+            "=== FAIL: calc TestDivide/zero (0.00s)\n",
+            "    calc_test.go:48: Divide(0, 0)\n",
+            "    --- FAIL: TestDivide/zero (0.00s)\n",
+            "\n=== FAIL: calc TestDivide (0.00s)\n",
+            "\n=== FAIL: inventory TestSkus (0.00s)\n",
+            "panic: boom [recovered]\n",
+            "\tpanic: boom\n\n",
+            "goroutine 7 [running]:\n",
+            "github.com/acme/w/inventory.TestSkus(0xc0)\n",
+            "\t/home/runner/work/w/w/inventory/sku_test.go:6 +0x1a5\n",
+            "\n=== Errors\n",
+            "broken/broken_test.go:7:15: undefined: missingHelper\n",
+            "\nDONE 3 tests, 3 failures, 1 error in 0.9s\n",
+        );
+        let got = parse(log);
+        let names: Vec<_> = got.iter().map(|f| f.test_name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["github.com/acme/w/broken", "TestDivide/zero", "TestSkus"],
+            "{got:#?}"
+        );
+        assert_eq!(got[0].file_path.as_deref(), Some("broken/broken_test.go"));
+        assert_eq!(got[0].line_number, Some(7));
+        assert_eq!(got[1].file_path.as_deref(), Some("calc/calc_test.go"));
+        assert_eq!(got[1].line_number, Some(48));
+        assert_eq!(
+            got[1].reproduce_command.as_deref(),
+            Some("go test ./calc -run '^TestDivide$/''^zero$'")
+        );
+        assert_eq!(got[2].file_path.as_deref(), Some("inventory/sku_test.go"));
+        assert_eq!(got[2].error_type.as_deref(), Some("panic"));
+    }
+
+    #[test]
+    fn gotestsum_packages_outside_the_module_keep_their_import_path() {
+        let log = "=== FAIL: github.com/acme/tools/lint TestL (0.00s)\n    l_test.go:4: bad\n\nDONE 1 tests, 1 failure in 0.1s\n";
+        let got = parse(log);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        // The repository directory of a github.com import path: after owner/repo.
+        assert_eq!(got[0].file_path.as_deref(), Some("lint/l_test.go"));
+        assert_eq!(
+            got[0].reproduce_command.as_deref(),
+            Some("go test github.com/acme/tools/lint -run '^TestL$'")
+        );
+    }
+
+    #[test]
+    fn gotestsum_reruns_tell_flaky_from_failing() {
+        let log = concat!(
+            "=== Failed\n",
+            "=== FAIL: stub TestFlaky (0.00s)\n",
+            "    flaky_test.go:9: connection reset\n",
+            "=== FAIL: stub TestBad (0.00s)\n",
+            "    bad_test.go:3: wrong\n",
+            "=== FAIL: stub TestBad (re-run 1) (0.00s)\n",
+            "    bad_test.go:3: wrong\n",
+            "\nDONE 2 runs, 4 tests, 3 failures in 0.5s\n",
+        );
+        let mut p = GoTest::default();
+        for (i, l) in log.lines().enumerate() {
+            p.line(i as u64, l);
+        }
+        let failures: Vec<_> = p.finish().into_iter().map(|(_, f)| f.test_name).collect();
+        let flaky: Vec<_> = p.flaky().into_iter().map(|(_, f)| f).collect();
+        assert_eq!(failures, ["TestBad"]);
+        assert_eq!(flaky.len(), 1);
+        assert_eq!(flaky[0].test_name, "TestFlaky");
+        assert_eq!(flaky[0].file_path.as_deref(), Some("stub/flaky_test.go"));
+        assert_eq!(flaky[0].failed_attempts, Some(1));
+    }
+
+    #[test]
+    fn a_passing_package_printing_panic_is_not_a_failure() {
+        let log = "=== RUN   TestLog\npanic: not really, a log line\nFAIL this line is output\n--- PASS: TestLog (0.00s)\nPASS\nok  \texample.com/m/noisy\t0.1s\n=== RUN   TestB\n    b_test.go:3: bad\n--- FAIL: TestB (0.00s)\nFAIL\nFAIL\texample.com/m/b\t0.1s\n";
+        let got = parse(log);
+        let names: Vec<_> = got.iter().map(|f| f.test_name.as_str()).collect();
+        assert_eq!(names, ["TestB"], "{got:#?}");
+    }
+
+    #[test]
+    fn a_printed_panic_line_does_not_swallow_what_follows() {
+        // -json text of two packages, interleaved: a passing test's `panic:` line, then the
+        // other package's failures, before the first package's `ok`.
+        let log = "=== RUN   TestLog\npanic: not really, a log line\nFAIL this line is output\n--- PASS: TestLog (0.00s)\nPASS\n=== RUN   TestB\n    b_test.go:3: bad\n--- FAIL: TestB (0.00s)\nFAIL\nFAIL\texample.com/m/b\t0.1s\nok  \texample.com/m/noisy\t0.1s\n";
+        let got = parse(log);
+        let names: Vec<_> = got.iter().map(|f| f.test_name.as_str()).collect();
+        assert_eq!(names, ["TestB"], "{got:#?}");
+        let log = "=== RUN   TestLog\npanic: not really\n=== RUN   TestB\n    b_test.go:3: bad\n--- FAIL: TestB (0.00s)\nFAIL\nFAIL\texample.com/m/b\t0.1s\n";
+        let names: Vec<_> = parse(log).into_iter().map(|f| f.test_name).collect();
+        assert_eq!(names, ["TestB"]);
+    }
+
+    #[test]
+    fn a_message_of_a_passing_namesake_is_not_taken() {
+        // Package a's TestNew passes after logging; package b's TestNew fails silently.
+        let log = "=== RUN   TestNew\n    a_test.go:5: created\n--- PASS: TestNew (0.00s)\nPASS\nok  \texample.com/m/a\t0.1s\n=== RUN   TestNew\n--- FAIL: TestNew (0.00s)\nFAIL\nFAIL\texample.com/m/b\t0.1s\n";
+        let got = parse(log);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!(got[0].test_name, "TestNew");
+        assert_eq!(got[0].file_path, None);
+        assert_eq!(got[0].line_number, None);
     }
 
     #[test]

@@ -4,7 +4,11 @@
 //!   `Failure/Error:` line, the expectation's diff or the exception (`NoMethodError:` and its
 //!   message), and backtrace lines `# ./spec/x_spec.rb:15:in ...`; up to `Finished in`.
 //!   Aggregate failures (`Got 2 failures:`) number their parts `N.1)`, indented deeper.
-//!   The `Pending:` section before it has the same shape and is not read.
+//!   The `Pending:` section before it has the same shape and is not read. A pending example
+//!   that passed is a failure `N) <full description> FIXED` (`Expected pending '…' to
+//!   fail.`), named without ` FIXED`.
+//!   A `Failures:` section an example printed is not read: it is not ended by `Finished in`
+//!   (another `Failures:` or `Pending:` comes first) or the run says `N examples, 0 failures`.
 //! - `Failed examples:`: `rspec ./spec/x_spec.rb:12 # <full description>` (or
 //!   `rspec './spec/x_spec.rb[1:2:1]'` for examples defined in shared groups).
 //! - `An error occurred while loading ./spec/x_spec.rb.` (an error outside of examples,
@@ -37,6 +41,8 @@ enum Section {
     #[default]
     None,
     Failures,
+    /// After `Finished in`: the `N examples, M failures` line.
+    Summary,
     FailedExamples,
     Outside,
 }
@@ -45,6 +51,8 @@ enum Section {
 pub struct Rspec {
     section: Section,
     blocks: Vec<Block>,
+    /// Index in `blocks` of the first block of the current `Failures:` section.
+    section_start: usize,
     /// `rspec <location> # <description>` lines: (location, description, used).
     examples: Vec<(String, String, bool)>,
 }
@@ -72,6 +80,12 @@ impl LineParser for Rspec {
         let trimmed = line.trim_end();
         match trimmed {
             "Failures:" => {
+                // A real section ends at `Finished in`: one still open was printed by an
+                // example (its blocks were output, not failures).
+                if self.section == Section::Failures {
+                    self.blocks.truncate(self.section_start);
+                }
+                self.section_start = self.blocks.len();
                 self.section = Section::Failures;
                 return;
             }
@@ -102,6 +116,11 @@ impl LineParser for Rspec {
             Section::None => {}
             Section::Failures => {
                 if trimmed.starts_with("Finished in ") {
+                    self.section = Section::Summary;
+                } else if trimmed.starts_with("Pending:") {
+                    // RSpec lists pending examples before failures: this `Failures:` was
+                    // printed by an example.
+                    self.blocks.truncate(self.section_start);
                     self.section = Section::None;
                 } else if let Some(name) = header(trimmed) {
                     self.push(Block {
@@ -112,6 +131,18 @@ impl LineParser for Rspec {
                 } else if let Some(b) = self.blocks.last_mut().filter(|b| !b.outside) {
                     body_line(b, trimmed, 5);
                 }
+            }
+            Section::Summary => {
+                if trimmed.is_empty() {
+                    return;
+                }
+                // `5 examples, 0 failures, 2 pending`: the section was an example's output.
+                if let Some((_, rest)) = trimmed.split_once(" example")
+                    && rest.trim_start_matches('s').starts_with(", 0 failures")
+                {
+                    self.blocks.truncate(self.section_start);
+                }
+                self.section = Section::None;
             }
             Section::Outside => {
                 if trimmed.starts_with("Finished in ")
@@ -246,6 +277,16 @@ fn header(line: &str) -> Option<&str> {
 fn body_line(b: &mut Block, line: &str, base: usize) {
     let body = line.trim_start();
     let indent = line.len() - body.len();
+    // A pending example that passed: `N) <description> FIXED`, then `Expected pending '…'
+    // to fail. No error was raised.`; the example is named without the marker.
+    if b.message.is_empty()
+        && b.frames.is_empty()
+        && body.starts_with("Expected pending ")
+        && let Some(name) = b.name.strip_suffix(" FIXED")
+    {
+        b.name = name.to_owned();
+        b.error_type = Some("PendingExampleFixedError".to_owned());
+    }
     if let Some(frame) = body.strip_prefix("# ") {
         if indent == base
             && b.frames.len() < MAX_FRAMES
@@ -326,6 +367,34 @@ mod tests {
         );
         assert_eq!(got[1].file_path.as_deref(), Some("spec/support/s.rb"));
         assert_eq!(got[1].line_number, Some(7));
+    }
+
+    #[test]
+    fn a_pending_example_that_passed_is_named_without_fixed() {
+        let log = "Failures:\n\n  1) Cart pending work rounds totals FIXED\n     Expected pending 'not implemented' to fail. No error was raised.\n     # ./spec/cart_spec.rb:71\n\nFinished in 0.1 seconds\n1 example, 1 failure\n\nFailed examples:\n\nrspec ./spec/cart_spec.rb:71 # Cart pending work rounds totals\n";
+        let got = parse(log);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!(got[0].test_name, "Cart pending work rounds totals");
+        assert_eq!(got[0].file_path.as_deref(), Some("spec/cart_spec.rb"));
+        assert_eq!(got[0].line_number, Some(71));
+        assert_eq!(
+            got[0].error_type.as_deref(),
+            Some("PendingExampleFixedError")
+        );
+        assert_eq!(got[0].confidence, Confidence::High);
+    }
+
+    #[test]
+    fn a_failures_section_printed_by_a_passing_example_is_not_read() {
+        let log = "Failures:\n  1) Imaginary example\n..\n\nPending: (Failures listed here are expected)\n\n  1) L pending\n     # later\n\nFinished in 0.1 seconds\n3 examples, 0 failures, 1 pending\n";
+        assert!(parse(log).is_empty());
+        let log = "Failures:\n  1) Imaginary example\n..\n\nFinished in 0.1 seconds (files took 0.2 seconds to load)\n3 examples, 0 failures\n";
+        assert!(parse(log).is_empty());
+        // A real section after an example's: only the real one counts.
+        let log = "Failures:\n  1) Imaginary\n.F\n\nFailures:\n\n  1) C works\n     Failure/Error: x\n     # ./spec/c_spec.rb:4\n\nFinished in 0.1 seconds\n2 examples, 1 failure\n";
+        let got = parse(log);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!(got[0].test_name, "C works");
     }
 
     #[test]

@@ -67,6 +67,16 @@ RSpec.describe Cart do
     xit "imports CSV" do
       expect(1).to eq(2)
     end
+
+    it "rounds totals to cents" do
+      pending "rounding is not implemented"
+      cart.add("apple", 3)
+      expect(cart.total).to eq(3)
+    end
+
+    it "accepts gift cards", pending: "gift cards are not supported" do
+      expect(cart.items).to be_empty
+    end
   end
 
   describe "as a collection" do
