@@ -4,10 +4,15 @@
 //!
 //!     cargo bench -p resolve-pr-ci --bench throughput [-- SIZE_MB]
 //!
-//! Two logs of SIZE_MB (default 100), written to a temporary file in pieces (the bench never
-//! holds a log in memory, so peak RSS is the scanner's):
-//! - `sparse`: what a large CI job log looks like: build output and passing tests of several
-//!   frameworks, with every corpus log (real failing runs) buried in it once per 10 MB.
+//! Three logs of SIZE_MB (default 100), written to a temporary file in pieces (the bench
+//! never holds a log in memory, so peak RSS is the scanner's):
+//! - `sparse`: what a large failed CI job log looks like, the issue's "mostly passing output
+//!   with a few failures": build output and passing tests of several frameworks, with one
+//!   real failing run of each framework (the first corpus log of each that has failures)
+//!   buried in it once per 10 MB (and at the start).
+//! - `corpus`: the same noise with every corpus log (1.7 MB of real runs, 1,200 failures)
+//!   buried once per 40 MB.
+//! - `green`: the same build output and passing tests, no failure at all.
 //! - `dense`: the corpus logs back to back with little noise: failures everywhere, the
 //!   worst case for a scanner that skips what no parser needs.
 
@@ -33,11 +38,26 @@ fn main() {
         })
         .collect();
     let target = size_mb * 1024 * 1024;
-    for (name, noise, seed_every) in [
-        ("sparse", sparse_noise.as_bytes(), 10 * 1024 * 1024),
-        ("dense", dense_noise.as_bytes(), 0),
+    let few = few_failures();
+    for (name, noise, seed) in [
+        (
+            "sparse",
+            sparse_noise.as_bytes(),
+            Some((&few, 10 * 1024 * 1024)),
+        ),
+        (
+            "corpus",
+            sparse_noise.as_bytes(),
+            Some((&seed, 40 * 1024 * 1024)),
+        ),
+        ("green", sparse_noise.as_bytes(), None),
+        ("dense", dense_noise.as_bytes(), Some((&seed, 0))),
     ] {
-        let path = write_log(name, target, noise, &seed, seed_every);
+        let (seed, seed_every): (&[u8], u64) = match seed {
+            Some((s, every)) => (s.as_slice(), every),
+            None => (&[], u64::MAX),
+        };
+        let path = write_log(name, target, noise, seed, seed_every);
         let mb = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) as f64 / 1048576.0;
         let start = Instant::now();
         let file = std::fs::File::open(&path).expect("open log");
@@ -100,6 +120,35 @@ fn breakdown(path: &Path) -> String {
         .expect("read log");
     out.push(format!("none {:.2} s", start.elapsed().as_secs_f64()));
     out.join(", ")
+}
+
+/// One real failing run of each framework (the first corpus log of each whose report lists
+/// failures), concatenated: a few failures, as a failed job's log holds them.
+fn few_failures() -> Vec<u8> {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mut dirs: Vec<_> = std::fs::read_dir(&corpus)
+        .expect("corpus")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    let mut seed = Vec::new();
+    for dir in dirs {
+        let mut logs: Vec<_> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "log"))
+            .collect();
+        logs.sort();
+        if let Some(log) = logs.iter().find(|log| {
+            std::fs::read_to_string(log.with_extension("expected.json"))
+                .is_ok_and(|e| !e.contains("\"failures\": []"))
+        }) {
+            seed.extend(std::fs::read(log).expect("log"));
+        }
+    }
+    seed
 }
 
 /// Every corpus log, concatenated.
