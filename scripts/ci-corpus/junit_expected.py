@@ -14,7 +14,7 @@ Naming follows the rules in crates/ci/src/junit.rs:
 - jest   : ancestor titles and the title joined with spaces (jest-junit's default name), from
   `jest --json`. Line: the first stack frame in the test file.
 - nextest: `binary::test` for every test whose final status in the run's closing summary
-  listing is a failure (FLAKY ones passed on retry). libtest's JSON is unstable
+  listing is a failure; the FLAKY ones (passed on a retry) are listed under "flaky". libtest's JSON is unstable
   (NEXTEST_EXPERIMENTAL_LIBTEST_JSON), so this is nextest's human summary of the same run,
   with the location from the test's `panicked at file:line:col` line in that output.
 - phpunit: `Class::method` (data sets included) from `--log-teamcity` (testStarted's
@@ -26,9 +26,12 @@ import re
 import sys
 
 
-def write(out, failures):
+def write(out, failures, flaky=None):
+    doc = {"framework": "junit", "failures": failures}
+    if flaky:
+        doc["flaky"] = flaky
     with open(out, "w") as f:
-        json.dump({"framework": "junit", "failures": failures}, f, indent=2, ensure_ascii=False)
+        json.dump(doc, f, indent=2, ensure_ascii=False)
         f.write("\n")
 
 
@@ -85,10 +88,14 @@ STATUS = re.compile(
 def nextest(console, out):
     text = open(console).read()
     summary = text[text.rindex("Summary ["):]
-    failures = []
+    failures, flaky = [], []
     for line in summary.splitlines()[1:]:
         m = STATUS.match(line)
-        if not m or m.group(1).startswith(("PASS", "FLAKY", "SKIP")):
+        if m and m.group(1).startswith("FLAKY"):
+            # Passed on a retry: the summary's `FLAKY n/m` lines.
+            flaky.append({"test_name": f"{m.group(2)}::{m.group(3)}"})
+            continue
+        if not m or m.group(1).startswith(("PASS", "SKIP")):
             continue
         binary, name = m.group(2), m.group(3)
         loc = re.search(r"thread '" + re.escape(name) + r"' (?:\(\d+\) )?panicked at ([^\s:]+):(\d+):", text)
@@ -97,7 +104,7 @@ def nextest(console, out):
             "file_path": loc.group(1) if loc else None,
             "line_number": int(loc.group(2)) if loc else None,
         })
-    write(out, failures)
+    write(out, failures, flaky)
 
 
 def teamcity_attrs(line):

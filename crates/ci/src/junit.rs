@@ -56,7 +56,7 @@ use quick_xml::{Reader, XmlVersion};
 use regex::Regex;
 
 use crate::parsers::{MAX_FAILURES, bounded_str, relative_path};
-use crate::{Confidence, Failure, Framework};
+use crate::{Confidence, Failure, FlakyTest, Framework};
 
 /// Failure text kept per testcase while reading, in bytes.
 const MAX_TEXT: usize = 32 * 1024;
@@ -150,6 +150,9 @@ pub struct JunitReport {
     pub suites: Vec<String>,
     /// The failing tests, in document order.
     pub failures: Vec<Failure>,
+    /// Tests whose failed tries the report records (`<flakyFailure>`, `<rerunFailure>`, …)
+    /// but that have no `<failure>` or `<error>`: they passed on a retry.
+    pub flaky: Vec<FlakyTest>,
 }
 
 /// The failing tests a JUnit XML report lists, in document order.
@@ -247,6 +250,9 @@ struct Case {
     phpunit: bool,
     /// The first `<failure>`/`<error>`: (element name, message, type).
     problem: Option<(String, Option<String>, Option<String>)>,
+    /// Failed tries recorded as `<flakyFailure>`, `<flakyError>`, `<rerunFailure>` or
+    /// `<rerunError>`.
+    retries: u32,
     text: String,
 }
 
@@ -260,6 +266,7 @@ struct State {
     stack: Vec<Elem>,
     case: Option<Case>,
     failures: Vec<(String, Failure)>,
+    flaky: Vec<FlakyTest>,
 }
 
 impl State {
@@ -331,6 +338,7 @@ impl State {
             tool,
             suites: self.suites,
             failures: self.failures.into_iter().map(|(_, f)| f).collect(),
+            flaky: self.flaky,
         })
     }
 
@@ -397,6 +405,12 @@ impl State {
                     Elem::Other
                 }
             }
+            "flakyFailure" | "flakyError" | "rerunFailure" | "rerunError" if in_case => {
+                if let Some(case) = self.case.as_mut() {
+                    case.retries += 1;
+                }
+                Elem::Other
+            }
             _ => Elem::Other,
         };
         self.stack.push(elem);
@@ -409,14 +423,32 @@ impl State {
         }
         if self.stack.pop() == Some(Elem::Case)
             && let Some(case) = self.case.take()
-            && case.problem.is_some()
-            && self.failures.len() < MAX_FAILURES
         {
             let producer = match self.producer {
                 Some(Producer::Unknown) | None if case.phpunit => Producer::Phpunit,
                 Some(p) => p,
                 None => Producer::Unknown,
             };
+            if case.problem.is_none() {
+                if case.retries > 0 && self.flaky.len() < MAX_FAILURES {
+                    let (test_name, file) = name_and_file(producer, &case);
+                    if !self.flaky.iter().any(|f| f.test_name == test_name) {
+                        self.flaky.push(FlakyTest {
+                            test_name,
+                            framework: Framework::Junit,
+                            file_path: file.or(case.file.clone()).map(|f| relative_path(&f)),
+                            line_number: case.line,
+                            failed_attempts: Some(case.retries),
+                            attempts: Some(case.retries + 1),
+                            error_message: None,
+                        });
+                    }
+                }
+                return;
+            }
+            if self.failures.len() >= MAX_FAILURES {
+                return;
+            }
             let failure = failure(producer, case);
             if !self.failures.iter().any(|(n, _)| *n == failure.test_name) {
                 self.failures.push((failure.test_name.clone(), failure));
@@ -837,6 +869,21 @@ assertion failed</failure>
         assert_eq!(
             f.reproduce_command.as_deref(),
             Some("cargo nextest run -p ledger -E 'binary_id(ledger) & test(=tests::fails)'")
+        );
+        // Those whose failed tries are recorded without a failure passed on a retry; one
+        // that failed every try is a failure, not flaky.
+        let report = parse_junit_report(xml.as_bytes()).expect("report");
+        let flaky: Vec<(&str, Option<u32>, Option<u32>)> = report
+            .flaky
+            .iter()
+            .map(|f| (f.test_name.as_str(), f.failed_attempts, f.attempts))
+            .collect();
+        assert_eq!(
+            flaky,
+            [
+                ("ledger::tests::flaky", Some(1), Some(2)),
+                ("ledger::tests::rerun", Some(1), Some(2)),
+            ]
         );
     }
 

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use resolve_pr_ci::{Report, Scanner, parse_junit, parse_log};
+use resolve_pr_ci::{Report, Scanner, parse_junit_report, parse_log};
 use serde::Deserialize;
 
 /// Floors per framework.
@@ -128,10 +128,12 @@ fn cases() -> Vec<(std::path::PathBuf, Expected, Report)> {
             .unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
             let bytes = std::fs::read(&log).expect("log");
             let report = if log.extension().is_some_and(|x| x == "xml") {
-                let failures =
-                    parse_junit(&bytes).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
+                let junit =
+                    parse_junit_report(&bytes).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
                 Report {
-                    found: failures
+                    flaky: junit.flaky,
+                    found: junit
+                        .failures
                         .into_iter()
                         .map(|failure| resolve_pr_ci::Found {
                             offset: 0,

@@ -761,6 +761,13 @@ async fn nextest_junit_entries_merge_with_the_log_per_binary() {
         "{out:#}"
     );
     assert_eq!(out["total_failures"], 3);
+    // The report's test that passed on a retry is flaky, not a failure.
+    assert_eq!(
+        out["flaky_tests"],
+        json!([{"check_name": "test / nextest", "test_name": "alpha::tests::clock",
+                "attempts": 2, "failed_attempts": 1}]),
+        "{out:#}"
+    );
     for f in failures {
         assert_eq!(f["confidence"], "high");
         assert!(

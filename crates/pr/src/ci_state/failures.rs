@@ -333,6 +333,19 @@ pub(super) async fn collect(
             for failure in &report.failures {
                 merge_report_failure(rollup.failed[target], &mut out[target], failure);
             }
+            // What the report says passed on a retry, unless the log said so already.
+            for flaky in &report.flaky {
+                let known = out[target].flaky.iter().any(|f| {
+                    f.test_name == flaky.test_name
+                        || flaky
+                            .test_name
+                            .strip_suffix(f.test_name.as_str())
+                            .is_some_and(|binary| binary.ends_with("::"))
+                });
+                if !known {
+                    out[target].flaky.push(flaky.clone());
+                }
+            }
         }
         if !unowned.is_empty() {
             let more = unowned.len().saturating_sub(3);
@@ -460,6 +473,7 @@ async fn junit_reports(forge: &dyn Forge, repo: &RepoRef, run: u64) -> Vec<Repor
                     tool: report.tool,
                     suites: report.suites,
                     failures: report.failures,
+                    flaky: report.flaky,
                 });
             }
         }

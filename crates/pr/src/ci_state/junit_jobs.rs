@@ -23,6 +23,8 @@ pub(crate) struct ReportFile {
     pub tool: Option<&'static str>,
     pub suites: Vec<String>,
     pub failures: Vec<Failure>,
+    /// Tests it records as passed on a retry.
+    pub flaky: Vec<resolve_pr_ci::FlakyTest>,
 }
 
 impl ReportFile {
@@ -238,6 +240,7 @@ mod tests {
             tool: None,
             suites: suites.iter().map(|s| s.to_string()).collect(),
             failures,
+            flaky: Vec::new(),
         }
     }
 
