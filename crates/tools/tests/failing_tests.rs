@@ -1286,3 +1286,82 @@ repos:
     );
     fx.assert_contract();
 }
+
+/// with_history reads at most 9 other runs of each job (10 with this one) and at most 20
+/// other jobs' logs in one call, however many checks failed, and says so.
+#[tokio::test]
+async fn with_history_reads_a_bounded_number_of_logs() {
+    let log = "2024-05-01T10:00:01.0000000Z =========================== short test summary info ============================\n\
+2024-05-01T10:00:01.0010000Z FAILED tests/test_unit.py::test_x - assert 1 == 2\n\
+2024-05-01T10:00:01.0020000Z ========================= 1 failed, 3 passed in 0.12s ==========================\n\
+2024-05-01T10:00:01.0030000Z ##[error]Process completed with exit code 1.\n";
+    let indented: String = log
+        .lines()
+        .map(|l| format!("              {l}\n"))
+        .collect();
+    let mut jobs = String::new();
+    let mut checks = String::new();
+    for check in 1..=3u64 {
+        for attempt in 1..=12u64 {
+            jobs.push_str(&format!(
+                "          - id: {}\n            run_id: 9301\n            run_attempt: {attempt}\n            name: \"test / unit {check}\"\n            workflow_name: CI\n            status: completed\n            conclusion: failure\n            started_at: \"2024-05-01T10:00:00Z\"\n            completed_at: \"2024-05-01T{:02}:00:00Z\"\n            log: |\n{indented}",
+                9400 + check * 100 + attempt,
+                10 + attempt,
+            ));
+        }
+        checks.push_str(&format!(
+            "          - {{name: \"test / unit {check}\", job_id: {}, conclusion: failure, started_at: \"2024-05-01T22:00:00Z\", completed_at: \"2024-05-01T22:00:00Z\"}}\n",
+            9400 + check * 100 + 12
+        ));
+    }
+    let yaml = format!(
+        r#"forge: github
+now: "2024-05-02T12:00:00Z"
+tokens:
+  - {{token: ghp_read, login: carol, permission: read}}
+users:
+  - {{login: bob, id: 1002, name: Bob Contributor}}
+repos:
+  - owner: acme
+    name: widgets
+    pulls:
+      - number: 7
+        title: "Three jobs re-run 11 times"
+        author: bob
+        head: {{ref: feature-7, sha: a1b2c3d4e5f60718293a4b5c6d7e8f9012345678}}
+        base: {{ref: main, sha: 0000000000000000000000000000000000000000}}
+        created_at: "2024-05-01T09:55:00Z"
+        workflow_runs:
+          - {{id: 9301, name: CI, status: completed, conclusion: failure, started_at: "2024-05-01T10:00:00Z", completed_at: "2024-05-01T23:00:00Z", workflow_id: 1}}
+        workflow_jobs:
+{jobs}        check_runs:
+{checks}"#
+    );
+    let fx = Fixture::start(&yaml, Flavor::GitHub).await;
+    let out = fx
+        .call(json!({"pr": fx.pr(Flavor::GitHub, 7), "with_history": true}))
+        .await;
+    let logs = fx
+        .sim
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/logs"))
+        .count();
+    assert_eq!(
+        logs,
+        3 + 20,
+        "the three jobs' logs and 20 others, not 3 × 9"
+    );
+    for f in out["failures"].as_array().unwrap() {
+        assert_eq!(
+            f["flakiness_score"], 0.0,
+            "failed every time it was seen: {f:#}"
+        );
+    }
+    assert!(
+        out["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("only 20 other failed jobs")),
+        "{out:#}"
+    );
+}

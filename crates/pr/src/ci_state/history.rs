@@ -16,7 +16,7 @@
 //!
 //! Requests: one per distinct run of the failed checks (its workflow), one per workflow (its
 //! runs on the commit), one per run (its jobs, all attempts), and one per other failed job
-//! (its log), fetched [`CONCURRENT`] at a time. Finished jobs' logs and finished runs' jobs
+//! (its log, at most [`MAX_HISTORY_LOGS`] in all), fetched [`CONCURRENT`] at a time. Finished jobs' logs and finished runs' jobs
 //! are remembered in the [`JobCache`], since they cannot change.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -36,6 +36,9 @@ use super::rollup::Rollup;
 pub const HISTORY_RUNS: usize = 10;
 /// Requests in flight at once.
 const CONCURRENT: usize = 4;
+/// Other jobs' logs read at most in one call, whatever the number of failed checks: each is
+/// a download. Past it, further failed jobs say nothing, and the note says so.
+pub const MAX_HISTORY_LOGS: usize = 20;
 
 /// What the other runs of a test's job on the same commit say about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -224,6 +227,12 @@ pub async fn test_history(
             .collect();
         for j in &mine {
             if j.conclusion.is_some_and(|c| c.is_failure()) {
+                if to_read.len() >= MAX_HISTORY_LOGS && !to_read.contains_key(&j.id) {
+                    problems.insert(format!(
+                        "only {MAX_HISTORY_LOGS} other failed jobs' logs were read"
+                    ));
+                    continue;
+                }
                 to_read.insert(
                     j.id,
                     ActionsJobRef {
