@@ -31,7 +31,8 @@
 #            (`python -m xmlrunner discover`, unittest-xml-reporting: timed headers,
 #            setUpClass error, UNEXPECTED SUCCESS block); green jobs: green_verbose, green
 #            (a passing test printing Error: lines, a traceback and a FAIL: line),
-#            xmlrunner_green.
+#            xmlrunner_green, green_raw (green's tests, raw: nothing but unittest's
+#            `Ran N tests` / `OK (...)` says the prints were a passing run's).
 # Truth of each case:
 #   pytest: --junitxml (xunit1) names the failures (a test failed in its call and errored in
 #     teardown is one testcase name, listed once); corpus_tools/pytest_expected_plugin.py
@@ -49,6 +50,8 @@
 #                                 # pytest-xdist, pytest-rerunfailures,
 #                                 # unittest-xml-reporting, tox, nox (tox/nox install pytest
 #                                 # into their own environments from PyPI)
+#   CASES="green_raw xmlrunner" scripts/ci-corpus/pytest.sh   # only these cases (any of
+#                                 # pytest/unittest/xmlrunner), leaving the others' files alone
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -64,11 +67,15 @@ PROJ=$WORK/_work/widgets/widgets
 mkdir -p "$OUT/pytest" "$OUT/unittest"
 export PYTHONDONTWRITEBYTECODE=1 COLUMNS=100
 
+# selected <case>: whether $CASES (space-separated; empty = all) names the case.
+selected() { [ -z "${CASES:-}" ] || [[ " $CASES " == *" $1 "* ]]; }
+
 # pytest_case <case> <wrap|raw> <pytest args...>
 # Runs `python -m pytest <args>`; PYTEST_RUNNER=tox|nox runs it through tox/nox instead
 # (tox.ini/noxfile.py of the project; the report options travel in PYTEST_ADDOPTS).
 pytest_case() {
   local case=$1 mode=$2; shift 2
+  selected "$case" || return 0
   local raw=$WORK/$case.raw state=$WORK/$case.state
   rm -rf "$state"; mkdir -p "$state"
   local addopts="-p pytest_expected_plugin -p no:cacheprovider -o junit_family=xunit1 --junitxml=$WORK/$case.xml"
@@ -128,6 +135,7 @@ pytest_case green_reruns_verbose wrap -v --reruns 2 green flaky/test_flaky.py
 # unittest_case <case> <wrap|raw> <unittest args...>
 unittest_case() {
   local case=$1 mode=$2; shift 2
+  selected "$case" || return 0
   local raw=$WORK/u-$case.raw
   (cd "$PROJ" && UNITTEST_EXPECTED=$OUT/unittest/$case.expected.json \
     "$PY" corpus_tools/run_unittest.py "$@" >"$raw" 2>&1) && code=0 || code=$?
@@ -146,11 +154,13 @@ unittest_case failfast_verbose raw -v -f unit.test_multiline
 unittest_case module_setup_verbose wrap -v unit.test_module_setup unit.test_multiline
 unittest_case green_verbose wrap -v unit_green.test_green
 unittest_case green wrap discover -s unit_green -t .
+unittest_case green_raw raw discover -s unit_green -t .
 
 # xmlrunner_case <case> <wrap|raw> <xmlrunner args...>: unittest-xml-reporting; the truth
 # is the XML report it writes in the same run (corpus_tools/xmlrunner_expected.py).
 xmlrunner_case() {
   local case=$1 mode=$2; shift 2
+  selected "$case" || return 0
   local raw=$WORK/x-$case.raw xml=$WORK/x-$case.xml
   rm -rf "$xml"
   (cd "$PROJ" && "$PY" -m xmlrunner "$@" -o "$xml" >"$raw" 2>&1) && code=0 || code=$?

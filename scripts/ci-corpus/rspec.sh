@@ -12,8 +12,9 @@
 # colour_actions (--force-color), one_file (one spec file, raw), pending_fixed (the pending
 # examples only, -e, documentation, raw), fail_fast_actions (--fail-fast: the run stops at
 # the first failure), green_progress_actions and
-# green_documentation_actions (spec/noisy: passing, exit 0, job logs; the `Error:` lines
-# they print would be taken by the generic fallback in a raw log), load_error_actions and
+# green_documentation_actions (spec/noisy: passing, exit 0, job logs), green_raw (the same
+# run, --format progress, raw: only rspec's `N examples, 0 failures` says the `Error:` lines
+# printed before it were a passing run's), load_error_actions and
 # load_error_documentation (with spec/broken_spec.rb, which does not load).
 #
 # The project is copied to $SCRATCH/home/runner/work/widgets/widgets (a runner checkout).
@@ -25,6 +26,9 @@
 # - every "An error occurred while loading <file>." in "messages" (errors outside of
 #   examples): test_name = <file> without `./`, located at the first `# <file>:N` frame of
 #   that message.
+#
+#   CASES="green_raw" scripts/ci-corpus/rspec.sh   # only these cases; the others' files are
+#                                                  # left alone
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -74,6 +78,7 @@ PY
 # run_case <case> <wrap|raw> <rspec args...>
 run_case() {
   local case=$1 mode=$2; shift 2
+  [ -z "${CASES:-}" ] || [[ " $CASES " == *" $case "* ]] || return 0
   (cd "$WORK" && rspec "$@" --format json --out "$SCRATCH/$case.json" >"$SCRATCH/$case.txt" 2>&1) && code=0 || code=$?
   if [ "$mode" = wrap ]; then
     python3 "$WRAP" --command "bundle exec rspec $*" --exit-code "$code" <"$SCRATCH/$case.txt" >"$OUT/$case.log"
@@ -91,6 +96,7 @@ run_case pending_fixed raw --format documentation spec/cart_spec.rb -e "pending 
 run_case fail_fast_actions wrap --format progress --fail-fast
 run_case green_progress_actions wrap --format progress spec/noisy
 run_case green_documentation_actions wrap --format documentation spec/noisy
+run_case green_raw raw --format progress spec/noisy
 cp "$WORK/spec/broken_spec.rb.off" "$WORK/spec/broken_spec.rb"
 run_case load_error_actions wrap --format progress
 run_case load_error_documentation raw --format documentation spec/broken_spec.rb spec/receipt_spec.rb

@@ -30,9 +30,16 @@
 //! with exit code N`, or `##[error]The process '…' failed with exit code N` for an action's
 //! command) count, and `##[error]` annotations wherever they are: a passing step
 //! may print errors it handled. A log without step markers counts whole, except the blocks
-//! before a pytest run's passing summary (`=== 5 passed, 2 warnings in 0.1s ===`): the run
-//! printed them and passed (a test that prints a handled traceback). unittest's `OK` has no
-//! trigger of its own (the scanner's pattern budget), so a raw unittest log is not cleared.
+//! before a test run's passing summary: the run printed them and passed (a test that prints
+//! a handled traceback). The summaries that say nothing failed: pytest's `=== 5 passed, 2
+//! warnings in 0.1s ===`, unittest's `Ran 5 tests in 0.01s`, a blank line and `OK` / `OK
+//! (skipped=1)` (the parser is busy for the two lines after `Ran`: plain `OK` is too common
+//! to be a trigger), rspec's `5 examples, 0 failures[, 2 pending]`, PHPUnit's `OK (5 tests,
+//! 9 assertions)` and `OK, but …!` with its `Tests: 6, Assertions: 5, Skipped: 1.` line
+//! (within [`PHPUNIT_VERDICT_LINES`] lines after its `Time: …, Memory: …` line, the trigger;
+//! the parser is busy meanwhile and reads those lines as usual). Never `FAILED
+//! (failures=1)`, `5 examples, 1 failure`, `FAILURES!`, `ERRORS!`. A summary line also ends
+//! the block it would otherwise continue.
 //!
 //! Test name: a short description of the block: `error[E0308]: mismatched types`,
 //! `error: <message>`, `error TS2322: <message>`, the exception line (`KeyError: 'port'`,
@@ -79,6 +86,17 @@ pub const SPEC: ParserSpec = ParserSpec {
         "===",
         // mocha's summary, which makes the frameless exceptions before it test output.
         " passing",
+        // Where a passing summary starts: unittest's `Ran 5 tests in 0.01s` (`OK` follows
+        // two lines on), rspec's `5 examples, 0 failures` (replaces cargo_test's
+        // `failures:` in the search), PHPUnit's `Time: 00:00.02, Memory: 6.00 MB` (its
+        // verdict follows a few lines on). The parser is busy until the verdict, which needs
+        // no trigger of its own: `OK` is too common (a two-byte pattern halves the skip),
+        // and `OK (`, `OK, but`, `0 failures` made the search over the `green` bench's
+        // lines a third slower (the SIMD prefilter's buckets fill up); these three cost it
+        // nothing measurable.
+        "Ran ",
+        "failures",
+        "Time: ",
         // A libtest run's start and end (also cargo_test's triggers).
         "running ",
         "test result:",
@@ -165,7 +183,29 @@ pub struct Generic {
     npm_seen: bool,
     /// Inside a libtest run: its tests' output, not the job's errors.
     in_tests: bool,
+    /// A summary whose next lines say whether its run passed (a log without Actions steps).
+    awaiting: Option<Awaiting>,
 }
+
+/// What the lines after a summary's first line must be for the run to have passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Awaiting {
+    /// After unittest's `Ran 5 tests in 0.01s`: the blank line,
+    UnittestBlank,
+    /// then `OK` or `OK (skipped=1, expected failures=1)` (not `FAILED (failures=1)`).
+    UnittestOk,
+    /// After PHPUnit's `Time: 00:00.024, Memory: 6.00 MB`, for this many lines more (a
+    /// testdox run lists its skipped tests first; the lines are read as usual meanwhile):
+    /// the verdict, `OK (6 tests, 5 assertions)` or `OK, but …!`; not `FAILURES!`,
+    /// `ERRORS!`, `WARNINGS!`, which end the wait.
+    PhpunitVerdict(u16),
+    /// After PHPUnit's `OK, but incomplete, skipped, or risky tests!` (9) / `OK, but there
+    /// were issues!` (10+): `Tests: 6, Assertions: 5, Skipped: 1.` with no failure or error.
+    PhpunitCounts,
+}
+
+/// Lines after PHPUnit's `Time:` line its verdict is looked for in.
+pub const PHPUNIT_VERDICT_LINES: u16 = 500;
 
 static LIBTEST_RUNNING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^running \d+ tests?$").expect("regex"));
@@ -194,15 +234,40 @@ static PYTEST_PASSED: LazyLock<Regex> =
 static PASSING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*\d+ passing \(\d").expect("regex"));
 static FATAL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bFATAL\b").expect("regex"));
+static UNITTEST_RAN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^Ran \d+ tests? in [\d.]+s$").expect("regex"));
+static UNITTEST_OK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^OK(?: \([a-z ]+=\d+(?:, [a-z ]+=\d+)*\))?$").expect("regex"));
+static PHPUNIT_TIME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^Time: [^,]+, Memory: [\d.]+ ?[KMGT]?B$").expect("regex"));
+static RSPEC_PASSED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\d+ examples?, 0 failures(?:, \d+ pending)?$").expect("regex"));
+static PHPUNIT_OK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^OK \(\d+ tests?, \d+ assertions?\)$").expect("regex"));
+static PHPUNIT_COUNTS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^Tests: \d+, Assertions: \d+").expect("regex"));
 
-/// The summary of a pytest run that passed: `=== 5 passed, 1 xfailed in 0.10s ===` (nothing
-/// failed or errored).
-fn passing_summary(line: &str) -> bool {
-    let t = line.trim_end();
-    t.starts_with('=')
+/// A one-line summary of a run that passed (nothing failed or errored), on a line with a
+/// trigger: pytest's `=== 5 passed, 1 xfailed in 0.10s ===`, rspec's `5 examples, 0
+/// failures, 2 pending`.
+fn passing_summary(t: &str) -> bool {
+    (t.starts_with('=')
         && !t.contains(" failed")
         && !t.contains(" error")
-        && PYTEST_PASSED.is_match(t)
+        && PYTEST_PASSED.is_match(t))
+        || (t.contains(" 0 failures") && RSPEC_PASSED.is_match(t))
+}
+
+/// The first line of a summary that passed only if the next ones say so (see [`Awaiting`]),
+/// on a line with a trigger.
+fn summary_start(t: &str) -> Option<Awaiting> {
+    if t.starts_with("Ran ") && UNITTEST_RAN.is_match(t) {
+        Some(Awaiting::UnittestBlank)
+    } else if t.starts_with("Time: ") && PHPUNIT_TIME.is_match(t) {
+        Some(Awaiting::PhpunitVerdict(PHPUNIT_VERDICT_LINES))
+    } else {
+        None
+    }
 }
 
 /// Summaries that follow the error that caused them.
@@ -420,6 +485,70 @@ impl Generic {
         }
     }
 
+    /// A test run said it passed: the blocks before it were its tests' output.
+    fn passed(&mut self) {
+        self.close();
+        self.pending.clear();
+        self.last_words.clear();
+    }
+
+    /// Reads `t` (a line of a log without Actions steps) as part of a test run's summary;
+    /// true when that is all it is.
+    fn summary(&mut self, t: &str) -> bool {
+        if let Some(awaiting) = self.awaiting.take() {
+            match awaiting {
+                Awaiting::UnittestBlank if t.is_empty() => {
+                    self.awaiting = Some(Awaiting::UnittestOk);
+                    return true;
+                }
+                Awaiting::UnittestOk if UNITTEST_OK.is_match(t) => {
+                    self.passed();
+                    return true;
+                }
+                Awaiting::PhpunitVerdict(left) => {
+                    if t.starts_with("OK (") && PHPUNIT_OK.is_match(t) {
+                        self.passed();
+                        return true;
+                    }
+                    if t.starts_with("OK, but ") && t.ends_with('!') {
+                        self.close();
+                        self.awaiting = Some(Awaiting::PhpunitCounts);
+                        return true;
+                    }
+                    // `FAILURES!`, `ERRORS!`, `WARNINGS!`: the run did not pass.
+                    let failed = t.ends_with('!')
+                        && t.len() > 1
+                        && t[..t.len() - 1]
+                            .bytes()
+                            .all(|b| b.is_ascii_uppercase() || b == b' ');
+                    if !failed && left > 1 {
+                        self.awaiting = Some(Awaiting::PhpunitVerdict(left - 1));
+                    }
+                }
+                Awaiting::PhpunitCounts
+                    if PHPUNIT_COUNTS.is_match(t)
+                        && !t.contains("Failures:")
+                        && !t.contains("Errors:") =>
+                {
+                    self.passed();
+                    return true;
+                }
+                // Not the summary expected: an ordinary line.
+                _ => {}
+            }
+        }
+        if passing_summary(t) {
+            self.passed();
+            return true;
+        }
+        if let Some(awaiting) = summary_start(t) {
+            self.close();
+            self.awaiting = Some(awaiting);
+            return true;
+        }
+        false
+    }
+
     fn close(&mut self) {
         let Some(b) = self.open.take() else {
             return;
@@ -475,17 +604,17 @@ impl Generic {
 
 impl LineParser for Generic {
     fn line(&mut self, offset: u64, line: &str) {
+        // Blocks a test run printed before it said it passed were handled (a log without
+        // Actions steps; in one, the step's exit code decides). A summary also ends a block
+        // (a test's `error: …` line reads as a diagnostic up to a blank line).
+        if !self.actions && self.summary(line.trim_end()) {
+            return;
+        }
         if let Some(b) = self.open.as_mut() {
             if Self::continue_block(b, line) {
                 return;
             }
             self.close();
-        }
-        // Blocks a test run printed before it said it passed were handled (a log without
-        // Actions steps; in one, the step's exit code decides).
-        if !self.actions && passing_summary(line) {
-            self.pending.clear();
-            return;
         }
         // In an Actions log, blocks count only in steps that fail: a passing step may print
         // errors it handled (a test that logs one on purpose).
@@ -540,7 +669,7 @@ impl LineParser for Generic {
     }
 
     fn busy(&self) -> bool {
-        self.open.is_some()
+        self.open.is_some() || self.awaiting.is_some()
     }
 
     fn finish(&mut self) -> Vec<(u64, Failure)> {
@@ -584,6 +713,169 @@ mod tests {
         assert_eq!(got.len(), 1);
         let got = run(&format!("= 1 passed in 0.01s =\n{tb}"));
         assert_eq!(got.len(), 1);
+    }
+
+    /// The noise a passing test prints (lines of the corpus' green sample projects): an
+    /// `Error:` last word, an `error:` diagnostic-like line and a handled traceback.
+    const PRINTED: &str = "Error: connection refused (retrying)\nerror: retrying connection (attempt 1 of 3)\nTraceback (most recent call last):\n  File \"unit_green/test_green.py\", line 14, in test_error_handling\n    {}[\"missing\"]\nKeyError: 'missing'\n";
+
+    fn names(log: &str) -> Vec<String> {
+        run(log).into_iter().map(|f| f.test_name).collect()
+    }
+
+    /// What the scanner finds in `PRINTED`, a line without a trigger, and `summary`: the
+    /// summary's first line reaches the idle parser only through its trigger.
+    fn scanned(summary: &str) -> Vec<Failure> {
+        let log = format!("{PRINTED}..x.s\n{summary}\n");
+        crate::parse_log(log.as_bytes())
+    }
+
+    const ALL_PRINTED: [&str; 3] = [
+        "Error: connection refused (retrying)",
+        "error: retrying connection (attempt 1 of 3)",
+        "KeyError: 'missing'",
+    ];
+
+    /// A raw unittest log: `Ran N tests`, a blank line, then `OK` (with its details or not)
+    /// says the run passed, and only that.
+    #[test]
+    fn blocks_before_unittest_ok_are_handled() {
+        for ok in [
+            "OK",
+            "OK (skipped=1, expected failures=1)",
+            "OK (skipped=2)",
+        ] {
+            let log = format!(
+                "{PRINTED}.x.s\n{}\nRan 4 tests in 0.006s\n\n{ok}\n",
+                "-".repeat(70)
+            );
+            assert!(names(&log).is_empty(), "{ok}: {:?}", names(&log));
+        }
+        // Through the scanner, which skips lines without a trigger: the blank line and a
+        // plain `OK` have none, and reach the parser because it is busy after `Ran`.
+        for ok in ["OK", "OK (skipped=1)"] {
+            let got = scanned(&format!("Ran 1 test in 0.000s\n\n{ok}"));
+            assert!(got.is_empty(), "{ok}: {got:#?}");
+        }
+        assert_eq!(
+            scanned("Ran 1 test in 0.000s\n\nFAILED (failures=1)").len(),
+            3
+        );
+        // What follows the summary counts.
+        let log = format!("Ran 1 test in 0.000s\n\nOK\n{PRINTED}");
+        assert_eq!(names(&log), ALL_PRINTED);
+    }
+
+    #[test]
+    fn blocks_before_a_failed_unittest_summary_still_count() {
+        for verdict in [
+            "FAILED (failures=1)",
+            "FAILED (errors=1, skipped=1)",
+            "NO TESTS RAN",
+        ] {
+            let log = format!("{PRINTED}Ran 4 tests in 0.006s\n\n{verdict}\n");
+            assert_eq!(names(&log), ALL_PRINTED, "{verdict}");
+        }
+        // `OK` only right after the blank line after `Ran`.
+        for log in [
+            format!("{PRINTED}Ran 4 tests in 0.006s\nOK\n"),
+            format!("{PRINTED}Ran 4 tests in 0.006s\n\nsomething else\nOK\n"),
+            format!("{PRINTED}OK\n"),
+        ] {
+            assert_eq!(names(&log), ALL_PRINTED, "{log}");
+        }
+        // An error right after `Ran` is a block as ever.
+        let got = names(&format!("Ran 4 tests in 0.006s\n{PRINTED}"));
+        assert_eq!(got, ALL_PRINTED);
+    }
+
+    #[test]
+    fn blocks_before_rspec_zero_failures_are_handled() {
+        for summary in [
+            "5 examples, 0 failures",
+            "5 examples, 0 failures, 2 pending",
+            "1 example, 0 failures",
+        ] {
+            let log = format!(
+                "{PRINTED}.**\n\nFinished in 0.12139 seconds (files took 0.94727 seconds to load)\n{summary}\n\n"
+            );
+            assert!(names(&log).is_empty(), "{summary}: {:?}", names(&log));
+            assert!(scanned(summary).is_empty(), "{summary}");
+        }
+    }
+
+    #[test]
+    fn blocks_before_a_failed_rspec_summary_still_count() {
+        for summary in [
+            "5 examples, 1 failure",
+            "5 examples, 10 failures, 2 pending",
+            "0 examples, 0 failures, 1 error occurred outside of examples",
+        ] {
+            let log = format!(
+                "{PRINTED}Finished in 0.1 seconds (files took 0.9 seconds to load)\n{summary}\n"
+            );
+            assert_eq!(names(&log), ALL_PRINTED, "{summary}");
+        }
+    }
+
+    /// PHPUnit's verdict comes a few lines after its `Time: …, Memory: …` line (after the
+    /// non-successful tests under `--testdox`).
+    #[test]
+    fn blocks_before_phpunit_ok_are_handled() {
+        const TIME: &str = "Time: 00:00.046, Memory: 6.00 MB";
+        for summary in [
+            "OK (6 tests, 5 assertions)",
+            "OK (1 test, 1 assertion)",
+            "OK, but incomplete, skipped, or risky tests!\nTests: 6, Assertions: 5, Skipped: 1.",
+            "OK, but there were issues!\nTests: 1, Assertions: 1, Deprecations: 1.",
+            "Summary of non-successful tests:\n\nReport (Acme\\Widgets\\Tests\\Green\\Report)\n \u{21a9} Skipped without database\nOK, but incomplete, skipped, or risky tests!\nTests: 6, Assertions: 5, Skipped: 1.",
+        ] {
+            let log =
+                format!("{PRINTED}...S                  6 / 6 (100%)\n\n{TIME}\n\n{summary}\n");
+            assert!(names(&log).is_empty(), "{summary}: {:?}", names(&log));
+            // Through the scanner: the lines after `Time:` have no trigger and reach the
+            // parser because it is busy.
+            let got = scanned(&format!("{TIME}\n\n{summary}"));
+            assert!(got.is_empty(), "{summary}: {got:#?}");
+        }
+        // What follows the verdict counts.
+        let log = format!("{TIME}\n\nOK (1 test, 1 assertion)\n{PRINTED}");
+        assert_eq!(names(&log), ALL_PRINTED);
+    }
+
+    #[test]
+    fn blocks_before_a_failed_phpunit_summary_still_count() {
+        for summary in [
+            "FAILURES!\nTests: 6, Assertions: 5, Failures: 1.",
+            "ERRORS!\nTests: 6, Assertions: 5, Errors: 1, Skipped: 1.",
+            "WARNINGS!\nTests: 6, Assertions: 5, Warnings: 1.",
+            // A verdict after the one that failed is another run's (without its `Time:`).
+            "FAILURES!\nTests: 6, Assertions: 5, Failures: 1.\nOK (1 test, 1 assertion)",
+            "OK, but incomplete, skipped, or risky tests!\nTests: 6, Assertions: 5, Errors: 1.",
+            "OK, but incomplete, skipped, or risky tests!\nsomething else",
+        ] {
+            let log = format!("{PRINTED}\nTime: 00:00.046, Memory: 6.00 MB\n\n{summary}\n");
+            assert_eq!(names(&log), ALL_PRINTED, "{summary}");
+        }
+        // The verdict without its `Time:` line (which the scanner would not deliver).
+        assert_eq!(
+            names(&format!("{PRINTED}OK (6 tests, 5 assertions)\n")),
+            ALL_PRINTED
+        );
+        // Only so many lines after `Time:`.
+        let far = "x\n".repeat(usize::from(PHPUNIT_VERDICT_LINES));
+        let log =
+            format!("{PRINTED}Time: 00:00.046, Memory: 6.00 MB\n{far}OK (6 tests, 5 assertions)\n");
+        assert_eq!(names(&log), ALL_PRINTED);
+    }
+
+    /// In an Actions log the step's exit code decides, not a summary.
+    #[test]
+    fn summaries_do_not_clear_a_failed_actions_step() {
+        let log = format!(
+            "##[group]Run python -m unittest\n{PRINTED}Ran 4 tests in 0.006s\n\nOK\n##[error]Process completed with exit code 1.\n"
+        );
+        assert_eq!(names(&log), ALL_PRINTED);
     }
 
     #[test]
