@@ -1,0 +1,190 @@
+//! The repository enclosing a directory, and its remotes.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::remote::{RemoteUrl, redacted};
+use crate::runner::Git;
+
+/// A repository on disk, found from a directory inside it.
+#[derive(Debug, Clone)]
+pub struct Repository {
+    git: Git,
+    /// The top of the worktree; `None` for a bare repository.
+    workdir: Option<PathBuf>,
+    /// This worktree's git directory (absolute).
+    git_dir: PathBuf,
+    /// The object store, shared by every worktree (absolute).
+    objects_dir: PathBuf,
+    shallow: bool,
+}
+
+/// A configured remote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remote {
+    pub name: String,
+    /// The fetch URL after git's `url.*.insteadOf` rewriting, with any password or token in
+    /// it replaced by `***`.
+    pub url: String,
+    /// The forge repository it points to, when it points to one.
+    pub parsed: Option<RemoteUrl>,
+}
+
+impl Repository {
+    /// The repository enclosing `dir`, as git finds it (walking up to the first one).
+    pub fn discover(git: &Git, dir: &Path) -> Result<Repository> {
+        if !dir.is_dir() {
+            return Err(Error::NotARepository {
+                dir: dir.to_path_buf(),
+            });
+        }
+        let args = [
+            "rev-parse",
+            "--path-format=absolute",
+            "--is-bare-repository",
+            "--is-shallow-repository",
+            "--git-dir",
+            "--git-path",
+            "objects",
+        ];
+        let output = match git.run(dir, args, &[], &[0]) {
+            Ok(output) => output,
+            Err(Error::Failed {
+                status: Some(128),
+                stderr,
+                ..
+            }) if stderr.contains("not a git repository") => {
+                return Err(Error::NotARepository {
+                    dir: dir.to_path_buf(),
+                });
+            }
+            Err(error) => return Err(error),
+        };
+        let unexpected = |what: &str| Error::UnexpectedOutput {
+            command: args.join(" "),
+            what: what.to_string(),
+        };
+        let text =
+            String::from_utf8(output.stdout).map_err(|_| unexpected("paths that are not UTF-8"))?;
+        let lines: Vec<&str> = text.lines().collect();
+        let [bare, shallow, git_dir, objects] = lines[..] else {
+            return Err(unexpected("not four lines (a path with a newline in it?)"));
+        };
+        let workdir = if bare == "true" {
+            None
+        } else {
+            let output = git.run(dir, ["rev-parse", "--show-toplevel"], &[], &[0])?;
+            let top = String::from_utf8(output.stdout)
+                .map_err(|_| unexpected("a worktree path that is not UTF-8"))?;
+            Some(PathBuf::from(top.strip_suffix('\n').unwrap_or(&top)))
+        };
+        Ok(Repository {
+            git: git.clone(),
+            workdir,
+            git_dir: PathBuf::from(git_dir),
+            objects_dir: PathBuf::from(objects),
+            shallow: shallow == "true",
+        })
+    }
+
+    pub fn git(&self) -> &Git {
+        &self.git
+    }
+
+    pub fn workdir(&self) -> Option<&Path> {
+        self.workdir.as_deref()
+    }
+
+    pub fn git_dir(&self) -> &Path {
+        &self.git_dir
+    }
+
+    pub fn objects_dir(&self) -> &Path {
+        &self.objects_dir
+    }
+
+    /// A shallow clone may lack the merge base; a caller deepens it before merging.
+    pub fn is_shallow(&self) -> bool {
+        self.shallow
+    }
+
+    /// The directory git commands run in.
+    pub(crate) fn dir(&self) -> &Path {
+        self.workdir.as_deref().unwrap_or(&self.git_dir)
+    }
+
+    /// Runs git in this repository.
+    pub(crate) fn run<I, S>(
+        &self,
+        args: I,
+        env: &[(&str, &OsStr)],
+        ok_statuses: &[i32],
+    ) -> Result<std::process::Output>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.git.run(self.dir(), args, env, ok_statuses)
+    }
+
+    /// The remotes, by name, each with its fetch URL.
+    pub fn remotes(&self) -> Result<Vec<Remote>> {
+        let output = self.run(["remote"], &[], &[0])?;
+        let names = String::from_utf8_lossy(&output.stdout).into_owned();
+        let mut remotes = Vec::new();
+        for name in names.lines().filter(|n| !n.is_empty()) {
+            let output = self.run(["remote", "get-url", "--end-of-options", name], &[], &[0])?;
+            let url = String::from_utf8_lossy(&output.stdout)
+                .trim_end()
+                .to_string();
+            remotes.push(Remote {
+                name: name.to_string(),
+                parsed: RemoteUrl::parse(&url),
+                url: redacted(&url),
+            });
+        }
+        remotes.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(remotes)
+    }
+
+    /// The remote of the forge repository `owner/repo` on `host`, if one is configured.
+    /// When several point there, `origin` wins, then the first by name.
+    pub fn matching_remote(&self, host: &str, owner: &str, repo: &str) -> Result<Option<Remote>> {
+        Ok(pick_remote(self.remotes()?, host, owner, repo))
+    }
+
+    /// The commit a revision names, as a full object id; [`Error::BadRevision`] when it names
+    /// none. The revision is never read as an option (`-x` is a revision here).
+    pub fn resolve_commit(&self, revision: &str) -> Result<String> {
+        let spec = format!("{revision}^{{commit}}");
+        let output = self.run(
+            [
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                "--end-of-options",
+                &spec,
+            ],
+            &[],
+            &[0, 1, 128],
+        )?;
+        let oid = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        if !output.status.success() || oid.is_empty() {
+            return Err(Error::BadRevision {
+                revision: revision.to_string(),
+            });
+        }
+        Ok(oid)
+    }
+}
+
+/// See [`Repository::matching_remote`].
+pub fn pick_remote(remotes: Vec<Remote>, host: &str, owner: &str, repo: &str) -> Option<Remote> {
+    let mut matching: Vec<Remote> = remotes
+        .into_iter()
+        .filter(|r| r.parsed.as_ref().is_some_and(|u| u.is(host, owner, repo)))
+        .collect();
+    matching.sort_by(|a, b| (a.name != "origin", &a.name).cmp(&(b.name != "origin", &b.name)));
+    matching.into_iter().next()
+}

@@ -1,0 +1,240 @@
+//! The one way this crate runs git: the user's `git` program, found once and checked to be
+//! recent enough, started with an argument vector (never a shell) in a cleaned environment.
+
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use crate::error::{Error, Result};
+
+/// A git version, as `git --version` prints it (`git version 2.47.3`,
+/// `git version 2.39.2 (Apple Git-143)`, `git version 2.45.1.windows.1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Version {
+    pub major: u32,
+    pub minor: u32,
+    pub patch: u32,
+}
+
+impl Version {
+    /// `merge-tree --write-tree` came in git 2.38.
+    pub const MINIMUM: Version = Version {
+        major: 2,
+        minor: 38,
+        patch: 0,
+    };
+
+    /// Reads the output of `git --version`; `None` when it holds no version.
+    pub fn parse(output: &str) -> Option<Version> {
+        let rest = output.trim().strip_prefix("git version ")?;
+        let word = rest.split_whitespace().next()?;
+        let mut numbers = word.split('.').map(|part| {
+            // `2.45.1.windows.1`, `2.50.0-rc1`: the leading digits of each part.
+            let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse::<u32>().ok()
+        });
+        let major = numbers.next()??;
+        let minor = numbers.next()??;
+        let patch = numbers.next().flatten().unwrap_or(0);
+        Some(Version {
+            major,
+            minor,
+            patch,
+        })
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+/// Variables that would send git to another repository, object store, index or config than
+/// the one it is run in (git's own list, `git rev-parse --local-env-vars`, plus the
+/// namespace and pathspec switches). Every command starts without them; a test checks the
+/// list still covers what the installed git names.
+pub const CLEARED_VARIABLES: &[&str] = &[
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_IMPLICIT_WORK_TREE",
+    "GIT_GRAFT_FILE",
+    "GIT_INDEX_FILE",
+    "GIT_NO_REPLACE_OBJECTS",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_PREFIX",
+    "GIT_SHALLOW_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_LITERAL_PATHSPECS",
+    "GIT_GLOB_PATHSPECS",
+    "GIT_NOGLOB_PATHSPECS",
+    "GIT_ICASE_PATHSPECS",
+    "GIT_QUARANTINE_PATH",
+];
+
+/// The user's git, checked to be at least [`Version::MINIMUM`].
+#[derive(Debug, Clone)]
+pub struct Git {
+    program: PathBuf,
+    version: Version,
+}
+
+impl Git {
+    /// The `git` on `PATH`.
+    pub fn find() -> Result<Git> {
+        let name = format!("git{}", std::env::consts::EXE_SUFFIX);
+        let found = std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|dir| dir.join(&name))
+                .find(|candidate| candidate.is_file())
+        });
+        match found {
+            Some(program) => Git::at(program),
+            None => Err(Error::GitMissing {
+                program: PathBuf::from(name),
+                reason: "no such program on PATH".to_string(),
+            }),
+        }
+    }
+
+    /// The git program at `program`.
+    pub fn at(program: impl Into<PathBuf>) -> Result<Git> {
+        let program = program.into();
+        let unchecked = Git {
+            program: program.clone(),
+            version: Version::MINIMUM,
+        };
+        let output = unchecked
+            .command(None)
+            .arg("--version")
+            .output()
+            .map_err(|error| Error::GitMissing {
+                program: program.clone(),
+                reason: error.to_string(),
+            })?;
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        if !output.status.success() {
+            return Err(Error::GitMissing {
+                program,
+                reason: format!(
+                    "`--version` failed: {}",
+                    String::from_utf8_lossy(&output.stderr).trim()
+                ),
+            });
+        }
+        let version = Version::parse(&text).ok_or(Error::UnknownVersion { output: text })?;
+        if version < Version::MINIMUM {
+            return Err(Error::GitTooOld {
+                found: version,
+                required: Version::MINIMUM,
+            });
+        }
+        Ok(Git { program, version })
+    }
+
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    pub fn program(&self) -> &Path {
+        &self.program
+    }
+
+    /// A git command in `dir` (none: the current directory), with the cleaned environment:
+    /// no variable of [`CLEARED_VARIABLES`], no terminal prompts, C locale (messages this
+    /// crate may read are git's untranslated ones), no optional locks, stdin closed.
+    pub(crate) fn command(&self, dir: Option<&Path>) -> Command {
+        let mut command = Command::new(&self.program);
+        for name in CLEARED_VARIABLES {
+            command.env_remove(name);
+        }
+        command
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .env("LC_ALL", "C")
+            .env("LANGUAGE", "C")
+            .stdin(Stdio::null());
+        if let Some(dir) = dir {
+            command.current_dir(dir);
+        }
+        command
+    }
+
+    /// Runs git with `args` in `dir` (extra variables in `env`) and returns its output when
+    /// it exits with one of `ok_statuses`, else [`Error::Failed`].
+    pub(crate) fn run<I, S>(
+        &self,
+        dir: &Path,
+        args: I,
+        env: &[(&str, &OsStr)],
+        ok_statuses: &[i32],
+    ) -> Result<Output>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
+        let mut command = self.command(Some(dir));
+        command.args(&args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let output = command.output().map_err(|source| Error::Io {
+            what: format!("starting {}", self.program.display()),
+            source,
+        })?;
+        match output.status.code() {
+            Some(code) if ok_statuses.contains(&code) => Ok(output),
+            status => Err(Error::Failed {
+                command: describe(&args),
+                status,
+                stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+            }),
+        }
+    }
+}
+
+/// The command's arguments for an error message (lossy: for people, not for running).
+pub(crate) fn describe(args: &[OsString]) -> String {
+    args.iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_of_every_platform() {
+        let v = |major, minor, patch| Version {
+            major,
+            minor,
+            patch,
+        };
+        assert_eq!(Version::parse("git version 2.47.3\n"), Some(v(2, 47, 3)));
+        assert_eq!(
+            Version::parse("git version 2.39.2 (Apple Git-143)"),
+            Some(v(2, 39, 2))
+        );
+        assert_eq!(
+            Version::parse("git version 2.45.1.windows.1"),
+            Some(v(2, 45, 1))
+        );
+        assert_eq!(Version::parse("git version 2.50.0-rc1"), Some(v(2, 50, 0)));
+        assert_eq!(Version::parse("git version 2.38"), Some(v(2, 38, 0)));
+        assert_eq!(Version::parse("hub version 2.14.2"), None);
+        assert_eq!(Version::parse("git version x"), None);
+        assert!(v(2, 37, 9) < Version::MINIMUM);
+        assert!(v(2, 38, 0) >= Version::MINIMUM);
+        assert!(v(3, 0, 0) >= Version::MINIMUM);
+    }
+}
