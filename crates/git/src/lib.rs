@@ -8,11 +8,15 @@
 //! - Nothing is written to the user's repository: no object, ref, index or worktree change.
 
 mod error;
+mod hunks;
+mod merge;
 mod remote;
 mod repo;
 mod runner;
 
 pub use error::{Error, Result};
+pub use hunks::{Hunk, Hunks, Limits};
+pub use merge::{ConflictKind, ConflictedFile, Merge, MergeOutcome, Message, Stage};
 pub use remote::RemoteUrl;
 pub use repo::{Remote, Repository, pick_remote};
 pub use runner::{CLEARED_VARIABLES, Git, Version};
