@@ -49,6 +49,20 @@ impl Fixture {
         output
     }
 
+    /// Whether git succeeds, for questions (`cat-file -e`).
+    pub fn git_succeeds(&self, args: &[&str]) -> bool {
+        Command::new("git")
+            .args(args)
+            .current_dir(self.path())
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_OBJECT_DIRECTORY")
+            .env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES")
+            .output()
+            .unwrap()
+            .status
+            .success()
+    }
+
     pub fn git(&self, args: &[&str]) -> String {
         String::from_utf8(self.git_output(args).stdout).unwrap()
     }

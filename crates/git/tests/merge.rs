@@ -1,0 +1,378 @@
+//! `merge_tree` on real repositories: every kind of conflict git reports, a clean merge,
+//! hostile names, and never an object written to the user's repository.
+
+mod common;
+
+use common::Fixture;
+use resolve_pr_git::{ConflictKind, Error, Limits, Merge};
+
+const LINES: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n";
+
+/// A repository whose `main` and `topic` branches both start at a commit holding `f`.
+fn forked(setup_base: impl FnOnce(&Fixture)) -> Fixture {
+    let fixture = Fixture::new();
+    fixture.write("f", LINES);
+    setup_base(&fixture);
+    fixture.commit("base");
+    fixture.git(&["branch", "topic"]);
+    fixture
+}
+
+/// Commits `change` on `branch`.
+fn on(fixture: &Fixture, branch: &str, change: impl FnOnce(&Fixture)) {
+    fixture.checkout(&[branch]);
+    change(fixture);
+    fixture.commit(branch);
+}
+
+/// Merges `theirs` into `ours` and checks that the repository gained no object, and that a
+/// merged tree the repository did not already have is in the scratch directory.
+fn merged(fixture: &Fixture, ours: &str, theirs: &str) -> Merge {
+    let before = fixture.object_count();
+    let merge = fixture.repository().merge_tree(ours, theirs).unwrap();
+    assert_eq!(
+        fixture.object_count(),
+        before,
+        "the repository gained objects"
+    );
+    let written = std::fs::read_dir(merge.scratch_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .flat_map(|d| std::fs::read_dir(d).unwrap())
+        .count();
+    if !fixture.git_succeeds(&["cat-file", "-e", &merge.outcome.tree]) {
+        assert!(written > 0, "no object in the scratch directory");
+    }
+    merge
+}
+
+fn paths(merge: &Merge) -> Vec<&str> {
+    merge
+        .outcome
+        .conflicts
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect()
+}
+
+#[test]
+fn a_clean_merge() {
+    let fixture = forked(|f| {
+        f.write("g", "other\n");
+    });
+    on(&fixture, "main", |f| {
+        f.write("f", LINES.replace("one", "ONE"));
+    });
+    on(&fixture, "topic", |f| {
+        f.write("g", "changed\n");
+    });
+    let merge = merged(&fixture, "main", "topic");
+    assert!(merge.outcome.clean);
+    assert!(merge.outcome.conflicts.is_empty());
+    assert_eq!(merge.outcome.tree.len(), 40);
+    // The tree is readable from the scratch store only.
+    let missing = fixture
+        .repository()
+        .resolve_commit(&merge.outcome.tree)
+        .unwrap_err();
+    assert!(matches!(missing, Error::BadRevision { .. }));
+}
+
+#[test]
+fn a_content_conflict_and_its_hunks() {
+    let fixture = forked(|_| {});
+    on(&fixture, "main", |f| {
+        f.write("f", LINES.replace("two", "OURS"));
+    });
+    on(&fixture, "topic", |f| {
+        f.write("f", LINES.replace("two", "THEIRS"));
+    });
+    let merge = merged(&fixture, "main", "topic");
+    assert!(!merge.outcome.clean);
+    assert_eq!(paths(&merge), ["f"]);
+    let file = &merge.outcome.conflicts[0];
+    assert_eq!(file.kind, ConflictKind::Content);
+    assert!(file.base.is_some() && file.ours.is_some() && file.theirs.is_some());
+    assert!(!file.modes_differ());
+    assert!(
+        file.message
+            .as_deref()
+            .unwrap()
+            .contains("Merge conflict in f")
+    );
+
+    let hunks = merge
+        .conflict_hunks("f", Limits::default())
+        .unwrap()
+        .unwrap();
+    assert_eq!((hunks.total, hunks.cut), (1, false));
+    let hunk = &hunks.hunks[0];
+    assert_eq!(hunk.ours, "OURS\n");
+    assert_eq!(hunk.base.as_deref(), Some("two\n"));
+    assert_eq!(hunk.theirs, "THEIRS\n");
+    assert_eq!(
+        (hunk.start_line, hunk.ours_line, hunk.theirs_line),
+        (2, 2, 2)
+    );
+
+    let error = merge.conflict_hunks("g", Limits::default()).unwrap_err();
+    assert!(matches!(error, Error::NotConflicted { .. }), "{error:?}");
+}
+
+#[test]
+fn add_add() {
+    let fixture = forked(|_| {});
+    on(&fixture, "main", |f| {
+        f.write("new.txt", "ours\n");
+    });
+    on(&fixture, "topic", |f| {
+        f.write("new.txt", "theirs\n");
+    });
+    let merge = merged(&fixture, "main", "topic");
+    assert_eq!(paths(&merge), ["new.txt"]);
+    let file = &merge.outcome.conflicts[0];
+    assert_eq!(file.kind, ConflictKind::AddAdd);
+    assert!(file.base.is_none());
+    let hunks = merge
+        .conflict_hunks("new.txt", Limits::default())
+        .unwrap()
+        .unwrap();
+    assert_eq!(hunks.hunks[0].ours, "ours\n");
+    assert_eq!(hunks.hunks[0].theirs, "theirs\n");
+}
+
+#[test]
+fn modify_delete() {
+    let fixture = forked(|_| {});
+    on(&fixture, "main", |f| {
+        f.write("f", LINES.replace("two", "OURS"));
+    });
+    on(&fixture, "topic", |f| f.remove("f"));
+    let merge = merged(&fixture, "main", "topic");
+    assert_eq!(paths(&merge), ["f"]);
+    let file = &merge.outcome.conflicts[0];
+    assert_eq!(file.kind, ConflictKind::ModifyDelete);
+    assert!(file.theirs.is_none() && file.ours.is_some());
+    // The merged tree keeps our version, without markers.
+    let hunks = merge
+        .conflict_hunks("f", Limits::default())
+        .unwrap()
+        .unwrap();
+    assert_eq!(hunks.total, 0);
+}
+
+#[test]
+fn rename_rename() {
+    let fixture = forked(|_| {});
+    on(&fixture, "main", |f| {
+        f.git(&["mv", "f", "ours-name"]);
+    });
+    on(&fixture, "topic", |f| {
+        f.git(&["mv", "f", "theirs-name"]);
+    });
+    let merge = merged(&fixture, "main", "topic");
+    let mut got = paths(&merge);
+    got.sort();
+    assert!(
+        got.contains(&"ours-name") && got.contains(&"theirs-name"),
+        "{got:?}"
+    );
+    for file in &merge.outcome.conflicts {
+        assert_eq!(file.kind, ConflictKind::RenameRename, "{}", file.path);
+    }
+    let message = merge
+        .outcome
+        .messages
+        .iter()
+        .find(|m| m.kind == "CONFLICT (rename/rename)")
+        .unwrap();
+    assert_eq!(message.paths.len(), 3);
+}
+
+#[test]
+fn rename_delete() {
+    let fixture = forked(|_| {});
+    on(&fixture, "main", |f| {
+        f.git(&["mv", "f", "moved"]);
+    });
+    on(&fixture, "topic", |f| f.remove("f"));
+    let merge = merged(&fixture, "main", "topic");
+    assert_eq!(paths(&merge), ["moved"]);
+    assert_eq!(merge.outcome.conflicts[0].kind, ConflictKind::RenameDelete);
+}
+
+#[cfg(unix)]
+#[test]
+fn mode_change_with_a_content_conflict() {
+    use std::os::unix::fs::PermissionsExt;
+    let fixture = forked(|_| {});
+    on(&fixture, "main", |f| {
+        let path = f.write("f", LINES.replace("two", "OURS"));
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    });
+    on(&fixture, "topic", |f| {
+        f.write("f", LINES.replace("two", "THEIRS"));
+    });
+    let merge = merged(&fixture, "main", "topic");
+    assert_eq!(paths(&merge), ["f"]);
+    let file = &merge.outcome.conflicts[0];
+    assert_eq!(file.kind, ConflictKind::Content);
+    assert!(file.modes_differ());
+    assert_eq!(file.ours.as_ref().unwrap().mode, "100755");
+    assert_eq!(file.theirs.as_ref().unwrap().mode, "100644");
+}
+
+#[test]
+fn binary() {
+    let fixture = forked(|f| {
+        f.write("b.bin", b"\x00\x01base");
+    });
+    on(&fixture, "main", |f| {
+        f.write("b.bin", b"\x00\x01ours");
+    });
+    on(&fixture, "topic", |f| {
+        f.write("b.bin", b"\x00\x01theirs");
+    });
+    let merge = merged(&fixture, "main", "topic");
+    assert_eq!(paths(&merge), ["b.bin"]);
+    assert_eq!(merge.outcome.conflicts[0].kind, ConflictKind::Binary);
+}
+
+#[test]
+fn file_directory() {
+    let fixture = forked(|_| {});
+    on(&fixture, "main", |f| {
+        f.write("d", "a file\n");
+    });
+    on(&fixture, "topic", |f| {
+        f.write("d/inside", "a directory\n");
+    });
+    let merge = merged(&fixture, "main", "topic");
+    assert!(!merge.outcome.clean);
+    let file_directory: Vec<_> = merge
+        .outcome
+        .conflicts
+        .iter()
+        .filter(|f| f.kind == ConflictKind::FileDirectory)
+        .collect();
+    assert!(!file_directory.is_empty(), "{:?}", merge.outcome);
+    assert!(
+        file_directory[0].path.starts_with("d~"),
+        "{:?}",
+        file_directory
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn distinct_modes() {
+    let fixture = forked(|_| {});
+    on(&fixture, "main", |f| {
+        std::os::unix::fs::symlink("f", f.path().join("link")).unwrap();
+    });
+    on(&fixture, "topic", |f| {
+        f.write("link", "a regular file\n");
+    });
+    let merge = merged(&fixture, "main", "topic");
+    assert!(!merge.outcome.clean);
+    assert!(
+        merge
+            .outcome
+            .conflicts
+            .iter()
+            .all(|f| f.kind == ConflictKind::DistinctModes),
+        "{:?}",
+        merge.outcome
+    );
+}
+
+#[test]
+fn hostile_names_stay_intact() {
+    let fixture = forked(|f| {
+        f.write("-rf", "keep\n");
+        f.write("dir with space/new\nline.txt", "base\n");
+    });
+    on(&fixture, "main", |f| {
+        f.write("-rf", "ours\n");
+        f.write("dir with space/new\nline.txt", "ours\n");
+    });
+    on(&fixture, "topic", |f| {
+        f.write("-rf", "theirs\n");
+        f.write("dir with space/new\nline.txt", "theirs\n");
+    });
+    fixture.git(&["update-ref", "refs/heads/-x", "topic"]);
+    let merge = merged(&fixture, "main", "-x");
+    let mut got = paths(&merge);
+    got.sort();
+    assert_eq!(got, ["-rf", "dir with space/new\nline.txt"]);
+    for file in &merge.outcome.conflicts {
+        assert_eq!(file.kind, ConflictKind::Content);
+        let hunks = merge
+            .conflict_hunks(&file.path, Limits::default())
+            .unwrap()
+            .unwrap();
+        assert_eq!(hunks.hunks[0].ours, "ours\n");
+        assert_eq!(hunks.hunks[0].theirs, "theirs\n");
+    }
+}
+
+#[test]
+fn revisions_that_name_no_commit() {
+    let fixture = forked(|_| {});
+    let repo = fixture.repository();
+    for bad in ["nope", "--output=x", "-x"] {
+        let error = repo.merge_tree("main", bad).unwrap_err();
+        assert!(
+            matches!(error, Error::BadRevision { .. }),
+            "{bad}: {error:?}"
+        );
+    }
+}
+
+#[test]
+fn many_hunks_are_cut_and_said_so() {
+    let base: String = (0..40).map(|i| format!("line {i}\n")).collect();
+    let fixture = forked(|f| {
+        f.write("many", &base);
+    });
+    let edit = |tag: &str| -> String {
+        (0..40)
+            .map(|i| {
+                if i % 4 == 0 {
+                    format!("{tag} {i}\n")
+                } else {
+                    format!("line {i}\n")
+                }
+            })
+            .collect()
+    };
+    on(&fixture, "main", |f| {
+        f.write("many", edit("ours"));
+    });
+    on(&fixture, "topic", |f| {
+        f.write("many", edit("theirs"));
+    });
+    let merge = merged(&fixture, "main", "topic");
+    let limits = Limits {
+        max_hunks: 3,
+        max_bytes: 10_000,
+    };
+    let hunks = merge.conflict_hunks("many", limits).unwrap().unwrap();
+    assert_eq!((hunks.hunks.len(), hunks.total, hunks.cut), (3, 10, true));
+    assert_eq!(hunks.hunks[1].ours, "ours 4\n");
+    assert_eq!(hunks.hunks[1].ours_line, 5);
+}
+
+#[test]
+fn the_scratch_directory_goes_with_the_merge() {
+    let fixture = forked(|_| {});
+    on(&fixture, "topic", |f| {
+        f.write("f", "changed\n");
+    });
+    let merge = merged(&fixture, "main", "topic");
+    let scratch = merge.scratch_dir().to_path_buf();
+    assert!(scratch.is_dir());
+    drop(merge);
+    assert!(!scratch.exists());
+}
