@@ -376,3 +376,34 @@ fn the_scratch_directory_goes_with_the_merge() {
     drop(merge);
     assert!(!scratch.exists());
 }
+
+#[test]
+fn submodule() {
+    // Gitlinks to commits of a submodule that is not checked out: git cannot merge them.
+    let gitlink = |f: &Fixture, digit: char| {
+        let oid: String = std::iter::repeat_n(digit, 40).collect();
+        f.git(&[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("160000,{oid},sub"),
+        ]);
+        f.git(&["commit", "-q", "-m", "gitlink"]);
+    };
+    let fixture = forked(|_| {});
+    fixture.checkout(&["main"]);
+    gitlink(&fixture, '1');
+    fixture.git(&["branch", "-f", "topic"]);
+    gitlink(&fixture, '2');
+    fixture.checkout(&["topic"]);
+    gitlink(&fixture, '3');
+    let merge = merged(&fixture, "main", "topic");
+    assert_eq!(paths(&merge), ["sub"]);
+    let file = &merge.outcome.conflicts[0];
+    assert_eq!(file.kind, ConflictKind::Submodule);
+    assert_eq!(file.ours.as_ref().unwrap().mode, "160000");
+    assert_eq!(
+        merge.conflict_hunks("sub", Limits::default()).unwrap(),
+        None
+    );
+}
