@@ -120,13 +120,10 @@ pub(crate) fn redacted(url: &str) -> String {
             let user = userinfo.split(':').next().unwrap_or("");
             format!("{scheme}://{user}:***@{host}{}", &rest[end..])
         }
-        Some((_, host)) if !authority.contains(':') || scheme != "ssh" => {
-            // A bare token as the user (`https://TOKEN@host/…`) is a secret too.
-            if scheme.starts_with("http") {
-                format!("{scheme}://***@{host}{}", &rest[end..])
-            } else {
-                url.to_string()
-            }
+        // Over http(s) a lone user is often a token (`https://TOKEN@host/…`); over ssh it is
+        // the account (`git@`).
+        Some((_, host)) if scheme.to_ascii_lowercase().starts_with("http") => {
+            format!("{scheme}://***@{host}{}", &rest[end..])
         }
         _ => url.to_string(),
     }
@@ -278,5 +275,10 @@ mod tests {
         );
         assert_eq!(redacted("git@github.com:o/r.git"), "git@github.com:o/r.git");
         assert_eq!(redacted("https://github.com/o/r"), "https://github.com/o/r");
+        assert_eq!(
+            redacted("ssh://me:pw@host:22/o/r"),
+            "ssh://me:***@host:22/o/r"
+        );
+        assert_eq!(redacted("ssh://git@host:22/o/r"), "ssh://git@host:22/o/r");
     }
 }

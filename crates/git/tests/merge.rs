@@ -407,3 +407,32 @@ fn submodule() {
         None
     );
 }
+
+#[test]
+fn a_linked_worktree_merges_into_scratch_too() {
+    let fixture = forked(|_| {});
+    on(&fixture, "main", |f| {
+        f.write("f", LINES.replace("two", "OURS"));
+    });
+    on(&fixture, "topic", |f| {
+        f.write("f", LINES.replace("two", "THEIRS"));
+    });
+    fixture.checkout(&["main"]);
+    let linked = tempfile::tempdir().unwrap();
+    let linked_path = linked.path().join("wt");
+    fixture.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "--detach",
+        linked_path.to_str().unwrap(),
+        "topic",
+    ]);
+    let repo = resolve_pr_git::Repository::discover(&common::git(), &linked_path).unwrap();
+    let common_objects = fixture.path().join(".git/objects").canonicalize().unwrap();
+    assert_eq!(repo.objects_dir().canonicalize().unwrap(), common_objects);
+    let before = fixture.object_count();
+    let merge = repo.merge_tree("main", "HEAD").unwrap();
+    assert_eq!(fixture.object_count(), before);
+    assert_eq!(merge.outcome.conflicts[0].kind, ConflictKind::Content);
+}
