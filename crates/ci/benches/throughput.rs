@@ -122,25 +122,30 @@ fn breakdown(path: &Path) -> String {
     out.join(", ")
 }
 
+/// Each framework directory's corpus logs, sorted, directories in order.
+fn corpus_logs() -> Vec<Vec<PathBuf>> {
+    let sorted = |dir: &Path, keep: &dyn Fn(&Path) -> bool| {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+            .expect("corpus dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| keep(p))
+            .collect();
+        paths.sort();
+        paths
+    };
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    sorted(&corpus, &|p| p.is_dir())
+        .iter()
+        .map(|dir| sorted(dir, &|p| p.extension().is_some_and(|x| x == "log")))
+        .collect()
+}
+
 /// One real failing run of each framework (the first corpus log of each whose report lists
 /// failures), concatenated: a few failures, as a failed job's log holds them.
 fn few_failures() -> Vec<u8> {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    let mut dirs: Vec<_> = std::fs::read_dir(&corpus)
-        .expect("corpus")
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .collect();
-    dirs.sort();
     let mut seed = Vec::new();
-    for dir in dirs {
-        let mut logs: Vec<_> = std::fs::read_dir(&dir)
-            .expect("dir")
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "log"))
-            .collect();
-        logs.sort();
+    for logs in corpus_logs() {
         if let Some(log) = logs.iter().find(|log| {
             std::fs::read_to_string(log.with_extension("expected.json"))
                 .is_ok_and(|e| !e.contains("\"failures\": []"))
@@ -153,27 +158,11 @@ fn few_failures() -> Vec<u8> {
 
 /// Every corpus log, concatenated.
 fn corpus_seed() -> Vec<u8> {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    let mut seed = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(&corpus)
-        .expect("corpus")
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .collect();
-    dirs.sort();
-    for dir in dirs {
-        let mut logs: Vec<_> = std::fs::read_dir(&dir)
-            .expect("dir")
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "log"))
-            .collect();
-        logs.sort();
-        for log in logs {
-            seed.extend(std::fs::read(&log).expect("log"));
-        }
-    }
-    seed
+    corpus_logs()
+        .iter()
+        .flatten()
+        .flat_map(|log| std::fs::read(log).expect("log"))
+        .collect()
 }
 
 /// Build output and passing tests from several tool chains, as a job log serves them.

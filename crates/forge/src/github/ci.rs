@@ -291,23 +291,14 @@ impl GitHub {
         workflow_id: u64,
         max: usize,
     ) -> Result<Vec<u64>> {
-        let auth = self.auth().await?;
         let subject = format!(
             "runs of workflow {workflow_id} in {}/{}",
             repo.owner, repo.repo
         );
-        let url = format!(
-            "{}/actions/workflows/{workflow_id}/runs?status=success&per_page={}",
-            self.repo_api(repo),
-            max.clamp(1, 100)
-        );
-        let response = self
-            .http
-            .send(&Request::get(url, Some(auth), &subject))
+        let runs = self
+            .workflow_runs(repo, workflow_id, "status=success", max, &subject)
             .await?;
-        let runs: GhRuns = response.json()?;
         Ok(runs
-            .workflow_runs
             .iter()
             .filter_map(|r| {
                 let seconds = (r.updated_at? - r.run_started_at?).num_seconds();
@@ -330,27 +321,43 @@ impl GitHub {
                 "{head_sha:?} is not a commit id (hexadecimal)"
             )));
         }
-        let auth = self.auth().await?;
         let subject = format!(
             "runs of workflow {workflow_id} on {head_sha} in {}/{}",
             repo.owner, repo.repo
         );
+        let runs = self
+            .workflow_runs(
+                repo,
+                workflow_id,
+                &format!("head_sha={head_sha}"),
+                max,
+                &subject,
+            )
+            .await?;
+        Ok(runs.into_iter().take(max).map(GhRun::into_domain).collect())
+    }
+
+    /// One page (at most `max`, newest first) of a workflow's runs that match `filter`
+    /// (`status=success`, `head_sha=…`).
+    async fn workflow_runs(
+        &self,
+        repo: &RepoRef,
+        workflow_id: u64,
+        filter: &str,
+        max: usize,
+        subject: &str,
+    ) -> Result<Vec<GhRun>> {
+        let auth = self.auth().await?;
         let url = format!(
-            "{}/actions/workflows/{workflow_id}/runs?head_sha={head_sha}&per_page={}",
+            "{}/actions/workflows/{workflow_id}/runs?{filter}&per_page={}",
             self.repo_api(repo),
             max.clamp(1, 100)
         );
         let response = self
             .http
-            .send(&Request::get(url, Some(auth), &subject))
+            .send(&Request::get(url, Some(auth), subject))
             .await?;
-        let runs: GhRuns = response.json()?;
-        Ok(runs
-            .workflow_runs
-            .into_iter()
-            .take(max)
-            .map(GhRun::into_domain)
-            .collect())
+        Ok(response.json::<GhRuns>()?.workflow_runs)
     }
 
     /// `filter=all`: the jobs of every attempt, not only the latest.
