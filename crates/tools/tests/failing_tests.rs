@@ -1217,28 +1217,11 @@ async fn tests_that_passed_on_a_retry_are_flaky_not_failures() {
         "/../ci/corpus/pytest/reruns_verbose.log"
     ))
     .expect("corpus log");
-    let indented: String = log
-        .lines()
-        .map(|l| format!("              {l}\n"))
-        .collect();
-    let yaml = format!(
-        r#"forge: github
-now: "2024-05-01T12:00:00Z"
-tokens:
-  - {{token: ghp_read, login: carol, permission: read}}
-users:
-  - {{login: bob, id: 1002, name: Bob Contributor}}
-repos:
-  - owner: acme
-    name: widgets
-    pulls:
-      - number: 7
-        title: "Reruns"
-        author: bob
-        head: {{ref: feature-7, sha: a1b2c3d4e5f60718293a4b5c6d7e8f9012345678}}
-        base: {{ref: main, sha: 0000000000000000000000000000000000000000}}
-        created_at: "2024-05-01T09:55:00Z"
-        workflow_runs:
+    let indented = log_block(&log);
+    let yaml = pr7_scenario(
+        "Reruns",
+        &format!(
+            r#"        workflow_runs:
           - {{id: 9101, name: CI, status: completed, conclusion: failure, started_at: "2024-05-01T10:00:00Z"}}
         workflow_jobs:
           - id: 9201
@@ -1253,6 +1236,7 @@ repos:
 {indented}        check_runs:
           - {{name: "test / pytest", job_id: 9201, conclusion: failure, started_at: "2024-05-01T10:00:00Z", completed_at: "2024-05-01T10:03:00Z"}}
 "#
+        ),
     );
     let fx = Fixture::start(&yaml, Flavor::GitHub).await;
     let (out, failures) = fx
@@ -1295,10 +1279,7 @@ async fn with_history_reads_a_bounded_number_of_logs() {
 2024-05-01T10:00:01.0010000Z FAILED tests/test_unit.py::test_x - assert 1 == 2\n\
 2024-05-01T10:00:01.0020000Z ========================= 1 failed, 3 passed in 0.12s ==========================\n\
 2024-05-01T10:00:01.0030000Z ##[error]Process completed with exit code 1.\n";
-    let indented: String = log
-        .lines()
-        .map(|l| format!("              {l}\n"))
-        .collect();
+    let indented = log_block(&log);
     let mut jobs = String::new();
     let mut checks = String::new();
     for check in 1..=3u64 {
@@ -1314,28 +1295,15 @@ async fn with_history_reads_a_bounded_number_of_logs() {
             9400 + check * 100 + 12
         ));
     }
-    let yaml = format!(
-        r#"forge: github
-now: "2024-05-02T12:00:00Z"
-tokens:
-  - {{token: ghp_read, login: carol, permission: read}}
-users:
-  - {{login: bob, id: 1002, name: Bob Contributor}}
-repos:
-  - owner: acme
-    name: widgets
-    pulls:
-      - number: 7
-        title: "Three jobs re-run 11 times"
-        author: bob
-        head: {{ref: feature-7, sha: a1b2c3d4e5f60718293a4b5c6d7e8f9012345678}}
-        base: {{ref: main, sha: 0000000000000000000000000000000000000000}}
-        created_at: "2024-05-01T09:55:00Z"
-        workflow_runs:
+    let yaml = pr7_scenario(
+        "Three jobs re-run 11 times",
+        &format!(
+            r#"        workflow_runs:
           - {{id: 9301, name: CI, status: completed, conclusion: failure, started_at: "2024-05-01T10:00:00Z", completed_at: "2024-05-01T23:00:00Z", workflow_id: 1}}
         workflow_jobs:
 {jobs}        check_runs:
 {checks}"#
+        ),
     );
     let fx = Fixture::start(&yaml, Flavor::GitHub).await;
     let out = fx
@@ -1364,4 +1332,35 @@ repos:
             .is_some_and(|m| m.contains("only 20 other failed jobs")),
         "{out:#}"
     );
+}
+
+/// A GitHub scenario of one pull request, acme/widgets#7, whose CI is `ci`: YAML of its
+/// `workflow_runs`, `workflow_jobs` and `check_runs`, at the pull request's indentation.
+fn pr7_scenario(title: &str, ci: &str) -> String {
+    format!(
+        r#"forge: github
+now: "2024-05-02T12:00:00Z"
+tokens:
+  - {{token: ghp_read, login: carol, permission: read}}
+users:
+  - {{login: bob, id: 1002, name: Bob Contributor}}
+repos:
+  - owner: acme
+    name: widgets
+    pulls:
+      - number: 7
+        title: "{title}"
+        author: bob
+        head: {{ref: feature-7, sha: a1b2c3d4e5f60718293a4b5c6d7e8f9012345678}}
+        base: {{ref: main, sha: 0000000000000000000000000000000000000000}}
+        created_at: "2024-05-01T09:55:00Z"
+{ci}"#
+    )
+}
+
+/// `log` as a YAML block scalar's lines under a job's `log: |`.
+fn log_block(log: &str) -> String {
+    log.lines()
+        .map(|l| format!("              {l}\n"))
+        .collect()
 }
