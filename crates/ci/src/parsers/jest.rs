@@ -721,10 +721,7 @@ Test Suites: 2 failed, 2 total
     #[test]
     fn a_file_that_failed_to_run_is_one_failure_named_by_its_path() {
         let found = parse(SUITE_ERRORS);
-        let got: Vec<_> = found
-            .iter()
-            .map(|f| (f.test_name.as_str(), f.file_path.as_deref(), f.line_number))
-            .collect();
+        let got = super::super::named_at(&found);
         assert_eq!(
             got,
             [

@@ -510,10 +510,7 @@ not ok 1 - a node:test failure
     #[test]
     fn tap_failures_are_parsed() {
         let found = parse(TAP);
-        let got: Vec<_> = found
-            .iter()
-            .map(|f| (f.test_name.as_str(), f.file_path.as_deref(), f.line_number))
-            .collect();
+        let got = super::super::named_at(&found);
         assert_eq!(
             got,
             [

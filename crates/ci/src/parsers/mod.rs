@@ -122,6 +122,15 @@ pub const PARSERS: &[ParserSpec] = &[
     },
 ];
 
+/// Each failure's name and location, for tests to compare in one assertion.
+#[cfg(test)]
+pub(crate) fn named_at(found: &[Failure]) -> Vec<(&str, Option<&str>, Option<u64>)> {
+    found
+        .iter()
+        .map(|f| (f.test_name.as_str(), f.file_path.as_deref(), f.line_number))
+        .collect()
+}
+
 /// `s` cut to at most `max` bytes on a character boundary, with `…` when cut.
 pub fn bounded_str(s: &str, max: usize) -> String {
     if s.len() <= max {
