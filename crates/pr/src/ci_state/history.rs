@@ -181,7 +181,7 @@ pub async fn test_history(
             {
                 return (id, Ok(hit));
             }
-            let jobs = actions_jobs(history, repo, id).await.map(Arc::new);
+            let jobs = history.run_jobs_all_attempts(repo, id).await.map(Arc::new);
             if let (Some(key), Ok(jobs)) = (key, &jobs) {
                 remember(&cache.run_jobs, key, jobs.clone());
             }
@@ -201,8 +201,8 @@ pub async fn test_history(
             }
         }
     }
+    // Each run was listed once, so no job twice; newest first for the take below.
     jobs.sort_by_key(|j| std::cmp::Reverse(j.completed_at));
-    jobs.dedup_by_key(|j| j.id);
     // The other completed jobs of each failed check's name, newest first.
     let mut to_read: BTreeMap<u64, ActionsJobRef> = BTreeMap::new();
     let mut others: Vec<(usize, Vec<&Job>)> = Vec::new();
@@ -314,14 +314,6 @@ pub async fn test_history(
     out
 }
 
-async fn actions_jobs(
-    history: &dyn resolve_pr_forge::WorkflowHistory,
-    repo: &RepoRef,
-    run_id: u64,
-) -> resolve_pr_core::Result<Vec<Job>> {
-    Ok(history.run_jobs_all_attempts(repo, run_id).await?)
-}
-
 /// The names of the tests a finished job's log reports failing (the log streamed through
 /// the scanner, only its last `max_bytes`).
 async fn failing_tests(
@@ -329,7 +321,7 @@ async fn failing_tests(
     repo: &RepoRef,
     job: &ActionsJobRef,
     max_bytes: u64,
-) -> resolve_pr_core::Result<Arc<Vec<String>>> {
+) -> resolve_pr_forge::Result<Arc<Vec<String>>> {
     let mut stream = actions.job_log(repo, job, max_bytes).await?;
     let mut scanner = Scanner::new();
     while let Some(chunk) = stream.chunks.next().await {
