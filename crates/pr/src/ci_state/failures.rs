@@ -335,13 +335,10 @@ pub(super) async fn collect(
             }
             // What the report says passed on a retry, unless the log said so already.
             for flaky in &report.flaky {
-                let known = out[target].flaky.iter().any(|f| {
-                    f.test_name == flaky.test_name
-                        || flaky
-                            .test_name
-                            .strip_suffix(f.test_name.as_str())
-                            .is_some_and(|binary| binary.ends_with("::"))
-                });
+                let known = out[target]
+                    .flaky
+                    .iter()
+                    .any(|f| junit_jobs::same_name(&f.test_name, &flaky.test_name));
                 if !known {
                     out[target].flaky.push(flaky.clone());
                 }
@@ -398,14 +395,9 @@ fn merge_report_failure(check: &Check, findings: &mut CheckFindings, report: &Fa
 /// print them, except that cargo-nextest's JUnit report puts the binary in front
 /// (`crate::tests::it`) where its log prints the binary apart (`tests::it`).
 fn same_test(existing: &TestFailure, report: &Failure) -> bool {
-    if existing.test_name == report.test_name {
-        return true;
-    }
-    existing.framework == Some(Framework::Nextest)
-        && report
-            .test_name
-            .strip_suffix(existing.test_name.as_str())
-            .is_some_and(|binary| binary.ends_with("::"))
+    existing.test_name == report.test_name
+        || (existing.framework == Some(Framework::Nextest)
+            && junit_jobs::same_name(&existing.test_name, &report.test_name))
 }
 
 fn merge_junit(existing: &mut TestFailure, report: &Failure) {

@@ -337,12 +337,10 @@ async fn failing_tests(
     ))
 }
 
-/// The same test, by name: exactly, or as cargo-nextest's JUnit report names it (the
-/// binary in front: `crate::tests::it` for the log's `tests::it`).
+/// The same test, whichever side carries nextest's binary in front (this run's name may be
+/// its JUnit report's, another run's its log's).
 fn same_test(a: &str, b: &str) -> bool {
-    a == b
-        || a.strip_suffix(b).is_some_and(|p| p.ends_with("::"))
-        || b.strip_suffix(a).is_some_and(|p| p.ends_with("::"))
+    super::junit_jobs::same_name(a, b) || super::junit_jobs::same_name(b, a)
 }
 
 #[cfg(test)]
