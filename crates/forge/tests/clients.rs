@@ -1225,3 +1225,32 @@ async fn forges_route_by_host_from_config() {
     assert_eq!(github.contract_violations(), Vec::<String>::new());
     assert_eq!(forgejo.contract_violations(), Vec::<String>::new());
 }
+
+/// A commit id goes into a query string: anything but hexadecimal is refused before any
+/// request, so no text can add parameters (`&status=…`) to the workflow-runs query.
+#[tokio::test]
+async fn commit_runs_take_only_a_commit_id() {
+    let fx = Fixture::start(Flavor::GitHub).await;
+    let history = fx
+        .forge
+        .workflow_history()
+        .expect("GitHub keeps run history");
+    let repo = fx.pr(7).repo;
+    for bad in ["", "main", "abc&status=success", "-x", "a1b2 c3"] {
+        let err = history
+            .commit_runs(&repo, 1, bad, 10)
+            .await
+            .expect_err("not a commit id");
+        assert!(
+            matches!(err, resolve_pr_forge::Error::Usage { .. }),
+            "{bad:?}: {err:?}"
+        );
+    }
+    assert!(fx.sim.requests().is_empty(), "{:#?}", fx.sim.requests());
+    let runs = history
+        .commit_runs(&repo, 1, "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678", 10)
+        .await
+        .expect("a commit id is asked for");
+    assert!(runs.len() <= 10);
+    assert_eq!(fx.sim.requests().len(), 1);
+}
