@@ -1279,7 +1279,7 @@ async fn with_history_reads_a_bounded_number_of_logs() {
 2024-05-01T10:00:01.0010000Z FAILED tests/test_unit.py::test_x - assert 1 == 2\n\
 2024-05-01T10:00:01.0020000Z ========================= 1 failed, 3 passed in 0.12s ==========================\n\
 2024-05-01T10:00:01.0030000Z ##[error]Process completed with exit code 1.\n";
-    let indented = log_block(&log);
+    let indented = log_block(log);
     let mut jobs = String::new();
     let mut checks = String::new();
     for check in 1..=3u64 {
