@@ -1,12 +1,23 @@
 //! What went wrong running git, in this crate's own terms: the variant says what happened
-//! (no git, too old a git, not a repository, a revision that names no commit, git failing),
-//! so callers decide by matching a variant, never by reading an error's text.
+//! (no git, too old a git, not a repository, a revision that names no commit, a conflict, a
+//! rejected push, an unreachable remote, git failing), so callers decide by matching a
+//! variant, never by reading an error's text. The one conversion to the agents' error model,
+//! [`resolve_pr_core::Error`], is at the bottom.
+//!
+//! One place reads git's text: where a fetch, push or clone fails, [`network_or_failed`]
+//! tells an unreachable remote ([`Error::Network`]) from any other failure by git's exit
+//! status and its (untranslated, `LC_ALL=C`) stderr. Nothing else classifies by text.
 
 use std::path::PathBuf;
+
+use resolve_pr_core::Category;
 
 use crate::Version;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// How much of git's stderr an agent error carries.
+const STDERR_LIMIT: usize = 2048;
 
 /// An error of the git layer.
 #[derive(Debug, thiserror::Error)]
@@ -14,11 +25,14 @@ pub enum Error {
     /// No git program could be started: not on `PATH`, or the given path is not one.
     #[error("git was not found ({program}): {reason}; install git 2.38 or later")]
     GitMissing { program: PathBuf, reason: String },
-    /// The git found is older than this crate needs.
-    #[error(
-        "git {found} is too old: git {required} or later is needed for `git merge-tree --write-tree`"
-    )]
-    GitTooOld { found: Version, required: Version },
+    /// The git found is older than this crate (or one of its operations) needs.
+    #[error("git {found} is too old: git {required} or later is needed for `git {needed_for}`")]
+    GitTooOld {
+        found: Version,
+        required: Version,
+        /// The command or option that needs the newer git (`merge-tree --write-tree`).
+        needed_for: &'static str,
+    },
     /// `git --version` printed something that is not a version.
     #[error("`git --version` printed no version this crate understands: {output:?}")]
     UnknownVersion { output: String },
@@ -31,6 +45,27 @@ pub enum Error {
     /// A path that the merge did not leave conflicted (asked for its hunks).
     #[error("{path:?} is not a conflicted file of this merge")]
     NotConflicted { path: String },
+    /// The arguments cannot be used as given (a branch name git refuses, a fetch destination
+    /// outside `refs/resolve-pr/`, too many commits); nothing was run.
+    #[error("{what}")]
+    Usage { what: String },
+    /// The repository is a shallow clone and lacks history the operation needs.
+    #[error("the repository is a shallow clone and lacks the history to {what}")]
+    Shallow { what: String },
+    /// Replaying a branch stopped on a commit that does not apply: nothing was written.
+    #[error("replaying {branch:?} stops at commit {commit} with conflicts in {}", files.join(", "))]
+    Conflict {
+        branch: String,
+        commit: String,
+        files: Vec<String>,
+    },
+    /// The remote refused a push (a lease that no longer holds, a protected branch, a hook).
+    /// With `--atomic` nothing was updated.
+    #[error("the push of {branch:?} was rejected: {reason}")]
+    PushRejected { branch: String, reason: String },
+    /// A fetch, push or clone could not reach the remote.
+    #[error("`git {command}` could not reach the remote: {stderr}")]
+    Network { command: String, stderr: String },
     /// git ran and failed: its exit status (`None` when a signal ended it) and its stderr.
     #[error("`git {command}` failed (exit status {}): {stderr}", status.map_or("none".to_string(), |s| s.to_string()))]
     Failed {
@@ -48,4 +83,343 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+}
+
+impl Error {
+    pub(crate) fn usage(what: impl Into<String>) -> Error {
+        Error::Usage { what: what.into() }
+    }
+
+    fn category(&self) -> Category {
+        match self {
+            Error::GitMissing { .. } | Error::GitTooOld { .. } | Error::UnknownVersion { .. } => {
+                Category::Logical
+            }
+            Error::NotARepository { .. }
+            | Error::BadRevision { .. }
+            | Error::NotConflicted { .. }
+            | Error::Usage { .. }
+            | Error::Shallow { .. } => Category::User,
+            Error::Conflict { .. } | Error::PushRejected { .. } => Category::Logical,
+            Error::Network { .. } => Category::Network,
+            Error::Failed { .. } | Error::UnexpectedOutput { .. } | Error::Io { .. } => {
+                Category::Unknown
+            }
+        }
+    }
+
+    fn suggestion(&self) -> Option<String> {
+        let text = match self {
+            Error::GitMissing { .. } => {
+                "Install git 2.38 or later (2.44 or later for worktree-free restacks) and put it on PATH.".to_string()
+            }
+            Error::GitTooOld { required, .. } => format!(
+                "Upgrade git to {required} or later (2.44 or later does everything this tool does)."
+            ),
+            Error::UnknownVersion { .. } => {
+                "Check that the program on PATH named git is git 2.38 or later.".to_string()
+            }
+            Error::NotARepository { .. } => {
+                "Pass a directory inside a clone of the pull request's repository.".to_string()
+            }
+            Error::BadRevision { .. } => {
+                "Fetch the commit first (or check the revision's spelling).".to_string()
+            }
+            Error::Shallow { .. } => {
+                "Deepen the clone (`git fetch --unshallow`) and try again.".to_string()
+            }
+            Error::Conflict { .. } => {
+                "Resolve the conflict by hand (rebase the branch locally), or restack onto another base.".to_string()
+            }
+            Error::PushRejected { .. } => {
+                "Someone pushed to the branch meanwhile: fetch, look at the new commits, and plan again.".to_string()
+            }
+            Error::Network { .. } => {
+                "Check the network and the remote's URL and credentials, then retry.".to_string()
+            }
+            _ => return None,
+        };
+        Some(text)
+    }
+
+    fn details(&self) -> Vec<(&'static str, serde_json::Value)> {
+        use serde_json::Value;
+        match self {
+            Error::GitMissing { program, .. } => {
+                vec![("program", Value::from(program.display().to_string()))]
+            }
+            Error::GitTooOld {
+                found,
+                required,
+                needed_for,
+            } => vec![
+                ("found", Value::from(found.to_string())),
+                ("required", Value::from(required.to_string())),
+                ("needed_for", Value::from(*needed_for)),
+            ],
+            Error::NotARepository { dir } => {
+                vec![("dir", Value::from(dir.display().to_string()))]
+            }
+            Error::BadRevision { revision } => vec![("revision", Value::from(revision.as_str()))],
+            Error::NotConflicted { path } => vec![("path", Value::from(path.as_str()))],
+            Error::Conflict {
+                branch,
+                commit,
+                files,
+            } => vec![
+                ("branch", Value::from(branch.as_str())),
+                ("commit", Value::from(commit.as_str())),
+                ("files", Value::from(files.clone())),
+            ],
+            Error::PushRejected { branch, reason } => vec![
+                ("branch", Value::from(branch.as_str())),
+                ("reason", Value::from(reason.as_str())),
+            ],
+            Error::Network { command, stderr } => vec![
+                ("command", Value::from(command.as_str())),
+                ("stderr", Value::from(cut(stderr))),
+            ],
+            Error::Failed {
+                command,
+                status,
+                stderr,
+            } => vec![
+                ("command", Value::from(command.as_str())),
+                ("status", status.map_or(Value::Null, Value::from)),
+                ("stderr", Value::from(cut(stderr))),
+            ],
+            Error::UnexpectedOutput { command, .. } => {
+                vec![("command", Value::from(command.as_str()))]
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The first [`STDERR_LIMIT`] bytes of `text` (at a character boundary), marked when cut.
+fn cut(text: &str) -> String {
+    if text.len() <= STDERR_LIMIT {
+        return text.to_string();
+    }
+    let mut end = STDERR_LIMIT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// A failed fetch, push or clone: [`Error::Network`] when git exited 128 saying it could not
+/// reach or talk to the remote (phrases of git's C-locale transport errors), else the error
+/// unchanged. The only place this crate reads git's text to decide a variant.
+pub(crate) fn network_or_failed(error: Error) -> Error {
+    const UNREACHABLE: &[&str] = &[
+        "Could not resolve host",
+        "Could not resolve hostname",
+        "unable to access",
+        "Could not read from remote repository",
+        "Connection refused",
+        "Connection timed out",
+        "Connection reset",
+        "Operation timed out",
+        "Failed to connect",
+        "Network is unreachable",
+        "No route to host",
+        "the remote end hung up unexpectedly",
+        "early EOF",
+        "unable to connect",
+        "Temporary failure in name resolution",
+    ];
+    match error {
+        Error::Failed {
+            command,
+            status: Some(128),
+            stderr,
+        } if UNREACHABLE.iter().any(|phrase| stderr.contains(phrase)) => {
+            Error::Network { command, stderr }
+        }
+        other => other,
+    }
+}
+
+/// The one way a git error becomes the error agents see; `?` applies it where a tool returns.
+impl From<Error> for resolve_pr_core::Error {
+    fn from(e: Error) -> Self {
+        let mut agent = resolve_pr_core::Error::new(e.category(), e.to_string());
+        if let Some(suggestion) = e.suggestion() {
+            agent = agent.with_suggestion(suggestion);
+        }
+        for (key, value) in e.details() {
+            agent = agent.with_detail(key, value);
+        }
+        agent
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use resolve_pr_core::Error as Agent;
+
+    fn failed(status: Option<i32>, stderr: &str) -> Error {
+        Error::Failed {
+            command: "fetch origin".into(),
+            status,
+            stderr: stderr.into(),
+        }
+    }
+
+    /// Every variant, with the category it must carry; a new variant fails to compile in
+    /// `category` until it is placed, and this list names the placement.
+    #[test]
+    fn every_variant_has_its_category() {
+        let v = Version {
+            major: 2,
+            minor: 39,
+            patch: 0,
+        };
+        let io = || std::io::Error::other("disk full");
+        let cases: Vec<(Error, Category)> = vec![
+            (
+                Error::GitMissing {
+                    program: "git".into(),
+                    reason: "no such program".into(),
+                },
+                Category::Logical,
+            ),
+            (
+                Error::GitTooOld {
+                    found: v,
+                    required: Version::MINIMUM,
+                    needed_for: "replay",
+                },
+                Category::Logical,
+            ),
+            (
+                Error::UnknownVersion { output: "x".into() },
+                Category::Logical,
+            ),
+            (Error::NotARepository { dir: "/x".into() }, Category::User),
+            (
+                Error::BadRevision {
+                    revision: "x".into(),
+                },
+                Category::User,
+            ),
+            (Error::NotConflicted { path: "p".into() }, Category::User),
+            (Error::usage("bad name"), Category::User),
+            (Error::Shallow { what: "x".into() }, Category::User),
+            (
+                Error::Conflict {
+                    branch: "b".into(),
+                    commit: "c".into(),
+                    files: vec!["f".into()],
+                },
+                Category::Logical,
+            ),
+            (
+                Error::PushRejected {
+                    branch: "b".into(),
+                    reason: "stale info".into(),
+                },
+                Category::Logical,
+            ),
+            (
+                Error::Network {
+                    command: "fetch".into(),
+                    stderr: "x".into(),
+                },
+                Category::Network,
+            ),
+            (failed(Some(1), "x"), Category::Unknown),
+            (
+                Error::UnexpectedOutput {
+                    command: "c".into(),
+                    what: "w".into(),
+                },
+                Category::Unknown,
+            ),
+            (
+                Error::Io {
+                    what: "w".into(),
+                    source: io(),
+                },
+                Category::Unknown,
+            ),
+        ];
+        for (error, category) in cases {
+            let text = error.to_string();
+            let agent = Agent::from(error);
+            assert_eq!(agent.category, category, "{text}");
+            assert_eq!(agent.error, text);
+        }
+    }
+
+    #[test]
+    fn too_old_names_both_versions_and_suggests_an_upgrade() {
+        let agent = Agent::from(Error::GitTooOld {
+            found: Version {
+                major: 2,
+                minor: 39,
+                patch: 1,
+            },
+            required: Version {
+                major: 2,
+                minor: 40,
+                patch: 0,
+            },
+            needed_for: "merge-tree --merge-base",
+        });
+        assert!(agent.error.contains("2.39.1") && agent.error.contains("2.40.0"));
+        assert!(agent.suggestion.unwrap().contains("2.40.0"));
+        let details = agent.details.unwrap();
+        assert_eq!(details["needed_for"], "merge-tree --merge-base");
+        let missing = Agent::from(Error::GitMissing {
+            program: "git".into(),
+            reason: "x".into(),
+        });
+        assert!(missing.suggestion.unwrap().contains("2.38"));
+    }
+
+    #[test]
+    fn failures_carry_command_status_and_stderr_cut_to_two_kilobytes() {
+        let long = "é".repeat(3000);
+        let agent = Agent::from(failed(Some(128), &long));
+        let details = agent.details.unwrap();
+        assert_eq!(details["command"], "fetch origin");
+        assert_eq!(details["status"], 128);
+        let stderr = details["stderr"].as_str().unwrap();
+        assert!(
+            stderr.len() <= STDERR_LIMIT + '…'.len_utf8(),
+            "{}",
+            stderr.len()
+        );
+        assert!(stderr.ends_with('…'));
+        let agent = Agent::from(failed(None, "killed"));
+        assert_eq!(agent.details.unwrap()["status"], serde_json::Value::Null);
+    }
+
+    #[test]
+    fn only_an_unreachable_remote_is_a_network_error() {
+        let unreachable = network_or_failed(failed(
+            Some(128),
+            "fatal: unable to access 'https://example.invalid/o/r/': Could not resolve host: example.invalid",
+        ));
+        assert!(
+            matches!(unreachable, Error::Network { .. }),
+            "{unreachable:?}"
+        );
+        let hung_up = network_or_failed(failed(
+            Some(128),
+            "fatal: Could not read from remote repository.",
+        ));
+        assert!(matches!(hung_up, Error::Network { .. }));
+        // Another failure, or the same words with another status, stays a failure.
+        let other = network_or_failed(failed(
+            Some(128),
+            "fatal: couldn't find remote ref refs/heads/nope",
+        ));
+        assert!(matches!(other, Error::Failed { .. }));
+        let status = network_or_failed(failed(Some(1), "Could not resolve host: x"));
+        assert!(matches!(status, Error::Failed { .. }));
+    }
 }

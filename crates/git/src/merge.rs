@@ -114,32 +114,8 @@ impl Repository {
     pub fn merge_tree(&self, ours: &str, theirs: &str) -> Result<Merge> {
         let ours = self.resolve_commit(ours)?;
         let theirs = self.resolve_commit(theirs)?;
-        let scratch = tempfile::Builder::new()
-            .prefix("resolve-pr-merge-")
-            .tempdir()
-            .map_err(|source| Error::Io {
-                what: "creating a scratch object directory".to_string(),
-                source,
-            })?;
-        let env = scratch_env(scratch.path(), self.objects_dir());
-        let args = [
-            "-c",
-            "merge.conflictStyle=zdiff3",
-            "merge-tree",
-            "--write-tree",
-            "-z",
-            "--messages",
-            "--end-of-options",
-            &ours,
-            &theirs,
-        ];
-        let output = self.run(args, &env_refs(&env), &[0, 1])?;
-        let clean = output.status.code() == Some(0);
-        let outcome =
-            parse_merge_tree(&output.stdout, clean).map_err(|what| Error::UnexpectedOutput {
-                command: args.join(" "),
-                what,
-            })?;
+        let scratch = scratch_dir()?;
+        let outcome = self.merge_in(scratch.path(), None, &ours, &theirs)?;
         Ok(Merge {
             outcome,
             repo: self.clone(),
@@ -148,7 +124,79 @@ impl Repository {
     }
 }
 
+impl Repository {
+    /// `merge-tree --write-tree` of the commits `ours` and `theirs` (object ids, which may
+    /// live in `scratch` only), with `merge_base` as the base when given, writing into the
+    /// object directory `scratch`.
+    pub(crate) fn merge_in(
+        &self,
+        scratch: &Path,
+        merge_base: Option<&str>,
+        ours: &str,
+        theirs: &str,
+    ) -> Result<MergeOutcome> {
+        let env = scratch_env(scratch, self.objects_dir());
+        let base_option = merge_base.map(|base| format!("--merge-base={base}"));
+        let mut args = vec![
+            "-c",
+            "merge.conflictStyle=zdiff3",
+            "merge-tree",
+            "--write-tree",
+            "-z",
+            "--messages",
+        ];
+        args.extend(base_option.as_deref());
+        args.extend(["--end-of-options", ours, theirs]);
+        let output = self.run(&args, &env_refs(&env), &[0, 1])?;
+        let clean = output.status.code() == Some(0);
+        parse_merge_tree(&output.stdout, clean).map_err(|what| Error::UnexpectedOutput {
+            command: args.join(" "),
+            what,
+        })
+    }
+
+    /// Runs git in this repository with `scratch` as its object directory (the repository's
+    /// store as an alternate): reads see both, writes land in scratch.
+    pub(crate) fn run_in_scratch(
+        &self,
+        scratch: &Path,
+        args: &[&str],
+        extra_env: &[(&str, &str)],
+        input: Option<&[u8]>,
+        ok_statuses: &[i32],
+    ) -> Result<std::process::Output> {
+        let env = scratch_env(scratch, self.objects_dir());
+        let mut all = env_refs(&env);
+        all.extend(extra_env.iter().map(|(k, v)| (*k, OsStr::new(*v))));
+        self.git()
+            .run_with_input(self.dir(), args, &all, input, ok_statuses)
+    }
+}
+
+/// A scratch object directory, removed when dropped.
+pub(crate) fn scratch_dir() -> Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix("resolve-pr-merge-")
+        .tempdir()
+        .map_err(|source| Error::Io {
+            what: "creating a scratch object directory".to_string(),
+            source,
+        })
+}
+
 impl Merge {
+    pub(crate) fn new(
+        outcome: MergeOutcome,
+        repo: &Repository,
+        scratch: tempfile::TempDir,
+    ) -> Merge {
+        Merge {
+            outcome,
+            repo: repo.clone(),
+            scratch,
+        }
+    }
+
     /// Where this merge's objects are (only while the `Merge` lives).
     pub fn scratch_dir(&self) -> &Path {
         self.scratch.path()
@@ -184,7 +232,7 @@ impl Merge {
 
 /// `GIT_OBJECT_DIRECTORY` the scratch directory, `GIT_ALTERNATE_OBJECT_DIRECTORIES` the
 /// repository's store: reads find the repository's objects, writes land in scratch.
-fn scratch_env(scratch: &Path, objects: &Path) -> Vec<(&'static str, OsString)> {
+pub(crate) fn scratch_env(scratch: &Path, objects: &Path) -> Vec<(&'static str, OsString)> {
     vec![
         ("GIT_OBJECT_DIRECTORY", scratch.as_os_str().to_owned()),
         ("GIT_ALTERNATE_OBJECT_DIRECTORIES", alternate_entry(objects)),

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::remote::{RemoteUrl, redacted};
-use crate::runner::Git;
+use crate::restack::RestackEngine;
+use crate::runner::{Git, Version};
 
 /// A repository on disk, found from a directory inside it.
 #[derive(Debug, Clone)]
@@ -18,6 +19,8 @@ pub struct Repository {
     /// The object store, shared by every worktree (absolute).
     objects_dir: PathBuf,
     shallow: bool,
+    /// How [`Repository::restack`] replays commits; `None`: chosen by git's version.
+    engine: Option<RestackEngine>,
 }
 
 /// A configured remote.
@@ -85,6 +88,7 @@ impl Repository {
             git_dir: PathBuf::from(git_dir),
             objects_dir: PathBuf::from(objects),
             shallow: shallow == "true",
+            engine: None,
         })
     }
 
@@ -107,6 +111,24 @@ impl Repository {
     /// A shallow clone may lack the merge base; a caller deepens it before merging.
     pub fn is_shallow(&self) -> bool {
         self.shallow
+    }
+
+    /// This repository, restacking with `engine` instead of the one git's version picks.
+    pub fn with_restack_engine(mut self, engine: RestackEngine) -> Repository {
+        self.engine = Some(engine);
+        self
+    }
+
+    /// How [`Repository::restack`] replays commits: the engine set with
+    /// [`Repository::with_restack_engine`], else `git replay` with git 2.44 or later and
+    /// `git rebase` in a temporary worktree before.
+    pub fn restack_engine(&self) -> RestackEngine {
+        self.engine
+            .unwrap_or(if self.git.version() >= Version::REPLAY {
+                RestackEngine::Replay
+            } else {
+                RestackEngine::Rebase
+            })
     }
 
     /// The directory git commands run in.

@@ -25,6 +25,20 @@ impl Version {
         patch: 0,
     };
 
+    /// `merge-tree --merge-base` came in git 2.40.
+    pub const MERGE_BASE: Version = Version {
+        major: 2,
+        minor: 40,
+        patch: 0,
+    };
+
+    /// `git replay` came in git 2.44.
+    pub const REPLAY: Version = Version {
+        major: 2,
+        minor: 44,
+        patch: 0,
+    };
+
     /// Reads the output of `git --version`; `None` when it holds no version.
     pub fn parse(output: &str) -> Option<Version> {
         let rest = output.trim().strip_prefix("git version ")?;
@@ -134,6 +148,7 @@ impl Git {
             return Err(Error::GitTooOld {
                 found: version,
                 required: Version::MINIMUM,
+                needed_for: "merge-tree --write-tree",
             });
         }
         Ok(Git { program, version })
@@ -145,6 +160,18 @@ impl Git {
 
     pub fn program(&self) -> &Path {
         &self.program
+    }
+
+    /// [`Error::GitTooOld`] unless this git is at least `required` (for `needed_for`).
+    pub(crate) fn require(&self, required: Version, needed_for: &'static str) -> Result<()> {
+        if self.version < required {
+            return Err(Error::GitTooOld {
+                found: self.version,
+                required,
+                needed_for,
+            });
+        }
+        Ok(())
     }
 
     /// A git command in `dir` (none: the current directory), with the cleaned environment:
@@ -180,20 +207,136 @@ impl Git {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        self.run_with_input(dir, args, env, None, ok_statuses)
+    }
+
+    /// [`Git::run`] with `input` written to git's stdin (from a thread, so a git that writes
+    /// while it reads never blocks on a full pipe).
+    pub(crate) fn run_with_input<I, S>(
+        &self,
+        dir: &Path,
+        args: I,
+        env: &[(&str, &OsStr)],
+        input: Option<&[u8]>,
+        ok_statuses: &[i32],
+    ) -> Result<Output>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
         let mut command = self.command(Some(dir));
         command.args(&args);
         for (name, value) in env {
             command.env(name, value);
         }
-        let output = command.output().map_err(|source| Error::Io {
+        let output = match input {
+            None => command.output(),
+            Some(input) => {
+                command
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped());
+                command.spawn().and_then(|mut child| {
+                    let stdin = child.stdin.take();
+                    std::thread::scope(|scope| {
+                        if let Some(mut stdin) = stdin {
+                            scope.spawn(move || {
+                                use std::io::Write;
+                                // git may exit before reading everything (an error); its
+                                // status says so, not this write.
+                                let _ = stdin.write_all(input);
+                            });
+                        }
+                        child.wait_with_output()
+                    })
+                })
+            }
+        }
+        .map_err(|source| self.io_error(source))?;
+        Self::checked(&args, output, ok_statuses)
+    }
+
+    /// Runs `first | second` (both git, in `dir`, with `env`), `input` on the first one's
+    /// stdin; the pipe is made here, never by a shell. Returns the second one's output; a
+    /// failure of either is [`Error::Failed`].
+    pub(crate) fn pipe(
+        &self,
+        dir: &Path,
+        first: &[&str],
+        input: Option<&[u8]>,
+        second: &[&str],
+        env: &[(&str, &OsStr)],
+    ) -> Result<Output> {
+        let mut head = self.command(Some(dir));
+        head.args(first)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if input.is_some() {
+            head.stdin(Stdio::piped());
+        }
+        let mut tail = self.command(Some(dir));
+        tail.args(second)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (name, value) in env {
+            head.env(name, value);
+            tail.env(name, value);
+        }
+        let mut head = head.spawn().map_err(|source| self.io_error(source))?;
+        let head_stdin = head.stdin.take();
+        let head_stdout = head.stdout.take().expect("piped stdout");
+        let mut head_stderr = head.stderr.take().expect("piped stderr");
+        let tail = tail
+            .stdin(Stdio::from(head_stdout))
+            .spawn()
+            .map_err(|source| self.io_error(source));
+        let (tail_output, head_stderr_text) = std::thread::scope(|scope| {
+            if let (Some(mut stdin), Some(input)) = (head_stdin, input) {
+                scope.spawn(move || {
+                    use std::io::Write;
+                    let _ = stdin.write_all(input);
+                });
+            }
+            let stderr_reader = scope.spawn(move || {
+                use std::io::Read;
+                let mut text = Vec::new();
+                let _ = head_stderr.read_to_end(&mut text);
+                text
+            });
+            let output = tail.and_then(|tail| {
+                tail.wait_with_output()
+                    .map_err(|source| self.io_error(source))
+            });
+            (output, stderr_reader.join().unwrap_or_default())
+        });
+        let head_status = head.wait().map_err(|source| self.io_error(source))?;
+        let tail_output = tail_output?;
+        if !head_status.success() {
+            return Err(Error::Failed {
+                command: first.join(" "),
+                status: head_status.code(),
+                stderr: String::from_utf8_lossy(&head_stderr_text)
+                    .trim()
+                    .to_string(),
+            });
+        }
+        let args: Vec<OsString> = second.iter().map(OsString::from).collect();
+        Self::checked(&args, tail_output, &[0])
+    }
+
+    fn io_error(&self, source: std::io::Error) -> Error {
+        Error::Io {
             what: format!("starting {}", self.program.display()),
             source,
-        })?;
+        }
+    }
+
+    fn checked(args: &[OsString], output: Output, ok_statuses: &[i32]) -> Result<Output> {
         match output.status.code() {
             Some(code) if ok_statuses.contains(&code) => Ok(output),
             status => Err(Error::Failed {
-                command: describe(&args),
+                command: describe(args),
                 status,
                 stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
             }),
@@ -201,10 +344,11 @@ impl Git {
     }
 }
 
-/// The command's arguments for an error message (lossy: for people, not for running).
+/// The command's arguments for an error message (lossy: for people, not for running), with
+/// any password or token in a URL argument replaced by `***`.
 pub(crate) fn describe(args: &[OsString]) -> String {
     args.iter()
-        .map(|a| a.to_string_lossy().into_owned())
+        .map(|a| crate::remote::redacted(&a.to_string_lossy()))
         .collect::<Vec<_>>()
         .join(" ")
 }

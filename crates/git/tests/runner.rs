@@ -32,7 +32,9 @@ fn an_old_git_is_refused_with_both_versions() {
     let dir = tempfile::tempdir().unwrap();
     let error = Git::at(stand_in(dir.path(), "echo 'git version 2.37.1'")).unwrap_err();
     match &error {
-        Error::GitTooOld { found, required } => {
+        Error::GitTooOld {
+            found, required, ..
+        } => {
             assert_eq!(found.to_string(), "2.37.1");
             assert_eq!(*required, Version::MINIMUM);
         }

@@ -1,0 +1,163 @@
+//! Predicting a restack: what replaying a branch's own commits onto a new base would do,
+//! commit by commit as a rebase would, computed with `merge-tree --merge-base` and
+//! `commit-tree` in a scratch object directory. Nothing is written to the repository.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::history::CommitInfo;
+use crate::merge::{Merge, scratch_dir};
+use crate::repo::Repository;
+use crate::runner::Version;
+
+/// The most commits one prediction (or restack) replays.
+pub const REPLAY_LIMIT: usize = 500;
+
+/// A commit of a replay that does not apply cleanly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitConflict {
+    pub commit: String,
+    pub summary: String,
+    /// The conflicted paths.
+    pub files: Vec<String>,
+}
+
+/// What replaying `old_base..head` onto a new base would do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayPrediction {
+    /// The commits that would be replayed (merge commits, which a rebase drops, excluded).
+    pub commits: usize,
+    /// Every commit applies.
+    pub clean: bool,
+    /// The first commit that does not apply (a real rebase stops there), with its files;
+    /// empty when clean.
+    pub conflicts: Vec<CommitConflict>,
+    /// The files that conflict when the whole range is applied as one change
+    /// (`merge-tree --merge-base=<old_base> <new_base> <head>`): what is left to resolve if
+    /// the branch were squashed first.
+    pub final_conflicts: Vec<String>,
+}
+
+/// The identity of scratch commits (never written to the repository; fixed so a prediction
+/// needs no user configuration).
+const SCRATCH_IDENTITY: &[(&str, &str)] = &[
+    ("GIT_AUTHOR_NAME", "resolve-pr"),
+    ("GIT_AUTHOR_EMAIL", "resolve-pr@localhost"),
+    ("GIT_AUTHOR_DATE", "1700000000 +0000"),
+    ("GIT_COMMITTER_NAME", "resolve-pr"),
+    ("GIT_COMMITTER_EMAIL", "resolve-pr@localhost"),
+    ("GIT_COMMITTER_DATE", "1700000000 +0000"),
+];
+
+impl Repository {
+    /// `merge-tree --write-tree --merge-base=<base> <ours> <theirs>` (git 2.40 or later, else
+    /// [`Error::GitTooOld`]), into a scratch object directory as [`Repository::merge_tree`].
+    pub fn merge_tree_with_base(&self, base: &str, ours: &str, theirs: &str) -> Result<Merge> {
+        self.git()
+            .require(Version::MERGE_BASE, "merge-tree --merge-base")?;
+        let base = self.resolve_commit(base)?;
+        let ours = self.resolve_commit(ours)?;
+        let theirs = self.resolve_commit(theirs)?;
+        let scratch = scratch_dir()?;
+        let outcome = self.merge_in(scratch.path(), Some(&base), &ours, &theirs)?;
+        Ok(Merge::new(outcome, self, scratch))
+    }
+
+    /// What replaying `old_base..head` onto `new_base` would do, commit by commit: each
+    /// commit merged with `merge-tree --merge-base=<commit^> <current> <commit>`, a clean
+    /// result committed with `commit-tree` into the scratch store to be the next `current`.
+    /// Merge commits in the range are skipped, as rebase does. More than [`REPLAY_LIMIT`]
+    /// commits is a usage error. Writes nothing to the repository.
+    pub fn predict_replay(
+        &self,
+        new_base: &str,
+        old_base: &str,
+        head: &str,
+    ) -> Result<ReplayPrediction> {
+        self.git()
+            .require(Version::MERGE_BASE, "merge-tree --merge-base")?;
+        let new_base = self.resolve_commit(new_base)?;
+        let old_base = self.resolve_commit(old_base)?;
+        let head = self.resolve_commit(head)?;
+        let commits = self.replayable_commits(&old_base, &head)?;
+        let scratch = scratch_dir()?;
+        let conflict = self.replay_in(scratch.path(), &new_base, &commits)?.err();
+        let whole = self.merge_in(scratch.path(), Some(&old_base), &new_base, &head)?;
+        Ok(ReplayPrediction {
+            commits: commits.len(),
+            clean: conflict.is_none(),
+            conflicts: conflict.into_iter().collect(),
+            final_conflicts: whole.conflicts.into_iter().map(|f| f.path).collect(),
+        })
+    }
+
+    /// The non-merge commits of `old_base..head`, oldest first, at most [`REPLAY_LIMIT`].
+    pub(crate) fn replayable_commits(&self, old_base: &str, head: &str) -> Result<Vec<CommitInfo>> {
+        let (commits, total) = self.commits_between(old_base, head, REPLAY_LIMIT)?;
+        if total > REPLAY_LIMIT {
+            return Err(Error::usage(format!(
+                "{old_base}..{head} has {total} commits; at most {REPLAY_LIMIT} are replayed"
+            )));
+        }
+        Ok(commits
+            .into_iter()
+            .filter(|c| c.parents.len() <= 1)
+            .collect())
+    }
+
+    /// Replays `commits` onto `onto` in `scratch`: the last replayed commit, or the first
+    /// commit that does not apply.
+    pub(crate) fn replay_in(
+        &self,
+        scratch: &Path,
+        onto: &str,
+        commits: &[CommitInfo],
+    ) -> Result<std::result::Result<String, CommitConflict>> {
+        let mut current = onto.to_string();
+        for commit in commits {
+            // A root commit has no parent: its changes apply against an empty base, which
+            // `--merge-base` cannot name; such a range is replayed against its own tree.
+            let Some(parent) = commit.parents.first() else {
+                return Err(Error::usage(format!(
+                    "commit {} is a root commit; it cannot be replayed onto a base",
+                    commit.oid
+                )));
+            };
+            let outcome = self.merge_in(scratch, Some(parent), &current, &commit.oid)?;
+            if !outcome.clean {
+                return Ok(Err(CommitConflict {
+                    commit: commit.oid.clone(),
+                    summary: commit.summary.clone(),
+                    files: outcome.conflicts.into_iter().map(|f| f.path).collect(),
+                }));
+            }
+            current = self.scratch_commit(scratch, &outcome.tree, &current, &commit.message)?;
+        }
+        Ok(Ok(current))
+    }
+
+    /// `commit-tree <tree> -p <parent>` with `message` on stdin, into `scratch`.
+    fn scratch_commit(
+        &self,
+        scratch: &Path,
+        tree: &str,
+        parent: &str,
+        message: &str,
+    ) -> Result<String> {
+        let output = self.run_in_scratch(
+            scratch,
+            &["commit-tree", "-p", parent, "--end-of-options", tree],
+            SCRATCH_IDENTITY,
+            Some(message.as_bytes()),
+            &[0],
+        )?;
+        let oid = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        if oid.is_empty() {
+            return Err(Error::UnexpectedOutput {
+                command: "commit-tree".to_string(),
+                what: "no commit id".to_string(),
+            });
+        }
+        Ok(oid)
+    }
+}

@@ -1,0 +1,533 @@
+//! Performing a restack, and pushing it: the only code of this crate that writes to the
+//! user's repository, and then only objects (the replayed commits) and refs under
+//! `refs/resolve-pr/` (backups of the old heads, the new heads, and a transient ref a
+//! `git replay` run needs as its tip). The user's branches, HEAD, index and worktree are
+//! never touched: `git replay` needs no worktree; the `git rebase` fallback runs in a
+//! temporary detached worktree, removed afterwards even on error, with no user hook, editor,
+//! autostash, rerere or `--update-refs` able to act.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::fetch::{REF_NAMESPACE, check_remote, transport_error};
+use crate::repo::Repository;
+use crate::runner::Version;
+
+/// How commits are replayed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RestackEngine {
+    /// `git replay --onto` (git 2.44 or later): no worktree at all. A branch whose range
+    /// holds merge commits (which `git replay` does not replay) goes through `Rebase`.
+    Replay,
+    /// `git rebase --onto` in a temporary detached worktree.
+    Rebase,
+}
+
+/// A branch of a stack to restack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestackBranch {
+    /// The branch name on the remote (`feature-b`).
+    pub name: String,
+    /// Its current tip.
+    pub head: String,
+    /// The old parent tip its own commits start after.
+    pub old_base: String,
+}
+
+/// A restacked branch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestackResult {
+    pub name: String,
+    pub old_head: String,
+    pub new_head: String,
+    /// Commits on the new head above its new base (commits that became empty are dropped).
+    pub commits: usize,
+    /// `refs/resolve-pr/backup/<name>`: the old head.
+    pub backup_ref: String,
+    /// `refs/resolve-pr/restack/<name>`: the new head.
+    pub result_ref: String,
+}
+
+/// One branch update of a push: `new` to `refs/heads/<branch>` if the remote still has
+/// `expected_old` there (empty: if the branch does not exist).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushUpdate {
+    pub branch: String,
+    pub expected_old: String,
+    pub new: String,
+}
+
+/// Configuration for every command of the rebase fallback: nothing of the user's may act.
+const REBASE_CONFIG: &[&str] = &[
+    "-c",
+    "core.editor=true",
+    "-c",
+    "sequence.editor=true",
+    "-c",
+    "rebase.autoStash=false",
+    "-c",
+    "rebase.autoSquash=false",
+    "-c",
+    "rebase.updateRefs=false",
+    "-c",
+    "rebase.missingCommitsCheck=ignore",
+    "-c",
+    "rerere.enabled=false",
+    "-c",
+    "advice.detachedHead=false",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "submodule.recurse=false",
+];
+
+const EDITORS: &[(&str, &str)] = &[("GIT_EDITOR", "true"), ("GIT_SEQUENCE_EDITOR", "true")];
+
+fn is_full_oid(text: &str) -> bool {
+    (text.len() == 40 || text.len() == 64) && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+impl Repository {
+    /// A branch name git accepts (`check-ref-format --branch`, the name unchanged: no
+    /// `@{-1}` shorthand), else a usage error. Never read as an option.
+    pub fn check_branch_name(&self, name: &str) -> Result<()> {
+        let refused = || Error::usage(format!("{name:?} is not a valid branch name"));
+        if name.is_empty() || name.starts_with('-') || name.contains("@{") || name.contains('\0') {
+            return Err(refused());
+        }
+        let output = self.run(["check-ref-format", "--branch", name], &[], &[0, 128])?;
+        let shown = String::from_utf8_lossy(&output.stdout);
+        if !output.status.success() || shown.strip_suffix('\n').unwrap_or(&shown) != name {
+            return Err(refused());
+        }
+        Ok(())
+    }
+
+    /// Replays each branch's `old_base..head` onto `onto` for the first branch, onto the
+    /// previous branch's new head for each next one (a stack A←B←C). When every replay
+    /// succeeded, writes `refs/resolve-pr/backup/<name>` = old head and
+    /// `refs/resolve-pr/restack/<name>` = new head for all branches in one `update-ref
+    /// --stdin` transaction. A commit that does not apply is [`Error::Conflict`] and no ref
+    /// is written. Never moves the user's branches, HEAD, index or worktree.
+    pub fn restack(&self, onto: &str, branches: &[RestackBranch]) -> Result<Vec<RestackResult>> {
+        if branches.is_empty() {
+            return Err(Error::usage("no branch to restack"));
+        }
+        let engine = self.restack_engine();
+        if engine == RestackEngine::Replay {
+            self.git().require(Version::REPLAY, "replay")?;
+        }
+        let onto = self.resolve_commit(onto)?;
+        let mut plan = Vec::with_capacity(branches.len());
+        for (index, branch) in branches.iter().enumerate() {
+            self.check_branch_name(&branch.name)?;
+            if branches[..index].iter().any(|b| b.name == branch.name) {
+                return Err(Error::usage(format!(
+                    "branch {:?} is named twice",
+                    branch.name
+                )));
+            }
+            let head = self.resolve_commit(&branch.head)?;
+            let old_base = self.resolve_commit(&branch.old_base)?;
+            if !self.is_ancestor(&old_base, &head)? {
+                return Err(Error::usage(format!(
+                    "the old base {old_base} of {:?} is not an ancestor of its head {head}",
+                    branch.name
+                )));
+            }
+            let commits = self.replayable_commits(&old_base, &head)?;
+            let (_, total) = self.commits_between(&old_base, &head, 0)?;
+            plan.push((branch, head, old_base, commits.len() != total));
+        }
+        let mut results = Vec::with_capacity(plan.len());
+        let mut base = onto;
+        for (branch, head, old_base, has_merges) in plan {
+            let new_head = if engine == RestackEngine::Replay && !has_merges {
+                self.replay_branch(&branch.name, &base, &old_base, &head)?
+            } else {
+                self.rebase_branch(&branch.name, &base, &old_base, &head)?
+            };
+            let (_, commits) = self.commits_between(&base, &new_head, 0)?;
+            results.push(RestackResult {
+                name: branch.name.clone(),
+                old_head: head,
+                new_head: new_head.clone(),
+                commits,
+                backup_ref: format!("{REF_NAMESPACE}backup/{}", branch.name),
+                result_ref: format!("{REF_NAMESPACE}restack/{}", branch.name),
+            });
+            base = new_head;
+        }
+        let mut transaction = Vec::new();
+        for result in &results {
+            for (name, value) in [
+                (&result.backup_ref, &result.old_head),
+                (&result.result_ref, &result.new_head),
+            ] {
+                transaction.extend_from_slice(format!("update {name}\0{value}\0\0").as_bytes());
+            }
+        }
+        self.git().run_with_input(
+            self.dir(),
+            ["update-ref", "-m", "resolve-pr restack", "--stdin", "-z"],
+            &[],
+            Some(&transaction),
+            &[0],
+        )?;
+        Ok(results)
+    }
+
+    /// `git replay --onto <onto> <old_base>..<tip>` with `tip` a transient ref under
+    /// `refs/resolve-pr/replaying/` at `head` (replay reports new tips only for refs),
+    /// deleted afterwards. The new head, or [`Error::Conflict`] (named by a prediction).
+    fn replay_branch(&self, name: &str, onto: &str, old_base: &str, head: &str) -> Result<String> {
+        let tip = format!(
+            "{REF_NAMESPACE}replaying/{}-{}",
+            std::process::id(),
+            unique()
+        );
+        self.run(
+            [
+                "update-ref",
+                "--no-deref",
+                "--end-of-options",
+                &tip,
+                head,
+                "",
+            ],
+            &[],
+            &[0],
+        )?;
+        let range = format!("{old_base}..{tip}");
+        let onto_option = format!("--onto={onto}");
+        let replayed = self.run(
+            ["replay", &onto_option, "--end-of-options", &range],
+            &[],
+            &[0, 1],
+        );
+        let deleted = self.run(
+            ["update-ref", "-d", "--end-of-options", &tip, head],
+            &[],
+            &[0],
+        );
+        let output = replayed?;
+        deleted?;
+        if output.status.code() == Some(1) {
+            return Err(self.explain_conflict(name, onto, old_base, head));
+        }
+        let text = String::from_utf8_lossy(&output.stdout);
+        let new_head = text.lines().find_map(|line| {
+            let mut words = line.split(' ');
+            match (words.next(), words.next(), words.next()) {
+                (Some("update"), Some(r), Some(new)) if r == tip && is_full_oid(new) => {
+                    Some(new.to_string())
+                }
+                _ => None,
+            }
+        });
+        // Nothing to replay (an empty range): the branch is `onto` itself.
+        match new_head {
+            Some(new_head) => Ok(new_head),
+            None if text.trim().is_empty() => Ok(onto.to_string()),
+            None => Err(Error::UnexpectedOutput {
+                command: format!("replay {onto_option} {range}"),
+                what: format!("no `update {tip} <new> <old>` line in {text:?}"),
+            }),
+        }
+    }
+
+    /// The conflict a replay of `old_base..head` onto `onto` stops at, found by predicting it.
+    fn explain_conflict(&self, name: &str, onto: &str, old_base: &str, head: &str) -> Error {
+        let found = self.replayable_commits(old_base, head).and_then(|commits| {
+            let scratch = crate::merge::scratch_dir()?;
+            self.replay_in(scratch.path(), onto, &commits)
+        });
+        match found {
+            Ok(Err(conflict)) => Error::Conflict {
+                branch: name.to_string(),
+                commit: conflict.commit,
+                files: conflict.files,
+            },
+            Ok(Ok(_)) => Error::Conflict {
+                branch: name.to_string(),
+                commit: head.to_string(),
+                files: Vec::new(),
+            },
+            Err(error) => error,
+        }
+    }
+
+    /// `git rebase --onto <onto> <old_base>` in a temporary worktree detached at `head`.
+    fn rebase_branch(&self, name: &str, onto: &str, old_base: &str, head: &str) -> Result<String> {
+        let worktree = TempWorktree::add(self, head)?;
+        let dir = worktree.path.clone();
+        let mut args: Vec<&str> = REBASE_CONFIG.to_vec();
+        let hooks = format!("core.hooksPath={}", worktree.hooks_dir().display());
+        args.extend(["-c", &hooks]);
+        let onto_option = format!("--onto={onto}");
+        args.extend([
+            "rebase",
+            "--quiet",
+            "--no-autostash",
+            "--no-autosquash",
+            "--no-update-refs",
+            "--no-rerere-autoupdate",
+            "--empty=drop",
+            &onto_option,
+            "--end-of-options",
+            old_base,
+        ]);
+        let env: Vec<(&str, &OsStr)> = EDITORS.iter().map(|(k, v)| (*k, OsStr::new(*v))).collect();
+        let rebased = self.git().run(&dir, &args, &env, &[0, 1])?;
+        if rebased.status.success() {
+            let output = self
+                .git()
+                .run(&dir, ["rev-parse", "--verify", "HEAD"], &[], &[0])?;
+            return Ok(String::from_utf8_lossy(&output.stdout).trim().to_string());
+        }
+        let stopped = self.git().run(
+            &dir,
+            ["rev-parse", "--verify", "--quiet", "REBASE_HEAD"],
+            &[],
+            &[0, 1],
+        )?;
+        let commit = String::from_utf8_lossy(&stopped.stdout).trim().to_string();
+        let unmerged = self.git().run(
+            &dir,
+            [
+                "diff",
+                "--name-only",
+                "-z",
+                "--diff-filter=U",
+                "--no-ext-diff",
+            ],
+            &[],
+            &[0],
+        )?;
+        let files: Vec<String> = unmerged
+            .stdout
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect();
+        if commit.is_empty() {
+            // Not stopped on a commit: some other failure.
+            return Err(Error::Failed {
+                command: format!("rebase {onto_option} {old_base}"),
+                status: rebased.status.code(),
+                stderr: String::from_utf8_lossy(&rebased.stderr).trim().to_string(),
+            });
+        }
+        Err(Error::Conflict {
+            branch: name.to_string(),
+            commit,
+            files,
+        })
+    }
+
+    /// `git push --atomic --porcelain <remote> --force-with-lease=refs/heads/<b>:<old> ...
+    /// <new>:refs/heads/<b> ...` (never `--force`): all updates or none. A lease that no
+    /// longer holds (or any other refusal) is [`Error::PushRejected`] naming the branch; an
+    /// unreachable remote is [`Error::Network`].
+    pub fn push_with_lease(&self, remote: &str, updates: &[PushUpdate]) -> Result<()> {
+        check_remote(remote)?;
+        if updates.is_empty() {
+            return Err(Error::usage("no branch to push"));
+        }
+        let mut leases = Vec::new();
+        let mut refspecs = Vec::new();
+        for update in updates {
+            self.check_branch_name(&update.branch)?;
+            if !is_full_oid(&update.new) {
+                return Err(Error::usage(format!(
+                    "{:?} is not a full commit id",
+                    update.new
+                )));
+            }
+            if !(update.expected_old.is_empty() || is_full_oid(&update.expected_old)) {
+                return Err(Error::usage(format!(
+                    "{:?} is not a full commit id",
+                    update.expected_old
+                )));
+            }
+            leases.push(format!(
+                "--force-with-lease=refs/heads/{}:{}",
+                update.branch, update.expected_old
+            ));
+            refspecs.push(format!("{}:refs/heads/{}", update.new, update.branch));
+        }
+        let mut args: Vec<&str> =
+            vec!["push", "--atomic", "--porcelain", "--no-recurse-submodules"];
+        args.extend(leases.iter().map(String::as_str));
+        args.extend(["--end-of-options", remote]);
+        args.extend(refspecs.iter().map(String::as_str));
+        let output = match self.run(&args, &[], &[0, 1]) {
+            Ok(output) => output,
+            Err(error) => return Err(transport_error(error, remote)),
+        };
+        if output.status.success() {
+            return Ok(());
+        }
+        let rejected = parse_porcelain_rejections(&String::from_utf8_lossy(&output.stdout));
+        let chosen = rejected
+            .iter()
+            .find(|(_, reason)| !reason.contains("atomic push failed"))
+            .or(rejected.first());
+        match chosen {
+            Some((branch, reason)) => Err(Error::PushRejected {
+                branch: branch.clone(),
+                reason: reason.clone(),
+            }),
+            None => Err(transport_error(
+                Error::Failed {
+                    command: crate::runner::describe(
+                        &args
+                            .iter()
+                            .map(std::ffi::OsString::from)
+                            .collect::<Vec<_>>(),
+                    ),
+                    status: output.status.code(),
+                    stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+                },
+                remote,
+            )),
+        }
+    }
+
+    /// Puts the remote branches back where they were before a restack was pushed: each
+    /// backup (old head) pushed with a lease on the restacked head, all or none.
+    pub fn rollback(&self, remote: &str, results: &[RestackResult]) -> Result<()> {
+        let updates: Vec<PushUpdate> = results
+            .iter()
+            .map(|r| PushUpdate {
+                branch: r.name.clone(),
+                expected_old: r.new_head.clone(),
+                new: r.old_head.clone(),
+            })
+            .collect();
+        self.push_with_lease(remote, &updates)
+    }
+}
+
+/// `(branch, reason)` of each `!` line of `push --porcelain` output
+/// (`!\t<src>:refs/heads/<b>\t[rejected] (stale info)`).
+fn parse_porcelain_rejections(stdout: &str) -> Vec<(String, String)> {
+    stdout
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.splitn(3, '\t');
+            let (Some("!"), Some(refs), summary) = (fields.next(), fields.next(), fields.next())
+            else {
+                return None;
+            };
+            let target = refs.rsplit_once(':').map_or(refs, |(_, to)| to);
+            let branch = target.strip_prefix("refs/heads/").unwrap_or(target);
+            Some((
+                branch.to_string(),
+                summary.unwrap_or("rejected").trim().to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// A process-wide counter for transient names.
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A detached worktree in a temporary directory, removed (with git's record of it) on drop.
+struct TempWorktree {
+    repo: Repository,
+    /// Holds the worktree (`wt`) and an empty hooks directory (`hooks`).
+    root: tempfile::TempDir,
+    path: PathBuf,
+    /// The worktree's own git directory (`<common dir>/worktrees/<id>`), once known.
+    admin: Option<PathBuf>,
+}
+
+impl TempWorktree {
+    fn add(repo: &Repository, head: &str) -> Result<TempWorktree> {
+        let root = tempfile::Builder::new()
+            .prefix("resolve-pr-restack-")
+            .tempdir()
+            .map_err(|source| Error::Io {
+                what: "creating a temporary worktree directory".to_string(),
+                source,
+            })?;
+        let path = root.path().join("wt");
+        let hooks = root.path().join("hooks");
+        std::fs::create_dir(&hooks).map_err(|source| Error::Io {
+            what: "creating an empty hooks directory".to_string(),
+            source,
+        })?;
+        let mut worktree = TempWorktree {
+            repo: repo.clone(),
+            root,
+            path,
+            admin: None,
+        };
+        let hooks_option = format!("core.hooksPath={}", hooks.display());
+        let path_arg = worktree.path.as_os_str().to_owned();
+        let args: Vec<&OsStr> = vec![
+            OsStr::new("-c"),
+            OsStr::new(&hooks_option),
+            OsStr::new("-c"),
+            OsStr::new("advice.detachedHead=false"),
+            OsStr::new("worktree"),
+            OsStr::new("add"),
+            OsStr::new("--quiet"),
+            OsStr::new("--detach"),
+            OsStr::new("--end-of-options"),
+            &path_arg,
+            OsStr::new(head),
+        ];
+        repo.run(&args, &[], &[0])?;
+        let output = repo.git().run(
+            &worktree.path,
+            ["rev-parse", "--path-format=absolute", "--git-dir"],
+            &[],
+            &[0],
+        )?;
+        let admin = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        worktree.admin = Some(PathBuf::from(admin));
+        Ok(worktree)
+    }
+
+    fn hooks_dir(&self) -> PathBuf {
+        self.root.path().join("hooks")
+    }
+}
+
+impl Drop for TempWorktree {
+    fn drop(&mut self) {
+        let path = self.path.as_os_str().to_owned();
+        let _ = self
+            .repo
+            .git()
+            .run(&self.path, ["rebase", "--abort"], &[], &[0, 1, 128]);
+        let removed = self.repo.run(
+            [
+                OsStr::new("worktree"),
+                OsStr::new("remove"),
+                OsStr::new("--force"),
+                OsStr::new("--force"),
+                OsStr::new("--end-of-options"),
+                &path,
+            ],
+            &[],
+            &[0],
+        );
+        if removed.is_err() {
+            // git could not remove it: remove its files and git's record by hand.
+            let _ = std::fs::remove_dir_all(&self.path);
+            if let Some(admin) = &self.admin
+                && admin.parent().and_then(Path::file_name) == Some(OsStr::new("worktrees"))
+            {
+                let _ = std::fs::remove_dir_all(admin);
+            }
+        }
+    }
+}
