@@ -178,41 +178,39 @@ impl Repository {
         Ok(results)
     }
 
-    /// `git replay --onto <onto> <old_base>..<tip>` with `tip` a transient ref under
-    /// `refs/resolve-pr/replaying/` at `head` (replay reports new tips only for refs),
-    /// deleted afterwards. The new head, or [`Error::Conflict`] (named by a prediction).
+    /// `git replay --onto <onto> <old_base>..refs/heads/tip`. `git replay` computes and
+    /// reports new tips only for branches, and no branch may be created in the user's
+    /// repository: so it runs in a throw-away bare repository whose one branch `tip` is at
+    /// `head`, with the user's object store as its object directory (the replayed commits
+    /// land there, as a restack's objects should), the user's committer identity, and the
+    /// user's partial-clone settings (so missing blobs are fetched lazily as in the
+    /// repository itself). The new head, or [`Error::Conflict`] (named by a prediction).
     fn replay_branch(&self, name: &str, onto: &str, old_base: &str, head: &str) -> Result<String> {
-        let tip = format!(
-            "{REF_NAMESPACE}replaying/{}-{}",
-            std::process::id(),
-            unique()
+        let side = self.side_repository()?;
+        let objects = self.objects_dir().as_os_str();
+        let git_dir = side.path.as_os_str();
+        let mut env: Vec<(&str, &OsStr)> =
+            vec![("GIT_DIR", git_dir), ("GIT_OBJECT_DIRECTORY", objects)];
+        env.extend(
+            side.identity
+                .iter()
+                .map(|(k, v)| (*k, OsStr::new(v.as_str()))),
         );
-        self.run(
-            [
-                "update-ref",
-                "--no-deref",
-                "--end-of-options",
-                &tip,
-                head,
-                "",
-            ],
-            &[],
+        let dir = side.path.as_path();
+        self.git().run(
+            dir,
+            ["update-ref", "--no-deref", "refs/heads/tip", head, ""],
+            &env,
             &[0],
         )?;
-        let range = format!("{old_base}..{tip}");
+        let range = format!("{old_base}..refs/heads/tip");
         let onto_option = format!("--onto={onto}");
-        let replayed = self.run(
+        let output = self.git().run(
+            dir,
             ["replay", &onto_option, "--end-of-options", &range],
-            &[],
+            &env,
             &[0, 1],
-        );
-        let deleted = self.run(
-            ["update-ref", "-d", "--end-of-options", &tip, head],
-            &[],
-            &[0],
-        );
-        let output = replayed?;
-        deleted?;
+        )?;
         if output.status.code() == Some(1) {
             return Err(self.explain_conflict(name, onto, old_base, head));
         }
@@ -220,21 +218,95 @@ impl Repository {
         let new_head = text.lines().find_map(|line| {
             let mut words = line.split(' ');
             match (words.next(), words.next(), words.next()) {
-                (Some("update"), Some(r), Some(new)) if r == tip && is_full_oid(new) => {
+                (Some("update"), Some("refs/heads/tip"), Some(new)) if is_full_oid(new) => {
                     Some(new.to_string())
                 }
                 _ => None,
             }
         });
-        // Nothing to replay (an empty range): the branch is `onto` itself.
         match new_head {
             Some(new_head) => Ok(new_head),
+            // Nothing to replay (an empty range): the branch is `onto` itself.
             None if text.trim().is_empty() => Ok(onto.to_string()),
             None => Err(Error::UnexpectedOutput {
                 command: format!("replay {onto_option} {range}"),
-                what: format!("no `update {tip} <new> <old>` line in {text:?}"),
+                what: format!("no `update refs/heads/tip <new> <old>` line in {text:?}"),
             }),
         }
+    }
+
+    /// A throw-away bare repository for `git replay` (see [`Repository::replay_branch`]).
+    fn side_repository(&self) -> Result<SideRepository> {
+        let root = tempfile::Builder::new()
+            .prefix("resolve-pr-replay-")
+            .tempdir()
+            .map_err(|source| Error::Io {
+                what: "creating a temporary repository".to_string(),
+                source,
+            })?;
+        let path = root.path().join("side.git");
+        let format = self.run(["rev-parse", "--show-object-format"], &[], &[0])?;
+        let format = String::from_utf8_lossy(&format.stdout).trim().to_string();
+        let format_option = format!("--object-format={format}");
+        let path_arg = path.as_os_str();
+        self.git().run(
+            root.path(),
+            [
+                OsStr::new("init"),
+                OsStr::new("--quiet"),
+                OsStr::new("--bare"),
+                OsStr::new(&format_option),
+                OsStr::new("--end-of-options"),
+                path_arg,
+            ],
+            &[],
+            &[0],
+        )?;
+        let ident = self.run(["var", "GIT_COMMITTER_IDENT"], &[], &[0])?;
+        let ident = String::from_utf8_lossy(&ident.stdout).trim().to_string();
+        let identity = match (ident.rfind('<'), ident.rfind('>')) {
+            (Some(open), Some(close)) if open < close => vec![
+                ("GIT_COMMITTER_NAME", ident[..open].trim().to_string()),
+                ("GIT_COMMITTER_EMAIL", ident[open + 1..close].to_string()),
+            ],
+            _ => {
+                return Err(Error::UnexpectedOutput {
+                    command: "var GIT_COMMITTER_IDENT".to_string(),
+                    what: format!("{ident:?} is not `name <email> date`"),
+                });
+            }
+        };
+        // A partial clone: the side repository gets the same promisor remote settings.
+        let promisor = self.run(["config", "--get", "extensions.partialClone"], &[], &[0, 1])?;
+        let promisor = String::from_utf8_lossy(&promisor.stdout).trim().to_string();
+        if !promisor.is_empty() {
+            let pattern = format!("^remote\\.{}\\.", regex_escape(&promisor));
+            let settings = self.run(["config", "-z", "--get-regexp", &pattern], &[], &[0, 1])?;
+            let mut pairs: Vec<(String, String)> = vec![
+                ("core.repositoryformatversion".into(), "1".into()),
+                ("extensions.partialClone".into(), promisor.clone()),
+            ];
+            for entry in settings.stdout.split(|&b| b == 0).filter(|e| !e.is_empty()) {
+                let entry = String::from_utf8_lossy(entry);
+                if let Some((key, value)) = entry.split_once('\n') {
+                    pairs.push((key.to_string(), value.to_string()));
+                }
+            }
+            let git_dir = path.as_os_str();
+            for (key, value) in &pairs {
+                self.git().run(
+                    &path,
+                    ["config", "--add", key.as_str(), value.as_str()],
+                    &[("GIT_DIR", git_dir)],
+                    &[0],
+                )?;
+            }
+        }
+        Ok(SideRepository {
+            _root: root,
+            path,
+            identity,
+        })
     }
 
     /// The conflict a replay of `old_base..head` onto `onto` stops at, found by predicting it.
@@ -431,11 +503,24 @@ fn parse_porcelain_rejections(stdout: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// A process-wide counter for transient names.
-fn unique() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+/// `text` with the characters special in a POSIX extended regular expression escaped.
+fn regex_escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\^$.|?*+()[]{}".contains(c) {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
+/// The throw-away repository a `git replay` runs in, removed on drop.
+struct SideRepository {
+    _root: tempfile::TempDir,
+    path: PathBuf,
+    /// `GIT_COMMITTER_NAME` and `GIT_COMMITTER_EMAIL` of the user's repository.
+    identity: Vec<(&'static str, String)>,
 }
 
 /// A detached worktree in a temporary directory, removed (with git's record of it) on drop.

@@ -1,0 +1,185 @@
+//! Predicting a restack on real repositories: a clean replay, a replay that stops on its
+//! second commit, merge commits skipped, the final-state conflicts, the limit, and never a
+//! change to the repository.
+
+mod common;
+
+use common::Fixture;
+use resolve_pr_git::{CommitConflict, Error};
+
+const LINES: &str = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
+
+fn snapshot(fixture: &Fixture) -> (String, u64, String) {
+    (
+        fixture.git(&["for-each-ref"]),
+        fixture.object_count(),
+        fixture.git(&["status", "--porcelain"]),
+    )
+}
+
+/// `main` at a base with `f`; `topic` from there with `commits` (each a change to `f`);
+/// then `main` gets `trunk` (a change to `f`). Returns the fixture and the base.
+fn diverged(commits: &[(&str, &str)], trunk: &str) -> (Fixture, String) {
+    let fixture = Fixture::new();
+    fixture.write("f", LINES);
+    let base = fixture.commit("base");
+    fixture.git(&["checkout", "-q", "-b", "topic"]);
+    for (summary, content) in commits {
+        fixture.write("f", content);
+        fixture.commit(summary);
+    }
+    fixture.checkout(&["main"]);
+    fixture.write("f", trunk);
+    fixture.commit("trunk");
+    (fixture, base)
+}
+
+#[test]
+fn a_clean_replay() {
+    let (fixture, base) = diverged(
+        &[
+            ("one", &LINES.replace("2\n", "two\n")),
+            (
+                "two",
+                &LINES.replace("2\n", "two\n").replace("3\n", "three\n"),
+            ),
+        ],
+        &LINES.replace("9\n", "nine\n"),
+    );
+    let before = snapshot(&fixture);
+    let prediction = fixture
+        .repository()
+        .predict_replay("main", &base, "topic")
+        .unwrap();
+    assert_eq!(snapshot(&fixture), before, "the repository changed");
+    assert_eq!(prediction.commits, 2);
+    assert!(prediction.clean);
+    assert!(prediction.conflicts.is_empty());
+    assert!(prediction.final_conflicts.is_empty());
+}
+
+/// The second commit conflicts with trunk though the first applies: the prediction names
+/// the second, and the whole-range merge names the file too.
+#[test]
+fn a_replay_that_stops_on_the_second_commit() {
+    let (fixture, base) = diverged(
+        &[
+            ("one", &LINES.replace("2\n", "two\n")),
+            (
+                "touches nine",
+                &LINES.replace("2\n", "two\n").replace("9\n", "NINE\n"),
+            ),
+            (
+                "three",
+                &LINES
+                    .replace("2\n", "two\n")
+                    .replace("9\n", "NINE\n")
+                    .replace("1\n", "one\n"),
+            ),
+        ],
+        &LINES.replace("9\n", "nine\n"),
+    );
+    let second = fixture.git(&["rev-parse", "topic~1"]).trim().to_string();
+    let before = snapshot(&fixture);
+    let prediction = fixture
+        .repository()
+        .predict_replay("main", &base, "topic")
+        .unwrap();
+    assert_eq!(snapshot(&fixture), before, "the repository changed");
+    assert_eq!(prediction.commits, 3);
+    assert!(!prediction.clean);
+    assert_eq!(
+        prediction.conflicts,
+        [CommitConflict {
+            commit: second,
+            summary: "touches nine".into(),
+            files: vec!["f".into()],
+        }]
+    );
+    assert_eq!(prediction.final_conflicts, ["f"]);
+}
+
+/// A commit that conflicts and a later one that reverts it: the replay stops, but the range
+/// as a whole applies.
+#[test]
+fn per_commit_and_final_state_conflicts_differ() {
+    let (fixture, base) = diverged(
+        &[
+            ("touches nine", &LINES.replace("9\n", "NINE\n")),
+            ("puts nine back", LINES),
+            ("two", &LINES.replace("2\n", "two\n")),
+        ],
+        &LINES.replace("9\n", "nine\n"),
+    );
+    let prediction = fixture
+        .repository()
+        .predict_replay("main", &base, "topic")
+        .unwrap();
+    assert!(!prediction.clean);
+    assert_eq!(prediction.conflicts[0].summary, "touches nine");
+    assert!(prediction.final_conflicts.is_empty());
+}
+
+#[test]
+fn merge_commits_in_the_range_are_skipped() {
+    let (fixture, base) = diverged(
+        &[("one", &LINES.replace("2\n", "two\n"))],
+        &LINES.replace("9\n", "nine\n"),
+    );
+    fixture.checkout(&["-b", "side", &base]);
+    fixture.write("side", "s\n");
+    fixture.commit("side");
+    fixture.checkout(&["topic"]);
+    fixture.git(&["merge", "-q", "--no-edit", "side"]);
+    let prediction = fixture
+        .repository()
+        .predict_replay("main", &base, "topic")
+        .unwrap();
+    // "one" and "side"; the merge is not replayed.
+    assert_eq!(prediction.commits, 2);
+    assert!(prediction.clean);
+}
+
+#[test]
+fn merge_tree_with_an_explicit_base() {
+    let (fixture, base) = diverged(
+        &[("one", &LINES.replace("2\n", "two\n"))],
+        &LINES.replace("2\n", "TWO\n"),
+    );
+    let repo = fixture.repository();
+    let merge = repo.merge_tree_with_base(&base, "main", "topic").unwrap();
+    assert!(!merge.outcome.clean);
+    assert_eq!(merge.outcome.conflicts[0].path, "f");
+    // With topic itself as the base, topic brings no change: clean, trunk's tree.
+    let merge = repo.merge_tree_with_base("topic", "main", "topic").unwrap();
+    assert!(merge.outcome.clean);
+    let trunk_tree = fixture.git(&["rev-parse", "main^{tree}"]);
+    assert_eq!(merge.outcome.tree, trunk_tree.trim());
+    let error = repo
+        .merge_tree_with_base("-x", "main", "topic")
+        .unwrap_err();
+    assert!(matches!(error, Error::BadRevision { .. }), "{error:?}");
+}
+
+#[test]
+fn more_than_five_hundred_commits_is_a_usage_error() {
+    let fixture = Fixture::new();
+    let base = fixture.commit("base");
+    // 501 empty commits, made quickly with commit-tree.
+    let tree = fixture
+        .git(&["rev-parse", "HEAD^{tree}"])
+        .trim()
+        .to_string();
+    let mut parent = base.clone();
+    for i in 0..501 {
+        parent = fixture
+            .git(&["commit-tree", &tree, "-p", &parent, "-m", &i.to_string()])
+            .trim()
+            .to_string();
+    }
+    let error = fixture
+        .repository()
+        .predict_replay("main", &base, &parent)
+        .unwrap_err();
+    assert!(matches!(error, Error::Usage { .. }), "{error:?}");
+}
