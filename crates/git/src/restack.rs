@@ -41,7 +41,9 @@ pub struct RestackResult {
     pub name: String,
     pub old_head: String,
     pub new_head: String,
-    /// Commits on the new head above its new base (commits that became empty are dropped).
+    /// Commits on the new head above its new base: every non-merge commit of the old range
+    /// (one that became empty, its change being in the new base already, is kept empty, as
+    /// `git replay` keeps it).
     pub commits: usize,
     /// `refs/resolve-pr/backup/<name>`: the old head.
     pub backup_ref: String,
@@ -138,12 +140,15 @@ impl Repository {
             }
             let commits = self.replayable_commits(&old_base, &head)?;
             let (_, total) = self.commits_between(&old_base, &head, 0)?;
-            plan.push((branch, head, old_base, commits.len() != total));
+            plan.push((branch, head, old_base, total, commits.len() != total));
         }
         let mut results = Vec::with_capacity(plan.len());
         let mut base = onto;
-        for (branch, head, old_base, has_merges) in plan {
-            let new_head = if engine == RestackEngine::Replay && !has_merges {
+        for (branch, head, old_base, total, has_merges) in plan {
+            let new_head = if total == 0 {
+                // Nothing of its own (`git replay` fails on an empty range): the new base.
+                base.clone()
+            } else if engine == RestackEngine::Replay && !has_merges {
                 self.replay_branch(&branch.name, &base, &old_base, &head)?
             } else {
                 self.rebase_branch(&branch.name, &base, &old_base, &head)?
@@ -226,8 +231,6 @@ impl Repository {
         });
         match new_head {
             Some(new_head) => Ok(new_head),
-            // Nothing to replay (an empty range): the branch is `onto` itself.
-            None if text.trim().is_empty() => Ok(onto.to_string()),
             None => Err(Error::UnexpectedOutput {
                 command: format!("replay {onto_option} {range}"),
                 what: format!("no `update refs/heads/tip <new> <old>` line in {text:?}"),
@@ -345,7 +348,10 @@ impl Repository {
             "--no-autosquash",
             "--no-update-refs",
             "--no-rerere-autoupdate",
-            "--empty=drop",
+            // As `git replay` does: a commit that is or becomes empty is kept, so both
+            // engines give the same history.
+            "--empty=keep",
+            "--keep-empty",
             &onto_option,
             "--end-of-options",
             old_base,

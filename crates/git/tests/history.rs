@@ -176,3 +176,32 @@ fn read_ref_is_exact() {
         assert!(matches!(error, Error::Usage { .. }), "{bad}: {error:?}");
     }
 }
+
+#[test]
+fn a_shallow_clone_without_the_merge_base_says_so() {
+    let source = Fixture::new();
+    source.commit("base");
+    source.git(&["branch", "topic"]);
+    source.commit("main 1");
+    source.commit("main 2");
+    source.checkout(&["topic"]);
+    source.commit("topic 1");
+    source.commit("topic 2");
+    let clone = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", source.path().display());
+    source.git(&[
+        "clone",
+        "-q",
+        "--depth=1",
+        "--no-single-branch",
+        &url,
+        clone.path().to_str().unwrap(),
+    ]);
+    let repo = Repository::discover(&common::git(), clone.path()).unwrap();
+    assert!(repo.is_shallow());
+    let error = repo.merge_base("origin/main", "origin/topic").unwrap_err();
+    assert!(matches!(error, Error::Shallow { .. }), "{error:?}");
+    let agent = resolve_pr_core::Error::from(error);
+    assert_eq!(agent.category, resolve_pr_core::Category::User);
+    assert!(agent.suggestion.unwrap().contains("--unshallow"));
+}

@@ -544,3 +544,66 @@ fn an_unreachable_remote_is_a_network_error_without_secrets() {
     let shown = serde_json::to_string(&agent.to_json()).unwrap();
     assert!(!shown.contains("ghp_topsecret"), "{shown}");
 }
+
+/// Both engines give the same history: a commit whose change trunk already has is kept
+/// (empty), a merge commit in the range is dropped (`git replay` cannot replay it, so that
+/// branch goes through rebase), an empty range is the base itself.
+#[test]
+fn both_engines_agree_on_empty_commits_merges_and_empty_ranges() {
+    let mut shapes = Vec::new();
+    for engine in [RestackEngine::Replay, RestackEngine::Rebase] {
+        let stack = stack();
+        let fixture = &stack.fixture;
+        // Trunk also gets b's first commit (a cherry-pick).
+        fixture.git(&["stash", "-q"]);
+        fixture.checkout(&["main"]);
+        fixture.git(&["cherry-pick", &format!("{}~1", stack.b)]);
+        // c gets a merge of a side branch.
+        fixture.checkout(&["-b", "side", &stack.b]);
+        fixture.write("side", "s\n");
+        fixture.commit("side");
+        fixture.checkout(&["c"]);
+        fixture.git(&["merge", "-q", "--no-edit", "side"]);
+        let c = head_of(fixture, "c");
+        let mut branches = branches(&stack);
+        branches[1].head = c;
+        // A third branch with nothing of its own.
+        branches.push(RestackBranch {
+            name: "d".into(),
+            head: branches[1].head.clone(),
+            old_base: branches[1].head.clone(),
+        });
+        let repo = fixture.repository().with_restack_engine(engine);
+        let results = repo.restack("main", &branches).unwrap();
+        let main = head_of(fixture, "main");
+        let shape: Vec<Vec<String>> = vec![
+            first_parents(fixture, &main, &results[0].new_head),
+            first_parents(fixture, &results[0].new_head, &results[1].new_head),
+        ];
+        assert_eq!(results[2].new_head, results[1].new_head, "{engine:?}");
+        assert_eq!(results[2].commits, 0);
+        let empty = fixture.git(&[
+            "diff-tree",
+            "--no-commit-id",
+            "-r",
+            &format!("{}~1", results[0].new_head),
+        ]);
+        assert_eq!(empty, "", "{engine:?}: b 1 should be empty now");
+        assert_eq!(
+            fixture.git(&[
+                "rev-list",
+                "--merges",
+                &format!("{main}..{}", results[1].new_head)
+            ]),
+            ""
+        );
+        shapes.push((shape, results.iter().map(|r| r.commits).collect::<Vec<_>>()));
+    }
+    assert_eq!(shapes[0], shapes[1]);
+    assert_eq!(shapes[0].0[0], ["b 2", "b 1"]);
+    assert_eq!(shapes[0].0[1], ["side", "c 1"]);
+}
+
+fn head_of(fixture: &Fixture, rev: &str) -> String {
+    fixture.git(&["rev-parse", rev]).trim().to_string()
+}
