@@ -1,11 +1,24 @@
-//! Local repository work for resolve-pr, over the user's own `git` (2.38 or later).
+//! Local repository work for resolve-pr, over the user's own `git` (2.38 or later; 2.40 for
+//! `merge-tree --merge-base`, 2.44 for `git replay`): finding the repository and its
+//! remotes, merge-tree conflicts, reading history, fetching, telling whether a branch landed
+//! (ancestry, squash or rebase by patch-id, content), predicting a restack commit by commit,
+//! performing it, and pushing it with leases.
 //!
 //! Invariants:
-//! - Every git invocation is an argument vector (`std::process::Command`, never a shell),
-//!   with `--end-of-options` or `--` before anything git could read as an option, in an
-//!   environment without the variables that would redirect it ([`CLEARED_VARIABLES`]),
-//!   with `GIT_TERMINAL_PROMPT=0` and `LC_ALL=C`.
-//! - Nothing is written to the user's repository: no object, ref, index or worktree change.
+//! - Every git invocation is an argument vector (`std::process::Command`, never a shell;
+//!   pipes between two gits are made in Rust), with `--end-of-options` or `--` before
+//!   anything git could read as an option, in an environment without the variables that
+//!   would redirect it ([`CLEARED_VARIABLES`]), with `GIT_TERMINAL_PROMPT=0` and `LC_ALL=C`.
+//!   Branch names are checked with `git check-ref-format --branch`.
+//! - Read paths write nothing to the user's repository: merges, predictions and landed
+//!   checks write into a scratch object directory that is removed afterwards.
+//! - [`Repository::fetch`] writes refs only under [`REF_NAMESPACE`] (`refs/resolve-pr/`),
+//!   and no `FETCH_HEAD`.
+//! - [`Repository::restack`] writes objects (the replayed commits) and refs under
+//!   `refs/resolve-pr/` only; never the user's branches, HEAD, index or worktree.
+//! - Pushes use `--force-with-lease` with an explicit expected value and `--atomic`, never
+//!   `--force`.
+//! - Errors never show a password or token of a URL.
 
 mod error;
 mod fetch;
