@@ -138,14 +138,14 @@ impl Repository {
                     branch.name
                 )));
             }
-            let commits = self.replayable_commits(&old_base, &head)?;
-            let (_, total) = self.commits_between(&old_base, &head, 0)?;
-            plan.push((branch, head, old_base, total, commits.len() != total));
+            let (commits, has_merges) = self.replayable_commits(&old_base, &head)?;
+            let empty = commits.is_empty() && !has_merges;
+            plan.push((branch, head, old_base, empty, has_merges));
         }
         let mut results = Vec::with_capacity(plan.len());
         let mut base = onto;
-        for (branch, head, old_base, total, has_merges) in plan {
-            let new_head = if total == 0 {
+        for (branch, head, old_base, empty, has_merges) in plan {
+            let new_head = if empty {
                 // Nothing of its own (`git replay` fails on an empty range): the new base.
                 base.clone()
             } else if engine == RestackEngine::Replay && !has_merges {
@@ -191,11 +191,33 @@ impl Repository {
     /// user's partial-clone settings (so missing blobs are fetched lazily as in the
     /// repository itself). The new head, or [`Error::Conflict`] (named by a prediction).
     fn replay_branch(&self, name: &str, onto: &str, old_base: &str, head: &str) -> Result<String> {
+        match self.git_replay(None, onto, old_base, head)? {
+            Some(new_head) => Ok(new_head),
+            None => Err(self.explain_conflict(name, onto, old_base, head)),
+        }
+    }
+
+    /// `git replay --onto <onto> <old_base>..<head>` in a side repository, writing into the
+    /// user's object store, or into `scratch` (with the user's store as an alternate) when
+    /// given. The new head, or `None` when a commit does not apply.
+    pub(crate) fn git_replay(
+        &self,
+        scratch: Option<&Path>,
+        onto: &str,
+        old_base: &str,
+        head: &str,
+    ) -> Result<Option<String>> {
         let side = self.side_repository()?;
-        let objects = self.objects_dir().as_os_str();
         let git_dir = side.path.as_os_str();
-        let mut env: Vec<(&str, &OsStr)> =
-            vec![("GIT_DIR", git_dir), ("GIT_OBJECT_DIRECTORY", objects)];
+        let objects: Vec<(&'static str, std::ffi::OsString)> = match scratch {
+            Some(scratch) => crate::merge::scratch_env(scratch, self.objects_dir()),
+            None => vec![(
+                "GIT_OBJECT_DIRECTORY",
+                self.objects_dir().as_os_str().to_owned(),
+            )],
+        };
+        let mut env: Vec<(&str, &OsStr)> = vec![("GIT_DIR", git_dir)];
+        env.extend(objects.iter().map(|(k, v)| (*k, v.as_os_str())));
         env.extend(
             side.identity
                 .iter()
@@ -217,7 +239,7 @@ impl Repository {
             &[0, 1],
         )?;
         if output.status.code() == Some(1) {
-            return Err(self.explain_conflict(name, onto, old_base, head));
+            return Ok(None);
         }
         let text = String::from_utf8_lossy(&output.stdout);
         let new_head = text.lines().find_map(|line| {
@@ -230,7 +252,7 @@ impl Repository {
             }
         });
         match new_head {
-            Some(new_head) => Ok(new_head),
+            Some(new_head) => Ok(Some(new_head)),
             None => Err(Error::UnexpectedOutput {
                 command: format!("replay {onto_option} {range}"),
                 what: format!("no `update refs/heads/tip <new> <old>` line in {text:?}"),
@@ -314,10 +336,12 @@ impl Repository {
 
     /// The conflict a replay of `old_base..head` onto `onto` stops at, found by predicting it.
     fn explain_conflict(&self, name: &str, onto: &str, old_base: &str, head: &str) -> Error {
-        let found = self.replayable_commits(old_base, head).and_then(|commits| {
-            let scratch = crate::merge::scratch_dir()?;
-            self.replay_in(scratch.path(), onto, &commits)
-        });
+        let found = self
+            .replayable_commits(old_base, head)
+            .and_then(|(commits, _)| {
+                let scratch = crate::merge::scratch_dir()?;
+                self.replay_in(scratch.path(), onto, &commits)
+            });
         match found {
             Ok(Err(conflict)) => Error::Conflict {
                 branch: name.to_string(),

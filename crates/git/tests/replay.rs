@@ -5,7 +5,7 @@
 mod common;
 
 use common::Fixture;
-use resolve_pr_git::{CommitConflict, Error};
+use resolve_pr_git::{CommitConflict, Error, ReplayPrediction, RestackEngine};
 
 const LINES: &str = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
 
@@ -34,6 +34,24 @@ fn diverged(commits: &[(&str, &str)], trunk: &str) -> (Fixture, String) {
     (fixture, base)
 }
 
+/// The prediction, the same by `git replay` into scratch (the default here) and commit by
+/// commit (as with the rebase engine).
+fn predict(fixture: &Fixture, new_base: &str, old_base: &str, head: &str) -> ReplayPrediction {
+    let repo = fixture.repository();
+    assert_eq!(
+        repo.restack_engine(),
+        RestackEngine::Replay,
+        "git 2.44+ here"
+    );
+    let fast = repo.predict_replay(new_base, old_base, head).unwrap();
+    let slow = repo
+        .with_restack_engine(RestackEngine::Rebase)
+        .predict_replay(new_base, old_base, head)
+        .unwrap();
+    assert_eq!(fast, slow);
+    fast
+}
+
 #[test]
 fn a_clean_replay() {
     let (fixture, base) = diverged(
@@ -47,10 +65,7 @@ fn a_clean_replay() {
         &LINES.replace("9\n", "nine\n"),
     );
     let before = snapshot(&fixture);
-    let prediction = fixture
-        .repository()
-        .predict_replay("main", &base, "topic")
-        .unwrap();
+    let prediction = predict(&fixture, "main", &base, "topic");
     assert_eq!(snapshot(&fixture), before, "the repository changed");
     assert_eq!(prediction.commits, 2);
     assert!(prediction.clean);
@@ -81,10 +96,7 @@ fn a_replay_that_stops_on_the_second_commit() {
     );
     let second = fixture.git(&["rev-parse", "topic~1"]).trim().to_string();
     let before = snapshot(&fixture);
-    let prediction = fixture
-        .repository()
-        .predict_replay("main", &base, "topic")
-        .unwrap();
+    let prediction = predict(&fixture, "main", &base, "topic");
     assert_eq!(snapshot(&fixture), before, "the repository changed");
     assert_eq!(prediction.commits, 3);
     assert!(!prediction.clean);
@@ -111,10 +123,7 @@ fn per_commit_and_final_state_conflicts_differ() {
         ],
         &LINES.replace("9\n", "nine\n"),
     );
-    let prediction = fixture
-        .repository()
-        .predict_replay("main", &base, "topic")
-        .unwrap();
+    let prediction = predict(&fixture, "main", &base, "topic");
     assert!(!prediction.clean);
     assert_eq!(prediction.conflicts[0].summary, "touches nine");
     assert!(prediction.final_conflicts.is_empty());
@@ -131,10 +140,7 @@ fn merge_commits_in_the_range_are_skipped() {
     fixture.commit("side");
     fixture.checkout(&["topic"]);
     fixture.git(&["merge", "-q", "--no-edit", "side"]);
-    let prediction = fixture
-        .repository()
-        .predict_replay("main", &base, "topic")
-        .unwrap();
+    let prediction = predict(&fixture, "main", &base, "topic");
     // "one" and "side"; the merge is not replayed.
     assert_eq!(prediction.commits, 2);
     assert!(prediction.clean);
