@@ -48,13 +48,15 @@ fn is_hex_oid(text: &str) -> bool {
 
 impl Repository {
     /// Whether the object store holds the commit `oid` (a full or abbreviated hex id; any
-    /// other string is `false`, never an error and never a revision to resolve).
+    /// other string is `false`, never an error and never a revision to resolve). In a
+    /// partial clone a missing commit is not fetched to answer (`GIT_NO_LAZY_FETCH`).
     pub fn has_commit(&self, oid: &str) -> Result<bool> {
         if oid.len() < 4 || oid.len() > 64 || !oid.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Ok(false);
         }
         let spec = format!("{oid}^{{commit}}");
-        let output = self.run(["cat-file", "-e", &spec], &[], &[0, 1, 128])?;
+        let no_lazy_fetch = [("GIT_NO_LAZY_FETCH", std::ffi::OsStr::new("1"))];
+        let output = self.run(["cat-file", "-e", &spec], &no_lazy_fetch, &[0, 1, 128])?;
         Ok(output.status.success())
     }
 

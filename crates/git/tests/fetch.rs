@@ -255,9 +255,16 @@ fn the_cache_is_a_bare_blobless_clone_reused_and_able_to_merge() {
     assert_eq!(again.git_dir(), dir);
     assert!(dir.join("marker").exists());
 
-    // Brought up to date by a fetch into refs/resolve-pr/.
+    // Brought up to date by a fetch into refs/resolve-pr/; asking about a commit the
+    // clone lacks does not fetch it from the promisor remote.
     source.write("h", "h\n");
     let newer = source.commit("main moves");
+    assert!(!repo.has_commit(&newer).unwrap());
+    assert_eq!(
+        repo.fetch_missing("origin", &[(newer.clone(), "refs/heads/main".into())])
+            .unwrap(),
+        1
+    );
     repo.fetch(
         "origin",
         &[("refs/heads/main".into(), "refs/resolve-pr/main".into())],
