@@ -301,31 +301,59 @@ impl Repository {
                 });
             }
         };
-        // A partial clone: the side repository gets the same promisor remote settings.
-        let promisor = self.run(["config", "--get", "extensions.partialClone"], &[], &[0, 1])?;
-        let promisor = String::from_utf8_lossy(&promisor.stdout).trim().to_string();
-        if !promisor.is_empty() {
-            let pattern = format!("^remote\\.{}\\.", regex_escape(&promisor));
+        // A partial clone (`remote.<name>.promisor`, or `extensions.partialClone` of older
+        // clones): the side repository gets the same promisor remotes, so blobs the merges
+        // need are fetched lazily as in the repository itself.
+        let mut promisors: Vec<String> = Vec::new();
+        let extension = self.run(["config", "--get", "extensions.partialClone"], &[], &[0, 1])?;
+        let extension = String::from_utf8_lossy(&extension.stdout)
+            .trim()
+            .to_string();
+        if !extension.is_empty() {
+            promisors.push(extension.clone());
+        }
+        let flags = self.run(
+            [
+                "config",
+                "-z",
+                "--bool",
+                "--get-regexp",
+                "^remote\\..*\\.promisor$",
+            ],
+            &[],
+            &[0, 1],
+        )?;
+        for (key, value) in config_entries(&flags.stdout) {
+            let name = key
+                .strip_prefix("remote.")
+                .and_then(|k| k.strip_suffix(".promisor"));
+            if let Some(name) = name
+                && value == "true"
+                && !promisors.iter().any(|p| p == name)
+            {
+                promisors.push(name.to_string());
+            }
+        }
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        if !promisors.is_empty() {
+            pairs.push(("core.repositoryformatversion".into(), "1".into()));
+        }
+        if !extension.is_empty() {
+            pairs.push(("extensions.partialClone".into(), extension));
+        }
+        for name in &promisors {
+            let pattern = format!("^remote\\.{}\\.", regex_escape(name));
             let settings = self.run(["config", "-z", "--get-regexp", &pattern], &[], &[0, 1])?;
-            let mut pairs: Vec<(String, String)> = vec![
-                ("core.repositoryformatversion".into(), "1".into()),
-                ("extensions.partialClone".into(), promisor.clone()),
-            ];
-            for entry in settings.stdout.split(|&b| b == 0).filter(|e| !e.is_empty()) {
-                let entry = String::from_utf8_lossy(entry);
-                if let Some((key, value)) = entry.split_once('\n') {
-                    pairs.push((key.to_string(), value.to_string()));
-                }
-            }
-            let git_dir = path.as_os_str();
-            for (key, value) in &pairs {
-                self.git().run(
-                    &path,
-                    ["config", "--add", key.as_str(), value.as_str()],
-                    &[("GIT_DIR", git_dir)],
-                    &[0],
-                )?;
-            }
+            pairs.extend(config_entries(&settings.stdout));
+        }
+        let git_dir = path.as_os_str();
+        for (key, value) in &pairs {
+            self.git().run(
+                &path,
+                ["config", "--add", key.as_str(), value.as_str()],
+                &[("GIT_DIR", git_dir)],
+                &[0],
+            )?;
         }
         Ok(SideRepository {
             _root: root,
@@ -529,6 +557,19 @@ fn parse_porcelain_rejections(stdout: &str) -> Vec<(String, String)> {
                 branch.to_string(),
                 summary.unwrap_or("rejected").trim().to_string(),
             ))
+        })
+        .collect()
+}
+
+/// The `key\nvalue\0` entries of `git config -z --get-regexp` output.
+fn config_entries(stdout: &[u8]) -> Vec<(String, String)> {
+    stdout
+        .split(|&b| b == 0)
+        .filter(|e| !e.is_empty())
+        .filter_map(|entry| {
+            let entry = String::from_utf8_lossy(entry);
+            let (key, value) = entry.split_once('\n')?;
+            Some((key.to_string(), value.to_string()))
         })
         .collect()
 }

@@ -317,3 +317,46 @@ fn cache_urls_that_are_options_are_refused() {
     }
     assert!(walk(cache.path()).is_empty());
 }
+
+/// A restack in the blobless cache clone (bare, no checkout), with both engines: the blobs
+/// the replayed merges need come lazily from the remote, in the side repository of
+/// `git replay` as in the temporary worktree of `git rebase`.
+#[test]
+fn a_restack_in_the_blobless_cache() {
+    let (source, url) = source();
+    // topic is based on main's parent; restack it onto main's tip (no conflict: the
+    // change to line 2 there is replaced by one to line 5).
+    source.git(&["config", "user.name", "Source"]);
+    source.write("f", LINES.replace("5\n", "FIVE\n"));
+    source.git(&["commit", "-q", "-a", "--amend", "-m", "main changes line 5"]);
+    let main = head(&source, "main");
+    let topic = head(&source, "topic");
+    let old_base = head(&source, "topic~2");
+    for engine in [
+        resolve_pr_git::RestackEngine::Replay,
+        resolve_pr_git::RestackEngine::Rebase,
+    ] {
+        let cache = tempfile::tempdir().unwrap();
+        let repo = open_cache(&git(), cache.path(), &url)
+            .unwrap()
+            .with_restack_engine(engine);
+        let branches = [resolve_pr_git::RestackBranch {
+            name: "topic".into(),
+            head: topic.clone(),
+            old_base: old_base.clone(),
+        }];
+        let results = repo.restack(&main, &branches).unwrap();
+        assert_eq!(results[0].commits, 2, "{engine:?}");
+        assert!(repo.is_ancestor(&main, &results[0].new_head).unwrap());
+        let stat = repo.diff_stat(&main, &results[0].new_head).unwrap();
+        assert_eq!(stat.files, ["f", "g"], "{engine:?}");
+        assert_eq!(
+            repo.read_ref("refs/resolve-pr/restack/topic").unwrap(),
+            Some(results[0].new_head.clone())
+        );
+        assert_eq!(
+            repo.read_ref("refs/heads/topic").unwrap(),
+            Some(topic.clone())
+        );
+    }
+}
