@@ -34,6 +34,8 @@ pub struct DiffStat {
 
 /// `git log` options that make its output independent of the user's configuration.
 const LOG_PLAIN: &[&str] = &[
+    "--encoding=UTF-8",
+    "--no-show-signature",
     "--no-color",
     "--no-mailmap",
     "--no-ext-diff",

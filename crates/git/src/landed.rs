@@ -13,7 +13,8 @@ pub enum Landed {
     /// `head` is an ancestor of trunk (merge commit, fast-forward).
     Ancestor,
     /// One trunk commit carries the whole range `base..head` as one patch (a squash merge):
-    /// the aggregate patch-id of the range equals that commit's patch-id.
+    /// the aggregate patch-id of the range equals that commit's patch-id. A one-commit
+    /// branch that landed by rebase is this too (the two are the same patch).
     Squashed {
         commit: String,
     },

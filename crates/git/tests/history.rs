@@ -55,7 +55,7 @@ fn commits_between_oldest_first_with_limit_and_total() {
     let base = fixture.commit("base");
     fixture.write("weird\nname\t.txt", "x\n");
     fixture.write("\nleading-newline", "y\n");
-    let message = "first: summary\n\nbody with \0? no: with \x1e and \x1f and a\nnewline\n";
+    let message = "first: summary, café\n\nbody with \0? no: with \x1e and \x1f and a\nnewline\n";
     let message = message.replace('\0', "");
     fixture.git(&["add", "-A"]);
     fixture.git(&["commit", "-q", "-m", &message]);
@@ -70,7 +70,7 @@ fn commits_between_oldest_first_with_limit_and_total() {
     let oids: Vec<&str> = commits.iter().map(|c| c.oid.as_str()).collect();
     assert_eq!(oids, [first.as_str(), second.as_str(), third.as_str()]);
     let c = &commits[0];
-    assert_eq!(c.summary, "first: summary");
+    assert_eq!(c.summary, "first: summary, café");
     assert_eq!(c.message, message.trim_end());
     assert_eq!(c.author_name, "Test");
     assert_eq!(c.author_email, "test@example.com");
@@ -87,6 +87,14 @@ fn commits_between_oldest_first_with_limit_and_total() {
     // A rename is both of its paths; an empty commit has none.
     assert_eq!(commits[1].files, ["a", "b"]);
     assert!(commits[2].files.is_empty());
+
+    // The user's configuration does not change what is read.
+    fixture.git(&["config", "i18n.logOutputEncoding", "ISO-8859-1"]);
+    fixture.git(&["config", "log.showSignature", "true"]);
+    fixture.git(&["config", "log.showRoot", "false"]);
+    fixture.git(&["config", "diff.renames", "copies"]);
+    let (again, _) = repo.commits_between(&base, "main", 10).unwrap();
+    assert_eq!(again, commits);
 
     let (oldest, total) = repo.commits_between(&base, "main", 2).unwrap();
     assert_eq!(total, 3);
