@@ -20,7 +20,8 @@ pub enum RestackEngine {
     /// `git replay --onto` (git 2.44 or later): no worktree at all. A branch whose range
     /// holds merge commits (which `git replay` does not replay) goes through `Rebase`.
     Replay,
-    /// `git rebase --onto` in a temporary detached worktree.
+    /// `git rebase --onto` in a temporary detached worktree. Like `git replay`, it keeps
+    /// commits that are or become empty and does not sign commits.
     Rebase,
 }
 
@@ -400,6 +401,8 @@ impl Repository {
             "--no-autosquash",
             "--no-update-refs",
             "--no-rerere-autoupdate",
+            // `git replay` does not sign either; a signing program could also prompt.
+            "--no-gpg-sign",
             // As `git replay` does: a commit that is or becomes empty is kept, so both
             // engines give the same history.
             "--empty=keep",
@@ -441,8 +444,9 @@ impl Repository {
             .filter(|p| !p.is_empty())
             .map(|p| String::from_utf8_lossy(p).into_owned())
             .collect();
-        if commit.is_empty() {
-            // Not stopped on a commit: some other failure.
+        if commit.is_empty() || files.is_empty() {
+            // Not stopped on a conflict: some other failure (a commit that could not be
+            // made, say).
             return Err(Error::Failed {
                 command: format!("rebase {onto_option} {old_base}"),
                 status: rebased.status.code(),

@@ -217,6 +217,19 @@ fn a_stack_restacked_with_git_replay() {
 fn a_stack_restacked_with_the_rebase_fallback() {
     let stack = stack();
     install_hooks(&stack.fixture);
+    // Configuration that would make a rebase stop, prompt or move things: none acts.
+    for (key, value) in [
+        ("commit.gpgSign", "true"),
+        ("gpg.program", "false"),
+        ("rebase.autoStash", "true"),
+        ("rebase.updateRefs", "true"),
+        ("rebase.autoSquash", "true"),
+        ("rerere.enabled", "true"),
+        ("core.editor", "false"),
+        ("sequence.editor", "false"),
+    ] {
+        stack.fixture.git(&["config", key, value]);
+    }
     let repo = stack
         .fixture
         .repository()
