@@ -131,6 +131,22 @@ impl Repository {
                     branch.name
                 )));
             }
+            // `a` and `a/b` cannot both be refs (one would be a directory of the other).
+            let nested = |outer: &str, inner: &str| {
+                inner
+                    .strip_prefix(outer)
+                    .is_some_and(|rest| rest.starts_with('/'))
+            };
+            if let Some(other) = branches[..index]
+                .iter()
+                .find(|b| nested(&b.name, &branch.name) || nested(&branch.name, &b.name))
+            {
+                return Err(Error::usage(format!(
+                    "branches {:?} and {:?} cannot both be restacked at once: one name is a \
+                     directory of the other",
+                    other.name, branch.name
+                )));
+            }
             let head = self.resolve_commit(&branch.head)?;
             let old_base = self.resolve_commit(&branch.old_base)?;
             if !self.is_ancestor(&old_base, &head)? {

@@ -367,6 +367,12 @@ fn bad_names_and_bases_are_usage_errors_and_run_nothing() {
         repo.restack("main", &twice).unwrap_err(),
         Error::Usage { .. }
     ));
+    let mut nested = branches(&stack);
+    nested[1].name = format!("{B}/c");
+    assert!(matches!(
+        repo.restack("main", &nested).unwrap_err(),
+        Error::Usage { .. }
+    ));
     // An old base that is not an ancestor of the head.
     let mut wrong = branches(&stack);
     wrong[0].old_base = stack.c.clone();
