@@ -180,3 +180,38 @@ fn the_limit_bounds_the_trunk_commits_looked_at() {
         Landed::ContentInTrunk
     );
 }
+
+/// Trunk's first-parent history holds only merges of a merge queue's batches: the squash
+/// commit sits on a merged side branch, and is still found.
+#[test]
+fn a_squash_that_reached_trunk_through_a_merge() {
+    let (fixture, base, head) = branch_of_three();
+    fixture.git(&["checkout", "-q", "-b", "queue", "main"]);
+    fixture.git(&["merge", "-q", "--squash", "feature"]);
+    let squash = fixture.commit("Feature (#12)");
+    fixture.checkout(&["main"]);
+    fixture.write("other", "x\n");
+    fixture.commit("trunk moves");
+    fixture.git(&["merge", "-q", "--no-ff", "--no-edit", "queue"]);
+    assert_eq!(
+        landed(&fixture, &base, &head),
+        Landed::Squashed { commit: squash }
+    );
+}
+
+#[test]
+fn unknown_revisions_are_bad_revisions() {
+    let (fixture, base, head) = branch_of_three();
+    let repo = fixture.repository();
+    for (b, h, t) in [
+        ("-x", head.as_str(), "main"),
+        (base.as_str(), "nope", "main"),
+        (base.as_str(), head.as_str(), "--all"),
+    ] {
+        let error = repo.landed(b, h, t, 10).unwrap_err();
+        assert!(
+            matches!(error, resolve_pr_git::Error::BadRevision { .. }),
+            "{error:?}"
+        );
+    }
+}
