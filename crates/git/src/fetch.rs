@@ -206,7 +206,6 @@ pub fn open_cache(git: &Git, cache_root: &Path, url: &str) -> Result<Repository>
         what: format!("creating the cache directory {}", parent.display()),
         source,
     })?;
-    private(cache_root);
     let staging = tempfile::Builder::new()
         .prefix(".clone-")
         .tempdir_in(parent)
@@ -228,6 +227,7 @@ pub fn open_cache(git: &Git, cache_root: &Path, url: &str) -> Result<Repository>
     ];
     git.run(staging.path(), args, &[], &[0])
         .map_err(|error| transport_error(error, url))?;
+    private(&fresh);
     match std::fs::rename(&fresh, &target) {
         Ok(()) => {}
         // Another caller put its clone there first: use that one.
@@ -242,7 +242,7 @@ pub fn open_cache(git: &Git, cache_root: &Path, url: &str) -> Result<Repository>
     Repository::discover(git, &target)
 }
 
-/// Only the user may read the cache (clones may hold a token in their configured URL).
+/// Only the user may read a cached clone (it may hold a token in its configured URL).
 fn private(dir: &Path) {
     #[cfg(unix)]
     {

@@ -248,6 +248,12 @@ fn the_cache_is_a_bare_blobless_clone_reused_and_able_to_merge() {
         "no blob is missing: {missing}"
     );
     assert_eq!(in_cache(&["tag", "-l"]), "");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "the clone is readable by others: {mode:o}");
+    }
 
     // Reused: the same repository, not a new clone.
     std::fs::write(dir.join("marker"), "kept").unwrap();
