@@ -79,6 +79,11 @@ pub struct Capabilities {
     /// does not model Gitea's differently shaped Actions API).
     #[serde(default)]
     pub actions_api: Option<bool>,
+    /// Whether `GET /repos/{o}/{r}/pulls` filters by `base` and `head` (branch names). Default:
+    /// Forgejo 16 and later (the releases whose description has them); Gitea and older Forgejo
+    /// ignore both parameters and list every pull request.
+    #[serde(default)]
+    pub pull_list_filters: Option<bool>,
 }
 
 /// GitHub's primary rate limit as the simulator starts with it, per user and resource.
@@ -219,6 +224,11 @@ pub struct PullSpec {
     /// `None`: not computed yet (GitHub's `null` / `UNKNOWN`).
     #[serde(default)]
     pub mergeable: Option<bool>,
+    /// GitHub's `mergeable_state` (`clean`, `dirty`, `unstable`, `blocked`, `behind`,
+    /// `unknown`, `has_hooks`, `draft`); default: `draft` for a draft, else from `mergeable`
+    /// (`clean`, `dirty`, `unknown`). GraphQL's `mergeStateStatus` is the same in upper case.
+    #[serde(default)]
+    pub mergeable_state: Option<String>,
     #[serde(default)]
     pub comments: Vec<CommentSpec>,
     /// Appends `count` generated comments after `comments`.
