@@ -262,6 +262,9 @@ pub struct ThreadCapabilities {
 /// review thread (whole), the reviews that can carry feedback, and every conversation comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReviewFeedback {
+    /// As of when the feedback was read: GitHub reuses its snapshot while the feedback's
+    /// version holds (head commit, `updatedAt`, threads), so its `mergeable*` and `base_sha`
+    /// may be older than what `PullRequests::pull_request` reads now.
     pub pull: PullRequest,
     /// GitHub reads reactions only for the comments of unresolved threads (the feedback that
     /// is still open); a resolved thread's comments have `reactions: None` there.

@@ -34,7 +34,8 @@ fn sha(c: char) -> String {
 
 /// A stack main <- feature/a (#1) <- feature/b (#2) <- feature/c (#3), a merged pull
 /// request (#4), a fork's pull request from its own `feature/a` (#5), a closed one (#6), one
-/// from a branch named `-x` (#7), an issue (#9), and `FILLERS` pull requests into `develop`
+/// from a branch named `-x` (#7), one from a fork the scenario does not describe (#8: a
+/// deleted head repository on Forgejo/Gitea, a fork on GitHub), an issue (#9), and `FILLERS` pull requests into `develop`
 /// (#100…), each created a minute after the one before.
 fn scenario_yaml(flavor: Flavor) -> String {
     let header = match flavor {
@@ -62,7 +63,12 @@ repos:
         format!(
             "      - {{number: {n}, title: \"PR {n}\", author: bob, created_at: \"2024-01-01T00:{n:02}:00Z\", \
              head: {{ref: \"{head}\", sha: \"{head_sha}\"{fork}}}, base: {{ref: \"{base}\", sha: \"{base_sha}\"}}{extra}}}\n",
-            fork = if n == 5 { ", repo: forker/widgets" } else { "" },
+            fork = match n {
+                5 => ", repo: forker/widgets",
+                // A fork the forge no longer has.
+                8 => ", repo: gone/widgets",
+                _ => "",
+            },
         )
     };
     y += &pull(
@@ -96,6 +102,7 @@ repos:
         ", state: closed",
     );
     y += &pull(7, "-x", &sha('7'), "main", &sha('0'), "");
+    y += &pull(8, "patch-1", &sha('8'), "main", &sha('0'), "");
     for i in 0..FILLERS {
         let n = 100 + i;
         y += &format!(
@@ -305,9 +312,18 @@ async fn a_fork_and_a_merged_pull_request_say_so(flavor: Flavor) {
     assert_eq!(merged.merged_at, parse_time("2024-01-02T10:00:00Z"));
     assert_eq!(merged.merge_commit_sha, Some(sha('e')));
 
+    let gone = prs.pull_request(&fx.pr(8)).await.expect("#8");
+    assert!(gone.is_from_fork());
+    if flavor == Flavor::GitHub {
+        assert_eq!(gone.head_repo.as_deref(), Some("gone/widgets"));
+    } else {
+        // Forgejo/Gitea: the head repository is gone (null).
+        assert_eq!((gone.head_repo, gone.head_clone_url), (None, None));
+    }
+
     // One request each; nothing else (no flavour detection, no repository reads).
     let paths: Vec<String> = fx.requests().into_iter().map(|r| r.path).collect();
-    let expected: Vec<String> = [1, 5, 4]
+    let expected: Vec<String> = [1, 5, 4, 8]
         .iter()
         .map(|n| fx.path(&format!("/repos/acme/widgets/pulls/{n}")))
         .collect();
@@ -348,7 +364,7 @@ async fn listing_walks_pages_up_to_the_limit(flavor: Flavor) {
                 .all(|p| p.mergeable.is_none() && p.mergeable_state.is_none())
         );
     }
-    let open_total = FILLERS as usize + 5; // #1, #2, #3, #5, #7
+    let open_total = FILLERS as usize + 6; // #1, #2, #3, #5, #7, #8
     let pages = |per_page: usize, items: usize| items.div_ceil(per_page);
     let expected_requests = match flavor {
         // GitHub filters by base itself: 120 in pages of 100.
@@ -399,11 +415,11 @@ async fn listing_filters_by_head_and_base(flavor: Flavor) {
     );
     assert_eq!(
         numbers(&fx.list(PullListState::All, None, Some("main"), 50).await),
-        [7, 6, 5, 4, 1]
+        [8, 7, 6, 5, 4, 1]
     );
     assert_eq!(
         numbers(&fx.list(PullListState::Open, None, Some("main"), 50).await),
-        [7, 5, 1]
+        [8, 7, 5, 1]
     );
     assert_eq!(
         numbers(
