@@ -223,10 +223,12 @@ impl Forgejo {
 
     /// Pages of `GET /repos/{o}/{r}/pulls` (newest first, 50 a page, the most both forges
     /// serve by default), filtered here until `filter.limit` match. `base` and `head` are
-    /// sent too, but only Forgejo 16 and later filter by them; older Forgejo and every Gitea
-    /// ignore them, so a branch filter there costs one request per 50 pull requests in the
-    /// state asked for, up to the first `limit` matches (for a repository with 2,000 open pull
-    /// requests and a branch that matches none: 40 requests).
+    /// sent too, but only Forgejo 16 and later are known to filter by them (older Forgejo
+    /// ignores unknown parameters, and no published Gitea description lists them), so a
+    /// branch filter may cost one request per 50 pull requests in the state asked for, up to
+    /// the first `limit` matches (a repository with 2,000 open pull requests and a branch that
+    /// matches none: 40 requests). The answer is the same either way: every listed pull
+    /// request is filtered here.
     async fn fetch_pulls(&self, repo: &RepoRef, filter: &PullFilter) -> Result<Vec<PullRequest>> {
         if let Some(head) = &filter.head {
             crate::pulls::check_branch_name("head", head)?;
