@@ -614,3 +614,85 @@ async fn forgejo_finds_a_pull_request_by_base_and_head() {
     assert_eq!(get("main/feature-z").await.expect("answer").status(), 404);
     fx.assert_no_contract_violations();
 }
+
+/// The simulator's listing as a client other than ours sees it: GitHub's sort, direction and
+/// `Link` pages, Forgejo's sort and `X-Total-Count`, each answer checked against the
+/// description.
+#[tokio::test]
+async fn the_simulated_listings_sort_and_page_like_the_forges() {
+    // After a forge client exists: it installs the TLS crypto provider reqwest needs.
+    let gh = Fixture::start(Flavor::GitHub).await;
+    let client = reqwest::Client::new();
+    let numbers_of = |text: &str| -> Vec<u64> {
+        let v: serde_json::Value = serde_json::from_str(text).expect("JSON");
+        v.as_array()
+            .expect("a list")
+            .iter()
+            .map(|p| p["number"].as_u64().expect("number"))
+            .collect()
+    };
+
+    let url = format!(
+        "{}/repos/acme/widgets/pulls?state=all&base=main&sort=created&direction=asc&per_page=2&page=2",
+        gh.base_url()
+    );
+    let response = client
+        .get(url)
+        .header("authorization", format!("Bearer {WRITER}"))
+        .send()
+        .await
+        .expect("answer");
+    let link = response
+        .headers()
+        .get("link")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    // Oldest first: 1, 4 | 5, 6 | 7, 8.
+    assert_eq!(numbers_of(&response.text().await.expect("body")), [5, 6]);
+    for rel in ["prev", "next", "last", "first"] {
+        assert!(link.contains(&format!("rel=\"{rel}\"")), "{link}");
+    }
+    assert!(
+        link.contains("base=main") && link.contains("page=3"),
+        "{link}"
+    );
+    // Without a direction, created sorts newest first; a head filter needs the owner.
+    let url = format!(
+        "{}/repos/acme/widgets/pulls?state=all&head=forker:feature/a",
+        gh.base_url()
+    );
+    let text = client
+        .get(url)
+        .header("authorization", format!("Bearer {WRITER}"))
+        .send()
+        .await
+        .expect("answer")
+        .text()
+        .await
+        .expect("body");
+    assert_eq!(numbers_of(&text), [5]);
+    gh.assert_no_contract_violations();
+
+    let fj = Fixture::start(Flavor::Forgejo).await;
+    let url = format!(
+        "{}/api/v1/repos/acme/widgets/pulls?state=closed&sort=oldest&limit=1&page=2",
+        fj.base_url()
+    );
+    let response = client
+        .get(url)
+        .header("authorization", format!("token {WRITER}"))
+        .send()
+        .await
+        .expect("answer");
+    let total = response
+        .headers()
+        .get("x-total-count")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    // Closed and merged, oldest first: 4, 6.
+    assert_eq!(total, "2");
+    assert_eq!(numbers_of(&response.text().await.expect("body")), [6]);
+    fj.assert_no_contract_violations();
+}
