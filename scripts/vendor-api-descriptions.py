@@ -39,6 +39,9 @@ FORGEJO_API_CRATE = "0.12.0"
 GITHUB_OPERATIONS = [
     ("get", "/repos/{owner}/{repo}"),
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}"),
+    # Stacks: list pull requests (state/head/base filters) and retarget one (PATCH base).
+    ("get", "/repos/{owner}/{repo}/pulls"),
+    ("patch", "/repos/{owner}/{repo}/pulls/{pull_number}"),
     ("get", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
     ("post", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"),
@@ -66,6 +69,10 @@ FORGEJO_OPERATIONS = [
     ("get", "/user"),
     ("get", "/repos/{owner}/{repo}"),
     ("get", "/repos/{owner}/{repo}/pulls/{index}"),
+    # Stacks: list pull requests, retarget one (PATCH base), and find one by base and head.
+    ("get", "/repos/{owner}/{repo}/pulls"),
+    ("patch", "/repos/{owner}/{repo}/pulls/{index}"),
+    ("get", "/repos/{owner}/{repo}/pulls/{base}/{head}"),
     ("get", "/repos/{owner}/{repo}/issues/{index}/comments"),
     ("post", "/repos/{owner}/{repo}/issues/{index}/comments"),
     ("get", "/repos/{owner}/{repo}/pulls/{index}/reviews"),

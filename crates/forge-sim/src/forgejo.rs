@@ -99,6 +99,18 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
                 _ => not_found(base),
             }
         }
+        ("GET", ["repos", owner, name, "pulls"]) => {
+            match visible_repo(&world, &caller, owner, name) {
+                Some(r) => list_pulls(base, &world, req, r, &caller),
+                None => not_found(base),
+            }
+        }
+        ("PATCH", ["repos", owner, name, "pulls", index]) => {
+            match pull_of(&world, &caller, owner, name, index) {
+                Some((r, n)) => edit_pull(base, &mut world, req, &caller, r, n),
+                None => not_found(base),
+            }
+        }
         ("GET", ["repos", owner, name, "issues", index, "comments"]) => {
             let Some(r) = visible_repo(&world, &caller, owner, name) else {
                 return not_found(base);
@@ -278,6 +290,16 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
                 None => not_found(base).unchecked(),
             }
         }
+        ("GET", ["repos", owner, name, "pulls", base_branch, head @ ..])
+            if !head.is_empty() && base_branch.parse::<u64>().is_err() =>
+        {
+            match visible_repo(&world, &caller, owner, name) {
+                Some(r) => {
+                    pull_by_base_head(base, &world, &caller, r, base_branch, &head.join("/"))
+                }
+                None => not_found(base),
+            }
+        }
         ("GET", ["repos", owner, name, rest @ ..]) => {
             match visible_repo(&world, &caller, owner, name) {
                 Some(r) => crate::ci::forgejo_route(base, &mut world, req, r, rest)
@@ -287,6 +309,174 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
         }
         _ => not_found(base).unchecked(),
     }
+}
+
+/// `GET /repos/{o}/{r}/pulls`: `state` (open, closed, all; default open), `sort` (oldest,
+/// recentupdate, leastupdate; anything else newest first, Gitea's default), and, on an instance
+/// with `pull_list_filters` (Forgejo 16+), `base` and `head` (branch names; a fork's branch of
+/// the same name matches too); `page`/`limit` with `X-Total-Count`.
+fn list_pulls(
+    base: &str,
+    world: &World,
+    req: &Request,
+    r: usize,
+    caller: &Option<TokenSpec>,
+) -> Reply {
+    let state = req
+        .query_param("state")
+        .unwrap_or_else(|| "open".to_owned());
+    let (base_filter, head_filter) = if world.pull_list_filters {
+        (req.query_param("base"), req.query_param("head"))
+    } else {
+        (None, None)
+    };
+    let mut pulls: Vec<&PullSpec> = world.repos[r]
+        .spec
+        .pulls
+        .iter()
+        .filter(|p| match state.as_str() {
+            "closed" => p.state != PullState::Open,
+            "all" => true,
+            _ => p.state == PullState::Open,
+        })
+        .filter(|p| base_filter.as_deref().is_none_or(|b| p.base.ref_name == b))
+        .filter(|p| head_filter.as_deref().is_none_or(|h| p.head.ref_name == h))
+        .collect();
+    let sort = req.query_param("sort").unwrap_or_default();
+    let at = |p: &PullSpec| {
+        let times = pull_times(p);
+        let t = match sort.as_str() {
+            "recentupdate" | "leastupdate" => times.updated,
+            _ => times.created,
+        };
+        (crate::time::parse_rfc3339(&t).unwrap_or(0), p.number)
+    };
+    pulls.sort_by_key(|p| at(p));
+    if !matches!(sort.as_str(), "oldest" | "leastupdate") {
+        pulls.reverse();
+    }
+    let items = pulls
+        .into_iter()
+        .map(|p| pull_json(base, world, r, p, caller))
+        .collect();
+    paged(items, req)
+}
+
+/// `PATCH /repos/{o}/{r}/pulls/{index}` with `base`, as Gitea's `EditPullRequest` does it:
+/// a merged pull request keeps its base and the answer is still 201; a closed one is 422, a
+/// branch that does not exist 404, an open pull request already going from the same head
+/// into the new base 409.
+fn edit_pull(
+    base: &str,
+    world: &mut World,
+    req: &Request,
+    caller: &Option<TokenSpec>,
+    r: usize,
+    n: u64,
+) -> Reply {
+    let Some(token) = caller else {
+        return api_error(base, 401, "token is required");
+    };
+    if !world.can_write(token) {
+        return api_error(
+            base,
+            403,
+            "token does not have at least one of required scope(s): [write:repository]",
+        );
+    }
+    let payload: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
+    if let Some(new_base) = payload.get("base").and_then(Value::as_str) {
+        let Some(Conversation::Pull(p)) = world.conversation(r, n) else {
+            return not_found(base);
+        };
+        if p.state != PullState::Merged && !new_base.is_empty() && p.base.ref_name != new_base {
+            if p.state == PullState::Closed {
+                return api_error(base, 422, &format!("issue is closed [id: {n}]"));
+            }
+            let Some(sha) = world.branch_sha(r, new_base) else {
+                return api_error(base, 404, &format!("new base '{new_base}' not exist"));
+            };
+            let clash = world.repos[r].spec.pulls.iter().any(|o| {
+                o.number != n
+                    && o.state == PullState::Open
+                    && o.base.ref_name == new_base
+                    && o.head.ref_name == p.head.ref_name
+                    && o.head.repo == p.head.repo
+            });
+            if clash {
+                return api_error(
+                    base,
+                    409,
+                    &format!("pull request already exists for these targets [base: {new_base}]"),
+                );
+            }
+            world.set_base(r, n, new_base, &sha);
+        }
+    }
+    match world.conversation(r, n) {
+        Some(Conversation::Pull(p)) => Reply::json(201, pull_json(base, world, r, p, caller)),
+        _ => not_found(base),
+    }
+}
+
+/// `GET /repos/{o}/{r}/pulls/{base}/{head}`: the newest pull request from `head` (a branch of
+/// this repository, or `owner:branch` of a fork) into `base`, in any state.
+fn pull_by_base_head(
+    base: &str,
+    world: &World,
+    caller: &Option<TokenSpec>,
+    r: usize,
+    base_branch: &str,
+    head: &str,
+) -> Reply {
+    let (base_branch, head) = (percent_decode(base_branch), percent_decode(head));
+    let spec = &world.repos[r].spec;
+    let (head_owner, head_branch) = match head.split_once(':') {
+        Some((o, b)) => (o.to_owned(), b.to_owned()),
+        None => (spec.owner.clone(), head.clone()),
+    };
+    let found = spec
+        .pulls
+        .iter()
+        .filter(|p| p.base.ref_name == base_branch && p.head.ref_name == head_branch)
+        .filter(|p| {
+            let owner = p
+                .head
+                .repo
+                .as_deref()
+                .and_then(|full| full.split_once('/'))
+                .map_or(spec.owner.as_str(), |(o, _)| o);
+            owner.eq_ignore_ascii_case(&head_owner)
+        })
+        .max_by_key(|p| p.number);
+    match found {
+        Some(p) => Reply::json(200, pull_json(base, world, r, p, caller)),
+        None => not_found(base),
+    }
+}
+
+/// A path segment as the router sees it: `%XX` decoded (invalid escapes kept as written).
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Where the web router serves the API description (`routers/web/web.go`, when
@@ -329,6 +519,21 @@ fn api_description(base: &str, world: &World) -> Value {
         "/repos/{owner}/{repo}/pulls/{index}",
         "get",
         "Get a pull request",
+    );
+    add(
+        "/repos/{owner}/{repo}/pulls",
+        "get",
+        "List a repo's pull requests",
+    );
+    add(
+        "/repos/{owner}/{repo}/pulls/{index}",
+        "patch",
+        "Update a pull request",
+    );
+    add(
+        "/repos/{owner}/{repo}/pulls/{base}/{head}",
+        "get",
+        "Get a pull request by base and head",
     );
     add(
         "/repos/{owner}/{repo}/issues/{index}/comments",
@@ -752,7 +957,8 @@ fn pull_json(
         "html_url": html,
         "diff_url": format!("{html}.diff"),
         "patch_url": format!("{html}.patch"),
-        "mergeable": p.mergeable.unwrap_or(false),
+        // Gitea's `Mergeable()`: false while checking, on a conflict, and for a draft.
+        "mergeable": !p.draft && p.mergeable.unwrap_or(false),
         "merged": merged,
         "merged_at": if merged { p.merged_at.as_deref().map(normalize_time).or(Some(updated.clone())) } else { None },
         "merge_commit_sha": if merged { p.merge_commit_sha.clone() } else { None },

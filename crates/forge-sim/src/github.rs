@@ -151,6 +151,18 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String, Option<u
                     _ => not_found(),
                 }
             }
+            ("GET", ["repos", owner, name, "pulls"]) => {
+                match visible_repo(&world, &caller, owner, name) {
+                    Some(r) => list_pulls(base, &world, req, r),
+                    None => not_found(),
+                }
+            }
+            ("PATCH", ["repos", owner, name, "pulls", number]) => {
+                match pull_of(&world, &caller, owner, name, number) {
+                    Some((r, n)) => update_pull(base, &mut world, req, &caller, r, n),
+                    None => not_found(),
+                }
+            }
             ("GET", ["repos", owner, name, "issues", number, "comments"]) => {
                 match (
                     visible_repo(&world, &caller, owner, name),
@@ -342,6 +354,156 @@ fn paged(base: &str, world: &World, req: &Request, r: usize, tail: &str, all: Ve
     match link_header(&path, req, page, last) {
         Some(link) => reply.header("link", link),
         None => reply,
+    }
+}
+
+/// `GET /repos/{o}/{r}/pulls`: `state` (open, closed, all; default open), `head`
+/// (`owner:branch`, or a branch of any owner), `base`, `sort` (created, updated; popularity
+/// and long-running are taken as created) and `direction` (default desc for created, else
+/// asc), paged with `Link`. Items are GitHub's `pull-request-simple`: no mergeability, no
+/// counts.
+fn list_pulls(base: &str, world: &World, req: &Request, r: usize) -> Reply {
+    let spec = &world.repos[r].spec;
+    let state = req
+        .query_param("state")
+        .unwrap_or_else(|| "open".to_owned());
+    let head = req.query_param("head");
+    let base_filter = req.query_param("base");
+    let mut pulls: Vec<&PullSpec> = spec
+        .pulls
+        .iter()
+        .filter(|p| match state.as_str() {
+            "closed" => p.state != PullState::Open,
+            "all" => true,
+            _ => p.state == PullState::Open,
+        })
+        .filter(|p| base_filter.as_deref().is_none_or(|b| p.base.ref_name == b))
+        .filter(|p| {
+            head.as_deref().is_none_or(|h| match h.split_once(':') {
+                Some((owner, branch)) => {
+                    let head_owner = p
+                        .head
+                        .repo
+                        .as_deref()
+                        .and_then(|full| full.split_once('/'))
+                        .map_or(spec.owner.as_str(), |(o, _)| o);
+                    p.head.ref_name == branch && head_owner.eq_ignore_ascii_case(owner)
+                }
+                None => p.head.ref_name == h,
+            })
+        })
+        .collect();
+    let sort = req
+        .query_param("sort")
+        .unwrap_or_else(|| "created".to_owned());
+    let key = |p: &PullSpec| {
+        let times = pull_times(p);
+        let at = if sort == "updated" {
+            times.updated
+        } else {
+            times.created
+        };
+        (crate::time::parse_rfc3339(&at).unwrap_or(0), p.number)
+    };
+    pulls.sort_by_key(|p| key(p));
+    let default_direction = if sort == "created" { "desc" } else { "asc" };
+    if req
+        .query_param("direction")
+        .as_deref()
+        .unwrap_or(default_direction)
+        == "desc"
+    {
+        pulls.reverse();
+    }
+    let items: Vec<Value> = pulls
+        .into_iter()
+        .map(|p| {
+            let mut v = pull_json(base, world, r, p);
+            if let Some(o) = v.as_object_mut() {
+                for key in [
+                    "merged",
+                    "mergeable",
+                    "rebaseable",
+                    "mergeable_state",
+                    "merged_by",
+                    "comments",
+                    "review_comments",
+                    "maintainer_can_modify",
+                    "commits",
+                    "additions",
+                    "deletions",
+                    "changed_files",
+                ] {
+                    o.remove(key);
+                }
+            }
+            v
+        })
+        .collect();
+    paged(base, world, req, r, "pulls", items)
+}
+
+fn validation_failed(field: &str, code: &str, message: Option<&str>) -> Reply {
+    let mut detail = json!({"resource": "PullRequest", "field": field, "code": code});
+    if let Some(m) = message {
+        detail["message"] = Value::from(m);
+    }
+    Reply::json(
+        422,
+        json!({
+            "message": "Validation Failed",
+            "errors": [detail],
+            "documentation_url": "https://docs.github.com/rest/pulls/pulls#update-a-pull-request",
+            "status": "422",
+        }),
+    )
+}
+
+/// `PATCH /repos/{o}/{r}/pulls/{n}`: changes the base branch (`base`), the only field the
+/// simulator keeps; a closed pull request, a branch the repository does not have, or the
+/// head branch itself is a 422 as on GitHub.
+fn update_pull(
+    base: &str,
+    world: &mut World,
+    req: &Request,
+    caller: &Caller,
+    r: usize,
+    n: u64,
+) -> Reply {
+    let Some(caller) = caller else {
+        return error(401, "Requires authentication");
+    };
+    if !world.can_write(caller) {
+        return error(403, "Resource not accessible by personal access token");
+    }
+    let Ok(payload) = serde_json::from_slice::<Value>(&req.body) else {
+        return error(400, "Problems parsing JSON").unchecked();
+    };
+    if let Some(new_base) = payload.get("base").and_then(Value::as_str) {
+        let Some(Conversation::Pull(p)) = world.conversation(r, n) else {
+            return not_found();
+        };
+        if p.base.ref_name != new_base {
+            if p.state != PullState::Open {
+                return validation_failed(
+                    "base",
+                    "custom",
+                    Some("Cannot change the base branch of a closed pull request."),
+                );
+            }
+            let same_repo_head = p.head.repo.is_none();
+            if same_repo_head && p.head.ref_name == new_base {
+                return validation_failed("base", "invalid", None);
+            }
+            let Some(sha) = world.branch_sha(r, new_base) else {
+                return validation_failed("base", "invalid", None);
+            };
+            world.set_base(r, n, new_base, &sha);
+        }
+    }
+    match world.conversation(r, n) {
+        Some(Conversation::Pull(p)) => Reply::json(200, pull_json(base, world, r, p)),
+        _ => not_found(),
     }
 }
 
@@ -953,12 +1115,7 @@ pub(crate) fn pull_json(base: &str, world: &World, r: usize, p: &PullSpec) -> Va
         .threads(r, p.number)
         .map(|(_, t)| t.comments.len())
         .sum();
-    let mergeable_state = match (p.draft, p.mergeable) {
-        (true, _) => "draft",
-        (_, Some(true)) => "clean",
-        (_, Some(false)) => "dirty",
-        (_, None) => "unknown",
-    };
+    let mergeable_state = crate::state::mergeable_state(p);
     json!({
         "url": format!("{api}/pulls/{}", p.number),
         "id": id,

@@ -913,6 +913,13 @@ fn pull_request_fields(ctx: &Ctx<'_>, world: &World, r: usize, p: &PullSpec) -> 
         "createdAt": created,
         "updatedAt": updated,
         "mergedAt": p.merged_at.as_deref().map(normalize_time),
+        "mergeStateStatus": crate::state::mergeable_state(p).to_ascii_uppercase(),
+        "mergeCommit": match (&p.state, &p.merge_commit_sha) {
+            (PullState::Merged, Some(oid)) => json!({"__typename": "Commit", "oid": oid}),
+            _ => Value::Null,
+        },
+        "baseRepository": branch_repository_json(ctx, world, r, p.base.repo.as_deref()),
+        "headRepository": branch_repository_json(ctx, world, r, p.head.repo.as_deref()),
         "closedAt": p.closed_at.as_deref().map(normalize_time),
         "author": actor_json(ctx.base, &world.user_or_ghost(&p.author)),
         "repository": repository_json(ctx, world, r),
@@ -957,6 +964,31 @@ fn rollup_contexts(world: &World, r: usize, number: u64) -> Vec<Value> {
             })
         });
     runs.chain(statuses).collect()
+}
+
+/// The repository a branch of a pull request lives in: the pull request's own, another of the
+/// scenario's, or a fork the scenario does not describe (as REST shows it).
+fn branch_repository_json(ctx: &Ctx<'_>, world: &World, r: usize, fork: Option<&str>) -> Value {
+    let Some(full) = fork else {
+        return repository_json(ctx, world, r);
+    };
+    let (owner, name) = full.split_once('/').unwrap_or((full, full));
+    if let Some(other) = world.repo_index(owner, name) {
+        return repository_json(ctx, world, other);
+    }
+    let id = 900_000 + world.repos[r].id;
+    json!({
+        "__typename": "Repository",
+        "id": node_id("R", "Repository", id),
+        "databaseId": id,
+        "name": name,
+        "nameWithOwner": full,
+        "owner": actor_json(ctx.base, &world.user_or_ghost(owner)),
+        "isPrivate": false,
+        "visibility": "PUBLIC",
+        "url": format!("{}/{full}", ctx.base),
+        "description": null,
+    })
 }
 
 fn repository_json(ctx: &Ctx<'_>, world: &World, r: usize) -> Value {

@@ -79,6 +79,11 @@ pub struct Capabilities {
     /// does not model Gitea's differently shaped Actions API).
     #[serde(default)]
     pub actions_api: Option<bool>,
+    /// Whether `GET /repos/{o}/{r}/pulls` filters by `base` and `head` (branch names). Default:
+    /// Forgejo 16 and later (the releases whose description has them); Gitea and older Forgejo
+    /// ignore both parameters and list every pull request.
+    #[serde(default)]
+    pub pull_list_filters: Option<bool>,
 }
 
 /// GitHub's primary rate limit as the simulator starts with it, per user and resource.
@@ -219,6 +224,11 @@ pub struct PullSpec {
     /// `None`: not computed yet (GitHub's `null` / `UNKNOWN`).
     #[serde(default)]
     pub mergeable: Option<bool>,
+    /// GitHub's `mergeable_state` (`clean`, `dirty`, `unstable`, `blocked`, `behind`,
+    /// `unknown`, `has_hooks`, `draft`); default: `draft` for a draft, else from `mergeable`
+    /// (`clean`, `dirty`, `unknown`). GraphQL's `mergeStateStatus` is the same in upper case.
+    #[serde(default)]
+    pub mergeable_state: Option<String>,
     #[serde(default)]
     pub comments: Vec<CommentSpec>,
     /// Appends `count` generated comments after `comments`.
@@ -642,6 +652,18 @@ pub struct IssueSpec {
     pub comments: Vec<CommentSpec>,
 }
 
+/// GitHub REST's `mergeable_state` values (GraphQL's `MergeStateStatus`, lower case).
+const MERGEABLE_STATES: [&str; 8] = [
+    "behind",
+    "blocked",
+    "clean",
+    "dirty",
+    "draft",
+    "has_hooks",
+    "unknown",
+    "unstable",
+];
+
 /// GitHub's REST reaction names, in the order GitHub lists them.
 pub(crate) const REACTIONS: [&str; 8] = [
     "+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes",
@@ -792,6 +814,17 @@ impl Scenario {
             }
             for pull in &repo.pulls {
                 times.push(("created_at", &pull.created_at));
+                if let Some(state) = &pull.mergeable_state
+                    && !MERGEABLE_STATES.contains(&state.as_str())
+                {
+                    return fail(format!(
+                        "{full}#{}: mergeable_state {state:?} is not one of {MERGEABLE_STATES:?}",
+                        pull.number
+                    ));
+                }
+                if let Some(merged_at) = &pull.merged_at {
+                    times.push(("merged_at", merged_at));
+                }
                 for run in &pull.check_runs {
                     if let (Some(id), Some(job)) = (run.id, run.job_id)
                         && id != job
@@ -894,6 +927,22 @@ mod tests {
             let (_, text) = builtins().find(|(n, _)| *n == name).unwrap();
             Scenario::from_yaml(text).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
+    }
+
+    #[test]
+    fn rejects_an_unknown_mergeable_state_and_a_bad_merge_time() {
+        let pull = |extra: &str| {
+            format!(
+                "forge: github\nrepos:\n  - owner: o\n    name: r\n    pulls:\n      - {{number: 1, \
+                 title: t, author: a, head: {{ref: h, sha: \"1\"}}, base: {{ref: main, sha: \"2\"}}, \
+                 created_at: \"2024-01-01T00:00:00Z\"{extra}}}\n"
+            )
+        };
+        Scenario::from_yaml(&pull(", mergeable_state: blocked")).unwrap();
+        let err = Scenario::from_yaml(&pull(", mergeable_state: green")).unwrap_err();
+        assert!(err.to_string().contains("green"), "{err}");
+        let err = Scenario::from_yaml(&pull(", state: merged, merged_at: yesterday")).unwrap_err();
+        assert!(err.to_string().contains("yesterday"), "{err}");
     }
 
     #[test]

@@ -136,6 +136,8 @@ pub(crate) struct World {
     pub paging: bool,
     /// Whether the Forgejo/Gitea Actions API is served (scenario `capabilities.actions_api`).
     pub actions_api: bool,
+    /// Whether the Forgejo/Gitea pull request list filters by `base`/`head`.
+    pub pull_list_filters: bool,
     /// What polling and `/_sim/checks/complete` changed about checks.
     pub ci: crate::ci::CiState,
     next_comment_id: u64,
@@ -170,6 +172,10 @@ impl World {
             .capabilities
             .reply_to_review_comments
             .unwrap_or(reply_default);
+        let pull_list_filters = scenario
+            .capabilities
+            .pull_list_filters
+            .unwrap_or_else(|| forgejo_major(scenario.forge, &version) >= 16);
         let mut world = World {
             version,
             anonymous_read: scenario.anonymous_read,
@@ -198,6 +204,7 @@ impl World {
                 .capabilities
                 .actions_api
                 .unwrap_or(scenario.forge == ForgeFlavor::Forgejo),
+            pull_list_filters,
             ci: crate::ci::CiState::default(),
             next_comment_id: FIRST_COMMENT_ID,
             next_review_id: FIRST_REVIEW_ID,
@@ -728,11 +735,63 @@ impl World {
         }
     }
 
+    /// The commit a branch of the repository points at, when the scenario shows the branch:
+    /// the head of a pull request from that branch of this repository, else the base of one
+    /// into it, else (for the default branch only) a fixed made-up commit. `None`: the
+    /// repository has no such branch.
+    pub fn branch_sha(&self, repo: usize, branch: &str) -> Option<String> {
+        let r = self.repos.get(repo)?;
+        let own = |b: &crate::scenario::BranchSpec| {
+            b.repo.as_deref().is_none_or(|full| {
+                full.eq_ignore_ascii_case(&format!("{}/{}", r.spec.owner, r.spec.name))
+            })
+        };
+        let pulls = &r.spec.pulls;
+        pulls
+            .iter()
+            .find(|p| p.head.ref_name == branch && own(&p.head))
+            .map(|p| p.head.sha.clone())
+            .or_else(|| {
+                pulls
+                    .iter()
+                    .find(|p| p.base.ref_name == branch)
+                    .map(|p| p.base.sha.clone())
+            })
+            .or_else(|| (r.spec.default_branch == branch).then(|| format!("{:0>40x}", r.id)))
+    }
+
+    /// Moves a pull request onto another base branch (whose commit is `sha`); the pull
+    /// request counts as updated.
+    pub fn set_base(&mut self, repo: usize, number: u64, base: &str, sha: &str) {
+        if let Some(p) = self
+            .repos
+            .get_mut(repo)
+            .and_then(|r| r.spec.pulls.iter_mut().find(|p| p.number == number))
+        {
+            p.base.ref_name = base.to_owned();
+            p.base.sha = sha.to_owned();
+        }
+        self.touch_pull(repo, number);
+    }
+
     /// A stable id for a pull request or issue (distinct from its number, like on the forges).
     pub fn conversation_id(&self, repo: usize, number: u64) -> u64 {
         let repo_id = self.repos.get(repo).map(|r| r.id).unwrap_or(0);
         repo_id * 100_000 + number
     }
+}
+
+/// Forgejo's major version (0 for anything else): `11.0.1+gitea-1.22.0` is 11.
+fn forgejo_major(flavor: ForgeFlavor, version: &str) -> u64 {
+    if flavor != ForgeFlavor::Forgejo {
+        return 0;
+    }
+    version
+        .trim_start_matches('v')
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0)
 }
 
 /// Gitea releases with the review-conversation endpoints: (resolve, reply).
@@ -820,4 +879,19 @@ pub(crate) fn normalize_time(t: &str) -> String {
     parse_rfc3339(t)
         .map(format_rfc3339)
         .unwrap_or_else(|| t.to_owned())
+}
+
+/// GitHub's `mergeable_state` of a pull request: the scenario's, else derived from its draft
+/// flag and `mergeable`.
+pub(crate) fn mergeable_state(p: &PullSpec) -> String {
+    if let Some(state) = &p.mergeable_state {
+        return state.clone();
+    }
+    match (p.draft, p.mergeable) {
+        (true, _) => "draft",
+        (_, Some(true)) => "clean",
+        (_, Some(false)) => "dirty",
+        (_, None) => "unknown",
+    }
+    .to_owned()
 }

@@ -1,5 +1,5 @@
 //! The shell commands agents run against a forge: reply to and resolve a review thread, reply
-//! in the conversation, view an item, print a failed job's log. Each client knows its own
+//! in the conversation, view an item, print a failed job's log, retarget a pull request. Each client knows its own
 //! (`github/commands.rs`: `gh`; `forgejo/commands.rs`: `curl`), so routes, GraphQL
 //! mutations and token variable names stay in this crate; the tools only assemble them.
 //!
@@ -45,6 +45,10 @@ pub trait CommandRecipes: Send + Sync {
     /// Prints the log of an Actions job's failed steps, from the ids alone; None where no
     /// command-line client reads this forge's job logs.
     fn job_log(&self, repo: &RepoRef, job: &ActionsJobRef) -> Option<ShellCommand>;
+
+    /// Retargets the pull request onto the branch `base` (what `PullRequests::set_base`
+    /// does). The branch name is one whole argument, never read as an option or by a shell.
+    fn set_base(&self, pr: &PrRef, base: &str) -> ShellCommand;
 }
 
 /// Opens a URL in the default browser wherever Python is installed (Linux, macOS, Windows).

@@ -23,15 +23,18 @@ use crate::config::{ForgeKind, ForgejoEndpoint};
 use crate::http::{Auth, ClientOptions, Http, Request};
 use crate::{
     Actions, ActionsJobRef, Actor, Artifact, CheckAnnotations, Checks, CiSnapshot, CommandRecipes,
-    Forge, IssueComment, Job, LogStream, Page, PageRequest, PrState, PullRequest, PullRequests,
-    Review, ReviewComment, ReviewFeedback, ReviewThread, ReviewThreads, ThreadCapabilities,
-    WorkflowHistory, WorkflowRun,
+    Forge, IssueComment, Job, LogStream, Page, PageRequest, PrState, PullFilter, PullListState,
+    PullRequest, PullRequests, Review, ReviewComment, ReviewFeedback, ReviewThread, ReviewThreads,
+    ThreadCapabilities, WorkflowHistory, WorkflowRun,
 };
 
 /// The id Gitea and Forgejo give their built-in Actions bot (`gitea-actions`,
 /// `forgejo-actions`); their API has no account-type field, so this is the one bot the
 /// instance itself reports as such.
 const ACTIONS_USER_ID: i64 = -2;
+
+/// Pull requests a listing page asks for: Forgejo/Gitea's default `MAX_RESPONSE_ITEMS`.
+const PULLS_PER_PAGE: usize = 50;
 
 /// A client for one Forgejo or Gitea instance. `Send + Sync`; share it behind an `Arc`.
 pub struct Forgejo {
@@ -191,7 +194,7 @@ impl Forgejo {
             .http
             .send(&Request::get(url, Some(auth), &subject).not_found_hint(&hint))
             .await?;
-        Ok(response.json::<FjPull>()?.into_domain())
+        Ok(response.json::<FjPull>()?.into_domain(&pr.repo))
     }
 
     async fn fetch_comments(&self, pr: &PrRef, page: PageRequest) -> Result<Page<IssueComment>> {
@@ -216,6 +219,142 @@ impl Forgejo {
             .map(FjComment::into_domain)
             .collect();
         Ok(Page { items, has_next })
+    }
+
+    /// Pages of `GET /repos/{o}/{r}/pulls` (newest first, 50 a page, the most both forges
+    /// serve by default), filtered here until `filter.limit` match. `base` and `head` are
+    /// sent too, but only Forgejo 16 and later are known to filter by them (older Forgejo
+    /// ignores unknown parameters, and no published Gitea description lists them), so a
+    /// branch filter may cost one request per 50 pull requests in the state asked for, up to
+    /// the first `limit` matches (a repository with 2,000 open pull requests and a branch that
+    /// matches none: 40 requests). The answer is the same either way: every listed pull
+    /// request is filtered here.
+    async fn fetch_pulls(&self, repo: &RepoRef, filter: &PullFilter) -> Result<Vec<PullRequest>> {
+        if let Some(head) = &filter.head {
+            crate::pulls::check_branch_name("head", head)?;
+        }
+        if let Some(base) = &filter.base {
+            crate::pulls::check_branch_name("base", base)?;
+        }
+        let mut found = Vec::new();
+        if filter.limit == 0 {
+            return Ok(found);
+        }
+        let auth = self.auth()?;
+        let subject = format!("pull requests of {}", repo.full_name());
+        let hint = format!(
+            "Check that the repository {} exists and that the token can see it.",
+            repo.full_name()
+        );
+        let mut seen = 0usize;
+        for page in 1..=crate::github::MAX_PAGES {
+            // Branch names are percent-encoded here, whatever they hold.
+            let query = {
+                let mut query = url::form_urlencoded::Serializer::new(String::new());
+                query.append_pair(
+                    "state",
+                    match filter.state {
+                        PullListState::Open => "open",
+                        PullListState::All => "all",
+                    },
+                );
+                if let Some(base) = &filter.base {
+                    query.append_pair("base", base);
+                }
+                if let Some(head) = &filter.head {
+                    query.append_pair("head", head);
+                }
+                query
+                    .append_pair("limit", &PULLS_PER_PAGE.to_string())
+                    .append_pair("page", &page.to_string());
+                query.finish()
+            };
+            let url = format!(
+                "{}/repos/{}/{}/pulls?{}",
+                self.api(),
+                repo.owner,
+                repo.repo,
+                query
+            );
+            let response = self
+                .http
+                .send(&Request::get(url, Some(auth), &subject).not_found_hint(&hint))
+                .await?;
+            // Go writes an empty list as `null`.
+            let items: Option<Vec<FjPull>> = response.json()?;
+            let items = items.unwrap_or_default();
+            let total = response
+                .headers
+                .get("x-total-count")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse::<usize>().ok());
+            let count = items.len();
+            seen += count;
+            found.extend(
+                items
+                    .into_iter()
+                    .map(|p| p.into_domain(repo))
+                    .filter(|p| crate::pulls::keeps(filter, repo, p)),
+            );
+            let last = match total {
+                Some(total) => seen >= total,
+                None => count < PULLS_PER_PAGE,
+            };
+            if found.len() >= filter.limit || count == 0 || last {
+                found.truncate(filter.limit);
+                return Ok(found);
+            }
+        }
+        Err(crate::github::too_many_pages(&subject))
+    }
+
+    /// `PATCH /repos/{o}/{r}/pulls/{index}` with `{"base": …}` (answered 201), after a read
+    /// that proves the number is an open pull request: Forgejo/Gitea answer success for a
+    /// merged one and leave its base alone.
+    async fn patch_base(&self, pr: &PrRef, base: &str) -> Result<PullRequest> {
+        crate::pulls::check_branch_name("base", base)?;
+        let current = self.fetch_pull(pr).await?;
+        crate::pulls::check_retargetable(pr, &current)?;
+        if current.base_ref == base {
+            return Ok(current);
+        }
+        let auth = self.auth()?;
+        let subject = format!("the base branch of {}", subject(pr));
+        let url = format!("{}/pulls/{}", self.repo_url(pr), pr.number);
+        let payload = json!({ "base": base });
+        let response = match self
+            .http
+            .send(&Request::patch(url, Some(auth), &payload, &subject))
+            .await
+        {
+            Ok(response) => response,
+            // The pull request was just read, so a 404 is the branch (`NewBaseBranchNotExist`).
+            Err(Error::NotFound { .. }) => {
+                return Err(Error::rejected(
+                    404,
+                    format!(
+                        "the branch {base:?} does not exist in {}",
+                        pr.repo.full_name()
+                    ),
+                )
+                .with_detail("field", "base")
+                .with_suggestion("Pass an existing branch of the repository, or push it first."));
+            }
+            // Another open pull request already goes from this head into `base`.
+            Err(Error::Status { status: 409, .. }) => {
+                return Err(Error::rejected(
+                    409,
+                    format!(
+                        "another open pull request already merges {} into {base:?}",
+                        current.head_ref
+                    ),
+                )
+                .with_detail("field", "base"));
+            }
+            Err(e) => return Err(e),
+        };
+        let after = response.json::<FjPull>()?.into_domain(&pr.repo);
+        crate::pulls::check_retargeted(pr, base, after)
     }
 
     async fn post_comment(&self, pr: &PrRef, body: &str) -> Result<IssueComment> {
@@ -332,6 +471,18 @@ impl PullRequests for Forgejo {
 
     async fn create_pr_comment(&self, pr: &PrRef, body: &str) -> Result<IssueComment> {
         self.post_comment(pr, body).await
+    }
+
+    async fn list_pull_requests(
+        &self,
+        repo: &RepoRef,
+        filter: &PullFilter,
+    ) -> Result<Vec<PullRequest>> {
+        self.fetch_pulls(repo, filter).await
+    }
+
+    async fn set_base(&self, pr: &PrRef, base: &str) -> Result<PullRequest> {
+        self.patch_base(pr, base).await
     }
 }
 
@@ -469,6 +620,16 @@ struct FjRef {
     name: String,
     #[serde(default)]
     sha: String,
+    /// Null when the repository was deleted.
+    #[serde(default)]
+    repo: Option<FjRepo>,
+}
+
+#[derive(Debug, Deserialize)]
+struct FjRepo {
+    full_name: String,
+    #[serde(default)]
+    clone_url: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -479,6 +640,12 @@ struct FjPull {
     state: String,
     #[serde(default)]
     merged: bool,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    merged_at: Option<Timestamp>,
+    #[serde(default)]
+    merge_commit_sha: Option<String>,
+    #[serde(default)]
+    mergeable: Option<bool>,
     #[serde(default)]
     draft: Option<bool>,
     user: Option<FjUser>,
@@ -489,13 +656,23 @@ struct FjPull {
 }
 
 impl FjPull {
-    fn into_domain(self) -> PullRequest {
+    /// `repo` is the repository it was asked for: the base repository when the answer
+    /// leaves it out.
+    fn into_domain(self, repo: &RepoRef) -> PullRequest {
         let state = if self.merged {
             PrState::Merged
         } else if self.state == "open" {
             PrState::Open
         } else {
             PrState::Closed
+        };
+        let (base_repo, base_clone_url) = match self.base.repo {
+            Some(r) => (r.full_name, r.clone_url.filter(|u| !u.is_empty())),
+            None => (repo.full_name(), None),
+        };
+        let (head_repo, head_clone_url) = match self.head.repo {
+            Some(r) => (Some(r.full_name), r.clone_url.filter(|u| !u.is_empty())),
+            None => (None, None),
         };
         PullRequest {
             number: self.number,
@@ -507,6 +684,15 @@ impl FjPull {
             head_ref: self.head.name,
             head_sha: self.head.sha,
             base_ref: self.base.name,
+            base_sha: self.base.sha,
+            merged_at: self.merged_at,
+            merge_commit_sha: self.merge_commit_sha.filter(|s| !s.is_empty()),
+            mergeable: self.mergeable,
+            mergeable_state: None,
+            base_repo,
+            head_repo,
+            base_clone_url,
+            head_clone_url,
         }
     }
 }

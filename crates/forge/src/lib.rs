@@ -20,6 +20,7 @@ pub mod forgejo;
 pub mod github;
 mod http;
 pub mod model;
+mod pulls;
 mod router;
 pub mod time;
 mod wording;
@@ -93,6 +94,21 @@ pub trait PullRequests: Send + Sync {
     /// Posts a conversation comment on the PR and returns it as the forge stored it. Checks
     /// first that the number is a pull request, so a wrong number writes nothing.
     async fn create_pr_comment(&self, pr: &PrRef, body: &str) -> Result<IssueComment>;
+
+    /// The repository's pull requests that pass `filter`, newest first, at most
+    /// `filter.limit` (0 gives none without asking). Forges that cannot filter by branch on
+    /// their side read pages until enough match (see each client).
+    async fn list_pull_requests(
+        &self,
+        repo: &RepoRef,
+        filter: &PullFilter,
+    ) -> Result<Vec<PullRequest>>;
+
+    /// Retargets the pull request onto the branch `base` of its repository and returns it
+    /// as the forge stored it. Checks first that the number is an open pull request, so a
+    /// wrong number or a closed or merged one writes nothing; the change is never retried
+    /// once it may have reached the forge. A branch that does not exist is a `user` error.
+    async fn set_base(&self, pr: &PrRef, base: &str) -> Result<PullRequest>;
 }
 
 /// Review threads, reviews, and writing in threads.

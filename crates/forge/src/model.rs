@@ -42,6 +42,7 @@ pub enum PrState {
 pub struct PullRequest {
     pub number: u64,
     pub title: String,
+    /// `Merged` for a merged pull request on every forge (GitHub REST says `closed` there).
     pub state: PrState,
     pub draft: bool,
     pub author: Actor,
@@ -49,6 +50,67 @@ pub struct PullRequest {
     pub head_ref: String,
     pub head_sha: String,
     pub base_ref: String,
+    /// The commit the base branch pointed at when the forge last looked (both forges update it
+    /// as the base moves; a merged pull request keeps the one it was merged onto).
+    pub base_sha: String,
+    #[serde(with = "crate::time::rfc3339_opt")]
+    #[schemars(with = "Option<String>")]
+    pub merged_at: Option<Timestamp>,
+    /// Set once merged: the merge commit (merge), the one squashed commit (squash), or the
+    /// commit the base branch was moved to (rebase) on GitHub; Forgejo/Gitea's
+    /// `merge_commit_sha`. `None` before the merge: GitHub's value there is its test merge
+    /// (`refs/pull/N/merge`), which says nothing about what was merged and is not kept.
+    pub merge_commit_sha: Option<String>,
+    /// Whether the forge can merge it without conflicts. `None` when it has not computed that
+    /// (GitHub's `null`: it computes on the first read of the pull request, in the background;
+    /// a pull request read from a listing never has it). Forgejo/Gitea say `false` also while
+    /// checking, after a failed check and for a draft, so only `true` is conclusive there.
+    pub mergeable: Option<bool>,
+    /// GitHub REST's `mergeable_state` as given (`clean`, `dirty`, `unstable`, `blocked`,
+    /// `behind`, `unknown`, `has_hooks`, `draft`); `None` on Forgejo/Gitea, which have no such
+    /// field, and on GitHub for a pull request read from a listing.
+    pub mergeable_state: Option<String>,
+    /// `owner/name` of the repository the pull request belongs to (its base).
+    pub base_repo: String,
+    /// `owner/name` of the repository the head branch lives in; `None` when that repository
+    /// was deleted (a fork removed after the pull request was opened).
+    pub head_repo: Option<String>,
+    /// The base repository's clone URL (`https://host/owner/name.git`).
+    pub base_clone_url: Option<String>,
+    /// The head repository's clone URL; `None` when it was deleted.
+    pub head_clone_url: Option<String>,
+}
+
+impl PullRequest {
+    /// Whether the head branch lives in another repository than the base (a fork), or in
+    /// one that no longer exists. Owner and name compare case-insensitively, as both forges
+    /// treat them.
+    pub fn is_from_fork(&self) -> bool {
+        self.head_repo
+            .as_deref()
+            .is_none_or(|head| !head.eq_ignore_ascii_case(&self.base_repo))
+    }
+}
+
+/// Which pull requests [`crate::PullRequests::list_pull_requests`] returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullFilter {
+    pub state: PullListState,
+    /// Only pull requests whose head is this branch of the base repository (not a fork's
+    /// branch of the same name).
+    pub head: Option<String>,
+    /// Only pull requests into this branch.
+    pub base: Option<String>,
+    /// At most this many pull requests (the newest first).
+    pub limit: usize,
+}
+
+/// The states a listing includes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PullListState {
+    Open,
+    /// Open, closed and merged.
+    All,
 }
 
 /// A conversation comment on a PR (GitHub: issue comment; Forgejo/Gitea: issue comment).
@@ -200,6 +262,9 @@ pub struct ThreadCapabilities {
 /// review thread (whole), the reviews that can carry feedback, and every conversation comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReviewFeedback {
+    /// As of when the feedback was read: GitHub reuses its snapshot while the feedback's
+    /// version holds (head commit, `updatedAt`, threads), so its `mergeable*` and `base_sha`
+    /// may be older than what `PullRequests::pull_request` reads now.
     pub pull: PullRequest,
     /// GitHub reads reactions only for the comments of unresolved threads (the feedback that
     /// is still open); a resolved thread's comments have `reactions: None` there.

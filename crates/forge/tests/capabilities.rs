@@ -161,3 +161,114 @@ fn forgejo_commands_read_the_configured_token_variable() {
         );
     }
 }
+
+/// Runs a rendered command in real bash with stand-ins for `gh` and `curl` that print the
+/// arguments they received, one per NUL, and returns them.
+fn argv_received(command: &resolve_pr_core::ShellCommand, program: &str) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let dir = std::env::temp_dir().join(format!("recipes-{}-{nanos}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let stand_in = dir.join(program);
+    std::fs::write(&stand_in, "#!/bin/sh\nprintf '%s\\0' \"$@\"\n").expect("stand-in");
+    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let line = command.render().expect("renders");
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(&line)
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", dir.display()))
+        .env("FORGEJO_TOKEN", "fj_secret")
+        .current_dir(&dir)
+        .output()
+        .expect("bash runs");
+    // Nothing a branch name could have made the shell do is left behind.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .expect("scratch dir")
+        .filter_map(|e| e.ok().map(|e| e.file_name()))
+        .collect();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(
+        out.status.success(),
+        "{line}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(left, [std::ffi::OsString::from(program)], "{line}");
+    let mut args: Vec<String> = out
+        .stdout
+        .split(|&b| b == 0)
+        .map(|s| String::from_utf8(s.to_vec()).expect("utf-8"))
+        .collect();
+    args.pop();
+    args
+}
+
+/// Branch names that would be options, commands or expansions reach the forge as text.
+const HOSTILE_BRANCHES: [&str; 5] = [
+    "a;rm -rf ~",
+    "$(touch pwned)",
+    "-x",
+    "`touch pwned`",
+    "q\"uo'te",
+];
+
+#[test]
+fn github_set_base_recipe_sends_the_branch_as_one_value() {
+    let pr = PrRef::parse("acme/widgets#7").expect("pr");
+    for base in HOSTILE_BRANCHES {
+        let command = github().commands().set_base(&pr, base);
+        assert_eq!(
+            argv_received(&command, "gh"),
+            [
+                "api",
+                "--method",
+                "PATCH",
+                "repos/acme/widgets/pulls/7",
+                "-f",
+                &format!("base={base}"),
+            ]
+        );
+    }
+    let ghe = forge_for(
+        &[("GITHUB_API_URL", "https://ghe.example.com/api/v3")],
+        "ghe.example.com/acme/widgets",
+    );
+    let pr = PrRef::parse("https://ghe.example.com/acme/widgets/pull/7").expect("pr");
+    let argv = argv_received(&ghe.commands().set_base(&pr, "main"), "gh");
+    assert_eq!(argv[..3], ["api", "--hostname", "ghe.example.com"]);
+}
+
+#[test]
+fn forgejo_set_base_recipe_sends_json_with_the_token_from_the_environment() {
+    let pr = PrRef::parse("https://git.example.com/acme/widgets/pulls/7").expect("pr");
+    for base in HOSTILE_BRANCHES {
+        let command = forgejo(ForgeKind::Forgejo).commands().set_base(&pr, base);
+        let argv = argv_received(&command, "curl");
+        assert_eq!(
+            argv[..9],
+            [
+                "-sS",
+                "--fail-with-body",
+                "-H",
+                "Authorization: token fj_secret",
+                "-X",
+                "PATCH",
+                "-H",
+                "Content-Type: application/json",
+                "--data-binary",
+            ]
+        );
+        let body: serde_json::Value = serde_json::from_str(&argv[9]).expect("JSON body");
+        assert_eq!(body, serde_json::json!({ "base": base }));
+        assert_eq!(
+            argv[10],
+            "https://git.example.com/api/v1/repos/acme/widgets/pulls/7"
+        );
+        assert_eq!(argv.len(), 11);
+        // The token is a variable reference in the command, never its value.
+        assert!(!command.render().expect("renders").contains("fj_secret"));
+    }
+}

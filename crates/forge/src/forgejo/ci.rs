@@ -93,7 +93,7 @@ impl Forgejo {
             .send(&Request::get(url, Some(auth), &pr_subject).not_found_hint(&hint))
             .await?;
         let pull_cached = response.from_cache;
-        let pull = response.json::<FjPull>()?.into_domain();
+        let pull = response.json::<FjPull>()?.into_domain(&pr.repo);
         let (sha, base) = (pull.head_sha, pull.base_ref);
         let statuses = self.commit_statuses(pr, &sha);
         let required = async { Ok(self.required_contexts(pr, &base).await) };

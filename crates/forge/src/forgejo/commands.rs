@@ -139,6 +139,23 @@ impl CommandRecipes for Forgejo {
     fn job_log(&self, _repo: &RepoRef, _job: &ActionsJobRef) -> Option<ShellCommand> {
         None
     }
+
+    /// `curl -X PATCH … --data-binary '{"base":"BRANCH"}' URL`: the JSON is built here (so
+    /// quotes in the name are escaped) and starts with `{`, so curl never reads it as `@file`.
+    fn set_base(&self, pr: &PrRef, base: &str) -> ShellCommand {
+        let body = serde_json::json!({ "base": base }).to_string();
+        self.curl(
+            [
+                "-X",
+                "PATCH",
+                "-H",
+                "Content-Type: application/json",
+                "--data-binary",
+                body.as_str(),
+            ],
+            &self.pull_url(pr),
+        )
+    }
 }
 
 fn is_env_name(name: &str) -> bool {

@@ -116,6 +116,16 @@ impl CommandRecipes for GitHub {
         self.pr_view(pr)
     }
 
+    /// `gh api --method PATCH repos/O/R/pulls/N -f base=BRANCH`: `-f` sends the value as a
+    /// string, whatever it starts with (`-F` would read `@file`).
+    fn set_base(&self, pr: &PrRef, base: &str) -> ShellCommand {
+        self.gh_api()
+            .args(["--method", "PATCH"])
+            .arg(format!("repos/{}/pulls/{}", pr.repo.full_name(), pr.number))
+            .arg("-f")
+            .arg(format!("base={base}"))
+    }
+
     /// `gh run view RUN --job JOB --log-failed --repo [HOST/]OWNER/REPO`.
     fn job_log(&self, repo: &RepoRef, job: &ActionsJobRef) -> Option<ShellCommand> {
         Some(

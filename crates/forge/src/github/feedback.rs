@@ -215,11 +215,40 @@ struct FeedbackPull {
     head_ref_name: String,
     head_ref_oid: String,
     base_ref_name: String,
+    base_ref_oid: String,
     updated_at: String,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    merged_at: Option<Timestamp>,
+    merge_commit: Option<GqlOid>,
+    /// MERGEABLE, CONFLICTING or UNKNOWN.
+    mergeable: String,
+    /// REST's `mergeable_state` in upper case (CLEAN, DIRTY, …).
+    merge_state_status: String,
+    base_repository: Option<GqlRepository>,
+    head_repository: Option<GqlRepository>,
     author: Option<GqlActor>,
     review_threads: Connection<GqlThread>,
     reviews: Option<Connection<GqlReview>>,
     comments: Connection<GqlIssueComment>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GqlOid {
+    oid: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GqlRepository {
+    name_with_owner: String,
+    url: String,
+}
+
+impl GqlRepository {
+    /// GraphQL has no `clone_url`; REST's is the web URL with `.git`.
+    fn clone_url(&self) -> String {
+        format!("{}.git", self.url.trim_end_matches('/'))
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -429,7 +458,14 @@ impl GitHub {
             head_ref_name,
             head_ref_oid,
             base_ref_name,
+            base_ref_oid,
             updated_at,
+            merged_at,
+            merge_commit,
+            mergeable,
+            merge_state_status,
+            base_repository,
+            head_repository,
             author,
             review_threads,
             reviews,
@@ -511,6 +547,25 @@ impl GitHub {
             head_ref: head_ref_name,
             head_sha: head_ref_oid,
             base_ref: base_ref_name,
+            base_sha: base_ref_oid,
+            merged_at,
+            merge_commit_sha: merge_commit
+                .map(|c| c.oid)
+                .filter(|_| state == PrState::Merged),
+            mergeable: match mergeable.as_str() {
+                "MERGEABLE" => Some(true),
+                "CONFLICTING" => Some(false),
+                _ => None,
+            },
+            mergeable_state: Some(merge_state_status.to_ascii_lowercase())
+                .filter(|s| !s.is_empty()),
+            base_repo: base_repository
+                .as_ref()
+                .map(|r| r.name_with_owner.clone())
+                .unwrap_or_else(|| pr.repo.full_name()),
+            base_clone_url: base_repository.as_ref().map(GqlRepository::clone_url),
+            head_repo: head_repository.as_ref().map(|r| r.name_with_owner.clone()),
+            head_clone_url: head_repository.as_ref().map(GqlRepository::clone_url),
         };
         let feedback = ReviewFeedback {
             pull,
@@ -624,6 +679,15 @@ mod tests {
                 head_ref: String::new(),
                 head_sha: String::new(),
                 base_ref: String::new(),
+                base_sha: String::new(),
+                merged_at: None,
+                merge_commit_sha: None,
+                mergeable: None,
+                mergeable_state: None,
+                base_repo: "o/r".to_owned(),
+                head_repo: Some("o/r".to_owned()),
+                base_clone_url: None,
+                head_clone_url: None,
             },
             threads: Vec::new(),
             reviews: Vec::new(),

@@ -26,9 +26,9 @@ use crate::config::{ForgeKind, GitHubEndpoint, Secret};
 use crate::http::{Auth, ClientOptions, EnvLookup, Failure, Http, Request, Retry, parse_json};
 use crate::{
     Actions, ActionsJobRef, Actor, Annotation, Artifact, CheckAnnotations, Checks, CiSnapshot,
-    CommandRecipes, Forge, IssueComment, Job, LogStream, Page, PageRequest, PrState, PullRequest,
-    PullRequests, Review, ReviewComment, ReviewFeedback, ReviewState, ReviewThread, ReviewThreads,
-    ThreadCapabilities, WorkflowHistory, WorkflowRun,
+    CommandRecipes, Forge, IssueComment, Job, LogStream, Page, PageRequest, PrState, PullFilter,
+    PullListState, PullRequest, PullRequests, Review, ReviewComment, ReviewFeedback, ReviewState,
+    ReviewThread, ReviewThreads, ThreadCapabilities, WorkflowHistory, WorkflowRun,
 };
 
 /// How long `gh auth token` may take before we stop waiting for it.
@@ -303,7 +303,7 @@ impl PullRequests for GitHub {
             .http
             .send(&Request::get(url, Some(auth), &subject).not_found_hint(&hint))
             .await?;
-        Ok(response.json::<GhPull>()?.into_domain())
+        Ok(response.json::<GhPull>()?.into_domain(&pr.repo))
     }
 
     async fn list_pr_comments(&self, pr: &PrRef, page: PageRequest) -> Result<Page<IssueComment>> {
@@ -348,6 +348,105 @@ impl PullRequests for GitHub {
             .send(&Request::post(url, Some(auth), &payload, &subject).not_found_hint(&hint))
             .await?;
         Ok(response.json::<GhComment>()?.into_domain())
+    }
+
+    /// `GET /repos/{o}/{r}/pulls` with GitHub's own filters (`state`, `head=OWNER:BRANCH`,
+    /// `base`), newest first, `min(limit, 100)` a page: one request per 100 pull requests
+    /// returned. Listed pull requests carry no mergeability (`mergeable*` are `None`).
+    async fn list_pull_requests(
+        &self,
+        repo: &RepoRef,
+        filter: &PullFilter,
+    ) -> Result<Vec<PullRequest>> {
+        if let Some(head) = &filter.head {
+            crate::pulls::check_branch_name("head", head)?;
+        }
+        if let Some(base) = &filter.base {
+            crate::pulls::check_branch_name("base", base)?;
+        }
+        let mut found = Vec::new();
+        if filter.limit == 0 {
+            return Ok(found);
+        }
+        let auth = self.auth().await?;
+        let subject = format!("pull requests of {}", repo.full_name());
+        let hint = format!(
+            "Check that the repository {} exists and that the token can see it.",
+            repo.full_name()
+        );
+        let per_page = filter.limit.min(MAX_PER_PAGE as usize);
+        for page in 1u32.. {
+            // Branch names are percent-encoded here, whatever they hold.
+            let query = {
+                let mut query = url::form_urlencoded::Serializer::new(String::new());
+                query.append_pair(
+                    "state",
+                    match filter.state {
+                        PullListState::Open => "open",
+                        PullListState::All => "all",
+                    },
+                );
+                if let Some(head) = &filter.head {
+                    query.append_pair("head", &format!("{}:{head}", repo.owner));
+                }
+                if let Some(base) = &filter.base {
+                    query.append_pair("base", base);
+                }
+                query
+                    .append_pair("sort", "created")
+                    .append_pair("direction", "desc")
+                    .append_pair("per_page", &per_page.to_string())
+                    .append_pair("page", &page.to_string());
+                query.finish()
+            };
+            let url = format!(
+                "{}/repos/{}/{}/pulls?{}",
+                self.endpoint.api_url.trim_end_matches('/'),
+                repo.owner,
+                repo.repo,
+                query
+            );
+            let request = Request::get(url, Some(auth), &subject).not_found_hint(&hint);
+            let response = self.http.send(&request).await?;
+            let items: Vec<GhPull> = response.json()?;
+            let (count, more) = (items.len(), response.may_have_next(items.len(), per_page));
+            found.extend(
+                items
+                    .into_iter()
+                    .map(|p| p.into_domain(repo))
+                    .filter(|p| crate::pulls::keeps(filter, repo, p)),
+            );
+            if found.len() >= filter.limit || count == 0 || !more {
+                break;
+            }
+            if page >= MAX_PAGES {
+                return Err(too_many_pages(&subject));
+            }
+        }
+        found.truncate(filter.limit);
+        Ok(found)
+    }
+
+    /// `PATCH /repos/{o}/{r}/pulls/{n}` with `{"base": …}`, after a read that proves the
+    /// number is an open pull request (two requests; one when it is already on `base`).
+    async fn set_base(&self, pr: &PrRef, base: &str) -> Result<PullRequest> {
+        crate::pulls::check_branch_name("base", base)?;
+        let current = self.pull_request(pr).await?;
+        crate::pulls::check_retargetable(pr, &current)?;
+        if current.base_ref == base {
+            return Ok(current);
+        }
+        let auth = self.auth().await?;
+        let subject = format!("the base branch of {}", subject(pr));
+        let hint = not_found_hint(pr);
+        let url = format!("{}/pulls/{}", self.repo_url(pr), pr.number);
+        let payload = json!({ "base": base });
+        let response = self
+            .http
+            .send(&Request::patch(url, Some(auth), &payload, &subject).not_found_hint(&hint))
+            .await?;
+        let after = response.json::<GhPull>()?.into_domain(&pr.repo);
+        crate::pulls::check_retargeted(pr, base, after)
     }
 }
 
@@ -584,8 +683,20 @@ struct GhRef {
     #[serde(rename = "ref")]
     name: String,
     sha: String,
+    /// Null when the repository was deleted (a fork removed after the pull request).
+    #[serde(default)]
+    repo: Option<GhRepo>,
 }
 
+#[derive(Debug, Deserialize)]
+struct GhRepo {
+    full_name: String,
+    #[serde(default)]
+    clone_url: Option<String>,
+}
+
+/// GitHub's `pull-request`, and the `pull-request-simple` of listings (which lacks `merged`
+/// and the mergeability fields).
 #[derive(Debug, Deserialize)]
 struct GhPull {
     number: u64,
@@ -595,8 +706,14 @@ struct GhPull {
     draft: Option<bool>,
     #[serde(default)]
     merged: Option<bool>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    merged_at: Option<Timestamp>,
     #[serde(default)]
-    merged_at: Option<String>,
+    merge_commit_sha: Option<String>,
+    #[serde(default)]
+    mergeable: Option<bool>,
+    #[serde(default)]
+    mergeable_state: Option<String>,
     user: Option<GhUser>,
     html_url: String,
     head: GhRef,
@@ -604,13 +721,24 @@ struct GhPull {
 }
 
 impl GhPull {
-    fn into_domain(self) -> PullRequest {
-        let state = if self.merged == Some(true) || self.merged_at.is_some() {
+    /// `repo` is the repository it was asked for, the base repository should GitHub ever
+    /// leave that out.
+    fn into_domain(self, repo: &RepoRef) -> PullRequest {
+        let merged = self.merged == Some(true) || self.merged_at.is_some();
+        let state = if merged {
             PrState::Merged
         } else if self.state == "open" {
             PrState::Open
         } else {
             PrState::Closed
+        };
+        let (base_repo, base_clone_url) = match self.base.repo {
+            Some(r) => (r.full_name, r.clone_url),
+            None => (repo.full_name(), None),
+        };
+        let (head_repo, head_clone_url) = match self.head.repo {
+            Some(r) => (Some(r.full_name), r.clone_url),
+            None => (None, None),
         };
         PullRequest {
             number: self.number,
@@ -622,6 +750,16 @@ impl GhPull {
             head_ref: self.head.name,
             head_sha: self.head.sha,
             base_ref: self.base.name,
+            base_sha: self.base.sha,
+            merged_at: self.merged_at,
+            // Before the merge GitHub reports its test merge commit here.
+            merge_commit_sha: self.merge_commit_sha.filter(|s| merged && !s.is_empty()),
+            mergeable: self.mergeable,
+            mergeable_state: self.mergeable_state.filter(|s| !s.is_empty()),
+            base_repo,
+            head_repo,
+            base_clone_url,
+            head_clone_url,
         }
     }
 }
@@ -819,11 +957,49 @@ mod tests {
             "head": {"ref": "feature", "sha": "abc"}, "base": {"ref": "main", "sha": "def"}
         }))
         .unwrap();
-        let pr = pull.into_domain();
+        let pr = pull.into_domain(&RepoRef::parse("o/r").unwrap());
         assert_eq!(
             (pr.state, pr.draft, pr.author.login.as_str()),
             (PrState::Merged, false, "ghost")
         );
+        assert_eq!(pr.base_sha, "def");
+        assert_eq!(
+            pr.merged_at,
+            Some(crate::parse_time("2024-01-01T00:00:00Z").unwrap())
+        );
+        // Without repositories in the answer the base is the one asked for, the head unknown.
+        assert_eq!(
+            (pr.base_repo.as_str(), pr.head_repo.as_deref()),
+            ("o/r", None)
+        );
+        assert!(pr.is_from_fork());
+    }
+
+    #[test]
+    fn a_deleted_head_repository_and_a_test_merge_commit() {
+        let pull: GhPull = serde_json::from_value(json!({
+            "number": 4, "title": "t", "state": "open", "user": null,
+            "html_url": "https://github.com/o/r/pull/4",
+            "merge_commit_sha": "e5bd3914e2e596debea16f433f57875b5b90bcd6",
+            "mergeable": null, "mergeable_state": "unknown",
+            "head": {"ref": "patch-1", "sha": "abc", "repo": null},
+            "base": {"ref": "main", "sha": "def",
+                     "repo": {"full_name": "O/R", "clone_url": "https://github.com/O/R.git"}}
+        }))
+        .unwrap();
+        let pr = pull.into_domain(&RepoRef::parse("o/r").unwrap());
+        assert_eq!(pr.state, PrState::Open);
+        assert_eq!(pr.merge_commit_sha, None, "the test merge is not a merge");
+        assert_eq!(
+            (pr.mergeable, pr.mergeable_state.as_deref()),
+            (None, Some("unknown"))
+        );
+        assert_eq!(pr.base_repo, "O/R");
+        assert_eq!(
+            pr.base_clone_url.as_deref(),
+            Some("https://github.com/O/R.git")
+        );
+        assert_eq!((pr.head_repo, pr.head_clone_url), (None, None));
     }
 
     #[test]

@@ -129,6 +129,14 @@ impl<'a> Request<'a> {
         }
     }
 
+    /// A PATCH: a write, so never repeated once it may have reached the forge.
+    pub fn patch(url: String, auth: Option<&'a Auth>, body: &'a Value, subject: &'a str) -> Self {
+        Request {
+            method: Method::PATCH,
+            ..Request::post(url, auth, body, subject)
+        }
+    }
+
     pub fn not_found_hint(mut self, hint: &'a str) -> Self {
         self.not_found_hint = hint;
         self
