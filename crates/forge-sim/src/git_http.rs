@@ -250,7 +250,9 @@ async fn run_backend(
             }
         }
         // The backend's exit status is not the client's business: git reports failures in
-        // the protocol stream itself. Waiting reaps the process.
+        // the protocol stream itself. Its output is closed first, so a backend still writing
+        // to a client that went away ends instead of blocking; waiting reaps it.
+        drop(stdout);
         let _ = child.wait().await;
         drop(errors);
     });

@@ -316,7 +316,26 @@ async fn pushes_and_force_with_lease_is_accepted_or_refused_as_on_a_forge() {
     std::fs::write(mine.join("big.bin"), &big).unwrap();
     world.git(&mine, &["add", "big.bin"]).await;
     world.git(&mine, &["commit", "-qm", "big"]).await;
-    world.git(&mine, &["push", "-q", "origin", "topic"]).await;
+    let trace = world.dir.path().join("push-trace");
+    let out = world
+        .output(
+            &mine,
+            &["push", "-q", "origin", "topic"],
+            &[("GIT_TRACE_CURL", trace.to_str().unwrap())],
+        )
+        .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        std::fs::read_to_string(&trace)
+            .unwrap()
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked"),
+        "the push was not sent chunked, so this test proves nothing about streaming"
+    );
     let pushed = world.git(&mine, &["rev-parse", "HEAD"]).await;
     assert_eq!(world.git(&bare, &["rev-parse", "topic"]).await, pushed);
     assert!(git_requests(&sim).iter().any(|r| r.method == "POST"
@@ -361,6 +380,21 @@ async fn pushes_and_force_with_lease_is_accepted_or_refused_as_on_a_forge() {
         world.git(&bare, &["rev-parse", "topic"]).await,
         their_commit
     );
+
+    // Hostile branch names travel inside git's protocol, never through a command line.
+    let hostile = ["-x", "$(id)", "a;touch${IFS}pwned", "`id`"];
+    for name in hostile {
+        let spec = format!("HEAD:refs/heads/{name}");
+        world.git(&mine, &["push", "-q", "origin", &spec]).await;
+    }
+    let listed = world.git(&mine, &["ls-remote", "--heads", "origin"]).await;
+    for name in hostile {
+        assert!(
+            listed.contains(&format!("refs/heads/{name}")),
+            "{name}: {listed}"
+        );
+    }
+    assert!(!world.root().join("pwned").exists() && !mine.join("pwned").exists());
     assert!(sim.contract_violations().is_empty());
 }
 
