@@ -3,7 +3,7 @@
 //! threads, checks, job logs) are parsed and kept so later work extends without a new format.
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +52,11 @@ pub struct Scenario {
     pub users: Vec<UserSpec>,
     #[serde(default)]
     pub repos: Vec<RepoSpec>,
+    /// A directory of bare repositories, `<owner>/<name>.git`, served over git's smart HTTP
+    /// at `{base}/{owner}/{name}.git` (clone, fetch, push). Relative to the scenario file
+    /// when loaded with [`Scenario::from_file`]. Unset: those URLs answer 404.
+    #[serde(default)]
+    pub git_root: Option<PathBuf>,
 }
 
 /// Forgejo/Gitea endpoints that only some releases have. Unset: decided from the flavour and
@@ -758,6 +763,9 @@ impl Scenario {
         let mut scenario = Scenario::from_yaml(&text)
             .map_err(|e| SimError::Scenario(format!("{}: {e}", path.display())))?;
         let dir = path.parent().unwrap_or(Path::new("."));
+        if let Some(root) = scenario.git_root.take() {
+            scenario.git_root = Some(dir.join(root));
+        }
         for repo in &mut scenario.repos {
             for pull in &mut repo.pulls {
                 for job in &mut pull.workflow_jobs {
@@ -774,6 +782,13 @@ impl Scenario {
             }
         }
         Ok(scenario)
+    }
+
+    /// This scenario serving the bare repositories under `dir` over git's smart HTTP (see
+    /// [`Scenario::git_root`]); for tests that make repositories in a temporary directory.
+    pub fn with_git_root(mut self, dir: impl Into<PathBuf>) -> Scenario {
+        self.git_root = Some(dir.into());
+        self
     }
 
     /// An embedded scenario by file name without `.yaml` (see [`Scenario::builtin_names`]).
@@ -964,5 +979,20 @@ repos:
       - {number: 1, title: clash}
 "#;
         assert!(Scenario::from_yaml(text).is_err());
+    }
+
+    #[test]
+    fn git_root_is_relative_to_the_scenario_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.yaml");
+        std::fs::write(&file, "forge: github\ngit_root: repos\n").unwrap();
+        let scenario = Scenario::from_file(&file).unwrap();
+        assert_eq!(scenario.git_root, Some(dir.path().join("repos")));
+        let absolute = Scenario::from_yaml("forge: forgejo\ngit_root: /srv/git\n").unwrap();
+        assert_eq!(absolute.git_root, Some(PathBuf::from("/srv/git")));
+        let set = Scenario::from_yaml("forge: github\n")
+            .unwrap()
+            .with_git_root("/tmp/x");
+        assert_eq!(set.git_root, Some(PathBuf::from("/tmp/x")));
     }
 }

@@ -26,7 +26,7 @@ use tokio::task::{JoinHandle, JoinSet};
 use crate::fault::{self, Fault, FaultKind};
 use crate::scenario::{ForgeFlavor, Scenario};
 use crate::state::World;
-use crate::{SimError, forgejo, github};
+use crate::{SimError, forgejo, git_http, github};
 
 /// One request as the simulator saw it. `status` is 0 when the connection was dropped
 /// without a response (the `ResetConnection` fault).
@@ -86,6 +86,7 @@ impl Sim {
         let shared = Arc::new(Shared {
             flavor: scenario.forge,
             base_url: format!("http://{addr}"),
+            git_root: scenario.git_root.clone(),
             storage_url: format!("http://{storage_addr}"),
             storage_log: Mutex::new(Vec::new()),
             world: Mutex::new(World::new(scenario)),
@@ -200,6 +201,8 @@ pub(crate) struct Shared {
     pub storage_url: String,
     pub storage_log: Mutex<Vec<StorageRequest>>,
     pub world: Mutex<World>,
+    /// Where the bare repositories served over git's smart HTTP live (`Scenario::git_root`).
+    git_root: Option<std::path::PathBuf>,
     log: Mutex<Vec<RecordedRequest>>,
     #[cfg(feature = "faults")]
     faults: Mutex<Vec<Fault>>,
@@ -348,6 +351,11 @@ async fn handle(
     req: hyper::Request<Incoming>,
 ) -> Result<Response<SimBody>, Dropped> {
     let (parts, body) = req.into_parts();
+    // Git's smart HTTP shares the forge's host, as on GitHub and Forgejo; its paths (ending
+    // in `.git/info/refs` and the like) are no API route's.
+    if let Some(route) = git_http::Route::parse(parts.method.as_str(), parts.uri.path()) {
+        return Ok(serve_git(&shared, &route, parts, body).await);
+    }
     let body = match body.collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(_) => return Err(Dropped("request body not readable")),
@@ -479,6 +487,54 @@ async fn handle(
     Ok(into_response(reply, truncate))
 }
 
+/// A git smart HTTP request: answered by `git http-backend`, recorded like an API request,
+/// never contract-checked (no API description covers git's protocol) and never faulted.
+async fn serve_git(
+    shared: &Shared,
+    route: &git_http::Route,
+    parts: hyper::http::request::Parts,
+    body: Incoming,
+) -> Response<SimBody> {
+    let token = basic_or_bearer_token(&parts.headers);
+    let login = token.as_deref().and_then(|t| {
+        let world = lock(&shared.world);
+        world.token(t).map(|spec| spec.login.clone())
+    });
+    let root = shared.git_root.as_deref();
+    let served = git_http::serve(root, route, &parts, body, login.clone()).await;
+    lock(&shared.log).push(RecordedRequest {
+        method: parts.method.as_str().to_owned(),
+        path: parts.uri.path().to_owned(),
+        query: parts.uri.query().map(str::to_owned),
+        status: served.status,
+        conditional: parts.headers.contains_key(hyper::header::IF_NONE_MATCH),
+        authenticated: login.is_some(),
+        token,
+        graphql_points: None,
+    });
+    served.response
+}
+
+/// The token of an `Authorization` header: `token T`, `Bearer T`, or git's `Basic` with the
+/// token as the password (as both forges take it over HTTPS).
+fn basic_or_bearer_token(headers: &HeaderMap) -> Option<String> {
+    use base64::Engine as _;
+    let value = headers.get(hyper::header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, rest) = value.trim().split_once(' ')?;
+    if scheme.eq_ignore_ascii_case("basic") {
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(rest.trim())
+            .ok()?;
+        let pair = String::from_utf8(decoded).ok()?;
+        let (_, password) = pair.split_once(':')?;
+        Some(password.to_owned())
+    } else if scheme.eq_ignore_ascii_case("token") || scheme.eq_ignore_ascii_case("bearer") {
+        Some(rest.trim().to_owned())
+    } else {
+        None
+    }
+}
+
 /// Records a contract violation when the response to a described operation does not match
 /// the forge's published description.
 #[cfg(feature = "contract")]
@@ -585,6 +641,7 @@ fn into_response(reply: Reply, truncate: bool) -> Response<SimBody> {
         data: Some(bytes.clone()),
         fail_after_data: truncate,
         fail_delay: None,
+        stream: None,
     });
     *response.status_mut() = status;
     let headers = response.headers_mut();
@@ -606,14 +663,37 @@ fn into_response(reply: Reply, truncate: bool) -> Response<SimBody> {
     response
 }
 
-/// A response body that is either whole or, for the truncation fault, stops with an error
-/// after its data so the connection closes short of the promised length.
+/// A response body that is either whole, streamed from a channel (git's output), or, for the
+/// truncation fault, stops with an error after its data so the connection closes short of the
+/// promised length.
 pub(crate) struct SimBody {
     data: Option<Bytes>,
     fail_after_data: bool,
     /// Holds the error back until hyper has flushed the headers and data; failing at once
     /// would make hyper drop the buffered response unsent.
     fail_delay: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// Frames that follow `data`, until the sender is dropped.
+    stream: Option<tokio::sync::mpsc::Receiver<std::io::Result<Bytes>>>,
+}
+
+impl SimBody {
+    pub(crate) fn whole(data: Bytes) -> SimBody {
+        SimBody {
+            data: Some(data),
+            fail_after_data: false,
+            fail_delay: None,
+            stream: None,
+        }
+    }
+
+    pub(crate) fn streamed(frames: tokio::sync::mpsc::Receiver<std::io::Result<Bytes>>) -> SimBody {
+        SimBody {
+            data: None,
+            fail_after_data: false,
+            fail_delay: None,
+            stream: Some(frames),
+        }
+    }
 }
 
 impl HttpBody for SimBody {
@@ -626,6 +706,16 @@ impl HttpBody for SimBody {
     ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
         if let Some(data) = self.data.take() {
             return Poll::Ready(Some(Ok(Frame::data(data))));
+        }
+        if let Some(stream) = self.stream.as_mut() {
+            return match stream.poll_recv(cx) {
+                Poll::Ready(Some(frame)) => Poll::Ready(Some(frame.map(Frame::data))),
+                Poll::Ready(None) => {
+                    self.stream = None;
+                    Poll::Ready(None)
+                }
+                Poll::Pending => Poll::Pending,
+            };
         }
         if self.fail_after_data {
             let delay = self
@@ -641,10 +731,13 @@ impl HttpBody for SimBody {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.data.is_none() && !self.fail_after_data
+        self.data.is_none() && !self.fail_after_data && self.stream.is_none()
     }
 
     fn size_hint(&self) -> SizeHint {
+        if self.stream.is_some() {
+            return SizeHint::default();
+        }
         match (&self.data, self.fail_after_data) {
             (Some(d), false) => SizeHint::with_exact(d.len() as u64),
             (None, false) => SizeHint::with_exact(0),
