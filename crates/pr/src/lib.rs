@@ -1,13 +1,16 @@
-//! Answers about a pull request, composed from what the forge reports and what the `ci`
-//! crate reads in logs: the state of its CI ([`ci_state`]) and the review feedback that still
-//! needs an answer ([`review_feedback`]). Merge readiness, impact and restack plans come here
-//! next.
+//! Answers about a pull request, composed from what the forge reports, what the `ci` crate
+//! reads in logs and what the local repository holds (`resolve-pr-git`): the state of its CI
+//! ([`ci_state`]), the review feedback that still needs an answer ([`review_feedback`]),
+//! whether it merges cleanly ([`conflicts`]) and how to restack PRs built on it ([`stack`]).
+//! Merge readiness and impact come here next.
 //!
 //! Answers are plain Rust types. This crate does not know about tools' output shapes: no
 //! serde contract, no JSON Schema, no MCP, no cursors or pages, no commands to run. The
 //! `tools` crate maps these answers to the contracts agents see.
 
 pub mod ci_state;
+pub mod conflicts;
 pub mod review_feedback;
+pub mod stack;
 
 pub use ci_state::{CiState, JobCache, ci_state};

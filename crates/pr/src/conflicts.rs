@@ -1,0 +1,220 @@
+//! Whether a pull request's head merges cleanly into its target, computed locally as git
+//! itself merges (`git merge-tree --write-tree`, through `resolve-pr-git`), with each
+//! conflicted file's kind, its conflict regions and what can be said of them as a fact.
+//!
+//! Nothing here writes to the repository: the merge lives in a scratch object directory.
+//! Which commits to merge (fetched into `refs/resolve-pr/…`) is the caller's business.
+
+use resolve_pr_git::{ConflictKind, Hunks, Limits, Repository};
+
+/// The merge of a PR's head into its target, as git would make it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConflictReport {
+    pub target: String,
+    pub head: String,
+    /// `None`: the two histories share no commit.
+    pub merge_base: Option<String>,
+    /// git's verdict.
+    pub clean: bool,
+    pub files: Vec<FileConflict>,
+}
+
+/// One conflicted path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileConflict {
+    pub path: String,
+    pub kind: ConflictKind,
+    /// git's own words about it.
+    pub message: Option<String>,
+    /// The target's, the merge base's and the head's mode (`100644`, …) where present.
+    pub target_mode: Option<String>,
+    pub base_mode: Option<String>,
+    pub head_mode: Option<String>,
+    /// The conflict regions (target = ours, head = theirs), cut to the limits; `None` when
+    /// the merged file has no regions (a deletion, a binary file, a mode or type clash).
+    pub hunks: Option<Hunks>,
+    /// What is known for certain about how to resolve it, if anything.
+    pub fact: Option<Fact>,
+}
+
+/// A resolution that follows from the contents alone, never a guess.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fact {
+    /// In every region both sides hold the same text but for whitespace.
+    SameChangeButWhitespace,
+    /// In every region the head's text is the base's but for whitespace: the target's side
+    /// loses nothing of the PR's but whitespace.
+    HeadOnlyWhitespace,
+    /// In every region the target's text is the base's but for whitespace: the head's side
+    /// loses nothing of the target's but whitespace.
+    TargetOnlyWhitespace,
+    /// The head deleted the file and the target changed it.
+    HeadDeleted,
+    /// The target deleted the file and the head changed it.
+    TargetDeleted,
+}
+
+/// Merges `head` into `target` (revisions or object ids present in `repo`) and reads every
+/// conflicted file's regions within `limits`.
+pub fn check(
+    repo: &Repository,
+    target: &str,
+    head: &str,
+    limits: Limits,
+) -> resolve_pr_git::Result<ConflictReport> {
+    let target = repo.resolve_commit(target)?;
+    let head = repo.resolve_commit(head)?;
+    let merge_base = repo.merge_base(&target, &head)?;
+    let merge = repo.merge_tree(&target, &head)?;
+    let mut files = Vec::with_capacity(merge.outcome.conflicts.len());
+    for file in &merge.outcome.conflicts {
+        let hunks = merge
+            .conflict_hunks(&file.path, limits)?
+            .filter(|h| h.total > 0);
+        let fact = fact(
+            file.kind.clone(),
+            file.ours.is_some(),
+            file.theirs.is_some(),
+            hunks.as_ref(),
+        );
+        files.push(FileConflict {
+            path: file.path.clone(),
+            kind: file.kind.clone(),
+            message: file.message.clone(),
+            target_mode: file.ours.as_ref().map(|s| s.mode.clone()),
+            base_mode: file.base.as_ref().map(|s| s.mode.clone()),
+            head_mode: file.theirs.as_ref().map(|s| s.mode.clone()),
+            hunks,
+            fact,
+        });
+    }
+    Ok(ConflictReport {
+        target,
+        head,
+        merge_base,
+        clean: merge.outcome.clean,
+        files,
+    })
+}
+
+/// The fact that holds for a file, when one does. Whitespace facts need every region, and
+/// every region whole: a cut region proves nothing.
+fn fact(
+    kind: ConflictKind,
+    target_has: bool,
+    head_has: bool,
+    hunks: Option<&Hunks>,
+) -> Option<Fact> {
+    match kind {
+        ConflictKind::ModifyDelete => match (target_has, head_has) {
+            (true, false) => Some(Fact::HeadDeleted),
+            (false, true) => Some(Fact::TargetDeleted),
+            _ => None,
+        },
+        ConflictKind::Content | ConflictKind::AddAdd => {
+            let hunks = hunks?;
+            if hunks.cut || hunks.hunks.is_empty() || hunks.hunks.len() != hunks.total {
+                return None;
+            }
+            let all = |f: &dyn Fn(&resolve_pr_git::Hunk) -> bool| hunks.hunks.iter().all(f);
+            if all(&|h| same_but_whitespace(&h.ours, &h.theirs)) {
+                return Some(Fact::SameChangeButWhitespace);
+            }
+            if all(&|h| {
+                h.base
+                    .as_deref()
+                    .is_some_and(|b| same_but_whitespace(b, &h.theirs))
+            }) {
+                return Some(Fact::HeadOnlyWhitespace);
+            }
+            if all(&|h| {
+                h.base
+                    .as_deref()
+                    .is_some_and(|b| same_but_whitespace(b, &h.ours))
+            }) {
+                return Some(Fact::TargetOnlyWhitespace);
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// Equal once all whitespace is removed.
+fn same_but_whitespace(a: &str, b: &str) -> bool {
+    a.chars()
+        .filter(|c| !c.is_whitespace())
+        .eq(b.chars().filter(|c| !c.is_whitespace()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whitespace_equality_ignores_every_kind_of_space() {
+        assert!(same_but_whitespace("a b\tc\n", "abc"));
+        assert!(same_but_whitespace("fn x() {\n}\n", "fn x(){}"));
+        assert!(!same_but_whitespace("a b", "a c"));
+    }
+
+    fn hunk(ours: &str, base: Option<&str>, theirs: &str) -> resolve_pr_git::Hunk {
+        resolve_pr_git::Hunk {
+            ours: ours.into(),
+            base: base.map(Into::into),
+            theirs: theirs.into(),
+            ..Default::default()
+        }
+    }
+
+    fn hunks(list: Vec<resolve_pr_git::Hunk>) -> Hunks {
+        Hunks {
+            total: list.len(),
+            hunks: list,
+            cut: false,
+        }
+    }
+
+    #[test]
+    fn whitespace_facts_need_every_region() {
+        let head_ws = hunks(vec![
+            hunk("x = 2\n", Some("x = 1\n"), "x  =  1\n"),
+            hunk("y = 3\n", Some("y = 1\n"), "y = 1 \n"),
+        ]);
+        assert_eq!(
+            fact(ConflictKind::Content, true, true, Some(&head_ws)),
+            Some(Fact::HeadOnlyWhitespace)
+        );
+        let mixed = hunks(vec![
+            hunk("x = 2\n", Some("x = 1\n"), "x  =  1\n"),
+            hunk("y = 3\n", Some("y = 1\n"), "y = 4\n"),
+        ]);
+        assert_eq!(fact(ConflictKind::Content, true, true, Some(&mixed)), None);
+        let mut cut = head_ws.clone();
+        cut.cut = true;
+        assert_eq!(fact(ConflictKind::Content, true, true, Some(&cut)), None);
+        let same = hunks(vec![hunk("a(1, 2)\n", Some("a(1)\n"), "a(1,2)\n")]);
+        assert_eq!(
+            fact(ConflictKind::AddAdd, true, true, Some(&same)),
+            Some(Fact::SameChangeButWhitespace)
+        );
+        let target_ws = hunks(vec![hunk("a(1) \n", Some("a(1)\n"), "b(2)\n")]);
+        assert_eq!(
+            fact(ConflictKind::Content, true, true, Some(&target_ws)),
+            Some(Fact::TargetOnlyWhitespace)
+        );
+    }
+
+    #[test]
+    fn deletions_say_which_side_deleted() {
+        assert_eq!(
+            fact(ConflictKind::ModifyDelete, true, false, None),
+            Some(Fact::HeadDeleted)
+        );
+        assert_eq!(
+            fact(ConflictKind::ModifyDelete, false, true, None),
+            Some(Fact::TargetDeleted)
+        );
+        assert_eq!(fact(ConflictKind::RenameRename, true, true, None), None);
+    }
+}

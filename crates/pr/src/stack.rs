@@ -1,0 +1,386 @@
+//! Stacked pull requests: which PRs form the stack around a pair (walked on the forge, both
+//! ways), whether and how the base PR landed in trunk (merge, squash, rebase), where each
+//! dependent branch's own commits start (its old parent tip, checked to be an ancestor), and
+//! what replaying them would do, predicted commit by commit before anything moves.
+//!
+//! [`walk`] reads the forge; [`plan`] reads the local repository (commits fetched by the
+//! caller into `refs/resolve-pr/…`) and writes nothing to it.
+
+use resolve_pr_core::RepoRef;
+use resolve_pr_forge::{Forge, PullFilter, PullListState, PullRequest};
+use resolve_pr_git::{CommitInfo, Landed, ReplayPrediction, Repository};
+
+/// Levels walked at most in each direction.
+pub const MAX_LEVELS: usize = 8;
+
+/// The PRs around a pair, as the forge links them by branch names.
+#[derive(Debug, Clone)]
+pub struct Walked {
+    /// PRs below the base PR (nearest trunk first): each one's head branch is the base
+    /// branch of the next.
+    pub below: Vec<PullRequest>,
+    /// Open PRs above the dependent (nearest first): each one is based on the head branch of
+    /// the one before.
+    pub above: Vec<PullRequest>,
+    /// Other open PRs based on the same branch as one of `above` or the dependent, which the
+    /// walk did not follow (a stack that forks).
+    pub siblings: Vec<u64>,
+    /// Forge requests the walk made.
+    pub requests: usize,
+}
+
+/// Walks down from `base` (PRs whose head branch is its base branch, open or merged) and up
+/// from `dependent` (open PRs based on its head branch), at most [`MAX_LEVELS`] each way.
+/// One list request per level and one more at each end.
+pub async fn walk(
+    forge: &dyn Forge,
+    repo: &RepoRef,
+    base: &PullRequest,
+    dependent: &PullRequest,
+) -> resolve_pr_forge::Result<Walked> {
+    let prs = forge.pull_requests();
+    let mut requests = 0;
+    let mut below: Vec<PullRequest> = Vec::new();
+    let mut seen = vec![base.number, dependent.number];
+    let mut branch = base.base_ref.clone();
+    for _ in 0..MAX_LEVELS {
+        let filter = PullFilter {
+            state: PullListState::All,
+            head: Some(branch.clone()),
+            base: None,
+            limit: 10,
+        };
+        requests += 1;
+        let found = prs.list_pull_requests(repo, &filter).await?;
+        // The most recent PR of that branch that is not a fork's (a fork's head branch of the
+        // same name is another branch).
+        let Some(next) = found
+            .into_iter()
+            .filter(|p| !p.is_from_fork() && !seen.contains(&p.number) && p.head_ref == branch)
+            .max_by_key(|p| p.number)
+        else {
+            break;
+        };
+        seen.push(next.number);
+        branch = next.base_ref.clone();
+        below.insert(0, next);
+    }
+    let mut above: Vec<PullRequest> = Vec::new();
+    let mut siblings = Vec::new();
+    let mut branch = dependent.head_ref.clone();
+    for _ in 0..MAX_LEVELS {
+        let filter = PullFilter {
+            state: PullListState::Open,
+            head: None,
+            base: Some(branch.clone()),
+            limit: 10,
+        };
+        requests += 1;
+        let mut found: Vec<PullRequest> = prs
+            .list_pull_requests(repo, &filter)
+            .await?
+            .into_iter()
+            .filter(|p| !seen.contains(&p.number) && p.base_ref == branch)
+            .collect();
+        found.sort_by_key(|p| p.number);
+        let mut found = found.into_iter();
+        let Some(next) = found.next() else { break };
+        siblings.extend(found.map(|p| p.number));
+        seen.push(next.number);
+        branch = next.head_ref.clone();
+        above.push(next);
+    }
+    Ok(Walked {
+        below,
+        above,
+        siblings,
+        requests,
+    })
+}
+
+/// How the base PR's changes reached trunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BaseState {
+    /// Merged; `how` from the local history, `commit` the forge's merge commit.
+    Merged {
+        how: MergeHow,
+        commit: Option<String>,
+    },
+    /// Not merged: `new_commits` are in the base PR's head and not in the dependent.
+    Open {
+        new_commits: Vec<CommitInfo>,
+        new_commits_total: usize,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MergeHow {
+    /// Its head is in trunk's history (a merge commit or a fast-forward).
+    MergeCommit,
+    /// One trunk commit carries all of it.
+    Squash { commit: String },
+    /// Each commit was re-applied on trunk.
+    Rebase { commits: Vec<String> },
+    /// Trunk has every change, but no commit matches: squashed with edits, or merged
+    /// another way.
+    ContentInTrunk,
+    /// The forge says merged, and trunk's recent history shows neither its commits nor its
+    /// changes (trunk not fetched far enough, or reverted since).
+    Unknown,
+}
+
+impl MergeHow {
+    /// Whether trunk holds the base's changes as other commits than the dependent has.
+    pub fn rewrote(&self) -> bool {
+        !matches!(self, MergeHow::MergeCommit)
+    }
+}
+
+/// Where a branch's own commits start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Boundary {
+    /// The parent PR's head commit: an ancestor of the branch.
+    ParentHead,
+    /// The parent moved on (or was rewritten) after the branch left it: the merge base of
+    /// the two.
+    MergeBase,
+}
+
+/// One branch of the stack that moves.
+#[derive(Debug, Clone)]
+pub struct LevelPlan {
+    pub number: u64,
+    pub branch: String,
+    pub head: String,
+    /// The old parent tip its own commits start after, recorded before anything moves.
+    pub old_base: String,
+    pub boundary: Boundary,
+    pub own_commits: Vec<CommitInfo>,
+    pub own_commits_total: usize,
+    pub files: Vec<String>,
+    pub additions: u64,
+    pub deletions: u64,
+    /// Replaying from `old_base` (the `--onto` rebase), through this level, onto the new base.
+    pub onto: ReplayPrediction,
+}
+
+/// What restacking the dependent (and the PRs above it) onto the new base means.
+#[derive(Debug, Clone)]
+pub struct StackPlan {
+    /// The dependent builds on the base's branch or carries its commits. `false`: the base
+    /// merged and the dependent already sits on its merge commit (restacked before).
+    pub stacked: bool,
+    pub base_state: BaseState,
+    /// Where the dependent goes: trunk's tip after the base merged, else the base's head.
+    pub new_base: String,
+    /// The branch `new_base` is the tip of.
+    pub new_base_branch: String,
+    pub base_head: String,
+    /// The dependent first, then each PR above it.
+    pub levels: Vec<LevelPlan>,
+    /// A plain `git rebase <new base>` of the dependent: what it would replay and do.
+    pub regular: ReplayPrediction,
+    pub regular_commits: usize,
+    /// Whether the dependent already sits on the new base (nothing to do).
+    pub up_to_date: bool,
+    pub common_ancestor: Option<String>,
+    pub base_files: Vec<String>,
+    pub base_additions: u64,
+    pub base_deletions: u64,
+    pub overlapping_files: Vec<String>,
+}
+
+/// The commits of the pair as fetched: object ids present in `repo`.
+#[derive(Debug, Clone)]
+pub struct PlanInput {
+    /// Trunk's tip (the base PR's target branch).
+    pub trunk: String,
+    pub trunk_branch: String,
+    pub base: PullRequest,
+    pub dependent: PullRequest,
+    /// Open PRs above the dependent, nearest first.
+    pub above: Vec<PullRequest>,
+    /// Commits listed per level at most.
+    pub commit_limit: usize,
+}
+
+/// Why the two PRs do not form a stack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotStacked {
+    pub dependent_base: String,
+    pub base_head_branch: String,
+}
+
+/// Plans the restack. `Ok(Err(..))`: the pair is not a stack.
+pub fn plan(
+    repo: &Repository,
+    input: &PlanInput,
+) -> resolve_pr_git::Result<Result<StackPlan, NotStacked>> {
+    let base = &input.base;
+    let dep = &input.dependent;
+    let base_head = base.head_sha.clone();
+    let dep_head = dep.head_sha.clone();
+    let merged = base.state == resolve_pr_forge::PrState::Merged;
+    let branch_stacked = dep.base_ref == base.head_ref;
+    let carries = repo.is_ancestor(&base_head, &dep_head)?;
+    let common_ancestor = repo.merge_base(&base_head, &dep_head)?;
+    // Restacked already: the base merged and the dependent sits on its merge commit.
+    let restacked = merged
+        && !branch_stacked
+        && !carries
+        && match base.merge_commit_sha.as_deref() {
+            Some(m) => repo.has_commit(m)? && repo.is_ancestor(m, &dep_head)?,
+            None => false,
+        };
+    let stacked = branch_stacked
+        || carries
+        || (merged && shares_own_commits(repo, input, common_ancestor.as_deref())?);
+    if !stacked && !restacked {
+        return Ok(Err(NotStacked {
+            dependent_base: dep.base_ref.clone(),
+            base_head_branch: base.head_ref.clone(),
+        }));
+    }
+    let base_state = if merged {
+        let fork_point = base_fork_point(repo, input)?;
+        let landed = repo.landed(&fork_point, &base_head, &input.trunk, 2000)?;
+        let how = match landed {
+            Landed::Ancestor => MergeHow::MergeCommit,
+            Landed::Squashed { commit } => MergeHow::Squash { commit },
+            Landed::Rebased { commits } => MergeHow::Rebase { commits },
+            Landed::ContentInTrunk => MergeHow::ContentInTrunk,
+            Landed::NotLanded => MergeHow::Unknown,
+        };
+        BaseState::Merged {
+            how,
+            commit: base.merge_commit_sha.clone(),
+        }
+    } else {
+        let (new_commits, total) =
+            repo.commits_between(&dep_head, &base_head, input.commit_limit)?;
+        BaseState::Open {
+            new_commits,
+            new_commits_total: total,
+        }
+    };
+    let (new_base, new_base_branch) = if merged {
+        (input.trunk.clone(), input.trunk_branch.clone())
+    } else {
+        (base_head.clone(), base.head_ref.clone())
+    };
+
+    // The dependent's own commits start after the base's head when it carries it; after the
+    // point it left the base otherwise.
+    let (old_base, boundary) = if restacked {
+        let mb = repo
+            .merge_base(&input.trunk, &dep_head)?
+            .unwrap_or_else(|| dep_head.clone());
+        (mb, Boundary::MergeBase)
+    } else if carries {
+        (base_head.clone(), Boundary::ParentHead)
+    } else {
+        let mb = common_ancestor.clone().unwrap_or_else(|| dep_head.clone());
+        (mb, Boundary::MergeBase)
+    };
+    let mut levels = Vec::new();
+    let mut parent_old_head = dep_head.clone();
+    let mut level_base = old_base.clone();
+    let mut level_boundary = boundary;
+    let stack_start = old_base.clone();
+    for (i, pr) in std::iter::once(dep).chain(input.above.iter()).enumerate() {
+        if i > 0 {
+            let above_carries = repo.is_ancestor(&parent_old_head, &pr.head_sha)?;
+            if above_carries {
+                level_base = parent_old_head.clone();
+                level_boundary = Boundary::ParentHead;
+            } else {
+                level_base = repo
+                    .merge_base(&parent_old_head, &pr.head_sha)?
+                    .unwrap_or_else(|| pr.head_sha.clone());
+                level_boundary = Boundary::MergeBase;
+            }
+        }
+        let (own_commits, own_total) =
+            repo.commits_between(&level_base, &pr.head_sha, input.commit_limit)?;
+        let stat = repo.diff_stat(&level_base, &pr.head_sha)?;
+        // Replaying the whole stack up to this level from the dependent's boundary: the
+        // levels below are replayed first, as a restack does.
+        let onto = repo.predict_replay(&new_base, &stack_start, &pr.head_sha)?;
+        levels.push(LevelPlan {
+            number: pr.number,
+            branch: pr.head_ref.clone(),
+            head: pr.head_sha.clone(),
+            old_base: level_base.clone(),
+            boundary: level_boundary,
+            own_commits,
+            own_commits_total: own_total,
+            files: stat.files,
+            additions: stat.additions,
+            deletions: stat.deletions,
+            onto,
+        });
+        parent_old_head = pr.head_sha.clone();
+    }
+    let regular_from = repo
+        .merge_base(&new_base, &dep_head)?
+        .unwrap_or_else(|| old_base.clone());
+    let regular = repo.predict_replay(&new_base, &regular_from, &dep_head)?;
+    let (_, regular_commits) = repo.commits_between(&regular_from, &dep_head, 0)?;
+    // On the new base, and carrying no commit of the base's that trunk has as other commits.
+    let up_to_date = repo.is_ancestor(&new_base, &dep_head)?
+        && !(carries && matches!(&base_state, BaseState::Merged { how, .. } if how.rewrote()));
+    let base_from = base_fork_point(repo, input)?;
+    let base_stat = repo.diff_stat(&base_from, &base_head)?;
+    let dep_files = &levels[0].files;
+    let overlapping_files = base_stat
+        .files
+        .iter()
+        .filter(|f| dep_files.contains(f))
+        .cloned()
+        .collect();
+    Ok(Ok(StackPlan {
+        stacked,
+        base_state,
+        new_base,
+        new_base_branch,
+        base_head,
+        levels,
+        regular,
+        regular_commits,
+        up_to_date,
+        common_ancestor,
+        base_files: base_stat.files,
+        base_additions: base_stat.additions,
+        base_deletions: base_stat.deletions,
+        overlapping_files,
+    }))
+}
+
+/// Where the base PR's own commits start: its merge base with the commit its target branch
+/// was at as the forge last reported it (before a merge, so a merge commit does not hide
+/// them), else with trunk; its head when the histories are unrelated.
+fn base_fork_point(repo: &Repository, input: &PlanInput) -> resolve_pr_git::Result<String> {
+    let head = &input.base.head_sha;
+    let target = if !input.base.base_sha.is_empty() && repo.has_commit(&input.base.base_sha)? {
+        input.base.base_sha.as_str()
+    } else {
+        input.trunk.as_str()
+    };
+    Ok(repo
+        .merge_base(head, target)?
+        .unwrap_or_else(|| head.clone()))
+}
+
+/// Whether the dependent carries some of the base PR's own commits (an older version of the
+/// base): their common ancestor is past the base's fork point from trunk.
+fn shares_own_commits(
+    repo: &Repository,
+    input: &PlanInput,
+    common: Option<&str>,
+) -> resolve_pr_git::Result<bool> {
+    let Some(common) = common else {
+        return Ok(false);
+    };
+    let base_fork = base_fork_point(repo, input)?;
+    Ok(common != base_fork && repo.is_ancestor(&base_fork, common)?)
+}
