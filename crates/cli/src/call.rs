@@ -34,7 +34,8 @@ async fn call(name: &str, arguments: Option<&str>, options: &Options) -> Result<
     })?;
     let selection = Selection::new(options).map_err(|e| Error::user(e.to_string()))?;
     let tool = selection.find(name)?;
-    let ctx = crate::context_from_environment()?;
+    let mut ctx = crate::context_from_environment()?;
+    ctx.read_only = options.read_only;
     Ok(tool.call(&ctx, args).await?.structured)
 }
 

@@ -241,6 +241,7 @@ fn context_from_environment() -> resolve_pr_core::Result<Context> {
     }
     let mut ctx = Context::new(Arc::new(forges), CursorCodec::new(key));
     ctx.ci = ci_settings(&|k| std::env::var(k).ok())?;
+    ctx.local = resolve_pr_tools::LocalSettings::from_env(&|k| std::env::var(k).ok());
     Ok(ctx)
 }
 

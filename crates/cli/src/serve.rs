@@ -7,7 +7,7 @@ use resolve_pr_mcp::{Options, Selection, Server};
 
 pub async fn run(options: &Options) -> anyhow::Result<()> {
     let selection = Selection::new(options).context("cannot start the MCP server")?;
-    let ctx = crate::context_from_environment().map_err(|e| {
+    let mut ctx = crate::context_from_environment().map_err(|e| {
         let mut message = e.error.clone();
         if let Some(s) = &e.suggestion {
             message.push_str("\n  ");
@@ -15,6 +15,7 @@ pub async fn run(options: &Options) -> anyhow::Result<()> {
         }
         anyhow!(message)
     })?;
+    ctx.read_only = options.read_only;
     let server = Server::new(ctx, selection);
     tracing::info!(
         version = env!("CARGO_PKG_VERSION"),

@@ -39,6 +39,19 @@ pub fn instructions(selection: &Selection) -> String {
     }
     if selection.read_only() {
         text.push_str("\nRead-only mode: tools that change the forge are not offered.");
+        let planners: Vec<&str> = selection
+            .tools()
+            .iter()
+            .filter(|t| t.writes_only_when_asked)
+            .map(|t| t.name)
+            .collect();
+        if !planners.is_empty() {
+            text.push_str(&format!(
+                " {} only plan{} here: asking them to write is refused.",
+                planners.join(", "),
+                if planners.len() == 1 { "s" } else { "" }
+            ));
+        }
     }
     text.push('\n');
     text.push_str(CONVENTIONS);

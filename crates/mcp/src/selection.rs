@@ -57,7 +57,13 @@ impl Selection {
         let enabled: Vec<ToolSpec> = all
             .into_iter()
             .filter(|t| wanted.as_ref().is_none_or(|w| w.contains(&t.toolset)))
-            .filter(|t| !(options.read_only && t.writes()))
+            .filter_map(|t| {
+                if options.read_only {
+                    t.read_only_variant()
+                } else {
+                    Some(t)
+                }
+            })
             .collect();
         for tool in &enabled {
             for (schema, value) in [
@@ -100,7 +106,7 @@ impl Selection {
         let names = self.names();
         let why = match resolve_pr_tools::find(name) {
             None => format!("there is no tool named {name:?}"),
-            Some(t) if self.options.read_only && t.writes() => {
+            Some(t) if self.options.read_only && t.read_only_variant().is_none() => {
                 format!(
                     "the tool {name:?} changes the forge, and read-only mode (--read-only) is on"
                 )
@@ -151,8 +157,12 @@ mod tests {
         })
         .unwrap();
         assert!(s.tools().iter().all(|t| !t.writes()));
-        let readers = registry_names(|t| !t.writes());
+        // Readers, and the tools that write only when asked, which only plan here.
+        let readers = registry_names(|t| !t.writes() || t.writes_only_when_asked);
         assert_eq!(s.names(), readers);
+        let planner = s.find("manage_stacked_prs").expect("kept");
+        assert!(planner.annotations.read_only && !planner.annotations.destructive);
+        assert!(s.find("resolve_review_thread").is_err());
         assert!(s.find("pr_comment_list").is_ok());
         let Err(e) = s.find("pr_comment_create") else {
             panic!("found")
@@ -175,7 +185,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             err.to_string(),
-            "unknown toolset \"coments\"; valid toolsets: ci, comments, reviews"
+            "unknown toolset \"coments\"; valid toolsets: ci, comments, git, reviews"
         );
         assert!(matches!(
             Selection::new(&Options {

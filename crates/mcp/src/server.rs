@@ -29,7 +29,10 @@ pub struct Server {
 
 impl Server {
     /// A server offering `selection` (see [`Selection::new`] for the options).
-    pub fn new(ctx: Context, selection: Selection) -> Server {
+    /// A server offering `selection`. Under `--read-only` the context refuses every write a
+    /// tool would make only when asked (a restack's execute mode).
+    pub fn new(mut ctx: Context, selection: Selection) -> Server {
+        ctx.read_only = ctx.read_only || selection.read_only();
         Server {
             selection,
             ctx,

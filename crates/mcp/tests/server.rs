@@ -147,7 +147,8 @@ async fn read_only_hides_and_refuses_writing_tools() {
         .into_iter()
         .map(|t| t.name.into_owned())
         .collect();
-    let readers = registry_names(|t| !t.writes());
+    // Readers, and the tools that write only when asked (they only plan here).
+    let readers = registry_names(|t| !t.writes() || t.writes_only_when_asked);
     assert!(!readers.is_empty() && readers.len() < resolve_pr_tools::all().len());
     assert_eq!(names, readers);
 
@@ -220,7 +221,7 @@ async fn toolsets_filter_and_reject_unknown_names() {
     assert!(matches!(&err, Error::UnknownToolset { given, .. } if given == "cl"));
     assert_eq!(
         err.to_string(),
-        "unknown toolset \"cl\"; valid toolsets: ci, comments, reviews"
+        "unknown toolset \"cl\"; valid toolsets: ci, comments, git, reviews"
     );
 }
 

@@ -5,6 +5,7 @@
 
 pub mod action_commands;
 mod arguments;
+mod local;
 pub mod registry;
 mod schema;
 mod shared;
@@ -19,6 +20,8 @@ registry::tools! {
     resolve_review_thread::ResolveReviewThread,
     unresolve_review_thread::UnresolveReviewThread,
     get_failing_tests::GetFailingTests,
+    detect_merge_conflicts::DetectMergeConflicts,
+    manage_stacked_prs::ManageStackedPrs,
 }
 
 use std::sync::Arc;
@@ -29,6 +32,7 @@ use resolve_pr_core::CursorCodec;
 use resolve_pr_core::RepoRef;
 use resolve_pr_forge::{Credential, CredentialKey, Forge, Forges};
 
+pub use local::LocalSettings;
 pub use registry::{Annotations, ToolOutput, ToolSpec, Toolset, all, call, find};
 
 /// What every tool call may use. Built once per process; every call stands alone, and a
@@ -44,6 +48,12 @@ pub struct Context {
     /// the server when the client asked for progress.
     pub progress: Option<Arc<dyn ProgressSink>>,
     pub ci: CiSettings,
+    /// Where the git tools find repositories: the git program, the working directory a call
+    /// without `directory` looks in, the cache of managed clones.
+    pub local: LocalSettings,
+    /// The server runs with `--read-only`: tools that only write when asked (a restack's
+    /// execute mode) refuse to.
+    pub read_only: bool,
     /// Failures found in completed jobs' logs, by job: a finished job's log never changes,
     /// so later pages and polls of a long-running server do not download it again. The pr
     /// layer's cache, held here because a `Context` lives as long as the process; read it
@@ -59,6 +69,8 @@ impl Context {
             cursors,
             progress: None,
             ci: CiSettings::default(),
+            local: LocalSettings::default(),
+            read_only: false,
             job_cache: Default::default(),
         }
     }

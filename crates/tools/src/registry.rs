@@ -23,19 +23,27 @@ pub enum Toolset {
     Ci,
     /// A pull request's conversation.
     Comments,
+    /// The local repository: merge conflicts and restacking stacked PRs.
+    Git,
     /// Review threads: finding, answering and resolving them.
     Reviews,
 }
 
 impl Toolset {
     /// Every toolset, sorted by name.
-    pub const ALL: [Toolset; 3] = [Toolset::Ci, Toolset::Comments, Toolset::Reviews];
+    pub const ALL: [Toolset; 4] = [
+        Toolset::Ci,
+        Toolset::Comments,
+        Toolset::Git,
+        Toolset::Reviews,
+    ];
 
     /// The name `--toolsets` takes and tools/list shows.
     pub const fn as_str(self) -> &'static str {
         match self {
             Toolset::Ci => "ci",
             Toolset::Comments => "comments",
+            Toolset::Git => "git",
             Toolset::Reviews => "reviews",
         }
     }
@@ -89,6 +97,9 @@ pub struct ToolSpec {
     pub output_schema: Value,
     call: CallFn,
     runs_long: fn(&Value) -> bool,
+    /// Writes only when its arguments ask it to (execute mode); otherwise it reads. Kept under
+    /// `--read-only`, listed as read-only there, and refusing to write (`Context::read_only`).
+    pub writes_only_when_asked: bool,
 }
 
 impl ToolSpec {
@@ -105,6 +116,24 @@ impl ToolSpec {
     /// as an MCP task where the client supports tasks, instead of holding the request open.
     pub fn runs_long(&self, args: &Value) -> bool {
         (self.runs_long)(args)
+    }
+
+    /// This tool as a read-only server offers it: one that writes only when asked keeps its
+    /// reading half and is annotated read-only. `None`: the tool only writes.
+    pub fn read_only_variant(&self) -> Option<ToolSpec> {
+        if !self.writes() {
+            return Some(self.clone());
+        }
+        self.writes_only_when_asked.then(|| {
+            let mut spec = self.clone();
+            spec.annotations = Annotations {
+                read_only: true,
+                destructive: false,
+                idempotent: true,
+                open_world: spec.annotations.open_world,
+            };
+            spec
+        })
     }
 }
 
@@ -131,6 +160,9 @@ pub(crate) trait Tool {
     fn runs_long(_args: &Value) -> bool {
         false
     }
+
+    /// See [`ToolSpec::writes_only_when_asked`].
+    const WRITES_ONLY_WHEN_ASKED: bool = false;
 }
 
 /// Declares every tool's module and registers the tool, in the order tools/list shows them:
@@ -178,6 +210,7 @@ pub(crate) fn spec<T: Tool>() -> ToolSpec {
         output_schema: crate::schema::output::<T::Output>(),
         call: call::<T>,
         runs_long: T::runs_long,
+        writes_only_when_asked: T::WRITES_ONLY_WHEN_ASKED,
     }
 }
 

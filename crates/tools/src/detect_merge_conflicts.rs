@@ -1,0 +1,632 @@
+//! `detect_merge_conflicts` (seed 000 tool 4; seed 003's `MergeConflict`, `MergeableState`):
+//! whether a PR's head merges cleanly into its target, computed locally as git itself merges
+//! (`resolve_pr_pr::conflicts`, over `git merge-tree --write-tree` in a scratch object store),
+//! beside the forge's own mergeability. When the forge has not computed it yet (GitHub
+//! computes lazily), ours is the answer.
+
+use resolve_pr_core::{Error, Result, ShellCommand};
+use resolve_pr_forge::PullRequest;
+use resolve_pr_git::{ConflictKind, Hunk, Limits};
+use resolve_pr_pr::conflicts::{self, ConflictReport, Fact, FileConflict};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Context;
+use crate::local::{self, blocking};
+use crate::registry::{Annotations, Tool};
+
+/// Conflicted files per page.
+const PAGE_SIZE: usize = 20;
+/// Lines of each side shown per conflict.
+const PREVIEW_LINES: usize = 10;
+/// Bytes of each side's preview at most.
+const PREVIEW_BYTES: usize = 1200;
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// Default: the open PR of the checkout's current branch. Also "owner/repo/pull/123",
+    /// "host/owner/repo#123" or the PR's URL.
+    #[serde(default)]
+    #[schemars(example = &"owner/repo#123")]
+    pub pr: Option<String>,
+    /// Merge into this branch instead of the PR's base.
+    #[serde(default)]
+    pub target_branch: Option<String>,
+    /// A clone of the PR's repository. Default: the server's working directory if it is
+    /// one, else a managed clone in the cache directory.
+    #[serde(default)]
+    pub directory: Option<String>,
+    /// `nextCursor` of the previous page.
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MergeableState {
+    /// Merges without conflicts.
+    Clean,
+    /// Merges, but a check is failing or pending.
+    Unstable,
+    /// Conflicts.
+    Dirty,
+    /// Not computed yet.
+    Unknown,
+    /// Merges, but branch protection blocks it.
+    Blocked,
+    /// Merges, but the head is behind its base and the base requires it up to date.
+    Behind,
+    /// A draft.
+    Draft,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StateSource {
+    /// The forge's state (it agrees with the local merge, or the local one is beside it).
+    Forge,
+    /// The local merge: the forge has not computed it, or target_branch is not the PR's base.
+    Local,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum ConflictType {
+    #[serde(rename = "content")]
+    Content,
+    #[serde(rename = "add/add")]
+    AddAdd,
+    #[serde(rename = "modify/delete")]
+    ModifyDelete,
+    #[serde(rename = "rename/rename")]
+    RenameRename,
+    #[serde(rename = "rename/delete")]
+    RenameDelete,
+    #[serde(rename = "rename/collision")]
+    RenameCollision,
+    #[serde(rename = "file/directory")]
+    FileDirectory,
+    /// File, symlink and submodule at one path, or an executable bit.
+    #[serde(rename = "mode")]
+    Mode,
+    #[serde(rename = "binary")]
+    Binary,
+    #[serde(rename = "submodule")]
+    Submodule,
+    #[serde(rename = "directory_rename")]
+    DirectoryRename,
+    /// A kind this version does not know: see message.
+    #[serde(rename = "other")]
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Confidence {
+    High,
+    Medium,
+    Low,
+}
+
+/// A conflicted file (seed 003's `MergeConflict`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Conflict {
+    pub file_path: String,
+    pub conflict_type: ConflictType,
+    /// git's words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The first region, "N| line" per line: the merge base's text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_content_preview: Option<String>,
+    /// The PR's text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head_content_preview: Option<String>,
+    /// The target branch's text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_content_preview: Option<String>,
+    /// First region's `<<<<<<<` and `>>>>>>>` lines in the merged file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_line: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u64>,
+    /// Conflict regions in the file.
+    pub regions: u64,
+    /// Only what follows from the contents (e.g. a side that changed only whitespace).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggested_resolution: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolution_confidence: Option<Confidence>,
+    pub can_auto_resolve: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Instructions {
+    /// Commands in order (POSIX shell quoting); lines starting with # are what to do by hand.
+    pub resolution_steps: Vec<String>,
+    /// A rough guess from the number of regions.
+    pub estimated_time: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Output {
+    /// Normalized: "owner/repo#123".
+    pub pr: String,
+    pub has_conflicts: bool,
+    /// The answer: the forge's when it has one (and target_branch is the base), else ours.
+    pub mergeable_state: MergeableState,
+    pub state_source: StateSource,
+    /// As the forge reports it, lower case (GitHub's mergeable_state; Forgejo/Gitea:
+    /// "mergeable", or "not_mergeable", which they also say while checking and for drafts).
+    pub forge_state: String,
+    /// Whether the forge's verdict on conflicts matches the local merge; absent when the
+    /// forge has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forge_agrees: Option<bool>,
+    pub target_branch: String,
+    pub target_sha: String,
+    pub head_sha: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merge_base: Option<String>,
+    /// Conflicted files in all.
+    pub conflict_count: u64,
+    pub conflicts: Vec<Conflict>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<Instructions>,
+    /// Where the merge was computed (a checkout and its remote, or a managed clone).
+    pub computed_in: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+pub struct DetectMergeConflicts;
+
+/// Where the next page starts: after this path, for these two commits.
+#[derive(Debug, Serialize, Deserialize)]
+struct Position {
+    head: String,
+    target: String,
+    after: String,
+}
+
+impl Tool for DetectMergeConflicts {
+    const NAME: &'static str = "detect_merge_conflicts";
+    const TITLE: &'static str = "Detect merge conflicts";
+    const DESCRIPTION: &'static str = "Whether a PR merges cleanly into its base (or \
+target_branch), computed locally exactly as git merges (merge-ort), beside the forge's own state, \
+which GitHub often has not computed yet. Per conflicted file: kind, the base/PR/target text of the \
+first region with line numbers, and a resolution only where the contents prove one. Fetches into \
+refs/resolve-pr/ only: never touches your branches, index or worktree.";
+    const TOOLSET: crate::Toolset = crate::Toolset::Git;
+    const ANNOTATIONS: Annotations = Annotations {
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+    };
+    type Input = Input;
+    type Output = Output;
+
+    async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<Output> {
+        if let Some(t) = &input.target_branch {
+            check_branch_name("target_branch", t)?;
+        }
+        let (pr_ref, chosen) =
+            local::resolve_pr(ctx, input.pr.as_deref(), input.directory.as_deref()).await?;
+        let position = match &input.cursor {
+            Some(c) => Some(ctx.cursors.decode::<Position>(Self::NAME, raw, c)?),
+            None => None,
+        };
+        let forge = ctx.forge(&pr_ref.repo)?;
+        let pr = forge.pull_requests().pull_request(&pr_ref).await?;
+        let target_branch = input.target_branch.clone().unwrap_or_else(|| pr.base_ref.clone());
+        let git = local::git(ctx)?;
+        let settings = ctx.local.clone();
+        let directory = input.directory.clone();
+        let repo_ref = pr_ref.repo.clone();
+        let pr_for_git = pr.clone();
+        let branch = target_branch.clone();
+        let (report, place, note, remote) = blocking(move || {
+            let local = local::locate(&git, &settings, directory.as_deref(), &pr_for_git, &repo_ref)?;
+            let target = local::fetch(&local, &[&pr_for_git], &[&branch])?.remove(0);
+            let report = conflicts::check(&local.repo, &target, &pr_for_git.head_sha, Limits::default())?;
+            let remote = if local.place.is_checkout() {
+                local.remote.clone()
+            } else {
+                "origin".to_owned()
+            };
+            Ok((report, local.place.describe(), local.note, remote))
+        })
+        .await?;
+        if let Some(p) = &position
+            && (p.head != report.head || p.target != report.target)
+        {
+            return Err(Error::user(
+                "the cursor belongs to another merge: the PR or its target branch moved since",
+            )
+            .with_suggestion("Call again without cursor."));
+        }
+        let note = [chosen, note].into_iter().flatten().collect::<Vec<_>>().join(" ");
+        let output = build(
+            ctx,
+            raw,
+            &pr_ref.to_string(),
+            &pr,
+            &target_branch,
+            &report,
+            position.as_ref().map(|p| p.after.as_str()),
+            place,
+            &remote,
+        )?;
+        Ok(Output {
+            note: (!note.is_empty()).then_some(note),
+            ..output
+        })
+    }
+
+    fn render(out: &Output) -> String {
+        let mut text = if out.has_conflicts {
+            format!(
+                "{} conflicts with {} ({} file{}; {} {}, forge: {})",
+                out.pr,
+                out.target_branch,
+                out.conflict_count,
+                if out.conflict_count == 1 { "" } else { "s" },
+                state_str(out.mergeable_state),
+                match out.state_source {
+                    StateSource::Forge => "from the forge",
+                    StateSource::Local => "computed locally",
+                },
+                out.forge_state
+            )
+        } else {
+            format!(
+                "{} merges cleanly into {} ({}, forge: {})",
+                out.pr,
+                out.target_branch,
+                state_str(out.mergeable_state),
+                out.forge_state
+            )
+        };
+        if let Some(n) = &out.note {
+            text.push_str(&format!("\n{n}"));
+        }
+        for c in &out.conflicts {
+            let at = c.start_line.map(|l| format!(" at line {l}")).unwrap_or_default();
+            text.push_str(&format!("\n- {} ({}){at}", c.file_path, type_str(c.conflict_type)));
+            if let Some(s) = &c.suggested_resolution {
+                text.push_str(&format!(": {s}"));
+            }
+        }
+        if let Some(i) = &out.instructions {
+            text.push_str("\nTo resolve:");
+            for step in &i.resolution_steps {
+                text.push_str(&format!("\n  {step}"));
+            }
+        }
+        if out.next_cursor.is_some() {
+            text.push_str("\nMore conflicted files: call again with nextCursor.");
+        }
+        text
+    }
+}
+
+/// A branch name git would accept, checked before anything runs.
+pub(crate) fn check_branch_name(field: &str, name: &str) -> Result<()> {
+    let bad = name.is_empty()
+        || name.starts_with('-')
+        || name.starts_with('/')
+        || name.ends_with('/')
+        || name.ends_with(".lock")
+        || name.ends_with('.')
+        || name.contains("..")
+        || name.contains("@{")
+        || name.contains("//")
+        || name
+            .chars()
+            .any(|c| c.is_control() || matches!(c, ' ' | '~' | '^' | ':' | '?' | '*' | '[' | '\\'));
+    if bad {
+        return Err(Error::user(format!("{field}: {name:?} is not a valid branch name"))
+            .with_detail("field", field)
+            .with_suggestion("Give the branch's name as the forge shows it, e.g. 'main'."));
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build(
+    ctx: &Context,
+    raw: &Value,
+    pr_name: &str,
+    pr: &PullRequest,
+    target_branch: &str,
+    report: &ConflictReport,
+    after: Option<&str>,
+    computed_in: String,
+    remote: &str,
+) -> Result<Output> {
+    let local_dirty = !report.clean;
+    let own_base = target_branch == pr.base_ref;
+    let forge_state = forge_state(pr);
+    let forge_known = forge_verdict(pr);
+    let (mergeable_state, state_source) = match (own_base, forge_known) {
+        (true, Some(_)) => (forge_mergeable(pr), StateSource::Forge),
+        _ => (
+            if local_dirty {
+                MergeableState::Dirty
+            } else {
+                MergeableState::Clean
+            },
+            StateSource::Local,
+        ),
+    };
+    let forge_agrees = if own_base {
+        forge_known.map(|forge_dirty| forge_dirty == local_dirty)
+    } else {
+        None
+    };
+    let mut files: Vec<&FileConflict> = report.files.iter().collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let start = match after {
+        Some(after) => files.partition_point(|f| f.path.as_str() <= after),
+        None => 0,
+    };
+    let end = (start + PAGE_SIZE).min(files.len());
+    let page = &files[start..end];
+    let next_cursor = (end < files.len()).then(|| {
+        ctx.cursors.encode(
+            DetectMergeConflicts::NAME,
+            raw,
+            &Position {
+                head: report.head.clone(),
+                target: report.target.clone(),
+                after: page.last().map(|f| f.path.clone()).unwrap_or_default(),
+            },
+        )
+    });
+    let conflicts = page.iter().map(|f| conflict(f)).collect();
+    let instructions = local_dirty.then(|| instructions(pr, remote, target_branch, &report.files));
+    Ok(Output {
+        pr: pr_name.to_owned(),
+        has_conflicts: local_dirty,
+        mergeable_state,
+        state_source,
+        forge_state,
+        forge_agrees,
+        target_branch: target_branch.to_owned(),
+        target_sha: report.target.clone(),
+        head_sha: report.head.clone(),
+        merge_base: report.merge_base.clone(),
+        conflict_count: report.files.len() as u64,
+        conflicts,
+        instructions,
+        computed_in,
+        note: None,
+        next_cursor,
+    })
+}
+
+/// Whether the forge says the PR conflicts; `None` when it has not computed it or cannot
+/// say. Forgejo/Gitea (no `mergeable_state`) also answer `mergeable: false` while checking and
+/// for drafts, so only their `true` is conclusive.
+fn forge_verdict(pr: &PullRequest) -> Option<bool> {
+    match (pr.mergeable_state.as_deref(), pr.mergeable) {
+        (Some("unknown"), _) => None,
+        (Some("dirty"), _) => Some(true),
+        (Some(_), m) => m.map(|m| !m),
+        (None, Some(true)) => Some(false),
+        (None, _) => None,
+    }
+}
+
+fn forge_state(pr: &PullRequest) -> String {
+    match (&pr.mergeable_state, pr.mergeable) {
+        (Some(s), _) => s.to_ascii_lowercase(),
+        (None, Some(true)) => "mergeable".to_owned(),
+        (None, Some(false)) => "not_mergeable".to_owned(),
+        (None, None) => "unknown".to_owned(),
+    }
+}
+
+fn forge_mergeable(pr: &PullRequest) -> MergeableState {
+    match pr.mergeable_state.as_deref() {
+        Some("clean") | Some("has_hooks") => MergeableState::Clean,
+        Some("unstable") => MergeableState::Unstable,
+        Some("dirty") => MergeableState::Dirty,
+        Some("blocked") => MergeableState::Blocked,
+        Some("behind") => MergeableState::Behind,
+        Some("draft") => MergeableState::Draft,
+        _ => match pr.mergeable {
+            Some(true) => MergeableState::Clean,
+            Some(false) => MergeableState::Dirty,
+            None => MergeableState::Unknown,
+        },
+    }
+}
+
+fn conflict(f: &FileConflict) -> Conflict {
+    let first: Option<&Hunk> = f.hunks.as_ref().and_then(|h| h.hunks.first());
+    let (suggested_resolution, resolution_confidence) = match f.fact {
+        Some(fact) => (Some(fact_text(fact).to_owned()), Some(Confidence::High)),
+        None => (None, None),
+    };
+    let mode_clash = matches!(f.kind, ConflictKind::DistinctModes)
+        || [&f.target_mode, &f.base_mode, &f.head_mode]
+            .into_iter()
+            .flatten()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+            > 1;
+    Conflict {
+        file_path: f.path.clone(),
+        conflict_type: conflict_type(&f.kind, mode_clash),
+        message: f.message.clone(),
+        base_content_preview: first.and_then(|h| h.base.as_deref().map(|b| preview(b, h.base_line))),
+        head_content_preview: first.map(|h| preview(&h.theirs, h.theirs_line)),
+        target_content_preview: first.map(|h| preview(&h.ours, h.ours_line)),
+        start_line: first.map(|h| h.start_line as u64),
+        end_line: first.map(|h| h.end_line as u64),
+        regions: f.hunks.as_ref().map_or(0, |h| h.total as u64),
+        suggested_resolution,
+        resolution_confidence,
+        // A fact says which side to take; a person or agent still takes it.
+        can_auto_resolve: false,
+    }
+}
+
+fn fact_text(fact: Fact) -> &'static str {
+    match fact {
+        Fact::SameChangeButWhitespace => {
+            "Both sides made the same change but for whitespace: keep either side."
+        }
+        Fact::HeadOnlyWhitespace => {
+            "The PR changed only whitespace in these regions: keeping the target's side loses \
+             nothing of the PR but whitespace."
+        }
+        Fact::TargetOnlyWhitespace => {
+            "The target changed only whitespace in these regions: keeping the PR's side loses \
+             nothing of the target but whitespace."
+        }
+        Fact::HeadDeleted => {
+            "The PR deleted this file and the target changed it: keep the deletion (git rm) or \
+             restore the target's version."
+        }
+        Fact::TargetDeleted => {
+            "The target deleted this file and the PR changed it: keep the PR's version (git add) \
+             or accept the deletion (git rm)."
+        }
+    }
+}
+
+fn conflict_type(kind: &ConflictKind, mode_clash: bool) -> ConflictType {
+    match kind {
+        ConflictKind::Content if mode_clash => ConflictType::Mode,
+        ConflictKind::Content => ConflictType::Content,
+        ConflictKind::AddAdd => ConflictType::AddAdd,
+        ConflictKind::ModifyDelete => ConflictType::ModifyDelete,
+        ConflictKind::RenameRename => ConflictType::RenameRename,
+        ConflictKind::RenameDelete => ConflictType::RenameDelete,
+        ConflictKind::RenameCollision => ConflictType::RenameCollision,
+        ConflictKind::FileDirectory => ConflictType::FileDirectory,
+        ConflictKind::DistinctModes => ConflictType::Mode,
+        ConflictKind::Binary => ConflictType::Binary,
+        ConflictKind::Submodule => ConflictType::Submodule,
+        ConflictKind::DirectoryRename => ConflictType::DirectoryRename,
+        _ => ConflictType::Other,
+    }
+}
+
+fn type_str(t: ConflictType) -> String {
+    serde_json::to_value(t)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+fn state_str(s: MergeableState) -> String {
+    serde_json::to_value(s)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// "N| line" for the first lines of a region, cut to its budget.
+fn preview(text: &str, first_line: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::new();
+    for (i, line) in lines.iter().take(PREVIEW_LINES).enumerate() {
+        out.push_str(&format!("{}| {line}\n", first_line + i));
+    }
+    if lines.len() > PREVIEW_LINES {
+        out.push_str(&format!("…[{} more lines]\n", lines.len() - PREVIEW_LINES));
+    }
+    resolve_pr_core::budget::cut(&out, PREVIEW_BYTES, "").text
+}
+
+/// What to run to merge the target in and resolve by hand, with our commands quoted.
+fn instructions(
+    pr: &PullRequest,
+    remote: &str,
+    target_branch: &str,
+    files: &[FileConflict],
+) -> Instructions {
+    let render = |c: ShellCommand| c.render().unwrap_or_default();
+    let mut steps = Vec::new();
+    steps.push(render(
+        ShellCommand::new("git").args(["fetch", "--end-of-options", remote, target_branch]),
+    ));
+    if pr.is_from_fork() {
+        steps.push(render(
+            ShellCommand::new("git")
+                .args(["fetch", "--end-of-options", remote])
+                .arg(format!("pull/{}/head", pr.number)),
+        ));
+        steps.push(render(ShellCommand::new("git").args(["switch", "--detach", "FETCH_HEAD"])));
+    } else {
+        steps.push(render(ShellCommand::new("git").args(["switch", "--end-of-options", &pr.head_ref])));
+    }
+    steps.push(render(ShellCommand::new("git").args([
+        "merge",
+        "--no-ff",
+        "--end-of-options",
+        &format!("{remote}/{target_branch}"),
+    ])));
+    let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+    steps.push(format!(
+        "# resolve the regions between <<<<<<< and >>>>>>> in {} file{}",
+        paths.len(),
+        if paths.len() == 1 { "" } else { "s" }
+    ));
+    steps.push(render(
+        ShellCommand::new("git").args(["add", "--"]).args(paths.iter().cloned()),
+    ));
+    steps.push(render(ShellCommand::new("git").args(["commit", "--no-edit"])));
+    if !pr.is_from_fork() {
+        steps.push(render(ShellCommand::new("git").args([
+            "push",
+            "--end-of-options",
+            remote,
+            &pr.head_ref,
+        ])));
+    }
+    let regions: usize = files
+        .iter()
+        .map(|f| f.hunks.as_ref().map_or(1, |h| h.total.max(1)))
+        .sum();
+    let estimated_time = match regions {
+        0..=2 => "about 5 minutes",
+        3..=10 => "10-20 minutes",
+        _ => "30 minutes or more",
+    }
+    .to_owned();
+    Instructions {
+        resolution_steps: steps,
+        estimated_time,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn branch_names_that_could_be_options_or_worse_are_refused() {
+        for bad in ["-x", "--upload-pack=evil", "a b", "a..b", "x.lock", "a~1", "", "a:b"] {
+            assert!(check_branch_name("target_branch", bad).is_err(), "{bad}");
+        }
+        for good in ["main", "feature/x", "a;rm-rf", "release-1.2", "$(id)"] {
+            assert!(check_branch_name("target_branch", good).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
+    fn previews_number_lines_and_stop_at_ten() {
+        let text: String = (1..=12).map(|i| format!("l{i}\n")).collect();
+        let p = preview(&text, 40);
+        assert!(p.starts_with("40| l1\n41| l2\n"), "{p}");
+        assert!(p.contains("49| l10\n…[2 more lines]"), "{p}");
+    }
+}

@@ -1,0 +1,395 @@
+//! Where the git tools find a pull request's commits: the user's checkout (the `directory`
+//! argument, else the server's working directory, walked up to a repository one of whose
+//! remotes is the PR's repository), else a managed blobless clone in the cache directory.
+//! What is missing is fetched into `refs/resolve-pr/…`; the user's branches, index and
+//! worktree are never touched.
+
+use std::path::{Path, PathBuf};
+
+use resolve_pr_core::{Error, PrRef, RepoRef, Result, ShellCommand};
+use resolve_pr_forge::{PullFilter, PullListState, PullRequest};
+use resolve_pr_git::{Git, Repository};
+
+use crate::Context;
+
+/// Where the git tools work, set once per process.
+#[derive(Debug, Clone, Default)]
+pub struct LocalSettings {
+    /// The git program; `None`: `git` on `PATH`.
+    pub git: Option<PathBuf>,
+    /// Where a call without `directory` looks for a checkout (the server's working
+    /// directory); `None`: nowhere, always the cache.
+    pub cwd: Option<PathBuf>,
+    /// Where managed clones live (`$XDG_CACHE_HOME/resolve-pr/repos`, `~/.cache/…`).
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl LocalSettings {
+    /// The process's working directory and the user's cache directory, from `env`.
+    pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> LocalSettings {
+        let cache = env("XDG_CACHE_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                env("HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(|h| Path::new(&h).join(".cache"))
+            });
+        LocalSettings {
+            git: env("RESOLVE_PR_GIT")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
+            cwd: std::env::current_dir().ok(),
+            cache_dir: cache.map(|c| c.join("resolve-pr").join("repos")),
+        }
+    }
+}
+
+/// A repository to read a PR's commits from, and how to fetch into it.
+pub(crate) struct Local {
+    pub repo: Repository,
+    /// The remote to fetch from: a remote's name in a checkout, the clone's `origin` in the
+    /// cache.
+    pub remote: String,
+    /// Shown to the agent: which directory and remote.
+    pub place: Place,
+    /// Said to the agent when the choice needs explaining (a shallow checkout passed over).
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum Place {
+    Checkout { dir: PathBuf, remote: String },
+    Cache { dir: PathBuf },
+}
+
+impl Place {
+    pub fn describe(&self) -> String {
+        match self {
+            Place::Checkout { dir, remote } => {
+                format!("checkout {} (remote {remote})", dir.display())
+            }
+            Place::Cache { dir } => format!("managed clone {}", dir.display()),
+        }
+    }
+
+    pub fn is_checkout(&self) -> bool {
+        matches!(self, Place::Checkout { .. })
+    }
+}
+
+/// The user's git, version checked (2.38 or later).
+pub(crate) fn git(ctx: &Context) -> Result<Git> {
+    Ok(match &ctx.local.git {
+        Some(program) => Git::at(program.clone())?,
+        None => Git::find()?,
+    })
+}
+
+/// `host[:port]` of a PR's web page: the host its repository's remotes name.
+pub(crate) fn web_host(pr: &PullRequest) -> Option<String> {
+    let url = url::Url::parse(&pr.html_url).ok()?;
+    let host = url.host_str()?.to_ascii_lowercase();
+    Some(match url.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host,
+    })
+}
+
+/// Runs blocking git work off the async runtime.
+pub(crate) async fn blocking<T, F>(f: F) -> Result<T>
+where
+    F: FnOnce() -> Result<T> + Send + 'static,
+    T: Send + 'static,
+{
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::unknown(format!("the git work stopped unexpectedly: {e}")))?
+}
+
+/// Finds the repository for `pr` (already read from the forge).
+pub(crate) fn locate(
+    git: &Git,
+    settings: &LocalSettings,
+    directory: Option<&str>,
+    pr: &PullRequest,
+    repo: &RepoRef,
+) -> Result<Local> {
+    let host = web_host(pr).unwrap_or_default();
+    let full = format!("{}/{}", repo.owner, repo.repo);
+    if let Some(dir) = directory {
+        let dir = PathBuf::from(dir);
+        let found = Repository::discover(git, &dir).map_err(|e| {
+            Error::from(e).with_suggestion(
+                "directory must be inside a clone of the pull request's repository; leave it out \
+                 to use the server's working directory or a managed clone.",
+            )
+        })?;
+        let remote = found.matching_remote(&host, &repo.owner, &repo.repo)?;
+        let Some(remote) = remote else {
+            let remotes: Vec<String> = found
+                .remotes()?
+                .into_iter()
+                .map(|r| format!("{} {}", r.name, r.url))
+                .collect();
+            let add = pr.base_clone_url.as_deref().and_then(|url| {
+                ShellCommand::new("git")
+                    .args(["remote", "add", "resolve-pr-upstream", url])
+                    .render()
+                    .ok()
+            });
+            let mut error = Error::user(format!(
+                "no remote of the repository at {} points at {full} on {host}",
+                dir.display()
+            ))
+            .with_detail("remotes", remotes);
+            error = match add {
+                Some(cmd) => error.with_suggestion(format!(
+                    "Add one (`{cmd}`), give the directory of a clone of {full}, or leave \
+                     directory out to use a managed clone."
+                )),
+                None => error.with_suggestion(format!(
+                    "Give the directory of a clone of {full}, or leave directory out to use a \
+                     managed clone."
+                )),
+            };
+            return Err(error);
+        };
+        if found.is_shallow() {
+            let unshallow = ShellCommand::new("git")
+                .args(["fetch", "--unshallow", "--end-of-options", &remote.name])
+                .render()
+                .unwrap_or_default();
+            return Err(Error::logical(format!(
+                "the repository at {} is a shallow clone: it may lack the commits a merge \
+                 needs (the merge base)",
+                dir.display()
+            ))
+            .with_suggestion(format!(
+                "Deepen it (`{unshallow}`), or leave directory out to use a managed clone."
+            )));
+        }
+        let place = Place::Checkout {
+            dir: found.workdir().unwrap_or(found.git_dir()).to_path_buf(),
+            remote: remote.name.clone(),
+        };
+        return Ok(Local {
+            repo: found,
+            remote: remote.name,
+            place,
+            note: None,
+        });
+    }
+    let mut note = None;
+    if let Some(cwd) = &settings.cwd
+        && let Ok(found) = Repository::discover(git, cwd)
+        && let Some(remote) = found.matching_remote(&host, &repo.owner, &repo.repo)?
+    {
+        if !found.is_shallow() {
+            let place = Place::Checkout {
+                dir: found.workdir().unwrap_or(found.git_dir()).to_path_buf(),
+                remote: remote.name.clone(),
+            };
+            return Ok(Local {
+                repo: found,
+                remote: remote.name,
+                place,
+                note: None,
+            });
+        }
+        note = Some(format!(
+            "The checkout at {} is shallow, so a managed clone was used instead.",
+            cwd.display()
+        ));
+    }
+    let Some(url) = pr.base_clone_url.as_deref() else {
+        return Err(Error::logical(format!(
+            "no local clone of {full} was found and the forge gave no clone URL for it"
+        ))
+        .with_suggestion("Give directory: a clone of the pull request's repository."));
+    };
+    let Some(cache) = &settings.cache_dir else {
+        return Err(Error::logical(format!(
+            "no local clone of {full} was found, and there is no cache directory for a managed \
+             clone (neither XDG_CACHE_HOME nor HOME is set)"
+        ))
+        .with_suggestion("Give directory: a clone of the pull request's repository."));
+    };
+    let clone = resolve_pr_git::open_cache(git, cache, url)?;
+    let place = Place::Cache {
+        dir: clone.git_dir().to_path_buf(),
+    };
+    Ok(Local {
+        repo: clone,
+        remote: "origin".to_owned(),
+        place,
+        note,
+    })
+}
+
+/// The ref a PR's head is fetched into.
+pub(crate) fn pull_ref(number: u64) -> String {
+    format!("refs/resolve-pr/pull/{number}/head")
+}
+
+/// The ref a branch of the PR's repository is fetched into.
+pub(crate) fn branch_ref(branch: &str) -> String {
+    format!("refs/resolve-pr/heads/{branch}")
+}
+
+/// Fetches the heads of `prs` (`refs/pull/N/head`, which GitHub, Forgejo and Gitea all have,
+/// also for PRs from forks) that are not present yet, and `branches` always (a branch moves),
+/// in one `git fetch`. Returns the commit each branch is at.
+pub(crate) fn fetch(local: &Local, prs: &[&PullRequest], branches: &[&str]) -> Result<Vec<String>> {
+    let mut refspecs = Vec::new();
+    for pr in prs {
+        if !local.repo.has_commit(&pr.head_sha)? {
+            refspecs.push((format!("refs/pull/{}/head", pr.number), pull_ref(pr.number)));
+        }
+    }
+    for branch in branches {
+        refspecs.push((format!("refs/heads/{branch}"), branch_ref(branch)));
+    }
+    refspecs.dedup();
+    if !refspecs.is_empty() {
+        local.repo.fetch(&local.remote, &refspecs)?;
+    }
+    for pr in prs {
+        if !local.repo.has_commit(&pr.head_sha)? {
+            return Err(Error::logical(format!(
+                "the head commit {} of pull request #{} could not be fetched from {}",
+                pr.head_sha,
+                pr.number,
+                local.place.describe()
+            ))
+            .with_suggestion("The branch may have been force-pushed since; call again."));
+        }
+    }
+    branches
+        .iter()
+        .map(|b| {
+            local.repo.read_ref(&branch_ref(b))?.ok_or_else(|| {
+                Error::user(format!("the branch {b:?} does not exist on the remote"))
+                    .with_suggestion("Check the branch name (target_branch, onto_base).")
+            })
+        })
+        .collect()
+}
+
+/// The PR whose head is the checkout's current branch (as `gh pr view` chooses), for a call
+/// without `pr`. Looks in the remotes that name a repository of a configured forge: the
+/// current branch's own remote first, then `upstream`, then `origin`.
+pub(crate) async fn pr_of_current_branch(
+    ctx: &Context,
+    directory: Option<&str>,
+) -> Result<(PrRef, String)> {
+    let git = git(ctx)?;
+    let dir = match directory {
+        Some(d) => PathBuf::from(d),
+        None => ctx.local.cwd.clone().ok_or_else(|| {
+            Error::user("no pr was given and the server has no working directory to look in")
+                .with_suggestion("Give pr, e.g. 'owner/repo#123'.")
+        })?,
+    };
+    let (branch, candidates) = {
+        let dir = dir.clone();
+        let git = git.clone();
+        blocking(move || {
+            let repo = Repository::discover(&git, &dir).map_err(|e| {
+                Error::from(e).with_suggestion(
+                    "Give pr ('owner/repo#123'), or directory: a checkout whose current branch \
+                     is the pull request's.",
+                )
+            })?;
+            let Some(branch) = repo.current_branch()? else {
+                return Err(Error::user(format!(
+                    "no pr was given and HEAD of {} is detached, so there is no current branch \
+                     to find a pull request for",
+                    dir.display()
+                ))
+                .with_suggestion("Give pr, e.g. 'owner/repo#123', or switch to the PR's branch."));
+            };
+            let mut remotes = repo.remotes()?;
+            remotes.sort_by_key(|r| match r.name.as_str() {
+                "upstream" => 0,
+                "origin" => 1,
+                _ => 2,
+            });
+            let candidates: Vec<RepoRef> = remotes
+                .into_iter()
+                .filter_map(|r| r.parsed)
+                .filter_map(|u| {
+                    let scheme = if u.port.is_some() { "http" } else { "https" };
+                    let port = u.port.map(|p| format!(":{p}")).unwrap_or_default();
+                    let prefix = if u.prefix.is_empty() {
+                        String::new()
+                    } else {
+                        format!("/{}", u.prefix)
+                    };
+                    RepoRef::parse(&format!(
+                        "{scheme}://{}{port}{prefix}/{}/{}",
+                        u.host, u.owner, u.repo
+                    ))
+                    .ok()
+                })
+                .collect();
+            Ok((branch, candidates))
+        })
+        .await?
+    };
+    let mut asked = Vec::new();
+    for repo in candidates.iter().take(3) {
+        let Ok(forge) = ctx.forge(repo) else { continue };
+        let filter = PullFilter {
+            state: PullListState::Open,
+            head: Some(branch.clone()),
+            base: None,
+            limit: 10,
+        };
+        asked.push(repo.full_name());
+        let found = forge
+            .pull_requests()
+            .list_pull_requests(repo, &filter)
+            .await?;
+        if let Some(pr) = found
+            .into_iter()
+            .filter(|p| p.head_ref == branch)
+            .max_by_key(|p| p.number)
+        {
+            let pr_ref = PrRef {
+                repo: repo.clone(),
+                number: pr.number,
+            };
+            let note = format!(
+                "No pr was given: chose #{} ({}), the open pull request of the current branch \
+                 {branch:?}.",
+                pr.number, pr.html_url
+            );
+            return Ok((pr_ref, note));
+        }
+    }
+    Err(Error::user(format!(
+        "no pr was given and no open pull request has the current branch {branch:?} as its head{}",
+        if asked.is_empty() {
+            " (no remote of the checkout is a repository of a configured forge)".to_owned()
+        } else {
+            format!(" in {}", asked.join(", "))
+        }
+    ))
+    .with_suggestion("Give pr, e.g. 'owner/repo#123'."))
+}
+
+/// The forge and the PR, for a tool whose `pr` is optional.
+pub(crate) async fn resolve_pr(
+    ctx: &Context,
+    pr: Option<&str>,
+    directory: Option<&str>,
+) -> Result<(PrRef, Option<String>)> {
+    match pr {
+        Some(p) => Ok((crate::shared::pr_from_ref(p, Vec::new())?, None)),
+        None => {
+            let (pr, note) = pr_of_current_branch(ctx, directory).await?;
+            Ok((pr, Some(note)))
+        }
+    }
+}
