@@ -370,6 +370,9 @@ async fn handle(
     if let Some(rest) = request.path.strip_prefix("/_sim/") {
         return Ok(into_response(control(&shared, &request, rest), false));
     }
+    if let Some(root) = shared.git_root.as_deref() {
+        sync_pull_heads(&shared, root);
+    }
 
     let token = request.token();
     let authenticated = token
@@ -485,6 +488,64 @@ async fn handle(
     check_contract(&shared, &request, &described_path, &reply);
     lock(&shared.log).push(record(reply.status, graphql_points));
     Ok(into_response(reply, truncate))
+}
+
+/// What a forge does when a pull request's branch is pushed to: its head becomes the branch's
+/// new tip, and `refs/pull/N/head` follows. Read from the served repositories before every
+/// API request, so a push through git's smart HTTP shows on the pull requests it moved.
+/// Pull requests whose branch the repository lacks (or from forks) keep the scenario's head.
+fn sync_pull_heads(shared: &Shared, root: &std::path::Path) {
+    let mut world = lock(&shared.world);
+    for repo in &mut world.repos {
+        let dir = root
+            .join(&repo.spec.owner)
+            .join(format!("{}.git", repo.spec.name));
+        if !dir.is_dir() {
+            continue;
+        }
+        let Ok(out) = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(&dir)
+            .args([
+                "for-each-ref",
+                "--format=%(refname) %(objectname)",
+                "refs/heads/",
+            ])
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+        else {
+            continue;
+        };
+        let listing = String::from_utf8_lossy(&out.stdout).into_owned();
+        let tips: std::collections::HashMap<&str, &str> = listing
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .filter_map(|(name, oid)| Some((name.strip_prefix("refs/heads/")?, oid)))
+            .collect();
+        for pull in &mut repo.spec.pulls {
+            if pull.state != crate::scenario::PullState::Open || pull.head.repo.is_some() {
+                continue;
+            }
+            let Some(tip) = tips.get(pull.head.ref_name.as_str()) else {
+                continue;
+            };
+            if pull.head.sha != *tip {
+                pull.head.sha = (*tip).to_owned();
+                let _ = std::process::Command::new("git")
+                    .arg("--git-dir")
+                    .arg(&dir)
+                    .args([
+                        "update-ref",
+                        &format!("refs/pull/{}/head", pull.number),
+                        tip,
+                    ])
+                    .env("GIT_CONFIG_NOSYSTEM", "1")
+                    .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                    .output();
+            }
+        }
+    }
 }
 
 /// A git smart HTTP request: answered by `git http-backend`, recorded like an API request,
