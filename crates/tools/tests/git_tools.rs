@@ -1,0 +1,1147 @@
+//! `detect_merge_conflicts` and `manage_stacked_prs` on real repositories: each test builds a
+//! history with git in a temporary directory, serves it from forge-sim over smart HTTP as the
+//! PR's repository (the same host as the simulated API, so a checkout's `origin` matches the
+//! PR), and checks the answers against what git itself says, on GitHub and Forgejo.
+
+mod common;
+
+/// Like `on_both_forges!`, on a multi-threaded runtime: the tests run git (clone, push) while
+/// the simulator serves it on the same runtime.
+macro_rules! on_both_forges_mt {
+    ($($name:ident),* $(,)?) => {
+        mod github {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+              async fn $name() { super::$name(super::Flavor::GitHub).await })*
+        }
+        mod forgejo {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+              async fn $name() { super::$name(super::Flavor::Forgejo).await })*
+        }
+    };
+}
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Flavor, context, scenario};
+use resolve_pr_forge_sim::{Sim, SimHandle};
+use resolve_pr_tools::{Context, LocalSettings};
+use serde_json::{Value, json};
+
+/// Runs git in `dir` with a fixed identity and no user configuration.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Ada")
+        .env("GIT_AUTHOR_EMAIL", "ada@example.com")
+        .env("GIT_COMMITTER_NAME", "Ada")
+        .env("GIT_COMMITTER_EMAIL", "ada@example.com")
+        .env("GIT_AUTHOR_DATE", "2024-06-01T10:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2024-06-01T10:00:00Z")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?} in {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// A repository being built, the bare repository the simulator serves, and the user's
+/// checkout cloned from the simulator.
+struct World {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    build: PathBuf,
+    bare: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_path_buf();
+        let build = root.join("build");
+        std::fs::create_dir_all(&build).unwrap();
+        git(&build, &["init", "-q", "-b", "main"]);
+        let bare = root.join("git").join("acme").join("widgets.git");
+        std::fs::create_dir_all(&bare).unwrap();
+        git(&bare, &["init", "-q", "--bare", "-b", "main"]);
+        World {
+            _tmp: tmp,
+            root,
+            build,
+            bare,
+        }
+    }
+
+    fn git_root(&self) -> PathBuf {
+        self.root.join("git")
+    }
+
+    /// Writes files (None deletes) and commits on the current branch; returns the commit.
+    fn commit(&self, files: &[(&str, Option<&str>)], message: &str) -> String {
+        for (path, content) in files {
+            let p = self.build.join(path);
+            match content {
+                Some(c) => {
+                    if let Some(parent) = p.parent() {
+                        std::fs::create_dir_all(parent).unwrap();
+                    }
+                    std::fs::write(&p, c).unwrap();
+                }
+                None => {
+                    let _ = std::fs::remove_file(&p);
+                }
+            }
+        }
+        git(&self.build, &["add", "-A"]);
+        git(
+            &self.build,
+            &["commit", "-q", "--allow-empty", "-m", message],
+        );
+        self.head()
+    }
+
+    fn head(&self) -> String {
+        git(&self.build, &["rev-parse", "HEAD"])
+    }
+
+    fn switch(&self, branch: &str, from: Option<&str>) {
+        match from {
+            Some(start) => git(&self.build, &["switch", "-q", "-c", branch, start]),
+            None => git(&self.build, &["switch", "-q", branch]),
+        };
+    }
+
+    /// Publishes every branch and `refs/pull/N/head` for each PR head.
+    fn publish(&self, pulls: &[(u64, &str)]) {
+        let bare = self.bare.to_str().unwrap();
+        git(
+            &self.build,
+            &["push", "-q", "-f", bare, "refs/heads/*:refs/heads/*"],
+        );
+        for (n, sha) in pulls {
+            git(
+                &self.build,
+                &[
+                    "push",
+                    "-q",
+                    "-f",
+                    bare,
+                    &format!("{sha}:refs/pull/{n}/head"),
+                ],
+            );
+        }
+    }
+
+    fn remote_branch(&self, branch: &str) -> String {
+        git(&self.bare, &["rev-parse", &format!("refs/heads/{branch}")])
+    }
+
+    /// The user's checkout: a clone from the simulator, on `branch`.
+    fn checkout(&self, sim: &SimHandle, branch: &str) -> PathBuf {
+        let dir = self.root.join("checkout");
+        let url = format!("{}/acme/widgets.git", sim.base_url());
+        git(&self.root, &["clone", "-q", &url, dir.to_str().unwrap()]);
+        git(&dir, &["switch", "-q", branch]);
+        dir
+    }
+}
+
+/// One PR of a scenario.
+struct Pull<'a> {
+    number: u64,
+    head: &'a str,
+    head_sha: &'a str,
+    base: &'a str,
+    base_sha: &'a str,
+    state: &'a str,
+    merge_commit: Option<&'a str>,
+    mergeable: Option<bool>,
+}
+
+fn scenario_yaml(flavor: Flavor, pulls: &[Pull<'_>]) -> String {
+    let forge = match flavor {
+        Flavor::GitHub => "forge: github",
+        Flavor::Forgejo => "forge: forgejo\nversion: \"11.0.1+gitea-1.22.0\"",
+    };
+    let mut yaml = format!(
+        "{forge}\nnow: \"2024-06-01T12:00:00Z\"\ntokens:\n  - {{token: tok, login: alice, permission: write}}\nrepos:\n  - owner: acme\n    name: widgets\n    pulls:\n"
+    );
+    for p in pulls {
+        yaml.push_str(&format!(
+            "      - number: {}\n        title: \"PR {}\"\n        author: alice\n        state: {}\n        head: {{ref: {:?}, sha: {}}}\n        base: {{ref: {:?}, sha: {}}}\n        created_at: \"2024-06-01T00:00:00Z\"\n",
+            p.number, p.number, p.state, p.head, p.head_sha, p.base, p.base_sha
+        ));
+        if let Some(m) = p.merge_commit {
+            yaml.push_str(&format!(
+                "        merge_commit_sha: {m}\n        merged_at: \"2024-06-01T11:00:00Z\"\n        merged_by: alice\n        closed_at: \"2024-06-01T11:00:00Z\"\n"
+            ));
+        }
+        if let Some(m) = p.mergeable {
+            yaml.push_str(&format!("        mergeable: {m}\n"));
+        }
+    }
+    yaml
+}
+
+async fn start(flavor: Flavor, world: &World, pulls: &[Pull<'_>]) -> SimHandle {
+    let sc = scenario(&scenario_yaml(flavor, pulls)).with_git_root(world.git_root());
+    Sim::start(sc).await.expect("sim starts")
+}
+
+fn tool_ctx(flavor: Flavor, sim: &SimHandle, world: &World, cwd: Option<PathBuf>) -> Context {
+    let mut ctx = context(flavor, sim, "tok", [3; 32]);
+    ctx.local = LocalSettings {
+        git: None,
+        cwd,
+        cache_dir: Some(world.root.join("cache")),
+    };
+    ctx
+}
+
+fn pr(flavor: Flavor, sim: &SimHandle, n: u64) -> String {
+    match flavor {
+        Flavor::GitHub => format!("acme/widgets#{n}"),
+        Flavor::Forgejo => format!("{}/acme/widgets/pulls/{n}", sim.base_url()),
+    }
+}
+
+fn api_requests(sim: &SimHandle) -> usize {
+    sim.requests()
+        .iter()
+        .filter(|r| !r.path.contains(".git/"))
+        .count()
+}
+
+async fn call(ctx: &Context, tool: &str, args: Value) -> resolve_pr_core::Result<Value> {
+    resolve_pr_tools::call(ctx, tool, args)
+        .await
+        .map(|o| o.structured)
+}
+
+/// Everything of the user's checkout a read-only tool must leave alone: branches, HEAD,
+/// index and worktree status, and every ref outside refs/resolve-pr/.
+fn snapshot(dir: &Path) -> (String, String, String) {
+    let refs = git(dir, &["for-each-ref", "--format=%(refname) %(objectname)"])
+        .lines()
+        .filter(|l| !l.starts_with("refs/resolve-pr/"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (
+        refs,
+        git(dir, &["rev-parse", "HEAD"]),
+        git(dir, &["status", "--porcelain"]),
+    )
+}
+
+// ---------------------------------------------------------------- detect_merge_conflicts
+
+/// main and a PR that conflict in three ways: a content conflict, a modify/delete, an
+/// add/add; and a file both change without conflict.
+fn conflicting_world() -> (World, String, String) {
+    let w = World::new();
+    w.commit(
+        &[
+            ("a.txt", Some("one\ntwo\nthree\n")),
+            ("b.txt", Some("keep\n")),
+            ("c.txt", Some("1\n2\n3\n4\n5\n6\n7\n8\n")),
+        ],
+        "base",
+    );
+    w.switch("feature", Some("main"));
+    let head = w.commit(
+        &[
+            ("a.txt", Some("one\nTWO from the PR\nthree\n")),
+            ("b.txt", None),
+            ("new.txt", Some("pr version\n")),
+            ("c.txt", Some("1 pr\n2\n3\n4\n5\n6\n7\n8\n")),
+        ],
+        "feature work",
+    );
+    w.switch("main", None);
+    let main = w.commit(
+        &[
+            ("a.txt", Some("one\ntwo from main\nthree\n")),
+            ("b.txt", Some("keep, changed on main\n")),
+            ("new.txt", Some("main version\n")),
+            ("c.txt", Some("1\n2\n3\n4\n5\n6\n7\n8 main\n")),
+        ],
+        "main work",
+    );
+    w.publish(&[(1, &head)]);
+    (w, head, main)
+}
+
+async fn conflicts_computed_locally_when_the_forge_has_not(flavor: Flavor) {
+    let (w, head, main) = conflicting_world();
+    let pulls = [Pull {
+        number: 1,
+        head: "feature",
+        head_sha: &head,
+        base: "main",
+        base_sha: &main,
+        state: "open",
+        merge_commit: None,
+        mergeable: None,
+    }];
+    let sim = start(flavor, &w, &pulls).await;
+    let checkout = w.checkout(&sim, "main");
+    let before = snapshot(&checkout);
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    sim.clear_requests();
+    let out = call(
+        &ctx,
+        "detect_merge_conflicts",
+        json!({"pr": pr(flavor, &sim, 1), "directory": checkout}),
+    )
+    .await
+    .expect("answers");
+    assert_eq!(out["has_conflicts"], true, "{out:#}");
+    assert_eq!(out["mergeable_state"], "dirty");
+    assert_eq!(out["state_source"], "local");
+    assert_eq!(out["head_sha"], head.as_str());
+    assert_eq!(out["target_sha"], main.as_str());
+    let kinds: Vec<(String, String)> = out["conflicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["file_path"].as_str().unwrap().to_owned(),
+                c["conflict_type"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("a.txt".to_owned(), "content".to_owned()),
+            ("b.txt".to_owned(), "modify/delete".to_owned()),
+            ("new.txt".to_owned(), "add/add".to_owned()),
+        ]
+    );
+    let a = &out["conflicts"][0];
+    assert_eq!(a["head_content_preview"], "2| TWO from the PR\n");
+    assert_eq!(a["target_content_preview"], "2| two from main\n");
+    assert_eq!(a["base_content_preview"], "2| two\n");
+    assert_eq!(a["start_line"], 2);
+    let b = &out["conflicts"][1];
+    assert!(
+        b["suggested_resolution"]
+            .as_str()
+            .unwrap()
+            .contains("The PR deleted this file"),
+        "{b:#}"
+    );
+    assert!(
+        a.get("suggested_resolution").is_none(),
+        "no fact, no suggestion: {a:#}"
+    );
+    let steps = out["instructions"]["resolution_steps"].as_array().unwrap();
+    assert!(
+        steps.iter().any(|s| s == "git add -- a.txt b.txt new.txt"),
+        "{steps:?}"
+    );
+    // One forge request (the PR); the rest is git.
+    assert_eq!(api_requests(&sim), 1, "{:?}", sim.requests());
+    assert_eq!(
+        snapshot(&checkout),
+        before,
+        "the user's repository is untouched"
+    );
+}
+
+async fn a_clean_pr_and_a_forge_that_disagrees(flavor: Flavor) {
+    let w = World::new();
+    let base = w.commit(&[("x.txt", Some("x\n"))], "base");
+    w.switch("feature", Some("main"));
+    let head = w.commit(&[("y.txt", Some("y\n"))], "feature");
+    w.publish(&[(1, &head)]);
+    let pulls = [Pull {
+        number: 1,
+        head: "feature",
+        head_sha: &head,
+        base: "main",
+        base_sha: &base,
+        state: "open",
+        merge_commit: None,
+        // The forge (stale) says it conflicts; git says it merges.
+        mergeable: Some(false),
+    }];
+    let sim = start(flavor, &w, &pulls).await;
+    let checkout = w.checkout(&sim, "main");
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    let out = call(
+        &ctx,
+        "detect_merge_conflicts",
+        json!({"pr": pr(flavor, &sim, 1), "directory": checkout}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out["has_conflicts"], false);
+    match flavor {
+        Flavor::GitHub => {
+            assert_eq!(out["state_source"], "forge");
+            assert_eq!(out["forge_agrees"], false, "{out:#}");
+        }
+        // Forgejo's `mergeable: false` also means "still checking": not conclusive.
+        Flavor::Forgejo => {
+            assert_eq!(out["state_source"], "local", "{out:#}");
+            assert_eq!(out["forge_state"], "not_mergeable");
+            assert_eq!(out["mergeable_state"], "clean");
+        }
+    }
+    assert!(out.get("instructions").is_none());
+    assert_eq!(out["conflicts"], json!([]));
+}
+
+async fn without_pr_the_current_branch_chooses_it(flavor: Flavor) {
+    let (w, head, main) = conflicting_world();
+    let pulls = [Pull {
+        number: 1,
+        head: "feature",
+        head_sha: &head,
+        base: "main",
+        base_sha: &main,
+        state: "open",
+        merge_commit: None,
+        mergeable: None,
+    }];
+    let sim = start(flavor, &w, &pulls).await;
+    let checkout = w.checkout(&sim, "feature");
+    std::fs::create_dir_all(checkout.join("src/deep")).unwrap();
+    // The server's working directory is somewhere inside the checkout.
+    let ctx = tool_ctx(flavor, &sim, &w, Some(checkout.join("src/deep")));
+    let out = call(&ctx, "detect_merge_conflicts", json!({}))
+        .await
+        .expect("answers");
+    assert!(
+        out["note"].as_str().unwrap().contains("chose #1"),
+        "{out:#}"
+    );
+    assert_eq!(out["has_conflicts"], true);
+    assert!(
+        out["computed_in"]
+            .as_str()
+            .unwrap()
+            .starts_with("checkout ")
+    );
+}
+
+async fn without_a_checkout_a_managed_clone_is_used(flavor: Flavor) {
+    let (w, head, main) = conflicting_world();
+    let pulls = [Pull {
+        number: 1,
+        head: "feature",
+        head_sha: &head,
+        base: "main",
+        base_sha: &main,
+        state: "open",
+        merge_commit: None,
+        mergeable: None,
+    }];
+    let sim = start(flavor, &w, &pulls).await;
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    let args = json!({"pr": pr(flavor, &sim, 1)});
+    let out = call(&ctx, "detect_merge_conflicts", args.clone())
+        .await
+        .expect("answers");
+    assert_eq!(out["conflict_count"], 3);
+    assert!(
+        out["computed_in"]
+            .as_str()
+            .unwrap()
+            .starts_with("managed clone "),
+        "{out:#}"
+    );
+    // The clone is reused: the second call clones nothing.
+    let again = call(&ctx, "detect_merge_conflicts", args).await.unwrap();
+    assert_eq!(again["conflict_count"], 3);
+    assert_eq!(again["computed_in"], out["computed_in"]);
+}
+
+async fn target_branch_overrides_the_base(flavor: Flavor) {
+    let (w, head, main) = conflicting_world();
+    // A release branch from before main's change: the PR merges there cleanly.
+    git(&w.build, &["branch", "release", "HEAD~1"]);
+    w.publish(&[(1, &head)]);
+    let pulls = [Pull {
+        number: 1,
+        head: "feature",
+        head_sha: &head,
+        base: "main",
+        base_sha: &main,
+        state: "open",
+        merge_commit: None,
+        mergeable: Some(false),
+    }];
+    let sim = start(flavor, &w, &pulls).await;
+    let checkout = w.checkout(&sim, "main");
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    let out = call(
+        &ctx,
+        "detect_merge_conflicts",
+        json!({"pr": pr(flavor, &sim, 1), "directory": checkout, "target_branch": "release"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out["has_conflicts"], false, "{out:#}");
+    assert_eq!(out["target_branch"], "release");
+    // The forge's state is about main, not release.
+    assert_eq!(out["state_source"], "local");
+    assert!(out.get("forge_agrees").is_none());
+}
+
+async fn bad_directories_and_branches_are_clear_errors(flavor: Flavor) {
+    let (w, head, main) = conflicting_world();
+    let pulls = [Pull {
+        number: 1,
+        head: "feature",
+        head_sha: &head,
+        base: "main",
+        base_sha: &main,
+        state: "open",
+        merge_commit: None,
+        mergeable: None,
+    }];
+    let sim = start(flavor, &w, &pulls).await;
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    let p = pr(flavor, &sim, 1);
+    // Not a repository.
+    let plain = w.root.join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    let e = call(
+        &ctx,
+        "detect_merge_conflicts",
+        json!({"pr": p, "directory": plain}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.category.as_str(), "user", "{e:?}");
+    assert!(e.error.contains("not inside a git repository"), "{e:?}");
+    // A repository of something else.
+    let other = w.root.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    git(&other, &["init", "-q"]);
+    git(
+        &other,
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://example.com/someone/else.git",
+        ],
+    );
+    let e = call(
+        &ctx,
+        "detect_merge_conflicts",
+        json!({"pr": p, "directory": other}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.category.as_str(), "user");
+    assert!(e.error.contains("no remote"), "{e:?}");
+    // A branch that would read as an option.
+    for bad in ["-x", "--upload-pack=touch /tmp/pwned", "a..b"] {
+        let e = call(
+            &ctx,
+            "detect_merge_conflicts",
+            json!({"pr": p, "target_branch": bad}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(e.category.as_str(), "user", "{bad}: {e:?}");
+    }
+    // A shallow clone.
+    let shallow = w.root.join("shallow");
+    let url = format!("{}/acme/widgets.git", sim.base_url());
+    git(
+        &w.root,
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            &url,
+            shallow.to_str().unwrap(),
+        ],
+    );
+    let e = call(
+        &ctx,
+        "detect_merge_conflicts",
+        json!({"pr": p, "directory": shallow}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.category.as_str(), "logical", "{e:?}");
+    assert!(
+        e.suggestion
+            .as_deref()
+            .unwrap_or("")
+            .contains("--unshallow"),
+        "{e:?}"
+    );
+    // Detached HEAD without pr.
+    let checkout = w.checkout(&sim, "main");
+    git(&checkout, &["switch", "-q", "--detach", "HEAD"]);
+    let e = call(
+        &ctx,
+        "detect_merge_conflicts",
+        json!({"directory": checkout}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.category.as_str(), "user");
+    assert!(e.error.contains("detached"), "{e:?}");
+}
+
+// ---------------------------------------------------------------- manage_stacked_prs
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Landing {
+    /// The base PR is still open, as the dependent knows it.
+    Open,
+    /// Still open, with a commit the dependent lacks.
+    OpenMoved,
+    Squash,
+    MergeCommit,
+    Rebase,
+    /// Squash-merged, and trunk then added a file the dependent adds too.
+    SquashThenConflict,
+}
+
+/// main ← A (#1: three commits, the first two rewriting one line) ← B (#2: two commits) ← C
+/// (#3: one commit), with A landed as asked. Returns the world, the pulls' heads and the
+/// merge commit.
+struct Stack {
+    w: World,
+    names: [&'static str; 3],
+    main_before: String,
+    a: String,
+    b: String,
+    c: String,
+    merge_commit: Option<String>,
+}
+
+fn stack_world(landing: Landing) -> Stack {
+    stack_world_named(landing, ["feature-a", "feature-b", "feature-c"])
+}
+
+fn stack_world_named(landing: Landing, names: [&'static str; 3]) -> Stack {
+    let [na, nb, nc] = names;
+    let w = World::new();
+    let lines: String = (1..=10).map(|i| format!("{i}\n")).collect();
+    let main_before = w.commit(&[("f.txt", Some(&lines)), ("g.txt", Some("g\n"))], "base");
+    w.switch(na, Some("main"));
+    w.commit(
+        &[("f.txt", Some(&lines.replacen("1\n", "A1\n", 1)))],
+        "A: first try",
+    );
+    w.commit(
+        &[("f.txt", Some(&lines.replacen("1\n", "A2\n", 1)))],
+        "A: second try",
+    );
+    let mut a = w.commit(&[("a.txt", Some("a\n"))], "A: a.txt");
+    w.switch(nb, Some(na));
+    w.commit(&[("g.txt", Some("g from B\n"))], "B: g");
+    let b = w.commit(&[("b.txt", Some("b\n"))], "B: b.txt");
+    w.switch(nc, Some(nb));
+    let c = w.commit(&[("c.txt", Some("c\n"))], "C: c.txt");
+    w.switch("main", None);
+    let merge_commit = match landing {
+        Landing::Open => None,
+        Landing::OpenMoved => {
+            w.switch(na, None);
+            a = w.commit(&[("a2.txt", Some("more A\n"))], "A: more");
+            w.switch("main", None);
+            None
+        }
+        Landing::Squash | Landing::SquashThenConflict => {
+            git(&w.build, &["merge", "-q", "--squash", na]);
+            let sq = w.commit(&[], "A (#1)");
+            w.commit(&[("h.txt", Some("h\n"))], "unrelated");
+            if landing == Landing::SquashThenConflict {
+                w.commit(&[("b.txt", Some("b from main\n"))], "main adds b.txt");
+            }
+            Some(sq)
+        }
+        Landing::MergeCommit => {
+            git(&w.build, &["merge", "-q", "--no-ff", "-m", "Merge #1", na]);
+            Some(w.head())
+        }
+        Landing::Rebase => {
+            git(
+                &w.build,
+                &["commit", "-q", "--allow-empty", "-m", "trunk moved"],
+            );
+            let range = format!("{main_before}..{na}");
+            git(&w.build, &["cherry-pick", "--allow-empty", &range]);
+            Some(w.head())
+        }
+    };
+    w.publish(&[(1, &a), (2, &b), (3, &c)]);
+    Stack {
+        w,
+        names,
+        main_before,
+        a,
+        b,
+        c,
+        merge_commit,
+    }
+}
+
+async fn stack_sim(flavor: Flavor, s: &Stack) -> SimHandle {
+    let merged = s.merge_commit.is_some();
+    let pulls = [
+        Pull {
+            number: 1,
+            head: s.names[0],
+            head_sha: &s.a,
+            base: "main",
+            base_sha: &s.main_before,
+            state: if merged { "merged" } else { "open" },
+            merge_commit: s.merge_commit.as_deref(),
+            mergeable: None,
+        },
+        Pull {
+            number: 2,
+            head: s.names[1],
+            head_sha: &s.b,
+            base: s.names[0],
+            base_sha: &s.a,
+            state: "open",
+            merge_commit: None,
+            mergeable: None,
+        },
+        Pull {
+            number: 3,
+            head: s.names[2],
+            head_sha: &s.c,
+            base: s.names[1],
+            base_sha: &s.b,
+            state: "open",
+            merge_commit: None,
+            mergeable: None,
+        },
+    ];
+    start(flavor, &s.w, &pulls).await
+}
+
+async fn a_squash_merged_base_is_restacked_with_onto(flavor: Flavor) {
+    let s = stack_world(Landing::Squash);
+    let sim = stack_sim(flavor, &s).await;
+    let checkout = s.w.checkout(&sim, "main");
+    let before = snapshot(&checkout);
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    sim.clear_requests();
+    let out = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout}),
+    )
+    .await
+    .expect("plans");
+    assert_eq!(out["is_stacked"], true, "{out:#}");
+    assert_eq!(out["upstream_merge_detected"], true);
+    assert_eq!(out["squash_merge"], true);
+    assert_eq!(out["merge_method"], "squash");
+    assert_eq!(out["last_upstream_commit"], s.a.as_str());
+    assert_eq!(out["rebase_strategy"]["recommended"], "onto");
+    assert_eq!(out["rebase_strategy"]["ai_should_decide"], false);
+    let onto = out["rebase_strategy"]["onto_command"].as_str().unwrap();
+    assert_eq!(
+        onto,
+        format!(
+            "git rebase --onto origin/main {} --end-of-options feature-b",
+            s.a
+        )
+    );
+    // The whole stack, three levels, and C moves with B.
+    let stack: Vec<&str> = out["stack"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["branch"].as_str().unwrap())
+        .collect();
+    assert_eq!(stack, ["feature-a", "feature-b", "feature-c"]);
+    let vis = out["stack_info"]["visualization"].as_str().unwrap();
+    assert!(
+        vis.starts_with("main\n└─ #1 feature-a [merged: squash"),
+        "{vis}"
+    );
+    assert!(vis.contains("      └─ #3 feature-c [open"), "{vis}");
+    assert_eq!(
+        out["predicted_conflicts"],
+        json!([]),
+        "--onto replays cleanly"
+    );
+    let considerations = out["rebase_strategy"]["considerations"].to_string();
+    assert!(
+        considerations.contains("stops at a conflict"),
+        "a plain rebase replays A's first try: {considerations}"
+    );
+    let commands: Vec<&str> = out["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["command"].as_str().unwrap())
+        .collect();
+    assert!(commands.contains(&onto), "{commands:?}");
+    assert!(
+        commands.contains(
+            &format!(
+                "git rebase --onto feature-b {} --end-of-options feature-c",
+                s.b
+            )
+            .as_str()
+        ),
+        "{commands:?}"
+    );
+    let push = commands.iter().find(|c| c.starts_with("git push")).unwrap();
+    let argv = shlex::split(push).expect("a shell command");
+    let lease_b = format!("--force-with-lease=refs/heads/feature-b:{}", s.b);
+    let lease_c = format!("--force-with-lease=refs/heads/feature-c:{}", s.c);
+    assert_eq!(
+        argv,
+        [
+            "git",
+            "push",
+            "--atomic",
+            &lease_b,
+            &lease_c,
+            "--end-of-options",
+            "origin",
+            "refs/heads/feature-b:refs/heads/feature-b",
+            "refs/heads/feature-c:refs/heads/feature-c",
+        ]
+    );
+    let kinds: Vec<&str> = out["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["type"].as_str().unwrap())
+        .collect();
+    let retarget = kinds
+        .iter()
+        .position(|k| *k == "github_api")
+        .expect("a retarget step");
+    assert!(retarget > kinds.iter().position(|k| *k == "git").unwrap());
+    assert!(kinds.contains(&"ci_wait"));
+    assert_eq!(out["automation"]["status"], "not_started");
+    // Forge: the two PRs, one list down from #1's base (none), one up per level above #2.
+    assert_eq!(api_requests(&sim), 2 + 1 + 2, "{:?}", sim.requests());
+    assert_eq!(
+        snapshot(&checkout),
+        before,
+        "planning touches nothing of the user's"
+    );
+}
+
+async fn execute_pushes_with_lease_retargets_and_rolls_back(flavor: Flavor) {
+    let s = stack_world(Landing::Squash);
+    let sim = stack_sim(flavor, &s).await;
+    let checkout = s.w.checkout(&sim, "main");
+    let before = snapshot(&checkout);
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let args = json!({
+        "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2),
+        "directory": checkout, "execute": true, "push": true, "retarget": true,
+    });
+    let out = call(&ctx, "manage_stacked_prs", args).await.expect("runs");
+    assert_eq!(out["automation"]["status"], "completed", "{out:#}");
+    let new_b = s.w.remote_branch("feature-b");
+    let new_c = s.w.remote_branch("feature-c");
+    assert_ne!(new_b, s.b);
+    let main = s.w.remote_branch("main");
+    // B's own two commits on main, C's one on B: nothing of A's replayed.
+    assert_eq!(
+        git(
+            &s.w.bare,
+            &["rev-list", "--count", &format!("{main}..{new_b}")]
+        ),
+        "2"
+    );
+    assert_eq!(git(&s.w.bare, &["rev-parse", &format!("{new_b}^^")]), main);
+    assert_eq!(git(&s.w.bare, &["rev-parse", &format!("{new_c}^")]), new_b);
+    assert_eq!(
+        git(&s.w.bare, &["show", &format!("{new_c}:f.txt")])
+            .lines()
+            .next(),
+        Some("A2")
+    );
+    // The dependent now targets main on the forge.
+    let view = call(&ctx, "manage_stacked_prs", json!({
+        "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout,
+    }))
+    .await
+    .expect("plans again");
+    assert_eq!(view["stack_info"]["dependent_base"], "main", "{view:#}");
+    assert_eq!(view["summary"]["action_required"], false, "{view:#}");
+    // The user's branches, HEAD, index and worktree did not move; the push moved the
+    // remote-tracking refs of the pushed branches with the remote, as any git push does.
+    let after = snapshot(&checkout);
+    assert_eq!((&after.1, &after.2), (&before.1, &before.2));
+    let local_refs = |refs: &str| {
+        refs.lines()
+            .filter(|l| !l.starts_with("refs/remotes/"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(local_refs(&after.0), local_refs(&before.0));
+    assert!(
+        after
+            .0
+            .contains(&format!("refs/remotes/origin/feature-b {new_b}")),
+        "{}",
+        after.0
+    );
+    // Rollback puts the remote branches back.
+    let out = call(&ctx, "manage_stacked_prs", json!({
+        "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout, "rollback": true,
+    }))
+    .await
+    .expect("rolls back");
+    assert_eq!(out["automation"]["status"], "completed", "{out:#}");
+    assert_eq!(s.w.remote_branch("feature-b"), s.b);
+    assert_eq!(s.w.remote_branch("feature-c"), s.c);
+}
+
+async fn a_merge_commit_leaves_the_choice_to_the_agent(flavor: Flavor) {
+    let s = stack_world(Landing::MergeCommit);
+    let sim = stack_sim(flavor, &s).await;
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let out = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2)}),
+    )
+    .await
+    .expect("plans");
+    assert_eq!(out["merge_method"], "merge", "{out:#}");
+    assert_eq!(out["squash_merge"], false);
+    assert_eq!(out["rebase_strategy"]["recommended"], "regular");
+    assert_eq!(out["rebase_strategy"]["ai_should_decide"], true);
+    assert_eq!(out["predicted_conflicts"], json!([]));
+}
+
+async fn a_rebase_merge_is_detected(flavor: Flavor) {
+    let s = stack_world(Landing::Rebase);
+    let sim = stack_sim(flavor, &s).await;
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let out = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2)}),
+    )
+    .await
+    .expect("plans");
+    assert_eq!(out["merge_method"], "rebase", "{out:#}");
+    assert_eq!(out["rebase_strategy"]["recommended"], "onto");
+}
+
+async fn predicted_conflicts_stop_execute_before_anything_moves(flavor: Flavor) {
+    let s = stack_world(Landing::SquashThenConflict);
+    let sim = stack_sim(flavor, &s).await;
+    let checkout = s.w.checkout(&sim, "main");
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let out = call(&ctx, "manage_stacked_prs", json!({
+        "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout,
+        "execute": true, "push": true,
+    }))
+    .await
+    .expect("answers");
+    let predicted = &out["predicted_conflicts"][0];
+    assert_eq!(predicted["branch"], "feature-b", "{out:#}");
+    assert_eq!(predicted["files"], json!(["b.txt"]));
+    assert_eq!(predicted["summary"], "B: b.txt");
+    assert_eq!(out["summary"]["risk_level"], "high");
+    assert_eq!(out["automation"]["status"], "failed");
+    assert_eq!(s.w.remote_branch("feature-b"), s.b, "nothing pushed");
+    let refs = git(&checkout, &["for-each-ref", "refs/resolve-pr/restack/"]);
+    assert_eq!(refs, "", "no result refs");
+}
+
+async fn open_bases_unchanged_or_moved(flavor: Flavor) {
+    let s = stack_world(Landing::Open);
+    let sim = stack_sim(flavor, &s).await;
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let out = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2)}),
+    )
+    .await
+    .expect("plans");
+    assert_eq!(out["summary"]["action_required"], false, "{out:#}");
+    assert_eq!(out["commands"], json!([]));
+    let s = stack_world(Landing::OpenMoved);
+    let sim = stack_sim(flavor, &s).await;
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    // Without base_pr: the PR whose head is #2's base.
+    let out = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"dependent_pr": pr(flavor, &sim, 2)}),
+    )
+    .await
+    .expect("plans");
+    assert_eq!(out["summary"]["action_required"], true, "{out:#}");
+    assert_eq!(out["change_summary"]["new_commits_in_base"], 1);
+    assert_eq!(out["change_summary"]["commits"][0]["message"], "A: more");
+    assert!(out["note"].as_str().unwrap().contains("chose #1"));
+    assert_eq!(out["rebase_strategy"]["recommended"], "regular");
+    assert_eq!(
+        out["rebase_strategy"]["regular_command"],
+        "git rebase origin/feature-a --end-of-options feature-b"
+    );
+}
+
+async fn stack_bad_inputs(flavor: Flavor) {
+    let s = stack_world(Landing::Squash);
+    let sim = stack_sim(flavor, &s).await;
+    let mut ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let p1 = pr(flavor, &sim, 1);
+    let p2 = pr(flavor, &sim, 2);
+    // Not stacked: #3 is not built on #1's branch... it is (through #2), so use #1 on #2
+    // reversed.
+    let e = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": p2, "dependent_pr": p1}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.category.as_str(), "logical", "{e:?}");
+    let e = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": p1, "dependent_pr": p1}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.category.as_str(), "user");
+    let e = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": p1, "dependent_pr": "other/repo#2"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.category.as_str(), "user", "{e:?}");
+    let e = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": p1, "dependent_pr": p2, "push": true}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.category.as_str(), "user");
+    let e = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": p1, "dependent_pr": p2, "onto_base": "-x"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.category.as_str(), "user");
+    ctx.read_only = true;
+    let e = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": p1, "dependent_pr": p2, "execute": true}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.category.as_str(), "logical");
+    assert!(e.error.contains("--read-only"));
+}
+
+/// The plan's git commands, run as given in a real bash in the user's checkout, restack the
+/// branches; branch names full of shell syntax stay data.
+async fn plan_commands_run_in_bash_and_hostile_names_stay_data(flavor: Flavor) {
+    let names = [
+        "a-$(touch${IFS}pwned-a)",
+        "b;touch${IFS}pwned-b",
+        "c`touch${IFS}pwned-c`",
+    ];
+    let s = stack_world_named(Landing::Squash, names);
+    let sim = stack_sim(flavor, &s).await;
+    let checkout = s.w.checkout(&sim, "main");
+    // The user works on the dependent: a local branch of it.
+    git(&checkout, &["switch", "-q", names[1]]);
+    git(&checkout, &["switch", "-q", names[2]]);
+    git(&checkout, &["switch", "-q", "main"]);
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let out = call(&ctx, "manage_stacked_prs", json!({
+        "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout,
+    }))
+    .await
+    .expect("plans");
+    let commands: Vec<String> = out["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["type"] == "git" && !c["command"].as_str().unwrap().starts_with("git push"))
+        .map(|c| c["command"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(commands.len() >= 4, "{commands:?}");
+    let script = commands.join(" && \\\n");
+    let run = Command::new("bash")
+        .args(["--noprofile", "--norc", "-e", "-c", &script])
+        .current_dir(&checkout)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_COMMITTER_NAME", "Ada")
+        .env("GIT_COMMITTER_EMAIL", "ada@example.com")
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{script}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for f in ["pwned-a", "pwned-b", "pwned-c"] {
+        assert!(
+            !checkout.join(f).exists() && !s.w.root.join(f).exists(),
+            "{f} was created"
+        );
+    }
+    let main = git(&checkout, &["rev-parse", "origin/main"]);
+    let b = git(
+        &checkout,
+        &["rev-parse", &format!("refs/heads/{}", names[1])],
+    );
+    let c = git(
+        &checkout,
+        &["rev-parse", &format!("refs/heads/{}", names[2])],
+    );
+    assert_eq!(
+        git(&checkout, &["rev-list", "--count", &format!("{main}..{b}")]),
+        "2"
+    );
+    assert_eq!(git(&checkout, &["rev-parse", &format!("{c}^")]), b);
+}
+
+on_both_forges_mt!(
+    conflicts_computed_locally_when_the_forge_has_not,
+    a_clean_pr_and_a_forge_that_disagrees,
+    without_pr_the_current_branch_chooses_it,
+    without_a_checkout_a_managed_clone_is_used,
+    target_branch_overrides_the_base,
+    bad_directories_and_branches_are_clear_errors,
+    a_squash_merged_base_is_restacked_with_onto,
+    execute_pushes_with_lease_retargets_and_rolls_back,
+    a_merge_commit_leaves_the_choice_to_the_agent,
+    a_rebase_merge_is_detected,
+    predicted_conflicts_stop_execute_before_anything_moves,
+    open_bases_unchanged_or_moved,
+    stack_bad_inputs,
+    plan_commands_run_in_bash_and_hostile_names_stay_data,
+);
