@@ -224,7 +224,7 @@ impl Repository {
         old_base: &str,
         head: &str,
     ) -> Result<Option<String>> {
-        let side = self.side_repository()?;
+        let side = self.side_repository(scratch.is_some())?;
         let git_dir = side.path.as_os_str();
         let objects: Vec<(&'static str, std::ffi::OsString)> = match scratch {
             Some(scratch) => crate::merge::scratch_env(scratch, self.objects_dir()),
@@ -278,7 +278,10 @@ impl Repository {
     }
 
     /// A throw-away bare repository for `git replay` (see [`Repository::replay_branch`]).
-    fn side_repository(&self) -> Result<SideRepository> {
+    /// A prediction (`scratch`) commits as a fixed identity, so it needs no user
+    /// configuration; a restack commits as the user, and says how to set an identity when
+    /// git has none.
+    fn side_repository(&self, scratch: bool) -> Result<SideRepository> {
         let root = tempfile::Builder::new()
             .prefix("resolve-pr-replay-")
             .tempdir()
@@ -304,8 +307,20 @@ impl Repository {
             &[],
             &[0],
         )?;
-        let ident = self.run(["var", "GIT_COMMITTER_IDENT"], &[], &[0])?;
-        let ident = String::from_utf8_lossy(&ident.stdout).trim().to_string();
+        let ident = if scratch {
+            "resolve-pr <resolve-pr@localhost> 1700000000 +0000".to_string()
+        } else {
+            let out = self.run(["var", "GIT_COMMITTER_IDENT"], &[], &[0, 128])?;
+            if !out.status.success() {
+                return Err(Error::Usage {
+                    what: "git has no committer identity to write the restacked commits with: \
+                           set one with `git config --global user.name 'Your Name'` and \
+                           `git config --global user.email you@example.com`"
+                        .to_string(),
+                });
+            }
+            String::from_utf8_lossy(&out.stdout).trim().to_string()
+        };
         let identity = match (ident.rfind('<'), ident.rfind('>')) {
             (Some(open), Some(close)) if open < close => vec![
                 ("GIT_COMMITTER_NAME", ident[..open].trim().to_string()),
