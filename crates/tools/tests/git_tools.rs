@@ -350,6 +350,20 @@ async fn conflicts_computed_locally_when_the_forge_has_not(flavor: Flavor) {
     );
     // One forge request (the PR); the rest is git.
     assert_eq!(api_requests(&sim), 1, "{:?}", sim.requests());
+    // The head is in the checkout already: one fetch of the base branch, one round trip.
+    let git_requests: Vec<String> = sim
+        .requests()
+        .iter()
+        .filter(|r| r.path.contains(".git/"))
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert_eq!(
+        git_requests,
+        [
+            "GET /acme/widgets.git/info/refs",
+            "POST /acme/widgets.git/git-upload-pack"
+        ]
+    );
     assert_eq!(
         snapshot(&checkout),
         before,
