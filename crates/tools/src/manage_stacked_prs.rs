@@ -334,6 +334,7 @@ into refs/resolve-pr/ (push and retarget only when asked; rollback undoes a push
 
 async fn run(ctx: &Context, input: Input) -> Result<Output> {
     let execute = input.execute || input.auto_fix == Some(true);
+    let push = input.push;
     let mut problems = Vec::new();
     if let Some(b) = &input.onto_base
         && check_branch_name("onto_base", b).is_err()
@@ -460,6 +461,24 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
     }
     let walked = stack::walk(forge.as_ref(), &dependent_ref.repo, &base, &dependent).await?;
     let trunk_branch = input.onto_base.clone().unwrap_or_else(|| base.base_ref.clone());
+    // A fork's branch lives in the fork: pushing it to the base repository's remote would
+    // create a branch there, not move the PR.
+    if (push || input.rollback)
+        && let Some(fork) = std::iter::once(&dependent)
+            .chain(walked.above.iter())
+            .find(|p| p.is_from_fork())
+    {
+        return Err(Error::logical(format!(
+            "PR #{} comes from a fork ({}): its branch cannot be pushed through this \
+             repository's remote",
+            fork.number,
+            fork.head_repo.as_deref().unwrap_or("deleted")
+        ))
+        .with_suggestion(
+            "Call without push (execute: true still restacks into refs/resolve-pr/restack/), \
+             then push those commits to the fork's remote yourself.",
+        ));
+    }
 
     // Everything local happens off the runtime, in one go.
     let git = local::git(ctx)?;
@@ -476,7 +495,6 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
     };
     let rollback = input.rollback;
     let use_onto = input.use_onto;
-    let push = input.push;
     let local_work = blocking(move || {
         let local = local::locate(&git, &settings, directory.as_deref(), &plan_input.dependent, &repo_ref)?;
         let mut prs: Vec<&PullRequest> = vec![&plan_input.base, &plan_input.dependent];

@@ -1143,6 +1143,59 @@ async fn plan_commands_run_in_bash_and_hostile_names_stay_data(flavor: Flavor) {
     assert_eq!(git(&checkout, &["rev-parse", &format!("{c}^")]), b);
 }
 
+/// A dependent from a fork: planned from `refs/pull/N/head` like any other, never pushed
+/// through the base repository's remote.
+async fn a_fork_dependent_is_planned_but_never_pushed(flavor: Flavor) {
+    let s = stack_world(Landing::Squash);
+    let pulls = [
+        Pull {
+            number: 1,
+            head: "feature-a",
+            head_sha: &s.a,
+            base: "main",
+            base_sha: &s.main_before,
+            state: "merged",
+            merge_commit: s.merge_commit.as_deref(),
+            mergeable: None,
+        },
+        Pull {
+            number: 2,
+            head: "feature-b",
+            head_sha: &s.b,
+            base: "feature-a",
+            base_sha: &s.a,
+            state: "open",
+            merge_commit: None,
+            mergeable: None,
+        },
+    ];
+    let yaml = scenario_yaml(flavor, &pulls).replace(
+        &format!("head: {{ref: \"feature-b\", sha: {}}}", s.b),
+        &format!(
+            "head: {{ref: \"feature-b\", sha: {}, repo: someone/widgets}}",
+            s.b
+        ),
+    );
+    assert!(yaml.contains("someone/widgets"));
+    let sim = Sim::start(scenario(&yaml).with_git_root(s.w.git_root()))
+        .await
+        .unwrap();
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let args = json!({"base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2)});
+    let out = call(&ctx, "manage_stacked_prs", args.clone())
+        .await
+        .expect("plans");
+    assert_eq!(out["merge_method"], "squash", "{out:#}");
+    assert!(out["issues"].to_string().contains("fork"), "{out:#}");
+    let mut push = args.clone();
+    push["execute"] = json!(true);
+    push["push"] = json!(true);
+    let e = call(&ctx, "manage_stacked_prs", push).await.unwrap_err();
+    assert_eq!(e.category.as_str(), "logical", "{e:?}");
+    assert!(e.error.contains("fork"), "{e:?}");
+    assert_eq!(s.w.remote_branch("feature-b"), s.b);
+}
+
 on_both_forges_mt!(
     conflicts_computed_locally_when_the_forge_has_not,
     a_clean_pr_and_a_forge_that_disagrees,
@@ -1158,4 +1211,5 @@ on_both_forges_mt!(
     open_bases_unchanged_or_moved,
     stack_bad_inputs,
     plan_commands_run_in_bash_and_hostile_names_stay_data,
+    a_fork_dependent_is_planned_but_never_pushed,
 );
