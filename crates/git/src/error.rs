@@ -66,6 +66,10 @@ pub enum Error {
     /// A fetch, push or clone could not reach the remote.
     #[error("`git {command}` could not reach the remote: {stderr}")]
     Network { command: String, stderr: String },
+    /// The remote wants credentials git does not have (prompts are off), refused them, or
+    /// hides the repository from them ("Repository not found").
+    #[error("`git {command}` was refused by the remote (credentials): {stderr}")]
+    Auth { command: String, stderr: String },
     /// git ran and failed: its exit status (`None` when a signal ended it) and its stderr.
     #[error("`git {command}` failed (exit status {}): {stderr}", status.map_or("none".to_string(), |s| s.to_string()))]
     Failed {
@@ -102,6 +106,7 @@ impl Error {
             | Error::Shallow { .. } => Category::User,
             Error::Conflict { .. } | Error::PushRejected { .. } => Category::Logical,
             Error::Network { .. } => Category::Network,
+            Error::Auth { .. } => Category::Authentication,
             Error::Failed { .. } | Error::UnexpectedOutput { .. } | Error::Io { .. } => {
                 Category::Unknown
             }
@@ -136,6 +141,12 @@ impl Error {
             }
             Error::Network { .. } => {
                 "Check the network and the remote's URL and credentials, then retry.".to_string()
+            }
+            Error::Auth { .. } => {
+                "git needs credentials for this remote and resolve-pr never hands it a token: set \
+                 up a credential helper (for GitHub, `gh auth setup-git`) or an SSH remote, \
+                 check that `git fetch` works in a terminal, then retry."
+                    .to_string()
             }
             _ => return None,
         };
@@ -175,7 +186,7 @@ impl Error {
                 ("branch", Value::from(branch.as_str())),
                 ("reason", Value::from(reason.as_str())),
             ],
-            Error::Network { command, stderr } => vec![
+            Error::Network { command, stderr } | Error::Auth { command, stderr } => vec![
                 ("command", Value::from(command.as_str())),
                 ("stderr", Value::from(cut(stderr))),
             ],
@@ -208,9 +219,9 @@ fn cut(text: &str) -> String {
     format!("{}…", &text[..end])
 }
 
-/// A failed fetch, push or clone: [`Error::Network`] when git exited 128 saying it could not
-/// reach or talk to the remote (phrases of git's C-locale transport errors), else the error
-/// unchanged. The only place this crate reads git's text to decide a variant.
+/// A failed fetch, push or clone: [`Error::Auth`] when git exited 128 saying the remote
+/// wants or refused credentials, [`Error::Network`] when it could not reach or talk to the
+/// remote (phrases of git's C-locale transport errors), else the error unchanged. The only place this crate reads git's text to decide a variant.
 pub(crate) fn network_or_failed(error: Error) -> Error {
     const UNREACHABLE: &[&str] = &[
         "Could not resolve host",
@@ -229,7 +240,25 @@ pub(crate) fn network_or_failed(error: Error) -> Error {
         "unable to connect",
         "Temporary failure in name resolution",
     ];
+    // Credentials first: git words a refused login as "unable to access … 403" too.
+    const REFUSED: &[&str] = &[
+        "could not read Username",
+        "could not read Password",
+        "terminal prompts disabled",
+        "Authentication failed",
+        "Repository not found",
+        "Permission denied (publickey",
+        "The requested URL returned error: 401",
+        "The requested URL returned error: 403",
+    ];
     match error {
+        Error::Failed {
+            command,
+            status: Some(128),
+            stderr,
+        } if REFUSED.iter().any(|phrase| stderr.contains(phrase)) => {
+            Error::Auth { command, stderr }
+        }
         Error::Failed {
             command,
             status: Some(128),
@@ -330,6 +359,13 @@ mod tests {
                 },
                 Category::Network,
             ),
+            (
+                Error::Auth {
+                    command: "fetch".into(),
+                    stderr: "x".into(),
+                },
+                Category::Authentication,
+            ),
             (failed(Some(1), "x"), Category::Unknown),
             (
                 Error::UnexpectedOutput {
@@ -421,5 +457,22 @@ mod tests {
         assert!(matches!(other, Error::Failed { .. }));
         let status = network_or_failed(failed(Some(1), "Could not resolve host: x"));
         assert!(matches!(status, Error::Failed { .. }));
+    }
+
+    #[test]
+    fn a_remote_that_wants_or_refuses_credentials_is_an_authentication_error() {
+        for stderr in [
+            "fatal: could not read Username for 'https://github.com': terminal prompts disabled",
+            "remote: Repository not found.\nfatal: repository 'https://github.com/o/private.git/' not found",
+            "fatal: unable to access 'https://ghe.example.com/o/r.git/': The requested URL returned error: 403",
+            "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.",
+            "remote: Invalid username or token.\nfatal: Authentication failed for 'https://github.com/o/r.git/'",
+        ] {
+            let e = network_or_failed(failed(Some(128), stderr));
+            assert!(matches!(e, Error::Auth { .. }), "{stderr}: {e:?}");
+            let agent = resolve_pr_core::Error::from(e);
+            assert_eq!(agent.category, Category::Authentication);
+            assert!(agent.suggestion.unwrap().contains("credential helper"));
+        }
     }
 }
