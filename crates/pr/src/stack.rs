@@ -16,7 +16,7 @@ pub const MAX_LEVELS: usize = 8;
 /// The PRs around a pair, as the forge links them by branch names.
 #[derive(Debug, Clone)]
 pub struct Walked {
-    /// PRs below the base PR (nearest trunk first): each one's head branch is the base
+    /// Open PRs below the base PR (nearest trunk first): each one's head branch is the base
     /// branch of the next.
     pub below: Vec<PullRequest>,
     /// Open PRs above the dependent (nearest first): each one is based on the head branch of
@@ -29,7 +29,7 @@ pub struct Walked {
     pub requests: usize,
 }
 
-/// Walks down from `base` (PRs whose head branch is its base branch, open or merged) and up
+/// Walks down from `base` (open PRs whose head branch is its base branch) and up
 /// from `dependent` (open PRs based on its head branch), at most [`MAX_LEVELS`] each way.
 /// One list request per level and one more at each end.
 pub async fn walk(
@@ -44,8 +44,10 @@ pub async fn walk(
     let mut seen = vec![base.number, dependent.number];
     let mut branch = base.base_ref.clone();
     for _ in 0..MAX_LEVELS {
+        // Open PRs only: a lower PR that merged is trunk's business now, and a forge that
+        // cannot filter by branch (older Forgejo, Gitea) pages through every PR listed.
         let filter = PullFilter {
-            state: PullListState::All,
+            state: PullListState::Open,
             head: Some(branch.clone()),
             base: None,
             limit: 10,

@@ -995,6 +995,28 @@ async fn open_bases_unchanged_or_moved(flavor: Flavor) {
     .expect("plans");
     assert_eq!(out["summary"]["action_required"], false, "{out:#}");
     assert_eq!(out["commands"], json!([]));
+    // Higher up the same stack: the open PR below the pair is walked too.
+    let out = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": pr(flavor, &sim, 2), "dependent_pr": pr(flavor, &sim, 3)}),
+    )
+    .await
+    .expect("plans");
+    let roles: Vec<(&str, &str)> = out["stack"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["branch"].as_str().unwrap(), l["role"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            ("feature-a", "below"),
+            ("feature-b", "base"),
+            ("feature-c", "dependent")
+        ]
+    );
     let s = stack_world(Landing::OpenMoved);
     let sim = stack_sim(flavor, &s).await;
     let ctx = tool_ctx(flavor, &sim, &s.w, None);
