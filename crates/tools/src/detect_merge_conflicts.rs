@@ -222,6 +222,21 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
         };
         let forge = ctx.forge(&pr_ref.repo)?;
         let pr = forge.pull_requests().pull_request(&pr_ref).await?;
+        if pr.state == resolve_pr_forge::PrState::Merged {
+            // Merging its head again says nothing: after a squash or rebase merge it would
+            // even report conflicts with its own merged changes.
+            return Err(Error::logical(format!(
+                "{pr_ref} is already merged into {}{}: there is nothing left to merge",
+                pr.base_ref,
+                pr.merge_commit_sha
+                    .as_deref()
+                    .map(|c| format!(" (as {})", c.get(..7).unwrap_or(c)))
+                    .unwrap_or_default()
+            ))
+            .with_suggestion(
+                "For PRs built on it, manage_stacked_prs moves them onto the target branch.",
+            ));
+        }
         let target_branch = input.target_branch.clone().unwrap_or_else(|| pr.base_ref.clone());
         let git = local::git(ctx)?;
         let settings = ctx.local.clone();
@@ -229,7 +244,8 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
         let repo_ref = pr_ref.repo.clone();
         let pr_for_git = pr.clone();
         let branch = target_branch.clone();
-        let (report, place, note, remote) = blocking(move || {
+        let what = "fetching and merging the PR's commits";
+        let (report, place, note, remote) = blocking(ctx, what, move || {
             let local = local::locate(&git, &settings, directory.as_deref(), &pr_for_git, &repo_ref)?;
             let target = local::fetch(&local, &[&pr_for_git], &[&branch])?.remove(0);
             let report = conflicts::check(&local.repo, &target, &pr_for_git.head_sha, Limits::default())?;

@@ -495,7 +495,12 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
     };
     let rollback = input.rollback;
     let use_onto = input.use_onto;
-    let local_work = blocking(move || {
+    let what = if execute || rollback {
+        "restacking the branches"
+    } else {
+        "fetching the stack's commits and predicting the rebase"
+    };
+    let local_work = blocking(ctx, what, move || {
         let local = local::locate(&git, &settings, directory.as_deref(), &plan_input.dependent, &repo_ref)?;
         let mut prs: Vec<&PullRequest> = vec![&plan_input.base, &plan_input.dependent];
         prs.extend(plan_input.above.iter());

@@ -1055,6 +1055,12 @@ async fn stack_bad_inputs(flavor: Flavor) {
     .await
     .unwrap_err();
     assert_eq!(e.category.as_str(), "logical", "{e:?}");
+    // A merged PR has nothing left to merge.
+    let e = call(&ctx, "detect_merge_conflicts", json!({"pr": p1}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.category.as_str(), "logical", "{e:?}");
+    assert!(e.error.contains("already merged"), "{e:?}");
     let e = call(
         &ctx,
         "manage_stacked_prs",
