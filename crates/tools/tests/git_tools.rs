@@ -1224,6 +1224,85 @@ async fn a_fork_dependent_is_planned_but_never_pushed(flavor: Flavor) {
     assert_eq!(s.w.remote_branch("feature-b"), s.b);
 }
 
+/// 25 conflicted files: 20 on the first page, the rest after the cursor; a cursor of another
+/// merge is refused.
+async fn many_conflicts_are_paged(flavor: Flavor) {
+    let w = World::new();
+    let names: Vec<String> = (0..25).map(|i| format!("dir/file{i:02}.txt")).collect();
+    let base: Vec<(&str, Option<&str>)> =
+        names.iter().map(|n| (n.as_str(), Some("base\n"))).collect();
+    w.commit(&base, "base");
+    w.switch("feature", Some("main"));
+    let pr_side: Vec<(&str, Option<&str>)> =
+        names.iter().map(|n| (n.as_str(), Some("pr\n"))).collect();
+    let head = w.commit(&pr_side, "feature");
+    w.switch("main", None);
+    let main_side: Vec<(&str, Option<&str>)> =
+        names.iter().map(|n| (n.as_str(), Some("main\n"))).collect();
+    let main = w.commit(&main_side, "main");
+    w.publish(&[(1, &head)]);
+    let pulls = [Pull {
+        number: 1,
+        head: "feature",
+        head_sha: &head,
+        base: "main",
+        base_sha: &main,
+        state: "open",
+        merge_commit: None,
+        mergeable: None,
+    }];
+    let sim = start(flavor, &w, &pulls).await;
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    let args = json!({"pr": pr(flavor, &sim, 1)});
+    let first = call(&ctx, "detect_merge_conflicts", args.clone())
+        .await
+        .unwrap();
+    assert_eq!(first["conflict_count"], 25);
+    let page: Vec<&str> = first["conflicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["file_path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        page,
+        names[..20].iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    let cursor = first["nextCursor"]
+        .as_str()
+        .expect("a next page")
+        .to_owned();
+    let mut next_args = args.clone();
+    next_args["cursor"] = json!(cursor);
+    let second = call(&ctx, "detect_merge_conflicts", next_args)
+        .await
+        .unwrap();
+    let page: Vec<&str> = second["conflicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["file_path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        page,
+        names[20..].iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    assert!(second.get("nextCursor").is_none());
+    // The instructions add every conflicted file, not only the page's.
+    let steps = first["instructions"]["resolution_steps"].to_string();
+    assert!(steps.contains("dir/file24.txt"), "{steps}");
+    // The target moves: the cursor no longer fits.
+    w.commit(&[("other.txt", Some("x\n"))], "main moves");
+    w.publish(&[(1, &head)]);
+    let mut stale = args.clone();
+    stale["cursor"] = json!(cursor);
+    let e = call(&ctx, "detect_merge_conflicts", stale)
+        .await
+        .unwrap_err();
+    assert_eq!(e.category.as_str(), "user", "{e:?}");
+    assert!(e.suggestion.unwrap().contains("without cursor"));
+}
+
 on_both_forges_mt!(
     conflicts_computed_locally_when_the_forge_has_not,
     a_clean_pr_and_a_forge_that_disagrees,
@@ -1240,4 +1319,5 @@ on_both_forges_mt!(
     stack_bad_inputs,
     plan_commands_run_in_bash_and_hostile_names_stay_data,
     a_fork_dependent_is_planned_but_never_pushed,
+    many_conflicts_are_paged,
 );
