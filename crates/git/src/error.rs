@@ -66,6 +66,13 @@ pub enum Error {
     /// A fetch, push or clone could not reach the remote.
     #[error("`git {command}` could not reach the remote: {stderr}")]
     Network { command: String, stderr: String },
+    /// A fetch named a ref the remote does not have (a branch that does not exist).
+    #[error("the remote has no {what}: `git {command}` said {stderr}")]
+    MissingRemoteRef {
+        command: String,
+        what: String,
+        stderr: String,
+    },
     /// The remote wants credentials git does not have (prompts are off), refused them, or
     /// hides the repository from them ("Repository not found").
     #[error("`git {command}` was refused by the remote (credentials): {stderr}")]
@@ -107,6 +114,7 @@ impl Error {
             Error::Conflict { .. } | Error::PushRejected { .. } => Category::Logical,
             Error::Network { .. } => Category::Network,
             Error::Auth { .. } => Category::Authentication,
+            Error::MissingRemoteRef { .. } => Category::User,
             Error::Failed { .. } | Error::UnexpectedOutput { .. } | Error::Io { .. } => {
                 Category::Unknown
             }
@@ -141,6 +149,9 @@ impl Error {
             }
             Error::Network { .. } => {
                 "Check the network and the remote's URL and credentials, then retry.".to_string()
+            }
+            Error::MissingRemoteRef { .. } => {
+                "Check the branch name: it must exist on the remote (as the forge shows it).".to_string()
             }
             Error::Auth { .. } => {
                 "git needs credentials for this remote and resolve-pr never hands it a token: set \
@@ -186,7 +197,11 @@ impl Error {
                 ("branch", Value::from(branch.as_str())),
                 ("reason", Value::from(reason.as_str())),
             ],
-            Error::Network { command, stderr } | Error::Auth { command, stderr } => vec![
+            Error::Network { command, stderr }
+            | Error::Auth { command, stderr }
+            | Error::MissingRemoteRef {
+                command, stderr, ..
+            } => vec![
                 ("command", Value::from(command.as_str())),
                 ("stderr", Value::from(cut(stderr))),
             ],
@@ -252,6 +267,23 @@ pub(crate) fn network_or_failed(error: Error) -> Error {
         "The requested URL returned error: 403",
     ];
     match error {
+        Error::Failed {
+            command,
+            status: Some(128),
+            stderr,
+        } if stderr.contains("couldn't find remote ref") => {
+            let what = stderr
+                .split("couldn't find remote ref")
+                .nth(1)
+                .map(|rest| rest.lines().next().unwrap_or("").trim())
+                .filter(|r| !r.is_empty())
+                .map_or_else(|| "such ref".to_string(), |r| format!("ref {r}"));
+            Error::MissingRemoteRef {
+                command,
+                what,
+                stderr,
+            }
+        }
         Error::Failed {
             command,
             status: Some(128),
@@ -449,11 +481,21 @@ mod tests {
             "fatal: Could not read from remote repository.",
         ));
         assert!(matches!(hung_up, Error::Network { .. }));
-        // Another failure, or the same words with another status, stays a failure.
-        let other = network_or_failed(failed(
+        // A missing ref is the caller's input, not the network.
+        let missing = network_or_failed(failed(
             Some(128),
             "fatal: couldn't find remote ref refs/heads/nope",
         ));
+        assert!(
+            matches!(&missing, Error::MissingRemoteRef { what, .. } if what == "ref refs/heads/nope"),
+            "{missing:?}"
+        );
+        assert_eq!(
+            resolve_pr_core::Error::from(missing).category,
+            Category::User
+        );
+        // Another failure, or the same words with another status, stays a failure.
+        let other = network_or_failed(failed(Some(128), "fatal: something else broke"));
         assert!(matches!(other, Error::Failed { .. }));
         let status = network_or_failed(failed(Some(1), "Could not resolve host: x"));
         assert!(matches!(status, Error::Failed { .. }));

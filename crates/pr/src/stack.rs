@@ -146,6 +146,9 @@ pub enum Boundary {
     /// The parent moved on (or was rewritten) after the branch left it: the merge base of
     /// the two.
     MergeBase,
+    /// The parent was rewritten after the branch left it: the commit the forge last
+    /// recorded as the branch's base, which the branch still contains.
+    RecordedBase,
 }
 
 /// One branch of the stack that moves.
@@ -159,11 +162,17 @@ pub struct LevelPlan {
     pub boundary: Boundary,
     pub own_commits: Vec<CommitInfo>,
     pub own_commits_total: usize,
+    /// Of them, the commits a rebase onto the new base replays (no merge commits, none the
+    /// new base already has).
+    pub own_replayed: usize,
     pub files: Vec<String>,
     pub additions: u64,
     pub deletions: u64,
-    /// Replaying from `old_base` (the `--onto` rebase), through this level, onto the new base.
+    /// Replaying the stack from the dependent's old parent tip through this level onto the
+    /// new base (the levels below first, as a restack does).
     pub onto: ReplayPrediction,
+    /// `onto` stops on a commit of a level below (reported there), not on one of this one.
+    pub conflict_in_lower: bool,
 }
 
 /// What restacking the dependent (and the PRs above it) onto the new base means.
@@ -281,8 +290,22 @@ pub fn plan(
     } else if carries {
         (base_head.clone(), Boundary::ParentHead)
     } else {
+        // The base moved on or was rewritten after the dependent left it. The commit the
+        // forge last recorded as the dependent's base is the old parent tip when the
+        // dependent still contains it and it is newer than the merge base: a force-pushed
+        // base's old commits are then not taken for the dependent's own.
         let mb = common_ancestor.clone().unwrap_or_else(|| dep_head.clone());
-        (mb, Boundary::MergeBase)
+        let recorded = dep.base_sha.as_str();
+        if !recorded.is_empty()
+            && recorded != mb
+            && repo.has_commit(recorded)?
+            && repo.is_ancestor(recorded, &dep_head)?
+            && repo.is_ancestor(&mb, recorded)?
+        {
+            (recorded.to_owned(), Boundary::RecordedBase)
+        } else {
+            (mb, Boundary::MergeBase)
+        }
     };
     let mut levels = Vec::new();
     let mut parent_old_head = dep_head.clone();
@@ -305,10 +328,25 @@ pub fn plan(
         let (own_commits, own_total) =
             repo.commits_between(&level_base, &pr.head_sha, input.commit_limit)?;
         let stat = repo.diff_stat(&level_base, &pr.head_sha)?;
+        // What a rebase replays of them: no merge commit, nothing the new base has already
+        // (commits of trunk merged into the branch). Commits past the listed ones count as
+        // replayed.
+        let mut own_replayed = own_total.saturating_sub(own_commits.len());
+        for c in &own_commits {
+            if c.parents.len() <= 1 && !repo.is_ancestor(&c.oid, &new_base)? {
+                own_replayed += 1;
+            }
+        }
         // Replaying the whole stack up to this level from the dependent's boundary: the
         // levels below are replayed first, as a restack does.
         let onto = repo.predict_replay(&new_base, &stack_start, &pr.head_sha)?;
+        // A stop on a lower level's commit is that level's, reported there.
+        let conflict_in_lower = match onto.conflicts.first() {
+            Some(c) if i > 0 => repo.is_ancestor(&c.commit, &level_base)?,
+            _ => false,
+        };
         levels.push(LevelPlan {
+            conflict_in_lower,
             number: pr.number,
             branch: pr.head_ref.clone(),
             head: pr.head_sha.clone(),
@@ -316,6 +354,7 @@ pub fn plan(
             boundary: level_boundary,
             own_commits,
             own_commits_total: own_total,
+            own_replayed,
             files: stat.files,
             additions: stat.additions,
             deletions: stat.deletions,

@@ -404,7 +404,9 @@ fn build(
         )
     });
     let conflicts = page.iter().map(|f| conflict(f)).collect();
-    let instructions = local_dirty.then(|| instructions(pr, remote, target_branch, &report.files));
+    // The steps cover every file; later pages do not repeat them.
+    let instructions = (local_dirty && after.is_none())
+        .then(|| instructions(pr, remote, target_branch, &report.files));
     Ok(Output {
         pr: pr_name.to_owned(),
         has_conflicts: local_dirty,
@@ -591,11 +593,24 @@ fn instructions(
         &format!("{remote}/{target_branch}"),
     ])));
     let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
-    steps.push(format!(
-        "# resolve the regions between <<<<<<< and >>>>>>> in {} file{}",
-        paths.len(),
-        if paths.len() == 1 { "" } else { "s" }
-    ));
+    let marked = files
+        .iter()
+        .filter(|f| f.hunks.as_ref().is_some_and(|h| h.total > 0))
+        .count();
+    if marked > 0 {
+        steps.push(format!(
+            "# resolve the regions between <<<<<<< and >>>>>>> in {marked} file{}",
+            if marked == 1 { "" } else { "s" }
+        ));
+    }
+    let unmarked = paths.len() - marked;
+    if unmarked > 0 {
+        steps.push(format!(
+            "# {unmarked} file{} no markers (binary, deleted, renamed, mode): keep one side \
+             with `git checkout --ours -- PATH` or `--theirs`, or `git rm -- PATH`",
+            if unmarked == 1 { " has" } else { "s have" }
+        ));
+    }
     steps.push(render(
         ShellCommand::new("git").args(["add", "--"]).args(paths.iter().cloned()),
     ));

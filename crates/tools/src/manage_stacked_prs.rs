@@ -290,7 +290,8 @@ pub struct Output {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_upstream_commit: Option<String>,
     pub rebase_strategy: RebaseStrategy,
-    /// Where the recommended rebase stops, per branch (empty: it runs through).
+    /// Where the recommended rebase first stops, per branch (empty: it runs through). Stops
+    /// after that one are not predicted; potential_conflicts lists every file at risk.
     pub predicted_conflicts: Vec<PredictedConflict>,
     pub commands: Vec<Command>,
     pub automation: AutomationStatus,
@@ -636,7 +637,7 @@ fn merge_method(how: &MergeHow) -> &'static str {
 /// The strategy, why, whether the agent should choose, and what to weigh.
 fn choose(plan: &StackPlan, use_onto: Option<bool>) -> (Strategy, String, bool, Vec<String>) {
     let dep = &plan.levels[0];
-    let own = dep.own_commits_total;
+    let own = dep.own_replayed;
     let onto_clean = plan.levels.iter().all(|l| l.onto.clean);
     let regular_clean = plan.regular.clean;
     let mut considerations = Vec::new();
@@ -715,11 +716,12 @@ fn choose(plan: &StackPlan, use_onto: Option<bool>) -> (Strategy, String, bool, 
         );
         return (Strategy::Onto, reason, false, considerations);
     }
-    if dep.boundary == Boundary::MergeBase && !regular_clean && onto_clean {
+    if dep.boundary != Boundary::ParentHead && !regular_clean && onto_clean {
         return (
             Strategy::Onto,
             "A plain rebase is predicted to conflict and --onto is not: the base branch was \
-             rewritten after the dependent left it."
+             rewritten after the dependent left it, so a plain rebase would replay its old \
+             commits."
                 .to_owned(),
             false,
             considerations,
@@ -924,6 +926,29 @@ fn short(sha: &str) -> &str {
     sha.get(..7).unwrap_or(sha)
 }
 
+/// A step that fails (exit 1) unless the checked-out branch contains the PR's head: a local
+/// branch that is stale or another commit stops the sequence before it is rebased and pushed.
+fn contains_head(
+    cmd: &dyn Fn(CommandType, String, String) -> Command,
+    branch: &str,
+    head: &str,
+) -> Command {
+    let mut c = cmd(
+        CommandType::Verification,
+        render_cmd(ShellCommand::new("git").args(["merge-base", "--is-ancestor", head, "HEAD"])),
+        format!(
+            "Check the local {branch} contains the PR's head {} before moving it (exit status 0).",
+            short(head)
+        ),
+    );
+    c.on_failure = Some(format!(
+        "Your local {branch} lacks the PR's head {}: `git merge --ff-only` it from the remote \
+         (or start the branch again from it), then ask for a new plan.",
+        short(head)
+    ));
+    c
+}
+
 fn render_cmd(c: ShellCommand) -> String {
     c.render().unwrap_or_default()
 }
@@ -943,6 +968,64 @@ fn rebase_commands(remote: &str, new_base_branch: &str, old_base: &str, branch: 
     (onto, regular)
 }
 
+/// After a restack, a push or a rollback that ran: what brings the user's local branches to
+/// the result (`reset --keep` refuses to drop uncommitted changes).
+fn after_execute(work: &LocalWork) -> Vec<Command> {
+    let remote = work.remote.as_str();
+    let pushed = work
+        .steps
+        .iter()
+        .any(|s| (s.step == "push" || s.step.starts_with("rollback")) && s.status == "done");
+    let mut out = Vec::new();
+    let mut step = |kind: CommandType, command: ShellCommand, description: String| {
+        let n = out.len() as u32 + 1;
+        out.push(Command {
+            step: n,
+            kind,
+            command: render_cmd(command),
+            description,
+            estimated_duration: None,
+            can_automate: true,
+            is_idempotent: true,
+            skip_if: None,
+            retry_on_failure: None,
+            max_retries: None,
+            depends_on: if n > 1 { vec![n - 1] } else { Vec::new() },
+            expect_output: None,
+            on_failure: None,
+        });
+    };
+    if pushed {
+        step(
+            CommandType::Git,
+            ShellCommand::new("git").args(["fetch", "--end-of-options", remote]),
+            format!("Fetch the branches as they are on {remote} now."),
+        );
+    }
+    for l in &work.plan.levels {
+        let target = if pushed {
+            format!("{remote}/{}", l.branch)
+        } else {
+            format!("refs/resolve-pr/restack/{}", l.branch)
+        };
+        step(
+            CommandType::Git,
+            ShellCommand::new("git").args(["switch", "--end-of-options", &l.branch]),
+            format!("Switch to {}.", l.branch),
+        );
+        step(
+            CommandType::Git,
+            ShellCommand::new("git").args(["reset", "--keep", &target]),
+            format!(
+                "Move your local {} to {target} (a plain `git pull` would merge the old commits \
+                 back in).",
+                l.branch
+            ),
+        );
+    }
+    out
+}
+
 #[allow(clippy::too_many_arguments)]
 fn commands(
     _ctx: &Context,
@@ -956,6 +1039,9 @@ fn commands(
     trunk_branch: &str,
 ) -> Vec<Command> {
     let plan = &work.plan;
+    if matches!(work.outcome, Some(Ok(()))) && work.steps.iter().any(|s| s.status == "done") {
+        return after_execute(work);
+    }
     if plan.up_to_date {
         return Vec::new();
     }
@@ -994,17 +1080,7 @@ fn commands(
     );
     switch.depends_on = vec![fetch];
     let switch = push(switch);
-    let mut verify = cmd(
-        CommandType::Verification,
-        render_cmd(ShellCommand::new("git").args(["rev-parse", "HEAD"])),
-        format!("Check the local branch is the PR's head {} before moving it.", short(&dep.head)),
-    );
-    verify.expect_output = Some(dep.head.clone());
-    verify.on_failure = Some(format!(
-        "Your local {} differs from the PR: pull (`git pull --ff-only`) or push your local \
-         commits first, then ask for a new plan.",
-        dep.branch
-    ));
+    let mut verify = contains_head(&cmd, &dep.branch, &dep.head);
     verify.depends_on = vec![switch];
     let verify = push(verify);
     let (onto, regular) = rebase_commands(remote, &plan.new_base_branch, &dep.old_base, &dep.branch);
@@ -1016,7 +1092,7 @@ fn commands(
             Strategy::Onto => format!(
                 "Replay #{}'s own {} commit(s) after {} onto {remote}/{}.",
                 dependent.number,
-                dep.own_commits_total,
+                dep.own_replayed,
                 short(&dep.old_base),
                 plan.new_base_branch
             ),
@@ -1038,6 +1114,18 @@ fn commands(
     let mut prev_branch = dep.branch.clone();
     let mut prev_old_head = dep.head.clone();
     for l in plan.levels.iter().skip(1) {
+        // Each level's local branch is checked like the dependent's: a stale or missing one
+        // would otherwise be rebased and pushed over the PR's commits.
+        let mut sw = cmd(
+            CommandType::Git,
+            render_cmd(ShellCommand::new("git").args(["switch", "--end-of-options", &l.branch])),
+            format!("Switch to #{}'s branch.", l.number),
+        );
+        sw.depends_on = vec![last];
+        let sw = push(sw);
+        let mut check = contains_head(&cmd, &l.branch, &l.head);
+        check.depends_on = vec![sw];
+        let check = push(check);
         let mut c = cmd(
             CommandType::Git,
             render_cmd(ShellCommand::new("git").args([
@@ -1051,12 +1139,19 @@ fn commands(
             format!(
                 "Move #{} ({} commit(s)) onto the restacked {prev_branch}: it started after {}.",
                 l.number,
-                l.own_commits_total,
+                l.own_replayed,
                 short(&prev_old_head)
             ),
         );
         c.is_idempotent = false;
-        c.depends_on = vec![last];
+        c.depends_on = vec![check];
+        if !l.onto.clean && !l.conflict_in_lower {
+            c.on_failure = Some(
+                "Resolve the conflicted files (predicted_conflicts), `git add` them and `git \
+                 rebase --continue`; `git rebase --abort` puts the branch back."
+                    .to_owned(),
+            );
+        }
         last = push(c);
         prev_branch = l.branch.clone();
         prev_old_head = l.head.clone();
@@ -1124,7 +1219,7 @@ fn commands(
         ])),
         format!("Only #{}'s own commits remain on top of {}.", dependent.number, plan.new_base_branch),
     );
-    check.expect_output = Some(format!("{} line(s)", dep.own_commits_total));
+    check.expect_output = Some(format!("{} line(s)", dep.own_replayed));
     check.depends_on = vec![fix];
     push(check);
     out
@@ -1212,20 +1307,34 @@ fn output(
     let dep = &plan.levels[0];
     let matches = dependent.base_ref == base.head_ref;
     let mut issues = Vec::new();
-    if !matches {
+    if !matches && plan.stacked {
         issues.push(format!(
             "#{}'s base is {:?}, not #{}'s head {:?}{}",
             dependent.number,
             dependent.base_ref,
             base.number,
             base.head_ref,
-            if merged { " (retargeted after the merge; it still carries the base's commits)" } else { "" }
+            if merged && plan.stacked {
+                " (retargeted after the merge; it still carries the base's commits)"
+            } else {
+                ""
+            }
         ));
     }
     if !plan.stacked {
         issues.push(format!(
             "#{} no longer carries #{}'s commits: it already sits on #{}'s merge commit",
             dependent.number, base.number, base.number
+        ));
+    } else if dep.boundary == Boundary::RecordedBase {
+        issues.push(format!(
+            "#{} does not contain #{}'s head {}: the base was rewritten; #{}'s own commits are \
+             taken to start at {}, the base the forge last recorded for it",
+            dependent.number,
+            base.number,
+            short(&base.head_sha),
+            dependent.number,
+            short(&dep.old_base)
         ));
     } else if dep.boundary == Boundary::MergeBase {
         issues.push(format!(
@@ -1259,6 +1368,7 @@ fn output(
     let predicted: Vec<PredictedConflict> = plan
         .levels
         .iter()
+        .filter(|l| !l.conflict_in_lower)
         .filter_map(|l| {
             let c = l.onto.conflicts.first()?;
             let pr = stack.iter().find(|s| s.branch == l.branch).map(|s| s.pr.clone()).unwrap_or_default();
@@ -1339,7 +1449,27 @@ fn output(
     } else {
         Risk::Medium
     };
-    let reason_summary = if plan.up_to_date {
+    let executed = matches!(work.outcome, Some(Ok(()))) && work.steps.iter().any(|s| s.status == "done");
+    let pushed = work.steps.iter().any(|s| s.step == "push" && s.status == "done");
+    let rolled_back = work.steps.iter().any(|s| s.step.starts_with("rollback") && s.status == "done");
+    let reason_summary = if executed && rolled_back {
+        "Rolled back: the remote branches are at their old heads again (a retarget is not \
+         undone). The commands move your local branches there."
+            .to_owned()
+    } else if executed && pushed {
+        format!(
+            "Restacked and pushed {} onto {}. The commands bring your local branches to the result.",
+            plan.levels.iter().map(|l| l.branch.as_str()).collect::<Vec<_>>().join(", "),
+            plan.new_base_branch
+        )
+    } else if executed {
+        format!(
+            "Restacked {} onto {} into refs/resolve-pr/restack/; nothing was pushed (push: true \
+             pushes with a lease).",
+            plan.levels.iter().map(|l| l.branch.as_str()).collect::<Vec<_>>().join(", "),
+            plan.new_base_branch
+        )
+    } else if plan.up_to_date {
         format!(
             "#{} already sits on {}: nothing to restack.",
             dependent.number, plan.new_base_branch
@@ -1438,7 +1568,7 @@ fn output(
         commands,
         automation,
         summary: StackSummary {
-            action_required: changes_detected,
+            action_required: if executed { !pushed && !rolled_back } else { changes_detected },
             reason: reason_summary,
             risk_level,
             risk_factors,

@@ -870,6 +870,23 @@ async fn execute_pushes_with_lease_retargets_and_rolls_back(flavor: Flavor) {
     });
     let out = call(&ctx, "manage_stacked_prs", args).await.expect("runs");
     assert_eq!(out["automation"]["status"], "completed", "{out:#}");
+    assert_eq!(out["summary"]["action_required"], false, "{out:#}");
+    let after: Vec<&str> = out["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        after,
+        [
+            "git fetch --end-of-options origin",
+            "git switch --end-of-options feature-b",
+            "git reset --keep origin/feature-b",
+            "git switch --end-of-options feature-c",
+            "git reset --keep origin/feature-c",
+        ]
+    );
     let new_b = s.w.remote_branch("feature-b");
     let new_c = s.w.remote_branch("feature-c");
     assert_ne!(new_b, s.b);
@@ -1288,6 +1305,10 @@ async fn many_conflicts_are_paged(flavor: Flavor) {
         names[20..].iter().map(String::as_str).collect::<Vec<_>>()
     );
     assert!(second.get("nextCursor").is_none());
+    assert!(
+        second.get("instructions").is_none(),
+        "the first page has them"
+    );
     // The instructions add every conflicted file, not only the page's.
     let steps = first["instructions"]["resolution_steps"].to_string();
     assert!(steps.contains("dir/file24.txt"), "{steps}");
@@ -1301,6 +1322,136 @@ async fn many_conflicts_are_paged(flavor: Flavor) {
         .unwrap_err();
     assert_eq!(e.category.as_str(), "user", "{e:?}");
     assert!(e.suggestion.unwrap().contains("without cursor"));
+}
+
+/// The plan's commands stop before the push when a local branch of the stack is stale: the
+/// check fails instead of pushing it over the PR's commits.
+async fn a_stale_local_branch_stops_the_commands_before_the_push(flavor: Flavor) {
+    let s = stack_world(Landing::Squash);
+    let sim = stack_sim(flavor, &s).await;
+    let checkout = s.w.checkout(&sim, "main");
+    git(&checkout, &["branch", "feature-b", "origin/feature-b"]);
+    // Local feature-c lacks #3's commit.
+    git(&checkout, &["branch", "feature-c", &s.b]);
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let out = call(&ctx, "manage_stacked_prs", json!({
+        "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout,
+    }))
+    .await
+    .expect("plans");
+    let script = out["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["type"] == "git" || c["type"] == "verification")
+        .filter(|c| !c["command"].as_str().unwrap().starts_with("git log"))
+        .map(|c| c["command"].as_str().unwrap().to_owned())
+        .collect::<Vec<_>>()
+        .join(" && ");
+    assert!(script.contains("git push"), "{script}");
+    let run = Command::new("bash")
+        .args(["--noprofile", "--norc", "-c", &script])
+        .current_dir(&checkout)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_COMMITTER_NAME", "Ada")
+        .env("GIT_COMMITTER_EMAIL", "ada@example.com")
+        .output()
+        .unwrap();
+    assert!(!run.status.success(), "the chain must stop");
+    assert_eq!(s.w.remote_branch("feature-b"), s.b, "nothing pushed");
+    assert_eq!(s.w.remote_branch("feature-c"), s.c, "nothing pushed");
+}
+
+/// The base PR was force-pushed after the dependent left it, then squash-merged: the old
+/// commits are not the dependent's own; the boundary is the base the forge recorded.
+async fn a_rewritten_base_is_not_replayed(flavor: Flavor) {
+    let w = World::new();
+    let lines: String = (1..=10).map(|i| format!("{i}\n")).collect();
+    let main_before = w.commit(&[("f.txt", Some(&lines))], "base");
+    w.switch("feature-a", Some("main"));
+    w.commit(&[("f.txt", Some(&lines.replacen("1\n", "A1\n", 1)))], "A1");
+    let old_a = w.commit(&[("a.txt", Some("a\n"))], "A2");
+    w.switch("feature-b", Some("feature-a"));
+    let b = w.commit(&[("b.txt", Some("b\n"))], "B");
+    // feature-a is rewritten: other content on the same line.
+    w.switch("feature-a", None);
+    git(&w.build, &["reset", "-q", "--hard", &main_before]);
+    let a = w.commit(
+        &[("f.txt", Some(&lines.replacen("1\n", "A rewritten\n", 1)))],
+        "A again",
+    );
+    w.switch("main", None);
+    git(&w.build, &["merge", "-q", "--squash", "feature-a"]);
+    let squash = w.commit(&[], "A (#1)");
+    w.publish(&[(1, &a), (2, &b)]);
+    let pulls = [
+        Pull {
+            number: 1,
+            head: "feature-a",
+            head_sha: &a,
+            base: "main",
+            base_sha: &main_before,
+            state: "merged",
+            merge_commit: Some(&squash),
+            mergeable: None,
+        },
+        Pull {
+            number: 2,
+            head: "feature-b",
+            head_sha: &b,
+            base: "feature-a",
+            base_sha: &old_a,
+            state: "open",
+            merge_commit: None,
+            mergeable: None,
+        },
+    ];
+    let sim = start(flavor, &w, &pulls).await;
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    let out = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2)}),
+    )
+    .await
+    .expect("plans");
+    assert_eq!(out["last_upstream_commit"], old_a.as_str(), "{out:#}");
+    assert_eq!(out["rebase_strategy"]["recommended"], "onto");
+    assert_eq!(
+        out["predicted_conflicts"],
+        json!([]),
+        "only B is replayed: {out:#}"
+    );
+    assert!(out["issues"].to_string().contains("rewritten"), "{out:#}");
+    assert!(
+        out["rebase_strategy"]["considerations"]
+            .to_string()
+            .contains("only the dependent's own 1 commit"),
+        "{out:#}"
+    );
+}
+
+/// A branch that does not exist on the remote is the caller's mistake, said as such.
+async fn a_missing_branch_is_a_user_error(flavor: Flavor) {
+    let s = stack_world(Landing::Squash);
+    let sim = stack_sim(flavor, &s).await;
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let e = call(&ctx, "manage_stacked_prs", json!({
+        "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "onto_base": "nope",
+    }))
+    .await
+    .unwrap_err();
+    assert_eq!(e.category.as_str(), "user", "{e:?}");
+    assert!(e.error.contains("refs/heads/nope"), "{e:?}");
+    let e = call(
+        &ctx,
+        "detect_merge_conflicts",
+        json!({"pr": pr(flavor, &sim, 2), "target_branch": "nope"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.category.as_str(), "user", "{e:?}");
 }
 
 on_both_forges_mt!(
@@ -1320,4 +1471,7 @@ on_both_forges_mt!(
     plan_commands_run_in_bash_and_hostile_names_stay_data,
     a_fork_dependent_is_planned_but_never_pushed,
     many_conflicts_are_paged,
+    a_stale_local_branch_stops_the_commands_before_the_push,
+    a_rewritten_base_is_not_replayed,
+    a_missing_branch_is_a_user_error,
 );
