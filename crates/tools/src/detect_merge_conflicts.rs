@@ -230,7 +230,7 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
                 pr.base_ref,
                 pr.merge_commit_sha
                     .as_deref()
-                    .map(|c| format!(" (as {})", c.get(..7).unwrap_or(c)))
+                    .map(|c| format!(" (as {})", crate::shared::short(c)))
                     .unwrap_or_default()
             ))
             .with_suggestion(

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
+use crate::shared::short;
 use crate::registry::{Annotations, Tool};
 use crate::shared::pr_from_ref;
 use instructions::{instructions, poll_info};
@@ -813,9 +814,6 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn short(sha: &str) -> &str {
-    sha.get(..7).unwrap_or(sha)
-}
 
 #[cfg(test)]
 mod tests {

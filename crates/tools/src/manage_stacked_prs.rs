@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
+use crate::shared::short;
 use crate::detect_merge_conflicts::check_branch_name;
 use crate::local::{self, blocking};
 use crate::registry::{Annotations, Tool};
@@ -203,6 +204,60 @@ pub struct Command {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub on_failure: Option<String>,
 }
+
+impl Command {
+    /// A step that can be automated and repeated, numbered when it is added to a plan.
+    fn new(kind: CommandType, command: String, description: String) -> Command {
+        Command {
+            step: 0,
+            kind,
+            command,
+            description,
+            estimated_duration: None,
+            can_automate: true,
+            is_idempotent: true,
+            skip_if: None,
+            retry_on_failure: None,
+            max_retries: None,
+            depends_on: Vec::new(),
+            expect_output: None,
+            on_failure: None,
+        }
+    }
+}
+
+/// Steps in order, each numbered as it is added.
+#[derive(Default)]
+struct Steps(Vec<Command>);
+
+impl Steps {
+    /// Adds `c` after the steps it depends on; returns its number.
+    fn add(&mut self, mut c: Command, depends_on: Option<u32>) -> u32 {
+        c.step = self.0.len() as u32 + 1;
+        c.depends_on = depends_on.into_iter().collect();
+        self.0.push(c);
+        self.0.len() as u32
+    }
+
+    /// Switches to a level's branch and checks that it holds the PR's head: a stale or
+    /// missing local branch would otherwise be rebased and pushed over the PR's commits.
+    /// Returns the check's number.
+    fn switch_and_check(&mut self, number: u64, branch: &str, head: &str, after: u32) -> u32 {
+        let switch = self.add(
+            Command::new(
+                CommandType::Git,
+                render_cmd(ShellCommand::new("git").args(["switch", "--end-of-options", branch])),
+                format!("Switch to #{number}'s branch."),
+            ),
+            Some(after),
+        );
+        self.add(contains_head(branch, head), Some(switch))
+    }
+}
+
+/// What to do when a rebase the plan predicted to conflict stops.
+const REBASE_ON_FAILURE: &str = "Resolve the conflicted files (predicted_conflicts), `git add` \
+    them and `git rebase --continue`; `git rebase --abort` puts the branch back.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -589,7 +644,15 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
         }
     }
 
-    let commands = commands(ctx, &forge, &dependent_ref, &base, &dependent, &walked, &work, input.max_iterations.unwrap_or(3), &trunk_branch);
+    let commands = commands(
+        forge.as_ref(),
+        &dependent_ref,
+        &base,
+        &dependent,
+        &work,
+        input.max_iterations.unwrap_or(3),
+        &trunk_branch,
+    );
     Ok(output(
         &base_ref, &dependent_ref, &base, &dependent, &walked, work, commands, execute || rollback, notes,
         &trunk_branch,
@@ -922,18 +985,11 @@ fn now() -> chrono::DateTime<chrono::Utc> {
     chrono::DateTime::from_timestamp(secs, 0).unwrap_or_default()
 }
 
-fn short(sha: &str) -> &str {
-    sha.get(..7).unwrap_or(sha)
-}
 
 /// A step that fails (exit 1) unless the checked-out branch contains the PR's head: a local
 /// branch that is stale or another commit stops the sequence before it is rebased and pushed.
-fn contains_head(
-    cmd: &dyn Fn(CommandType, String, String) -> Command,
-    branch: &str,
-    head: &str,
-) -> Command {
-    let mut c = cmd(
+fn contains_head(branch: &str, head: &str) -> Command {
+    let mut c = Command::new(
         CommandType::Verification,
         render_cmd(ShellCommand::new("git").args(["merge-base", "--is-ancestor", head, "HEAD"])),
         format!(
@@ -976,31 +1032,17 @@ fn after_execute(work: &LocalWork) -> Vec<Command> {
         .steps
         .iter()
         .any(|s| (s.step == "push" || s.step.starts_with("rollback")) && s.status == "done");
-    let mut out = Vec::new();
-    let mut step = |kind: CommandType, command: ShellCommand, description: String| {
-        let n = out.len() as u32 + 1;
-        out.push(Command {
-            step: n,
-            kind,
-            command: render_cmd(command),
-            description,
-            estimated_duration: None,
-            can_automate: true,
-            is_idempotent: true,
-            skip_if: None,
-            retry_on_failure: None,
-            max_retries: None,
-            depends_on: if n > 1 { vec![n - 1] } else { Vec::new() },
-            expect_output: None,
-            on_failure: None,
-        });
-    };
+    let mut steps = Steps::default();
+    let mut last = None;
     if pushed {
-        step(
-            CommandType::Git,
-            ShellCommand::new("git").args(["fetch", "--end-of-options", remote]),
-            format!("Fetch the branches as they are on {remote} now."),
-        );
+        last = Some(steps.add(
+            Command::new(
+                CommandType::Git,
+                render_cmd(ShellCommand::new("git").args(["fetch", "--end-of-options", remote])),
+                format!("Fetch the branches as they are on {remote} now."),
+            ),
+            last,
+        ));
     }
     for l in &work.plan.levels {
         let target = if pushed {
@@ -1008,32 +1050,35 @@ fn after_execute(work: &LocalWork) -> Vec<Command> {
         } else {
             format!("refs/resolve-pr/restack/{}", l.branch)
         };
-        step(
-            CommandType::Git,
-            ShellCommand::new("git").args(["switch", "--end-of-options", &l.branch]),
-            format!("Switch to {}.", l.branch),
-        );
-        step(
-            CommandType::Git,
-            ShellCommand::new("git").args(["reset", "--keep", &target]),
-            format!(
-                "Move your local {} to {target} (a plain `git pull` would merge the old commits \
-                 back in).",
-                l.branch
+        let switch = steps.add(
+            Command::new(
+                CommandType::Git,
+                render_cmd(ShellCommand::new("git").args(["switch", "--end-of-options", &l.branch])),
+                format!("Switch to {}.", l.branch),
             ),
+            last,
         );
+        last = Some(steps.add(
+            Command::new(
+                CommandType::Git,
+                render_cmd(ShellCommand::new("git").args(["reset", "--keep", &target])),
+                format!(
+                    "Move your local {} to {target} (a plain `git pull` would merge the old \
+                     commits back in).",
+                    l.branch
+                ),
+            ),
+            Some(switch),
+        ));
     }
-    out
+    steps.0
 }
 
-#[allow(clippy::too_many_arguments)]
 fn commands(
-    _ctx: &Context,
-    forge: &std::sync::Arc<dyn resolve_pr_forge::Forge>,
+    forge: &dyn resolve_pr_forge::Forge,
     dependent_ref: &PrRef,
     base: &PullRequest,
     dependent: &PullRequest,
-    _walked: &Walked,
     work: &LocalWork,
     max_iterations: u32,
     trunk_branch: &str,
@@ -1046,46 +1091,24 @@ fn commands(
         return Vec::new();
     }
     let remote = work.remote.as_str();
-    let mut out: Vec<Command> = Vec::new();
-    let mut push = |mut c: Command| {
-        c.step = out.len() as u32 + 1;
-        out.push(c);
-        out.len() as u32
-    };
-    let cmd = |kind: CommandType, command: String, description: String| Command {
-        step: 0,
-        kind,
-        command,
-        description,
-        estimated_duration: None,
-        can_automate: true,
-        is_idempotent: true,
-        skip_if: None,
-        retry_on_failure: None,
-        max_retries: None,
-        depends_on: Vec::new(),
-        expect_output: None,
-        on_failure: None,
-    };
-    let fetch = push(cmd(
-        CommandType::Git,
-        render_cmd(ShellCommand::new("git").args(["fetch", "--end-of-options", remote])),
-        format!("Fetch {remote}'s branches ({} moved, the PR branches may have too).", plan.new_base_branch),
-    ));
-    let dep = &plan.levels[0];
-    let mut switch = cmd(
-        CommandType::Git,
-        render_cmd(ShellCommand::new("git").args(["switch", "--end-of-options", &dep.branch])),
-        format!("Switch to #{}'s branch.", dependent.number),
+    let mut steps = Steps::default();
+    let fetch = steps.add(
+        Command::new(
+            CommandType::Git,
+            render_cmd(ShellCommand::new("git").args(["fetch", "--end-of-options", remote])),
+            format!(
+                "Fetch {remote}'s branches ({} moved, the PR branches may have too).",
+                plan.new_base_branch
+            ),
+        ),
+        None,
     );
-    switch.depends_on = vec![fetch];
-    let switch = push(switch);
-    let mut verify = contains_head(&cmd, &dep.branch, &dep.head);
-    verify.depends_on = vec![switch];
-    let verify = push(verify);
-    let (onto, regular) = rebase_commands(remote, &plan.new_base_branch, &dep.old_base, &dep.branch);
+    let dep = &plan.levels[0];
+    let verify = steps.switch_and_check(dependent.number, &dep.branch, &dep.head, fetch);
+    let (onto, regular) =
+        rebase_commands(remote, &plan.new_base_branch, &dep.old_base, &dep.branch);
     let strategy = work.strategy.0;
-    let mut rebase = cmd(
+    let mut rebase = Command::new(
         CommandType::Git,
         if strategy == Strategy::Onto { onto } else { regular },
         match strategy {
@@ -1096,37 +1119,24 @@ fn commands(
                 short(&dep.old_base),
                 plan.new_base_branch
             ),
-            Strategy::Regular => format!("Rebase #{} onto {remote}/{}.", dependent.number, plan.new_base_branch),
+            Strategy::Regular => format!(
+                "Rebase #{} onto {remote}/{}.",
+                dependent.number, plan.new_base_branch
+            ),
         },
     );
     rebase.is_idempotent = false;
     rebase.retry_on_failure = Some(false);
-    rebase.depends_on = vec![verify];
     rebase.estimated_duration = Some("under a minute without conflicts".to_owned());
     if !dep.onto.clean {
-        rebase.on_failure = Some(
-            "Resolve the conflicted files (predicted_conflicts), `git add` them and `git rebase \
-             --continue`; `git rebase --abort` puts the branch back."
-                .to_owned(),
-        );
+        rebase.on_failure = Some(REBASE_ON_FAILURE.to_owned());
     }
-    let mut last = push(rebase);
+    let mut last = steps.add(rebase, Some(verify));
     let mut prev_branch = dep.branch.clone();
     let mut prev_old_head = dep.head.clone();
     for l in plan.levels.iter().skip(1) {
-        // Each level's local branch is checked like the dependent's: a stale or missing one
-        // would otherwise be rebased and pushed over the PR's commits.
-        let mut sw = cmd(
-            CommandType::Git,
-            render_cmd(ShellCommand::new("git").args(["switch", "--end-of-options", &l.branch])),
-            format!("Switch to #{}'s branch.", l.number),
-        );
-        sw.depends_on = vec![last];
-        let sw = push(sw);
-        let mut check = contains_head(&cmd, &l.branch, &l.head);
-        check.depends_on = vec![sw];
-        let check = push(check);
-        let mut c = cmd(
+        let check = steps.switch_and_check(l.number, &l.branch, &l.head, last);
+        let mut c = Command::new(
             CommandType::Git,
             render_cmd(ShellCommand::new("git").args([
                 "rebase",
@@ -1144,15 +1154,10 @@ fn commands(
             ),
         );
         c.is_idempotent = false;
-        c.depends_on = vec![check];
         if !l.onto.clean && !l.conflict_in_lower {
-            c.on_failure = Some(
-                "Resolve the conflicted files (predicted_conflicts), `git add` them and `git \
-                 rebase --continue`; `git rebase --abort` puts the branch back."
-                    .to_owned(),
-            );
+            c.on_failure = Some(REBASE_ON_FAILURE.to_owned());
         }
-        last = push(c);
+        last = steps.add(c, Some(check));
         prev_branch = l.branch.clone();
         prev_old_head = l.head.clone();
     }
@@ -1164,30 +1169,31 @@ fn commands(
     for l in &plan.levels {
         push_cmd = push_cmd.arg(format!("refs/heads/{0}:refs/heads/{0}", l.branch));
     }
-    let mut p = cmd(
-        CommandType::Git,
-        render_cmd(push_cmd),
-        "Push the restacked branches, only if nobody pushed to them since (a lease on each old \
-         head)."
-            .to_owned(),
+    last = steps.add(
+        Command::new(
+            CommandType::Git,
+            render_cmd(push_cmd),
+            "Push the restacked branches, only if nobody pushed to them since (a lease on each \
+             old head)."
+                .to_owned(),
+        ),
+        Some(last),
     );
-    p.depends_on = vec![last];
-    let mut last = push(p);
-    let merged = base.state == PrState::Merged;
-    if merged && dependent.base_ref == base.head_ref {
-        let mut r = cmd(
-            CommandType::GithubApi,
-            render_cmd(forge.commands().set_base(dependent_ref, trunk_branch)),
-            format!(
-                "Retarget #{} to {trunk_branch} BEFORE deleting {:?}: deleting a PR's base branch \
-                 closes the PR on GitHub instead of retargeting it.",
-                dependent.number, base.head_ref
+    if base.state == PrState::Merged && dependent.base_ref == base.head_ref {
+        last = steps.add(
+            Command::new(
+                CommandType::GithubApi,
+                render_cmd(forge.commands().set_base(dependent_ref, trunk_branch)),
+                format!(
+                    "Retarget #{} to {trunk_branch} BEFORE deleting {:?}: deleting a PR's base \
+                     branch closes the PR on GitHub instead of retargeting it.",
+                    dependent.number, base.head_ref
+                ),
             ),
+            Some(last),
         );
-        r.depends_on = vec![last];
-        last = push(r);
     }
-    let mut wait = cmd(
+    let mut wait = Command::new(
         CommandType::CiWait,
         format!(
             "get_failing_tests(pr='{}', wait=true, bail_on_first=true)",
@@ -1196,9 +1202,8 @@ fn commands(
         "Wait for CI on the pushed branch and read what failed.".to_owned(),
     );
     wait.estimated_duration = Some("5-15 minutes".to_owned());
-    wait.depends_on = vec![last];
-    let wait = push(wait);
-    let mut fix = cmd(
+    let wait = steps.add(wait, Some(last));
+    let mut fix = Command::new(
         CommandType::Fix,
         "# fix what get_failing_tests reports, commit, push, and wait again".to_owned(),
         "Fix failures the rebase introduced.".to_owned(),
@@ -1208,21 +1213,22 @@ fn commands(
     fix.retry_on_failure = Some(true);
     fix.can_automate = false;
     fix.is_idempotent = false;
-    fix.depends_on = vec![wait];
-    let fix = push(fix);
-    let mut check = cmd(
+    let fix = steps.add(fix, Some(wait));
+    let mut check = Command::new(
         CommandType::Verification,
         render_cmd(ShellCommand::new("git").args([
             "log",
             "--oneline",
             &format!("{remote}/{}..{}", plan.new_base_branch, dep.branch),
         ])),
-        format!("Only #{}'s own commits remain on top of {}.", dependent.number, plan.new_base_branch),
+        format!(
+            "Only #{}'s own commits remain on top of {}.",
+            dependent.number, plan.new_base_branch
+        ),
     );
     check.expect_output = Some(format!("{} line(s)", dep.own_replayed));
-    check.depends_on = vec![fix];
-    push(check);
-    out
+    steps.add(check, Some(fix));
+    steps.0
 }
 
 fn commit_info(c: &GitCommit) -> CommitInfo {

@@ -186,3 +186,8 @@ pub async fn find_thread(
         }
     }
 }
+
+/// A commit id's first 7 characters, as git shows it.
+pub fn short(sha: &str) -> &str {
+    sha.get(..7).unwrap_or(sha)
+}
