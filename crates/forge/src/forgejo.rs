@@ -4,6 +4,7 @@
 
 mod ci;
 mod commands;
+mod repository;
 mod threads;
 
 use crate::time::Timestamp;
@@ -435,6 +436,10 @@ impl Forge for Forgejo {
     }
 
     fn checks(&self) -> &dyn Checks {
+        self
+    }
+
+    fn repository(&self) -> &dyn crate::Repository {
         self
     }
 

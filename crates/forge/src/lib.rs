@@ -21,6 +21,7 @@ pub mod github;
 mod http;
 pub mod model;
 mod pulls;
+pub mod repository;
 mod router;
 pub mod time;
 mod wording;
@@ -34,6 +35,7 @@ pub use forgejo::Forgejo;
 pub use github::GitHub;
 pub use http::{ClientOptions, EnvLookup, RetryPolicy};
 pub use model::*;
+pub use repository::*;
 pub use router::{ClientKey, Forges, TOKEN_CLIENTS};
 pub use time::{Timestamp, format_time, parse_time};
 
@@ -57,6 +59,9 @@ pub trait Forge: Send + Sync {
 
     /// The checks of a pull request's head commit.
     fn checks(&self) -> &dyn Checks;
+
+    /// Repository reads for a pull request's merge, impact and review.
+    fn repository(&self) -> &dyn Repository;
 
     /// Actions jobs, runs, job logs and artifacts.
     fn actions(&self) -> Option<&dyn Actions>;

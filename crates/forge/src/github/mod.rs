@@ -6,6 +6,7 @@ pub(crate) mod ci;
 mod commands;
 mod feedback;
 pub mod queries;
+mod repository;
 mod threads;
 
 use crate::time::Timestamp;
@@ -272,6 +273,10 @@ impl Forge for GitHub {
     }
 
     fn checks(&self) -> &dyn Checks {
+        self
+    }
+
+    fn repository(&self) -> &dyn crate::Repository {
         self
     }
 
