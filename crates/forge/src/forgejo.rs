@@ -4,6 +4,8 @@
 
 mod ci;
 mod commands;
+mod contents;
+mod readiness;
 mod repository;
 mod threads;
 

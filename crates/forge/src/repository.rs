@@ -6,9 +6,9 @@
 use async_trait::async_trait;
 use resolve_pr_core::{PrRef, RepoRef};
 
+use crate::Result;
 use crate::model::{Actor, PullRequest};
 use crate::time::Timestamp;
-use crate::Result;
 
 /// Repository reads a pull request's merge, impact and review need.
 #[async_trait]

@@ -1,50 +1,52 @@
-//! `Repository` for Forgejo. PLACEHOLDER: every method is unimplemented until the
-//! readiness/impact work lands; nothing calls it yet.
+//! `Repository` for Forgejo: merge facts in `readiness`, the pull request's files, commits,
+//! file contents, history, closed pull requests and code owners in `contents`.
 
 use async_trait::async_trait;
 use resolve_pr_core::{PrRef, RepoRef};
 
-use super::Forgejo;
+use super::{Forgejo, contents, readiness};
+use crate::Result;
 use crate::repository::*;
-use crate::{Error, Result};
-
-fn pending(what: &str) -> Error {
-    Error::unsupported(what, "forgejo", format!("{what} is not implemented yet"))
-}
 
 #[async_trait]
 impl Repository for Forgejo {
-    async fn merge_facts(&self, _pr: &PrRef) -> Result<MergeFacts> {
-        Err(pending("merge_facts"))
+    async fn merge_facts(&self, pr: &PrRef) -> Result<MergeFacts> {
+        readiness::merge_facts(self, pr).await
     }
-    async fn pull_files(&self, _pr: &PrRef) -> Result<Vec<ChangedFile>> {
-        Err(pending("pull_files"))
+
+    async fn pull_files(&self, pr: &PrRef) -> Result<Vec<ChangedFile>> {
+        contents::pull_files(self, pr).await
     }
-    async fn pull_commits(&self, _pr: &PrRef) -> Result<Vec<CommitInfo>> {
-        Err(pending("pull_commits"))
+
+    async fn pull_commits(&self, pr: &PrRef) -> Result<Vec<CommitInfo>> {
+        contents::pull_commits(self, pr).await
     }
+
     async fn file_texts(
         &self,
-        _repo: &RepoRef,
-        _rev: &str,
-        _paths: &[String],
-        _max_bytes: u64,
+        repo: &RepoRef,
+        rev: &str,
+        paths: &[String],
+        max_bytes: u64,
     ) -> Result<Vec<Option<String>>> {
-        Err(pending("file_texts"))
+        contents::file_texts(self, repo, rev, paths, max_bytes).await
     }
+
     async fn recent_commits(
         &self,
-        _repo: &RepoRef,
-        _rev: &str,
-        _paths: &[String],
-        _per_path: usize,
+        repo: &RepoRef,
+        rev: &str,
+        paths: &[String],
+        per_path: usize,
     ) -> Result<Vec<Vec<CommitInfo>>> {
-        Err(pending("recent_commits"))
+        contents::recent_commits(self, repo, rev, paths, per_path).await
     }
-    async fn recent_closed_pulls(&self, _repo: &RepoRef, _limit: usize) -> Result<Vec<ClosedPull>> {
-        Err(pending("recent_closed_pulls"))
+
+    async fn recent_closed_pulls(&self, repo: &RepoRef, limit: usize) -> Result<Vec<ClosedPull>> {
+        contents::recent_closed_pulls(self, repo, limit).await
     }
-    async fn code_owners(&self, _repo: &RepoRef, _rev: &str) -> Result<Option<CodeOwnersFile>> {
-        Err(pending("code_owners"))
+
+    async fn code_owners(&self, repo: &RepoRef, rev: &str) -> Result<Option<CodeOwnersFile>> {
+        contents::code_owners(self, repo, rev).await
     }
 }

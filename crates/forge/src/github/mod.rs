@@ -4,8 +4,10 @@
 
 pub(crate) mod ci;
 mod commands;
+mod contents;
 mod feedback;
 pub mod queries;
+mod readiness;
 mod repository;
 mod threads;
 
