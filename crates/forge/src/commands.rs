@@ -49,6 +49,17 @@ pub trait CommandRecipes: Send + Sync {
     /// Retargets the pull request onto the branch `base` (what `PullRequests::set_base`
     /// does). The branch name is one whole argument, never read as an option or by a shell.
     fn set_base(&self, pr: &PrRef, base: &str) -> ShellCommand;
+
+    /// Merges the base branch into the pull request's head on the forge (GitHub's "Update
+    /// branch", Forgejo/Gitea's `pulls/{n}/update`): no local checkout needed.
+    fn update_branch(&self, pr: &PrRef) -> ShellCommand;
+
+    /// Marks a draft ready for review; None where the forge has no command for it
+    /// (Forgejo/Gitea drafts are a `WIP:` prefix of the title, edited by hand).
+    fn mark_ready(&self, pr: &PrRef) -> Option<ShellCommand>;
+
+    /// Requests reviews from these accounts (teams as `org/team` on GitHub).
+    fn request_reviewers(&self, pr: &PrRef, reviewers: &[String]) -> ShellCommand;
 }
 
 /// Opens a URL in the default browser wherever Python is installed (Linux, macOS, Windows).

@@ -22,6 +22,7 @@ registry::tools! {
     get_failing_tests::GetFailingTests,
     detect_merge_conflicts::DetectMergeConflicts,
     manage_stacked_prs::ManageStackedPrs,
+    check_merge_readiness::CheckMergeReadiness,
 }
 
 use std::sync::Arc;

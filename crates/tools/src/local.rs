@@ -258,6 +258,40 @@ pub(crate) fn locate(
     })
 }
 
+/// The user's own checkout of the PR's repository (`directory`, else the server's working
+/// directory), never a managed clone: for a tool that merges locally only to fill a gap in
+/// what the forge said, where cloning a whole repository would cost more than the answer.
+/// `None` when there is none.
+pub(crate) fn checkout(
+    git: &Git,
+    settings: &LocalSettings,
+    directory: Option<&str>,
+    pr: &PullRequest,
+    repo: &RepoRef,
+) -> Result<Option<Local>> {
+    if directory.is_some() {
+        return locate(git, settings, directory, pr, repo).map(Some);
+    }
+    let host = web_host(pr).unwrap_or_default();
+    if let Some(cwd) = &settings.cwd
+        && let Ok(found) = Repository::discover(git, cwd)
+        && !found.is_shallow()
+        && let Some(remote) = found.matching_remote(&host, &repo.owner, &repo.repo)?
+    {
+        let place = Place::Checkout {
+            dir: found.workdir().unwrap_or(found.git_dir()).to_path_buf(),
+            remote: remote.name.clone(),
+        };
+        return Ok(Some(Local {
+            repo: found,
+            remote: remote.name,
+            place,
+            note: None,
+        }));
+    }
+    Ok(None)
+}
+
 /// The ref a PR's head is fetched into.
 pub(crate) fn pull_ref(number: u64) -> String {
     format!("refs/resolve-pr/pull/{number}/head")

@@ -19,31 +19,40 @@ use crate::{Context, arguments};
 /// order they are listed in (instructions, error messages).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Toolset {
+    /// What a pull request changes and how to review it: `analyze_pr_impact`,
+    /// `get_review_suggestions`.
+    Analysis,
     /// Why CI failed: `get_failing_tests`.
     Ci,
     /// A pull request's conversation.
     Comments,
     /// The local repository: merge conflicts and restacking stacked PRs.
     Git,
+    /// Whether a pull request can merge now: `check_merge_readiness`.
+    Merge,
     /// Review threads: finding, answering and resolving them.
     Reviews,
 }
 
 impl Toolset {
     /// Every toolset, sorted by name.
-    pub const ALL: [Toolset; 4] = [
+    pub const ALL: [Toolset; 6] = [
+        Toolset::Analysis,
         Toolset::Ci,
         Toolset::Comments,
         Toolset::Git,
+        Toolset::Merge,
         Toolset::Reviews,
     ];
 
     /// The name `--toolsets` takes and tools/list shows.
     pub const fn as_str(self) -> &'static str {
         match self {
+            Toolset::Analysis => "analysis",
             Toolset::Ci => "ci",
             Toolset::Comments => "comments",
             Toolset::Git => "git",
+            Toolset::Merge => "merge",
             Toolset::Reviews => "reviews",
         }
     }

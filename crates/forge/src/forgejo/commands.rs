@@ -156,6 +156,35 @@ impl CommandRecipes for Forgejo {
             &self.pull_url(pr),
         )
     }
+
+    /// `POST /repos/O/R/pulls/N/update` (a merge of the base into the head).
+    fn update_branch(&self, pr: &PrRef) -> ShellCommand {
+        self.curl(["-X", "POST"], &format!("{}/update", self.pull_url(pr)))
+    }
+
+    fn mark_ready(&self, _pr: &PrRef) -> Option<ShellCommand> {
+        None
+    }
+
+    /// `POST /repos/O/R/pulls/N/requested_reviewers` with `{"reviewers": [...]}`.
+    fn request_reviewers(&self, pr: &PrRef, reviewers: &[String]) -> ShellCommand {
+        let names: Vec<&str> = reviewers
+            .iter()
+            .map(|r| r.trim_start_matches('@'))
+            .collect();
+        let body = serde_json::json!({ "reviewers": names }).to_string();
+        self.curl(
+            [
+                "-X",
+                "POST",
+                "-H",
+                "Content-Type: application/json",
+                "--data-binary",
+                body.as_str(),
+            ],
+            &format!("{}/requested_reviewers", self.pull_url(pr)),
+        )
+    }
 }
 
 fn is_env_name(name: &str) -> bool {

@@ -126,6 +126,40 @@ impl CommandRecipes for GitHub {
             .arg(format!("base={base}"))
     }
 
+    /// `gh api --method PUT repos/O/R/pulls/N/update-branch`.
+    fn update_branch(&self, pr: &PrRef) -> ShellCommand {
+        self.gh_api().args(["--method", "PUT"]).arg(format!(
+            "repos/{}/pulls/{}/update-branch",
+            pr.repo.full_name(),
+            pr.number
+        ))
+    }
+
+    /// `gh pr ready N --repo [HOST/]OWNER/REPO`.
+    fn mark_ready(&self, pr: &PrRef) -> Option<ShellCommand> {
+        Some(
+            ShellCommand::new("gh")
+                .args(["pr", "ready"])
+                .arg(pr.number.to_string())
+                .arg("--repo")
+                .arg(self.gh_repo(&pr.repo)),
+        )
+    }
+
+    /// `gh pr edit N --repo [HOST/]OWNER/REPO --add-reviewer a,org/team`.
+    fn request_reviewers(&self, pr: &PrRef, reviewers: &[String]) -> ShellCommand {
+        let names: Vec<&str> = reviewers
+            .iter()
+            .map(|r| r.trim_start_matches('@'))
+            .collect();
+        ShellCommand::new("gh")
+            .args(["pr", "edit"])
+            .arg(pr.number.to_string())
+            .arg("--repo")
+            .arg(self.gh_repo(&pr.repo))
+            .arg(format!("--add-reviewer={}", names.join(",")))
+    }
+
     /// `gh run view RUN --job JOB --log-failed --repo [HOST/]OWNER/REPO`.
     fn job_log(&self, repo: &RepoRef, job: &ActionsJobRef) -> Option<ShellCommand> {
         Some(

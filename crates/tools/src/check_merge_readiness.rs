@@ -1,0 +1,722 @@
+//! `check_merge_readiness` (seed 000 tool 5; seed 003's `MergeReadinessCheck`): whether a
+//! pull request can merge now, requirement by requirement, from what the forge reports
+//! (`Repository::merge_facts`: the base branch's rules, reviews, every check, behind-by) as
+//! `resolve_pr_pr::readiness` decides it. When the forge has not decided whether the PR
+//! conflicts and a checkout of it is at hand, a local merge answers. "Ready" only when every
+//! requirement is known to hold; what could not be read is listed, never assumed.
+
+use resolve_pr_core::{PrRef, Result, ShellCommand};
+use resolve_pr_forge::{Forge, MergeFacts, PullRequest};
+use resolve_pr_git::Limits;
+use resolve_pr_pr::conflicts;
+use resolve_pr_pr::readiness::{self, Blocker, ConflictSource, Holds, Readiness, Unknown, Warning};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Context;
+use crate::local::{self, blocking};
+use crate::registry::{Annotations, Tool};
+
+/// Names of checks listed per list at most; the rest are counted.
+const MAX_NAMES: usize = 20;
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// Default: the open PR of the checkout's current branch. Also "owner/repo/pull/123",
+    /// "host/owner/repo#123" or the PR's URL.
+    #[serde(default)]
+    #[schemars(example = &"owner/repo#123")]
+    pub pr: Option<String>,
+    /// A clone of the PR's repository, used only to merge locally when the forge has not
+    /// computed mergeability. Default: the server's working directory if it is one.
+    #[serde(default)]
+    pub directory: Option<String>,
+}
+
+/// Each requirement; false also when it could not be decided (see `unknown`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Checks {
+    /// Every check of the head passed, none pending.
+    pub ci_passing: bool,
+    pub approvals_met: bool,
+    pub no_conflicts: bool,
+    /// The head contains the base's tip.
+    pub up_to_date: bool,
+    /// Every rule of the base branch holds.
+    pub branch_protection_satisfied: bool,
+    pub required_checks_passed: bool,
+    pub no_requested_changes: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    State,
+    Draft,
+    Conflicts,
+    Ci,
+    Approvals,
+    Reviews,
+    Threads,
+    UpToDate,
+    Protection,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BlockingIssue {
+    pub category: Category,
+    pub description: String,
+    pub action_required: String,
+    /// A shell command that does it (POSIX quoting).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// The tool to call next for the details.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_tool: Option<String>,
+}
+
+/// A requirement that could not be checked: why, and how to find out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct UnknownRequirement {
+    pub requirement: String,
+    pub reason: String,
+    pub action_required: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_tool: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Note {
+    pub category: Category,
+    pub description: String,
+}
+
+/// The base branch's rules and where the PR stands against them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BranchProtection {
+    pub required_approvals: u32,
+    pub current_approvals: u32,
+    pub approving_users: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub requesting_changes: Vec<String>,
+    /// Reviews requested and not given yet.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pending_reviewers: Vec<String>,
+    /// Required checks (names; Forgejo/Gitea may give glob patterns).
+    pub required_checks: Vec<String>,
+    /// Of the required checks: passed, failed, running, and not reported on the head.
+    pub passing_checks: Vec<String>,
+    pub failing_checks: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pending_checks: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing_checks: Vec<String>,
+    /// Rules in force beyond approvals and checks (code_owner_review, conversation_resolution,
+    /// up_to_date, linear_history, signed_commits, merge_queue).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<String>,
+    /// Where the rules came from (rulesets, branch protection).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
+}
+
+/// Every check of the head commit, counted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CiSummary {
+    pub total: u64,
+    pub passed: u64,
+    /// Names of failed checks (at most 20; failed_count has all).
+    pub failed: Vec<String>,
+    pub failed_count: u64,
+    pub pending: Vec<String>,
+    pub pending_count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Output {
+    /// Normalized: "owner/repo#123".
+    pub pr: String,
+    /// True only when every requirement is known to hold.
+    pub ready_to_merge: bool,
+    pub checks: Checks,
+    /// Names of `checks` that could not be decided (they read false).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub undecided: Vec<String>,
+    pub blocking_issues: Vec<BlockingIssue>,
+    /// Requirements that could not be checked; each keeps ready_to_merge false.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<UnknownRequirement>,
+    /// Worth knowing; none of them blocks.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Note>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch_protection: Option<BranchProtection>,
+    pub ci: CiSummary,
+    pub base_branch: String,
+    pub head_sha: String,
+    /// Commits of the base the head lacks; absent when unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub behind_by: Option<u64>,
+    /// GitHub's mergeStateStatus, lower case (clean, blocked, behind, dirty, unstable,
+    /// has_hooks, draft, unknown); absent on Forgejo/Gitea.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merge_state: Option<String>,
+    /// Where no_conflicts came from: "forge", or "local" (a merge in your checkout, the
+    /// forge not having computed it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conflicts_checked_by: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+pub struct CheckMergeReadiness;
+
+impl Tool for CheckMergeReadiness {
+    const NAME: &'static str = "check_merge_readiness";
+    const TITLE: &'static str = "Check merge readiness";
+    const DESCRIPTION: &'static str = "Whether a PR can merge now, requirement by requirement: \
+the base branch's rules (rulesets and branch protection: required checks over every page of \
+checks, approvals, code-owner review, conversation resolution, up to date), reviews, conflicts, \
+draft state, behind-by. Each blocking issue has the command or the tool that fixes it. \
+ready_to_merge is true only when every requirement is known to hold; rules the token cannot read \
+are listed in unknown, never assumed absent. Read-only.";
+    const TOOLSET: crate::Toolset = crate::Toolset::Merge;
+    const ANNOTATIONS: Annotations = Annotations {
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+    };
+    type Input = Input;
+    type Output = Output;
+
+    async fn run(ctx: &Context, input: Input, _raw: &Value) -> Result<Output> {
+        let (pr_ref, chosen) =
+            local::resolve_pr(ctx, input.pr.as_deref(), input.directory.as_deref()).await?;
+        let forge = ctx.forge(&pr_ref.repo)?;
+        let facts = forge.repository().merge_facts(&pr_ref).await?;
+        let mut notes: Vec<String> = chosen.into_iter().collect();
+        let local_conflicts = if needs_local_merge(&facts) {
+            match local_merge(ctx, &facts.pull, &pr_ref, input.directory.as_deref()).await {
+                Ok(Some(conflicts)) => Some(conflicts),
+                Ok(None) => None,
+                Err(e) if input.directory.is_some() => return Err(e),
+                Err(e) => {
+                    notes.push(format!(
+                        "The local merge that would have said whether it conflicts failed: {}",
+                        e.error
+                    ));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let verdict = readiness::assess(&facts, local_conflicts);
+        let note = (!notes.is_empty()).then(|| notes.join(" "));
+        Ok(build(forge.as_ref(), &pr_ref, &facts, &verdict, note))
+    }
+
+    fn render(out: &Output) -> String {
+        let mut text = if out.ready_to_merge {
+            format!("{} is ready to merge into {}.", out.pr, out.base_branch)
+        } else {
+            format!(
+                "{} is not ready to merge into {}: {} blocking, {} unknown.",
+                out.pr,
+                out.base_branch,
+                out.blocking_issues.len(),
+                out.unknown.len()
+            )
+        };
+        if let Some(n) = &out.note {
+            text.push_str(&format!("\n{n}"));
+        }
+        for b in &out.blocking_issues {
+            text.push_str(&format!("\n- {}: {}", category_str(b.category), b.description));
+            if let Some(c) = &b.command {
+                text.push_str(&format!("\n  run: {c}"));
+            } else if let Some(t) = &b.next_tool {
+                text.push_str(&format!("\n  next: {t}"));
+            }
+        }
+        for u in &out.unknown {
+            text.push_str(&format!("\n- unknown {}: {}", u.requirement, u.reason));
+        }
+        for w in &out.warnings {
+            text.push_str(&format!("\n- note ({}): {}", category_str(w.category), w.description));
+        }
+        text
+    }
+}
+
+/// Whether the forge left open whether the PR conflicts: GitHub has not computed it, or
+/// Forgejo/Gitea said `false`, which they also say while checking.
+fn needs_local_merge(facts: &MergeFacts) -> bool {
+    let github = facts.merge_state.is_some();
+    match facts.pull.mergeable {
+        Some(true) => false,
+        Some(false) => !github,
+        None => facts.merge_state != Some(resolve_pr_forge::MergeState::Dirty),
+    }
+}
+
+/// The PR's head merged into its base in the user's checkout, if there is one: `Some(true)`
+/// when it conflicts.
+async fn local_merge(
+    ctx: &Context,
+    pull: &PullRequest,
+    pr_ref: &PrRef,
+    directory: Option<&str>,
+) -> Result<Option<bool>> {
+    let git = match local::git(ctx) {
+        Ok(g) => g,
+        Err(_) if directory.is_none() => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let settings = ctx.local.clone();
+    let directory = directory.map(str::to_owned);
+    let repo = pr_ref.repo.clone();
+    let pull = pull.clone();
+    blocking(ctx, "merging the PR locally", move || {
+        let Some(local) = local::checkout(&git, &settings, directory.as_deref(), &pull, &repo)?
+        else {
+            return Ok(None);
+        };
+        let target = local::fetch(&local, &[&pull], &[&pull.base_ref])?.remove(0);
+        let report = conflicts::check(&local.repo, &target, &pull.head_sha, Limits::default())?;
+        Ok(Some(!report.clean))
+    })
+    .await
+}
+
+fn holds(h: Holds) -> bool {
+    h == Holds::Yes
+}
+
+fn build(
+    forge: &dyn Forge,
+    pr_ref: &PrRef,
+    facts: &MergeFacts,
+    verdict: &Readiness,
+    note: Option<String>,
+) -> Output {
+    let checks = Checks {
+        ci_passing: holds(verdict.ci_passing),
+        approvals_met: holds(verdict.approvals_met),
+        no_conflicts: holds(verdict.no_conflicts),
+        up_to_date: holds(verdict.up_to_date),
+        branch_protection_satisfied: holds(verdict.branch_protection_satisfied),
+        required_checks_passed: holds(verdict.required_checks_passed),
+        no_requested_changes: holds(verdict.no_requested_changes),
+    };
+    let undecided = [
+        ("ci_passing", verdict.ci_passing),
+        ("approvals_met", verdict.approvals_met),
+        ("no_conflicts", verdict.no_conflicts),
+        ("up_to_date", verdict.up_to_date),
+        ("branch_protection_satisfied", verdict.branch_protection_satisfied),
+        ("required_checks_passed", verdict.required_checks_passed),
+        ("no_requested_changes", verdict.no_requested_changes),
+    ]
+    .into_iter()
+    .filter(|(_, h)| *h == Holds::Unknown)
+    .map(|(n, _)| n.to_owned())
+    .collect();
+    let blocking_issues = verdict
+        .blockers
+        .iter()
+        .map(|b| blocking_issue(forge, pr_ref, facts, b))
+        .collect();
+    let unknown = verdict.unknowns.iter().map(unknown_requirement).collect();
+    let warnings = verdict.warnings.iter().map(warning).collect();
+    let p = &verdict.protection;
+    let rules: Vec<String> = [
+        (p.code_owner_review, "code_owner_review"),
+        (p.conversation_resolution, "conversation_resolution"),
+        (p.up_to_date_required, "up_to_date"),
+        (p.linear_history, "linear_history"),
+        (p.signed_commits, "signed_commits"),
+        (p.merge_queue, "merge_queue"),
+    ]
+    .into_iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, n)| n.to_owned())
+    .collect();
+    let required = |names: &[String]| -> Vec<String> {
+        names
+            .iter()
+            .filter(|n| p.required_checks.contains(n) || is_required(facts, n))
+            .take(MAX_NAMES)
+            .cloned()
+            .collect()
+    };
+    let branch_protection = (p.protected || p.required_approvals > 0 || !p.required_checks.is_empty())
+        .then(|| BranchProtection {
+            required_approvals: p.required_approvals,
+            current_approvals: p.current_approvals,
+            approving_users: p.approving_users.clone(),
+            requesting_changes: p.requesting_changes.clone(),
+            pending_reviewers: p.pending_reviewers.clone(),
+            required_checks: p.required_checks.iter().take(MAX_NAMES * 2).cloned().collect(),
+            passing_checks: required(&p.passing_checks),
+            failing_checks: required(&p.failing_checks),
+            pending_checks: required(&p.pending_checks),
+            missing_checks: p.missing_checks.clone(),
+            rules,
+            sources: p.sources.clone(),
+        });
+    let ci = CiSummary {
+        total: facts.checks.len() as u64,
+        passed: p.passing_checks.len() as u64,
+        failed: p.failing_checks.iter().take(MAX_NAMES).cloned().collect(),
+        failed_count: p.failing_checks.len() as u64,
+        pending: p.pending_checks.iter().take(MAX_NAMES).cloned().collect(),
+        pending_count: p.pending_checks.len() as u64,
+    };
+    Output {
+        pr: pr_ref.to_string(),
+        ready_to_merge: verdict.ready,
+        checks,
+        undecided,
+        blocking_issues,
+        unknown,
+        warnings,
+        branch_protection,
+        ci,
+        base_branch: facts.pull.base_ref.clone(),
+        head_sha: facts.pull.head_sha.clone(),
+        behind_by: facts.behind_by,
+        merge_state: facts.merge_state.map(|s| merge_state_str(s).to_owned()),
+        conflicts_checked_by: match verdict.conflicts_from {
+            ConflictSource::Forge => Some("forge".to_owned()),
+            ConflictSource::Local => Some("local".to_owned()),
+            ConflictSource::None => None,
+        },
+        note,
+    }
+}
+
+fn is_required(facts: &MergeFacts, name: &str) -> bool {
+    facts
+        .checks
+        .iter()
+        .any(|c| c.name == name && c.required == Some(true))
+}
+
+fn names(list: &[String]) -> String {
+    let shown: Vec<&str> = list.iter().take(MAX_NAMES).map(String::as_str).collect();
+    let more = list.len().saturating_sub(MAX_NAMES);
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+fn render(cmd: ShellCommand) -> Option<String> {
+    cmd.render().ok()
+}
+
+fn blocking_issue(forge: &dyn Forge, pr: &PrRef, facts: &MergeFacts, b: &Blocker) -> BlockingIssue {
+    let issue = |category, description: String, action: &str| BlockingIssue {
+        category,
+        description,
+        action_required: action.to_owned(),
+        command: None,
+        next_tool: None,
+    };
+    match b {
+        Blocker::NotOpen { state } => issue(
+            Category::State,
+            format!(
+                "the pull request is {}",
+                match state {
+                    resolve_pr_forge::PrState::Merged => "already merged",
+                    _ => "closed",
+                }
+            ),
+            "Nothing to merge; reopen it on the forge if it should merge.",
+        ),
+        Blocker::Draft => {
+            let mut i = issue(
+                Category::Draft,
+                "the pull request is a draft".to_owned(),
+                "Mark it ready for review.",
+            );
+            match forge.commands().mark_ready(pr) {
+                Some(cmd) => i.command = render(cmd),
+                None => {
+                    i.action_required = "Mark it ready for review: remove the \"WIP:\" prefix from \
+                                         its title."
+                        .to_owned()
+                }
+            }
+            i
+        }
+        Blocker::Conflicts => BlockingIssue {
+            next_tool: Some("detect_merge_conflicts".to_owned()),
+            ..issue(
+                Category::Conflicts,
+                format!("the head conflicts with {}", facts.pull.base_ref),
+                "Resolve the conflicts: detect_merge_conflicts lists them with the steps.",
+            )
+        },
+        Blocker::RequiredChecksFailing { names: n } => BlockingIssue {
+            next_tool: Some("get_failing_tests".to_owned()),
+            ..issue(
+                Category::Ci,
+                format!("required checks failed: {}", names(n)),
+                "Fix what failed: get_failing_tests says which tests and where.",
+            )
+        },
+        Blocker::RequiredChecksPending { names: n } => BlockingIssue {
+            next_tool: Some("get_failing_tests".to_owned()),
+            ..issue(
+                Category::Ci,
+                format!("required checks still running: {}", names(n)),
+                "Wait for them: get_failing_tests with wait: true returns when they finish.",
+            )
+        },
+        Blocker::RequiredChecksMissing { names: n } => issue(
+            Category::Ci,
+            format!(
+                "required checks have not reported on the head commit: {}",
+                names(n)
+            ),
+            "Make the workflow that reports them run on this commit (push, or re-run it); a \
+             check renamed in CI must be renamed in the branch's rules too.",
+        ),
+        Blocker::ChecksFailing { names: n } => BlockingIssue {
+            next_tool: Some("get_failing_tests".to_owned()),
+            ..issue(
+                Category::Ci,
+                format!(
+                    "checks failed: {} (the branch requires no checks, so every failing one \
+                     counts)",
+                    names(n)
+                ),
+                "Fix what failed: get_failing_tests says which tests and where.",
+            )
+        },
+        Blocker::ApprovalsMissing { required, current } => {
+            let mut i = issue(
+                Category::Approvals,
+                format!("{current} of {required} required approvals"),
+                "Get more approving reviews: analyze_pr_impact suggests reviewers.",
+            );
+            if facts.review_requests.is_empty() {
+                i.next_tool = Some("analyze_pr_impact".to_owned());
+            } else {
+                i.action_required = format!(
+                    "Wait for the requested reviews ({}), or ask others.",
+                    facts.review_requests.join(", ")
+                );
+            }
+            i
+        }
+        Blocker::CodeOwnerReview => BlockingIssue {
+            next_tool: Some("analyze_pr_impact".to_owned()),
+            ..issue(
+                Category::Approvals,
+                "a code owner's approval is required and missing".to_owned(),
+                "Ask a code owner of the changed files to review: analyze_pr_impact lists them.",
+            )
+        },
+        Blocker::ReviewRequired => BlockingIssue {
+            next_tool: Some("analyze_pr_impact".to_owned()),
+            ..issue(
+                Category::Approvals,
+                "GitHub requires a review that has not been given".to_owned(),
+                "Ask for a review: analyze_pr_impact suggests reviewers.",
+            )
+        },
+        Blocker::ChangesRequested { by } => BlockingIssue {
+            next_tool: Some("find_unresolved_comments".to_owned()),
+            ..issue(
+                Category::Reviews,
+                if by.is_empty() {
+                    "changes were requested".to_owned()
+                } else {
+                    format!("changes requested by {}", by.join(", "))
+                },
+                "Address the review, then ask them to review again: find_unresolved_comments \
+                 lists what is open.",
+            )
+        },
+        Blocker::UnresolvedThreads { count } => BlockingIssue {
+            next_tool: Some("find_unresolved_comments".to_owned()),
+            ..issue(
+                Category::Threads,
+                format!(
+                    "{count} review thread{} unresolved, and the branch requires conversations \
+                     resolved",
+                    if *count == 1 { "" } else { "s" }
+                ),
+                "Answer and resolve them: find_unresolved_comments lists them with the commands.",
+            )
+        },
+        Blocker::Behind { by } => BlockingIssue {
+            command: render(forge.commands().update_branch(pr)),
+            ..issue(
+                Category::UpToDate,
+                match by {
+                    Some(n) => format!(
+                        "{n} commit{} of {} missing from the head, and the branch must be up to \
+                         date",
+                        if *n == 1 { "" } else { "s" },
+                        facts.pull.base_ref
+                    ),
+                    None => format!("the head is behind {}", facts.pull.base_ref),
+                },
+                "Update the branch (the command merges the base into it on the forge), or rebase \
+                 it locally and push.",
+            )
+        },
+        Blocker::BlockedByForge { unread } => issue(
+            Category::Protection,
+            if unread.is_empty() {
+                "the forge reports the merge blocked by a rule not identified here".to_owned()
+            } else {
+                format!(
+                    "the forge reports the merge blocked, and these rules could not be read: {}",
+                    unread.join(", ")
+                )
+            },
+            "Look at the merge box on the PR's page, or ask a maintainer with admin rights which \
+             rule blocks it.",
+        ),
+    }
+}
+
+fn unknown_requirement(u: &Unknown) -> UnknownRequirement {
+    let item = |req: &str, reason: String, action: &str, tool: Option<&str>| UnknownRequirement {
+        requirement: req.to_owned(),
+        reason,
+        action_required: action.to_owned(),
+        next_tool: tool.map(str::to_owned),
+    };
+    match u {
+        Unknown::Rules { source, reason } => item(
+            "branch_protection",
+            format!("{source} could not be read: {reason}"),
+            "Use a token that may read the repository's rules, or check them on the forge.",
+            None,
+        ),
+        Unknown::Mergeable => item(
+            "no_conflicts",
+            "the forge has not computed whether the PR conflicts, and no local checkout of it \
+             was at hand"
+                .to_owned(),
+            "Call detect_merge_conflicts, which merges locally, or call again shortly.",
+            Some("detect_merge_conflicts"),
+        ),
+        Unknown::CheckRequirement { names: n } => item(
+            "required_checks_passed",
+            format!(
+                "whether these checks are required could not be read: {}",
+                names(n)
+            ),
+            "Treat them as required, or check the branch's rules on the forge.",
+            Some("get_failing_tests"),
+        ),
+        Unknown::Behind => item(
+            "up_to_date",
+            "the branch must be up to date, and how far behind the head is could not be read"
+                .to_owned(),
+            "Call again; or compare the head with the base in a checkout.",
+            None,
+        ),
+        Unknown::Threads => item(
+            "conversation_resolution",
+            "the branch requires conversations resolved, and the threads could not be read"
+                .to_owned(),
+            "find_unresolved_comments lists them.",
+            Some("find_unresolved_comments"),
+        ),
+        Unknown::Approvals => item(
+            "approvals_met",
+            "the branch's review rules could not be read".to_owned(),
+            "Check the rules on the forge, or use a token that may read them.",
+            None,
+        ),
+    }
+}
+
+fn warning(w: &Warning) -> Note {
+    let note = |category, description: String| Note {
+        category,
+        description,
+    };
+    match w {
+        Warning::OptionalChecksFailing { names: n } => note(
+            Category::Ci,
+            format!("checks the rules do not require failed: {}", names(n)),
+        ),
+        Warning::OptionalChecksPending { names: n } => note(
+            Category::Ci,
+            format!("checks the rules do not require are running: {}", names(n)),
+        ),
+        Warning::Behind { by } => note(
+            Category::UpToDate,
+            format!("{by} commits behind the base (the rules do not require it up to date)"),
+        ),
+        Warning::MergeQueue { queued } => note(
+            Category::Protection,
+            if *queued {
+                "the pull request is in the merge queue".to_owned()
+            } else {
+                "the branch merges through a merge queue: add it to the queue rather than \
+                 merging directly"
+                    .to_owned()
+            },
+        ),
+        Warning::AutoMerge { method } => note(
+            Category::State,
+            format!("auto-merge is on ({method}): it merges once the requirements hold"),
+        ),
+        Warning::CanBypass => note(
+            Category::Protection,
+            "your token may merge past the branch's rules (admin); ready_to_merge does not \
+             count on that"
+                .to_owned(),
+        ),
+        Warning::UnreadRulesCoveredByForge { sources } => note(
+            Category::Protection,
+            format!(
+                "could not read {}, but GitHub's own merge state says the rules hold",
+                sources.join(", ")
+            ),
+        ),
+    }
+}
+
+fn category_str(c: Category) -> &'static str {
+    match c {
+        Category::State => "state",
+        Category::Draft => "draft",
+        Category::Conflicts => "conflicts",
+        Category::Ci => "ci",
+        Category::Approvals => "approvals",
+        Category::Reviews => "reviews",
+        Category::Threads => "threads",
+        Category::UpToDate => "up_to_date",
+        Category::Protection => "protection",
+    }
+}
+
+fn merge_state_str(s: resolve_pr_forge::MergeState) -> &'static str {
+    use resolve_pr_forge::MergeState::*;
+    match s {
+        Behind => "behind",
+        Blocked => "blocked",
+        Clean => "clean",
+        Dirty => "dirty",
+        Draft => "draft",
+        HasHooks => "has_hooks",
+        Unknown => "unknown",
+        Unstable => "unstable",
+    }
+}
