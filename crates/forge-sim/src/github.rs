@@ -1135,7 +1135,7 @@ pub(crate) fn pull_json(base: &str, world: &World, r: usize, p: &PullSpec) -> Va
         "title": p.title,
         "user": user_json(base, &author),
         "body": if p.body.is_empty() { Value::Null } else { Value::from(p.body.as_str()) },
-        "labels": [],
+        "labels": p.labels.iter().enumerate().map(|(i, name)| label_json(&api, i, name)).collect::<Vec<_>>(),
         "milestone": null,
         "active_lock_reason": null,
         "created_at": created,
@@ -1203,5 +1203,19 @@ fn comment_json(base: &str, world: &World, r: usize, number: u64, c: &Comment) -
             "total_count": 0, "+1": 0, "-1": 0, "laugh": 0, "hooray": 0,
             "confused": 0, "heart": 0, "rocket": 0, "eyes": 0,
         },
+    })
+}
+
+/// A label as GitHub's REST API shows it; ids follow the label's place on the pull request.
+fn label_json(api: &str, index: usize, name: &str) -> Value {
+    let id = 9000 + index as u64;
+    json!({
+        "id": id,
+        "node_id": format!("LA_{id}"),
+        "url": format!("{api}/labels/{name}"),
+        "name": name,
+        "description": "",
+        "color": "ededed",
+        "default": false,
     })
 }

@@ -899,6 +899,12 @@ fn pull_request_fields(ctx: &Ctx<'_>, world: &World, r: usize, p: &PullSpec) -> 
         "number": p.number,
         "title": p.title,
         "body": p.body,
+        "labels": {
+            "__typename": "LabelConnection",
+            "totalCount": p.labels.len(),
+            "pageInfo": {"__typename": "PageInfo", "hasNextPage": false, "hasPreviousPage": false, "startCursor": null, "endCursor": null},
+            "nodes": p.labels.iter().map(|name| json!({"__typename": "Label", "name": name})).collect::<Vec<_>>(),
+        },
         "state": match p.state { PullState::Open => "OPEN", PullState::Closed => "CLOSED", PullState::Merged => "MERGED" },
         "isDraft": p.draft,
         "closed": p.state != PullState::Open,

@@ -208,6 +208,9 @@ pub struct PullSpec {
     pub title: String,
     #[serde(default)]
     pub body: String,
+    /// Label names.
+    #[serde(default)]
+    pub labels: Vec<String>,
     #[serde(default)]
     pub state: PullState,
     #[serde(default)]

@@ -58,6 +58,9 @@ pub trait CommandRecipes: Send + Sync {
     /// (Forgejo/Gitea drafts are a `WIP:` prefix of the title, edited by hand).
     fn mark_ready(&self, pr: &PrRef) -> Option<ShellCommand>;
 
+    /// Prints the pull request's whole diff.
+    fn view_diff(&self, pr: &PrRef) -> ShellCommand;
+
     /// Requests reviews from these accounts (teams as `org/team` on GitHub).
     fn request_reviewers(&self, pr: &PrRef, reviewers: &[String]) -> ShellCommand;
 }

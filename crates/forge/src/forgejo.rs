@@ -644,6 +644,10 @@ struct FjPull {
     number: u64,
     #[serde(default)]
     title: String,
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default)]
+    labels: Option<Vec<FjLabel>>,
     state: String,
     #[serde(default)]
     merged: bool,
@@ -660,6 +664,11 @@ struct FjPull {
     html_url: String,
     head: FjRef,
     base: FjRef,
+}
+
+#[derive(Debug, Deserialize)]
+struct FjLabel {
+    name: String,
 }
 
 impl FjPull {
@@ -684,6 +693,13 @@ impl FjPull {
         PullRequest {
             number: self.number,
             title: self.title,
+            body: self.body.unwrap_or_default(),
+            labels: self
+                .labels
+                .unwrap_or_default()
+                .into_iter()
+                .map(|l| l.name)
+                .collect(),
             state,
             draft: self.draft.unwrap_or(false),
             author: actor(self.user),

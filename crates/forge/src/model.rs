@@ -42,6 +42,10 @@ pub enum PrState {
 pub struct PullRequest {
     pub number: u64,
     pub title: String,
+    /// The description (Markdown); empty when there is none.
+    pub body: String,
+    /// Label names, in the forge's order.
+    pub labels: Vec<String>,
     /// `Merged` for a merged pull request on every forge (GitHub REST says `closed` there).
     pub state: PrState,
     pub draft: bool,

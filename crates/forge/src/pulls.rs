@@ -81,6 +81,8 @@ mod tests {
         PullRequest {
             number,
             title: String::new(),
+            body: String::new(),
+            labels: Vec::new(),
             state,
             draft: false,
             author: Actor {

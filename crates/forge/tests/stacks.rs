@@ -77,7 +77,7 @@ repos:
         &sha('a'),
         "main",
         &sha('0'),
-        ", mergeable: true",
+        ", mergeable: true, body: \"Fixes #12\", labels: [bug, \"area: auth\"]",
     );
     y += &pull(2, "feature/b", &sha('b'), "feature/a", &sha('a'), "");
     y += &pull(3, "feature/c", &sha('c'), "feature/b", &sha('b'), "");
@@ -277,6 +277,8 @@ async fn a_fork_and_a_merged_pull_request_say_so(flavor: Flavor) {
     let own = prs.pull_request(&fx.pr(1)).await.expect("#1");
     assert_eq!(own.state, PrState::Open);
     assert_eq!(own.base_sha, sha('0'));
+    assert_eq!(own.body, "Fixes #12");
+    assert_eq!(own.labels, ["bug", "area: auth"]);
     assert_eq!(
         (own.base_repo.as_str(), own.head_repo.as_deref()),
         ("acme/widgets", Some("acme/widgets"))

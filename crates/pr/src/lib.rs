@@ -10,6 +10,7 @@
 
 pub mod ci_state;
 pub mod conflicts;
+pub mod patch;
 pub mod readiness;
 pub mod review_feedback;
 pub mod stack;

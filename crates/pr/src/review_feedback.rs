@@ -481,6 +481,8 @@ mod tests {
             pull: PullRequest {
                 number: 7,
                 title: "t".to_owned(),
+                body: String::new(),
+                labels: Vec::new(),
                 state: PrState::Open,
                 draft: false,
                 author: actor("Bob", false),

@@ -11,6 +11,8 @@ fn pull() -> PullRequest {
     PullRequest {
         number: 1,
         title: "t".into(),
+        body: String::new(),
+        labels: Vec::new(),
         state: PrState::Open,
         draft: false,
         author: Actor {

@@ -166,6 +166,11 @@ impl CommandRecipes for Forgejo {
         None
     }
 
+    /// `GET /repos/O/R/pulls/N.diff`.
+    fn view_diff(&self, pr: &PrRef) -> ShellCommand {
+        self.curl(Vec::<String>::new(), &format!("{}.diff", self.pull_url(pr)))
+    }
+
     /// `POST /repos/O/R/pulls/N/requested_reviewers` with `{"reviewers": [...]}`.
     fn request_reviewers(&self, pr: &PrRef, reviewers: &[String]) -> ShellCommand {
         let names: Vec<&str> = reviewers

@@ -146,6 +146,15 @@ impl CommandRecipes for GitHub {
         )
     }
 
+    /// `gh pr diff N --repo [HOST/]OWNER/REPO`.
+    fn view_diff(&self, pr: &PrRef) -> ShellCommand {
+        ShellCommand::new("gh")
+            .args(["pr", "diff"])
+            .arg(pr.number.to_string())
+            .arg("--repo")
+            .arg(self.gh_repo(&pr.repo))
+    }
+
     /// `gh pr edit N --repo [HOST/]OWNER/REPO --add-reviewer a,org/team`.
     fn request_reviewers(&self, pr: &PrRef, reviewers: &[String]) -> ShellCommand {
         let names: Vec<&str> = reviewers

@@ -205,10 +205,24 @@ struct VersionThread {
 }
 
 #[derive(Debug, Deserialize)]
+struct LabelNodes {
+    nodes: Vec<Option<LabelName>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct LabelName {
+    name: String,
+}
+
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct FeedbackPull {
     number: u64,
     title: String,
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default)]
+    labels: Option<LabelNodes>,
     state: String,
     is_draft: bool,
     url: String,
@@ -452,6 +466,8 @@ impl GitHub {
         let FeedbackPull {
             number,
             title,
+            body,
+            labels,
             state,
             is_draft,
             url,
@@ -540,6 +556,10 @@ impl GitHub {
         let pull = PullRequest {
             number,
             title,
+            body: body.unwrap_or_default(),
+            labels: labels
+                .map(|l| l.nodes.into_iter().flatten().map(|n| n.name).collect())
+                .unwrap_or_default(),
             state,
             draft: is_draft,
             author: actor(author),
@@ -669,6 +689,8 @@ mod tests {
             pull: PullRequest {
                 number,
                 title: String::new(),
+                body: String::new(),
+                labels: Vec::new(),
                 state: PrState::Open,
                 draft: false,
                 author: Actor {

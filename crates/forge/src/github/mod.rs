@@ -708,6 +708,10 @@ struct GhRepo {
 struct GhPull {
     number: u64,
     title: String,
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default)]
+    labels: Vec<GhLabel>,
     state: String,
     #[serde(default)]
     draft: Option<bool>,
@@ -725,6 +729,11 @@ struct GhPull {
     html_url: String,
     head: GhRef,
     base: GhRef,
+}
+
+#[derive(Debug, Deserialize)]
+struct GhLabel {
+    name: String,
 }
 
 impl GhPull {
@@ -750,6 +759,8 @@ impl GhPull {
         PullRequest {
             number: self.number,
             title: self.title,
+            body: self.body.unwrap_or_default(),
+            labels: self.labels.into_iter().map(|l| l.name).collect(),
             state,
             draft: self.draft.unwrap_or(false),
             author: actor(self.user),

@@ -153,8 +153,9 @@ macro_rules! feedback_comment_page {
 pub const REVIEW_FEEDBACK: &str = concat!(
     "query ReviewFeedback($owner: String!, $name: String!, $number: Int!) { \
      repository(owner: $owner, name: $name) { pullRequest(number: $number) { \
-     number title state isDraft url headRefName headRefOid baseRefName baseRefOid updatedAt \
-     mergedAt mergeCommit { oid } mergeable mergeStateStatus \
+     number title body labels(first: 100) { nodes { name } } state isDraft url headRefName \
+     headRefOid baseRefName baseRefOid updatedAt mergedAt mergeCommit { oid } mergeable \
+     mergeStateStatus \
      baseRepository { nameWithOwner url } headRepository { nameWithOwner url } \
      author { login __typename } \
      reviewThreads(first: 100) { ...FeedbackThreadPage } \
