@@ -272,3 +272,62 @@ fn forgejo_set_base_recipe_sends_json_with_the_token_from_the_environment() {
         assert!(!command.render().expect("renders").contains("fj_secret"));
     }
 }
+
+#[test]
+fn merge_readiness_recipes_reach_the_right_routes_and_keep_names_whole() {
+    let pr = PrRef::parse("acme/widgets#7").expect("pr");
+    let gh = github();
+    assert_eq!(
+        argv_received(&gh.commands().update_branch(&pr), "gh"),
+        [
+            "api",
+            "--method",
+            "PUT",
+            "repos/acme/widgets/pulls/7/update-branch"
+        ]
+    );
+    assert_eq!(
+        argv_received(&gh.commands().mark_ready(&pr).expect("gh has it"), "gh"),
+        ["pr", "ready", "7", "--repo", "acme/widgets"]
+    );
+    assert_eq!(
+        argv_received(&gh.commands().view_diff(&pr), "gh"),
+        ["pr", "diff", "7", "--repo", "acme/widgets"]
+    );
+    // A reviewer name cannot become an option or a shell word.
+    let hostile = [
+        "@bob".to_owned(),
+        "acme/core-team".to_owned(),
+        "-x;id".to_owned(),
+    ];
+    assert_eq!(
+        argv_received(&gh.commands().request_reviewers(&pr, &hostile), "gh"),
+        [
+            "pr",
+            "edit",
+            "7",
+            "--repo",
+            "acme/widgets",
+            "--add-reviewer=bob,acme/core-team,-x;id"
+        ]
+    );
+
+    let pr = PrRef::parse("https://git.example.com/acme/widgets/pulls/7").expect("pr");
+    let fj = forgejo(ForgeKind::Forgejo);
+    let api = "https://git.example.com/api/v1/repos/acme/widgets/pulls/7";
+    let argv = argv_received(&fj.commands().update_branch(&pr), "curl");
+    assert_eq!(argv[4..], ["-X", "POST", &format!("{api}/update")]);
+    let argv = argv_received(&fj.commands().view_diff(&pr), "curl");
+    assert_eq!(argv[4..], [format!("{api}.diff")]);
+    assert!(
+        fj.commands().mark_ready(&pr).is_none(),
+        "a WIP: title prefix, edited by hand"
+    );
+    let argv = argv_received(&fj.commands().request_reviewers(&pr, &hostile), "curl");
+    let body: serde_json::Value = serde_json::from_str(&argv[9]).expect("JSON body");
+    assert_eq!(
+        body,
+        serde_json::json!({ "reviewers": ["bob", "acme/core-team", "-x;id"] })
+    );
+    assert_eq!(argv[10], format!("{api}/requested_reviewers"));
+}
