@@ -149,3 +149,40 @@ def test_a_wait_ends_before_the_inspector_gives_up(home: Path, era: str) -> None
         assert ran_as_task == (era == "modern"), called.stderr
     finally:
         sim.close()
+
+
+def test_inspector_calls_the_merge_and_analysis_tools(home: Path) -> None:
+    scenarios = REPO_ROOT / "crates/forge-sim/scenarios"
+    for scenario, tool, args in [
+        ("readiness_many_checks", "check_merge_readiness", {"pr": "octo/app#1"}),
+        ("impact_github", "analyze_pr_impact", {"pr": "octo/app#7", "depth": "detailed"}),
+        ("impact_github", "get_review_suggestions", {"pr": "octo/app#7", "max_diff_lines": 60}),
+    ]:
+        sim = ForgeSim(scenarios / f"{scenario}.yaml")
+        try:
+            env = server_env(home, {"GITHUB_API_URL": sim.base_url, "GITHUB_TOKEN": "ghp_write"})
+            called = inspector(
+                home,
+                env,
+                "--method",
+                "tools/call",
+                "--tool-name",
+                tool,
+                "--tool-args-json",
+                json.dumps(args),
+            )
+            assert called.returncode == 0, called.stderr
+            assert_no_warning(called)
+            result = json.loads(called.stdout)
+            assert result["isError"] is False, result
+            out = result["structuredContent"]
+            if tool == "check_merge_readiness":
+                assert out["ready_to_merge"] is False
+                assert out["branch_protection"]["failing_checks"] == ["check-105"]
+            elif tool == "analyze_pr_impact":
+                assert len(out["files"]) == out["changes"]["files_changed"]
+            else:
+                assert out["diff_lines_shown"] <= 60
+            assert sim.violations() == []
+        finally:
+            sim.close()

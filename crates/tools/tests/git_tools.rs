@@ -1454,7 +1454,118 @@ async fn a_missing_branch_is_a_user_error(flavor: Flavor) {
     assert_eq!(e.category.as_str(), "user", "{e:?}");
 }
 
+// ---------------------------------------------------------------- check_merge_readiness
+
+/// The forge has not computed mergeability (GitHub's null; Forgejo's false, which also means
+/// "checking"): in the user's checkout a local merge answers, never in a fresh clone.
+async fn readiness_merges_locally_when_the_forge_has_not(flavor: Flavor) {
+    let (w, head, main) = conflicting_world();
+    let pulls = [Pull {
+        number: 1,
+        head: "feature",
+        head_sha: &head,
+        base: "main",
+        base_sha: &main,
+        state: "open",
+        merge_commit: None,
+        mergeable: match flavor {
+            Flavor::GitHub => None,
+            Flavor::Forgejo => Some(false),
+        },
+    }];
+    let sim = start(flavor, &w, &pulls).await;
+    let checkout = w.checkout(&sim, "main");
+    let before = snapshot(&checkout);
+    // The checkout is the server's working directory: no directory argument.
+    let ctx = tool_ctx(flavor, &sim, &w, Some(checkout.clone()));
+    let out = call(
+        &ctx,
+        "check_merge_readiness",
+        json!({"pr": pr(flavor, &sim, 1)}),
+    )
+    .await
+    .expect("answers");
+    assert_eq!(out["ready_to_merge"], false, "{out:#}");
+    assert_eq!(out["checks"]["no_conflicts"], false);
+    assert_eq!(out["conflicts_checked_by"], "local", "{out:#}");
+    let conflicts = out["blocking_issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["category"] == "conflicts")
+        .unwrap_or_else(|| panic!("a conflicts blocker: {out:#}"));
+    assert_eq!(conflicts["next_tool"], "detect_merge_conflicts");
+    assert_eq!(
+        snapshot(&checkout),
+        before,
+        "the user's repository is untouched"
+    );
+
+    // Without a checkout at hand: unknown, and nothing is cloned.
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    let out = call(
+        &ctx,
+        "check_merge_readiness",
+        json!({"pr": pr(flavor, &sim, 1)}),
+    )
+    .await
+    .expect("answers");
+    assert_eq!(out["ready_to_merge"], false);
+    assert!(out.get("conflicts_checked_by").is_none(), "{out:#}");
+    assert!(
+        out["undecided"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|u| u == "no_conflicts"),
+        "{out:#}"
+    );
+    assert_eq!(
+        out["unknown"][0]["next_tool"], "detect_merge_conflicts",
+        "{out:#}"
+    );
+    assert!(
+        !w.root.join("cache").exists(),
+        "no managed clone for a readiness check"
+    );
+}
+
+/// A PR that merges cleanly, with no rules and no checks, is ready once the local merge says
+/// so.
+async fn readiness_of_a_clean_pr_with_a_lazy_forge(flavor: Flavor) {
+    let w = World::new();
+    let base = w.commit(&[("x.txt", Some("x\n"))], "base");
+    w.switch("feature", Some("main"));
+    let head = w.commit(&[("y.txt", Some("y\n"))], "feature");
+    w.publish(&[(1, &head)]);
+    let pulls = [Pull {
+        number: 1,
+        head: "feature",
+        head_sha: &head,
+        base: "main",
+        base_sha: &base,
+        state: "open",
+        merge_commit: None,
+        mergeable: None,
+    }];
+    let sim = start(flavor, &w, &pulls).await;
+    let checkout = w.checkout(&sim, "main");
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    let out = call(
+        &ctx,
+        "check_merge_readiness",
+        json!({"pr": pr(flavor, &sim, 1), "directory": checkout}),
+    )
+    .await
+    .expect("answers");
+    assert_eq!(out["checks"]["no_conflicts"], true, "{out:#}");
+    assert_eq!(out["conflicts_checked_by"], "local");
+    assert_eq!(out["ready_to_merge"], true, "{out:#}");
+}
+
 on_both_forges_mt!(
+    readiness_merges_locally_when_the_forge_has_not,
+    readiness_of_a_clean_pr_with_a_lazy_forge,
     conflicts_computed_locally_when_the_forge_has_not,
     a_clean_pr_and_a_forge_that_disagrees,
     without_pr_the_current_branch_chooses_it,

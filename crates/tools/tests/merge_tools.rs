@@ -1,0 +1,412 @@
+//! check_merge_readiness end to end against the simulated forges: the verdict on each case
+//! the forges present (all green, lazy mergeability, failures only on a later page of 100+
+//! checks, a missing code owner's review, a draft, behind the base, unresolved threads under
+//! required resolution, rules the token cannot read), on GitHub, Forgejo and Gitea, and
+//! what each call costs in requests.
+
+#[macro_use]
+mod common;
+
+use resolve_pr_forge_sim::{Sim, SimHandle};
+use resolve_pr_tools::call;
+use serde_json::{Value, json};
+
+use common::Flavor;
+
+struct Case {
+    scenario: &'static str,
+    flavor: Flavor,
+    ready: bool,
+    /// Categories of the blocking issues, in order.
+    blockers: &'static [&'static str],
+    /// Requirements listed as unknown.
+    unknown: &'static [&'static str],
+    /// Requests the call may cost at most.
+    max_requests: usize,
+}
+
+async fn run(case: &Case) -> (Value, SimHandle) {
+    let sim = Sim::start(common::scenario(case.scenario))
+        .await
+        .expect("simulator starts");
+    let token = match case.flavor {
+        Flavor::GitHub => "ghp_write",
+        Flavor::Forgejo => "fj_write",
+    };
+    let mut ctx = common::context(case.flavor, &sim, token, [9; 32]);
+    // No checkout: the verdict is the forge's alone.
+    ctx.local.cwd = None;
+    let pr = match case.flavor {
+        Flavor::GitHub => "octo/app#1".to_owned(),
+        Flavor::Forgejo => format!("{}/octo/app/pulls/1", sim.base_url()),
+    };
+    sim.clear_requests();
+    let out = call(&ctx, "check_merge_readiness", json!({ "pr": pr }))
+        .await
+        .unwrap_or_else(|e| panic!("{}: {e:?}", case.scenario))
+        .structured;
+    (out, sim)
+}
+
+fn categories(out: &Value) -> Vec<String> {
+    out["blocking_issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["category"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn unknowns(out: &Value) -> Vec<String> {
+    out.get("unknown")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|u| u["requirement"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+async fn check(case: Case) -> Value {
+    let (out, sim) = run(&case).await;
+    let requests = sim.requests();
+    println!(
+        "{} ({:?}): ready {}, blockers {:?}, unknown {:?}, {} requests",
+        case.scenario,
+        case.flavor,
+        out["ready_to_merge"],
+        categories(&out),
+        unknowns(&out),
+        requests.len()
+    );
+    assert_eq!(
+        out["ready_to_merge"], case.ready,
+        "{}: {out:#}",
+        case.scenario
+    );
+    assert_eq!(
+        categories(&out),
+        case.blockers,
+        "{}: {out:#}",
+        case.scenario
+    );
+    assert_eq!(unknowns(&out), case.unknown, "{}: {out:#}", case.scenario);
+    assert!(
+        requests.len() <= case.max_requests,
+        "{}: {} requests: {:?}",
+        case.scenario,
+        requests.len(),
+        requests.iter().map(|r| &r.path).collect::<Vec<_>>()
+    );
+    assert!(
+        sim.contract_violations().is_empty(),
+        "{:?}",
+        sim.contract_violations()
+    );
+    // Every blocking issue says what to do, with a command or the tool to call.
+    for b in out["blocking_issues"].as_array().unwrap() {
+        assert!(!b["action_required"].as_str().unwrap().is_empty());
+    }
+    out
+}
+
+#[tokio::test]
+async fn github_all_green_and_approved_is_ready() {
+    let out = check(Case {
+        scenario: "readiness_clean",
+        flavor: Flavor::GitHub,
+        ready: true,
+        blockers: &[],
+        unknown: &[],
+        max_requests: 3,
+    })
+    .await;
+    let bp = &out["branch_protection"];
+    assert_eq!(bp["required_approvals"], 1);
+    assert_eq!(bp["current_approvals"], 1);
+    assert_eq!(bp["approving_users"], json!(["dave"]));
+    assert_eq!(out["checks"]["ci_passing"], true);
+    assert_eq!(out["merge_state"], "clean");
+    assert_eq!(out["behind_by"], 0);
+}
+
+#[tokio::test]
+async fn github_lazy_mergeability_without_a_checkout_is_unknown() {
+    let out = check(Case {
+        scenario: "readiness_lazy",
+        flavor: Flavor::GitHub,
+        ready: false,
+        blockers: &[],
+        unknown: &["no_conflicts"],
+        max_requests: 4,
+    })
+    .await;
+    assert_eq!(out["unknown"][0]["next_tool"], "detect_merge_conflicts");
+}
+
+#[tokio::test]
+async fn github_a_required_failure_on_the_second_page_of_checks_blocks() {
+    let out = check(Case {
+        scenario: "readiness_many_checks",
+        flavor: Flavor::GitHub,
+        ready: false,
+        blockers: &["ci"],
+        unknown: &[],
+        max_requests: 4,
+    })
+    .await;
+    assert_eq!(out["ci"]["total"], 117);
+    assert_eq!(
+        out["branch_protection"]["failing_checks"],
+        json!(["check-105"])
+    );
+    assert_eq!(out["blocking_issues"][0]["next_tool"], "get_failing_tests");
+    // The optional check that timed out is a warning, not a blocker.
+    let warnings = out["warnings"].to_string();
+    assert!(warnings.contains("check-112"), "{warnings}");
+}
+
+#[tokio::test]
+async fn github_a_missing_code_owner_review_blocks() {
+    let out = check(Case {
+        scenario: "readiness_code_owners",
+        flavor: Flavor::GitHub,
+        ready: false,
+        blockers: &["approvals"],
+        unknown: &[],
+        max_requests: 3,
+    })
+    .await;
+    let b = &out["blocking_issues"][0];
+    assert!(
+        b["description"].as_str().unwrap().contains("code owner"),
+        "{b:#}"
+    );
+    assert_eq!(
+        out["branch_protection"]["pending_reviewers"],
+        json!(["erin", "octo/core"])
+    );
+}
+
+#[tokio::test]
+async fn github_a_draft_blocks_with_the_command_that_readies_it() {
+    let out = check(Case {
+        scenario: "readiness_draft",
+        flavor: Flavor::GitHub,
+        ready: false,
+        blockers: &["draft"],
+        unknown: &[],
+        max_requests: 3,
+    })
+    .await;
+    assert_eq!(
+        out["blocking_issues"][0]["command"],
+        "gh pr ready 1 --repo octo/app"
+    );
+}
+
+#[tokio::test]
+async fn github_behind_a_strict_base_blocks_with_update_branch() {
+    let out = check(Case {
+        scenario: "readiness_behind",
+        flavor: Flavor::GitHub,
+        ready: false,
+        blockers: &["up_to_date"],
+        unknown: &[],
+        max_requests: 3,
+    })
+    .await;
+    assert_eq!(out["behind_by"], 3);
+    assert_eq!(
+        out["blocking_issues"][0]["command"],
+        "gh api --method PUT repos/octo/app/pulls/1/update-branch"
+    );
+}
+
+#[tokio::test]
+async fn github_unresolved_threads_block_under_required_resolution() {
+    let out = check(Case {
+        scenario: "readiness_threads",
+        flavor: Flavor::GitHub,
+        ready: false,
+        blockers: &["threads"],
+        unknown: &[],
+        max_requests: 3,
+    })
+    .await;
+    assert!(
+        out["blocking_issues"][0]["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("2 review threads"),
+        "{out:#}"
+    );
+    assert_eq!(
+        out["blocking_issues"][0]["next_tool"],
+        "find_unresolved_comments"
+    );
+}
+
+#[tokio::test]
+async fn github_unreadable_rules_are_unknown_never_unprotected() {
+    let out = check(Case {
+        scenario: "readiness_forbidden",
+        flavor: Flavor::GitHub,
+        ready: false,
+        blockers: &["approvals"],
+        unknown: &["branch_protection", "branch_protection"],
+        max_requests: 3,
+    })
+    .await;
+    assert_eq!(out["checks"]["branch_protection_satisfied"], false);
+}
+
+#[tokio::test]
+async fn forgejo_all_green_is_ready_and_stale_approvals_do_not_count() {
+    let out = check(Case {
+        scenario: "readiness_clean_forgejo",
+        flavor: Flavor::Forgejo,
+        ready: true,
+        blockers: &[],
+        unknown: &[],
+        max_requests: 6,
+    })
+    .await;
+    assert_eq!(out["branch_protection"]["approving_users"], json!(["bob"]));
+    assert!(out.get("merge_state").is_none());
+}
+
+#[tokio::test]
+async fn gitea_all_green_is_ready() {
+    check(Case {
+        scenario: "readiness_clean_gitea",
+        flavor: Flavor::Forgejo,
+        ready: true,
+        blockers: &[],
+        unknown: &[],
+        max_requests: 6,
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn forgejo_still_checking_is_not_a_conflict() {
+    check(Case {
+        scenario: "readiness_lazy_forgejo",
+        flavor: Flavor::Forgejo,
+        ready: false,
+        blockers: &[],
+        unknown: &["no_conflicts"],
+        max_requests: 6,
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn forgejo_a_required_failure_on_the_last_page_blocks() {
+    let out = check(Case {
+        scenario: "readiness_many_checks_forgejo",
+        flavor: Flavor::Forgejo,
+        ready: false,
+        blockers: &["ci"],
+        unknown: &[],
+        max_requests: 8,
+    })
+    .await;
+    assert_eq!(out["ci"]["total"], 117);
+    assert_eq!(
+        out["branch_protection"]["failing_checks"],
+        json!(["deploy / gate"])
+    );
+}
+
+#[tokio::test]
+async fn forgejo_a_pending_official_review_blocks() {
+    let out = check(Case {
+        scenario: "readiness_code_owners_forgejo",
+        flavor: Flavor::Forgejo,
+        ready: false,
+        blockers: &["approvals"],
+        unknown: &[],
+        max_requests: 6,
+    })
+    .await;
+    assert_eq!(out["branch_protection"]["current_approvals"], 0);
+}
+
+#[tokio::test]
+async fn forgejo_a_draft_blocks() {
+    let out = check(Case {
+        scenario: "readiness_draft_forgejo",
+        flavor: Flavor::Forgejo,
+        ready: false,
+        blockers: &["draft"],
+        unknown: &[],
+        max_requests: 6,
+    })
+    .await;
+    let b = &out["blocking_issues"][0];
+    assert!(b.get("command").is_none());
+    assert!(b["action_required"].as_str().unwrap().contains("WIP"));
+}
+
+#[tokio::test]
+async fn forgejo_behind_an_outdated_branch_rule_blocks() {
+    let out = check(Case {
+        scenario: "readiness_behind_forgejo",
+        flavor: Flavor::Forgejo,
+        ready: false,
+        blockers: &["up_to_date"],
+        unknown: &[],
+        max_requests: 6,
+    })
+    .await;
+    assert_eq!(out["behind_by"], 3);
+    let cmd = out["blocking_issues"][0]["command"].as_str().unwrap();
+    assert!(cmd.contains("/repos/octo/app/pulls/1/update"), "{cmd}");
+}
+
+#[tokio::test]
+async fn forgejo_unresolved_threads_do_not_block_without_a_rule() {
+    check(Case {
+        scenario: "readiness_threads_forgejo",
+        flavor: Flavor::Forgejo,
+        ready: true,
+        blockers: &[],
+        unknown: &[],
+        max_requests: 6,
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn forgejo_unreadable_protection_is_unknown() {
+    let out = check(Case {
+        scenario: "readiness_forbidden_forgejo",
+        flavor: Flavor::Forgejo,
+        ready: false,
+        blockers: &[],
+        unknown: &["branch_protection"],
+        max_requests: 5,
+    })
+    .await;
+    assert_eq!(out["checks"]["approvals_met"], true);
+    assert_eq!(out["checks"]["required_checks_passed"], true);
+}
+
+#[tokio::test]
+async fn a_pr_that_is_not_there_is_a_user_error() {
+    let sim = Sim::start(common::scenario("readiness_clean"))
+        .await
+        .expect("simulator starts");
+    let ctx = common::context(Flavor::GitHub, &sim, "ghp_write", [9; 32]);
+    let err = call(&ctx, "check_merge_readiness", json!({"pr": "octo/app#99"}))
+        .await
+        .expect_err("no such PR");
+    assert_eq!(err.category, resolve_pr_core::Category::User, "{err:?}");
+    let err = call(&ctx, "check_merge_readiness", json!({"pr": "not a pr"}))
+        .await
+        .expect_err("bad reference");
+    assert_eq!(err.category, resolve_pr_core::Category::User, "{err:?}");
+}
