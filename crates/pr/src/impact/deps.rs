@@ -4,7 +4,7 @@
 //! `workspace`), `Cargo.lock`, `package.json` (`dependencies`, `devDependencies`,
 //! `peerDependencies`, `optionalDependencies`), `package-lock.json` and
 //! `npm-shrinkwrap.json` (v1 `dependencies` tree, v2/v3 `packages`), `yarn.lock` (v1 and
-//! Berry), `requirements*.txt`, `pyproject.toml` (PEP 621 `project.dependencies` and
+//! Berry), `pnpm-lock.yaml` (the `packages` keys of v5, v6 and v9), `requirements*.txt`, `pyproject.toml` (PEP 621 `project.dependencies` and
 //! `optional-dependencies`, PEP 735 `dependency-groups`, Poetry's `tool.poetry` tables),
 //! `poetry.lock`, `uv.lock` and `go.mod` (`require`). Manifests give declared requirements
 //! (`^1.2`), lockfiles resolved versions.
@@ -89,9 +89,11 @@ pub fn ecosystem_of(path: &str) -> Option<Ecosystem> {
     let name = file_name(path);
     match name {
         "Cargo.toml" | "Cargo.lock" => Some(Ecosystem::Cargo),
-        "package.json" | "package-lock.json" | "npm-shrinkwrap.json" | "yarn.lock" => {
-            Some(Ecosystem::Npm)
-        }
+        "package.json"
+        | "package-lock.json"
+        | "npm-shrinkwrap.json"
+        | "yarn.lock"
+        | "pnpm-lock.yaml" => Some(Ecosystem::Npm),
         "pyproject.toml" | "poetry.lock" | "uv.lock" => Some(Ecosystem::PyPI),
         "go.mod" => Some(Ecosystem::Go),
         _ if name.starts_with("requirements") && name.ends_with(".txt") => Some(Ecosystem::PyPI),
@@ -107,6 +109,7 @@ pub fn is_lockfile(path: &str) -> bool {
             | "package-lock.json"
             | "npm-shrinkwrap.json"
             | "yarn.lock"
+            | "pnpm-lock.yaml"
             | "poetry.lock"
             | "uv.lock"
     )
@@ -349,6 +352,7 @@ fn parse(path: &str, text: &str) -> Result<Deps, String> {
         "package.json" => package_json(text),
         "package-lock.json" | "npm-shrinkwrap.json" => package_lock(text),
         "yarn.lock" => Ok(yarn_lock(text)),
+        "pnpm-lock.yaml" => Ok(pnpm_lock(text)),
         "pyproject.toml" => pyproject(text),
         "go.mod" => Ok(go_mod(text)),
         _ => Ok(requirements(text)),
@@ -549,6 +553,48 @@ fn yarn_lock(text: &str) -> Deps {
             if !v.is_empty() {
                 add(&mut deps, name, v.to_owned());
             }
+        }
+    }
+    deps
+}
+
+/// pnpm-lock.yaml's `packages:` keys, without a YAML parser: v5 writes `/name/1.2.3` (a
+/// `_peer@x` suffix), v6 `/name@1.2.3` and v9 `name@1.2.3` (peers in parentheses, quoted
+/// when scoped). v9's `snapshots:` repeats them and is not read.
+fn pnpm_lock(text: &str) -> Deps {
+    let mut deps = Deps::new();
+    let mut v5 = false;
+    let mut in_packages = false;
+    for line in text.lines() {
+        if let Some(version) = line.strip_prefix("lockfileVersion:") {
+            v5 = version.trim().trim_matches(['\'', '"']).starts_with('5');
+            continue;
+        }
+        if !line.starts_with(' ') && !line.trim().is_empty() {
+            in_packages = line.trim_end() == "packages:";
+            continue;
+        }
+        if !in_packages || !line.starts_with("  ") || line.starts_with("   ") {
+            continue;
+        }
+        let key = line.trim().trim_end_matches(':').trim_matches(['\'', '"']);
+        let key = key.strip_prefix('/').unwrap_or(key);
+        let split = if v5 {
+            key.rsplit_once('/')
+                .map(|(name, version)| (name, version.split('_').next().unwrap_or(version)))
+        } else {
+            let key = key.split('(').next().unwrap_or(key);
+            key.char_indices()
+                .skip(1)
+                .filter(|(_, c)| *c == '@')
+                .last()
+                .map(|(at, _)| (&key[..at], &key[at + 1..]))
+        };
+        if let Some((name, version)) = split
+            && !name.is_empty()
+            && !version.is_empty()
+        {
+            add(&mut deps, name, version.to_owned());
         }
     }
     deps

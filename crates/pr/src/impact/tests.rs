@@ -280,6 +280,7 @@ fn dependency_files_lists_the_readable_ones_in_order() {
         file("Cargo.toml", 1, 1),
         file("web/package.json", 1, 1),
         file("web/yarn.lock", 1, 1),
+        file("web/pnpm-lock.yaml", 1, 1),
         file("requirements-dev.txt", 1, 1),
         file("go.mod", 1, 1),
         file("go.sum", 1, 1),
@@ -291,6 +292,7 @@ fn dependency_files_lists_the_readable_ones_in_order() {
             "Cargo.toml",
             "web/package.json",
             "web/yarn.lock",
+            "web/pnpm-lock.yaml",
             "requirements-dev.txt",
             "go.mod",
             "Cargo.lock"
@@ -590,6 +592,41 @@ debug@^4.1.0:\n  version \"4.3.4\"\n\nms@2.1.2:\n  version \"2.1.2\"\n";
 }
 
 #[test]
+fn pnpm_lock_v5_v6_v9() {
+    let v5_before = "lockfileVersion: 5.4\n\nspecifiers:\n  react: ^17.0.2\n\ndependencies:\n  react: 17.0.2\n\npackages:\n\n  /@babel/core/7.22.5:\n    resolution: {integrity: sha512-x}\n    dev: true\n\n  /react-dom/17.0.2_react@17.0.2:\n    resolution: {integrity: sha512-y}\n\n  /react/17.0.2:\n    resolution: {integrity: sha512-z}\n";
+    let v6_after = "lockfileVersion: '6.0'\n\ndependencies:\n  react:\n    specifier: ^18.2.0\n    version: 18.2.0\n\npackages:\n\n  /@babel/core@7.23.0:\n    resolution: {integrity: sha512-x}\n\n  /react-dom@18.2.0(react@18.2.0):\n    resolution: {integrity: sha512-y}\n\n  /react@18.2.0:\n    resolution: {integrity: sha512-z}\n";
+    let u = dependency_updates("pnpm-lock.yaml", Some(v5_before), Some(v6_after));
+    assert_eq!(
+        u.iter()
+            .map(|u| (
+                u.package.as_str(),
+                u.from.as_deref(),
+                u.to.as_deref(),
+                u.major
+            ))
+            .collect::<Vec<_>>(),
+        [
+            ("@babel/core", Some("7.22.5"), Some("7.23.0"), false),
+            ("react", Some("17.0.2"), Some("18.2.0"), true),
+            ("react-dom", Some("17.0.2"), Some("18.2.0"), true),
+        ]
+    );
+    let v9 = "lockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    dependencies:\n      react:\n        specifier: ^18.3.1\n        version: 18.3.1\n\npackages:\n\n  '@babel/core@7.24.0':\n    resolution: {integrity: sha512-x}\n\n  react@18.3.1:\n    resolution: {integrity: sha512-z}\n\nsnapshots:\n\n  react@18.3.1:\n    dependencies:\n      loose-envify: 1.4.0\n";
+    let u = dependency_updates("pnpm-lock.yaml", Some(v6_after), Some(v9));
+    assert_eq!(
+        u.iter()
+            .map(|u| (u.package.as_str(), u.kind))
+            .collect::<Vec<_>>(),
+        [
+            ("@babel/core", UpdateKind::Upgraded),
+            ("react", UpdateKind::Upgraded),
+            ("react-dom", UpdateKind::Removed),
+        ]
+    );
+    assert!(is_lockfile("web/pnpm-lock.yaml"));
+}
+
+#[test]
 fn python_requirements_pyproject_and_locks() {
     let before = "# pinned\nDjango==4.2.7\nrequests>=2.28,<3  # http\n-r base.txt\n--index-url https://x\nnumpy==1.26.0 ; python_version >= \"3.9\"\nblack[d]==23.1.0\n";
     let after = "Django==5.0.1\nrequests>=2.31,<3\nnumpy==1.26.2 ; python_version >= \"3.9\"\nblack[d]==23.1.0\nattrs\n";
@@ -763,9 +800,9 @@ fn bad_or_missing_sides() {
 
 proptest! {
     #[test]
-    fn dependency_parsers_never_panic(text in "\\PC{0,200}", which in 0usize..9) {
+    fn dependency_parsers_never_panic(text in "\\PC{0,200}", which in 0usize..10) {
         let path = ["Cargo.toml", "Cargo.lock", "package.json", "package-lock.json", "yarn.lock",
-            "requirements.txt", "pyproject.toml", "uv.lock", "go.mod"][which];
+            "requirements.txt", "pyproject.toml", "uv.lock", "go.mod", "pnpm-lock.yaml"][which];
         let _ = try_dependency_updates(path, Some(&text), Some("x"));
         let _ = dependency_updates(path, None, Some(&text));
     }
