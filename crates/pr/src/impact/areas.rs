@@ -624,6 +624,7 @@ pub fn impact_areas(files: &[ChangedFile], rules: &AreaRules) -> Vec<ImpactArea>
                 ));
             }
             let mut risk = size_risk(lines, acc.files.len());
+            let mut parts = vec![format!("size {risk}")];
             reasons.push(size_reason(lines, additions, deletions, acc.files.len()));
             for s in SENSITIVE {
                 let hit: Vec<&str> = acc
@@ -636,6 +637,7 @@ pub fn impact_areas(files: &[ChangedFile], rules: &AreaRules) -> Vec<ImpactArea>
                     continue;
                 }
                 risk = risk.max(s.severity);
+                parts.push(format!("{} {}", s.factor, s.severity));
                 reasons.push(format!(
                     "{}: {} ({}: {})",
                     s.severity,
@@ -646,10 +648,12 @@ pub fn impact_areas(files: &[ChangedFile], rules: &AreaRules) -> Vec<ImpactArea>
             }
             for (min, by, glob) in &acc.min {
                 risk = risk.max(*min);
+                parts.push(format!("{by} minimum {min}"));
                 reasons.push(format!(
                     "{min}: {by} (`{glob}`) sets {area}'s minimum risk to {min}"
                 ));
             }
+            reasons.push(format!("risk {risk}: the highest of {}", parts.join(", ")));
             ImpactArea {
                 area,
                 files: acc.files.iter().map(|f| f.path.clone()).collect(),

@@ -152,6 +152,10 @@ fn impact_areas_group_sum_and_explain() {
         "{:?}",
         backend.reasons
     );
+    assert_eq!(
+        backend.reasons.last().unwrap(),
+        "risk high: the highest of size low, security_sensitive high"
+    );
     let frontend = &areas[0];
     assert!(
         frontend.reasons.iter().any(|r| r.starts_with(
