@@ -93,6 +93,128 @@ struct ConfigFile {
     default_host: Option<String>,
     #[serde(default)]
     hosts: BTreeMap<String, HostConfig>,
+    #[serde(default)]
+    impact: ImpactSection,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ImpactSection {
+    #[serde(default)]
+    areas: Vec<AreaRule>,
+}
+
+/// A path rule of the config file's `[[impact.areas]]` list: files matching any of `paths`
+/// belong to `area` (before the built-in rules; the first matching rule wins), and the area
+/// is at least at `risk` when such a file changes.
+///
+/// ```toml
+/// [[impact.areas]]
+/// area = "database"                  # one of AREA_NAMES
+/// paths = ["schema/**", "*.prisma"]  # gitignore-like globs (see area_globs)
+/// risk = "high"                      # optional: one of RISK_NAMES
+/// ```
+///
+/// [`Config`] holds only rules that passed [`AreaRule::validate`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AreaRule {
+    pub area: String,
+    pub paths: Vec<String>,
+    #[serde(default)]
+    pub risk: Option<String>,
+}
+
+/// The areas an `[[impact.areas]]` rule may name (`resolve_pr_pr::impact::Area::as_str`).
+pub const AREA_NAMES: &[&str] = &[
+    "frontend",
+    "backend",
+    "database",
+    "infrastructure",
+    "tests",
+    "docs",
+    "config",
+    "dependencies",
+    "other",
+];
+
+/// The risk levels an `[[impact.areas]]` rule may name (`resolve_pr_pr::impact::Risk`).
+pub const RISK_NAMES: &[&str] = &["low", "medium", "high"];
+
+impl AreaRule {
+    /// Why the rule cannot be used, if it cannot: an area or risk not in [`AREA_NAMES`] /
+    /// [`RISK_NAMES`], no paths, or a path that is not a glob ([`area_globs`]).
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if !AREA_NAMES.contains(&self.area.as_str()) {
+            return Err(format!(
+                "area {:?} is not one of {}",
+                self.area,
+                AREA_NAMES.join(", ")
+            ));
+        }
+        if let Some(risk) = &self.risk
+            && !RISK_NAMES.contains(&risk.as_str())
+        {
+            return Err(format!(
+                "risk {risk:?} is not one of {}",
+                RISK_NAMES.join(", ")
+            ));
+        }
+        if self.paths.is_empty() {
+            return Err("paths is empty: give at least one glob, like \"schema/**\"".into());
+        }
+        for path in &self.paths {
+            area_globs(path)?;
+        }
+        Ok(())
+    }
+}
+
+/// A gitignore-like path glob as a matcher over repository paths (`/`-separated, no leading
+/// `/`): `*` and `?` stay within one path segment and `**` crosses them; a leading `/`
+/// anchors the glob at the root, and so does a `/` inside it, while a glob without one
+/// matches at any depth (`*.prisma` is `**/*.prisma`); a trailing `/` matches only what is
+/// under that directory, and any other glob also matches everything under what it names
+/// (`schema` matches `schema/a.sql`). `{a,b}` alternates and `[ab]` is a class, as in
+/// globset. An empty glob, or one globset rejects, is an error that says why.
+pub fn area_globs(pattern: &str) -> std::result::Result<globset::GlobSet, String> {
+    let trimmed = pattern.trim();
+    let (anchored, rest) = match trimmed.strip_prefix('/') {
+        Some(rest) => (true, rest),
+        None => (false, trimmed),
+    };
+    let (dir_only, body) = match rest.strip_suffix('/') {
+        Some(body) => (true, body),
+        None => (false, rest),
+    };
+    if body.is_empty() {
+        return Err(format!("path {pattern:?} is empty"));
+    }
+    let prefix = if anchored || body.contains('/') || body.starts_with("**") {
+        ""
+    } else {
+        "**/"
+    };
+    let mut globs = Vec::new();
+    if !dir_only {
+        globs.push(format!("{prefix}{body}"));
+    }
+    if !body.ends_with("**") {
+        globs.push(format!("{prefix}{body}/**"));
+    } else if dir_only {
+        globs.push(format!("{prefix}{body}"));
+    }
+    let mut set = globset::GlobSetBuilder::new();
+    for glob in globs {
+        let glob = globset::GlobBuilder::new(&glob)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map_err(|e| format!("path {pattern:?} is not a glob: {}", e.kind()))?;
+        set.add(glob);
+    }
+    set.build()
+        .map_err(|e| format!("path {pattern:?} is not a glob: {}", e.kind()))
 }
 
 /// Where GitHub (github.com, or the Enterprise server named by `GITHUB_API_URL`) lives.
@@ -165,6 +287,9 @@ pub struct Config {
     pub hosts: BTreeMap<String, HostConfig>,
     /// Where the config file was looked for, for error messages.
     pub path: Option<PathBuf>,
+    /// The file's `[[impact.areas]]` rules, in order, each one valid
+    /// ([`AreaRule::validate`]).
+    pub impact_areas: Vec<AreaRule>,
     env_tokens: BTreeMap<String, Secret>,
 }
 
@@ -241,6 +366,27 @@ impl Config {
                 )
             })?,
         };
+        for (index, rule) in file.impact.areas.iter().enumerate() {
+            if let Err(why) = rule.validate() {
+                let where_ = path
+                    .as_ref()
+                    .map(|p| format!("the config file {}", p.display()))
+                    .unwrap_or_else(|| "the config file".to_owned());
+                return Err(Error::config(format!(
+                    "{where_}: [[impact.areas]] rule {} (area {:?}): {why}",
+                    index + 1,
+                    rule.area
+                ))
+                .with_detail("rule_index", index + 1)
+                .with_suggestion(format!(
+                    "Each [[impact.areas]] rule takes area = one of {}, paths = a list of \
+                     gitignore-like globs (\"schema/**\", \"*.prisma\") and optionally risk = \
+                     one of {}.",
+                    AREA_NAMES.join(" | "),
+                    RISK_NAMES.join(" | ")
+                )));
+            }
+        }
         let mut hosts: BTreeMap<String, HostConfig> = BTreeMap::new();
         for (host, cfg) in file.hosts {
             hosts.insert(host.to_ascii_lowercase(), cfg);
@@ -341,6 +487,7 @@ impl Config {
             github,
             hosts,
             path,
+            impact_areas: file.impact.areas,
             env_tokens,
         })
     }
@@ -783,6 +930,135 @@ token = "file-token"
             resolve_pr_core::Error::from(e).category,
             resolve_pr_core::Category::User
         );
+    }
+
+    #[test]
+    fn impact_area_rules_are_read_in_order() {
+        let text = r#"
+[[impact.areas]]
+area = "database"
+paths = ["schema/**", "*.prisma"]
+risk = "high"
+
+[[impact.areas]]
+area = "frontend"
+paths = ["/web/"]
+"#;
+        let c = Config::from_parts(Some(text), None, &env(&[])).unwrap();
+        assert_eq!(
+            c.impact_areas,
+            [
+                AreaRule {
+                    area: "database".into(),
+                    paths: vec!["schema/**".into(), "*.prisma".into()],
+                    risk: Some("high".into()),
+                },
+                AreaRule {
+                    area: "frontend".into(),
+                    paths: vec!["/web/".into()],
+                    risk: None,
+                },
+            ]
+        );
+        assert!(
+            Config::from_parts(None, None, &env(&[]))
+                .unwrap()
+                .impact_areas
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_bad_impact_area_rule_names_the_file_the_rule_and_what_is_accepted() {
+        let path = PathBuf::from("/home/me/.config/resolve-pr/config.toml");
+        for (rule, said) in [
+            (
+                "area = \"databse\"\npaths = [\"db/**\"]",
+                "area \"databse\" is not one of frontend, backend",
+            ),
+            (
+                "area = \"database\"\npaths = [\"db/**\"]\nrisk = \"severe\"",
+                "risk \"severe\" is not one of low, medium, high",
+            ),
+            (
+                "area = \"database\"\npaths = [\"db/[a\"]",
+                "path \"db/[a\" is not a glob",
+            ),
+            ("area = \"database\"\npaths = []", "paths is empty"),
+            (
+                "area = \"database\"\npaths = [\"/\"]",
+                "path \"/\" is empty",
+            ),
+        ] {
+            let text = format!(
+                "[[impact.areas]]\narea = \"docs\"\npaths = [\"docs/\"]\n[[impact.areas]]\n{rule}\n"
+            );
+            let e = Config::from_parts(Some(&text), Some(path.clone()), &env(&[])).unwrap_err();
+            let e = resolve_pr_core::Error::from(e);
+            assert_eq!(e.category, resolve_pr_core::Category::User);
+            assert!(e.error.contains(&path.display().to_string()), "{}", e.error);
+            assert!(e.error.contains("rule 2"), "{}", e.error);
+            assert!(e.error.contains(said), "{} lacks {said}", e.error);
+            let suggestion = e.suggestion.unwrap();
+            assert!(
+                suggestion.contains("frontend | backend | database")
+                    && suggestion.contains("low | medium | high"),
+                "{suggestion}"
+            );
+        }
+        // An unknown key is refused too (a typo must not silently drop the rule's intent).
+        let e = Config::from_parts(
+            Some("[[impact.areas]]\narea = \"docs\"\npath = [\"docs/\"]\n"),
+            None,
+            &env(&[]),
+        )
+        .unwrap_err();
+        assert!(matches!(e, Error::Config { .. }), "{e:?}");
+    }
+
+    #[test]
+    fn area_globs_are_gitignore_like() {
+        let cases: &[(&str, &[&str], &[&str])] = &[
+            (
+                "*.prisma",
+                &["schema.prisma", "db/prisma/schema.prisma"],
+                &["schema.prisma.bak", "prisma"],
+            ),
+            (
+                "schema/**",
+                &["schema/a.sql", "schema/x/y.sql"],
+                &["db/schema/a.sql", "schema"],
+            ),
+            (
+                "/web/",
+                &["web/a.ts", "web/x/y.ts"],
+                &["web", "app/web/a.ts"],
+            ),
+            (
+                "migrations",
+                &["migrations", "migrations/001.sql", "db/migrations/001.sql"],
+                &["migrations.rs"],
+            ),
+            (
+                "src/*.rs",
+                &["src/main.rs"],
+                &["src/bin/x.rs", "crates/a/src/main.rs"],
+            ),
+            (
+                "**/k8s/*.{yaml,yml}",
+                &["k8s/a.yaml", "deploy/k8s/b.yml"],
+                &["k8s/a.json"],
+            ),
+        ];
+        for (glob, matching, not_matching) in cases {
+            let set = area_globs(glob).unwrap();
+            for path in *matching {
+                assert!(set.is_match(path), "{glob} should match {path}");
+            }
+            for path in *not_matching {
+                assert!(!set.is_match(path), "{glob} should not match {path}");
+            }
+        }
     }
 
     #[test]

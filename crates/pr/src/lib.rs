@@ -1,8 +1,9 @@
 //! Answers about a pull request, composed from what the forge reports, what the `ci` crate
 //! reads in logs and what the local repository holds (`resolve-pr-git`): the state of its CI
 //! ([`ci_state`]), the review feedback that still needs an answer ([`review_feedback`]),
-//! whether it merges cleanly ([`conflicts`]), how to restack PRs built on it ([`stack`]) and
-//! whether it can merge now ([`readiness`]).
+//! whether it merges cleanly ([`conflicts`]), how to restack PRs built on it ([`stack`]),
+//! whether it can merge now ([`readiness`]), and what a change touches, how risky it is and
+//! who should review it ([`impact`]).
 //!
 //! Answers are plain Rust types. This crate does not know about tools' output shapes: no
 //! serde contract, no JSON Schema, no MCP, no cursors or pages, no commands to run. The
@@ -10,6 +11,7 @@
 
 pub mod ci_state;
 pub mod conflicts;
+pub mod impact;
 pub mod patch;
 pub mod readiness;
 pub mod review_feedback;
