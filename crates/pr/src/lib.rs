@@ -2,7 +2,9 @@
 //! reads in logs and what the local repository holds (`resolve-pr-git`): the state of its CI
 //! ([`ci_state`]), the review feedback that still needs an answer ([`review_feedback`]),
 //! whether it merges cleanly ([`conflicts`]) and how to restack PRs built on it ([`stack`]).
-//! Merge readiness and impact come here next.
+//! [`review`] holds the pure analyses behind reviewing one: file categories, focus points,
+//! diff excerpts within a budget, issue references and public API changes. Merge readiness
+//! and impact come here next.
 //!
 //! Answers are plain Rust types. This crate does not know about tools' output shapes: no
 //! serde contract, no JSON Schema, no MCP, no cursors or pages, no commands to run. The
@@ -10,6 +12,7 @@
 
 pub mod ci_state;
 pub mod conflicts;
+pub mod review;
 pub mod review_feedback;
 pub mod stack;
 
