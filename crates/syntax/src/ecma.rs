@@ -10,16 +10,24 @@ pub(crate) fn exports(root: Node<'_>, src: &str) -> Vec<Export> {
     let mut cursor = root.walk();
     let statements: Vec<Node<'_>> = root.named_children(&mut cursor).collect();
     let mut out = Vec::new();
+    // Top-level declarations, exported or not, read once when a name must be looked up.
+    let mut locals: Option<Vec<Export>> = None;
     for stmt in &statements {
         if stmt.kind() != "export_statement" || stmt.has_error() {
             continue;
         }
-        export_statement(*stmt, &statements, src, &mut out);
+        export_statement(*stmt, &statements, &mut locals, src, &mut out);
     }
     out
 }
 
-fn export_statement(stmt: Node<'_>, statements: &[Node<'_>], src: &str, out: &mut Vec<Export>) {
+fn export_statement(
+    stmt: Node<'_>,
+    statements: &[Node<'_>],
+    locals: &mut Option<Vec<Export>>,
+    src: &str,
+    out: &mut Vec<Export>,
+) {
     let mut cursor = stmt.walk();
     let children: Vec<Node<'_>> = stmt.children(&mut cursor).collect();
     let is_default = children.iter().any(|c| c.kind() == "default");
@@ -50,7 +58,7 @@ fn export_statement(stmt: Node<'_>, statements: &[Node<'_>], src: &str, out: &mu
     if let Some(value) = stmt.child_by_field_name("value") {
         // `export default <expression>`.
         let local = (value.kind() == "identifier")
-            .then(|| local_declaration(text(value, src), statements, src))
+            .then(|| local_declaration(text(value, src), statements, locals, src))
             .flatten();
         let (kind, sig) = match (local, value.kind()) {
             (Some(e), _) => (e.kind, format!("export default {}", e.signature)),
@@ -95,7 +103,7 @@ fn export_statement(stmt: Node<'_>, statements: &[Node<'_>], src: &str, out: &mu
                         .to_owned();
                     let local = source
                         .is_none()
-                        .then(|| local_declaration(name, statements, src))
+                        .then(|| local_declaration(name, statements, locals, src))
                         .flatten();
                     match local {
                         Some(e) => out.push(Export {
@@ -142,18 +150,26 @@ fn export_statement(stmt: Node<'_>, statements: &[Node<'_>], src: &str, out: &mu
 }
 
 /// The first top-level declaration of `name`, exported or not.
-fn local_declaration(name: &str, statements: &[Node<'_>], src: &str) -> Option<Export> {
-    statements
-        .iter()
-        .filter_map(|s| {
-            if s.kind() == "export_statement" {
-                s.child_by_field_name("declaration")
-            } else {
-                Some(*s)
-            }
-        })
-        .flat_map(|s| declaration(s, src))
-        .find(|e| e.name == name)
+fn local_declaration(
+    name: &str,
+    statements: &[Node<'_>],
+    locals: &mut Option<Vec<Export>>,
+    src: &str,
+) -> Option<Export> {
+    let locals = locals.get_or_insert_with(|| {
+        statements
+            .iter()
+            .filter_map(|s| {
+                if s.kind() == "export_statement" {
+                    s.child_by_field_name("declaration")
+                } else {
+                    Some(*s)
+                }
+            })
+            .flat_map(|s| declaration(s, src))
+            .collect()
+    });
+    locals.iter().find(|e| e.name == name).cloned()
 }
 
 fn function_head(node: Node<'_>, src: &str) -> String {

@@ -205,3 +205,28 @@ fn syntax_errors_are_reported() {
     // TypeScript syntax is an error for the JavaScript grammar.
     assert!(exports(Language::JavaScript, "export interface I { a: string }\n").is_err());
 }
+
+#[test]
+fn default_exports_of_expressions_name_their_kind_not_their_value() {
+    let v1 = "export default { name: 'card', props: ['a'] };\n";
+    let v2 = "export default { name: 'card', props: ['a', 'b'], data() { return {} } };\n";
+    assert_eq!(
+        listing(Language::JavaScript, v1),
+        ["variable default | export default <object> @1"]
+    );
+    assert_eq!(compare(Language::JavaScript, v1, v2).unwrap(), Vec::new());
+    assert_eq!(
+        listing(
+            Language::TypeScript,
+            "export default (a: number) => a * 2;\n"
+        ),
+        ["function default | export default (a: number) => @1"]
+    );
+    assert_eq!(
+        listing(
+            Language::JavaScript,
+            "import x from './x';\nexport default x;\n"
+        ),
+        ["reexport default | export default x @2"]
+    );
+}
