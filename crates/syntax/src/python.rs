@@ -11,7 +11,7 @@ pub(crate) fn exports(root: Node<'_>, src: &str) -> Vec<Export> {
     let mut all = Vec::new();
     let mut imports: Vec<(String, String, Node<'_>)> = Vec::new();
     module(root, src, 0, &mut all, &mut imports);
-    let Some(listed) = dunder_all(root, src) else {
+    let Some((listed, all_line)) = dunder_all(root, src) else {
         all.retain(|e| !e.name.starts_with('_') || e.name.contains('.'));
         return all;
     };
@@ -33,12 +33,13 @@ pub(crate) fn exports(root: Node<'_>, src: &str) -> Vec<Export> {
                 *node,
             ));
         } else {
-            // Listed but bound in a way this reader does not follow (`globals()`, `*` imports).
+            // Listed but bound in a way this reader does not follow (`globals()`, `*`
+            // imports): the `__all__` line is where it is declared public.
             out.push(Export {
                 name: name.clone(),
                 kind: ExportKind::Variable,
                 signature: format!("__all__ entry {name}"),
-                line: 0,
+                line: all_line,
             });
         }
     }
@@ -234,7 +235,7 @@ fn import<'t>(stmt: Node<'t>, src: &str, imports: &mut Vec<(String, String, Node
 
 /// The names of `__all__` when it is assigned once, at module level, to a literal list or
 /// tuple of plain strings, and never changed in place (`+=`, `.append`, `.extend`).
-fn dunder_all(root: Node<'_>, src: &str) -> Option<Vec<String>> {
+fn dunder_all(root: Node<'_>, src: &str) -> Option<(Vec<String>, u32)> {
     let mut literal = None;
     let mut assignments = 0;
     let mut cursor = root.walk();
@@ -251,7 +252,8 @@ fn dunder_all(root: Node<'_>, src: &str) -> Option<Vec<String>> {
                 assignments += 1;
                 literal = expr
                     .child_by_field_name("right")
-                    .and_then(|r| string_list(r, src));
+                    .and_then(|r| string_list(r, src))
+                    .map(|names| (names, crate::line_of(stmt)));
             }
             "augmented_assignment" if left("left") == Some("__all__") => return None,
             "call" => {

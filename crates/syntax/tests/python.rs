@@ -108,9 +108,9 @@ class Config:
     assert_eq!(
         listing(source),
         [
-            "variable missing | __all__ entry missing @0",
             "reexport Client | from .client import Client @1",
             "reexport open_connection | from .client import connect as open_connection @1",
+            "variable missing | __all__ entry missing @4",
             "function helper | def helper(x) @7",
             "class Config | class Config @15",
             "method Config.load | def load(self, path) @16",
