@@ -52,6 +52,7 @@ fn everything_fits_but_the_lockfile_and_files_without_patches() {
         file("Cargo.lock", Some(lock_patch.clone()), 1, 1),
         file("assets/logo.png", None, 0, 0),
         file("data/huge.sql", None, 90_000, 10),
+        file("web/package-lock.json", None, 4_000, 3_000),
         ChangedFile {
             status: FileStatus::Renamed,
             previous_path: Some("src/old.rs".into()),
@@ -67,7 +68,8 @@ fn everything_fits_but_the_lockfile_and_files_without_patches() {
     );
     assert_eq!(shown.lines, lines(&src_patch));
     assert!(plan.per_file[1].is_none() && plan.per_file[2].is_none() && plan.per_file[3].is_none());
-    assert_eq!(plan.per_file[4].as_ref().map(|e| e.lines), Some(0));
+    assert!(plan.per_file[4].is_none());
+    assert_eq!(plan.per_file[5].as_ref().map(|e| e.lines), Some(0));
     assert_eq!(plan.lines_shown, lines(&src_patch));
     assert_eq!(plan.lines_total, lines(&src_patch) + lines(&lock_patch));
     let omitted: Vec<(&str, usize, usize, &str)> = plan
@@ -81,6 +83,7 @@ fn everything_fits_but_the_lockfile_and_files_without_patches() {
             ("Cargo.lock", 1, lines(&lock_patch), "lockfile"),
             ("assets/logo.png", 0, 0, "binary"),
             ("data/huge.sql", 0, 90_010, "no patch from the forge"),
+            ("web/package-lock.json", 0, 7_000, "lockfile"),
         ]
     );
 }
@@ -209,7 +212,18 @@ proptest! {
         prop_assert_eq!(counted, plan.lines_shown);
         // What is shown plus what is omitted accounts for every patch line (markers aside).
         let markers: usize = plan.per_file.iter().flatten().map(|e| e.hunks_cut).sum();
-        let omitted_lines: usize = plan.omitted.iter().filter(|o| o.reason != OmissionReason::Binary && o.reason != OmissionReason::NoPatch).map(|o| o.lines).sum();
+        // (Omissions of files without a patch count changed lines, not patch lines: a
+        // lockfile's has no hunks.)
+        let omitted_lines: usize = plan
+            .omitted
+            .iter()
+            .filter(|o| match o.reason {
+                OmissionReason::Binary | OmissionReason::NoPatch => false,
+                OmissionReason::Lockfile => o.hunks > 0,
+                OmissionReason::Budget => true,
+            })
+            .map(|o| o.lines)
+            .sum();
         prop_assert_eq!(plan.lines_shown - markers + omitted_lines, plan.lines_total);
         // With room for everything, nothing but lockfiles is left out.
         let all = plan_excerpts(&files, usize::MAX);

@@ -102,9 +102,10 @@ struct Candidate {
 /// first lines, and a marker line `… N more lines of this hunk not shown`), filling the
 /// budget; otherwise it is left out. Each file shows its chosen hunks in patch order.
 ///
-/// Lockfiles are never shown. A file without a patch is left out as binary when it has no
-/// changed lines, else as "no patch from the forge"; a renamed file without changes and a
-/// patch without hunks are shown as an empty excerpt.
+/// Lockfiles are never shown (reason "lockfile", with or without a patch). Another file
+/// without a patch is left out as binary when it has no changed lines, else as "no patch
+/// from the forge"; a renamed file without changes and a patch without hunks are shown as
+/// an empty excerpt.
 pub fn plan_excerpts(files: &[ChangedFile], max_lines: usize) -> ExcerptPlan {
     let parsed: Vec<Option<Vec<Vec<&str>>>> = files
         .iter()
@@ -187,15 +188,19 @@ pub fn plan_excerpts(files: &[ChangedFile], max_lines: usize) -> ExcerptPlan {
             if changed == 0 && f.status == FileStatus::Renamed {
                 per_file.push(Some(empty_excerpt()));
             } else {
+                // A lockfile is never shown, so that is the reason, patch or not.
+                let reason = if categories[file] == FileCategory::Lock {
+                    OmissionReason::Lockfile
+                } else if changed == 0 {
+                    OmissionReason::Binary
+                } else {
+                    OmissionReason::NoPatch
+                };
                 omitted.push(Omission {
                     path: f.path.clone(),
                     hunks: 0,
                     lines: changed,
-                    reason: if changed == 0 {
-                        OmissionReason::Binary
-                    } else {
-                        OmissionReason::NoPatch
-                    },
+                    reason,
                 });
                 per_file.push(None);
             }
