@@ -13,12 +13,105 @@ pub(crate) fn exports(root: Node<'_>, src: &str) -> Vec<Export> {
     // Top-level declarations, exported or not, read once when a name must be looked up.
     let mut locals: Option<Vec<Export>> = None;
     for stmt in &statements {
-        if stmt.kind() != "export_statement" || stmt.has_error() {
+        if stmt.has_error() {
             continue;
         }
-        export_statement(*stmt, &statements, &mut locals, src, &mut out);
+        match stmt.kind() {
+            "export_statement" => export_statement(*stmt, &statements, &mut locals, src, &mut out),
+            "expression_statement" => {
+                commonjs(*stmt, &statements, &mut locals, src, &mut out);
+            }
+            _ => {}
+        }
     }
     out
+}
+
+/// `exports.x = …`, `module.exports.x = …`, `module.exports = …` at the top level.
+fn commonjs(
+    stmt: Node<'_>,
+    statements: &[Node<'_>],
+    locals: &mut Option<Vec<Export>>,
+    src: &str,
+    out: &mut Vec<Export>,
+) {
+    let Some(assignment) = stmt
+        .named_child(0)
+        .filter(|a| a.kind() == "assignment_expression")
+    else {
+        return;
+    };
+    let (Some(left), Some(right)) = (
+        assignment.child_by_field_name("left"),
+        assignment.child_by_field_name("right"),
+    ) else {
+        return;
+    };
+    let target = crate::render::collapse(text(left, src));
+    let target = target.replace(' ', "");
+    let value = |name: String, node: Node<'_>, locals: &mut Option<Vec<Export>>| -> Export {
+        let prefix = if target == "module.exports" && name != target {
+            format!("module.exports.{name}")
+        } else {
+            target.clone()
+        };
+        let (kind, sig) = match node.kind() {
+            "function_expression" | "arrow_function" | "generator_function" => (
+                ExportKind::Function,
+                format!("{prefix} = {}", function_head(node, src)),
+            ),
+            "method_definition" => (
+                ExportKind::Function,
+                format!("module.exports.{}", function_head(node, src)),
+            ),
+            "class" => (
+                ExportKind::Class,
+                format!("{prefix} = {}", function_head(node, src)),
+            ),
+            "identifier" | "shorthand_property_identifier" => {
+                match local_declaration(text(node, src), statements, locals, src) {
+                    Some(e) => (e.kind, format!("{prefix} = {}", e.signature)),
+                    None => (
+                        ExportKind::Reexport,
+                        format!("{prefix} = {}", text(node, src)),
+                    ),
+                }
+            }
+            other => (ExportKind::Variable, format!("{prefix} = <{other}>")),
+        };
+        export(name, kind, sig, node)
+    };
+    if let Some(name) = target
+        .strip_prefix("module.exports.")
+        .or_else(|| target.strip_prefix("exports."))
+        .filter(|n| !n.contains('.'))
+    {
+        out.push(value(name.to_owned(), right, locals));
+    } else if target == "module.exports" {
+        if right.kind() != "object" {
+            out.push(value("module.exports".to_owned(), right, locals));
+            return;
+        }
+        let mut cursor = right.walk();
+        for property in right.named_children(&mut cursor) {
+            let (key, node) = match property.kind() {
+                "shorthand_property_identifier" => (Some(property), property),
+                "pair" => match (
+                    property.child_by_field_name("key"),
+                    property.child_by_field_name("value"),
+                ) {
+                    (Some(k), Some(v)) => (Some(k), v),
+                    _ => continue,
+                },
+                "method_definition" => (property.child_by_field_name("name"), property),
+                _ => continue,
+            };
+            if let Some(key) = key {
+                let name = text(key, src).trim_matches(['"', '\'']).to_owned();
+                out.push(value(name, node, locals));
+            }
+        }
+    }
 }
 
 fn export_statement(

@@ -178,6 +178,9 @@ pub struct Recovered {
 ///   `default`), `export { a, b as c }` (by the exported name, with the local declaration's
 ///   signature when it is declared in the file), `export … from` re-exports; the members of
 ///   an exported class as `Class.member` unless `private`, `protected` or `#private`.
+///   CommonJS at the top level too: `exports.x = …` and `module.exports.x = …` as `x`,
+///   `module.exports = { a, b: c, m() {} }` as `a`, `b`, `m`, and `module.exports = <other>`
+///   as `module.exports`.
 /// - **Python**: module-level `def`, `class` and assignments (also inside module-level
 ///   `if`/`try`) whose name does not start with `_`, and class methods as `Class.method`
 ///   (those not starting with `_`, and `__init__`). When `__all__` is assigned once, to a
@@ -207,14 +210,22 @@ pub fn exports_recovered(language: Language, source: &str) -> Result<Recovered, 
     let mut stack = vec![root];
     let mut cursor = root.walk();
     while let Some(node) = stack.pop() {
-        if !node.has_error() {
-            continue;
-        }
+        // A missing leaf need not report `has_error` itself; its parent does.
         if node.is_error() || node.is_missing() {
             error_lines.push(line_of(node));
             continue;
         }
-        stack.extend(node.children(&mut cursor));
+        if !node.has_error() {
+            continue;
+        }
+        let before = stack.len();
+        stack.extend(
+            node.children(&mut cursor)
+                .filter(|c| c.has_error() || c.is_error() || c.is_missing()),
+        );
+        if stack.len() == before {
+            error_lines.push(line_of(node));
+        }
     }
     error_lines.sort_unstable();
     error_lines.dedup();
@@ -266,7 +277,7 @@ fn first_error(root: Node<'_>) -> Option<(u32, u32)> {
             return Some((to_u32(p.row) + 1, to_u32(p.column) + 1));
         }
         for child in node.children(&mut cursor) {
-            if child.has_error() {
+            if child.has_error() || child.is_error() || child.is_missing() {
                 node = child;
                 continue 'descend;
             }

@@ -230,3 +230,52 @@ fn default_exports_of_expressions_name_their_kind_not_their_value() {
         ["reexport default | export default x @2"]
     );
 }
+
+#[test]
+fn commonjs_exports() {
+    let v1 = r#"'use strict';
+function helper(a, b) { return a + b; }
+module.exports = { helper, run: helper, stop(x) { return x; }, VERSION: '1.0' };
+exports.start = function (port) {};
+module.exports.close = async (server) => {};
+"#;
+    assert_eq!(
+        listing(Language::JavaScript, v1),
+        [
+            "function helper | module.exports.helper = function helper(a, b) @3",
+            "function run | module.exports.run = function helper(a, b) @3",
+            "function stop | module.exports.stop(x) @3",
+            "variable VERSION | module.exports.VERSION = <string> @3",
+            "function start | exports.start = function(port) @4",
+            "function close | module.exports.close = async(server) => @5",
+        ]
+    );
+    let v2 = "function helper(a) { return a; }\nmodule.exports = { helper };\n";
+    let got: Vec<String> = compare(Language::JavaScript, v1, v2)
+        .unwrap()
+        .into_iter()
+        .map(|c| match c {
+            ApiChange::Removed { before } => format!("removed {}", before.name),
+            ApiChange::Changed { before, .. } => format!("changed {}", before.name),
+            ApiChange::Added { after } => format!("added {}", after.name),
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "changed helper",
+            "removed run",
+            "removed stop",
+            "removed VERSION",
+            "removed start",
+            "removed close"
+        ]
+    );
+    assert_eq!(
+        listing(
+            Language::JavaScript,
+            "module.exports = class Queue { push(x) {} };\n"
+        ),
+        ["class module.exports | module.exports = class Queue @1"]
+    );
+}

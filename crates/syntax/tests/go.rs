@@ -129,3 +129,17 @@ fn syntax_error_line() {
         "{err:?}"
     );
 }
+
+#[test]
+fn a_missing_token_is_an_error_line_in_recovery_too() {
+    // tree-sitter-go inserts a missing statement terminator here; the missing leaf does not
+    // report an error itself, only its parent does (found by the property test).
+    let source = "package p\n impl";
+    let err = exports(Language::Go, source).unwrap_err();
+    assert!(matches!(
+        err,
+        resolve_pr_syntax::SyntaxError::Invalid { .. }
+    ));
+    let recovered = resolve_pr_syntax::exports_recovered(Language::Go, source).unwrap();
+    assert!(!recovered.error_lines.is_empty());
+}
