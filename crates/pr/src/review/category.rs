@@ -1,8 +1,9 @@
 //! What kind of file a changed path is, by its path alone.
 
 /// The kind of a changed file. Reviewers read `Source` and `Test` first; `Generated`,
-/// `Lock` and `Vendored` are output of tools or other projects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// `Lock` and `Vendored` are output of tools or other projects. (The variants' order is
+/// not a priority: [`super::plan_excerpts`] states its own.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FileCategory {
     Source,
     Test,

@@ -50,7 +50,8 @@ impl FocusKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FocusPoint {
     pub kind: FocusKind,
-    /// The line in the new file for an added line, in the old file for a removed one.
+    /// The line in the new file for an added line, in the old file for a removed one
+    /// (counted from 0 when its hunk header has no line numbers).
     pub line: u32,
     pub removed: bool,
     /// The line, trimmed, at most [`EXCERPT_CHARS`] characters (cut ones end in `…`), with

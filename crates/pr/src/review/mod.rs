@@ -16,5 +16,5 @@ mod references;
 pub use breaking::breaking_changes;
 pub use category::{FileCategory, file_category};
 pub use excerpts::{Excerpt, ExcerptPlan, Omission, OmissionReason, plan_excerpts};
-pub use focus::{FocusKind, FocusPoint, focus_points};
+pub use focus::{EXCERPT_CHARS, FocusKind, FocusPoint, focus_points};
 pub use references::{IssueRef, References, references};
