@@ -23,6 +23,8 @@ registry::tools! {
     detect_merge_conflicts::DetectMergeConflicts,
     manage_stacked_prs::ManageStackedPrs,
     check_merge_readiness::CheckMergeReadiness,
+    analyze_pr_impact::AnalyzePrImpact,
+    get_review_suggestions::GetReviewSuggestions,
 }
 
 use std::sync::Arc;

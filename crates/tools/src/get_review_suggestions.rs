@@ -1,0 +1,916 @@
+//! `get_review_suggestions` (seed 000 tool 7; seed 003's `ReviewContext`): what a reviewer
+//! (an agent) needs to review a PR in one call, within a token budget: metadata, every file
+//! with its stats, the diff cut to `max_diff_lines` by a stated priority, focus points from
+//! deterministic patterns naming their lines, exported symbols removed or changed (compared
+//! with tree-sitter before and after), a checklist per file category and focus area, and the
+//! issues and PRs the description and commits refer to. The patterns and priorities live in
+//! `resolve_pr_pr::review`; the checklist's wording here.
+
+use resolve_pr_core::{Error, PrRef, Result, budget};
+use resolve_pr_forge::{ChangedFile, CommitInfo, FileStatus, Forge, PullRequest};
+use resolve_pr_pr::patch::reverse_apply;
+use resolve_pr_pr::review::{self, FileCategory, FocusKind};
+use resolve_pr_syntax::{ApiChange, Language};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Context;
+use crate::registry::{Annotations, Tool};
+
+/// Default and ceiling of `max_diff_lines`.
+const DEFAULT_DIFF_LINES: u32 = 500;
+const MAX_DIFF_LINES: u32 = 5000;
+/// Files listed at most (the highest-priority ones); the rest are counted.
+const MAX_FILES: usize = 100;
+/// Focus points per file at most.
+const FOCUS_PER_FILE: usize = 10;
+/// Source files compared for exported symbols at most, and their size limit.
+const API_FILES: usize = 30;
+const API_FILE_BYTES: u64 = 512 * 1024;
+/// Bytes of the PR's description shown.
+const DESCRIPTION_BYTES: usize = 4000;
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// Also "owner/repo/pull/123", "host/owner/repo#123" or the PR's URL.
+    #[schemars(example = &"owner/repo#123")]
+    pub pr: String,
+    /// Checklist sections to add: security, performance, testing, documentation,
+    /// compatibility, accessibility, concurrency, error_handling.
+    #[serde(default)]
+    pub focus_areas: Vec<String>,
+    /// Include diff excerpts (default true).
+    #[serde(default)]
+    pub include_diff: Option<bool>,
+    /// Lines of diff in all, across files (default 500, at most 5000).
+    #[serde(default)]
+    pub max_diff_lines: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Metadata {
+    pub title: String,
+    /// Cut at 4,000 bytes (marked).
+    pub description: String,
+    pub author: String,
+    pub labels: Vec<String>,
+    pub draft: bool,
+    pub base_branch: String,
+    pub head_branch: String,
+    pub head_sha: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FocusPoint {
+    /// unsafe, dynamic_code, sql_concatenation, secret_like, removed_test, todo_added,
+    /// public_signature, panic.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// In the new file; in the old file when removed is true.
+    pub line: u32,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub removed: bool,
+    pub description: String,
+    /// The line (secrets masked).
+    pub code: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ApiChangeOut {
+    /// removed or changed.
+    pub change: String,
+    pub name: String,
+    pub kind: String,
+    pub before: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    /// Of the declaration in the old file.
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewFile {
+    pub path: String,
+    /// added, modified, deleted, renamed.
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_path: Option<String>,
+    pub additions: u64,
+    pub deletions: u64,
+    /// source, test, config, docs, build, generated, lock, vendored.
+    pub category: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// Whole hunks, by priority; see diff_omitted for what was left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff_excerpt: Option<String>,
+    pub focus_points: Vec<FocusPoint>,
+    /// Exported symbols removed or changed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub api_changes: Vec<ApiChangeOut>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ChecklistItem {
+    pub question: String,
+    pub guidance: String,
+    /// The files or focus points that make it apply.
+    pub applies_to: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ChecklistSection {
+    pub category: String,
+    pub items: Vec<ChecklistItem>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewContext {
+    /// Issues this repository's PR closes or mentions (#N, closing keywords, issue URLs).
+    pub related_issues: Vec<u64>,
+    /// PRs of this repository named as PRs ("PR #N", pull URLs).
+    pub mentioned_prs: Vec<u64>,
+    /// References to other repositories, "owner/repo#N".
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cross_repo_references: Vec<String>,
+    /// An exported symbol was removed or its signature changed (see files' api_changes).
+    pub breaking_changes_detected: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub security_sensitive_files: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DiffOmitted {
+    pub path: String,
+    pub why: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Output {
+    /// Normalized: "owner/repo#123".
+    pub pr: String,
+    pub metadata: Metadata,
+    pub files: Vec<ReviewFile>,
+    /// Files not listed (beyond the first 100 by priority).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub files_not_listed: u64,
+    pub review_checklist: Vec<ChecklistSection>,
+    pub context: ReviewContext,
+    /// Diff lines shown of all changed lines.
+    pub diff_lines_shown: u64,
+    pub diff_lines_total: u64,
+    /// Diff left out, per file, and why; the whole diff: the command in how_to_get_full_diff.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diff_omitted: Vec<DiffOmitted>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub how_to_get_full_diff: Option<String>,
+    /// Estimated tokens of this response (bytes of its JSON / 4).
+    pub token_estimate: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+pub struct GetReviewSuggestions;
+
+impl Tool for GetReviewSuggestions {
+    const NAME: &'static str = "get_review_suggestions";
+    const TITLE: &'static str = "Get review suggestions";
+    const DESCRIPTION: &'static str = "Everything to review a PR in one call, within a token \
+budget: metadata, every file's status and stats, diff excerpts within max_diff_lines (source \
+before tests, config and docs, generated, lock and vendored files last; hunks with focus points \
+and larger hunks first; what was left out is listed), focus points from fixed patterns (new \
+unsafe, eval/exec, SQL built by concatenation, secret-like strings, removed tests, TODOs, \
+changed public signatures) naming their lines, exported symbols removed or changed (compared \
+with tree-sitter: Rust, TypeScript/JavaScript, Python, Go), a checklist per file category and \
+focus area, and referenced issues and PRs. Read-only.";
+    const TOOLSET: crate::Toolset = crate::Toolset::Analysis;
+    const ANNOTATIONS: Annotations = Annotations {
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+    };
+    type Input = Input;
+    type Output = Output;
+
+    async fn run(ctx: &Context, input: Input, _raw: &Value) -> Result<Output> {
+        let mut problems = Vec::new();
+        let max_lines = input.max_diff_lines.unwrap_or(DEFAULT_DIFF_LINES);
+        if max_lines > MAX_DIFF_LINES {
+            problems.push(format!(
+                "max_diff_lines: {max_lines} is more than {MAX_DIFF_LINES}; give at most \
+                 {MAX_DIFF_LINES}, or 0 for no diff"
+            ));
+        }
+        let mut focus_areas = Vec::new();
+        for area in &input.focus_areas {
+            match focus_area(area) {
+                Some(a) => focus_areas.push(a),
+                None => problems.push(format!(
+                    "focus_areas: {area:?} is not one of {}",
+                    FOCUS_AREAS.join(", ")
+                )),
+            }
+        }
+        let pr_ref = crate::shared::pr_from_ref(&input.pr, problems)?;
+        let forge = ctx.forge(&pr_ref.repo)?;
+        let repo = forge.repository();
+        let (pull, files, commits) = tokio::join!(
+            forge.pull_requests().pull_request(&pr_ref),
+            repo.pull_files(&pr_ref),
+            repo.pull_commits(&pr_ref),
+        );
+        let pull = pull?;
+        let files = files?;
+        let mut notes = Vec::new();
+        let commits = commits.unwrap_or_else(|e| {
+            notes.push(format!(
+                "commits could not be read, so their messages were not searched for references: {}",
+                Error::from(e).error
+            ));
+            Vec::new()
+        });
+        let api = api_changes(forge.as_ref(), &pr_ref, &pull, &files, &mut notes).await;
+        let include_diff = input.include_diff.unwrap_or(true) && max_lines > 0;
+        let mut out = build(
+            forge.as_ref(),
+            &pr_ref,
+            &pull,
+            &files,
+            &commits,
+            &api,
+            include_diff.then_some(max_lines as usize),
+            &focus_areas,
+            notes,
+        );
+        out.token_estimate = estimate(&out);
+        Ok(out)
+    }
+
+    fn render(out: &Output) -> String {
+        let mut text = format!(
+            "{}: {} by {} — {} files, {} of {} diff lines shown, ~{} tokens.",
+            out.pr,
+            out.metadata.title,
+            out.metadata.author,
+            out.files.len() as u64 + out.files_not_listed,
+            out.diff_lines_shown,
+            out.diff_lines_total,
+            out.token_estimate
+        );
+        if out.context.breaking_changes_detected {
+            text.push_str("\nExported symbols removed or changed:");
+            for f in &out.files {
+                for c in &f.api_changes {
+                    text.push_str(&format!("\n- {} {} {} ({})", f.path, c.change, c.name, c.kind));
+                }
+            }
+        }
+        for f in &out.files {
+            for p in &f.focus_points {
+                text.push_str(&format!(
+                    "\n- {}:{} {}: {}",
+                    f.path, p.line, p.kind, p.description
+                ));
+            }
+        }
+        for section in &out.review_checklist {
+            text.push_str(&format!("\n{}:", section.category));
+            for item in &section.items {
+                text.push_str(&format!("\n  - {}", item.question));
+            }
+        }
+        for n in &out.notes {
+            text.push_str(&format!("\nNote: {n}"));
+        }
+        text
+    }
+}
+
+/// The focus areas the checklist has sections for.
+const FOCUS_AREAS: [&str; 8] = [
+    "security",
+    "performance",
+    "testing",
+    "documentation",
+    "compatibility",
+    "accessibility",
+    "concurrency",
+    "error_handling",
+];
+
+fn focus_area(name: &str) -> Option<&'static str> {
+    let n = name.trim().to_ascii_lowercase().replace(['-', ' '], "_");
+    let n = match n.as_str() {
+        "tests" | "test" => "testing",
+        "docs" | "doc" => "documentation",
+        "perf" => "performance",
+        "a11y" => "accessibility",
+        "errors" => "error_handling",
+        "breaking_changes" | "api" => "compatibility",
+        other => other,
+    }
+    .to_owned();
+    FOCUS_AREAS.iter().copied().find(|a| *a == n)
+}
+
+/// Exported symbols removed or changed, per file, in the order of `files`.
+async fn api_changes(
+    forge: &dyn Forge,
+    pr: &PrRef,
+    pull: &PullRequest,
+    files: &[ChangedFile],
+    notes: &mut Vec<String>,
+) -> Vec<Vec<ApiChange>> {
+    let mut out: Vec<Vec<ApiChange>> = vec![Vec::new(); files.len()];
+    let candidates: Vec<usize> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| {
+            f.status != FileStatus::Added
+                && Language::for_path(&f.path).is_some()
+                && matches!(review::file_category(&f.path), FileCategory::Source)
+        })
+        .map(|(i, _)| i)
+        .take(API_FILES)
+        .collect();
+    let skipped = files
+        .iter()
+        .filter(|f| {
+            f.status != FileStatus::Added
+                && Language::for_path(&f.path).is_some()
+                && matches!(review::file_category(&f.path), FileCategory::Source)
+        })
+        .count()
+        .saturating_sub(candidates.len());
+    if skipped > 0 {
+        notes.push(format!(
+            "exported symbols were compared in the first {API_FILES} source files only; {skipped} more were not"
+        ));
+    }
+    if candidates.is_empty() {
+        return out;
+    }
+    let repo = forge.repository();
+    // The new side of every candidate but deleted files; the old side is rebuilt from it and
+    // the diff (the merge base's file), and read only where that does not work.
+    let head_paths: Vec<String> = candidates
+        .iter()
+        .filter(|&&i| files[i].status != FileStatus::Deleted)
+        .map(|&i| files[i].path.clone())
+        .collect();
+    let heads = if head_paths.is_empty() {
+        Ok(Vec::new())
+    } else {
+        repo.file_texts(&pr.repo, &pull.head_sha, &head_paths, API_FILE_BYTES)
+            .await
+    };
+    let heads = match heads {
+        Ok(h) => h,
+        Err(e) => {
+            notes.push(format!(
+                "exported symbols were not compared: the files could not be read ({})",
+                Error::from(e).error
+            ));
+            return out;
+        }
+    };
+    let mut after: Vec<Option<String>> = Vec::new();
+    let mut head_iter = heads.into_iter();
+    for &i in &candidates {
+        if files[i].status == FileStatus::Deleted {
+            after.push(Some(String::new()));
+        } else {
+            after.push(head_iter.next().flatten());
+        }
+    }
+    let mut before: Vec<Option<String>> = candidates
+        .iter()
+        .zip(&after)
+        .map(|(&i, a)| {
+            let f = &files[i];
+            match (a, &f.patch) {
+                (Some(a), Some(p)) => reverse_apply(a, p),
+                _ => None,
+            }
+        })
+        .collect();
+    let missing: Vec<(usize, String)> = candidates
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| before[*k].is_none() && after[*k].is_some())
+        .map(|(k, &i)| (k, files[i].previous_path.clone().unwrap_or_else(|| files[i].path.clone())))
+        .collect();
+    if !missing.is_empty() {
+        let paths: Vec<String> = missing.iter().map(|(_, p)| p.clone()).collect();
+        match repo
+            .file_texts(&pr.repo, &pull.base_sha, &paths, API_FILE_BYTES)
+            .await
+        {
+            Ok(texts) => {
+                for ((k, _), t) in missing.iter().zip(texts) {
+                    before[*k] = t;
+                }
+            }
+            Err(e) => notes.push(format!(
+                "some files' earlier versions could not be read, so their exported symbols were \
+                 not compared ({})",
+                Error::from(e).error
+            )),
+        }
+    }
+    for (k, &i) in candidates.iter().enumerate() {
+        if let (Some(b), Some(a)) = (&before[k], &after[k])
+            && let Some(changes) = review::breaking_changes(&files[i].path, b, a)
+        {
+            out[i] = changes;
+        }
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build(
+    forge: &dyn Forge,
+    pr: &PrRef,
+    pull: &PullRequest,
+    files: &[ChangedFile],
+    commits: &[CommitInfo],
+    api: &[Vec<ApiChange>],
+    max_lines: Option<usize>,
+    focus_areas: &[&str],
+    notes: Vec<String>,
+) -> Output {
+    let plan = max_lines.map(|m| review::plan_excerpts(files, m));
+    let categories: Vec<FileCategory> = files.iter().map(|f| review::file_category(&f.path)).collect();
+    let focus: Vec<Vec<review::FocusPoint>> = files
+        .iter()
+        .map(|f| {
+            f.patch
+                .as_deref()
+                .map(|p| review::focus_points(&f.path, p))
+                .unwrap_or_default()
+        })
+        .collect();
+    // Files in priority order: what the excerpt plan shows first, then the rest by size.
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by_key(|&i| {
+        (
+            category_rank(categories[i]),
+            std::cmp::Reverse(focus[i].len() + api[i].len()),
+            std::cmp::Reverse(files[i].additions + files[i].deletions),
+        )
+    });
+    let listed: Vec<usize> = order.iter().copied().take(MAX_FILES).collect();
+    let files_out = listed
+        .iter()
+        .map(|&i| {
+            let f = &files[i];
+            ReviewFile {
+                path: f.path.clone(),
+                status: crate::analyze_pr_impact::status_str(f.status).to_owned(),
+                previous_path: f.previous_path.clone(),
+                additions: f.additions,
+                deletions: f.deletions,
+                category: category_str(categories[i]).to_owned(),
+                language: Language::for_path(&f.path).map(|l| l.as_str().to_owned()),
+                diff_excerpt: plan
+                    .as_ref()
+                    .and_then(|p| p.per_file.get(i).cloned().flatten())
+                    .map(|e| e.text),
+                focus_points: focus[i]
+                    .iter()
+                    .take(FOCUS_PER_FILE)
+                    .map(|p| FocusPoint {
+                        kind: focus_kind_str(p.kind).to_owned(),
+                        line: p.line,
+                        removed: p.removed,
+                        description: p.reason.clone(),
+                        code: p.excerpt.clone(),
+                    })
+                    .collect(),
+                api_changes: api[i].iter().filter_map(api_change).collect(),
+            }
+        })
+        .collect();
+
+    let mut texts: Vec<&str> = vec![pull.title.as_str(), pull.body.as_str()];
+    texts.extend(commits.iter().map(|c| c.message.as_str()));
+    let this_repo = pr.repo.full_name();
+    let refs = review::references(&texts, &this_repo);
+    let mut related_issues = Vec::new();
+    let mut mentioned_prs = Vec::new();
+    let mut cross = Vec::new();
+    for r in refs.closes.iter().chain(&refs.mentions) {
+        match &r.repo {
+            None if r.number != pull.number => {
+                if !related_issues.contains(&r.number) {
+                    related_issues.push(r.number)
+                }
+            }
+            None => {}
+            Some(repo) => cross.push(format!("{repo}#{}", r.number)),
+        }
+    }
+    for r in &refs.pulls {
+        match &r.repo {
+            None if r.number != pull.number => {
+                if !mentioned_prs.contains(&r.number) {
+                    mentioned_prs.push(r.number);
+                }
+                related_issues.retain(|n| *n != r.number);
+            }
+            None => {}
+            Some(repo) => cross.push(format!("{repo}#{}", r.number)),
+        }
+    }
+    cross.dedup();
+    let breaking = api.iter().any(|c| !c.is_empty());
+    let security_sensitive_files: Vec<String> = files
+        .iter()
+        .zip(&focus)
+        .filter(|(f, points)| {
+            is_security_path(&f.path)
+                || points.iter().any(|p| {
+                    matches!(
+                        p.kind,
+                        FocusKind::Unsafe
+                            | FocusKind::DynamicCode
+                            | FocusKind::SqlConcatenation
+                            | FocusKind::SecretLike
+                    )
+                })
+        })
+        .map(|(f, _)| f.path.clone())
+        .take(MAX_FILES)
+        .collect();
+    let review_checklist = checklist(files, &categories, &focus, breaking, focus_areas);
+
+    let (diff_lines_shown, diff_lines_total, diff_omitted) = match &plan {
+        Some(p) => (
+            p.lines_shown as u64,
+            p.lines_total as u64,
+            p.omitted
+                .iter()
+                .map(|o| DiffOmitted {
+                    path: o.path.clone(),
+                    why: format!(
+                        "{}: {} line{} in {} hunk{}",
+                        o.reason.as_str(),
+                        o.lines,
+                        if o.lines == 1 { "" } else { "s" },
+                        o.hunks,
+                        if o.hunks == 1 { "" } else { "s" }
+                    ),
+                })
+                .collect(),
+        ),
+        None => (
+            0,
+            files.iter().map(|f| f.additions + f.deletions).sum(),
+            Vec::new(),
+        ),
+    };
+    let how_to_get_full_diff = (diff_lines_shown < diff_lines_total)
+        .then(|| forge.commands().view_diff(pr).render().ok())
+        .flatten();
+    Output {
+        pr: pr.to_string(),
+        metadata: Metadata {
+            title: pull.title.clone(),
+            description: budget::cut(&pull.body, DESCRIPTION_BYTES, "the PR's page").text,
+            author: pull.author.login.clone(),
+            labels: pull.labels.clone(),
+            draft: pull.draft,
+            base_branch: pull.base_ref.clone(),
+            head_branch: pull.head_ref.clone(),
+            head_sha: pull.head_sha.clone(),
+        },
+        files: files_out,
+        files_not_listed: files.len().saturating_sub(MAX_FILES) as u64,
+        review_checklist,
+        context: ReviewContext {
+            related_issues,
+            mentioned_prs,
+            cross_repo_references: cross,
+            breaking_changes_detected: breaking,
+            security_sensitive_files,
+        },
+        diff_lines_shown,
+        diff_lines_total,
+        diff_omitted,
+        how_to_get_full_diff,
+        token_estimate: 0,
+        notes,
+    }
+}
+
+fn api_change(c: &ApiChange) -> Option<ApiChangeOut> {
+    match c {
+        ApiChange::Removed { before } => Some(ApiChangeOut {
+            change: "removed".into(),
+            name: before.name.clone(),
+            kind: format!("{:?}", before.kind).to_ascii_lowercase(),
+            before: before.signature.clone(),
+            after: None,
+            line: before.line,
+        }),
+        ApiChange::Changed { before, after } => Some(ApiChangeOut {
+            change: "changed".into(),
+            name: before.name.clone(),
+            kind: format!("{:?}", before.kind).to_ascii_lowercase(),
+            before: before.signature.clone(),
+            after: Some(after.signature.clone()),
+            line: before.line,
+        }),
+        ApiChange::Added { .. } => None,
+    }
+}
+
+/// Bytes of the response's JSON / 4: the usual estimate for English and code, and what a
+/// caller can check.
+fn estimate(out: &Output) -> u64 {
+    let bytes = serde_json::to_vec(out).map(|v| v.len()).unwrap_or(0) as u64;
+    // The estimate itself adds a few digits.
+    (bytes + 8).div_ceil(4)
+}
+
+fn category_rank(c: FileCategory) -> u8 {
+    match c {
+        FileCategory::Source => 0,
+        FileCategory::Test => 1,
+        FileCategory::Config | FileCategory::Build => 2,
+        FileCategory::Docs => 3,
+        FileCategory::Generated | FileCategory::Lock | FileCategory::Vendored => 4,
+    }
+}
+
+fn category_str(c: FileCategory) -> &'static str {
+    match c {
+        FileCategory::Source => "source",
+        FileCategory::Test => "test",
+        FileCategory::Config => "config",
+        FileCategory::Docs => "docs",
+        FileCategory::Build => "build",
+        FileCategory::Generated => "generated",
+        FileCategory::Lock => "lock",
+        FileCategory::Vendored => "vendored",
+    }
+}
+
+fn focus_kind_str(k: FocusKind) -> &'static str {
+    match k {
+        FocusKind::Unsafe => "unsafe",
+        FocusKind::DynamicCode => "dynamic_code",
+        FocusKind::SqlConcatenation => "sql_concatenation",
+        FocusKind::SecretLike => "secret_like",
+        FocusKind::RemovedTest => "removed_test",
+        FocusKind::TodoAdded => "todo_added",
+        FocusKind::PublicSignature => "public_signature",
+        FocusKind::Panic => "panic",
+    }
+}
+
+/// Paths whose name says authentication, authorization, secrets or cryptography.
+fn is_security_path(path: &str) -> bool {
+    let p = path.to_ascii_lowercase();
+    [
+        "auth", "login", "password", "secret", "crypto", "token", "session", "permission",
+        "acl", "oauth", "saml", "jwt", "security",
+    ]
+    .iter()
+    .any(|w| p.contains(w))
+}
+
+/// The checklist: a section per kind of file changed, per kind of focus point found, and per
+/// focus area asked for; each item says what makes it apply.
+fn checklist(
+    files: &[ChangedFile],
+    categories: &[FileCategory],
+    focus: &[Vec<review::FocusPoint>],
+    breaking: bool,
+    focus_areas: &[&str],
+) -> Vec<ChecklistSection> {
+    let mut sections: Vec<ChecklistSection> = Vec::new();
+    let mut add = |category: &str, question: &str, guidance: &str, applies: String| {
+        let item = ChecklistItem {
+            question: question.to_owned(),
+            guidance: guidance.to_owned(),
+            applies_to: applies,
+        };
+        match sections.iter_mut().find(|s| s.category == category) {
+            Some(s) => {
+                if !s.items.iter().any(|i| i.question == item.question) {
+                    s.items.push(item)
+                }
+            }
+            None => sections.push(ChecklistSection {
+                category: category.to_owned(),
+                items: vec![item],
+            }),
+        }
+    };
+    let paths_of = |want: &dyn Fn(FileCategory) -> bool| -> Vec<&str> {
+        files
+            .iter()
+            .zip(categories)
+            .filter(|(_, c)| want(**c))
+            .map(|(f, _)| f.path.as_str())
+            .collect()
+    };
+    let list = |paths: &[&str]| -> String {
+        let shown: Vec<&str> = paths.iter().take(5).copied().collect();
+        let more = paths.len().saturating_sub(5);
+        if more > 0 {
+            format!("{} and {more} more", shown.join(", "))
+        } else {
+            shown.join(", ")
+        }
+    };
+    let source = paths_of(&|c| c == FileCategory::Source);
+    let tests = paths_of(&|c| c == FileCategory::Test);
+    if !source.is_empty() {
+        add(
+            "Correctness",
+            "Does each changed function still do what its callers expect, including on empty, \
+             missing and boundary inputs?",
+            "Read the callers of changed functions; look for new branches without an else.",
+            list(&source),
+        );
+        if tests.is_empty() {
+            add(
+                "Testing",
+                "Is the changed behaviour covered by a test?",
+                "No test file changed with the source; ask for one or find the existing test.",
+                list(&source),
+            );
+        }
+    }
+    if !tests.is_empty() {
+        add(
+            "Testing",
+            "Do the tests fail without the change, and assert outcomes rather than run code?",
+            "Check each new assertion against the behaviour the PR claims.",
+            list(&tests),
+        );
+    }
+    let config = paths_of(&|c| matches!(c, FileCategory::Config | FileCategory::Build));
+    if !config.is_empty() {
+        add(
+            "Configuration",
+            "Are configuration and build changes intended for every environment they reach?",
+            "CI workflows, build scripts and deploy files run with credentials: check triggers \
+             and permissions.",
+            list(&config),
+        );
+    }
+    let lock = paths_of(&|c| c == FileCategory::Lock);
+    if !lock.is_empty() {
+        add(
+            "Dependencies",
+            "Are the dependency changes expected, and are new majors' breaking changes handled?",
+            "analyze_pr_impact lists each update with its versions.",
+            list(&lock),
+        );
+    }
+    let docs = paths_of(&|c| c == FileCategory::Docs);
+    if !docs.is_empty() {
+        add(
+            "Documentation",
+            "Does the documentation match the code as changed?",
+            "Check examples and option names against the diff.",
+            list(&docs),
+        );
+    }
+    if breaking {
+        add(
+            "Compatibility",
+            "Are removed or changed exported symbols intended, and are their users updated?",
+            "See files' api_changes; search the repository and dependents for each name; a \
+             release note or a major version may be due.",
+            "exported symbols removed or changed".to_owned(),
+        );
+    }
+    let kinds = |k: &dyn Fn(FocusKind) -> bool| -> Vec<String> {
+        files
+            .iter()
+            .zip(focus)
+            .flat_map(|(f, points)| {
+                points
+                    .iter()
+                    .filter(|p| k(p.kind))
+                    .map(move |p| format!("{}:{}", f.path, p.line))
+            })
+            .collect()
+    };
+    let as_list = |v: &[String]| -> String {
+        let refs: Vec<&str> = v.iter().map(String::as_str).collect();
+        list(&refs)
+    };
+    let security = kinds(&|k| {
+        matches!(
+            k,
+            FocusKind::Unsafe | FocusKind::DynamicCode | FocusKind::SqlConcatenation | FocusKind::SecretLike
+        )
+    });
+    if !security.is_empty() || focus_areas.contains(&"security") {
+        let applies = if security.is_empty() {
+            "asked for (focus_areas)".to_owned()
+        } else {
+            as_list(&security)
+        };
+        add(
+            "Security",
+            "Can input from users or the network reach the flagged lines (SQL, eval/exec, unsafe)?",
+            "Trace each flagged line's inputs back to their source; parameterised queries and \
+             argument vectors instead of strings.",
+            applies.clone(),
+        );
+        add(
+            "Security",
+            "Is any secret, token or key committed?",
+            "Secret-like strings are flagged; a real one must be revoked, not only removed.",
+            applies,
+        );
+    }
+    let removed_tests = kinds(&|k| k == FocusKind::RemovedTest);
+    if !removed_tests.is_empty() {
+        add(
+            "Testing",
+            "Why were these tests removed, and is what they covered still tested?",
+            "A removed test needs a reason in the PR; look for its replacement.",
+            as_list(&removed_tests),
+        );
+    }
+    let panics = kinds(&|k| k == FocusKind::Panic);
+    if !panics.is_empty() || focus_areas.contains(&"error_handling") {
+        add(
+            "Error handling",
+            "Can the flagged unwrap/expect/panic be reached with bad input?",
+            "Errors from I/O, parsing and the network should be returned, not panic.",
+            if panics.is_empty() {
+                "asked for (focus_areas)".to_owned()
+            } else {
+                as_list(&panics)
+            },
+        );
+    }
+    let todos = kinds(&|k| k == FocusKind::TodoAdded);
+    if !todos.is_empty() {
+        add(
+            "Completeness",
+            "Are the TODOs added tracked, and is the PR complete without them?",
+            "Ask for an issue number next to each TODO.",
+            as_list(&todos),
+        );
+    }
+    for area in focus_areas {
+        let asked = "asked for (focus_areas)".to_owned();
+        match *area {
+            "performance" => add(
+                "Performance",
+                "Does the change add work inside loops, per request, or on large inputs?",
+                "Look for queries or allocations in loops and for unbounded collections.",
+                asked,
+            ),
+            "testing" => add(
+                "Testing",
+                "Is the changed behaviour covered by a test that would fail without it?",
+                "Run the tests against the base to see them fail.",
+                asked,
+            ),
+            "documentation" => add(
+                "Documentation",
+                "Are public changes documented (README, docs, changelog)?",
+                "Every changed option, flag or exported symbol needs its note.",
+                asked,
+            ),
+            "compatibility" => add(
+                "Compatibility",
+                "Does anything that callers, stored data or other services rely on change?",
+                "Exported symbols, wire formats, database schemas and configuration keys.",
+                asked,
+            ),
+            "accessibility" => add(
+                "Accessibility",
+                "Do changed UI elements keep labels, focus order and contrast?",
+                "Check new controls with a keyboard and a screen reader.",
+                asked,
+            ),
+            "concurrency" => add(
+                "Concurrency",
+                "Is shared state changed without a lock, or a lock held across an await or I/O?",
+                "Look for new shared mutable state and the order locks are taken in.",
+                asked,
+            ),
+            _ => {}
+        }
+    }
+    sections
+}
