@@ -186,6 +186,9 @@ pub struct RepoSpec {
     /// Reading branch protection answers 403 (a token without admin rights).
     #[serde(default)]
     pub branch_protection_forbidden: bool,
+    /// Files per commit and the history of paths (see `contents.rs`).
+    #[serde(default)]
+    pub contents: Option<crate::contents::ContentsSpec>,
 }
 
 fn default_branch() -> String {
@@ -256,6 +259,10 @@ pub struct PullSpec {
     pub workflow_runs: Vec<WorkflowRunSpec>,
     #[serde(default)]
     pub artifacts: Vec<ArtifactSpec>,
+    /// The paths a pull request without trees in `contents` changed (listed as modified,
+    /// without counts or patch), e.g. for closed pull requests.
+    #[serde(default)]
+    pub changed_paths: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
