@@ -540,8 +540,10 @@ pub(crate) fn forgejo_route(
         }),
         ["pulls", n, "commits"] => Some(match pull(n) {
             Some(p) => {
+                // Gitea lists them as `git log base..head` does: newest first.
                 let items: Vec<Value> = pull_commits(spec, p.number)
                     .into_iter()
+                    .rev()
                     .map(|k| forgejo_commit_json(base, world, &full, k))
                     .collect();
                 crate::forgejo::paged(items, req)
