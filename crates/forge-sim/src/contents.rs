@@ -208,9 +208,11 @@ pub(crate) struct FileChange {
 /// pull request without trees, its `changed_paths` (modified, no counts, no patch).
 pub(crate) fn pull_changes(spec: &RepoSpec, p: &PullSpec) -> Vec<FileChange> {
     let (Some(old), Some(new)) = (tree(spec, &p.base.sha), tree(spec, &p.head.sha)) else {
-        return p
-            .changed_paths
-            .iter()
+        // In path order, as git lists a diff.
+        let mut paths: Vec<&String> = p.changed_paths.iter().collect();
+        paths.sort();
+        return paths
+            .into_iter()
             .map(|path| FileChange {
                 path: path.clone(),
                 previous: None,
@@ -362,7 +364,19 @@ fn email_of(name: &str, user: Option<&User>) -> String {
             .email
             .clone()
             .unwrap_or_else(|| format!("{}@users.noreply.example", u.login)),
-        None => format!("{}@example.invalid", name.replace(' ', ".").to_lowercase()),
+        None => {
+            let local: String = name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() {
+                        c.to_ascii_lowercase()
+                    } else {
+                        '-'
+                    }
+                })
+                .collect();
+            format!("{}@example.invalid", local.trim_matches('-'))
+        }
     }
 }
 
@@ -588,7 +602,8 @@ pub(crate) fn forgejo_route(
                         },
                         bytes: b.bytes.into(),
                     },
-                    checked: true,
+                    // A file's bytes, not JSON: nothing to check against a schema.
+                    checked: false,
                 },
                 None => forgejo_not_found(base),
             })

@@ -728,6 +728,18 @@ const TEST_BUILTIN: &[(&str, &str)] = &[
     ("ci_passed", include_str!("../scenarios/ci_passed.yaml")),
     ("ci_none", include_str!("../scenarios/ci_none.yaml")),
     (
+        "impact_github",
+        include_str!("../scenarios/impact_github.yaml"),
+    ),
+    (
+        "impact_forgejo",
+        include_str!("../scenarios/impact_forgejo.yaml"),
+    ),
+    (
+        "review_big_github",
+        include_str!("../scenarios/review_big_github.yaml"),
+    ),
+    (
         "ci_log_expired",
         include_str!("../scenarios/ci_log_expired.yaml"),
     ),
@@ -907,6 +919,9 @@ impl Scenario {
                 for c in &issue.comments {
                     times.push(("comment created_at", &c.created_at));
                 }
+            }
+            for c in repo.contents.iter().flat_map(|c| c.commits.iter()) {
+                times.push(("commit authored_at", &c.authored_at));
             }
         }
         for (what, t) in times {
