@@ -62,6 +62,9 @@ GITHUB_OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"),
     ("get", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}"),
     ("get", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"),
+    # Contents: a pull request's files and commits (impact, review).
+    ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/files"),
+    ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/commits"),
 ]
 # Forgejo's paths are relative to /api/v1.
 FORGEJO_OPERATIONS = [
@@ -88,6 +91,12 @@ FORGEJO_OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/actions/jobs/{job_id}/logs"),
     ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"),
     ("get", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/zip"),
+    # Contents: a pull request's files and commits, file contents at a revision, the
+    # commits that changed a path (impact, review).
+    ("get", "/repos/{owner}/{repo}/pulls/{index}/files"),
+    ("get", "/repos/{owner}/{repo}/pulls/{index}/commits"),
+    ("get", "/repos/{owner}/{repo}/raw/{filepath}"),
+    ("get", "/repos/{owner}/{repo}/commits"),
 ]
 
 # Go fields that are pointers to scalars, so null when unset, which go-swagger cannot tell

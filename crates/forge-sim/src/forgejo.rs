@@ -302,7 +302,8 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
         }
         ("GET", ["repos", owner, name, rest @ ..]) => {
             match visible_repo(&world, &caller, owner, name) {
-                Some(r) => crate::ci::forgejo_route(base, &mut world, req, r, rest)
+                Some(r) => crate::contents::forgejo_route(base, &world, req, r, rest)
+                    .or_else(|| crate::ci::forgejo_route(base, &mut world, req, r, rest))
                     .unwrap_or_else(|| not_found(base).unchecked()),
                 None => not_found(base),
             }

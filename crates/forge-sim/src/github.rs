@@ -254,7 +254,8 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String, Option<u
                     storage: &shared.storage_url,
                 };
                 match visible_repo(&world, &caller, owner, name) {
-                    Some(r) => crate::ci::github_route(&ctx, &mut world, req, r, rest)
+                    Some(r) => crate::contents::github_route(base, &world, req, r, rest)
+                        .or_else(|| crate::ci::github_route(&ctx, &mut world, req, r, rest))
                         .unwrap_or_else(|| not_found().unchecked()),
                     None => not_found(),
                 }
@@ -341,7 +342,14 @@ fn pull_of(
 }
 
 /// One page of a list, with GitHub's `Link` header (links under `/repositories/{id}/`).
-fn paged(base: &str, world: &World, req: &Request, r: usize, tail: &str, all: Vec<Value>) -> Reply {
+pub(crate) fn paged(
+    base: &str,
+    world: &World,
+    req: &Request,
+    r: usize,
+    tail: &str,
+    all: Vec<Value>,
+) -> Reply {
     let (per_page, page) = page_params(req);
     let last = all.len().div_ceil(per_page).max(1);
     let items: Vec<Value> = all

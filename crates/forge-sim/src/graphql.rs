@@ -7,6 +7,9 @@
 //! field with arguments such as a connection (`reviewThreads(first:, after:)`) — add an arm
 //! to `Node::resolve_field` that reads `info.arguments()`.
 
+#[path = "graphql_contents.rs"]
+mod contents_fields;
+
 use std::cell::{Ref, RefCell, RefMut};
 
 use apollo_compiler::resolvers::{Execution, FieldError, ObjectValue, ResolveInfo, ResolvedValue};
@@ -196,6 +199,12 @@ enum Node<'a> {
         number: u64,
         path: Vec<String>,
     },
+    /// A commit of `object(expression:)`, for its `history` (see `graphql_contents.rs`).
+    Commit {
+        ctx: &'a Ctx<'a>,
+        repo: usize,
+        sha: String,
+    },
     /// One page of a connection; `items` are the page's nodes.
     Connection {
         ctx: &'a Ctx<'a>,
@@ -250,6 +259,7 @@ impl<'a> Node<'a> {
             | Node::Pull { ctx, .. }
             | Node::Thread { ctx, .. }
             | Node::Rollup { ctx, .. }
+            | Node::Commit { ctx, .. }
             | Node::Connection { ctx, .. }
             | Node::Edge { ctx, .. }
             | Node::Payload { ctx, .. }
@@ -433,6 +443,7 @@ impl ObjectValue for Node<'_> {
             Node::Pull { .. } => "PullRequest",
             Node::Thread { .. } => "PullRequestReviewThread",
             Node::Rollup { .. } => "StatusCheckRollup",
+            Node::Commit { .. } => "Commit",
             Node::Connection { type_name, .. }
             | Node::Edge { type_name, .. }
             | Node::Payload { type_name, .. } => type_name,
@@ -518,6 +529,15 @@ impl ObjectValue for Node<'_> {
                         Ok(ResolvedValue::null())
                     }
                 }
+            }
+            (Node::Repository { repo, .. }, "object") => {
+                Ok(contents_fields::object(ctx, info, *repo))
+            }
+            (Node::Repository { repo, path, .. }, "pullRequests") => {
+                contents_fields::pull_requests(ctx, info, *repo, path)
+            }
+            (Node::Commit { repo, sha, .. }, _) => {
+                contents_fields::commit_field(ctx, info, *repo, sha)
             }
             (Node::Query(_), "node") => {
                 let id = arg_str("id");

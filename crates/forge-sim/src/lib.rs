@@ -26,6 +26,7 @@
 )]
 
 mod ci;
+mod contents;
 #[cfg(feature = "contract")]
 pub mod contract;
 #[cfg(feature = "faults")]
@@ -45,6 +46,7 @@ mod state;
 mod storage;
 mod time;
 
+pub use contents::{CommitSpec, ContentsSpec, FileSpec, TreeSpec};
 #[cfg(feature = "contract")]
 pub use contract::validate_rest;
 #[cfg(feature = "faults")]

@@ -186,6 +186,9 @@ pub struct RepoSpec {
     /// Reading branch protection answers 403 (a token without admin rights).
     #[serde(default)]
     pub branch_protection_forbidden: bool,
+    /// Files per commit and the history of paths (see `contents.rs`).
+    #[serde(default)]
+    pub contents: Option<crate::contents::ContentsSpec>,
 }
 
 fn default_branch() -> String {
@@ -259,6 +262,10 @@ pub struct PullSpec {
     pub workflow_runs: Vec<WorkflowRunSpec>,
     #[serde(default)]
     pub artifacts: Vec<ArtifactSpec>,
+    /// The paths a pull request without trees in `contents` changed (listed as modified,
+    /// without counts or patch), e.g. for closed pull requests.
+    #[serde(default)]
+    pub changed_paths: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -724,6 +731,18 @@ const TEST_BUILTIN: &[(&str, &str)] = &[
     ("ci_passed", include_str!("../scenarios/ci_passed.yaml")),
     ("ci_none", include_str!("../scenarios/ci_none.yaml")),
     (
+        "impact_github",
+        include_str!("../scenarios/impact_github.yaml"),
+    ),
+    (
+        "impact_forgejo",
+        include_str!("../scenarios/impact_forgejo.yaml"),
+    ),
+    (
+        "review_big_github",
+        include_str!("../scenarios/review_big_github.yaml"),
+    ),
+    (
         "ci_log_expired",
         include_str!("../scenarios/ci_log_expired.yaml"),
     ),
@@ -903,6 +922,9 @@ impl Scenario {
                 for c in &issue.comments {
                     times.push(("comment created_at", &c.created_at));
                 }
+            }
+            for c in repo.contents.iter().flat_map(|c| c.commits.iter()) {
+                times.push(("commit authored_at", &c.authored_at));
             }
         }
         for (what, t) in times {

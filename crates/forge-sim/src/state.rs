@@ -241,6 +241,10 @@ impl World {
         }
         for (index, spec) in scenario.repos.into_iter().enumerate() {
             world.ensure_user(&spec.owner);
+            let commit_authors = spec.contents.iter().flat_map(|c| c.commits.iter());
+            for login in commit_authors.filter_map(|c| c.author.as_deref()) {
+                world.ensure_user(login);
+            }
             let mut conversations = BTreeMap::new();
             let mut reviews = Vec::new();
             let mut threads = Vec::new();

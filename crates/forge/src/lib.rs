@@ -13,6 +13,7 @@
 pub mod ci;
 pub mod commands;
 pub mod config;
+mod contents_input;
 mod credential;
 mod download;
 mod error;

@@ -1,56 +1,496 @@
-//! PLACEHOLDER: a Forgejo pull request's files and commits, file contents at a revision, recent
-//! history, recently closed pull requests and the code owners file.
+//! A Forgejo/Gitea pull request's files and commits (every page), file contents at a
+//! revision (`raw/{path}?ref=`, read no further than the size asked), the recent history of
+//! paths (`commits?path=`), recently closed pull requests and the code owners file. Paths
+//! and revisions go into URLs percent-encoded, one path segment at a time.
 
+use futures_util::{StreamExt, TryStreamExt, stream};
 use resolve_pr_core::{PrRef, RepoRef};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 
-use super::Forgejo;
+use super::{FjUser, Forgejo, actor};
+use crate::contents_input::{check_path, check_rev};
+use crate::error::Transport;
+use crate::http::{Located, Request};
 use crate::repository::*;
+use crate::time::Timestamp;
+use crate::wording::{not_found_hint, subject};
 use crate::{Error, Result};
 
-fn pending(what: &str) -> Error {
-    Error::unsupported(what, "forgejo", format!("{what} is not implemented yet"))
+/// Forgejo/Gitea's largest page (`MAX_RESPONSE_ITEMS`, 50 by default).
+const PER_PAGE: usize = 50;
+/// Requests this client keeps in flight for one call.
+const CONCURRENCY: usize = 4;
+/// No pull request has this many pages of files or commits.
+const MAX_PAGES: usize = 1000;
+/// `recent_closed_pulls` reads each pull request's files with one request or more, so it
+/// reads at most this many pull requests.
+pub(crate) const MAX_CLOSED_PULLS: usize = 20;
+/// Paths a closed pull request reports, as on GitHub.
+const MAX_CLOSED_PATHS: usize = 100;
+
+impl Forgejo {
+    fn contents_api(&self, repo: &RepoRef) -> String {
+        format!("{}/repos/{}/{}", self.api(), repo.owner, repo.repo)
+    }
+
+    /// Every page of a list at `url` (which already has its query), `PER_PAGE` each, until
+    /// the total (`x-total-count`) is reached or a page comes back short.
+    async fn every_page<T: DeserializeOwned>(
+        &self,
+        url: &str,
+        what: &str,
+        hint: &str,
+        max_items: usize,
+    ) -> Result<Vec<T>> {
+        let auth = self.auth()?;
+        let mut all = Vec::new();
+        for page in 1..=MAX_PAGES {
+            let url = format!("{url}&limit={PER_PAGE}&page={page}");
+            let request = Request::get(url, Some(auth), what).not_found_hint(hint);
+            let response = self.http.send(&request).await?;
+            // Go writes an empty list as `null`.
+            let items: Option<Vec<T>> = response.json()?;
+            let items = items.unwrap_or_default();
+            let total = response
+                .headers
+                .get("x-total-count")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<usize>().ok());
+            let got = items.len();
+            all.extend(items);
+            let more = match total {
+                Some(total) => got > 0 && all.len() < total,
+                None => got >= PER_PAGE,
+            };
+            if !more || all.len() >= max_items {
+                all.truncate(max_items);
+                return Ok(all);
+            }
+        }
+        Err(crate::github::too_many_pages(what))
+    }
+
+    /// `{repo api}/{segments…}` with each path segment percent-encoded, then `query`.
+    fn path_url(
+        &self,
+        repo: &RepoRef,
+        route: &str,
+        path: &str,
+        query: &[(&str, &str)],
+    ) -> Result<String> {
+        let mut url = url::Url::parse(&format!("{}/{route}", self.contents_api(repo)))
+            .map_err(|e| Error::usage(format!("cannot build a URL for {path:?}: {e}")))?;
+        url.path_segments_mut()
+            .map_err(|()| Error::usage(format!("cannot build a URL for {path:?}")))?
+            .extend(path.split('/'));
+        if !query.is_empty() {
+            url.query_pairs_mut().extend_pairs(query);
+        }
+        Ok(url.to_string())
+    }
 }
 
-pub(crate) async fn pull_files(_forge: &Forgejo, _pr: &PrRef) -> Result<Vec<ChangedFile>> {
-    Err(pending("pull_files"))
+fn query(pairs: &[(&str, &str)]) -> String {
+    let mut query = url::form_urlencoded::Serializer::new(String::new());
+    query.extend_pairs(pairs);
+    query.finish()
 }
 
-pub(crate) async fn pull_commits(_forge: &Forgejo, _pr: &PrRef) -> Result<Vec<CommitInfo>> {
-    Err(pending("pull_commits"))
+#[derive(Deserialize)]
+struct FjFile {
+    filename: String,
+    status: String,
+    #[serde(default)]
+    previous_filename: Option<String>,
+    #[serde(default)]
+    additions: u64,
+    #[serde(default)]
+    deletions: u64,
 }
 
+impl FjFile {
+    fn into_domain(self) -> ChangedFile {
+        // Gitea's names (ToChangedFile): added, deleted, renamed, copied, changed, unchanged.
+        let status = match self.status.as_str() {
+            "added" | "copied" => FileStatus::Added,
+            "deleted" | "removed" => FileStatus::Deleted,
+            "renamed" => FileStatus::Renamed,
+            _ => FileStatus::Modified,
+        };
+        ChangedFile {
+            path: self.filename,
+            status,
+            previous_path: self.previous_filename.filter(|p| !p.is_empty()),
+            additions: self.additions,
+            deletions: self.deletions,
+            // The listing has no diff text.
+            patch: None,
+        }
+    }
+}
+
+/// Every page of `pulls/{n}/files`, 50 a page. Forgejo/Gitea give no patch there.
+pub(crate) async fn pull_files(forge: &Forgejo, pr: &PrRef) -> Result<Vec<ChangedFile>> {
+    let url = format!(
+        "{}/pulls/{}/files?",
+        forge.contents_api(&pr.repo),
+        pr.number
+    );
+    let what = format!("files of {}", subject(pr));
+    let files: Vec<FjFile> = forge
+        .every_page(&url, &what, &not_found_hint(pr), usize::MAX)
+        .await?;
+    Ok(files.into_iter().map(FjFile::into_domain).collect())
+}
+
+#[derive(Deserialize)]
+struct FjCommit {
+    sha: String,
+    #[serde(default)]
+    commit: Option<FjRepoCommit>,
+    #[serde(default)]
+    author: Option<FjUser>,
+}
+
+#[derive(Deserialize)]
+struct FjRepoCommit {
+    #[serde(default)]
+    message: String,
+    #[serde(default)]
+    author: Option<FjCommitUser>,
+}
+
+#[derive(Deserialize)]
+struct FjCommitUser {
+    #[serde(default)]
+    name: String,
+    #[serde(default, with = "crate::time::rfc3339_opt")]
+    date: Option<Timestamp>,
+}
+
+impl FjCommit {
+    fn into_domain(self) -> CommitInfo {
+        let (message, name, date) = match self.commit {
+            Some(c) => {
+                let (name, date) = c.author.map(|a| (a.name, a.date)).unwrap_or_default();
+                (c.message, name, date)
+            }
+            None => Default::default(),
+        };
+        CommitInfo {
+            sha: self.sha,
+            message,
+            // No account: the commit's email belongs to nobody on the instance.
+            author: self.author.map(|u| actor(Some(u))),
+            author_name: name,
+            authored_at: date,
+        }
+    }
+}
+
+/// Every page of `pulls/{n}/commits` (without verification or file lists). Gitea lists them
+/// as `git log` does, newest first; they are returned oldest first.
+pub(crate) async fn pull_commits(forge: &Forgejo, pr: &PrRef) -> Result<Vec<CommitInfo>> {
+    let url = format!(
+        "{}/pulls/{}/commits?verification=false&files=false",
+        forge.contents_api(&pr.repo),
+        pr.number
+    );
+    let what = format!("commits of {}", subject(pr));
+    let commits: Vec<FjCommit> = forge
+        .every_page(&url, &what, &not_found_hint(pr), usize::MAX)
+        .await?;
+    Ok(commits
+        .into_iter()
+        .rev()
+        .map(FjCommit::into_domain)
+        .collect())
+}
+
+/// Git's test for a binary file: a NUL byte in the first 8,000 bytes. Text that is not UTF-8
+/// cannot be returned as a `String` either.
+fn text_of(bytes: Vec<u8>) -> Option<String> {
+    if bytes.iter().take(8000).any(|&b| b == 0) {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// What `raw/{path}` gave.
+enum Raw {
+    Missing,
+    /// There, but stored elsewhere (a redirect, such as LFS), binary, or over the size.
+    Unusable,
+    Text(String),
+}
+
+impl Raw {
+    fn text(self) -> Option<String> {
+        match self {
+            Raw::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// One file at `rev` through `raw/{path}?ref=`, its body read no further than `max_bytes`.
+async fn raw_text(
+    forge: &Forgejo,
+    repo: &RepoRef,
+    rev: &str,
+    path: &str,
+    max_bytes: u64,
+) -> Result<Raw> {
+    let auth = forge.auth()?;
+    let url = forge.path_url(repo, "raw", path, &[("ref", rev)])?;
+    let what = format!("{path} at {rev} in {}", repo.full_name());
+    let request = Request::get(url, Some(auth), &what);
+    let mut response = match forge.http.locate(&request).await {
+        Ok(Located::Direct(response)) => response,
+        Ok(Located::Redirect(_)) => return Ok(Raw::Unusable),
+        Err(Error::NotFound { .. }) => return Ok(Raw::Missing),
+        Err(e) => return Err(e),
+    };
+    if response.content_length().is_some_and(|n| n > max_bytes) {
+        return Ok(Raw::Unusable);
+    }
+    let mut body = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                if (body.len() + chunk.len()) as u64 > max_bytes {
+                    return Ok(Raw::Unusable);
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => break,
+            Err(e) => {
+                return Err(Error::transport(
+                    Transport::Broken,
+                    format!(
+                        "{} broke off while sending {what}: {}",
+                        forge.http.forge(),
+                        crate::http::error_chain(&e.without_url())
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(text_of(body).map_or(Raw::Unusable, Raw::Text))
+}
+
+/// Checks that `rev` exists (one commit listed from it); a 404 becomes a clear error.
+async fn check_revision_exists(forge: &Forgejo, repo: &RepoRef, rev: &str) -> Result<()> {
+    let auth = forge.auth()?;
+    let url = format!(
+        "{}/commits?{}",
+        forge.contents_api(repo),
+        query(&[
+            ("sha", rev),
+            ("limit", "1"),
+            ("stat", "false"),
+            ("verification", "false"),
+            ("files", "false"),
+        ])
+    );
+    let what = format!("the revision {rev} of {}", repo.full_name());
+    match forge.http.send(&Request::get(url, Some(auth), &what)).await {
+        Ok(_) => Ok(()),
+        Err(Error::NotFound { .. }) => Err(Error::not_found(
+            Some(404),
+            format!("the revision {rev} does not exist in {}", repo.full_name()),
+        )
+        .with_detail("rev", rev)
+        .with_suggestion("Pass a commit id of the repository, such as the pull request's head.")),
+        Err(e) => Err(e),
+    }
+}
+
+/// `raw/{path}?ref={rev}` for each path, 4 at a time. Every path missing may mean the
+/// revision or the repository is: then one more request tells them apart.
 pub(crate) async fn file_texts(
-    _forge: &Forgejo,
-    _repo: &RepoRef,
-    _rev: &str,
-    _paths: &[String],
-    _max_bytes: u64,
+    forge: &Forgejo,
+    repo: &RepoRef,
+    rev: &str,
+    paths: &[String],
+    max_bytes: u64,
 ) -> Result<Vec<Option<String>>> {
-    Err(pending("file_texts"))
+    check_rev(rev)?;
+    for path in paths {
+        check_path(path)?;
+    }
+    // Indices, not `&String` items: a closure over borrowed items is not general enough for
+    // the `Send` future async_trait needs.
+    let found: Vec<Raw> = stream::iter(0..paths.len())
+        .map(|i| raw_text(forge, repo, rev, &paths[i], max_bytes))
+        .buffered(CONCURRENCY)
+        .try_collect()
+        .await?;
+    if !found.is_empty() && found.iter().all(|r| matches!(r, Raw::Missing)) {
+        check_revision_exists(forge, repo, rev).await?;
+    }
+    Ok(found.into_iter().map(Raw::text).collect())
 }
 
+/// `commits?sha={rev}&path={path}&limit={n}` (no stats, verification or files) for each
+/// path, 4 at a time; at most 50 commits a path (one page).
 pub(crate) async fn recent_commits(
-    _forge: &Forgejo,
-    _repo: &RepoRef,
-    _rev: &str,
-    _paths: &[String],
-    _per_path: usize,
+    forge: &Forgejo,
+    repo: &RepoRef,
+    rev: &str,
+    paths: &[String],
+    per_path: usize,
 ) -> Result<Vec<Vec<CommitInfo>>> {
-    Err(pending("recent_commits"))
+    check_rev(rev)?;
+    for path in paths {
+        check_path(path)?;
+    }
+    if per_path == 0 {
+        return Ok(vec![Vec::new(); paths.len()]);
+    }
+    let auth = forge.auth()?;
+    let limit = per_path.min(PER_PAGE).to_string();
+    let repo_api = forge.contents_api(repo);
+    let hint = format!(
+        "Check that the repository {} exists, that the token can see it, and that {rev} is one of its commits.",
+        repo.full_name()
+    );
+    stream::iter(0..paths.len())
+        .map(|i| {
+            let path = &paths[i];
+            let url = format!(
+                "{repo_api}/commits?{}",
+                query(&[
+                    ("sha", rev),
+                    ("path", path),
+                    ("limit", &limit),
+                    ("stat", "false"),
+                    ("verification", "false"),
+                    ("files", "false"),
+                ])
+            );
+            let what = format!("the commits that changed {path} at {rev}");
+            let hint = &hint;
+            async move {
+                let response = forge
+                    .http
+                    .send(&Request::get(url, Some(auth), &what).not_found_hint(hint))
+                    .await?;
+                let commits: Option<Vec<FjCommit>> = response.json()?;
+                Ok(commits
+                    .unwrap_or_default()
+                    .into_iter()
+                    .take(per_path)
+                    .map(FjCommit::into_domain)
+                    .collect())
+            }
+        })
+        .buffered(CONCURRENCY)
+        .try_collect()
+        .await
 }
 
+#[derive(Deserialize)]
+struct FjClosedPull {
+    number: u64,
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    merged: bool,
+    #[serde(default, with = "crate::time::rfc3339_opt")]
+    closed_at: Option<Timestamp>,
+}
+
+/// The closed pull requests most recently updated (one page of `min(limit, 20)`), then
+/// each one's files (4 at a time, the first 100 paths). Bounded to 20 because every pull
+/// request costs a request or more here, where GitHub answers the whole list in one query.
 pub(crate) async fn recent_closed_pulls(
-    _forge: &Forgejo,
-    _repo: &RepoRef,
-    _limit: usize,
+    forge: &Forgejo,
+    repo: &RepoRef,
+    limit: usize,
 ) -> Result<Vec<ClosedPull>> {
-    Err(pending("recent_closed_pulls"))
+    let limit = limit.min(MAX_CLOSED_PULLS);
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    let auth = forge.auth()?;
+    let url = format!(
+        "{}/pulls?{}",
+        forge.contents_api(repo),
+        query(&[
+            ("state", "closed"),
+            ("sort", "recentupdate"),
+            ("limit", &limit.to_string()),
+            ("page", "1"),
+        ])
+    );
+    let what = format!("closed pull requests of {}", repo.full_name());
+    let hint = format!(
+        "Check that the repository {} exists and that the token can see it.",
+        repo.full_name()
+    );
+    let response = forge
+        .http
+        .send(&Request::get(url, Some(auth), &what).not_found_hint(&hint))
+        .await?;
+    let pulls: Option<Vec<FjClosedPull>> = response.json()?;
+    let mut pulls = pulls.unwrap_or_default();
+    pulls.truncate(limit);
+    stream::iter(pulls)
+        .map(|p| {
+            let url = format!("{}/pulls/{}/files?", forge.contents_api(repo), p.number);
+            let pr = PrRef {
+                repo: repo.clone(),
+                number: p.number,
+            };
+            async move {
+                let what = format!("files of {}", subject(&pr));
+                let files: Vec<FjFile> = forge
+                    .every_page(&url, &what, &not_found_hint(&pr), MAX_CLOSED_PATHS)
+                    .await?;
+                Ok(ClosedPull {
+                    number: p.number,
+                    title: p.title,
+                    merged: p.merged,
+                    closed_at: p.closed_at,
+                    paths: files.into_iter().map(|f| f.filename).collect(),
+                })
+            }
+        })
+        .buffered(CONCURRENCY)
+        .try_collect()
+        .await
 }
 
+/// Where Gitea and Forgejo look for a code owners file, in their order (Gitea's
+/// documentation: "./CODEOWNERS", "./docs/CODEOWNERS", "./.gitea/CODEOWNERS").
+const OWNERS_LOCATIONS: [&str; 3] = ["CODEOWNERS", "docs/CODEOWNERS", ".gitea/CODEOWNERS"];
+
+/// A code owners file larger than this is not read (this client's bound).
+const OWNERS_MAX_BYTES: u64 = 1024 * 1024;
+
+/// The three locations read one after another, stopping at the first that exists (as Gitea
+/// does: a later one is not consulted when the first cannot be read as text).
 pub(crate) async fn code_owners(
-    _forge: &Forgejo,
-    _repo: &RepoRef,
-    _rev: &str,
+    forge: &Forgejo,
+    repo: &RepoRef,
+    rev: &str,
 ) -> Result<Option<CodeOwnersFile>> {
-    Err(pending("code_owners"))
+    check_rev(rev)?;
+    for path in OWNERS_LOCATIONS {
+        match raw_text(forge, repo, rev, path, OWNERS_MAX_BYTES).await? {
+            Raw::Missing => continue,
+            Raw::Unusable => return Ok(None),
+            Raw::Text(text) => {
+                return Ok(Some(CodeOwnersFile {
+                    path: path.to_owned(),
+                    text,
+                    syntax: OwnersSyntax::Gitea,
+                }));
+            }
+        }
+    }
+    check_revision_exists(forge, repo, rev).await?;
+    Ok(None)
 }

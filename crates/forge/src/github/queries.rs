@@ -216,6 +216,79 @@ pub const REVIEW_FEEDBACK_VERSION: &str = "query ReviewFeedbackVersion($owner: S
      nodes { id isResolved comments(first: 100) { totalCount \
      nodes { updatedAt isMinimized } } } } } } }";
 
+// Repository contents (impact and review). Paths and revisions are always variables, never
+// text of the document: a path may hold quotes, braces or anything else git allows.
+
+/// The fields read of a file at a revision.
+const BLOB_FIELDS: &str = "... on Blob { text isBinary byteSize isTruncated }";
+
+/// How many files `file_texts` asks for in one document.
+pub const FILE_TEXTS_PER_QUERY: usize = 50;
+
+/// How many paths `path_histories` asks about in one document.
+pub const HISTORIES_PER_QUERY: usize = 20;
+
+/// The texts of `count` files (1..=[`FILE_TEXTS_PER_QUERY`]): variables `$e0`… are object
+/// expressions (`REV:PATH`), answered as aliases `f0`…; a missing file is `null`, a
+/// binary one has a null `text`. `revision` (`$rev`) tells a missing revision from missing
+/// files. Costs 1 point (no connection).
+pub fn file_texts(count: usize) -> String {
+    let count = count.clamp(1, FILE_TEXTS_PER_QUERY);
+    let mut vars = String::new();
+    let mut fields = String::new();
+    for i in 0..count {
+        vars.push_str(&format!(", $e{i}: String!"));
+        fields.push_str(&format!(
+            " f{i}: object(expression: $e{i}) {{ {BLOB_FIELDS} }}"
+        ));
+    }
+    format!(
+        "query FileTexts($owner: String!, $name: String!, $rev: String!{vars}) {{ \
+         repository(owner: $owner, name: $name) {{ revision: object(expression: $rev) {{ oid }}\
+         {fields} }} }}"
+    )
+}
+
+/// The last `$n` commits (at most 100) of `$rev` that changed each of `count` paths
+/// (1..=[`HISTORIES_PER_QUERY`]): variables `$p0`… are the paths, answered as aliases `h0`….
+/// Each alias is one connection: 20 of them cost 1 point.
+pub fn path_histories(count: usize) -> String {
+    let count = count.clamp(1, HISTORIES_PER_QUERY);
+    let mut vars = String::new();
+    let mut fields = String::new();
+    for i in 0..count {
+        vars.push_str(&format!(", $p{i}: String!"));
+        fields.push_str(&format!(
+            " h{i}: history(first: $n, path: $p{i}) {{ nodes {{ ...HistoryCommit }} }}"
+        ));
+    }
+    format!(
+        "query PathHistories($owner: String!, $name: String!, $rev: String!, $n: Int!{vars}) {{ \
+         repository(owner: $owner, name: $name) {{ object(expression: $rev) {{ \
+         ... on Commit {{{fields} }} }} }} }} \
+         fragment HistoryCommit on Commit {{ oid message authoredDate \
+         author {{ name user {{ login }} }} }}"
+    )
+}
+
+/// The `$n` (at most 50) most recently updated closed or merged pull requests, each with
+/// its first 100 changed paths: 1 + 50 connections, 1 point.
+pub const RECENT_CLOSED_PULLS: &str = "query RecentClosedPulls($owner: String!, $name: String!, \
+     $n: Int!) { repository(owner: $owner, name: $name) { \
+     pullRequests(states: [MERGED, CLOSED], first: $n, \
+     orderBy: {field: UPDATED_AT, direction: DESC}) { nodes { number title merged closedAt \
+     files(first: 100) { nodes { path } } } } } }";
+
+/// GitHub's three code owners locations at one revision, as `REV:PATH` expressions in
+/// GitHub's order (`.github/`, root, `docs/`), and the revision itself (`revision`, null when
+/// it does not exist). Costs 1 point.
+pub const CODE_OWNERS: &str = "query CodeOwners($owner: String!, $name: String!, \
+     $rev: String!, $github: String!, $root: String!, $docs: String!) { \
+     repository(owner: $owner, name: $name) { revision: object(expression: $rev) { oid } \
+     github: object(expression: $github) { ... on Blob { text isBinary byteSize isTruncated } } \
+     root: object(expression: $root) { ... on Blob { text isBinary byteSize isTruncated } } \
+     docs: object(expression: $docs) { ... on Blob { text isBinary byteSize isTruncated } } } }";
+
 /// `(name, document)` of every document above.
 pub const ALL: &[(&str, &str)] = &[
     ("VIEWER", VIEWER),
@@ -237,4 +310,6 @@ pub const ALL: &[(&str, &str)] = &[
     ("REVIEW_FEEDBACK_COMMENTS", REVIEW_FEEDBACK_COMMENTS),
     ("REVIEW_COMMENT_REACTIONS", REVIEW_COMMENT_REACTIONS),
     ("REVIEW_FEEDBACK_VERSION", REVIEW_FEEDBACK_VERSION),
+    ("RECENT_CLOSED_PULLS", RECENT_CLOSED_PULLS),
+    ("CODE_OWNERS", CODE_OWNERS),
 ];
