@@ -20,7 +20,7 @@
 //! that applies to a file contributes its owners (Gitea requests review from all of them),
 //! not only the last.
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 use resolve_pr_forge::repository::{CodeOwnersFile, OwnersSyntax};
 
 /// A line of the file that is not used, and why.
@@ -62,6 +62,9 @@ pub struct CodeOwners {
     path: String,
     syntax: OwnersSyntax,
     rules: Vec<Rule>,
+    /// The rules' regexps in one set, matched in one pass (`None` if too big to build: then
+    /// rule by rule).
+    set: Option<RegexSet>,
     errors: Vec<OwnersError>,
 }
 
@@ -89,10 +92,12 @@ impl CodeOwners {
                 Err(message) => errors.push(OwnersError { line, message }),
             }
         }
+        let set = RegexSet::new(rules.iter().map(|r| r.regex.as_str())).ok();
         CodeOwners {
             path: file.path.clone(),
             syntax: file.syntax,
             rules,
+            set,
             errors,
         }
     }
@@ -114,9 +119,17 @@ impl CodeOwners {
     /// Who owns `path` (repository-relative, `/`-separated); `None` when no line applies.
     pub fn owners_of(&self, path: &str) -> Option<OwnersMatch> {
         let path = path.trim_start_matches('/');
+        let matched: Vec<bool> = match &self.set {
+            Some(set) => {
+                let hits = set.matches(path);
+                (0..self.rules.len()).map(|i| hits.matched(i)).collect()
+            }
+            None => self.rules.iter().map(|r| r.regex.is_match(path)).collect(),
+        };
         match self.syntax {
             OwnersSyntax::GitHub => {
-                let rule = self.rules.iter().rev().find(|r| r.regex.is_match(path))?;
+                let i = matched.iter().rposition(|m| *m)?;
+                let rule = &self.rules[i];
                 Some(OwnersMatch {
                     owners: rule.owners.clone(),
                     line: rule.line,
@@ -128,7 +141,9 @@ impl CodeOwners {
                 let applying: Vec<&Rule> = self
                     .rules
                     .iter()
-                    .filter(|r| r.regex.is_match(path) != r.negative)
+                    .zip(&matched)
+                    .filter(|(r, m)| **m != r.negative)
+                    .map(|(r, _)| r)
                     .collect();
                 let first = applying.first()?;
                 let mut owners: Vec<String> = Vec::new();
