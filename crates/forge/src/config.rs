@@ -178,6 +178,17 @@ impl AreaRule {
 /// (`schema` matches `schema/a.sql`). `{a,b}` alternates and `[ab]` is a class, as in
 /// globset. An empty glob, or one globset rejects, is an error that says why.
 pub fn area_globs(pattern: &str) -> std::result::Result<globset::GlobSet, String> {
+    let mut set = globset::GlobSetBuilder::new();
+    for glob in area_glob_list(pattern)? {
+        set.add(glob);
+    }
+    set.build()
+        .map_err(|e| format!("path {pattern:?} is not a glob: {}", e.kind()))
+}
+
+/// The globs [`area_globs`] unites (one or two), for a caller that builds one set of many
+/// patterns.
+pub fn area_glob_list(pattern: &str) -> std::result::Result<Vec<globset::Glob>, String> {
     let trimmed = pattern.trim();
     let (anchored, rest) = match trimmed.strip_prefix('/') {
         Some(rest) => (true, rest),
@@ -204,17 +215,16 @@ pub fn area_globs(pattern: &str) -> std::result::Result<globset::GlobSet, String
     } else if dir_only {
         globs.push(format!("{prefix}{body}"));
     }
-    let mut set = globset::GlobSetBuilder::new();
-    for glob in globs {
-        let glob = globset::GlobBuilder::new(&glob)
-            .literal_separator(true)
-            .backslash_escape(true)
-            .build()
-            .map_err(|e| format!("path {pattern:?} is not a glob: {}", e.kind()))?;
-        set.add(glob);
-    }
-    set.build()
-        .map_err(|e| format!("path {pattern:?} is not a glob: {}", e.kind()))
+    globs
+        .iter()
+        .map(|glob| {
+            globset::GlobBuilder::new(glob)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map_err(|e| format!("path {pattern:?} is not a glob: {}", e.kind()))
+        })
+        .collect()
 }
 
 /// Where GitHub (github.com, or the Enterprise server named by `GITHUB_API_URL`) lives.

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use resolve_pr_forge::config::{AreaRule, area_globs};
+use resolve_pr_forge::config::{AreaRule, area_glob_list};
 use resolve_pr_forge::repository::ChangedFile;
 
 /// Where a changed file belongs. The order is the order of [`impact_areas`]'s answer.
@@ -93,7 +93,7 @@ impl fmt::Display for Risk {
 }
 
 /// The built-in rules, in order: the first whose glob matches a path decides its area. Globs
-/// are gitignore-like ([`area_globs`]). The module doc of [`super`] shows this table.
+/// are gitignore-like (`resolve_pr_forge::config::area_globs`). The module doc of [`super`] shows this table.
 const BUILTIN: &[(Area, &[&str])] = &[
     (
         Area::Dependencies,
@@ -254,7 +254,8 @@ struct Rule {
     area: Area,
     source: Source,
     min_risk: Option<Risk>,
-    globs: Vec<(String, globset::GlobSet)>,
+    /// The globs as written.
+    patterns: Vec<String>,
 }
 
 /// Ordered path rules: the first rule with a glob matching a path decides its area; a path
@@ -262,6 +263,10 @@ struct Rule {
 #[derive(Debug, Clone)]
 pub struct AreaRules {
     rules: Vec<Rule>,
+    /// Every rule's compiled globs in one set, matched at once.
+    set: globset::GlobSet,
+    /// For each glob of `set`: its rule and pattern (indices), in rule order.
+    owner: Vec<(usize, usize)>,
 }
 
 /// Why a path is in its area.
@@ -271,37 +276,31 @@ pub(crate) struct Classified {
     /// `config rule 2` or `built-in rule`, and the glob as written; `None` for
     /// [`Area::Other`] by default.
     pub by: Option<(String, String)>,
-    /// The config rule's minimum risk, and the rule's description.
+    /// The config rule's minimum risk.
     pub min_risk: Option<Risk>,
 }
 
 impl AreaRules {
     /// The built-in table alone (compiled once per process).
     pub fn builtin() -> AreaRules {
-        static COMPILED: std::sync::LazyLock<AreaRules> =
-            std::sync::LazyLock::new(AreaRules::compile_builtin);
+        static COMPILED: std::sync::LazyLock<AreaRules> = std::sync::LazyLock::new(|| {
+            AreaRules::build(
+                BUILTIN
+                    .iter()
+                    .map(|(area, globs)| Rule {
+                        area: *area,
+                        source: Source::Builtin,
+                        min_risk: None,
+                        patterns: globs.iter().map(|g| (*g).to_owned()).collect(),
+                    })
+                    .collect(),
+            )
+        });
         COMPILED.clone()
     }
 
-    fn compile_builtin() -> AreaRules {
-        let rules = BUILTIN
-            .iter()
-            .map(|(area, globs)| Rule {
-                area: *area,
-                source: Source::Builtin,
-                min_risk: None,
-                globs: globs
-                    .iter()
-                    .filter_map(|g| area_globs(g).ok().map(|set| ((*g).to_owned(), set)))
-                    .collect(),
-            })
-            .collect();
-        AreaRules { rules }
-    }
-
     /// The config file's rules first, in their order, then the built-in table. A rule that
-    /// does not validate ([`AreaRule::validate`]; `Config` holds none) is left out, as is
-    /// its bad glob.
+    /// does not validate ([`AreaRule::validate`]; `Config` holds none) is left out.
     pub fn with_overrides(overrides: &[AreaRule]) -> AreaRules {
         let mut rules: Vec<Rule> = overrides
             .iter()
@@ -312,16 +311,32 @@ impl AreaRules {
                     area: Area::parse(&r.area)?,
                     source: Source::Config(i + 1),
                     min_risk: r.risk.as_deref().and_then(Risk::parse),
-                    globs: r
-                        .paths
-                        .iter()
-                        .filter_map(|g| area_globs(g).ok().map(|set| (g.clone(), set)))
-                        .collect(),
+                    patterns: r.paths.clone(),
                 })
             })
             .collect();
         rules.extend(AreaRules::builtin().rules);
-        AreaRules { rules }
+        AreaRules::build(rules)
+    }
+
+    /// Compiles the rules' globs into one set; a glob that does not compile is left out
+    /// (config rules are validated at load, and a test holds the built-in ones).
+    fn build(rules: Vec<Rule>) -> AreaRules {
+        let mut builder = globset::GlobSetBuilder::new();
+        let mut owner = Vec::new();
+        for (r, rule) in rules.iter().enumerate() {
+            for (p, pattern) in rule.patterns.iter().enumerate() {
+                for glob in area_glob_list(pattern).unwrap_or_default() {
+                    builder.add(glob);
+                    owner.push((r, p));
+                }
+            }
+        }
+        let set = builder.build().unwrap_or_else(|_| {
+            owner.clear();
+            globset::GlobSet::empty()
+        });
+        AreaRules { rules, set, owner }
     }
 
     pub fn area_of(&self, path: &str) -> Area {
@@ -330,23 +345,28 @@ impl AreaRules {
 
     pub(crate) fn classify(&self, path: &str) -> Classified {
         let path = path.trim_start_matches('/');
-        for rule in &self.rules {
-            if let Some((glob, _)) = rule.globs.iter().find(|(_, set)| set.is_match(path)) {
-                let by = match rule.source {
-                    Source::Config(i) => format!("config rule {i}"),
-                    Source::Builtin => "built-in rule".to_owned(),
-                };
-                return Classified {
-                    area: rule.area,
-                    by: Some((by, glob.clone())),
-                    min_risk: rule.min_risk,
-                };
-            }
-        }
+        let first = self
+            .set
+            .matches(path)
+            .into_iter()
+            .filter_map(|i| self.owner.get(i).copied())
+            .min();
+        let Some((r, p)) = first else {
+            return Classified {
+                area: Area::Other,
+                by: None,
+                min_risk: None,
+            };
+        };
+        let rule = &self.rules[r];
+        let by = match rule.source {
+            Source::Config(i) => format!("config rule {i}"),
+            Source::Builtin => "built-in rule".to_owned(),
+        };
         Classified {
-            area: Area::Other,
-            by: None,
-            min_risk: None,
+            area: rule.area,
+            by: Some((by, rule.patterns[p].clone())),
+            min_risk: rule.min_risk,
         }
     }
 }
@@ -790,12 +810,11 @@ mod tests {
     #[test]
     fn every_builtin_glob_compiles() {
         // `builtin()` leaves out a glob that does not compile; none may be lost that way.
-        let listed: usize = BUILTIN.iter().map(|(_, globs)| globs.len()).sum();
-        let compiled: usize = AreaRules::builtin()
-            .rules
-            .iter()
-            .map(|r| r.globs.len())
-            .sum();
-        assert_eq!(compiled, listed);
+        for (_, globs) in BUILTIN {
+            for glob in *globs {
+                assert!(area_glob_list(glob).is_ok(), "{glob}");
+            }
+        }
+        assert!(!AreaRules::builtin().owner.is_empty());
     }
 }

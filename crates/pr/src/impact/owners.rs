@@ -18,9 +18,10 @@
 //! match. Owners are users and `org/team` (the `@` is optional); a line with fewer than two
 //! tokens, a regexp that does not compile, or no usable owner is an error. **Every** line
 //! that applies to a file contributes its owners (Gitea requests review from all of them),
-//! not only the last.
+//! not only the last. Go's `\d`, `\w`, `\s` and `\b` are ASCII-only, so they are
+//! spelled out before Rust's `regex` (whose classes are Unicode) compiles the line.
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 use resolve_pr_forge::repository::{CodeOwnersFile, OwnersSyntax};
 
 /// A line of the file that is not used, and why.
@@ -62,6 +63,9 @@ pub struct CodeOwners {
     path: String,
     syntax: OwnersSyntax,
     rules: Vec<Rule>,
+    /// The rules' regexps in one set, matched in one pass (`None` if too big to build: then
+    /// rule by rule).
+    set: Option<RegexSet>,
     errors: Vec<OwnersError>,
 }
 
@@ -89,10 +93,12 @@ impl CodeOwners {
                 Err(message) => errors.push(OwnersError { line, message }),
             }
         }
+        let set = RegexSet::new(rules.iter().map(|r| r.regex.as_str())).ok();
         CodeOwners {
             path: file.path.clone(),
             syntax: file.syntax,
             rules,
+            set,
             errors,
         }
     }
@@ -114,9 +120,17 @@ impl CodeOwners {
     /// Who owns `path` (repository-relative, `/`-separated); `None` when no line applies.
     pub fn owners_of(&self, path: &str) -> Option<OwnersMatch> {
         let path = path.trim_start_matches('/');
+        let matched: Vec<bool> = match &self.set {
+            Some(set) => {
+                let hits = set.matches(path);
+                (0..self.rules.len()).map(|i| hits.matched(i)).collect()
+            }
+            None => self.rules.iter().map(|r| r.regex.is_match(path)).collect(),
+        };
         match self.syntax {
             OwnersSyntax::GitHub => {
-                let rule = self.rules.iter().rev().find(|r| r.regex.is_match(path))?;
+                let i = matched.iter().rposition(|m| *m)?;
+                let rule = &self.rules[i];
                 Some(OwnersMatch {
                     owners: rule.owners.clone(),
                     line: rule.line,
@@ -128,7 +142,9 @@ impl CodeOwners {
                 let applying: Vec<&Rule> = self
                     .rules
                     .iter()
-                    .filter(|r| r.regex.is_match(path) != r.negative)
+                    .zip(&matched)
+                    .filter(|(r, m)| **m != r.negative)
+                    .map(|(r, _)| r)
                     .collect();
                 let first = applying.first()?;
                 let mut owners: Vec<String> = Vec::new();
@@ -341,6 +357,35 @@ fn gitea_tokens(text: &str) -> Vec<String> {
     tokens
 }
 
+/// Go's `\d`, `\w`, `\s` and `\b` are ASCII-only where Rust's are Unicode: spelled out as
+/// Go defines them (`\s` is `[\t\n\f\r ]`), in and outside brackets. Other escapes stay.
+fn go_ascii_classes(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('d') => out.push_str("[0-9]"),
+            Some('D') => out.push_str("[^0-9]"),
+            Some('w') => out.push_str("[0-9A-Za-z_]"),
+            Some('W') => out.push_str("[^0-9A-Za-z_]"),
+            Some('s') => out.push_str("[\\t\\n\\f\\r ]"),
+            Some('S') => out.push_str("[^\\t\\n\\f\\r ]"),
+            Some('b') => out.push_str("(?-u:\\b)"),
+            Some('B') => out.push_str("(?-u:\\B)"),
+            Some(next) => {
+                out.push('\\');
+                out.push(next);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
 fn gitea_line(text: &str) -> Result<Parsed, String> {
     let tokens = gitea_tokens(text);
     match tokens.len() {
@@ -357,7 +402,7 @@ fn gitea_line(text: &str) -> Result<Parsed, String> {
     let pattern = tokens[0].clone();
     let negative = pattern.starts_with('!');
     let source = pattern.strip_prefix('!').unwrap_or(&pattern);
-    let regex = Regex::new(&format!("^{source}$"))
+    let regex = Regex::new(&format!("^{}$", go_ascii_classes(source)))
         .map_err(|e| format!("`{pattern}` is not a regular expression: {e}"))?;
     let mut owners = Vec::new();
     let mut bad = Vec::new();
@@ -570,6 +615,35 @@ path\ with\ space @user2
         // Owners without `@` are users too.
         let co = parse(OwnersSyntax::Gitea, ".* bob @org/team");
         assert_eq!(co.owners_of("a").unwrap().owners, v(&["@bob", "@org/team"]));
+    }
+
+    #[test]
+    fn gitea_classes_are_ascii_as_in_go() {
+        // Written `\\d` in the file: the tokenizer leaves `\d` for the regexp.
+        let co = parse(
+            OwnersSyntax::Gitea,
+            r"v\\d+/.* @digits
+name\\w\\.txt @word
+[\\d_]x @cls
+.*\\bend @b
+",
+        );
+        assert!(co.errors().is_empty(), "{:?}", co.errors());
+        assert_eq!(co.owners_of("v12/a").unwrap().lines, [1]);
+        assert!(
+            co.owners_of("v\u{663}/a").is_none(),
+            "Arabic-Indic digit is not Go's \\d"
+        );
+        assert_eq!(co.owners_of("namea.txt").unwrap().lines, [2]);
+        assert!(
+            co.owners_of("name\u{e9}.txt").is_none(),
+            "é is not Go's \\w"
+        );
+        assert_eq!(co.owners_of("7x").unwrap().lines, [3]);
+        assert_eq!(co.owners_of("_x").unwrap().lines, [3]);
+        assert_eq!(co.owners_of("a/end").unwrap().lines, [4]);
+        // A literal backslash-d (`\\\\d` after unescaping is `\\d`) stays literal.
+        assert_eq!(go_ascii_classes(r"a\\d"), r"a\\d");
     }
 
     #[test]

@@ -321,6 +321,13 @@ mod tests {
             vec![commit("1", Some("x"), false), commit("2", Some("y"), false)],
             vec![commit("3", Some("y"), false)],
         ];
+        let mut with_bot = history.clone();
+        // A bot the forge marks as one is left out whatever its name.
+        with_bot[0].insert(0, commit("b", Some("renovate"), true));
+        let got = suggest_reviewers(&files, None, &with_bot, "me", 5);
+        assert!(got.iter().all(|r| r.login != "renovate"));
+        // It still takes rank 0 in a.rs: x is second there now (0.5 × 0.5/2).
+        assert!((got.iter().find(|r| r.login == "x").unwrap().confidence - 0.125).abs() < 1e-9);
         let got = suggest_reviewers(&files, None, &history, "me", 5);
         assert_eq!(got[0].login, "y");
         assert!((got[0].confidence - 0.5 * 1.5 / 2.0).abs() < 1e-9);

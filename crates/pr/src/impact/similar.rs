@@ -146,4 +146,13 @@ mod tests {
         assert!(got[2].reasons[1].contains("without merging"));
         assert_eq!(similar_prs(&files, &closed, 1).len(), 1);
     }
+
+    #[test]
+    fn a_renamed_file_counts_under_its_old_name() {
+        let mut moved = file("lib/new.rs");
+        moved.previous_path = Some("src/old.rs".into());
+        let got = similar_prs(&[moved], &[pr(7, true, &["src/old.rs"])], 5);
+        assert_eq!(got[0].shared_paths, ["src/old.rs"]);
+        assert!(similar_prs(&[file("lib/new.rs")], &[pr(7, true, &["src/old.rs"])], 5).is_empty());
+    }
 }
