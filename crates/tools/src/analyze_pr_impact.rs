@@ -500,20 +500,26 @@ fn build(
             reason: s.reasons.join("; "),
         })
         .collect();
-    let mut dependency_updates = Vec::new();
+    let mut updates = Vec::new();
     for (path, (before, after)) in &extra.manifests {
-        for d in impact::dependency_updates(path, before.as_deref(), after.as_deref()) {
-            dependency_updates.push(DependencyUpdate {
-                ecosystem: ecosystem_str(d.ecosystem).to_owned(),
-                package: d.package,
-                from_version: d.from,
-                to_version: d.to,
-                is_breaking: d.major,
-                change: update_kind_str(d.kind).to_owned(),
-                file: d.file,
-            });
+        match impact::try_dependency_updates(path, before.as_deref(), after.as_deref()) {
+            Ok(u) => updates.extend(u),
+            Err(why) => notes.push(format!("{path} could not be read: {why}")),
         }
     }
+    // A lockfile's resolved versions stand for its manifest's requirements.
+    let dependency_updates = impact::prefer_lockfiles(updates)
+        .into_iter()
+        .map(|d| DependencyUpdate {
+            ecosystem: ecosystem_str(d.ecosystem).to_owned(),
+            package: d.package,
+            from_version: d.from,
+            to_version: d.to,
+            is_breaking: d.major,
+            change: update_kind_str(d.kind).to_owned(),
+            file: d.file,
+        })
+        .collect();
     let files_out = (depth == Depth::Detailed).then(|| {
         files
             .iter()
