@@ -25,8 +25,10 @@ const HISTORY_PER_FILE: usize = 10;
 const CLOSED_PRS: usize = 30;
 /// Reviewers suggested at most.
 const REVIEWERS: usize = 5;
-/// Similar PRs listed at most.
+/// Similar PRs listed at most, and the least score listed: below it only a shared directory
+/// such as the root links them.
 const SIMILAR: usize = 5;
+const MIN_SIMILARITY: f64 = 0.1;
 /// Files named per area at most; `file_count` has all.
 const FILES_PER_AREA: usize = 20;
 /// A manifest or lockfile larger than this is not read.
@@ -110,7 +112,7 @@ pub enum Outcome {
 pub struct SimilarPr {
     pub number: u64,
     pub title: String,
-    /// 0–1: the share of changed files in common (see reason).
+    /// 0–1 from shared files and directories (see reason); at least 0.1.
     pub similarity_score: f64,
     pub outcome: Outcome,
     pub shared_files: Vec<String>,
@@ -155,7 +157,8 @@ pub struct Output {
     pub risk_factors: Vec<RiskFactor>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suggested_reviewers: Vec<Reviewer>,
-    /// Code owners of the changed files (CODEOWNERS on the base branch).
+    /// Code owners of the changed files (CODEOWNERS on the base branch): logins, teams as
+    /// org/team, emails as written.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub required_reviewers: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -468,6 +471,8 @@ fn build(
         for f in files {
             if let Some(m) = o.owners_of(&f.path) {
                 for owner in m.owners {
+                    // As the forge's reviewer lists name them: `bob`, `org/team`.
+                    let owner = owner.trim_start_matches('@').to_owned();
                     if !required_reviewers.contains(&owner) {
                         required_reviewers.push(owner);
                     }
@@ -486,7 +491,7 @@ fn build(
         .collect();
     let similar_prs = impact::similar_prs(files, &extra.closed, SIMILAR)
         .into_iter()
-        .filter(|s| s.number != pull.number)
+        .filter(|s| s.number != pull.number && s.score >= MIN_SIMILARITY)
         .map(|s| SimilarPr {
             number: s.number,
             title: s.title,

@@ -449,13 +449,20 @@ fn build(
 ) -> Output {
     let plan = max_lines.map(|m| review::plan_excerpts(files, m));
     let categories: Vec<FileCategory> = files.iter().map(|f| review::file_category(&f.path)).collect();
+    // A new file's public declarations are all new: they change nothing anyone uses, and
+    // listing each would crowd out what does.
     let focus: Vec<Vec<review::FocusPoint>> = files
         .iter()
         .map(|f| {
-            f.patch
+            let mut points = f
+                .patch
                 .as_deref()
                 .map(|p| review::focus_points(&f.path, p))
-                .unwrap_or_default()
+                .unwrap_or_default();
+            if f.status == FileStatus::Added {
+                points.retain(|p| p.kind != FocusKind::PublicSignature);
+            }
+            points
         })
         .collect();
     // Files in priority order: what the excerpt plan shows first, then the rest by size.
@@ -560,14 +567,18 @@ fn build(
                 .iter()
                 .map(|o| DiffOmitted {
                     path: o.path.clone(),
-                    why: format!(
-                        "{}: {} line{} in {} hunk{}",
-                        o.reason.as_str(),
-                        o.lines,
-                        if o.lines == 1 { "" } else { "s" },
-                        o.hunks,
-                        if o.hunks == 1 { "" } else { "s" }
-                    ),
+                    why: if o.hunks == 0 {
+                        format!("{}: the last {} lines of a hunk cut", o.reason.as_str(), o.lines)
+                    } else {
+                        format!(
+                            "{}: {} line{} in {} hunk{}",
+                            o.reason.as_str(),
+                            o.lines,
+                            if o.lines == 1 { "" } else { "s" },
+                            o.hunks,
+                            if o.hunks == 1 { "" } else { "s" }
+                        )
+                    },
                 })
                 .collect(),
         ),
