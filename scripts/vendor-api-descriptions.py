@@ -88,6 +88,12 @@ FORGEJO_OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/actions/jobs/{job_id}/logs"),
     ("get", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"),
     ("get", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/zip"),
+    # Merge readiness: the base branch with its effective protection (readable by readers),
+    # one protection rule (admins), the head's combined status, and the compare (behind-by).
+    ("get", "/repos/{owner}/{repo}/branches/{branch}"),
+    ("get", "/repos/{owner}/{repo}/branch_protections/{name}"),
+    ("get", "/repos/{owner}/{repo}/commits/{ref}/status"),
+    ("get", "/repos/{owner}/{repo}/compare/{basehead}"),
 ]
 
 # Go fields that are pointers to scalars, so null when unset, which go-swagger cannot tell
