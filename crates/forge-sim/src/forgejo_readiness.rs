@@ -156,8 +156,9 @@ pub(crate) fn route(
             }
             Reply::json(200, body)
         }
-        ["compare", basehead] => {
-            let basehead = decode(basehead);
+        // Gitea routes `compare/*`: a branch's slashes may come unescaped.
+        ["compare", basehead @ ..] if !basehead.is_empty() => {
+            let basehead = decode(&basehead.join("/"));
             let Some((from, to)) = basehead.split_once("...") else {
                 return Some(not_found());
             };

@@ -35,6 +35,14 @@ fn scenario(name: &str) -> Scenario {
     Scenario::from_file(&path).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// The same pull request with its base branch (and the rule protecting it) renamed.
+fn with_base(mut scenario: Scenario, base: &str) -> Scenario {
+    let repo = &mut scenario.repos[0];
+    repo.pulls[0].base.ref_name = base.to_owned();
+    repo.branch_protections[0].branch = base.to_owned();
+    scenario
+}
+
 struct Fixture {
     sim: SimHandle,
     forge: Arc<dyn Forge>,
@@ -43,9 +51,11 @@ struct Fixture {
 
 impl Fixture {
     async fn start(name: &str, token: &str) -> Fixture {
-        let sim = Sim::start(scenario(name))
-            .await
-            .expect("the simulator starts");
+        Fixture::start_with(name, scenario(name), token).await
+    }
+
+    async fn start_with(name: &str, scenario: Scenario, token: &str) -> Fixture {
+        let sim = Sim::start(scenario).await.expect("the simulator starts");
         let base = sim.base_url().trim_end_matches('/').to_owned();
         let host = base.trim_start_matches("http://").to_owned();
         let kind = if name.ends_with("_gitea") {
@@ -149,6 +159,8 @@ async fn a_clean_pull_request_reads_every_fact_in_six_requests() {
         assert_eq!(facts.unresolved_threads, None);
         assert_eq!(facts.behind_by, Some(0));
         assert!(!facts.in_merge_queue && facts.auto_merge.is_none());
+        // An admin (the rule was readable) and the rule does not apply to admins.
+        assert!(facts.viewer_can_bypass);
 
         let rules = &facts.rules;
         assert!(rules.protected);
@@ -271,6 +283,8 @@ async fn behind_by_comes_from_the_reverse_compare() {
     let facts = fx.facts().await;
     assert_eq!(facts.behind_by, Some(3));
     assert!(facts.rules.up_to_date);
+    // The rule applies to admins: not even an admin merges past it.
+    assert!(!facts.viewer_can_bypass);
     let compare: Vec<RecordedRequest> = fx
         .api_requests()
         .into_iter()
@@ -344,6 +358,7 @@ async fn a_non_admin_gets_the_branch_and_an_unknown_rule() {
         Some(true)
     );
     assert_eq!(logins(&facts), ["bob"]);
+    assert!(!facts.viewer_can_bypass);
 
     // A read token: the same.
     let fx = Fixture::start("readiness_forbidden_forgejo", "fj_read").await;
@@ -419,5 +434,35 @@ async fn an_unknown_pull_request_is_not_found() {
     assert!(
         matches!(err, resolve_pr_forge::Error::NotFound { .. }),
         "{err:?}"
+    );
+}
+
+/// Branch names are data: one with slashes, `$(…)`, `;` and a leading dash reaches the forge
+/// percent-encoded in every path (the branch, the rule, the compare) and reads the same facts.
+#[tokio::test]
+async fn a_hostile_branch_name_is_only_data() {
+    let base = "-x/$(id);rm";
+    let name = "readiness_behind_forgejo";
+    let fx = Fixture::start_with(name, with_base(scenario(name), base), "fj_write").await;
+    let facts = fx.facts().await;
+    assert_eq!(facts.pull.base_ref, base);
+    assert_eq!(facts.requests, 6);
+    assert_eq!(facts.rules.sources, [format!("branch protection {base:?}")]);
+    assert!(facts.rules.up_to_date && facts.rules.unknown.is_empty());
+    assert_eq!(facts.behind_by, Some(3));
+    let paths = fx.paths();
+    assert!(
+        paths.contains(&"/branches/-x/%24%28id%29%3Brm".to_owned()),
+        "{paths:?}"
+    );
+    assert!(
+        paths.contains(&"/branch_protections/-x%2F%24%28id%29%3Brm".to_owned()),
+        "{paths:?}"
+    );
+    assert!(
+        paths.contains(
+            &"/compare/c0ffee0000000000000000000000000000000001...-x/%24%28id%29%3Brm".to_owned()
+        ),
+        "{paths:?}"
     );
 }

@@ -54,7 +54,10 @@ pub(crate) async fn merge_facts(forge: &Forgejo, pr: &PrRef) -> Result<MergeFact
         reader.statuses(&head),
         reader.behind_by(&head, &base)
     );
-    let rules = rules?;
+    let (rules, viewer_can_bypass) = match rules? {
+        Ok((rules, bypass)) => (Ok(rules), bypass),
+        Err(unread) => (Err(unread), false),
+    };
     let statuses = statuses?;
     let checks = statuses
         .into_iter()
@@ -92,10 +95,7 @@ pub(crate) async fn merge_facts(forge: &Forgejo, pr: &PrRef) -> Result<MergeFact
         unresolved_threads: None,
         in_merge_queue: false,
         auto_merge: None,
-        // Forgejo/Gitea let a repository admin merge past the rule (`force_merge`) unless
-        // it applies to admins; whether the caller is one shows only through the rule
-        // itself, which is left to the analysis (`rules.sources`).
-        viewer_can_bypass: false,
+        viewer_can_bypass,
         requests: reader.requests.load(Ordering::Relaxed),
     })
 }
@@ -165,9 +165,16 @@ impl Reader<'_> {
         Err(too_many_pages(self.forge, &subject))
     }
 
-    /// The base branch's rules; `Err(UnreadRules)` when the branch itself cannot be read
-    /// (403/404); other failures are errors.
-    async fn rules(&self, base: &str) -> Result<std::result::Result<BranchRules, UnreadRules>> {
+    /// The base branch's rules, and whether the caller may merge past them: Forgejo/Gitea let
+    /// a repository admin force the merge (`force_merge`) unless the rule has
+    /// `apply_to_admins`; the caller is a repository admin when the rule could be read (only
+    /// admins get its name). An instance admin who is not a repository admin bypasses too but
+    /// is not told apart (that would cost `GET /user`). `Err(UnreadRules)` when the branch
+    /// itself cannot be read (403/404); other failures are errors.
+    async fn rules(
+        &self,
+        base: &str,
+    ) -> Result<std::result::Result<(BranchRules, bool), UnreadRules>> {
         let subject = format!("the branch {base:?} of {}", self.pr.repo.full_name());
         let url = format!("{}/branches/{}", self.repo_url(), encode(base, true));
         let branch: FjBranch = match self.get(url, &subject, "").await {
@@ -185,7 +192,7 @@ impl Reader<'_> {
             ..BranchRules::default()
         };
         if !branch.protected {
-            return Ok(Ok(rules));
+            return Ok(Ok((rules, false)));
         }
         rules.sources.push(SOURCE.to_owned());
         rules.required_approvals = branch.required_approvals.try_into().unwrap_or(0);
@@ -201,7 +208,7 @@ impl Reader<'_> {
                          to repository admins"
                     .to_owned(),
             });
-            return Ok(Ok(rules));
+            return Ok(Ok((rules, false)));
         }
         let subject = format!(
             "the branch protection {name:?} of {}",
@@ -219,7 +226,7 @@ impl Reader<'_> {
                     source: format!("{SOURCE} {name:?}"),
                     reason: format!("the rule cannot be read: {e}"),
                 });
-                return Ok(Ok(rules));
+                return Ok(Ok((rules, false)));
             }
             Err(e) => return Err(e),
         };
@@ -237,7 +244,7 @@ impl Reader<'_> {
         rules.dismiss_stale_approvals = rule.dismiss_stale_approvals || rule.ignore_stale_approvals;
         rules.signed_commits = rule.require_signed_commits;
         rules.official_review_requests = rule.block_on_official_review_requests;
-        Ok(Ok(rules))
+        Ok(Ok((rules, !rule.apply_to_admins)))
     }
 
     /// The newest status of each context of `sha` (the combined status, every page).
@@ -591,6 +598,8 @@ struct FjRule {
     ignore_stale_approvals: bool,
     #[serde(default)]
     require_signed_commits: bool,
+    #[serde(default)]
+    apply_to_admins: bool,
 }
 
 #[derive(Debug, Deserialize)]
