@@ -11,7 +11,9 @@ use resolve_pr_core::{PrRef, RepoRef};
 use resolve_pr_forge::{
     CheckOutcome, ClientOptions, Config, Forge, Forges, MergeFacts, RetryPolicy, ReviewVerdict,
 };
-use resolve_pr_forge_sim::{Fault, FaultKind, RecordedRequest, Scenario, Sim, SimHandle};
+use resolve_pr_forge_sim::{
+    Fault, FaultKind, RecordedRequest, ReviewSpec, Scenario, Sim, SimHandle,
+};
 
 fn fast_options() -> ClientOptions {
     ClientOptions {
@@ -225,12 +227,17 @@ async fn every_status_page_is_read() {
     let facts = fx.facts().await;
     assert_eq!(facts.checks.len(), 117);
     assert_eq!(facts.requests, 8);
-    let status_pages = fx
+    let mut status_pages: Vec<String> = fx
         .api_requests()
         .into_iter()
         .filter(|r| r.path.ends_with("/status"))
-        .count();
-    assert_eq!(status_pages, 3);
+        .filter_map(|r| r.query)
+        .collect();
+    status_pages.sort();
+    assert_eq!(
+        status_pages,
+        ["page=1&limit=50", "page=2&limit=50", "page=3&limit=50"]
+    );
     let failed: Vec<&str> = facts
         .checks
         .iter()
@@ -465,4 +472,97 @@ async fn a_hostile_branch_name_is_only_data() {
         ),
         "{paths:?}"
     );
+}
+
+/// More than 50 reviews: every page is read (2 of 50), one request each, and the latest
+/// verdict of each reviewer stands.
+#[tokio::test]
+async fn every_review_page_is_read() {
+    let name = "readiness_clean_forgejo";
+    let mut s = scenario(name);
+    let pull = &mut s.repos[0].pulls[0];
+    let head = pull.head.sha.clone();
+    pull.reviews = (0..60u64)
+        .map(|i| ReviewSpec {
+            id: Some(100 + i),
+            author: format!("reviewer{}", i % 30),
+            // The first round requests changes, the second approves.
+            state: if i < 30 {
+                "CHANGES_REQUESTED"
+            } else {
+                "APPROVED"
+            }
+            .to_owned(),
+            body: String::new(),
+            submitted_at: Some(format!("2024-09-02T09:{:02}:00Z", i % 60)),
+            commit_id: Some(head.clone()),
+            minimized: None,
+            official: None,
+        })
+        .collect();
+    let fx = Fixture::start_with(name, s, "fj_write").await;
+    let facts = fx.facts().await;
+    assert_eq!(facts.requests, 7);
+    let review_pages = fx
+        .api_requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/reviews"))
+        .count();
+    assert_eq!(review_pages, 2);
+    assert_eq!(facts.reviews.len(), 30);
+    assert!(
+        facts
+            .reviews
+            .iter()
+            .all(|r| r.verdict == ReviewVerdict::Approved)
+    );
+}
+
+/// A base branch that cannot be read (deleted, or hidden): its rules are unknown and no
+/// check is said to be required or not.
+#[tokio::test]
+async fn an_unreadable_base_branch_leaves_the_rules_unknown() {
+    let fx = Fixture::start("readiness_clean_forgejo", "fj_write").await;
+    fx.sim.inject(Fault {
+        method: Some("GET".into()),
+        path: "/api/v1/repos/octo/app/branches/main".into(),
+        times: 10,
+        kind: FaultKind::Status {
+            code: 404,
+            headers: Vec::new(),
+            body: r#"{"message":"branch does not exist"}"#.into(),
+        },
+    });
+    let facts = fx.facts().await;
+    assert_eq!(facts.requests, 5);
+    assert!(!facts.rules.protected);
+    assert_eq!(facts.rules.unknown.len(), 1);
+    assert!(facts.rules.unknown[0].reason.contains("\"main\""));
+    assert!(facts.checks.iter().all(|c| c.required.is_none()));
+    assert!(!facts.viewer_can_bypass);
+}
+
+/// A forge failing on the statuses fails the facts with a categorized error (after the
+/// client's retries), never a panic or facts with the checks missing.
+#[tokio::test]
+async fn a_failing_status_read_is_an_api_error() {
+    let fx = Fixture::start("readiness_clean_forgejo", "fj_write").await;
+    fx.sim.inject(Fault {
+        method: Some("GET".into()),
+        path: "/api/v1/repos/octo/app/commits/*".into(),
+        times: 10,
+        kind: FaultKind::Status {
+            code: 500,
+            headers: Vec::new(),
+            body: r#"{"message":"internal error"}"#.into(),
+        },
+    });
+    let err = fx
+        .forge
+        .repository()
+        .merge_facts(&fx.pr)
+        .await
+        .expect_err("the statuses cannot be read");
+    let err = resolve_pr_core::Error::from(err);
+    assert_eq!(err.category, resolve_pr_core::Category::Api, "{err:?}");
 }

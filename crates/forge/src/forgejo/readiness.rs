@@ -11,7 +11,8 @@
 //!    and the compare of the head commit with the base branch (`GET compare/{sha}...{base}`,
 //!    whose `total_commits` is how far behind the head is).
 //!
-//! So 5 requests for a reader and 6 for an admin, plus one per further 50 reviews or statuses.
+//! So 5 requests for a reader and 6 for an admin, plus one per further 50 reviews or statuses
+//! (further status pages are asked together once the first gives the total).
 //!
 //! What a reader cannot see (the rest of the rule: rejected reviews, outdated branch, stale
 //! approvals, signed commits, official review requests) is listed in `rules.unknown`, never
@@ -247,33 +248,60 @@ impl Reader<'_> {
         Ok(Ok((rules, !rule.apply_to_admins)))
     }
 
-    /// The newest status of each context of `sha` (the combined status, every page).
+    /// The newest status of each context of `sha` (the combined status, every page). When
+    /// the first page gives the total, the other pages are asked all at once (page size: what
+    /// the first page held, as an instance may cap `limit` below 50); otherwise one by one
+    /// until a short page.
     async fn statuses(&self, sha: &str) -> Result<Vec<FjStatus>> {
         if sha.is_empty() {
             return Ok(Vec::new());
         }
         let subject = format!("the combined status of {sha} ({})", subject(self.pr));
-        let mut all: Vec<FjStatus> = Vec::new();
-        for page in 1..=MAX_PAGES {
-            let url = format!(
-                "{}/commits/{}/status?page={page}&limit={PER_PAGE}",
-                self.repo_url(),
-                encode(sha, false)
-            );
-            let response = self.get(url, &subject, "").await?;
-            let combined: FjCombined = response.json()?;
-            let items = combined.statuses.unwrap_or_default();
-            let got = items.len();
-            all.extend(items);
-            let more = match combined.total_count {
-                Some(total) => got > 0 && (all.len() as u64) < total,
-                None => got >= PER_PAGE,
-            };
-            if !more {
-                return Ok(newest_per_context(all));
+        let first = self.status_page(sha, 1, &subject).await?;
+        let mut all = first.statuses.unwrap_or_default();
+        let got = all.len();
+        match first.total_count {
+            Some(total) if got > 0 && (got as u64) < total => {
+                let pages = total.div_ceil(got as u64);
+                if pages > MAX_PAGES as u64 {
+                    return Err(too_many_pages(self.forge, &subject));
+                }
+                let rest = futures_util::future::try_join_all(
+                    (2..=pages as usize).map(|page| self.status_page(sha, page, &subject)),
+                )
+                .await?;
+                for combined in rest {
+                    all.extend(combined.statuses.unwrap_or_default());
+                }
+            }
+            Some(_) => {}
+            None if got < PER_PAGE => {}
+            None => {
+                for page in 2..=MAX_PAGES {
+                    let items = self
+                        .status_page(sha, page, &subject)
+                        .await?
+                        .statuses
+                        .unwrap_or_default();
+                    let got = items.len();
+                    all.extend(items);
+                    if got < PER_PAGE {
+                        return Ok(newest_per_context(all));
+                    }
+                }
+                return Err(too_many_pages(self.forge, &subject));
             }
         }
-        Err(too_many_pages(self.forge, &subject))
+        Ok(newest_per_context(all))
+    }
+
+    async fn status_page(&self, sha: &str, page: usize, subject: &str) -> Result<FjCombined> {
+        let url = format!(
+            "{}/commits/{}/status?page={page}&limit={PER_PAGE}",
+            self.repo_url(),
+            encode(sha, false)
+        );
+        self.get(url, subject, "").await?.json()
     }
 
     /// How many commits of `base` the head `sha` lacks: the compare the other way round
