@@ -83,7 +83,7 @@ pub(crate) async fn merge_facts(forge: &Forgejo, pr: &PrRef) -> Result<MergeFact
         unknown: vec![unread],
         ..BranchRules::default()
     });
-    let (reviews, review_requests) = counted_reviews(all_reviews, &rules);
+    let (reviews, review_requests) = counted_reviews(all_reviews, &rules, &pr.repo.owner);
     Ok(MergeFacts {
         pull,
         merge_state: None,
@@ -517,8 +517,14 @@ fn newest_per_context(statuses: Vec<FjStatus>) -> Vec<FjStatus> {
 /// is that latest entry. A verdict counts when it is `official` (from someone whose review
 /// the rule counts), not dismissed, and not stale where the rule leaves stale approvals out
 /// (`dismiss_stale_approvals` or `ignore_stale_approvals`, or a rule that could not be read:
-/// then a stale approval is not counted, the cautious reading). Oldest first.
-fn counted_reviews(all: Vec<FjReview>, rules: &BranchRules) -> (Vec<LatestReview>, Vec<String>) {
+/// then a stale approval is not counted, the cautious reading). Oldest first. A team is
+/// named `org/team`; its organization is the repository's owner when the answer leaves it out
+/// (only an organization's repository can ask a team).
+fn counted_reviews(
+    all: Vec<FjReview>,
+    rules: &BranchRules,
+    owner: &str,
+) -> (Vec<LatestReview>, Vec<String>) {
     let rule_unread = rules.protected && !rules.unknown.is_empty();
     let drop_stale = rules.dismiss_stale_approvals || rule_unread;
     let mut latest: Vec<(String, FjReview)> = Vec::new();
@@ -543,7 +549,13 @@ fn counted_reviews(all: Vec<FjReview>, rules: &BranchRules) -> (Vec<LatestReview
     for (_, review) in latest {
         if review.state == "REQUEST_REVIEW" {
             if let Some(team) = &review.team {
-                requests.push(team.name.clone());
+                let org = team
+                    .organization
+                    .as_ref()
+                    .map(|o| o.name.as_str())
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or(owner);
+                requests.push(format!("{org}/{}", team.name));
             } else if let Some(user) = &review.user {
                 requests.push(user.login.clone());
             }
@@ -588,6 +600,14 @@ struct FjReview {
 
 #[derive(Debug, Deserialize)]
 struct FjTeam {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    organization: Option<FjOrganization>,
+}
+
+#[derive(Debug, Deserialize)]
+struct FjOrganization {
     #[serde(default)]
     name: String,
 }
@@ -732,18 +752,21 @@ mod tests {
             review(
                 json!({"id": 8, "user": null, "team": {"name": "core"}, "state": "REQUEST_REVIEW", "official": true}),
             ),
+            review(
+                json!({"id": 9, "user": null, "team": {"name": "docs", "organization": {"name": "Octo"}}, "state": "REQUEST_REVIEW", "official": true}),
+            ),
         ];
         let rules = BranchRules {
             protected: true,
             ..BranchRules::default()
         };
-        let (counted, requests) = counted_reviews(all, &rules);
+        let (counted, requests) = counted_reviews(all, &rules, "octo");
         let names: Vec<_> = counted.iter().map(|r| r.author.login.as_str()).collect();
         // A stale approval counts when the rule keeps stale approvals.
         assert_eq!(names, ["ann", "di"]);
         assert_eq!(counted[0].verdict, ReviewVerdict::Approved);
         assert_eq!(counted[0].commit_id.as_deref(), Some("b"));
-        assert_eq!(requests, ["ed", "core"]);
+        assert_eq!(requests, ["ed", "octo/core", "Octo/docs"]);
     }
 
     #[test]
@@ -768,7 +791,10 @@ mod tests {
                 ..BranchRules::default()
             },
         ] {
-            assert!(counted_reviews(stale(), &rules).0.is_empty(), "{rules:?}");
+            assert!(
+                counted_reviews(stale(), &rules, "octo").0.is_empty(),
+                "{rules:?}"
+            );
         }
     }
 
