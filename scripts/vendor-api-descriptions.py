@@ -97,6 +97,12 @@ FORGEJO_OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/pulls/{index}/commits"),
     ("get", "/repos/{owner}/{repo}/raw/{filepath}"),
     ("get", "/repos/{owner}/{repo}/commits"),
+    # Merge readiness: the base branch with its effective protection (readable by readers),
+    # one protection rule (admins), the head's combined status, and the compare (behind-by).
+    ("get", "/repos/{owner}/{repo}/branches/{branch}"),
+    ("get", "/repos/{owner}/{repo}/branch_protections/{name}"),
+    ("get", "/repos/{owner}/{repo}/commits/{ref}/status"),
+    ("get", "/repos/{owner}/{repo}/compare/{basehead}"),
 ]
 
 # Go fields that are pointers to scalars, so null when unset, which go-swagger cannot tell

@@ -91,8 +91,14 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
                 index.parse::<u64>(),
             ) {
                 (Some(r), Ok(n)) => match world.conversation(r, n) {
-                    Some(Conversation::Pull(p)) => {
-                        Reply::json(200, pull_json(base, &world, r, p, &caller))
+                    Some(Conversation::Pull(_)) => {
+                        crate::forgejo_readiness::note_pull_read(&mut world, r, n);
+                        match world.conversation(r, n) {
+                            Some(Conversation::Pull(p)) => {
+                                Reply::json(200, pull_json(base, &world, r, p, &caller))
+                            }
+                            _ => not_found(base),
+                        }
                     }
                     _ => not_found(base),
                 },
@@ -303,6 +309,9 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
         ("GET", ["repos", owner, name, rest @ ..]) => {
             match visible_repo(&world, &caller, owner, name) {
                 Some(r) => crate::contents::forgejo_route(base, &world, req, r, rest)
+                    .or_else(|| {
+                        crate::forgejo_readiness::route(base, &world, req, r, rest, &caller)
+                    })
                     .or_else(|| crate::ci::forgejo_route(base, &mut world, req, r, rest))
                     .unwrap_or_else(|| not_found(base).unchecked()),
                 None => not_found(base),
@@ -725,7 +734,7 @@ fn review_json(base: &str, world: &World, r: usize, rv: &Review) -> Value {
         "body": rv.body,
         "commit_id": rv.commit_id,
         "stale": rv.commit_id != head,
-        "official": matches!(state, "APPROVED" | "REQUEST_CHANGES"),
+        "official": rv.official.unwrap_or(matches!(state, "APPROVED" | "REQUEST_CHANGES")),
         "dismissed": rv.state == "DISMISSED",
         "comments_count": comments,
         "submitted_at": submitted,
@@ -967,7 +976,8 @@ fn pull_json(
         "diff_url": format!("{html}.diff"),
         "patch_url": format!("{html}.patch"),
         // Gitea's `Mergeable()`: false while checking, on a conflict, and for a draft.
-        "mergeable": !p.draft && p.mergeable.unwrap_or(false),
+        // `mergeable_after_reads`: false while the check runs.
+        "mergeable": !p.draft && p.mergeable.unwrap_or(false) && crate::forgejo_readiness::checked(world, r, p),
         "merged": merged,
         "merged_at": if merged { p.merged_at.as_deref().map(normalize_time).or(Some(updated.clone())) } else { None },
         "merge_commit_sha": if merged { p.merge_commit_sha.clone() } else { None },

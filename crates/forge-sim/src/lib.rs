@@ -32,6 +32,7 @@ pub mod contract;
 #[cfg(feature = "faults")]
 mod fault;
 mod forgejo;
+mod forgejo_readiness;
 mod git_http;
 mod github;
 #[cfg(feature = "graphql")]

@@ -266,6 +266,14 @@ pub struct PullSpec {
     /// without counts or patch), e.g. for closed pull requests.
     #[serde(default)]
     pub changed_paths: Vec<String>,
+    /// How many commits of the base branch the head lacks (Forgejo/Gitea: the reverse
+    /// compare's `total_commits`); default 0.
+    #[serde(default)]
+    pub behind_by: Option<u64>,
+    /// Forgejo/Gitea: the first N reads of the pull request say `mergeable: false` (still
+    /// checking), later ones `mergeable`.
+    #[serde(default)]
+    pub mergeable_after_reads: Option<u32>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -373,6 +381,10 @@ pub struct ReviewSpec {
     /// GitHub only: minimized (hidden) for this reason; see `CommentSpec::minimized`.
     #[serde(default)]
     pub minimized: Option<String>,
+    /// Forgejo/Gitea `official` (the reviewer's verdict counts towards the branch's rules);
+    /// default: true for approvals and change requests.
+    #[serde(default)]
+    pub official: Option<bool>,
 }
 
 /// A review thread (GitHub) or code conversation (Forgejo/Gitea): comments on one place of the
@@ -649,6 +661,26 @@ pub struct BranchProtectionSpec {
     pub required_checks: Vec<String>,
     #[serde(default)]
     pub classic: bool,
+    /// Forgejo/Gitea protection fields (`branches/{b}`, `branch_protections/{name}`).
+    #[serde(default)]
+    pub required_approvals: u32,
+    #[serde(default)]
+    pub block_on_rejected_reviews: bool,
+    #[serde(default)]
+    pub block_on_official_review_requests: bool,
+    #[serde(default)]
+    pub block_on_outdated_branch: bool,
+    #[serde(default)]
+    pub dismiss_stale_approvals: bool,
+    #[serde(default)]
+    pub ignore_stale_approvals: bool,
+    #[serde(default)]
+    pub require_signed_commits: bool,
+    #[serde(default)]
+    pub apply_to_admins: bool,
+    /// Only these users' reviews are official (`enable_approvals_whitelist` when not empty).
+    #[serde(default)]
+    pub approvals_whitelist_username: Vec<String>,
 }
 
 /// A plain issue: lets a test prove that an issue number is not a pull request.

@@ -43,6 +43,8 @@ pub(crate) struct Review {
     pub commit_id: String,
     /// GitHub's `minimizedReason` when the review is minimized (hidden).
     pub minimized: Option<String>,
+    /// Forgejo/Gitea `official`, when the scenario sets it.
+    pub official: Option<bool>,
 }
 
 /// A comment in a review thread.
@@ -140,6 +142,8 @@ pub(crate) struct World {
     pub pull_list_filters: bool,
     /// What polling and `/_sim/checks/complete` changed about checks.
     pub ci: crate::ci::CiState,
+    /// Pull request reads, for `mergeable_after_reads`.
+    pub readiness: crate::forgejo_readiness::ReadinessState,
     next_comment_id: u64,
     next_review_id: u64,
     next_thread_id: u64,
@@ -206,6 +210,7 @@ impl World {
                 .unwrap_or(scenario.forge == ForgeFlavor::Forgejo),
             pull_list_filters,
             ci: crate::ci::CiState::default(),
+            readiness: Default::default(),
             next_comment_id: FIRST_COMMENT_ID,
             next_review_id: FIRST_REVIEW_ID,
             next_thread_id: FIRST_THREAD_ID,
@@ -331,6 +336,7 @@ impl World {
                 submitted_at: r.submitted_at.as_deref().map(normalize_time),
                 commit_id: r.commit_id.clone().unwrap_or_else(|| pull.head.sha.clone()),
                 minimized: r.minimized.clone(),
+                official: r.official,
             });
         }
         let mut specs: Vec<ReviewThreadSpec> = pull.review_threads.clone();
@@ -422,6 +428,7 @@ impl World {
                         submitted_at: Some(created_at.clone()),
                         commit_id: pull.head.sha.clone(),
                         minimized: None,
+                        official: None,
                     });
                     id
                 }
@@ -701,6 +708,7 @@ impl World {
                 submitted_at: Some(now),
                 commit_id,
                 minimized: None,
+                official: None,
             });
         }
         self.touch_pull(repo, pull);

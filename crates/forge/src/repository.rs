@@ -172,11 +172,18 @@ pub struct BranchRules {
     /// The head must contain the base's tip (GitHub strict status checks, Forgejo/Gitea
     /// `block_on_outdated_branch`).
     pub up_to_date: bool,
-    /// Approvals given before the last push do not count.
+    /// Approvals given before the last push do not count (Forgejo/Gitea: dismissed on push,
+    /// `dismiss_stale_approvals`, or ignored at merge, `ignore_stale_approvals`).
     pub dismiss_stale_approvals: bool,
     /// A review requesting changes blocks (Forgejo/Gitea `block_on_rejected_reviews`; on
     /// GitHub `reviewDecision` carries it).
     pub block_on_rejected_reviews: bool,
+    /// A pending official review request blocks (Forgejo/Gitea
+    /// `block_on_official_review_requests`: a request to someone whose review would be
+    /// official, e.g. a code owner Forgejo asked, must be answered first). `review_requests`
+    /// lists every pending request; on an instance without an approvals whitelist, requests to
+    /// writers are the official ones.
+    pub official_review_requests: bool,
     /// Where the rules came from: `ruleset 42 "main rules"`, `branch protection`.
     pub sources: Vec<String>,
     /// Sources that could not be read, and why (`classic branch protection: 403 …`).
