@@ -19,6 +19,8 @@
 //!   code owners included); otherwise the count of approving latest reviews against the
 //!   rules' `required_approvals`. A review requesting changes blocks on GitHub when the
 //!   decision says so, on Forgejo/Gitea when the rule `block_on_rejected_reviews` is set.
+//!   Pending review requests block when the rules say official requests must be answered
+//!   (Forgejo/Gitea); every pending request counts, since the API does not mark which are.
 //! - **Up to date**: behind the base blocks only when the rules require the head up to date
 //!   (or GitHub says `BEHIND`); otherwise it is a warning.
 //! - **Conversations**: unresolved threads block when the rules require resolution.
@@ -144,6 +146,11 @@ pub enum Blocker {
     ChangesRequested {
         by: Vec<String>,
     },
+    /// Requested reviews not given yet, under a rule that makes pending official requests
+    /// block (Forgejo/Gitea `block_on_official_review_requests`).
+    ReviewRequestsPending {
+        reviewers: Vec<String>,
+    },
     UnresolvedThreads {
         count: u64,
     },
@@ -170,8 +177,6 @@ pub enum Unknown {
     Behind,
     /// Unresolved threads under a rule that requires resolution.
     Threads,
-    /// Whether approvals meet the rules (the rules could not be read).
-    Approvals,
 }
 
 /// Something worth knowing that does not block the merge.
@@ -356,13 +361,10 @@ pub fn assess(facts: &MergeFacts, local_conflicts: Option<bool>) -> Readiness {
             } else {
                 Holds::Yes
             };
+            // The count required is read with the branch (on every forge, by readers); what
+            // an unread source adds is listed as unknown rules already.
             let met = if current >= rules.required_approvals {
-                if rules_unread && !forge_vouches && !github {
-                    unknowns.push(Unknown::Approvals);
-                    Holds::Unknown
-                } else {
-                    Holds::Yes
-                }
+                Holds::Yes
             } else {
                 blockers.push(Blocker::ApprovalsMissing {
                     required: rules.required_approvals,
@@ -373,6 +375,12 @@ pub fn assess(facts: &MergeFacts, local_conflicts: Option<bool>) -> Readiness {
             (met, changes)
         }
     };
+
+    if rules.official_review_requests && !facts.review_requests.is_empty() {
+        blockers.push(Blocker::ReviewRequestsPending {
+            reviewers: facts.review_requests.clone(),
+        });
+    }
 
     // Up to date.
     let behind_blocks = rules.up_to_date || facts.merge_state == Some(MergeState::Behind);
@@ -434,6 +442,7 @@ pub fn assess(facts: &MergeFacts, local_conflicts: Option<bool>) -> Readiness {
                 | Blocker::CodeOwnerReview
                 | Blocker::ReviewRequired
                 | Blocker::ChangesRequested { .. }
+                | Blocker::ReviewRequestsPending { .. }
                 | Blocker::UnresolvedThreads { .. }
                 | Blocker::Behind { .. }
         )

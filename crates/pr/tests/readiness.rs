@@ -290,6 +290,23 @@ fn forgejo_rejected_reviews_block_only_under_the_rule() {
 }
 
 #[test]
+fn pending_official_requests_block_only_under_their_rule() {
+    let mut f = github_clean();
+    f.merge_state = None;
+    f.review_decision = None;
+    f.review_requests = vec!["carol".into()];
+    assert!(assess(&f, None).ready);
+    f.rules.official_review_requests = true;
+    let r = assess(&f, None);
+    assert_eq!(
+        r.blockers,
+        vec![Blocker::ReviewRequestsPending {
+            reviewers: vec!["carol".into()]
+        }]
+    );
+}
+
+#[test]
 fn required_checks_not_reported_are_missing() {
     let mut f = github_clean();
     f.rules.required_checks.push("deploy-preview".into());

@@ -546,6 +546,14 @@ fn blocking_issue(forge: &dyn Forge, pr: &PrRef, facts: &MergeFacts, b: &Blocker
                  lists what is open.",
             )
         },
+        Blocker::ReviewRequestsPending { reviewers } => issue(
+            Category::Approvals,
+            format!(
+                "requested reviews not given yet, and the branch's rule makes them block: {}",
+                reviewers.join(", ")
+            ),
+            "Wait for their reviews, or ask a maintainer to remove the request.",
+        ),
         Blocker::UnresolvedThreads { count } => BlockingIssue {
             next_tool: Some("find_unresolved_comments".to_owned()),
             ..issue(
@@ -635,12 +643,6 @@ fn unknown_requirement(u: &Unknown) -> UnknownRequirement {
                 .to_owned(),
             "find_unresolved_comments lists them.",
             Some("find_unresolved_comments"),
-        ),
-        Unknown::Approvals => item(
-            "approvals_met",
-            "the branch's review rules could not be read".to_owned(),
-            "Check the rules on the forge, or use a token that may read them.",
-            None,
         ),
     }
 }

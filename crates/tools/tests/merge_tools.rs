@@ -327,7 +327,8 @@ async fn forgejo_a_pending_official_review_blocks() {
         scenario: "readiness_code_owners_forgejo",
         flavor: Flavor::Forgejo,
         ready: false,
-        blockers: &["approvals"],
+        // 0 of 1 official approvals, and the official request to carol still pending.
+        blockers: &["approvals", "approvals"],
         unknown: &[],
         max_requests: 6,
     })
@@ -342,7 +343,8 @@ async fn forgejo_a_draft_blocks() {
         flavor: Flavor::Forgejo,
         ready: false,
         blockers: &["draft"],
-        unknown: &[],
+        // Forgejo says "not mergeable" for every draft: whether it conflicts is not known.
+        unknown: &["no_conflicts"],
         max_requests: 6,
     })
     .await;
