@@ -256,6 +256,9 @@ pub struct PullSpec {
     pub workflow_runs: Vec<WorkflowRunSpec>,
     #[serde(default)]
     pub artifacts: Vec<ArtifactSpec>,
+    /// What its merge needs beyond reviews, threads and checks (see `readiness`).
+    #[serde(default)]
+    pub readiness: crate::readiness::ReadinessSpec,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -639,6 +642,9 @@ pub struct BranchProtectionSpec {
     pub required_checks: Vec<String>,
     #[serde(default)]
     pub classic: bool,
+    /// GitHub: the merge rules beside the checks (see `readiness`).
+    #[serde(default)]
+    pub rules: crate::readiness::MergeRulesSpec,
 }
 
 /// A plain issue: lets a test prove that an issue number is not a pull request.
@@ -744,6 +750,38 @@ const TEST_BUILTIN: &[(&str, &str)] = &[
     (
         "no_comments_forgejo",
         include_str!("../scenarios/no_comments_forgejo.yaml"),
+    ),
+    (
+        "readiness_clean",
+        include_str!("../scenarios/readiness_clean.yaml"),
+    ),
+    (
+        "readiness_lazy",
+        include_str!("../scenarios/readiness_lazy.yaml"),
+    ),
+    (
+        "readiness_many_checks",
+        include_str!("../scenarios/readiness_many_checks.yaml"),
+    ),
+    (
+        "readiness_code_owners",
+        include_str!("../scenarios/readiness_code_owners.yaml"),
+    ),
+    (
+        "readiness_draft",
+        include_str!("../scenarios/readiness_draft.yaml"),
+    ),
+    (
+        "readiness_behind",
+        include_str!("../scenarios/readiness_behind.yaml"),
+    ),
+    (
+        "readiness_threads",
+        include_str!("../scenarios/readiness_threads.yaml"),
+    ),
+    (
+        "readiness_forbidden",
+        include_str!("../scenarios/readiness_forbidden.yaml"),
     ),
 ];
 
