@@ -54,6 +54,8 @@ GITHUB_OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/commits/{ref}/check-runs"),
     ("get", "/repos/{owner}/{repo}/commits/{ref}/status"),
     ("get", "/repos/{owner}/{repo}/rules/branches/{branch}"),
+    # Merge readiness: how far a pull request's head is behind its base.
+    ("get", "/repos/{owner}/{repo}/compare/{basehead}"),
     ("get", "/repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"),
     ("get", "/repos/{owner}/{repo}/check-runs/{check_run_id}/annotations"),
     ("get", "/repos/{owner}/{repo}/actions/jobs/{job_id}"),

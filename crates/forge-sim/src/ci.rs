@@ -130,7 +130,7 @@ impl World {
         *n
     }
 
-    fn listings(&self, r: usize, sha: &str) -> u32 {
+    pub(crate) fn listings(&self, r: usize, sha: &str) -> u32 {
         self.ci
             .listings
             .get(&(r, sha.to_owned()))
@@ -315,25 +315,10 @@ pub(crate) fn github_route(
             )
         }
         ["rules", "branches", branch @ ..] if !branch.is_empty() => {
-            let branch = branch.join("/");
-            let rules: Vec<Value> = spec
-                .branch_protections
-                .iter()
-                .filter(|b| b.branch == branch && !b.classic)
-                .map(|b| {
-                    json!({
-                        "type": "required_status_checks",
-                        "parameters": {
-                            "strict_required_status_checks_policy": false,
-                            "required_status_checks": b.required_checks.iter().map(|c| json!({"context": c})).collect::<Vec<_>>(),
-                        },
-                        "ruleset_source_type": "Repository",
-                        "ruleset_source": full,
-                        "ruleset_id": 42,
-                    })
-                })
-                .collect();
-            Reply::json(200, Value::Array(rules))
+            crate::readiness::rules_reply(world, r, &branch.join("/"))
+        }
+        ["compare", basehead @ ..] if !basehead.is_empty() => {
+            crate::readiness::compare_reply(world, base, r, &basehead.join("/"))
         }
         ["branches", branch, "protection", "required_status_checks"] => {
             if spec.branch_protection_forbidden {
@@ -608,7 +593,7 @@ fn app_json(base: &str, slug: &str) -> Value {
     })
 }
 
-fn check_run_json(
+pub(crate) fn check_run_json(
     base: &str,
     world: &World,
     r: usize,

@@ -5,8 +5,8 @@
 //! `branch_protection_forbidden` is set), the combined status of a commit (`commits/{ref}/status`,
 //! newest status per context, paged with `limit`/`page`), and the compare of the pull request's
 //! head commit with its base branch (`compare/{head_sha}...{base}`: `total_commits` is the pull
-//! request's `behind_by`). It also keeps how often each pull request was read, for
-//! `mergeable_after_reads` (Forgejo answers `mergeable: false` while it is still checking).
+//! request's `readiness.behind_by`). It also keeps how often each pull request was read, for
+//! `readiness.mergeable_after_reads` (Forgejo answers `mergeable: false` while it is still checking).
 
 use std::collections::HashMap;
 
@@ -24,19 +24,19 @@ pub(crate) struct ReadinessState {
 
 /// Counts one read of a pull request (called by the pull request route before it answers).
 pub(crate) fn note_pull_read(world: &mut World, r: usize, number: u64) {
-    *world.readiness.pull_reads.entry((r, number)).or_default() += 1;
+    *world.forgejo_readiness.pull_reads.entry((r, number)).or_default() += 1;
 }
 
 /// Whether the background mergeability check of `p` is over: after `mergeable_after_reads`
 /// reads (default 0) of the pull request, the read that follows sees the result.
 pub(crate) fn checked(world: &World, r: usize, p: &PullSpec) -> bool {
     let reads = world
-        .readiness
+        .forgejo_readiness
         .pull_reads
         .get(&(r, p.number))
         .copied()
         .unwrap_or(0);
-    reads > p.mergeable_after_reads.unwrap_or(0)
+    reads > p.readiness.mergeable_after_reads
 }
 
 /// The routes above, or `None` for any other path.
@@ -170,7 +170,7 @@ pub(crate) fn route(
             else {
                 return Some(not_found());
             };
-            let behind = p.behind_by.unwrap_or(0);
+            let behind = p.readiness.behind_by;
             let commits: Vec<Value> = (1..=behind)
                 .map(|i| {
                     let sha = format!("{:040x}", 0xbe00_0000_u64 + i);

@@ -142,12 +142,20 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String, Option<u
                     visible_repo(&world, &caller, owner, name),
                     number.parse::<u64>(),
                 ) {
-                    (Some(r), Ok(n)) => match world.conversation(r, n) {
-                        Some(Conversation::Pull(p)) => {
-                            Reply::json(200, pull_json(base, &world, r, p))
+                    (Some(r), Ok(n)) => {
+                        let lazy = matches!(world.conversation(r, n), Some(Conversation::Pull(_)))
+                            && crate::readiness::read_mergeable(&mut world, r, n);
+                        match world.conversation(r, n) {
+                            Some(Conversation::Pull(p)) => {
+                                let mut pull = pull_json(base, &world, r, p);
+                                if lazy {
+                                    crate::readiness::still_computing(&mut pull);
+                                }
+                                Reply::json(200, pull)
+                            }
+                            _ => not_found(),
                         }
-                        _ => not_found(),
-                    },
+                    }
                     _ => not_found(),
                 }
             }
@@ -1123,7 +1131,7 @@ pub(crate) fn pull_json(base: &str, world: &World, r: usize, p: &PullSpec) -> Va
         .threads(r, p.number)
         .map(|(_, t)| t.comments.len())
         .sum();
-    let mergeable_state = crate::state::mergeable_state(p);
+    let mergeable_state = crate::readiness::mergeable_state(world, base, r, p, false);
     json!({
         "url": format!("{api}/pulls/{}", p.number),
         "id": id,

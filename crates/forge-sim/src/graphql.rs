@@ -65,6 +65,9 @@ struct Ctx<'w> {
     /// is then `data: null` with only those errors.
     fatal: RefCell<bool>,
     unsupported: RefCell<Vec<String>>,
+    /// Whether each pull request's mergeability read in this request is still being
+    /// computed (counted once per request, see `readiness`).
+    lazy: RefCell<std::collections::HashMap<(usize, u64), bool>>,
 }
 
 pub(crate) fn execute(
@@ -142,6 +145,7 @@ pub(crate) fn execute(
         github_errors: RefCell::new(Vec::new()),
         fatal: RefCell::new(false),
         unsupported: RefCell::new(Vec::new()),
+        lazy: RefCell::new(std::collections::HashMap::new()),
     };
     let root = Node::Query(&ctx);
     let result = Execution::new(schema, &document)
@@ -616,7 +620,8 @@ impl ObjectValue for Node<'_> {
                 },
                 "contexts",
             ) => {
-                let contexts = rollup_contexts(&ctx.world(), *repo, *number);
+                let contexts =
+                    crate::readiness::rollup_contexts(&ctx.world(), ctx.base, *repo, *number);
                 let mut full = path.clone();
                 full.push(key(info));
                 match page_of(ctx, info, full, contexts.len()) {
@@ -686,10 +691,25 @@ impl ObjectValue for Node<'_> {
                 }
             }
             (Node::Rollup { .. }, field) => Err(unsupported(ctx, "StatusCheckRollup", field)),
+            (
+                Node::Pull {
+                    repo, number, path, ..
+                },
+                "latestOpinionatedReviews" | "reviewRequests" | "baseRef",
+            ) => Ok(readiness_field(ctx, info, *repo, *number, path)),
             (Node::Pull { repo, number, .. }, field) => {
+                let lazy = matches!(field, "mergeable" | "mergeStateStatus")
+                    && pull_lazy(ctx, *repo, *number);
                 let world = ctx.world();
                 let fields = match world.conversation(*repo, *number) {
-                    Some(Conversation::Pull(p)) => pull_request_fields(ctx, &world, *repo, p),
+                    Some(Conversation::Pull(p)) => {
+                        let mut fields = pull_request_fields(ctx, &world, *repo, p);
+                        let merge = crate::readiness::pull_fields(&world, ctx.base, *repo, p, lazy);
+                        for (name, value) in merge {
+                            fields[name] = value;
+                        }
+                        fields
+                    }
                     _ => json!({}),
                 };
                 drop(world);
@@ -829,6 +849,79 @@ impl ObjectValue for Node<'_> {
     }
 }
 
+/// Whether the pull request's mergeability is still being computed for this request.
+fn pull_lazy(ctx: &Ctx<'_>, repo: usize, number: u64) -> bool {
+    if let Some(&lazy) = ctx.lazy.borrow().get(&(repo, number)) {
+        return lazy;
+    }
+    let lazy = crate::readiness::read_mergeable(&mut ctx.world.write(), repo, number);
+    ctx.lazy.borrow_mut().insert((repo, number), lazy);
+    lazy
+}
+
+/// The pull request's merge fields with arguments or errors: `latestOpinionatedReviews`,
+/// `reviewRequests` (connections) and `baseRef` (whose `refUpdateRule` is FORBIDDEN with
+/// `branch_protection_forbidden`).
+fn readiness_field<'a>(
+    ctx: &'a Ctx<'a>,
+    info: &ResolveInfo<'_>,
+    repo: usize,
+    number: u64,
+    path: &[String],
+) -> ResolvedValue<'a> {
+    let mut full = path.to_vec();
+    full.push(key(info));
+    let world = ctx.world();
+    let Some(Conversation::Pull(p)) = world.conversation(repo, number) else {
+        return ResolvedValue::null();
+    };
+    let (type_name, items) = match info.field_name() {
+        "latestOpinionatedReviews" => {
+            let writers_only = info
+                .arguments()
+                .get("writersOnly")
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false);
+            (
+                "PullRequestReviewConnection",
+                crate::readiness::latest_reviews_json(&world, ctx.base, repo, number, writers_only),
+            )
+        }
+        "reviewRequests" => (
+            "ReviewRequestConnection",
+            crate::readiness::review_requests_json(&world, ctx.base, p),
+        ),
+        _ => {
+            let (value, forbidden) = crate::readiness::base_ref_json(&world, repo, p);
+            let rule = info
+                .field_selections()
+                .first()
+                .and_then(|f| f.selection_set.fields().find(|f| f.name == "refUpdateRule"));
+            if let (true, Some(rule)) = (forbidden, rule) {
+                full.push(rule.response_key().to_string());
+                ctx.error(
+                    "FORBIDDEN",
+                    full,
+                    "Resource not accessible by personal access token".to_owned(),
+                );
+            }
+            return from_json(ctx, &value);
+        }
+    };
+    drop(world);
+    match page_of(ctx, info, full, items.len()) {
+        Some(page) => {
+            let nodes = items[page.start..page.end]
+                .iter()
+                .cloned()
+                .map(Item::Json)
+                .collect();
+            connection(ctx, type_name, page, nodes)
+        }
+        None => ResolvedValue::null(),
+    }
+}
+
 fn unsupported(ctx: &Ctx<'_>, type_name: &str, field: &str) -> FieldError {
     ctx.unsupported
         .borrow_mut()
@@ -839,7 +932,7 @@ fn unsupported(ctx: &Ctx<'_>, type_name: &str, field: &str) -> FieldError {
 }
 
 /// A user as GraphQL's `Actor`: `User`, or `Bot` whose login drops REST's `[bot]` suffix.
-fn actor_json(base: &str, u: &User) -> Value {
+pub(crate) fn actor_json(base: &str, u: &User) -> Value {
     let (type_name, login) = match u.kind {
         UserKind::Bot => ("Bot", u.login.trim_end_matches("[bot]")),
         UserKind::Organization => ("Organization", u.login.as_str()),
@@ -939,7 +1032,6 @@ fn pull_request_fields(ctx: &Ctx<'_>, world: &World, r: usize, p: &PullSpec) -> 
         "createdAt": created,
         "updatedAt": updated,
         "mergedAt": p.merged_at.as_deref().map(normalize_time),
-        "mergeStateStatus": crate::state::mergeable_state(p).to_ascii_uppercase(),
         "mergeCommit": match (&p.state, &p.merge_commit_sha) {
             (PullState::Merged, Some(oid)) => json!({"__typename": "Commit", "oid": oid}),
             _ => Value::Null,
@@ -955,45 +1047,6 @@ fn pull_request_fields(ctx: &Ctx<'_>, world: &World, r: usize, p: &PullSpec) -> 
 /// The check runs and commit statuses of a pull request's head commit, each with
 /// `isRequired`: whether a branch rule of its base (ruleset or classic protection, which
 /// GraphQL answers from whatever the token can read) names it.
-fn rollup_contexts(world: &World, r: usize, number: u64) -> Vec<Value> {
-    let spec = &world.repos[r].spec;
-    let Some(pull) = spec.pulls.iter().find(|p| p.number == number) else {
-        return Vec::new();
-    };
-    let required = |name: &str| {
-        spec.branch_protections
-            .iter()
-            .any(|b| b.branch == pull.base.ref_name && b.required_checks.iter().any(|c| c == name))
-    };
-    let runs = crate::ci::check_runs(world, r)
-        .into_iter()
-        .filter(|c| c.pull.number == number && c.sha == pull.head.sha)
-        .map(|c| {
-            json!({
-                "__typename": "CheckRun",
-                "id": node_id("CR", "CheckRun", c.id),
-                "databaseId": c.id,
-                "name": c.spec.name,
-                "isRequired": required(&c.spec.name),
-            })
-        });
-    let mut seen = std::collections::HashSet::new();
-    let statuses = pull
-        .statuses
-        .iter()
-        .filter(|s| seen.insert(&s.context))
-        .map(|s| {
-            json!({
-                "__typename": "StatusContext",
-                "context": s.context,
-                "isRequired": required(&s.context),
-            })
-        });
-    runs.chain(statuses).collect()
-}
-
-/// The repository a branch of a pull request lives in: the pull request's own, another of the
-/// scenario's, or a fork the scenario does not describe (as REST shows it).
 fn branch_repository_json(ctx: &Ctx<'_>, world: &World, r: usize, fork: Option<&str>) -> Value {
     let Some(full) = fork else {
         return repository_json(ctx, world, r);

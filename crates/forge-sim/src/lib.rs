@@ -41,6 +41,7 @@ mod graphql;
 mod graphql_cost;
 #[cfg(feature = "graphql")]
 mod graphql_schema;
+mod readiness;
 mod scenario;
 mod server;
 mod state;
@@ -54,6 +55,7 @@ pub use contract::validate_rest;
 pub use fault::{Fault, FaultKind};
 #[cfg(feature = "graphql")]
 pub use graphql_schema::{graphql_points, validate_graphql};
+pub use readiness::{MergeRulesSpec, ReadinessSpec};
 pub use scenario::{
     AnnotationSpec, ArtifactSpec, BranchProtectionSpec, BranchSpec, Capabilities, CheckRunSpec,
     CommentSpec, ForgeFlavor, GenerateComments, GenerateThreads, IssueSpec, LogGenerate,

@@ -266,14 +266,9 @@ pub struct PullSpec {
     /// without counts or patch), e.g. for closed pull requests.
     #[serde(default)]
     pub changed_paths: Vec<String>,
-    /// How many commits of the base branch the head lacks (Forgejo/Gitea: the reverse
-    /// compare's `total_commits`); default 0.
+    /// What its merge needs beyond reviews, threads and checks (see `readiness`).
     #[serde(default)]
-    pub behind_by: Option<u64>,
-    /// Forgejo/Gitea: the first N reads of the pull request say `mergeable: false` (still
-    /// checking), later ones `mergeable`.
-    #[serde(default)]
-    pub mergeable_after_reads: Option<u32>,
+    pub readiness: crate::readiness::ReadinessSpec,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -681,6 +676,9 @@ pub struct BranchProtectionSpec {
     /// Only these users' reviews are official (`enable_approvals_whitelist` when not empty).
     #[serde(default)]
     pub approvals_whitelist_username: Vec<String>,
+    /// GitHub: the merge rules beside the checks (see `readiness`).
+    #[serde(default)]
+    pub rules: crate::readiness::MergeRulesSpec,
 }
 
 /// A plain issue: lets a test prove that an issue number is not a pull request.
@@ -798,6 +796,38 @@ const TEST_BUILTIN: &[(&str, &str)] = &[
     (
         "no_comments_forgejo",
         include_str!("../scenarios/no_comments_forgejo.yaml"),
+    ),
+    (
+        "readiness_clean",
+        include_str!("../scenarios/readiness_clean.yaml"),
+    ),
+    (
+        "readiness_lazy",
+        include_str!("../scenarios/readiness_lazy.yaml"),
+    ),
+    (
+        "readiness_many_checks",
+        include_str!("../scenarios/readiness_many_checks.yaml"),
+    ),
+    (
+        "readiness_code_owners",
+        include_str!("../scenarios/readiness_code_owners.yaml"),
+    ),
+    (
+        "readiness_draft",
+        include_str!("../scenarios/readiness_draft.yaml"),
+    ),
+    (
+        "readiness_behind",
+        include_str!("../scenarios/readiness_behind.yaml"),
+    ),
+    (
+        "readiness_threads",
+        include_str!("../scenarios/readiness_threads.yaml"),
+    ),
+    (
+        "readiness_forbidden",
+        include_str!("../scenarios/readiness_forbidden.yaml"),
     ),
 ];
 

@@ -142,8 +142,10 @@ pub(crate) struct World {
     pub pull_list_filters: bool,
     /// What polling and `/_sim/checks/complete` changed about checks.
     pub ci: crate::ci::CiState,
-    /// Pull request reads, for `mergeable_after_reads`.
-    pub readiness: crate::forgejo_readiness::ReadinessState,
+    /// Pull request reads on Forgejo/Gitea, for `readiness.mergeable_after_reads`.
+    pub forgejo_readiness: crate::forgejo_readiness::ReadinessState,
+    /// Reads of lazily computed mergeability (see `readiness`).
+    pub readiness: crate::readiness::ReadinessState,
     next_comment_id: u64,
     next_review_id: u64,
     next_thread_id: u64,
@@ -210,6 +212,7 @@ impl World {
                 .unwrap_or(scenario.forge == ForgeFlavor::Forgejo),
             pull_list_filters,
             ci: crate::ci::CiState::default(),
+            forgejo_readiness: Default::default(),
             readiness: Default::default(),
             next_comment_id: FIRST_COMMENT_ID,
             next_review_id: FIRST_REVIEW_ID,
@@ -891,19 +894,4 @@ pub(crate) fn normalize_time(t: &str) -> String {
     parse_rfc3339(t)
         .map(format_rfc3339)
         .unwrap_or_else(|| t.to_owned())
-}
-
-/// GitHub's `mergeable_state` of a pull request: the scenario's, else derived from its draft
-/// flag and `mergeable`.
-pub(crate) fn mergeable_state(p: &PullSpec) -> String {
-    if let Some(state) = &p.mergeable_state {
-        return state.clone();
-    }
-    match (p.draft, p.mergeable) {
-        (true, _) => "draft",
-        (_, Some(true)) => "clean",
-        (_, Some(false)) => "dirty",
-        (_, None) => "unknown",
-    }
-    .to_owned()
 }

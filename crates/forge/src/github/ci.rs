@@ -577,7 +577,7 @@ struct GqlContext {
 
 /// A branch name in a URL path: `/` stays (GitHub takes `release/1.x` as is), the rest of
 /// the reserved characters are escaped.
-fn url_segment(name: &str) -> String {
+pub(super) fn url_segment(name: &str) -> String {
     url::form_urlencoded::byte_serialize(name.as_bytes())
         .collect::<String>()
         .replace("%2F", "/")

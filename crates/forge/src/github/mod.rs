@@ -66,6 +66,8 @@ pub struct GitHub {
     required_memo: ci::RequiredMemo,
     /// Snapshots of pull requests' review feedback, revalidated before each reuse.
     feedback: feedback::FeedbackCache,
+    /// The pause before asking again for a mergeability GitHub is still computing.
+    mergeable_wait: Duration,
 }
 
 impl std::fmt::Debug for GitHub {
@@ -109,6 +111,7 @@ impl GitHub {
             token: OnceCell::new(),
             required_memo: ci::RequiredMemo::default(),
             feedback: Default::default(),
+            mergeable_wait: options.mergeable_wait,
         })
     }
 

@@ -288,6 +288,53 @@ pub const CODE_OWNERS: &str = "query CodeOwners($owner: String!, $name: String!,
      github: object(expression: $github) { ... on Blob { text isBinary byteSize isTruncated } } \
      root: object(expression: $root) { ... on Blob { text isBinary byteSize isTruncated } } \
      docs: object(expression: $docs) { ... on Blob { text isBinary byteSize isTruncated } } } }";
+/// Everything `merge_facts` reads in one request: the pull request, its mergeability and
+/// review decision, the latest opinionated review of each writer, pending review requests,
+/// the first 100 checks of the head with `isRequired`, the first 100 review threads'
+/// resolution, and the classic protection rule of the base branch as non-admins may read it
+/// (`refUpdateRule`; a FORBIDDEN error on that field alone leaves the rest usable).
+/// Connections: 4 under one pull request, 1 point.
+pub const MERGE_FACTS: &str = "query MergeFacts($owner: String!, $name: String!, \
+     $number: Int!) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { \
+     number title body labels(first: 100) { nodes { name } } state isDraft url headRefName headRefOid baseRefName baseRefOid \
+     mergedAt mergeCommit { oid } mergeable mergeStateStatus reviewDecision isInMergeQueue \
+     viewerCanMergeAsAdmin autoMergeRequest { mergeMethod } \
+     baseRepository { nameWithOwner url } headRepository { nameWithOwner url } \
+     author { login __typename } \
+     latestOpinionatedReviews(first: 100, writersOnly: true) { pageInfo { hasNextPage } \
+     nodes { state author { login __typename } commit { oid } } } \
+     reviewRequests(first: 100) { nodes { requestedReviewer { __typename \
+     ... on User { login } ... on Bot { login } ... on Mannequin { login } \
+     ... on Team { combinedSlug } } } } \
+     statusCheckRollup { contexts(first: 100) { pageInfo { hasNextPage endCursor } \
+     nodes { __typename \
+     ... on CheckRun { name status conclusion detailsUrl isRequired(pullRequestNumber: $number) } \
+     ... on StatusContext { context state targetUrl isRequired(pullRequestNumber: $number) } } } } \
+     reviewThreads(first: 100) { pageInfo { hasNextPage endCursor } nodes { isResolved } } \
+     baseRef { refUpdateRule { requiredApprovingReviewCount requiredStatusCheckContexts \
+     requiresCodeOwnerReviews requiresConversationResolution requiresLinearHistory \
+     requiresSignatures } } } } }";
+
+/// A later page (100) of the head's checks for `merge_facts`.
+pub const MERGE_FACTS_CHECKS: &str = "query MergeFactsChecks($owner: String!, \
+     $name: String!, $number: Int!, $after: String!) { repository(owner: $owner, name: $name) { \
+     pullRequest(number: $number) { headRefOid statusCheckRollup { \
+     contexts(first: 100, after: $after) { pageInfo { hasNextPage endCursor } \
+     nodes { __typename \
+     ... on CheckRun { name status conclusion detailsUrl isRequired(pullRequestNumber: $number) } \
+     ... on StatusContext { context state targetUrl isRequired(pullRequestNumber: $number) } \
+     } } } } } }";
+
+/// A later page (100) of review threads' resolution for `merge_facts`.
+pub const MERGE_FACTS_THREADS: &str = "query MergeFactsThreads($owner: String!, \
+     $name: String!, $number: Int!, $after: String!) { repository(owner: $owner, name: $name) { \
+     pullRequest(number: $number) { reviewThreads(first: 100, after: $after) { \
+     pageInfo { hasNextPage endCursor } nodes { isResolved } } } } }";
+
+/// Mergeability alone, asked again after a pause while GitHub is still computing it.
+pub const MERGE_FACTS_MERGEABLE: &str = "query MergeFactsMergeable($owner: String!, \
+     $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { \
+     pullRequest(number: $number) { mergeable mergeStateStatus } } }";
 
 /// `(name, document)` of every document above.
 pub const ALL: &[(&str, &str)] = &[
@@ -312,4 +359,8 @@ pub const ALL: &[(&str, &str)] = &[
     ("REVIEW_FEEDBACK_VERSION", REVIEW_FEEDBACK_VERSION),
     ("RECENT_CLOSED_PULLS", RECENT_CLOSED_PULLS),
     ("CODE_OWNERS", CODE_OWNERS),
+    ("MERGE_FACTS", MERGE_FACTS),
+    ("MERGE_FACTS_CHECKS", MERGE_FACTS_CHECKS),
+    ("MERGE_FACTS_THREADS", MERGE_FACTS_THREADS),
+    ("MERGE_FACTS_MERGEABLE", MERGE_FACTS_MERGEABLE),
 ];

@@ -46,6 +46,9 @@ pub struct ClientOptions {
     pub env: EnvLookup,
     /// GitHub only: whether to ask `gh auth token` when no variable holds a token.
     pub gh_cli: bool,
+    /// GitHub only: how long `merge_facts` waits before asking once more while GitHub is
+    /// still computing whether a pull request can merge (`mergeable: UNKNOWN`).
+    pub mergeable_wait: Duration,
 }
 
 impl Default for ClientOptions {
@@ -56,6 +59,7 @@ impl Default for ClientOptions {
             request_timeout: Duration::from_secs(30),
             env: Arc::new(|name| std::env::var(name).ok()),
             gh_cli: true,
+            mergeable_wait: Duration::from_secs(2),
         }
     }
 }
@@ -67,6 +71,7 @@ impl fmt::Debug for ClientOptions {
             .field("connect_timeout", &self.connect_timeout)
             .field("request_timeout", &self.request_timeout)
             .field("gh_cli", &self.gh_cli)
+            .field("mergeable_wait", &self.mergeable_wait)
             .finish_non_exhaustive()
     }
 }
