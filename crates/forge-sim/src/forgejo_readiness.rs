@@ -24,7 +24,11 @@ pub(crate) struct ReadinessState {
 
 /// Counts one read of a pull request (called by the pull request route before it answers).
 pub(crate) fn note_pull_read(world: &mut World, r: usize, number: u64) {
-    *world.forgejo_readiness.pull_reads.entry((r, number)).or_default() += 1;
+    *world
+        .forgejo_readiness
+        .pull_reads
+        .entry((r, number))
+        .or_default() += 1;
 }
 
 /// Whether the background mergeability check of `p` is over: after `mergeable_after_reads`
