@@ -552,6 +552,22 @@ pub(crate) fn forgejo_route(
             }
             None => forgejo_not_found(base),
         }),
+        // The whole diff as `git diff` prints it (Forgejo's files listing has no patches).
+        ["pulls", file] if file.ends_with(".diff") => {
+            Some(match pull(file.trim_end_matches(".diff")) {
+                Some(p) => Reply {
+                    status: 200,
+                    headers: Vec::new(),
+                    body: crate::server::ReplyBody::Raw {
+                        content_type: "text/plain; charset=utf-8",
+                        bytes: git_diff_text(&pull_changes(spec, p)).into_bytes().into(),
+                    },
+                    // Text, not JSON: nothing to check against a schema.
+                    checked: false,
+                },
+                None => forgejo_not_found(base),
+            })
+        }
         ["pulls", n, "commits"] => Some(match pull(n) {
             Some(p) => {
                 // Gitea lists them as `git log base..head` does: newest first.
@@ -661,6 +677,48 @@ fn forgejo_commit_json(base: &str, world: &World, full: &str, k: &CommitSpec) ->
         "committer": account,
         "parents": [],
     })
+}
+
+/// A pull request's changes as one `git diff` text: a `diff --git` header per file, the
+/// mode lines of added and deleted files, rename lines, `---`/`+++`, then the hunks; a
+/// binary file says so instead.
+pub(crate) fn git_diff_text(changes: &[FileChange]) -> String {
+    let mut out = String::new();
+    for c in changes {
+        let old = c.previous.as_deref().unwrap_or(&c.path);
+        out.push_str(&format!("diff --git a/{old} b/{}\n", c.path));
+        match c.status {
+            "added" => out.push_str("new file mode 100644\n"),
+            "removed" => out.push_str("deleted file mode 100644\n"),
+            "renamed" => {
+                out.push_str(&format!(
+                    "similarity index 90%\nrename from {old}\nrename to {}\n",
+                    c.path
+                ));
+            }
+            _ => {}
+        }
+        match &c.patch {
+            Some(patch) => {
+                let minus = if c.status == "added" {
+                    "/dev/null".to_owned()
+                } else {
+                    format!("a/{old}")
+                };
+                let plus = if c.status == "removed" {
+                    "/dev/null".to_owned()
+                } else {
+                    format!("b/{}", c.path)
+                };
+                out.push_str(&format!("--- {minus}\n+++ {plus}\n{patch}\n"));
+            }
+            None if c.additions + c.deletions > 0 || c.status != "renamed" => {
+                out.push_str(&format!("Binary files a/{old} and b/{} differ\n", c.path));
+            }
+            None => {}
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -85,7 +85,7 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
             Some(r) => Reply::json(200, repo_json(base, &world, r, &caller)),
             None => not_found(base),
         },
-        ("GET", ["repos", owner, name, "pulls", index]) => {
+        ("GET", ["repos", owner, name, "pulls", index]) if !index.ends_with(".diff") => {
             match (
                 visible_repo(&world, &caller, owner, name),
                 index.parse::<u64>(),

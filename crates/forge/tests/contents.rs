@@ -185,12 +185,25 @@ async fn the_impact_pull_requests_files_with_real_diffs() {
                     "{lock}"
                 );
             }
-            // Forgejo/Gitea's listing has no diff text.
-            Flavor::Forgejo => assert!(files.iter().all(|f| f.patch.is_none())),
+            // Forgejo/Gitea's listing has no diff text: the whole diff gives each file
+            // its hunks, the same as GitHub's.
+            Flavor::Forgejo => {
+                let patch = session.patch.as_deref().expect("a patch from the diff");
+                assert!(patch.starts_with("@@ "), "{patch}");
+                assert!(patch.contains("\n-pub fn revoke(session: &Session) -> bool {"));
+                assert!(patch.contains("\n+    let first = unsafe { *bytes.as_ptr() };"));
+                let lock = lock.patch.as_deref().expect("a patch");
+                assert!(lock.contains("+version = \"1.35.0\""), "{lock}");
+            }
         }
         let requests = fx.take_requests();
-        assert_eq!(requests.len(), 1, "{flavor:?}: {requests:?}");
-        assert!(requests[0].path.ends_with("/pulls/7/files"));
+        let paths: Vec<&str> = requests.iter().map(|r| r.path.as_str()).collect();
+        match flavor {
+            Flavor::GitHub => assert_eq!(paths.len(), 1, "{paths:?}"),
+            // The listing and the whole diff, at once.
+            Flavor::Forgejo => assert_eq!(paths.len(), 2, "{paths:?}"),
+        }
+        assert!(paths[0].ends_with("/pulls/7/files"), "{paths:?}");
         fx.assert_clean();
     }
 }
@@ -655,7 +668,8 @@ repos:
         let requests = fx.take_requests();
         let want = match flavor {
             Flavor::GitHub => 3,
-            Flavor::Forgejo => 5,
+            // Five pages of 50, and the whole diff.
+            Flavor::Forgejo => 6,
         };
         assert_eq!(requests.len(), want, "{flavor:?}: {requests:?}");
         fx.assert_clean();

@@ -516,10 +516,8 @@ fn build(
     let mut cross = Vec::new();
     for r in refs.closes.iter().chain(&refs.mentions) {
         match &r.repo {
-            None if r.number != pull.number => {
-                if !related_issues.contains(&r.number) {
-                    related_issues.push(r.number)
-                }
+            None if r.number != pull.number && !related_issues.contains(&r.number) => {
+                related_issues.push(r.number)
             }
             None => {}
             Some(repo) => cross.push(format!("{repo}#{}", r.number)),
@@ -537,7 +535,8 @@ fn build(
             Some(repo) => cross.push(format!("{repo}#{}", r.number)),
         }
     }
-    cross.dedup();
+    let mut seen = std::collections::HashSet::new();
+    cross.retain(|c| seen.insert(c.clone()));
     let breaking = api.iter().any(|c| !c.is_empty());
     let security_sensitive_files: Vec<String> = files
         .iter()

@@ -1,6 +1,7 @@
 //! analyze_pr_impact and get_review_suggestions end to end against the simulated forges: the
 //! same repository on GitHub and Forgejo (impact_*.yaml), a 40-file PR for the diff budget
 //! (review_big_github.yaml), what each call costs in requests, and bad input.
+#![allow(clippy::print_stdout)] // each test prints what the call cost
 
 #[macro_use]
 mod common;
@@ -70,12 +71,11 @@ async fn impact_of_a_pr_across_areas(flavor: Flavor) {
         "{:#}",
         area("database")
     );
-    assert_eq!(
+    assert!(
         area("infrastructure")["files"][0]
             .as_str()
             .unwrap()
-            .contains("workflows/ci.yml"),
-        true
+            .contains("workflows/ci.yml")
     );
     assert_eq!(out["overall_risk"], "high");
 
@@ -373,7 +373,7 @@ on_both_forges!(
 /// lines holds, every source file is listed, and the response stays under its token figure.
 #[tokio::test]
 async fn a_big_pr_is_cut_to_the_budget() {
-    let (sim, ctx) = start(Flavor::GitHub, "review_big_github").await;
+    let (_sim, ctx) = start(Flavor::GitHub, "review_big_github").await;
     let out = call(&ctx, "get_review_suggestions", json!({"pr": "octo/app#9"}))
         .await
         .expect("answers")

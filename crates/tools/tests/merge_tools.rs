@@ -3,6 +3,7 @@
 //! checks, a missing code owner's review, a draft, behind the base, unresolved threads under
 //! required resolution, rules the token cannot read), on GitHub, Forgejo and Gitea, and
 //! what each call costs in requests.
+#![allow(clippy::print_stdout)] // each test prints what the call cost
 
 #[macro_use]
 mod common;

@@ -131,6 +131,9 @@ impl FjFile {
 }
 
 /// Every page of `pulls/{n}/files`, 50 a page. Forgejo/Gitea give no patch there.
+/// The files listing has no diff text: the whole diff (`pulls/{n}.diff`, one request, read
+/// up to [`DIFF_BYTES`]) gives each file its hunks. A diff that cannot be read or is larger
+/// leaves the patches out rather than failing the listing.
 pub(crate) async fn pull_files(forge: &Forgejo, pr: &PrRef) -> Result<Vec<ChangedFile>> {
     let url = format!(
         "{}/pulls/{}/files?",
@@ -138,10 +141,152 @@ pub(crate) async fn pull_files(forge: &Forgejo, pr: &PrRef) -> Result<Vec<Change
         pr.number
     );
     let what = format!("files of {}", subject(pr));
-    let files: Vec<FjFile> = forge
-        .every_page(&url, &what, &not_found_hint(pr), usize::MAX)
-        .await?;
-    Ok(files.into_iter().map(FjFile::into_domain).collect())
+    let hint = not_found_hint(pr);
+    let (files, diff) = tokio::join!(
+        forge.every_page::<FjFile>(&url, &what, &hint, usize::MAX),
+        pull_diff(forge, pr),
+    );
+    let mut files: Vec<ChangedFile> = files?.into_iter().map(FjFile::into_domain).collect();
+    if let Ok(Some(diff)) = diff {
+        let patches = split_git_diff(&diff);
+        for f in &mut files {
+            f.patch = patches
+                .iter()
+                .find(|(path, _)| *path == f.path)
+                .and_then(|(_, patch)| patch.clone());
+        }
+    }
+    Ok(files)
+}
+
+/// The most of a pull request's whole diff read for its patches.
+const DIFF_BYTES: u64 = 16 * 1024 * 1024;
+
+/// `pulls/{n}.diff`, or `None` when it is larger than [`DIFF_BYTES`].
+async fn pull_diff(forge: &Forgejo, pr: &PrRef) -> Result<Option<String>> {
+    let auth = forge.auth()?;
+    let url = format!("{}/pulls/{}.diff", forge.contents_api(&pr.repo), pr.number);
+    let what = format!("the diff of {}", subject(pr));
+    let request = Request::get(url, Some(auth), &what);
+    let mut response = match forge.http.locate(&request).await? {
+        Located::Direct(response) => response,
+        Located::Redirect(_) => return Ok(None),
+    };
+    if response.content_length().is_some_and(|n| n > DIFF_BYTES) {
+        return Ok(None);
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| {
+        Error::transport(
+            Transport::Broken,
+            format!(
+                "{} broke off while sending {what}: {}",
+                forge.http.forge(),
+                crate::http::error_chain(&e.without_url())
+            ),
+        )
+    })? {
+        if (body.len() + chunk.len()) as u64 > DIFF_BYTES {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Some(String::from_utf8_lossy(&body).into_owned()))
+}
+
+/// Each file of a `git diff` text with its hunks (from the first `@@`, no final newline), by
+/// its new path (the old one for a deleted file); `None` for a file without hunks (binary, a
+/// pure rename, a mode change).
+fn split_git_diff(diff: &str) -> Vec<(String, Option<String>)> {
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    let mut header_path: Option<String> = None;
+    let mut plus: Option<String> = None;
+    let mut minus: Option<String> = None;
+    let mut hunks: Option<String> = None;
+    let mut flush = |header: &mut Option<String>,
+                     plus: &mut Option<String>,
+                     minus: &mut Option<String>,
+                     hunks: &mut Option<String>| {
+        let path = plus.take().or(minus.take()).or(header.take());
+        if let Some(path) = path {
+            let patch = hunks.take().map(|mut h| {
+                if h.ends_with('\n') {
+                    h.pop();
+                }
+                h
+            });
+            out.push((path, patch));
+        }
+        *header = None;
+        *minus = None;
+        *hunks = None;
+    };
+    for line in diff.split_inclusive('\n') {
+        if let Some(rest) = line.strip_prefix("diff --git ") {
+            flush(&mut header_path, &mut plus, &mut minus, &mut hunks);
+            // `a/OLD b/NEW`: the new path, when it has no space to make this ambiguous.
+            header_path = rest
+                .trim_end_matches('\n')
+                .rsplit_once(" b/")
+                .map(|(_, new)| unquote(new));
+            continue;
+        }
+        if let Some(h) = &mut hunks {
+            h.push_str(line);
+            continue;
+        }
+        let text = line.trim_end_matches('\n');
+        // git ends a `---`/`+++` path that holds a space with a tab.
+        let text = text.strip_suffix('\t').unwrap_or(text);
+        if let Some(p) = text.strip_prefix("+++ ") {
+            if p != "/dev/null" {
+                plus = Some(unquote(p).trim_start_matches("b/").to_owned());
+            }
+        } else if let Some(p) = text.strip_prefix("--- ") {
+            if p != "/dev/null" {
+                minus = Some(unquote(p).trim_start_matches("a/").to_owned());
+            }
+        } else if let Some(p) = text.strip_prefix("rename to ") {
+            plus = Some(unquote(p));
+        } else if text.starts_with("@@") {
+            hunks = Some(line.to_owned());
+        }
+    }
+    flush(&mut header_path, &mut plus, &mut minus, &mut hunks);
+    out
+}
+
+/// A path as git writes it: as is, or in double quotes with C escapes when it holds
+/// special characters.
+fn unquote(path: &str) -> String {
+    let Some(inner) = path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) else {
+        return path.to_owned();
+    };
+    let mut bytes = Vec::new();
+    let mut chars = inner.bytes().peekable();
+    while let Some(b) = chars.next() {
+        if b != b'\\' {
+            bytes.push(b);
+            continue;
+        }
+        match chars.next() {
+            Some(b'n') => bytes.push(b'\n'),
+            Some(b't') => bytes.push(b'\t'),
+            Some(d @ b'0'..=b'7') => {
+                let mut value = u32::from(d - b'0');
+                for _ in 0..2 {
+                    if let Some(&n @ b'0'..=b'7') = chars.peek() {
+                        value = value * 8 + u32::from(n - b'0');
+                        chars.next();
+                    }
+                }
+                bytes.push(value as u8);
+            }
+            Some(other) => bytes.push(other),
+            None => {}
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 #[derive(Deserialize)]
@@ -493,4 +638,83 @@ pub(crate) async fn code_owners(
     }
     check_revision_exists(forge, repo, rev).await?;
     Ok(None)
+}
+
+#[cfg(test)]
+mod diff_tests {
+    use super::*;
+    use std::process::Command;
+
+    /// A repository with an added, a modified, a deleted, a renamed and a binary file and a
+    /// path git quotes, and `git diff` of its two commits as Forgejo serves it.
+    fn real_diff() -> String {
+        let dir = std::env::temp_dir().join(format!("fj-diff-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let git = |args: &[&str]| {
+            let out = Command::new("git")
+                .args(args)
+                .current_dir(&dir)
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("GIT_AUTHOR_NAME", "A")
+                .env("GIT_AUTHOR_EMAIL", "a@example.com")
+                .env("GIT_COMMITTER_NAME", "A")
+                .env("GIT_COMMITTER_EMAIL", "a@example.com")
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8(out.stdout).unwrap()
+        };
+        git(&["init", "-q"]);
+        std::fs::write(dir.join("keep.rs"), "fn a() {}\nfn b() {}\n").unwrap();
+        std::fs::write(dir.join("gone.txt"), "bye\n").unwrap();
+        std::fs::write(dir.join("old name.md"), "one\ntwo\nthree\nfour\nfive\n").unwrap();
+        std::fs::write(dir.join("logo.bin"), [0u8, 1, 2, 3]).unwrap();
+        git(&["add", "-A"]);
+        git(&["commit", "-qm", "base"]);
+        std::fs::write(dir.join("keep.rs"), "fn a() {}\nfn b(x: u8) {}\n").unwrap();
+        std::fs::remove_file(dir.join("gone.txt")).unwrap();
+        std::fs::rename(dir.join("old name.md"), dir.join("new name.md")).unwrap();
+        std::fs::write(dir.join("new name.md"), "one\ntwo\nthree\nfour\nfive!\n").unwrap();
+        std::fs::write(dir.join("logo.bin"), [0u8, 9, 9, 9]).unwrap();
+        std::fs::write(dir.join("tab\there.txt"), "new\n").unwrap();
+        git(&["add", "-A"]);
+        git(&["commit", "-qm", "head"]);
+        let diff = git(&["diff", "-M", "HEAD~1", "HEAD"]);
+        let _ = std::fs::remove_dir_all(&dir);
+        diff
+    }
+
+    #[test]
+    fn every_file_of_a_real_diff_gets_its_own_hunks() {
+        let files = split_git_diff(&real_diff());
+        let find = |p: &str| {
+            files
+                .iter()
+                .find(|(path, _)| path == p)
+                .unwrap_or_else(|| panic!("{p}: {files:?}"))
+                .1
+                .clone()
+        };
+        let keep = find("keep.rs").unwrap();
+        assert!(keep.starts_with("@@ -1,2 +1,2 @@"), "{keep}");
+        assert!(keep.ends_with("+fn b(x: u8) {}"), "{keep}");
+        assert_eq!(find("gone.txt").unwrap(), "@@ -1 +0,0 @@\n-bye");
+        assert!(find("new name.md").unwrap().contains("+five!"));
+        assert_eq!(find("logo.bin"), None, "binary: no hunks");
+        assert_eq!(find("tab\there.txt").unwrap(), "@@ -0,0 +1 @@\n+new");
+        assert_eq!(files.len(), 5, "{files:?}");
+    }
+
+    #[test]
+    fn quoted_paths_are_unescaped() {
+        assert_eq!(unquote("plain/path.rs"), "plain/path.rs");
+        assert_eq!(unquote("\"b/tab\\there\""), "b/tab\there");
+        assert_eq!(unquote("\"caf\\303\\251.txt\""), "café.txt");
+        assert_eq!(unquote("\"q\\\"uote\""), "q\"uote");
+    }
 }
