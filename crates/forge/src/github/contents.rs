@@ -143,7 +143,7 @@ struct GhGitUser {
 
 pub(crate) async fn pull_commits(forge: &GitHub, pr: &PrRef) -> Result<Vec<CommitInfo>> {
     let commits: Vec<GhCommit> = forge.pull_pages(pr, "commits", MAX_COMMIT_PAGES).await?;
-    Ok(commits
+    commits
         .into_iter()
         .map(|c| {
             let account = c.author.filter(|a| a.get("login").is_some());
@@ -169,7 +169,7 @@ pub(crate) async fn pull_commits(forge: &GitHub, pr: &PrRef) -> Result<Vec<Commi
                 authored_at: git.and_then(|g| g.date),
             })
         })
-        .collect::<Result<_>>()?)
+        .collect()
 }
 
 #[derive(Deserialize)]
