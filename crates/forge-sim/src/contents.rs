@@ -516,6 +516,26 @@ fn github_commit_json(base: &str, world: &World, full: &str, k: &CommitSpec) -> 
 // ---------------------------------------------------------------------------------------
 // Forgejo/Gitea REST
 
+/// The contents routes served, as the instance's `/swagger.v1.json` lists them.
+pub(crate) const FORGEJO_ROUTES: [(&str, &str); 4] = [
+    (
+        "/repos/{owner}/{repo}/pulls/{index}/files",
+        "Get changed files for a pull request",
+    ),
+    (
+        "/repos/{owner}/{repo}/pulls/{index}/commits",
+        "Get commits for a pull request",
+    ),
+    (
+        "/repos/{owner}/{repo}/raw/{filepath}",
+        "Get a file from a repository",
+    ),
+    (
+        "/repos/{owner}/{repo}/commits",
+        "Get a list of all commits from a repository",
+    ),
+];
+
 fn forgejo_not_found(base: &str) -> Reply {
     Reply::json(
         404,

@@ -636,6 +636,9 @@ fn api_description(base: &str, world: &World) -> Value {
             "Download an artifact",
         );
     }
+    for (path, summary) in crate::contents::FORGEJO_ROUTES {
+        add(path, "get", summary);
+    }
     let title = match world.flavor {
         ForgeFlavor::Forgejo => "Forgejo API",
         _ => "Gitea API",

@@ -25,14 +25,18 @@ pub trait Repository: Send + Sync {
 
     /// The files the pull request changes, in the forge's order, all pages (GitHub lists at
     /// most 3,000). `patch` is the unified diff of the file when the forge gives one (GitHub
-    /// leaves it out of large and binary files).
+    /// leaves it out of large and binary files; Forgejo/Gitea's listing never has it).
     async fn pull_files(&self, pr: &PrRef) -> Result<Vec<ChangedFile>>;
 
-    /// The pull request's commits, oldest first (GitHub lists at most 250).
+    /// The pull request's commits, oldest first (GitHub lists at most 250; Forgejo/Gitea list
+    /// newest first, and the client reverses them).
     async fn pull_commits(&self, pr: &PrRef) -> Result<Vec<CommitInfo>>;
 
     /// The text of each path at `rev` (a commit id), in the order asked: `None` for a path
-    /// that does not exist there, a binary file, or one larger than `max_bytes`.
+    /// that does not exist there (or names a directory), a binary file, or one larger than
+    /// `max_bytes`. A revision that does not exist is `Error::NotFound`; a path that is not a
+    /// relative file path (`..`, a leading `/`) or a revision with `:` or whitespace is
+    /// `Error::Usage`, before anything is sent.
     async fn file_texts(
         &self,
         repo: &RepoRef,
@@ -51,8 +55,10 @@ pub trait Repository: Send + Sync {
         per_path: usize,
     ) -> Result<Vec<Vec<CommitInfo>>>;
 
-    /// The repository's most recently closed pull requests (merged or not), newest first,
-    /// at most `limit`, each with the paths it changed (at most 100 each).
+    /// The repository's most recently closed pull requests (merged or not), most recently
+    /// updated first, at most `limit`, each with the paths it changed (at most 100 each).
+    /// GitHub answers up to 50 in one query; Forgejo/Gitea read each one's files with a
+    /// request of its own, so `limit` is bounded to 20 there.
     async fn recent_closed_pulls(&self, repo: &RepoRef, limit: usize) -> Result<Vec<ClosedPull>>;
 
     /// The code owners file that applies on `rev`, from the forge's own locations in its

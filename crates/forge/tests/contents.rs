@@ -612,14 +612,16 @@ repos:
     }
 }
 
-/// 250 files: three GitHub pages of 100, five Forgejo pages of 50, in the forge's order.
+/// 250 files: three GitHub pages of 100, five Forgejo (and Gitea) pages of 50, in the
+/// forge's order.
 #[tokio::test]
 async fn more_than_a_hundred_files_are_paged() {
-    for flavor in BOTH {
-        let forge = match flavor {
-            Flavor::GitHub => "forge: github",
-            Flavor::Forgejo => "forge: forgejo",
-        };
+    let flavors = [
+        (Flavor::GitHub, "forge: github"),
+        (Flavor::Forgejo, "forge: forgejo"),
+        (Flavor::Forgejo, "forge: gitea\nversion: \"1.24.0\""),
+    ];
+    for (flavor, forge) in flavors {
         let mut yaml = format!(
             "{forge}
 tokens: [{{token: t, login: alice, permission: read}}]
@@ -750,4 +752,41 @@ fn built_documents_match_githubs_schema_and_cost_one_point() {
         resolve_pr_forge_sim::graphql_points(queries::RECENT_CLOSED_PULLS, &closed).unwrap(),
         1
     );
+}
+
+/// A bot's commit: GitHub says so (`type: Bot`); Forgejo/Gitea have no such flag.
+#[tokio::test]
+async fn a_bots_commit_is_a_bots_on_github() {
+    for flavor in BOTH {
+        let (forge, bot) = match flavor {
+            Flavor::GitHub => ("forge: github", "renovate[bot]"),
+            Flavor::Forgejo => ("forge: forgejo", "renovate"),
+        };
+        let yaml = format!(
+            "{forge}
+tokens: [{{token: t, login: alice, permission: read}}]
+repos:
+  - owner: octo
+    name: app
+    pulls:
+      - {{number: 2, title: Bump, author: \"{bot}\", created_at: \"2024-01-01T00:00:00Z\",
+         head: {{ref: bump, sha: {HEAD}}}, base: {{ref: main, sha: {BASE}}}}}
+    contents:
+      commits:
+        - {{sha: {HEAD}, message: \"Update serde\", author: \"{bot}\", authored_at: \"2024-01-01T00:00:00Z\", pull: 2}}
+"
+        );
+        let fx = Fixture::scenario(flavor, Scenario::from_yaml(&yaml).unwrap(), "t").await;
+        let commits = fx
+            .forge
+            .repository()
+            .pull_commits(&fx.pr(2))
+            .await
+            .expect("commits");
+        let author = commits[0].author.clone().expect("an account");
+        assert_eq!(author.login, bot);
+        assert_eq!(author.is_bot, flavor == Flavor::GitHub, "{flavor:?}");
+        assert_eq!(commits[0].author_name, bot);
+        fx.assert_clean();
+    }
 }

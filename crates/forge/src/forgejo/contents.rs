@@ -444,10 +444,16 @@ async fn check_revision_exists(forge: &Forgejo, repo: &RepoRef, rev: &str) -> Re
         Ok(_) => Ok(()),
         Err(Error::NotFound { .. }) => Err(Error::not_found(
             Some(404),
-            format!("the revision {rev} does not exist in {}", repo.full_name()),
+            format!(
+                "the revision {rev} does not exist in {}, or the token cannot see the repository",
+                repo.full_name()
+            ),
         )
         .with_detail("rev", rev)
-        .with_suggestion("Pass a commit id of the repository, such as the pull request's head.")),
+        .with_suggestion(
+            "Pass a commit id of the repository, such as the pull request's head, and check \
+             that the token can read the repository.",
+        )),
         Err(e) => Err(e),
     }
 }
