@@ -39,7 +39,7 @@ const MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
 pub enum Depth {
     #[default]
     Summary,
-    /// Adds every file with its area and line counts.
+    /// Adds every file.
     Detailed,
 }
 
@@ -71,14 +71,11 @@ pub enum RiskLevel {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ImpactArea {
-    /// frontend, backend, database, infrastructure, tests, docs, config, dependencies, other.
     pub category: String,
-    /// At most 20; file_count has all.
     pub files: Vec<String>,
     pub file_count: u64,
     pub lines_changed: u64,
     pub risk_level: RiskLevel,
-    /// Why this risk level: each rule that applied.
     pub reasons: Vec<String>,
 }
 
@@ -94,9 +91,7 @@ pub struct RiskFactor {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Reviewer {
     pub username: String,
-    /// Why: code ownership (with the CODEOWNERS line) and recent commits to these files.
     pub reason: String,
-    /// 0–1, by the formula in reason.
     pub confidence: f64,
     pub is_code_owner: bool,
 }
@@ -112,7 +107,6 @@ pub enum Outcome {
 pub struct SimilarPr {
     pub number: u64,
     pub title: String,
-    /// 0–1 from shared files and directories (see reason); at least 0.1.
     pub similarity_score: f64,
     pub outcome: Outcome,
     pub shared_files: Vec<String>,
@@ -121,7 +115,6 @@ pub struct SimilarPr {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct DependencyUpdate {
-    /// cargo, npm, pip, go.
     #[serde(rename = "type")]
     pub ecosystem: String,
     pub package: String,
@@ -129,9 +122,8 @@ pub struct DependencyUpdate {
     pub from_version: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to_version: Option<String>,
-    /// A new major version (semver; Go: a /vN module path or v0 to v1).
+    /// A new major version.
     pub is_breaking: bool,
-    /// added, removed, upgraded, downgraded, changed.
     pub change: String,
     pub file: String,
 }
@@ -142,7 +134,6 @@ pub struct FileImpact {
     pub category: String,
     pub additions: u64,
     pub deletions: u64,
-    /// added, modified, deleted, renamed.
     pub status: String,
 }
 
@@ -157,18 +148,15 @@ pub struct Output {
     pub risk_factors: Vec<RiskFactor>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suggested_reviewers: Vec<Reviewer>,
-    /// Code owners of the changed files (CODEOWNERS on the base branch): logins, teams as
-    /// org/team, emails as written.
+    /// Code owners of the changed files.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub required_reviewers: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub similar_prs: Vec<SimilarPr>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dependency_updates: Vec<DependencyUpdate>,
-    /// depth: detailed only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files: Option<Vec<FileImpact>>,
-    /// What could not be read, and what that leaves out.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }

@@ -29,22 +29,19 @@ pub struct Input {
     #[serde(default)]
     #[schemars(example = &"owner/repo#123")]
     pub pr: Option<String>,
-    /// A clone of the PR's repository, used only to merge locally when the forge has not
-    /// computed mergeability. Default: the server's working directory if it is one.
+    /// A clone of the PR's repository, to merge locally if the forge has not computed
+    /// mergeability. Default: the working directory.
     #[serde(default)]
     pub directory: Option<String>,
 }
 
-/// Each requirement; false also when it could not be decided (see `unknown`).
+/// False also when undecided (see undecided).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Checks {
-    /// Every check of the head passed, none pending.
     pub ci_passing: bool,
     pub approvals_met: bool,
     pub no_conflicts: bool,
-    /// The head contains the base's tip.
     pub up_to_date: bool,
-    /// Every rule of the base branch holds.
     pub branch_protection_satisfied: bool,
     pub required_checks_passed: bool,
     pub no_requested_changes: bool,
@@ -69,15 +66,14 @@ pub struct BlockingIssue {
     pub category: Category,
     pub description: String,
     pub action_required: String,
-    /// A shell command that does it (POSIX quoting).
+    /// Shell command that fixes it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
-    /// The tool to call next for the details.
+    /// Tool to call next.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_tool: Option<String>,
 }
 
-/// A requirement that could not be checked: why, and how to find out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct UnknownRequirement {
     pub requirement: String,
@@ -93,7 +89,6 @@ pub struct Note {
     pub description: String,
 }
 
-/// The base branch's rules and where the PR stands against them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct BranchProtection {
     pub required_approvals: u32,
@@ -101,33 +96,29 @@ pub struct BranchProtection {
     pub approving_users: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub requesting_changes: Vec<String>,
-    /// Reviews requested and not given yet.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pending_reviewers: Vec<String>,
-    /// Required checks (names; Forgejo/Gitea may give glob patterns).
+    /// Names (Forgejo/Gitea: globs).
     pub required_checks: Vec<String>,
-    /// Of the required checks: passed, failed, running, and not reported on the head.
+    /// Required ones only, here and below.
     pub passing_checks: Vec<String>,
     pub failing_checks: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pending_checks: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub missing_checks: Vec<String>,
-    /// Rules in force beyond approvals and checks (code_owner_review, conversation_resolution,
-    /// up_to_date, linear_history, signed_commits, merge_queue).
+    /// Other rules in force.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<String>,
-    /// Where the rules came from (rulesets, branch protection).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<String>,
 }
 
-/// Every check of the head commit, counted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CiSummary {
     pub total: u64,
     pub passed: u64,
-    /// Names of failed checks (at most 20; failed_count has all).
+    /// At most 20 names.
     pub failed: Vec<String>,
     pub failed_count: u64,
     pub pending: Vec<String>,
@@ -141,14 +132,14 @@ pub struct Output {
     /// True only when every requirement is known to hold.
     pub ready_to_merge: bool,
     pub checks: Checks,
-    /// Names of `checks` that could not be decided (they read false).
+    /// Names of checks that could not be decided.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub undecided: Vec<String>,
     pub blocking_issues: Vec<BlockingIssue>,
-    /// Requirements that could not be checked; each keeps ready_to_merge false.
+    /// Each keeps ready_to_merge false.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unknown: Vec<UnknownRequirement>,
-    /// Worth knowing; none of them blocks.
+    /// Not blocking.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Note>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -156,15 +147,12 @@ pub struct Output {
     pub ci: CiSummary,
     pub base_branch: String,
     pub head_sha: String,
-    /// Commits of the base the head lacks; absent when unknown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub behind_by: Option<u64>,
-    /// GitHub's mergeStateStatus, lower case (clean, blocked, behind, dirty, unstable,
-    /// has_hooks, draft, unknown); absent on Forgejo/Gitea.
+    /// GitHub's mergeStateStatus, lower case.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub merge_state: Option<String>,
-    /// Where no_conflicts came from: "forge", or "local" (a merge in your checkout, the
-    /// forge not having computed it).
+    /// forge, or local (merged in your checkout).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conflicts_checked_by: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -37,14 +37,13 @@ pub struct Input {
     /// Also "owner/repo/pull/123", "host/owner/repo#123" or the PR's URL.
     #[schemars(example = &"owner/repo#123")]
     pub pr: String,
-    /// Checklist sections to add: security, performance, testing, documentation,
-    /// compatibility, accessibility, concurrency, error_handling.
+    /// security, performance, testing, documentation, compatibility, accessibility,
+    /// concurrency, error_handling.
     #[serde(default)]
     pub focus_areas: Vec<String>,
-    /// Include diff excerpts (default true).
     #[serde(default)]
     pub include_diff: Option<bool>,
-    /// Lines of diff in all, across files (default 500, at most 5000).
+    /// Across all files (default 500, at most 5000).
     #[serde(default)]
     pub max_diff_lines: Option<u32>,
 }
@@ -52,7 +51,6 @@ pub struct Input {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Metadata {
     pub title: String,
-    /// Cut at 4,000 bytes (marked).
     pub description: String,
     pub author: String,
     pub labels: Vec<String>,
@@ -64,50 +62,41 @@ pub struct Metadata {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct FocusPoint {
-    /// unsafe, dynamic_code, sql_concatenation, secret_like, removed_test, todo_added,
-    /// public_signature, panic.
     #[serde(rename = "type")]
     pub kind: String,
-    /// In the new file; in the old file when removed is true.
+    /// In the old file when removed.
     pub line: u32,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub removed: bool,
     pub description: String,
-    /// The line (secrets masked).
     pub code: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ApiChangeOut {
-    /// removed or changed.
     pub change: String,
     pub name: String,
     pub kind: String,
     pub before: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<String>,
-    /// Of the declaration in the old file.
     pub line: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReviewFile {
     pub path: String,
-    /// added, modified, deleted, renamed.
     pub status: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub previous_path: Option<String>,
     pub additions: u64,
     pub deletions: u64,
-    /// source, test, config, docs, build, generated, lock, vendored.
     pub category: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
-    /// Whole hunks, by priority; see diff_omitted for what was left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff_excerpt: Option<String>,
     pub focus_points: Vec<FocusPoint>,
-    /// Exported symbols removed or changed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub api_changes: Vec<ApiChangeOut>,
 }
@@ -116,7 +105,6 @@ pub struct ReviewFile {
 pub struct ChecklistItem {
     pub question: String,
     pub guidance: String,
-    /// The files or focus points that make it apply.
     pub applies_to: String,
 }
 
@@ -128,14 +116,10 @@ pub struct ChecklistSection {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReviewContext {
-    /// Issues this repository's PR closes or mentions (#N, closing keywords, issue URLs).
     pub related_issues: Vec<u64>,
-    /// PRs of this repository named as PRs ("PR #N", pull URLs).
     pub mentioned_prs: Vec<u64>,
-    /// References to other repositories, "owner/repo#N".
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cross_repo_references: Vec<String>,
-    /// An exported symbol was removed or its signature changed (see files' api_changes).
     pub breaking_changes_detected: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub security_sensitive_files: Vec<String>,
@@ -153,20 +137,18 @@ pub struct Output {
     pub pr: String,
     pub metadata: Metadata,
     pub files: Vec<ReviewFile>,
-    /// Files not listed (beyond the first 100 by priority).
+    /// Beyond the first 100 by priority.
     #[serde(skip_serializing_if = "is_zero")]
     pub files_not_listed: u64,
     pub review_checklist: Vec<ChecklistSection>,
     pub context: ReviewContext,
-    /// Diff lines shown of all changed lines.
     pub diff_lines_shown: u64,
     pub diff_lines_total: u64,
-    /// Diff left out, per file, and why; the whole diff: the command in how_to_get_full_diff.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub diff_omitted: Vec<DiffOmitted>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub how_to_get_full_diff: Option<String>,
-    /// Estimated tokens of this response (bytes of its JSON / 4).
+    /// Of this response (JSON bytes / 4).
     pub token_estimate: u64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
