@@ -10,15 +10,18 @@
 //! - **Conflicts**: the forge's `mergeable`. GitHub's `false` is a conflict; Forgejo/Gitea's
 //!   `false` is not conclusive (also said while checking), so there, and when GitHub has not
 //!   computed it, the local merge answers, else it is unknown.
+//! - **State**: a closed or merged pull request stops here: nothing else is checked.
 //! - **Checks**: a required check that failed, is pending or has not reported blocks. A
 //!   failing check the rules do not require is a warning when the branch requires some
 //!   checks (the project chose which matter); when the branch requires none, every failing
-//!   check blocks, since nothing says which may fail. A check whose required-ness could not
+//!   check blocks, since nothing says which may fail (also when GitHub calls it UNSTABLE). A check whose required-ness could not
 //!   be read and that is not passing is unknown.
 //! - **Approvals**: GitHub's `reviewDecision` when it gives one (it applies every rule,
 //!   code owners included); otherwise the count of approving latest reviews against the
 //!   rules' `required_approvals`. A review requesting changes blocks on GitHub when the
-//!   decision says so, on Forgejo/Gitea when the rule `block_on_rejected_reviews` is set.
+//!   decision says so, on Forgejo/Gitea when the rule `block_on_rejected_reviews` is set, and
+//!   wherever no rule decides (no review rule on GitHub, an unprotected branch); a rule that
+//!   was read and does not block on it makes it a warning.
 //!   Pending review requests block when the rules say official requests must be answered
 //!   (Forgejo/Gitea); every pending request counts, since the API does not mark which are.
 //! - **Up to date**: behind the base blocks only when the rules require the head up to date
@@ -194,6 +197,10 @@ pub enum Warning {
     Behind {
         by: u64,
     },
+    /// Changes requested under a rule that does not block on them.
+    ChangesRequested {
+        by: Vec<String>,
+    },
     /// The branch merges through a merge queue.
     MergeQueue {
         queued: bool,
@@ -222,7 +229,22 @@ pub fn assess(facts: &MergeFacts, local_conflicts: Option<bool>) -> Readiness {
     );
 
     if pull.state != PrState::Open {
-        blockers.push(Blocker::NotOpen { state: pull.state });
+        // A closed or merged pull request has nothing left to check.
+        return Readiness {
+            ready: false,
+            ci_passing: Holds::Unknown,
+            required_checks_passed: Holds::Unknown,
+            approvals_met: Holds::Unknown,
+            no_requested_changes: Holds::Unknown,
+            no_conflicts: Holds::Unknown,
+            up_to_date: Holds::Unknown,
+            branch_protection_satisfied: Holds::Unknown,
+            blockers: vec![Blocker::NotOpen { state: pull.state }],
+            unknowns: Vec::new(),
+            warnings: Vec::new(),
+            protection: Protection::default(),
+            conflicts_from: ConflictSource::None,
+        };
     }
     if pull.draft || facts.merge_state == Some(MergeState::Draft) {
         blockers.push(Blocker::Draft);
@@ -275,7 +297,7 @@ pub fn assess(facts: &MergeFacts, local_conflicts: Option<bool>) -> Readiness {
     let requires_checks = !checks.required.is_empty();
     let optional_failing: Vec<String> = checks.optional_failing.clone();
     if !optional_failing.is_empty() {
-        if requires_checks || forge_vouches {
+        if requires_checks {
             warnings.push(Warning::OptionalChecksFailing {
                 names: optional_failing,
             });
@@ -347,19 +369,20 @@ pub fn assess(facts: &MergeFacts, local_conflicts: Option<bool>) -> Readiness {
         None => {
             let changes = if requesting.is_empty() {
                 Holds::Yes
-            } else if rules.block_on_rejected_reviews {
+            } else if rules.block_on_rejected_reviews || !rules.protected || github {
+                // Under a rule that says so, or where no rule decides (an unprotected branch;
+                // GitHub gives no decision when no review is required), a request for
+                // changes stands in the way.
                 blockers.push(Blocker::ChangesRequested {
                     by: requesting.clone(),
                 });
                 Holds::No
-            } else if github {
-                // GitHub gives no decision when no review is required: a request for changes
-                // then does not block.
-                Holds::Yes
-            } else if rules_unread {
-                Holds::Unknown
             } else {
-                Holds::Yes
+                // A rule was read and chose not to block on rejected reviews.
+                warnings.push(Warning::ChangesRequested {
+                    by: requesting.clone(),
+                });
+                Holds::No
             };
             // The count required is read with the branch (on every forge, by readers); what
             // an unread source adds is listed as unknown rules already.

@@ -328,3 +328,63 @@ fn globs_match_as_forgejo_matches_status_contexts() {
     assert!(glob_match("build", "build"));
     assert!(!glob_match("build", "build-2"));
 }
+
+#[test]
+fn on_an_unprotected_branch_a_failure_blocks_even_when_github_says_unstable() {
+    let mut f = github_clean();
+    f.rules = BranchRules::default();
+    f.review_decision = None;
+    f.merge_state = Some(MergeState::Unstable);
+    f.checks = vec![check("lint", CheckOutcome::Failed, Some(false))];
+    let r = assess(&f, None);
+    assert_eq!(
+        r.blockers,
+        vec![Blocker::ChecksFailing {
+            names: vec!["lint".into()]
+        }]
+    );
+}
+
+#[test]
+fn changes_requested_where_no_rule_decides_block_and_a_rule_that_allows_them_warns() {
+    // GitHub, no review rule: no decision, and a writer asked for changes.
+    let mut f = github_clean();
+    f.rules = BranchRules::default();
+    f.review_decision = None;
+    f.reviews = vec![review("alice", ReviewVerdict::ChangesRequested)];
+    let r = assess(&f, None);
+    assert_eq!(r.no_requested_changes, Holds::No);
+    assert_eq!(
+        r.blockers,
+        vec![Blocker::ChangesRequested {
+            by: vec!["alice".into()]
+        }]
+    );
+    // Forgejo with a readable rule that does not block on rejected reviews: a warning.
+    let mut f = github_clean();
+    f.merge_state = None;
+    f.review_decision = None;
+    f.reviews
+        .push(review("carol", ReviewVerdict::ChangesRequested));
+    let r = assess(&f, None);
+    assert!(r.ready);
+    assert_eq!(r.no_requested_changes, Holds::No);
+    assert!(r.warnings.contains(&Warning::ChangesRequested {
+        by: vec!["carol".into()]
+    }));
+}
+
+#[test]
+fn a_merged_pull_request_stops_at_its_state() {
+    let mut f = github_clean();
+    f.pull.state = PrState::Merged;
+    f.pull.mergeable = None;
+    let r = assess(&f, None);
+    assert_eq!(
+        r.blockers,
+        vec![Blocker::NotOpen {
+            state: PrState::Merged
+        }]
+    );
+    assert!(r.unknowns.is_empty() && r.warnings.is_empty());
+}

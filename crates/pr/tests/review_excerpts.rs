@@ -42,7 +42,7 @@ fn lines(patch: &str) -> usize {
 }
 
 #[test]
-fn everything_fits_but_the_lockfile_and_files_without_patches() {
+fn everything_fits_lockfiles_last_and_files_without_patches_named() {
     let src = numbered(60, "let x =");
     let src_patch = git_patch("src/app.rs", &src, &edit(&src, &[5, 40], "let y ="));
     let lock = numbered(30, "checksum");
@@ -67,10 +67,15 @@ fn everything_fits_but_the_lockfile_and_files_without_patches() {
         (2, 2, 0)
     );
     assert_eq!(shown.lines, lines(&src_patch));
-    assert!(plan.per_file[1].is_none() && plan.per_file[2].is_none() && plan.per_file[3].is_none());
+    // A lockfile's diff is shown when it fits, after everything else.
+    assert_eq!(
+        plan.per_file[1].as_ref().map(|e| e.lines),
+        Some(lines(&lock_patch))
+    );
+    assert!(plan.per_file[2].is_none() && plan.per_file[3].is_none());
     assert!(plan.per_file[4].is_none());
     assert_eq!(plan.per_file[5].as_ref().map(|e| e.lines), Some(0));
-    assert_eq!(plan.lines_shown, lines(&src_patch));
+    assert_eq!(plan.lines_shown, lines(&src_patch) + lines(&lock_patch));
     assert_eq!(plan.lines_total, lines(&src_patch) + lines(&lock_patch));
     let omitted: Vec<(&str, usize, usize, &str)> = plan
         .omitted
@@ -80,7 +85,6 @@ fn everything_fits_but_the_lockfile_and_files_without_patches() {
     assert_eq!(
         omitted,
         [
-            ("Cargo.lock", 1, lines(&lock_patch), "lockfile"),
             ("assets/logo.png", 0, 0, "binary"),
             ("data/huge.sql", 0, 90_010, "no patch from the forge"),
             ("web/package-lock.json", 0, 7_000, "lockfile"),
@@ -225,8 +229,19 @@ proptest! {
             .map(|o| o.lines)
             .sum();
         prop_assert_eq!(plan.lines_shown - markers + omitted_lines, plan.lines_total);
-        // With room for everything, nothing but lockfiles is left out.
+        // With room for everything, only files without a patch are left out.
         let all = plan_excerpts(&files, usize::MAX);
-        prop_assert!(all.omitted.iter().all(|o| o.reason != OmissionReason::Budget));
+        prop_assert!(all.omitted.iter().all(|o| o.hunks == 0 && o.reason != OmissionReason::Budget));
     }
+}
+
+#[test]
+fn secrets_are_masked_in_excerpts_as_in_focus_points() {
+    let before = "region = \"eu\"\n";
+    let after = "region = \"eu\"\naws_access_key_id = \"AKIAIOSFODNN7EXAMPLE\"\n";
+    let patch = git_patch("config/prod.toml", before, after);
+    let plan = plan_excerpts(&[file("config/prod.toml", Some(patch), 1, 0)], 100);
+    let text = &plan.per_file[0].as_ref().expect("shown").text;
+    assert!(!text.contains("AKIAIOSFODNN7EXAMPLE"), "{text}");
+    assert!(text.contains("aws_access_key_id"), "{text}");
 }

@@ -49,6 +49,7 @@ pub struct Input {
     /// Also "owner/repo/pull/123", "host/owner/repo#123" or the PR's URL.
     #[schemars(example = &"owner/repo#123")]
     pub pr: String,
+    /// summary, or detailed: every file with its area.
     #[serde(default)]
     pub depth: Depth,
 }
@@ -218,12 +219,14 @@ by shared files. Deterministic rules, every score explained. Read-only.";
     fn render(out: &Output) -> String {
         let c = &out.changes;
         let mut text = format!(
-            "{}: {} files (+{} -{}), {} commits; overall risk {}.",
+            "{}: {} file{} (+{} -{}), {} commit{}; overall risk {}.",
             out.pr,
             c.files_changed,
+            if c.files_changed == 1 { "" } else { "s" },
             c.additions,
             c.deletions,
             c.commits,
+            if c.commits == 1 { "" } else { "s" },
             risk_str(out.overall_risk)
         );
         for a in &out.impact_areas {
@@ -461,6 +464,10 @@ fn build(
                 for owner in m.owners {
                     // As the forge's reviewer lists name them: `bob`, `org/team`.
                     let owner = owner.trim_start_matches('@').to_owned();
+                    // The author cannot be asked to review their own PR.
+                    if owner.eq_ignore_ascii_case(&pull.author.login) {
+                        continue;
+                    }
                     if !required_reviewers.contains(&owner) {
                         required_reviewers.push(owner);
                     }
@@ -471,7 +478,8 @@ fn build(
     let suggested_reviewers = reviewers
         .into_iter()
         .map(|r| Reviewer {
-            username: r.login,
+            // As the forges' reviewer lists name them: `bob`, `org/team`.
+            username: r.login.trim_start_matches('@').to_owned(),
             reason: r.reasons.join("; "),
             confidence: round2(r.confidence),
             is_code_owner: r.is_code_owner,

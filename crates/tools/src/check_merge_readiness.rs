@@ -91,7 +91,9 @@ pub struct Note {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct BranchProtection {
-    pub required_approvals: u32,
+    /// Absent when no source of rules could be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub required_approvals: Option<u32>,
     pub current_approvals: u32,
     pub approving_users: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -223,7 +225,12 @@ are listed in unknown, never assumed absent. Read-only.";
             text.push_str(&format!("\n{n}"));
         }
         for b in &out.blocking_issues {
-            text.push_str(&format!("\n- {}: {}", category_str(b.category), b.description));
+            text.push_str(&format!(
+                "\n- {}: {}. {}",
+                category_str(b.category),
+                b.description,
+                b.action_required
+            ));
             if let Some(c) = &b.command {
                 text.push_str(&format!("\n  run: {c}"));
             } else if let Some(t) = &b.next_tool {
@@ -231,7 +238,10 @@ are listed in unknown, never assumed absent. Read-only.";
             }
         }
         for u in &out.unknown {
-            text.push_str(&format!("\n- unknown {}: {}", u.requirement, u.reason));
+            text.push_str(&format!(
+                "\n- unknown {}: {}. {}",
+                u.requirement, u.reason, u.action_required
+            ));
         }
         for w in &out.warnings {
             text.push_str(&format!("\n- note ({}): {}", category_str(w.category), w.description));
@@ -243,6 +253,9 @@ are listed in unknown, never assumed absent. Read-only.";
 /// Whether the forge left open whether the PR conflicts: GitHub has not computed it, or
 /// Forgejo/Gitea said `false`, which they also say while checking.
 fn needs_local_merge(facts: &MergeFacts) -> bool {
+    if facts.pull.state != resolve_pr_forge::PrState::Open {
+        return false;
+    }
     let github = facts.merge_state.is_some();
     match facts.pull.mergeable {
         Some(true) => false,
@@ -310,7 +323,8 @@ fn build(
         ("no_requested_changes", verdict.no_requested_changes),
     ]
     .into_iter()
-    .filter(|(_, h)| *h == Holds::Unknown)
+    // A closed or merged PR is not checked further: nothing is "undecided" about it.
+    .filter(|(_, h)| *h == Holds::Unknown && facts.pull.state == resolve_pr_forge::PrState::Open)
     .map(|(n, _)| n.to_owned())
     .collect();
     let blocking_issues = verdict
@@ -341,9 +355,13 @@ fn build(
             .cloned()
             .collect()
     };
-    let branch_protection = (p.protected || p.required_approvals > 0 || !p.required_checks.is_empty())
+    let branch_protection = (p.protected
+        || p.required_approvals > 0
+        || !p.required_checks.is_empty()
+        || !facts.rules.unknown.is_empty())
         .then(|| BranchProtection {
-            required_approvals: p.required_approvals,
+            required_approvals: (facts.rules.unknown.is_empty() || !facts.rules.sources.is_empty())
+                .then_some(p.required_approvals),
             current_approvals: p.current_approvals,
             approving_users: p.approving_users.clone(),
             requesting_changes: p.requesting_changes.clone(),
@@ -606,7 +624,7 @@ fn unknown_requirement(u: &Unknown) -> UnknownRequirement {
             "the forge has not computed whether the PR conflicts, and no local checkout of it \
              was at hand"
                 .to_owned(),
-            "Call detect_merge_conflicts, which merges locally, or call again shortly.",
+            "Call detect_merge_conflicts, which merges the PR locally.",
             Some("detect_merge_conflicts"),
         ),
         Unknown::CheckRequirement { names: n } => item(
@@ -652,6 +670,13 @@ fn warning(w: &Warning) -> Note {
         Warning::Behind { by } => note(
             Category::UpToDate,
             format!("{by} commits behind the base (the rules do not require it up to date)"),
+        ),
+        Warning::ChangesRequested { by } => note(
+            Category::Reviews,
+            format!(
+                "changes requested by {} (the branch's rule does not block on them)",
+                by.join(", ")
+            ),
         ),
         Warning::MergeQueue { queued } => note(
             Category::Protection,

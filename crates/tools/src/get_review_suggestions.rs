@@ -23,6 +23,8 @@ const DEFAULT_DIFF_LINES: u32 = 500;
 const MAX_DIFF_LINES: u32 = 5000;
 /// Files listed at most (the highest-priority ones); the rest are counted.
 const MAX_FILES: usize = 100;
+/// Files named in diff_omitted at most.
+const MAX_OMITTED: usize = 20;
 /// Focus points per file at most.
 const FOCUS_PER_FILE: usize = 10;
 /// Source files compared for exported symbols at most, and their size limit.
@@ -43,8 +45,9 @@ pub struct Input {
     pub focus_areas: Vec<String>,
     #[serde(default)]
     pub include_diff: Option<bool>,
-    /// Across all files (default 500, at most 5000).
+    /// Across all files (default 500).
     #[serde(default)]
+    #[schemars(range(max = 5000))]
     pub max_diff_lines: Option<u32>,
 }
 
@@ -235,37 +238,112 @@ focus area, and referenced issues and PRs. Read-only.";
         Ok(out)
     }
 
+    /// The whole review context as text, for clients that show the model only the text:
+    /// files with their diff, focus points and API changes, then the checklist.
     fn render(out: &Output) -> String {
+        let m = &out.metadata;
+        let files = out.files.len() as u64 + out.files_not_listed;
         let mut text = format!(
-            "{}: {} by {} — {} files, {} of {} diff lines shown, ~{} tokens.",
+            "{} \"{}\" by {} ({} ← {}{}{}): {} file{}, {} of {} diff lines shown, ~{} tokens.",
             out.pr,
-            out.metadata.title,
-            out.metadata.author,
-            out.files.len() as u64 + out.files_not_listed,
+            m.title,
+            m.author,
+            m.base_branch,
+            m.head_branch,
+            if m.draft { ", draft" } else { "" },
+            if m.labels.is_empty() {
+                String::new()
+            } else {
+                format!(", labels: {}", m.labels.join(", "))
+            },
+            files,
+            if files == 1 { "" } else { "s" },
             out.diff_lines_shown,
             out.diff_lines_total,
             out.token_estimate
         );
-        if out.context.breaking_changes_detected {
-            text.push_str("\nExported symbols removed or changed:");
-            for f in &out.files {
-                for c in &f.api_changes {
-                    text.push_str(&format!("\n- {} {} {} ({})", f.path, c.change, c.name, c.kind));
-                }
-            }
+        if !m.description.trim().is_empty() {
+            text.push_str(&format!("\n\n{}", m.description.trim()));
+        }
+        let c = &out.context;
+        let mut refs = Vec::new();
+        if !c.related_issues.is_empty() {
+            let n: Vec<String> = c.related_issues.iter().map(|n| format!("#{n}")).collect();
+            refs.push(format!("issues {}", n.join(", ")));
+        }
+        if !c.mentioned_prs.is_empty() {
+            let n: Vec<String> = c.mentioned_prs.iter().map(|n| format!("#{n}")).collect();
+            refs.push(format!("PRs {}", n.join(", ")));
+        }
+        if !c.cross_repo_references.is_empty() {
+            refs.push(c.cross_repo_references.join(", "));
+        }
+        if !refs.is_empty() {
+            text.push_str(&format!("\n\nReferences: {}.", refs.join("; ")));
         }
         for f in &out.files {
+            text.push_str(&format!(
+                "\n\n## {} ({}{}, +{} -{}, {})",
+                f.path,
+                f.status,
+                f.previous_path
+                    .as_deref()
+                    .map(|p| format!(" from {p}"))
+                    .unwrap_or_default(),
+                f.additions,
+                f.deletions,
+                f.category
+            ));
+            for a in &f.api_changes {
+                match &a.after {
+                    Some(after) => text.push_str(&format!(
+                        "\nAPI changed: {} (line {}): `{}` → `{}`",
+                        a.name, a.line, a.before, after
+                    )),
+                    None => text.push_str(&format!(
+                        "\nAPI removed: {} (line {}): `{}`",
+                        a.name, a.line, a.before
+                    )),
+                }
+            }
             for p in &f.focus_points {
                 text.push_str(&format!(
-                    "\n- {}:{} {}: {}",
-                    f.path, p.line, p.kind, p.description
+                    "\nFocus line {}{} ({}): {} — `{}`",
+                    p.line,
+                    if p.removed { ", removed" } else { "" },
+                    p.kind,
+                    p.description,
+                    p.code
                 ));
             }
+            if let Some(d) = &f.diff_excerpt {
+                text.push_str(&format!("\n```diff\n{d}\n```"));
+            }
+        }
+        if out.files_not_listed > 0 {
+            text.push_str(&format!(
+                "\n\n{} more files not listed.",
+                out.files_not_listed
+            ));
+        }
+        if !out.diff_omitted.is_empty() {
+            let omitted: Vec<String> = out
+                .diff_omitted
+                .iter()
+                .map(|o| format!("{} ({})", o.path, o.why))
+                .collect();
+            text.push_str(&format!("\n\nDiff not shown: {}.", omitted.join("; ")));
+        }
+        if let Some(cmd) = &out.how_to_get_full_diff {
+            text.push_str(&format!("\nWhole diff: {cmd}"));
         }
         for section in &out.review_checklist {
-            text.push_str(&format!("\n{}:", section.category));
+            text.push_str(&format!("\n\n{}:", section.category));
             for item in &section.items {
-                text.push_str(&format!("\n  - {}", item.question));
+                text.push_str(&format!(
+                    "\n- {} {} ({})",
+                    item.question, item.guidance, item.applies_to
+                ));
             }
         }
         for n in &out.notes {
@@ -431,8 +509,6 @@ fn build(
 ) -> Output {
     let plan = max_lines.map(|m| review::plan_excerpts(files, m));
     let categories: Vec<FileCategory> = files.iter().map(|f| review::file_category(&f.path)).collect();
-    // A new file's public declarations are all new: they change nothing anyone uses, and
-    // listing each would crowd out what does.
     let focus: Vec<Vec<review::FocusPoint>> = files
         .iter()
         .map(|f| {
@@ -441,7 +517,9 @@ fn build(
                 .as_deref()
                 .map(|p| review::focus_points(&f.path, p))
                 .unwrap_or_default();
-            if f.status == FileStatus::Added {
+            // A new file's public declarations are all new; where tree-sitter compares the
+            // exported symbols, api_changes says exactly which changed.
+            if f.status == FileStatus::Added || Language::for_path(&f.path).is_some() {
                 points.retain(|p| p.kind != FocusKind::PublicSignature);
             }
             points
@@ -540,15 +618,27 @@ fn build(
         .collect();
     let review_checklist = checklist(files, &categories, &focus, breaking, focus_areas);
 
-    let (diff_lines_shown, diff_lines_total, diff_omitted) = match &plan {
+    // Lines of every file's diff (hunk headers included), with or without excerpts.
+    let patch_lines: u64 = files
+        .iter()
+        .map(|f| match &f.patch {
+            Some(p) => p.lines().count() as u64,
+            None => f.additions + f.deletions,
+        })
+        .sum();
+    let (diff_lines_shown, diff_lines_total, mut diff_omitted) = match &plan {
         Some(p) => (
             p.lines_shown as u64,
-            p.lines_total as u64,
+            patch_lines,
             p.omitted
                 .iter()
                 .map(|o| DiffOmitted {
                     path: o.path.clone(),
-                    why: if o.hunks == 0 {
+                    why: if o.reason == review::OmissionReason::Binary {
+                        "binary".to_owned()
+                    } else if o.reason == review::OmissionReason::NoPatch {
+                        format!("no diff from the forge: {} changed lines", o.lines)
+                    } else if o.hunks == 0 {
                         format!("{}: the last {} lines of a hunk cut", o.reason.as_str(), o.lines)
                     } else {
                         format!(
@@ -563,12 +653,16 @@ fn build(
                 })
                 .collect(),
         ),
-        None => (
-            0,
-            files.iter().map(|f| f.additions + f.deletions).sum(),
-            Vec::new(),
-        ),
+        None => (0, patch_lines, Vec::new()),
     };
+    if diff_omitted.len() > MAX_OMITTED {
+        let more = diff_omitted.len() - MAX_OMITTED;
+        diff_omitted.truncate(MAX_OMITTED);
+        diff_omitted.push(DiffOmitted {
+            path: format!("({more} more files)"),
+            why: "not shown either".to_owned(),
+        });
+    }
     let how_to_get_full_diff = (diff_lines_shown < diff_lines_total)
         .then(|| forge.commands().view_diff(pr).render().ok())
         .flatten();
@@ -771,6 +865,23 @@ fn checklist(
             list(&lock),
         );
     }
+    let database: Vec<&str> = files
+        .iter()
+        .map(|f| f.path.as_str())
+        .filter(|p| {
+            let lower = p.to_ascii_lowercase();
+            lower.ends_with(".sql") || lower.contains("migration")
+        })
+        .collect();
+    if !database.is_empty() {
+        add(
+            "Database",
+            "Is the schema change safe on a large, live table, and can it be rolled back?",
+            "Look for locks held by ALTER/CREATE INDEX, NOT NULL columns without defaults, and \
+             a down migration or a plan to undo it.",
+            list(&database),
+        );
+    }
     let docs = paths_of(&|c| c == FileCategory::Docs);
     if !docs.is_empty() {
         add(
@@ -817,19 +928,30 @@ fn checklist(
         } else {
             as_list(&security)
         };
-        add(
-            "Security",
-            "Can input from users or the network reach the flagged lines (SQL, eval/exec, unsafe)?",
-            "Trace each flagged line's inputs back to their source; parameterised queries and \
-             argument vectors instead of strings.",
-            applies.clone(),
-        );
-        add(
-            "Security",
-            "Is any secret, token or key committed?",
-            "Secret-like strings are flagged; a real one must be revoked, not only removed.",
-            applies,
-        );
+        let reach = kinds(&|k| {
+            matches!(
+                k,
+                FocusKind::Unsafe | FocusKind::DynamicCode | FocusKind::SqlConcatenation
+            )
+        });
+        let secrets = kinds(&|k| k == FocusKind::SecretLike);
+        if !reach.is_empty() || security.is_empty() {
+            add(
+                "Security",
+                "Can input from users or the network reach the flagged lines (SQL, eval/exec, unsafe)?",
+                "Trace each flagged line's inputs back to their source; parameterised queries and \
+                 argument vectors instead of strings.",
+                if reach.is_empty() { applies.clone() } else { as_list(&reach) },
+            );
+        }
+        if !secrets.is_empty() || security.is_empty() {
+            add(
+                "Security",
+                "Is any secret, token or key committed?",
+                "Secret-like strings are flagged; a real one must be revoked, not only removed.",
+                if secrets.is_empty() { applies } else { as_list(&secrets) },
+            );
+        }
     }
     let removed_tests = kinds(&|k| k == FocusKind::RemovedTest);
     if !removed_tests.is_empty() {

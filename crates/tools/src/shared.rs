@@ -96,14 +96,17 @@ pub fn pr_from_ref(pr: &str, mut problems: Vec<String>) -> Result<PrRef> {
             None
         }
     };
+    let pr_is_bad = parsed.is_none();
     match (parsed, problems.is_empty()) {
         (Some(pr), true) => Ok(pr),
         _ => Err(Error::user(format!("Invalid request: {}", problems.join("; ")))
             .with_detail("problems", problems)
-            .with_suggestion(
+            .with_suggestion(if pr_is_bad {
                 "pr is 'owner/repo#123', 'owner/repo/pull/123', 'host/owner/repo#123' or a pull \
-                 request URL such as 'https://github.com/owner/repo/pull/123'.",
-            )),
+                 request URL such as 'https://github.com/owner/repo/pull/123'."
+            } else {
+                "Fix the arguments named in problems and call again."
+            })),
     }
 }
 

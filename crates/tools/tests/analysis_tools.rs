@@ -120,6 +120,7 @@ async fn impact_of_a_pr_across_areas(flavor: Flavor) {
         .map(|r| r["username"].as_str().unwrap())
         .collect();
     assert!(!names.contains(&"alice"), "{names:?}");
+    assert!(names.iter().all(|n| !n.starts_with('@')), "{names:?}");
     assert_eq!(reviewers[0]["is_code_owner"], true);
     assert!(
         names.contains(&"bob") && names.contains(&"erin"),
@@ -306,9 +307,32 @@ async fn review_of_a_pr_with_breaking_changes(flavor: Flavor) {
         "Compatibility",
         "Testing",
         "Dependencies",
+        "Database",
     ] {
         assert!(sections.contains(&want), "{want}: {sections:?}");
     }
+    // No secret-like line in this PR: the security section asks only about the unsafe block.
+    let security = out["review_checklist"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["category"] == "Security")
+        .unwrap();
+    assert_eq!(
+        security["items"].as_array().unwrap().len(),
+        1,
+        "{security:#}"
+    );
+    assert!(
+        security["items"][0]["applies_to"]
+            .as_str()
+            .unwrap()
+            .starts_with("src/auth/session.rs:"),
+        "{security:#}"
+    );
+    // Where tree-sitter compares exports, api_changes says what changed: no
+    // public_signature focus points repeat it.
+    assert!(!kinds.contains(&"public_signature"), "{kinds:?}");
     // The estimate is the response's own size.
     let bytes = serde_json::to_vec(&out).unwrap().len() as u64;
     let estimate = out["token_estimate"].as_u64().unwrap();
@@ -406,4 +430,46 @@ async fn a_big_pr_is_cut_to_the_budget() {
     assert_eq!(bare["diff_lines_shown"], 0);
     assert!(bare["files"][0].get("diff_excerpt").is_none());
     assert!(bare["token_estimate"].as_u64().unwrap() * 2 < tokens);
+    assert_eq!(bare["diff_lines_total"], out["diff_lines_total"]);
+}
+
+/// Most clients show the model only the text content: it carries the review itself.
+#[tokio::test]
+async fn the_text_of_a_review_carries_the_diff_and_what_to_look_at() {
+    let (sim, ctx) = start(Flavor::GitHub, "impact_github").await;
+    let text = call(
+        &ctx,
+        "get_review_suggestions",
+        json!({"pr": pr(Flavor::GitHub, &sim, 7)}),
+    )
+    .await
+    .expect("answers")
+    .text;
+    for want in [
+        "## src/auth/session.rs (modified, +8 -8, source)",
+        "API removed: revoke",
+        "API changed: create",
+        "(unsafe):",
+        "```diff\n@@ ",
+        "References: issues #12",
+        "Fixes #12",
+    ] {
+        assert!(text.contains(want), "{want:?} missing from:\n{text}");
+    }
+}
+
+/// The readiness text says what to do, not only what is wrong.
+#[tokio::test]
+async fn the_text_of_a_readiness_check_says_what_to_do() {
+    let (sim, ctx) = start(Flavor::GitHub, "readiness_threads").await;
+    let text = call(
+        &ctx,
+        "check_merge_readiness",
+        json!({"pr": pr(Flavor::GitHub, &sim, 1)}),
+    )
+    .await
+    .expect("answers")
+    .text;
+    assert!(text.contains("Answer and resolve them"), "{text}");
+    assert!(text.contains("next: find_unresolved_comments"), "{text}");
 }

@@ -95,6 +95,18 @@ impl fmt::Display for Risk {
 /// The built-in rules, in order: the first whose glob matches a path decides its area. Globs
 /// are gitignore-like (`resolve_pr_forge::config::area_globs`). The module doc of [`super`] shows this table.
 const BUILTIN: &[(Area, &[&str])] = &[
+    // Vendored and minified code is someone else's: it is not this project's frontend or
+    // backend, whatever its extension.
+    (
+        Area::Other,
+        &[
+            "vendor/",
+            "third_party/",
+            "node_modules/",
+            "*.min.js",
+            "*.min.css",
+        ],
+    ),
     (
         Area::Dependencies,
         &[
@@ -512,9 +524,12 @@ pub const SECURITY_WORDS: &[&str] = &[
     "csrf",
 ];
 
+/// Security code by its path's words; a test of it is a test, not the code.
 fn is_security(path: &str) -> bool {
-    path.split(['/', '.', '_', '-'])
-        .any(|w| SECURITY_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+    crate::review::file_category(path) != crate::review::FileCategory::Test
+        && path
+            .split(['/', '.', '_', '-'])
+            .any(|w| SECURITY_WORDS.contains(&w.to_ascii_lowercase().as_str()))
 }
 
 fn is_ci(path: &str) -> bool {

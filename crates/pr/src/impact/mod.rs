@@ -21,6 +21,7 @@
 //!
 //! | order | area | globs |
 //! |---|---|---|
+//! | 0 | other | `vendor/` `third_party/` `node_modules/` `*.min.js` `*.min.css` (someone else's code) |
 //! | 1 | dependencies | `Cargo.toml` `Cargo.lock` `package.json` `package-lock.json` `npm-shrinkwrap.json` `yarn.lock` `pnpm-lock.yaml` `requirements*.txt` `pyproject.toml` `poetry.lock` `uv.lock` `Pipfile` `Pipfile.lock` `go.mod` `go.sum` `Gemfile` `Gemfile.lock` `composer.json` `composer.lock` |
 //! | 2 | tests | `tests/` `test/` `__tests__/` `spec/` `testdata/` `fixtures/` `*_test.go` `*_test.rs` `test_*.py` `*_test.py` `conftest.py` `*.test.*` `*.spec.*` |
 //! | 3 | infrastructure | `.github/workflows/` `.gitea/workflows/` `.forgejo/workflows/` `.circleci/` `.gitlab-ci.yml` `Jenkinsfile` `Dockerfile*` `*.dockerfile` `docker-compose*.yml` `docker-compose*.yaml` `compose.yml` `compose.yaml` `*.tf` `*.tfvars` `terraform/` `k8s/` `kubernetes/` `helm/` `charts/` `deploy/` `infra/` `ansible/` |

@@ -153,12 +153,12 @@ pub fn suggest_reviewers(
                     .collect::<Vec<_>>()
                     .join(", ");
                 let formula = format!(
-                    "recency 1/(1+rank) summed {:.2}, 0.5 × {:.2}/{n} = {:.2}",
+                    "recency 1/position summed {:.2}, 0.5 × {:.2}/{n} = {:.2}",
                     acc.recency, acc.recency, commit_conf
                 );
                 reasons.push(format!(
                     "recently committed to {} of {n} changed file{} ({} commit{}; newest of theirs \
-                     per file, 1 = the file's latest: {ranks}): {}",
+                     per file, position 1 = the file's latest: {ranks}): {}",
                     acc.touched,
                     plural(n),
                     acc.shas.len(),

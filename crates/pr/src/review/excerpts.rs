@@ -3,7 +3,7 @@
 use resolve_pr_forge::{ChangedFile, FileStatus};
 
 use super::category::{FileCategory, file_category};
-use super::focus::focus_points;
+use super::focus::{FocusKind, focus_points, mask_secrets};
 use super::patch::hunks;
 
 /// What is shown of one file's patch.
@@ -79,7 +79,8 @@ fn tier(category: FileCategory) -> u8 {
     match category {
         FileCategory::Source | FileCategory::Test => 0,
         FileCategory::Config | FileCategory::Docs | FileCategory::Build => 1,
-        FileCategory::Generated | FileCategory::Lock | FileCategory::Vendored => 2,
+        FileCategory::Generated | FileCategory::Vendored => 2,
+        FileCategory::Lock => 3,
     }
 }
 
@@ -95,14 +96,15 @@ struct Candidate {
 /// markers count).
 ///
 /// Priority: `Source` and `Test` files first, then `Config`, `Docs` and `Build`, then
-/// `Generated` and `Vendored` ([`file_category`]); within a class, hunks with a focus point
-/// ([`focus_points`]) before others, then larger hunks before smaller, then file and hunk
-/// order. Hunks are taken in that order, whole when they fit in what is left; a hunk that
+/// `Generated` and `Vendored`, lockfiles last ([`file_category`]); within a class, hunks with
+/// a focus point ([`focus_points`]) other than a public declaration before others, then
+/// larger hunks before smaller, then file and hunk order. Hunks are taken in that order, whole when they fit in what is left; a hunk that
 /// does not fit is cut at a line boundary when at least 3 lines are left (its header, its
 /// first lines, and a marker line `… N more lines of this hunk not shown`), filling the
 /// budget; otherwise it is left out. Each file shows its chosen hunks in patch order.
 ///
-/// Lockfiles are never shown (reason "lockfile", with or without a patch). Another file
+/// What of a lockfile does not fit is left out as "lockfile", and so is a lockfile without a
+/// patch. Another file
 /// without a patch is left out as binary when it has no changed lines, else as "no patch
 /// from the forge"; a renamed file without changes and a patch without hunks are shown as
 /// an empty excerpt.
@@ -128,13 +130,14 @@ pub fn plan_excerpts(files: &[ChangedFile], max_lines: usize) -> ExcerptPlan {
     let mut candidates = Vec::new();
     for (file, (f, hs)) in files.iter().zip(&parsed).enumerate() {
         let Some(hs) = hs else { continue };
-        if categories[file] == FileCategory::Lock {
-            continue;
-        }
         for (hunk, lines) in hs.iter().enumerate() {
             // Focus state (a Rust test module seen) is per hunk, so reading one hunk alone
-            // finds the points the whole patch has in it.
-            let focused = !focus_points(&f.path, &lines.join("\n")).is_empty();
+            // finds the points the whole patch has in it. A public declaration alone does not
+            // count: every `pub fn` of a new file has one, and the comparison of exported
+            // symbols says which of them changed.
+            let focused = focus_points(&f.path, &lines.join("\n"))
+                .iter()
+                .any(|p| p.kind != FocusKind::PublicSignature);
             candidates.push(Candidate {
                 file,
                 hunk,
@@ -171,7 +174,8 @@ pub fn plan_excerpts(files: &[ChangedFile], max_lines: usize) -> ExcerptPlan {
         if c.lines <= left {
             shown[c.file][c.hunk] = Some(c.lines);
             left -= c.lines;
-        } else if left >= MIN_CUT {
+        } else if left >= MIN_CUT && c.tier < tier(FileCategory::Lock) {
+            // Half a lockfile hunk says nothing; other hunks are cut.
             // Header and body lines, then the marker line.
             shown[c.file][c.hunk] = Some(left - 1);
             left = 0;
@@ -207,26 +211,17 @@ pub fn plan_excerpts(files: &[ChangedFile], max_lines: usize) -> ExcerptPlan {
             continue;
         };
         let file_total: usize = hs.iter().map(Vec::len).sum();
-        if categories[file] == FileCategory::Lock && !hs.is_empty() {
-            omitted.push(Omission {
-                path: f.path.clone(),
-                hunks: hs.len(),
-                lines: file_total,
-                reason: OmissionReason::Lockfile,
-            });
-            per_file.push(None);
-            continue;
-        }
         let mut text = Vec::new();
         let (mut hunks_shown, mut hunks_cut, mut hunks_left_out, mut lines_left_out) = (0, 0, 0, 0);
         for (lines, taken) in hs.iter().zip(&shown[file]) {
             match *taken {
+                // Credential-shaped values are masked here as in focus points.
                 Some(n) if n == lines.len() => {
-                    text.extend(lines.iter().map(|l| (*l).to_owned()));
+                    text.extend(lines.iter().map(|l| mask_secrets(l)));
                     hunks_shown += 1;
                 }
                 Some(n) => {
-                    text.extend(lines[..n].iter().map(|l| (*l).to_owned()));
+                    text.extend(lines[..n].iter().map(|l| mask_secrets(l)));
                     let rest = lines.len() - n;
                     text.push(format!("… {rest} more lines of this hunk not shown"));
                     hunks_shown += 1;
@@ -244,7 +239,12 @@ pub fn plan_excerpts(files: &[ChangedFile], max_lines: usize) -> ExcerptPlan {
                 path: f.path.clone(),
                 hunks: hunks_left_out,
                 lines: lines_left_out,
-                reason: OmissionReason::Budget,
+                // Lockfiles come last: what of them is left out, is left out as one.
+                reason: if categories[file] == FileCategory::Lock {
+                    OmissionReason::Lockfile
+                } else {
+                    OmissionReason::Budget
+                },
             });
         }
         if hunks_shown == 0 && !hs.is_empty() {
