@@ -92,7 +92,11 @@ fn commit_json(ctx: &Ctx<'_>, world: &World, k: &CommitSpec) -> Value {
             "name": name,
             "email": user.as_ref().and_then(|u| u.email.clone()),
             "date": date,
-            "user": user.as_ref().map(|u| actor_json(ctx.base, u)),
+            // `GitActor.user` is a `User`: a bot's commit has none, as on GitHub.
+            "user": user
+                .as_ref()
+                .filter(|u| u.kind == crate::scenario::UserKind::User)
+                .map(|u| actor_json(ctx.base, u)),
         },
     })
 }

@@ -773,7 +773,7 @@ repos:
          head: {{ref: bump, sha: {HEAD}}}, base: {{ref: main, sha: {BASE}}}}}
     contents:
       commits:
-        - {{sha: {HEAD}, message: \"Update serde\", author: \"{bot}\", authored_at: \"2024-01-01T00:00:00Z\", pull: 2}}
+        - {{sha: {HEAD}, message: \"Update serde\", author: \"{bot}\", authored_at: \"2024-01-01T00:00:00Z\", pull: 2, paths: [Cargo.lock]}}
 "
         );
         let fx = Fixture::scenario(flavor, Scenario::from_yaml(&yaml).unwrap(), "t").await;
@@ -787,6 +787,19 @@ repos:
         assert_eq!(author.login, bot);
         assert_eq!(author.is_bot, flavor == Flavor::GitHub, "{flavor:?}");
         assert_eq!(commits[0].author_name, bot);
+        // In a path's history too; on GitHub a bot is no `User`, so the commit links to no
+        // account there (GraphQL's GitActor.user), and the history still reads.
+        let history = fx
+            .forge
+            .repository()
+            .recent_commits(&fx.pr(2).repo, HEAD, &["Cargo.lock".to_owned()], 5)
+            .await
+            .expect("history");
+        assert_eq!(history[0].len(), 1, "{history:?}");
+        if flavor == Flavor::GitHub {
+            assert_eq!(history[0][0].author, None);
+            assert_eq!(history[0][0].author_name, bot);
+        }
         fx.assert_clean();
     }
 }
