@@ -24,9 +24,11 @@ pub trait Repository: Send + Sync {
     async fn merge_facts(&self, pr: &PrRef) -> Result<MergeFacts>;
 
     /// The files the pull request changes, in the forge's order, all pages (GitHub lists at
-    /// most 3,000). `patch` is the unified diff of the file when the forge gives one (GitHub
-    /// leaves it out of large and binary files; Forgejo/Gitea's listing never has it).
-    async fn pull_files(&self, pr: &PrRef) -> Result<Vec<ChangedFile>>;
+    /// most 3,000). With `patches`, `patch` is each file's hunks where the forge has them
+    /// (GitHub leaves them out of large and binary files; Forgejo/Gitea's listing has none,
+    /// so the whole diff is read for them: one more request); without, `patch` may still be
+    /// there where it costs nothing (GitHub).
+    async fn pull_files(&self, pr: &PrRef, patches: bool) -> Result<Vec<ChangedFile>>;
 
     /// The pull request's commits, oldest first (GitHub lists at most 250; Forgejo/Gitea list
     /// newest first, and the client reverses them).

@@ -136,7 +136,7 @@ async fn the_impact_pull_requests_files_with_real_diffs() {
         let files = fx
             .forge
             .repository()
-            .pull_files(&fx.pr(7))
+            .pull_files(&fx.pr(7), true)
             .await
             .expect("files");
         let workflow = match flavor {
@@ -204,6 +204,16 @@ async fn the_impact_pull_requests_files_with_real_diffs() {
             Flavor::Forgejo => assert_eq!(paths.len(), 2, "{paths:?}"),
         }
         assert!(paths[0].ends_with("/pulls/7/files"), "{paths:?}");
+        // Without patches, the listing alone: Forgejo reads no diff.
+        let bare = fx
+            .forge
+            .repository()
+            .pull_files(&fx.pr(7), false)
+            .await
+            .expect("files");
+        assert_eq!(bare.len(), files.len());
+        let requests = fx.take_requests();
+        assert_eq!(requests.len(), 1, "{flavor:?}: {requests:?}");
         fx.assert_clean();
     }
 }
@@ -653,10 +663,13 @@ repos:
         let files = fx
             .forge
             .repository()
-            .pull_files(&PrRef {
-                repo: fx.repo(),
-                number: 1,
-            })
+            .pull_files(
+                &PrRef {
+                    repo: fx.repo(),
+                    number: 1,
+                },
+                true,
+            )
             .await
             .expect("files");
         assert_eq!(files.len(), 249, "{flavor:?}");
@@ -685,7 +698,7 @@ async fn the_big_review_has_forty_files_and_three_thousand_lines() {
     let files = fx
         .forge
         .repository()
-        .pull_files(&fx.pr(9))
+        .pull_files(&fx.pr(9), true)
         .await
         .expect("files");
     assert_eq!(files.len(), 40);

@@ -190,7 +190,8 @@ by shared files. Deterministic rules, every score explained. Read-only.";
         let repo = forge.repository();
         let (pull, files, commits) = tokio::join!(
             forge.pull_requests().pull_request(&pr_ref),
-            repo.pull_files(&pr_ref),
+            // No patches: areas, owners and dependency updates need only paths and counts.
+            repo.pull_files(&pr_ref, false),
             repo.pull_commits(&pr_ref),
         );
         let pull = pull?;

@@ -208,7 +208,7 @@ focus area, and referenced issues and PRs. Read-only.";
         let repo = forge.repository();
         let (pull, files, commits) = tokio::join!(
             forge.pull_requests().pull_request(&pr_ref),
-            repo.pull_files(&pr_ref),
+            repo.pull_files(&pr_ref, true),
             repo.pull_commits(&pr_ref),
         );
         let pull = pull?;

@@ -134,7 +134,11 @@ impl FjFile {
 /// The files listing has no diff text: the whole diff (`pulls/{n}.diff`, one request, read
 /// up to [`DIFF_BYTES`]) gives each file its hunks. A diff that cannot be read or is larger
 /// leaves the patches out rather than failing the listing.
-pub(crate) async fn pull_files(forge: &Forgejo, pr: &PrRef) -> Result<Vec<ChangedFile>> {
+pub(crate) async fn pull_files(
+    forge: &Forgejo,
+    pr: &PrRef,
+    patches: bool,
+) -> Result<Vec<ChangedFile>> {
     let url = format!(
         "{}/pulls/{}/files?",
         forge.contents_api(&pr.repo),
@@ -144,7 +148,13 @@ pub(crate) async fn pull_files(forge: &Forgejo, pr: &PrRef) -> Result<Vec<Change
     let hint = not_found_hint(pr);
     let (files, diff) = tokio::join!(
         forge.every_page::<FjFile>(&url, &what, &hint, usize::MAX),
-        pull_diff(forge, pr),
+        async {
+            if patches {
+                pull_diff(forge, pr).await
+            } else {
+                Ok(None)
+            }
+        },
     );
     let mut files: Vec<ChangedFile> = files?.into_iter().map(FjFile::into_domain).collect();
     if let Ok(Some(diff)) = diff {

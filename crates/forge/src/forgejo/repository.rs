@@ -14,8 +14,8 @@ impl Repository for Forgejo {
         readiness::merge_facts(self, pr).await
     }
 
-    async fn pull_files(&self, pr: &PrRef) -> Result<Vec<ChangedFile>> {
-        contents::pull_files(self, pr).await
+    async fn pull_files(&self, pr: &PrRef, patches: bool) -> Result<Vec<ChangedFile>> {
+        contents::pull_files(self, pr, patches).await
     }
 
     async fn pull_commits(&self, pr: &PrRef) -> Result<Vec<CommitInfo>> {

@@ -112,7 +112,11 @@ impl GhFile {
     }
 }
 
-pub(crate) async fn pull_files(forge: &GitHub, pr: &PrRef) -> Result<Vec<ChangedFile>> {
+pub(crate) async fn pull_files(
+    forge: &GitHub,
+    pr: &PrRef,
+    _patches: bool,
+) -> Result<Vec<ChangedFile>> {
     let files: Vec<GhFile> = forge.pull_pages(pr, "files", MAX_FILE_PAGES).await?;
     Ok(files.into_iter().map(GhFile::into_domain).collect())
 }
