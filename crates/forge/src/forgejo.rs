@@ -6,6 +6,7 @@ mod ci;
 mod commands;
 mod contents;
 mod readiness;
+pub use readiness::context_glob;
 mod repository;
 mod threads;
 

@@ -630,34 +630,9 @@ fn sort_checks(checks: &[CheckContext], rules: &BranchRules) -> SortedChecks {
     out
 }
 
-/// `*` (any run of characters) and `?` (one character) globs, as Forgejo/Gitea match required
-/// status contexts; a name without either matches only itself, as GitHub's rules name checks.
+/// Whether a required check named by a rule matches a check: the same name (GitHub's rules
+/// name checks), else the rule as a Forgejo/Gitea context glob
+/// ([`resolve_pr_forge::forgejo::context_glob`], the matcher the forge client uses too).
 pub fn glob_match(pattern: &str, name: &str) -> bool {
-    if !pattern.contains(['*', '?']) {
-        return pattern == name;
-    }
-    let p: Vec<char> = pattern.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    let (mut pi, mut ni) = (0, 0);
-    let (mut star, mut mark) = (None, 0);
-    while ni < n.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == n[ni]) {
-            pi += 1;
-            ni += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ni;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ni = mark;
-        } else {
-            return false;
-        }
-    }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
+    pattern == name || resolve_pr_forge::forgejo::context_glob(pattern, name)
 }

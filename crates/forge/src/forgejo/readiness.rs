@@ -386,7 +386,7 @@ fn outcome(state: &str) -> CheckOutcome {
 /// any run of characters, `/` included; `?` one character; `[abc]`, `[a-z]`, `[!a]` a class;
 /// `{a,b}` alternatives; `\` escapes the next character. A pattern that does not compile
 /// matches nothing (the server logs it and skips it).
-pub(crate) fn context_glob(pattern: &str, name: &str) -> bool {
+pub fn context_glob(pattern: &str, name: &str) -> bool {
     let chars: Vec<char> = pattern.chars().collect();
     let Some(tokens) = parse_glob(&chars, &mut 0, false) else {
         return false;
