@@ -1,4 +1,7 @@
-//! Unified diffs as forges give them per file (hunks from the first `@@`, no file headers).
+//! Unified diffs as forges give them per file (hunks from the first `@@`, no file headers),
+//! read with the review's hunk parser.
+
+use crate::review::patch::hunks;
 
 /// The file before the change, rebuilt from the file after it and its diff: every hunk's
 /// context and removed lines replace its context and added lines. `None` when the diff does
@@ -9,63 +12,48 @@ pub fn reverse_apply(after: &str, patch: &str) -> Option<String> {
     let new_lines: Vec<&str> = split_lines(after);
     let mut out: Vec<String> = Vec::with_capacity(new_lines.len());
     let mut next = 0usize; // index into new_lines of the next line not yet copied
-    let mut in_hunk = false;
     // Whether the old file ends in a newline: a "\\ No newline at end of file" marker after
     // a removed or context line says it does not; one after an added line only says the new
     // file does not (the old one would have its own marker); without either, as the new one.
     let mut old_marker: Option<bool> = None;
-    let mut last_kind = ' ';
-    for line in patch.lines() {
-        if let Some(rest) = line.strip_prefix("@@") {
-            let (new_start, new_count) = parse_new_range(rest)?;
-            // A hunk that adds nothing names the line after which it applies (`+0,0` for a
-            // deleted file).
-            let start = if new_count == 0 {
-                new_start
-            } else {
-                new_start.saturating_sub(1)
-            };
-            if start < next || start > new_lines.len() {
-                return None;
-            }
-            out.extend(new_lines[next..start].iter().map(|s| (*s).to_owned()));
-            next = start;
-            in_hunk = true;
-            continue;
-        }
-        if !in_hunk {
-            continue;
-        }
-        if line.starts_with('\\') {
-            // "\ No newline at end of file" after the removed side's last line.
-            if last_kind == '+' {
-                old_marker.get_or_insert(true);
-            } else {
-                old_marker = Some(false);
-            }
-            continue;
-        }
-        let (kind, text) = match line.chars().next() {
-            Some(c @ (' ' | '-' | '+')) => (c, &line[1..]),
-            None => (' ', ""),
-            Some(_) => return None,
+    for hunk in hunks(patch) {
+        let new_start = hunk.new_start as usize;
+        // A hunk that adds nothing names the line after which it applies (`+0,0` for a
+        // deleted file).
+        let start = match hunk.new_count? {
+            0 => new_start,
+            _ => new_start.saturating_sub(1),
         };
-        last_kind = kind;
-        match kind {
-            ' ' => {
+        if start < next || start > new_lines.len() {
+            return None;
+        }
+        out.extend(new_lines[next..start].iter().map(|s| (*s).to_owned()));
+        next = start;
+        let mut last_kind = ' ';
+        for line in &hunk.body {
+            if line.starts_with('\\') {
+                if last_kind == '+' {
+                    old_marker.get_or_insert(true);
+                } else {
+                    old_marker = Some(false);
+                }
+                continue;
+            }
+            let (kind, text) = match line.chars().next() {
+                Some(c @ (' ' | '-' | '+')) => (c, &line[1..]),
+                None => (' ', ""),
+                Some(_) => return None,
+            };
+            last_kind = kind;
+            if kind != '-' {
                 if new_lines.get(next) != Some(&text) {
                     return None;
                 }
+                next += 1;
+            }
+            if kind != '+' {
                 out.push(text.to_owned());
-                next += 1;
             }
-            '+' => {
-                if new_lines.get(next) != Some(&text) {
-                    return None;
-                }
-                next += 1;
-            }
-            _ => out.push(text.to_owned()),
         }
     }
     out.extend(new_lines[next..].iter().map(|s| (*s).to_owned()));
@@ -83,18 +71,6 @@ fn split_lines(text: &str) -> Vec<&str> {
         lines.pop();
     }
     lines
-}
-
-/// `-a,b +c,d @@ …` → (c, d); a missing count is 1.
-fn parse_new_range(header: &str) -> Option<(usize, usize)> {
-    let plus = header.split_whitespace().find(|w| w.starts_with('+'))?;
-    let mut parts = plus[1..].split(',');
-    let start = parts.next()?.parse().ok()?;
-    let count = match parts.next() {
-        Some(c) => c.parse().ok()?,
-        None => 1,
-    };
-    Some((start, count))
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ mod breaking;
 mod category;
 mod excerpts;
 mod focus;
-mod patch;
+pub(crate) mod patch;
 mod references;
 
 pub use breaking::breaking_changes;

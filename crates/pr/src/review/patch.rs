@@ -8,6 +8,8 @@ pub(crate) struct Hunk<'a> {
     pub old_start: u32,
     /// 1-based first line in the new file (0 when the header does not say).
     pub new_start: u32,
+    /// Lines of the new file the hunk covers; `None` when the header does not parse.
+    pub new_count: Option<u32>,
     pub body: Vec<&'a str>,
 }
 
@@ -27,11 +29,15 @@ pub(crate) fn hunks(patch: &str) -> Vec<Hunk<'_>> {
     let mut out: Vec<Hunk<'_>> = Vec::new();
     for line in patch.lines() {
         if line.starts_with("@@") {
-            let (old_start, new_start) = ranges(line).unwrap_or((0, 0));
+            let (old_start, new_start, new_count) = match ranges(line) {
+                Some((old, new, count)) => (old, new, Some(count)),
+                None => (0, 0, None),
+            };
             out.push(Hunk {
                 header: line,
                 old_start,
                 new_start,
+                new_count,
                 body: Vec::new(),
             });
         } else if let Some(hunk) = out.last_mut() {
@@ -41,13 +47,17 @@ pub(crate) fn hunks(patch: &str) -> Vec<Hunk<'_>> {
     out
 }
 
-/// `@@ -a,b +c,d @@ …` → (a, c).
-fn ranges(header: &str) -> Option<(u32, u32)> {
+/// `@@ -a,b +c,d @@ …` → (a, c, d); a missing count is 1.
+fn ranges(header: &str) -> Option<(u32, u32, u32)> {
     let mut parts = header.split_whitespace().skip(1);
     let old = parts.next()?.strip_prefix('-')?;
     let new = parts.next()?.strip_prefix('+')?;
     let start = |r: &str| r.split(',').next()?.parse::<u32>().ok();
-    Some((start(old)?, start(new)?))
+    let count = match new.split_once(',') {
+        Some((_, c)) => c.parse::<u32>().ok()?,
+        None => 1,
+    };
+    Some((start(old)?, start(new)?, count))
 }
 
 impl<'a> Hunk<'a> {
