@@ -265,6 +265,11 @@ async fn github_unreadable_rules_are_unknown_never_unprotected() {
     })
     .await;
     assert_eq!(out["checks"]["branch_protection_satisfied"], false);
+    // No source of rules was read: the count required is not known, so it is not said.
+    assert!(
+        out["branch_protection"].get("required_approvals").is_none(),
+        "{out:#}"
+    );
 }
 
 #[tokio::test]
