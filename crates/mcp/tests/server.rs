@@ -244,14 +244,14 @@ async fn a_tool_error_is_an_error_result_with_the_error_json() {
         error["suggestion"]
             .as_str()
             .unwrap()
-            .starts_with("Example:")
+            .contains("repository is 'owner/repo'")
     );
     let text = result.content[0].as_text().unwrap().text.clone();
     assert!(
         text.starts_with("Error (user): Invalid request: repository must be"),
         "{text}"
     );
-    assert!(text.contains("\nSuggestion: Example:"), "{text}");
+    assert!(text.contains("\nSuggestion: Fix every argument"), "{text}");
 
     // Input that does not fit the schema is a tool error too (SEP-1303), not a protocol error,
     // and names every bad argument at once.

@@ -374,30 +374,10 @@ pub(crate) async fn pr_of_current_branch(
                 ))
                 .with_suggestion("Give pr, e.g. 'owner/repo#123', or switch to the PR's branch."));
             };
-            let mut remotes = repo.remotes()?;
-            remotes.sort_by_key(|r| match r.name.as_str() {
-                "upstream" => 0,
-                "origin" => 1,
-                _ => 2,
-            });
-            let candidates: Vec<RepoRef> = remotes
+            let candidates = remote_repositories(&repo)?
                 .into_iter()
-                .filter_map(|r| r.parsed)
-                .filter_map(|u| {
-                    let scheme = if u.port.is_some() { "http" } else { "https" };
-                    let port = u.port.map(|p| format!(":{p}")).unwrap_or_default();
-                    let prefix = if u.prefix.is_empty() {
-                        String::new()
-                    } else {
-                        format!("/{}", u.prefix)
-                    };
-                    RepoRef::parse(&format!(
-                        "{scheme}://{}{port}{prefix}/{}/{}",
-                        u.host, u.owner, u.repo
-                    ))
-                    .ok()
-                })
-                .collect();
+                .map(|(_, r)| r)
+                .collect::<Vec<_>>();
             Ok((branch, candidates))
         })
         .await?
@@ -442,6 +422,80 @@ pub(crate) async fn pr_of_current_branch(
         }
     ))
     .with_suggestion("Give pr, e.g. 'owner/repo#123'."))
+}
+
+/// The repositories a checkout's remotes name, as `(remote, repository)`: `upstream` first,
+/// then `origin`, then the rest in git's order. Remotes that are local paths are left out.
+fn remote_repositories(repo: &Repository) -> Result<Vec<(String, RepoRef)>> {
+    let mut remotes = repo.remotes()?;
+    remotes.sort_by_key(|r| match r.name.as_str() {
+        "upstream" => 0,
+        "origin" => 1,
+        _ => 2,
+    });
+    Ok(remotes
+        .into_iter()
+        .filter_map(|r| {
+            let u = r.parsed?;
+            let scheme = if u.port.is_some() { "http" } else { "https" };
+            let port = u.port.map(|p| format!(":{p}")).unwrap_or_default();
+            let prefix = if u.prefix.is_empty() {
+                String::new()
+            } else {
+                format!("/{}", u.prefix)
+            };
+            let parsed = RepoRef::parse(&format!(
+                "{scheme}://{}{port}{prefix}/{}/{}",
+                u.host, u.owner, u.repo
+            ))
+            .ok()?;
+            Some((r.name, parsed))
+        })
+        .collect())
+}
+
+/// The repository a local checkout works on: the first of its remotes (`upstream`, then
+/// `origin`, then the rest) that names a repository of a configured forge. For the tools that
+/// take `directory` instead of `repository`.
+pub(crate) async fn repository_of_checkout(ctx: &Context, directory: &str) -> Result<RepoRef> {
+    let git = git(ctx)?;
+    let dir = PathBuf::from(directory);
+    let remotes = {
+        let dir = dir.clone();
+        blocking(ctx, "reading the checkout", move || {
+            let repo = Repository::discover(&git, &dir).map_err(|e| {
+                Error::from(e).with_suggestion(
+                    "directory must be inside a git checkout whose remote is the repository; \
+                     or give repository ('owner/repo') instead.",
+                )
+            })?;
+            remote_repositories(&repo)
+        })
+        .await?
+    };
+    for (_, repo) in &remotes {
+        if ctx.forge(repo).is_ok() {
+            return Ok(repo.clone());
+        }
+    }
+    let named: Vec<String> = remotes
+        .iter()
+        .map(|(name, repo)| format!("{name} {repo}"))
+        .collect();
+    Err(Error::user(format!(
+        "no remote of the checkout at {} names a repository on a configured forge{}",
+        dir.display(),
+        if named.is_empty() {
+            " (it has no remote with an owner/repo URL)".to_owned()
+        } else {
+            String::new()
+        }
+    ))
+    .with_detail("remotes", named)
+    .with_suggestion(
+        "Give repository ('owner/repo' or 'host/owner/repo'), or add a remote that points at \
+         the repository on its forge.",
+    ))
 }
 
 /// The forge and the PR, for a tool whose `pr` is optional.

@@ -9,14 +9,19 @@ use serde_json::Value;
 
 use crate::Context;
 use crate::registry::{Annotations, Tool};
-use crate::shared::{PullRequestComment, first_line, pr_from_args};
+use crate::shared::{PullRequestComment, first_line, pr_target};
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// Also "host/owner/repo" or "https://host/owner/repo" for a forge other than the default.
+    /// Give this or directory.
+    #[serde(default)]
     #[schemars(example = &"owner/repo")]
-    pub repository: String,
+    pub repository: Option<String>,
+    /// A local checkout whose remote names the repository (upstream, then origin).
+    #[serde(default)]
+    pub directory: Option<String>,
     #[schemars(range(min = 1), example = 42)]
     pub pull_request_number: i64,
     /// Markdown, not empty.
@@ -54,7 +59,15 @@ Nothing is written unless every argument is valid; an issue's number is a 'not f
         if input.comment.trim().is_empty() {
             problems.push("comment must not be empty or only whitespace".to_owned());
         }
-        let pr = pr_from_args(&input.repository, input.pull_request_number, problems)?;
+        let pr = pr_target(
+            ctx,
+            input.repository.as_deref(),
+            input.directory.as_deref(),
+            input.pull_request_number,
+            "pull_request_number",
+            problems,
+        )
+        .await?;
         let forge = ctx.forge(&pr.repo)?;
         // The forge checks that the number is a pull request before it writes.
         let comment = forge

@@ -9,14 +9,19 @@ use serde_json::Value;
 
 use crate::Context;
 use crate::registry::{Annotations, Tool};
-use crate::shared::{PullRequestComment, first_line, pr_from_args};
+use crate::shared::{PullRequestComment, first_line, pr_target};
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// Also "host/owner/repo" or "https://host/owner/repo" for a forge other than the default.
+    /// Give this or directory.
+    #[serde(default)]
     #[schemars(example = &"owner/repo")]
-    pub repository: String,
+    pub repository: Option<String>,
+    /// A local checkout whose remote names the repository (upstream, then origin).
+    #[serde(default)]
+    pub directory: Option<String>,
     #[schemars(range(min = 1), example = 42)]
     pub pull_request_number: i64,
     /// `nextCursor` of the previous page.
@@ -66,7 +71,15 @@ are in review threads: find_unresolved_comments lists those.";
     type Output = Output;
 
     async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<Output> {
-        let pr = pr_from_args(&input.repository, input.pull_request_number, Vec::new())?;
+        let pr = pr_target(
+            ctx,
+            input.repository.as_deref(),
+            input.directory.as_deref(),
+            input.pull_request_number,
+            "pull_request_number",
+            Vec::new(),
+        )
+        .await?;
         let position = match &input.cursor {
             Some(c) => Some(ctx.cursors.decode::<Position>(Self::NAME, raw, c)?),
             None => None,

@@ -6,34 +6,102 @@ use resolve_pr_forge::{Forge, IssueComment, ReviewThread, format_time};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Validates `repository` and `pull_request_number` together, so an agent learns about every
-/// bad field in one round trip.
-pub fn pr_from_args(repository: &str, number: i64, mut problems: Vec<String>) -> Result<PrRef> {
-    let repo = match RepoRef::parse(repository) {
-        Ok(r) => Some(r),
-        Err(e) => {
+/// The repository a tool works on, from `repository` or `directory` (a local checkout whose
+/// remote names it; see `local::repository_of_checkout`). Exactly one must be given. Every
+/// problem with them is reported together with the tool's other `problems`, before anything is
+/// read; the checkout is read only when the arguments are otherwise valid.
+pub(crate) async fn repo_target(
+    ctx: &crate::Context,
+    repository: Option<&str>,
+    directory: Option<&str>,
+    mut problems: Vec<String>,
+) -> Result<RepoRef> {
+    let given = repo_or_directory(repository, directory, &mut problems);
+    if !problems.is_empty() {
+        return Err(invalid(problems));
+    }
+    match given {
+        Some(Target::Repo(repo)) => Ok(repo),
+        Some(Target::Directory(dir)) => crate::local::repository_of_checkout(ctx, dir).await,
+        None => Err(invalid(vec![
+            "repository or directory is required".to_owned(),
+        ])),
+    }
+}
+
+/// Like [`repo_target`], for a pull request (or issue) `number` of that repository.
+pub(crate) async fn pr_target(
+    ctx: &crate::Context,
+    repository: Option<&str>,
+    directory: Option<&str>,
+    number: i64,
+    field: &str,
+    mut problems: Vec<String>,
+) -> Result<PrRef> {
+    if number <= 0 {
+        problems.insert(0, format!("{field} must be positive (got {number})"));
+    }
+    let repo = repo_target(ctx, repository, directory, problems).await?;
+    Ok(PrRef {
+        repo,
+        number: number as u64,
+    })
+}
+
+enum Target<'a> {
+    Repo(RepoRef),
+    Directory(&'a str),
+}
+
+/// Checks that exactly one of `repository` and `directory` is given and that `repository`
+/// parses; the first problems reported.
+fn repo_or_directory<'a>(
+    repository: Option<&str>,
+    directory: Option<&'a str>,
+    problems: &mut Vec<String>,
+) -> Option<Target<'a>> {
+    let directory = directory.filter(|d| !d.trim().is_empty());
+    match (repository, directory) {
+        (Some(_), Some(_)) => {
             problems.insert(
                 0,
-                format!("repository must be in format 'owner/repo' ({})", e.error),
+                "give repository or directory, not both (directory is a checkout whose remote \
+                 names the repository)"
+                    .to_owned(),
             );
             None
         }
-    };
-    if number <= 0 {
-        problems.insert(
-            problems.len().min(1),
-            format!("pull_request_number must be positive (got {number})"),
-        );
+        (None, None) => {
+            problems.insert(
+                0,
+                "repository ('owner/repo') or directory (a local checkout of it) is required"
+                    .to_owned(),
+            );
+            None
+        }
+        (Some(r), None) => match RepoRef::parse(r) {
+            Ok(repo) => Some(Target::Repo(repo)),
+            Err(e) => {
+                problems.insert(
+                    0,
+                    format!("repository must be in format 'owner/repo' ({})", e.error),
+                );
+                None
+            }
+        },
+        (None, Some(d)) => Some(Target::Directory(d)),
     }
-    match (repo, problems.is_empty()) {
-        (Some(repo), true) => Ok(PrRef { repo, number: number as u64 }),
-        _ => Err(Error::user(format!("Invalid request: {}", problems.join("; ")))
-            .with_detail("problems", problems)
-            .with_suggestion(
-                "Example: {\"repository\": \"octocat/hello-world\", \"pull_request_number\": 42, ...}. \
-                 repository may also be 'host/owner/repo' or 'https://host/owner/repo' for other forges.",
-            )),
-    }
+}
+
+/// The `user` error for invalid arguments: every problem, one sentence each.
+pub(crate) fn invalid(problems: Vec<String>) -> Error {
+    Error::user(format!("Invalid request: {}", problems.join("; ")))
+        .with_detail("problems", problems)
+        .with_suggestion(
+            "Fix every argument named in problems and call again. repository is 'owner/repo', \
+             'host/owner/repo' or 'https://host/owner/repo'; directory is a local checkout whose \
+             remote is the repository.",
+        )
 }
 
 /// A conversation comment as the comment tools return it (seed 001's `PullRequestComment`,

@@ -465,7 +465,109 @@ async fn forge_text_cannot_drive_a_terminal(flavor: Flavor) {
     );
 }
 
+/// A checkout whose remotes name the repository stands in for `repository`: `upstream` wins
+/// over `origin`, and a remote on no configured forge is passed over.
+async fn directory_names_the_repository(flavor: Flavor) {
+    let (scenario, token) = match flavor {
+        Flavor::GitHub => ("demo-github", "ghp_demo_write"),
+        Flavor::Forgejo => ("demo-forgejo", "fj_demo_write"),
+    };
+    let fx = Fixture::start(flavor, scenario, token).await;
+    let checkout = tempfile::tempdir().expect("scratch dir");
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(checkout.path())
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "{out:?}");
+    };
+    git(&["init", "-q"]);
+    git(&[
+        "remote",
+        "add",
+        "origin",
+        "https://elsewhere.invalid/someone/fork.git",
+    ]);
+    let upstream = format!("{}/acme/widgets.git", fx.sim.base_url());
+    git(&["remote", "add", "upstream", &upstream]);
+    let sub = checkout.path().join("src");
+    std::fs::create_dir(&sub).expect("subdirectory");
+    let listed = fx
+        .call(
+            "pr_comment_list",
+            json!({"directory": sub.to_str().expect("utf-8 path"), "pull_request_number": 7}),
+        )
+        .await
+        .expect("listed through the checkout");
+    assert!(
+        listed.structured["pr"]
+            .as_str()
+            .is_some_and(|p| p.contains("acme/widgets") && p.ends_with('7')),
+        "{}",
+        listed.structured
+    );
+
+    // Neither, or both: one user error naming the choice, and nothing sent.
+    let before = fx.sim.requests().len();
+    for args in [
+        json!({"pull_request_number": 0, "comment": "x"}),
+        json!({"repository": "acme/widgets", "directory": "/tmp", "pull_request_number": 7, "comment": "x"}),
+    ] {
+        let e = fx.call("pr_comment_create", args).await.unwrap_err();
+        assert_eq!(e.category, Category::User, "{e:?}");
+        assert!(e.error.contains("directory"), "{}", e.error);
+    }
+    let e = fx
+        .call(
+            "pr_comment_create",
+            json!({"pull_request_number": 0, "comment": "x"}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        e.error.contains("pull_request_number must be positive"),
+        "{}",
+        e.error
+    );
+    assert_eq!(fx.sim.requests().len(), before);
+
+    // A checkout none of whose remotes is on a configured forge says which remotes it saw.
+    let lonely = tempfile::tempdir().expect("scratch dir");
+    std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(lonely.path())
+        .output()
+        .expect("git init");
+    std::process::Command::new("git")
+        .args([
+            "remote",
+            "add",
+            "origin",
+            "https://elsewhere.invalid/someone/fork.git",
+        ])
+        .current_dir(lonely.path())
+        .output()
+        .expect("git remote");
+    let e = fx
+        .call(
+            "pr_comment_list",
+            json!({"directory": lonely.path().to_str().expect("utf-8"), "pull_request_number": 7}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.category, Category::User, "{e:?}");
+    assert!(e.error.contains("no remote"), "{}", e.error);
+    assert!(
+        e.details.as_ref().expect("details")["remotes"][0]
+            .as_str()
+            .is_some_and(|r| r.contains("elsewhere.invalid")),
+        "{e:?}"
+    );
+}
+
 on_both_forges!(
+    directory_names_the_repository,
     forge_text_cannot_drive_a_terminal,
     walks_a_long_conversation_page_by_page,
     comment_arriving_mid_walk_is_neither_skipped_nor_repeated,
