@@ -324,8 +324,10 @@ impl HttpServer {
             "shutdown began: refusing new calls, finishing the calls in flight"
         );
         let mut in_flight = shared.in_flight.subscribe();
-        let drained = tokio::time::timeout(grace, in_flight.wait_for(|n| *n == 0)).await;
-        if drained.is_err() {
+        let drained = tokio::time::timeout(grace, in_flight.wait_for(|n| *n == 0))
+            .await
+            .is_ok_and(|seen| seen.is_ok());
+        if !drained {
             tracing::warn!(
                 calls_in_flight = *shared.in_flight.borrow(),
                 "the shutdown grace period ended with calls still running; ending them"
