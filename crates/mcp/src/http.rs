@@ -85,9 +85,9 @@ impl HttpOptions {
         let mut problems = Vec::new();
         if !self.listen.ip().is_loopback() && self.allowed_hosts.is_empty() {
             problems.push(format!(
-                "listening on {} (not a loopback address) needs --allowed-host NAME for every \
-                 host name clients use to reach this server: without it a web page could reach \
-                 the server through DNS rebinding (the MCP specification's advice for HTTP \
+                "{} is not a loopback address, so serving on it needs --allowed-host NAME for \
+                 every host name clients use to reach this server: without it a web page could \
+                 reach the server through DNS rebinding (the MCP specification's advice for HTTP \
                  servers is to validate Host and bind locally otherwise)",
                 self.listen
             ));
