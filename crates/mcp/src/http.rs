@@ -234,7 +234,9 @@ impl HttpServer {
     /// Checks the options (every problem at once) and binds the address. Tasks are not
     /// offered over HTTP: rmcp's task store is per process, which a stateless server behind a
     /// load balancer cannot share, and it would let one token poll another's task; long calls
-    /// report progress on the request's SSE stream instead.
+    /// report progress on the request's SSE stream instead. Callers are remote: `directory`,
+    /// the server's working directory and pushes (the server's git credentials) are theirs
+    /// to use only on their own machine.
     pub async fn bind(server: Server, options: HttpOptions) -> Result<HttpServer, Error> {
         options.check()?;
         let listener = tokio::net::TcpListener::bind(options.listen)
@@ -255,7 +257,7 @@ impl HttpServer {
             .with_allowed_hosts(options.hosts())
             .with_allowed_origins(options.origins())
             .with_cancellation_token(rmcp_stop.clone());
-        let server = server.without_tasks();
+        let server = server.for_remote_callers();
         let mcp = StreamableHttpService::new(
             move || Ok(server.clone()),
             Arc::new(NeverSessionManager::default()),

@@ -663,3 +663,40 @@ async fn a_long_call_reports_progress_on_its_stream_and_is_never_a_task() {
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     server.stop().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_remote_caller_cannot_use_the_servers_paths_or_push_with_its_credentials() {
+    let sim = two_users().await;
+    let server = Running::start(context(&sim, None), Options::default(), |_| {}).await;
+    let alice = client(&server.url, Some(ALICE)).await;
+    let here = std::env::current_dir().unwrap();
+    let result = alice
+        .call_tool(call(
+            "pr_comment_list",
+            json!({"directory": here.display().to_string(), "pull_request_number": 1}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true), "{}", text(&result));
+    let error = result.structured_content.unwrap();
+    assert_eq!(error["category"], "user", "{error}");
+    assert_eq!(error["details"]["field"], "directory", "{error}");
+
+    let result = alice
+        .call_tool(call(
+            "manage_stacked_prs",
+            json!({"base_pr": "acme/widgets#1", "dependent_pr": "acme/widgets#1",
+                   "execute": true, "push": true}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true), "{}", text(&result));
+    let error = result.structured_content.unwrap();
+    assert_eq!(error["category"], "logical", "{error}");
+    assert!(
+        error["error"].as_str().unwrap().contains("git credentials"),
+        "{error}"
+    );
+    assert!(sim.requests().is_empty(), "{:?}", sim.requests());
+    server.stop().await.unwrap();
+}
