@@ -239,6 +239,13 @@ impl HttpServer {
     /// to use only on their own machine.
     pub async fn bind(server: Server, options: HttpOptions) -> Result<HttpServer, Error> {
         options.check()?;
+        if options.allow_server_token && !options.listen.ip().is_loopback() {
+            tracing::warn!(
+                listen = %options.listen,
+                "--allow-server-token on an address other machines reach: anyone who can send \
+                 a request without a token acts with the server's own forge token"
+            );
+        }
         let listener = tokio::net::TcpListener::bind(options.listen)
             .await
             .map_err(|e| Error::Bind {
@@ -384,7 +391,15 @@ async fn admit(State(shared): State<Arc<Shared>>, mut request: Request, next: Ne
         .extensions_mut()
         .insert(CallerCredential(credential));
     let call = shared.begin_call();
+    let method = request.method().clone();
+    let started = std::time::Instant::now();
     let response = next.run(request).await;
+    tracing::debug!(
+        %method,
+        status = response.status().as_u16(),
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "MCP request answered"
+    );
     response.map(|inner| Body::new(CountedBody { inner, _call: call }))
 }
 

@@ -279,6 +279,15 @@ async fn allow_server_token_serves_requests_without_one_with_the_servers_token()
         "{tokens:?}"
     );
 
+    // A header that is not `Bearer <token>` is still refused, never served as the server.
+    let response = post(
+        &server.url,
+        &[("authorization", "Basic YWxpY2U6c2VjcmV0")],
+        &initialize(),
+    )
+    .await;
+    assert_eq!(response.status(), 401);
+
     // A caller who sends a token still gets their own, never the server's.
     sim.clear_requests();
     let bob = client(&server.url, Some(BOB)).await;
