@@ -7,7 +7,7 @@
 //! against DNS rebinding; shutdown drains the calls in flight.
 
 use std::future::{Future, IntoFuture};
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -287,10 +287,9 @@ impl HttpServer {
 
     /// The address it listens on (the system's choice for port 0).
     pub fn local_addr(&self) -> Result<SocketAddr, Error> {
-        self.listener.local_addr().map_err(|e| Error::Bind {
-            address: SocketAddr::new(IpAddr::from([0, 0, 0, 0]), 0),
-            reason: e.to_string(),
-        })
+        self.listener
+            .local_addr()
+            .map_err(|e| Error::Transport(format!("cannot read the listening address: {e}")))
     }
 
     /// The URL clients connect to, e.g. `http://127.0.0.1:8080/mcp`.
