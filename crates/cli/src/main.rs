@@ -162,7 +162,7 @@ struct HttpArgs {
     /// name, when ADDRESS is not loopback (DNS rebinding protection). Repeatable.
     #[arg(long, value_name = "NAME", requires = "http")]
     allowed_host: Vec<String>,
-    /// A browser origin allowed to call the server (scheme://host[:port], :* for any port).
+    /// A browser origin allowed to call the server (scheme://host:port, :* for any port).
     /// Repeatable. Default: loopback origins only; requests without Origin always pass.
     #[arg(long, value_name = "URL", requires = "http")]
     allowed_origin: Vec<String>,

@@ -103,7 +103,7 @@ impl HttpOptions {
             if !origin_is_well_formed(origin) {
                 problems.push(format!(
                     "--allowed-origin {origin:?} is not an origin: give scheme://host[:port], \
-                     :* for any port (e.g. https://app.example.com or http://localhost:*)"
+                     :* for any port (e.g. https://app.example.com:443 or http://localhost:*)"
                 ));
             }
         }
