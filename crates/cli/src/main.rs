@@ -41,6 +41,9 @@ const EXAMPLES: &str = concat!(
     "\
   resolve-pr serve                     run the MCP server on stdio (for your agent's MCP config)
   resolve-pr serve --read-only         the same, without any tool that writes
+  resolve-pr serve --http 127.0.0.1:8080
+                                       serve MCP over HTTP at http://127.0.0.1:8080/mcp; each
+                                       request brings its own token (Authorization: Bearer …)
   resolve-pr tools                     list the tools (JSON when piped or with --json)
   resolve-pr tool pr_comment_list '{\"repository\": \"octocat/hello-world\", \"pull_request_number\": 42}'
   echo '{...}' | resolve-pr tool pr_comment_create -
@@ -76,13 +79,16 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the tools over MCP on stdin/stdout (logs go to stderr).
+    /// Serve the tools over MCP on stdin/stdout, or over streamable HTTP with --http (logs go
+    /// to stderr).
     #[command(
-        after_help = "Examples:\n  resolve-pr serve\n  resolve-pr serve --read-only --toolsets comments"
+        after_help = "Examples:\n  resolve-pr serve\n  resolve-pr serve --read-only --toolsets comments\n  resolve-pr serve --http 127.0.0.1:8080\n  resolve-pr serve --http 0.0.0.0:8080 --allowed-host mcp.example.com --read-only\n\nOver HTTP every request to /mcp must carry `Authorization: Bearer <forge token>`, used for\nthat request only. GET /healthz answers 200 while the process runs, GET /readyz 200 until\nshutdown (SIGTERM, SIGINT) begins. Once listening, one line `listening on URL` goes to stderr."
     )]
     Serve {
         #[command(flatten)]
         selection: SelectionArgs,
+        #[command(flatten)]
+        http: HttpArgs,
     },
     /// List the tools: a table on a terminal, the MCP tools/list JSON when piped or with --json.
     #[command(
@@ -146,6 +152,71 @@ struct SelectionArgs {
     toolsets: Option<Vec<String>>,
 }
 
+#[derive(Debug, Clone, Args)]
+struct HttpArgs {
+    /// Serve MCP over streamable HTTP at ADDRESS (e.g. 127.0.0.1:8080; port 0: any free port)
+    /// under /mcp, instead of stdio.
+    #[arg(long, value_name = "ADDRESS", value_parser = listen_address)]
+    http: Option<std::net::SocketAddr>,
+    /// A host name (or host:port) clients reach the server by; required, for every such
+    /// name, when ADDRESS is not loopback (DNS rebinding protection). Repeatable.
+    #[arg(long, value_name = "NAME", requires = "http")]
+    allowed_host: Vec<String>,
+    /// A browser origin allowed to call the server (scheme://host:port, :* for any port).
+    /// Repeatable. Default: loopback origins only; requests without Origin always pass.
+    #[arg(long, value_name = "URL", requires = "http")]
+    allowed_origin: Vec<String>,
+    /// Serve requests without an Authorization header with the server's own token (config,
+    /// environment, gh) instead of refusing them with 401.
+    #[arg(long, requires = "http")]
+    allow_server_token: bool,
+    /// On SIGTERM/SIGINT, how long calls in flight may take to finish.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30.0,
+        requires = "http",
+        value_parser = grace_seconds
+    )]
+    shutdown_grace: f64,
+}
+
+/// `IP:PORT`, or `localhost:PORT` for the IPv4 loopback address.
+fn listen_address(text: &str) -> Result<std::net::SocketAddr, String> {
+    let text = text.trim();
+    if let Some(port) = text.strip_prefix("localhost:")
+        && let Ok(port) = port.parse::<u16>()
+    {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse().map_err(|_| {
+        format!(
+            "{text:?} is not IP:PORT; e.g. 127.0.0.1:8080 (this machine), [::1]:8080, or \
+             0.0.0.0:8080 with --allowed-host (every interface)"
+        )
+    })
+}
+
+fn grace_seconds(text: &str) -> Result<f64, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && (0.0..=3600.0).contains(s))
+        .ok_or_else(|| format!("{text:?} is not a number of seconds from 0 to 3600"))
+}
+
+impl HttpArgs {
+    fn http(&self) -> Option<serve::Http> {
+        Some(serve::Http {
+            listen: self.http?,
+            allowed_hosts: self.allowed_host.clone(),
+            allowed_origins: self.allowed_origin.clone(),
+            allow_server_token: self.allow_server_token,
+            shutdown_grace: std::time::Duration::from_secs_f64(self.shutdown_grace),
+        })
+    }
+}
+
 impl SelectionArgs {
     fn options(&self) -> Options {
         Options {
@@ -174,7 +245,7 @@ fn main() -> ExitCode {
     };
     let outcome = runtime.block_on(async {
         match cli.command {
-            Command::Serve { selection } => serve::run(&selection.options())
+            Command::Serve { selection, http } => serve::run(&selection.options(), http.http())
                 .await
                 .map(|()| ExitCode::SUCCESS),
             Command::Tools { selection, json } => {
@@ -332,7 +403,7 @@ mod tests {
             "comments,ci",
         ])
         .unwrap();
-        let Command::Serve { selection } = cli.command else {
+        let Command::Serve { selection, .. } = cli.command else {
             panic!("not serve")
         };
         assert_eq!(
@@ -342,6 +413,62 @@ mod tests {
                 toolsets: Some(vec!["comments".into(), "ci".into()])
             }
         );
+    }
+
+    #[test]
+    fn http_flags_parse_and_need_http() {
+        let cli = Cli::try_parse_from([
+            "resolve-pr",
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--allowed-host",
+            "mcp.example.com",
+            "--allowed-host",
+            "mcp.example.com:8443",
+            "--allowed-origin",
+            "https://app.example.com",
+            "--allow-server-token",
+            "--shutdown-grace",
+            "2.5",
+        ])
+        .unwrap();
+        let Command::Serve { http, .. } = cli.command else {
+            panic!("not serve")
+        };
+        assert_eq!(
+            http.http(),
+            Some(serve::Http {
+                listen: "127.0.0.1:0".parse().unwrap(),
+                allowed_hosts: vec!["mcp.example.com".into(), "mcp.example.com:8443".into()],
+                allowed_origins: vec!["https://app.example.com".into()],
+                allow_server_token: true,
+                shutdown_grace: std::time::Duration::from_millis(2500),
+            })
+        );
+        let cli = Cli::try_parse_from(["resolve-pr", "serve"]).unwrap();
+        let Command::Serve { http, .. } = cli.command else {
+            panic!("not serve")
+        };
+        assert_eq!(http.http(), None);
+        let cli = Cli::try_parse_from(["resolve-pr", "serve", "--http", "localhost:8080"]).unwrap();
+        let Command::Serve { http, .. } = cli.command else {
+            panic!("not serve")
+        };
+        assert_eq!(
+            http.http().unwrap().listen,
+            "127.0.0.1:8080".parse().unwrap()
+        );
+        for bad in [
+            &["serve", "--allow-server-token"][..],
+            &["serve", "--http", "example.com:8080"],
+            &["serve", "--http", "127.0.0.1"],
+            &["serve", "--http", "127.0.0.1:0", "--shutdown-grace", "-1"],
+            &["serve", "--http", "127.0.0.1:0", "--shutdown-grace", "soon"],
+        ] {
+            let args = std::iter::once("resolve-pr").chain(bad.iter().copied());
+            assert!(Cli::try_parse_from(args).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

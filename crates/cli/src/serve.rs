@@ -1,11 +1,25 @@
-//! `resolve-pr serve`: the MCP server on stdio. Everything that can be wrong with the setup
-//! (an unknown toolset, a broken config file) fails here, before the client connects, with a
-//! message a person can act on.
+//! `resolve-pr serve`: the MCP server on stdio, or over streamable HTTP with `--http`.
+//! Everything that can be wrong with the setup (an unknown toolset, a broken config file, an
+//! unsafe listen address) fails here, before a client connects, with a message a person can
+//! act on.
+
+use std::net::SocketAddr;
+use std::time::Duration;
 
 use anyhow::{Context as _, anyhow};
-use resolve_pr_mcp::{Options, Selection, Server};
+use resolve_pr_mcp::{HttpOptions, HttpServer, Options, Selection, Server};
 
-pub async fn run(options: &Options) -> anyhow::Result<()> {
+/// `--http` and the flags that only mean something with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Http {
+    pub listen: SocketAddr,
+    pub allowed_hosts: Vec<String>,
+    pub allowed_origins: Vec<String>,
+    pub allow_server_token: bool,
+    pub shutdown_grace: Duration,
+}
+
+pub async fn run(options: &Options, http: Option<Http>) -> anyhow::Result<()> {
     let selection = Selection::new(options).context("cannot start the MCP server")?;
     let mut ctx = crate::context_from_environment().map_err(|e| {
         let mut message = e.error.clone();
@@ -17,13 +31,72 @@ pub async fn run(options: &Options) -> anyhow::Result<()> {
     })?;
     ctx.read_only = options.read_only;
     let server = Server::new(ctx, selection);
+    let Some(http) = http else {
+        tracing::info!(
+            version = env!("CARGO_PKG_VERSION"),
+            tools = server.selection().names().join(","),
+            read_only = options.read_only,
+            "serving MCP on stdio"
+        );
+        server.serve_stdio().await?;
+        tracing::info!("the client closed the connection");
+        return Ok(());
+    };
+    let tools = server.selection().names().join(",");
+    let listening = HttpServer::bind(
+        server,
+        HttpOptions {
+            listen: http.listen,
+            allowed_hosts: http.allowed_hosts,
+            allowed_origins: http.allowed_origins,
+            allow_server_token: http.allow_server_token,
+            shutdown_grace: http.shutdown_grace,
+        },
+    )
+    .await?;
+    let url = listening.url()?;
+    let shutdown = shutdown_signal()?;
     tracing::info!(
         version = env!("CARGO_PKG_VERSION"),
-        tools = server.selection().names().join(","),
+        tools,
         read_only = options.read_only,
-        "serving MCP on stdio"
+        allow_server_token = http.allow_server_token,
+        "serving MCP over HTTP"
     );
-    server.serve_stdio().await?;
-    tracing::info!("the client closed the connection");
+    announce(&url);
+    listening.run(shutdown).await?;
     Ok(())
+}
+
+/// The one line scripts wait for (a port of 0 is the system's choice): keep its format.
+#[allow(
+    clippy::print_stderr,
+    reason = "the contract with scripts and tests that start the server on port 0"
+)]
+fn announce(url: &str) {
+    eprintln!("listening on {url}");
+}
+
+/// Resolves on the first SIGTERM or SIGINT (Ctrl-C). The handlers are installed now, so a
+/// signal that arrives while the server starts is not lost.
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()> + Send> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+        let mut int = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => tracing::info!("SIGTERM received"),
+                _ = int.recv() => tracing::info!("SIGINT received"),
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("Ctrl-C received");
+        })
+    }
 }

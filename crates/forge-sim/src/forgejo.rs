@@ -799,10 +799,9 @@ fn visible_repo(
     name: &str,
 ) -> Option<usize> {
     let r = world.repo_index(owner, name)?;
-    if world.repos[r].spec.private && caller.is_none() {
-        return None;
-    }
-    Some(r)
+    world
+        .repo_visible_to(r, caller.as_ref().map(|t| t.login.as_str()))
+        .then_some(r)
 }
 
 /// Forgejo's `User`. Bots are ordinary users in Forgejo's API: no type field exists.

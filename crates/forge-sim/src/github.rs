@@ -324,13 +324,12 @@ fn canonical_path(world: &World, path: &str) -> String {
     }
 }
 
-/// Private repositories are invisible (404, not 403) without a token, like on GitHub.
+/// Private repositories are invisible (404, not 403) to callers without access, like on GitHub.
 fn visible_repo(world: &World, caller: &Caller, owner: &str, name: &str) -> Option<usize> {
     let r = world.repo_index(owner, name)?;
-    if world.repos[r].spec.private && caller.is_none() {
-        return None;
-    }
-    Some(r)
+    world
+        .repo_visible_to(r, caller.as_ref().map(|t| t.login.as_str()))
+        .then_some(r)
 }
 
 /// The repository and number of a visible pull request.

@@ -490,7 +490,12 @@ impl ObjectValue for Node<'_> {
             (Node::Query(_), "repository") => {
                 let (owner, name) = (arg_str("owner"), arg_str("name"));
                 let path = vec![key(info)];
-                let visible = ctx.world().repo_index(&owner, &name);
+                let visible = {
+                    let world = ctx.world();
+                    world
+                        .repo_index(&owner, &name)
+                        .filter(|&r| world.repo_visible_to(r, Some(ctx.login)))
+                };
                 match visible {
                     Some(repo) => Ok(ResolvedValue::object(Node::Repository { ctx, repo, path })),
                     None => {

@@ -170,6 +170,10 @@ pub struct RepoSpec {
     pub id: Option<u64>,
     #[serde(default)]
     pub private: bool,
+    /// For a private repository: the logins whose tokens see it (a caller without access
+    /// gets 404, as on the real forges). Unset: every token sees it.
+    #[serde(default)]
+    pub visible_to: Option<Vec<String>>,
     #[serde(default = "default_branch")]
     pub default_branch: String,
     #[serde(default)]
@@ -756,6 +760,10 @@ const TEST_BUILTIN: &[(&str, &str)] = &[
         include_str!("../scenarios/threads_mixed_gitea.yaml"),
     ),
     ("no_comments", include_str!("../scenarios/no_comments.yaml")),
+    (
+        "private_repo_two_users",
+        include_str!("../scenarios/private_repo_two_users.yaml"),
+    ),
     ("ci_failing", include_str!("../scenarios/ci_failing.yaml")),
     ("ci_running", include_str!("../scenarios/ci_running.yaml")),
     ("ci_passed", include_str!("../scenarios/ci_passed.yaml")),
@@ -899,6 +907,11 @@ impl Scenario {
             let full = format!("{}/{}", repo.owner, repo.name);
             if !repo_names.insert(full.to_lowercase()) {
                 return fail(format!("repository {full} appears twice"));
+            }
+            if repo.visible_to.is_some() && !repo.private {
+                return fail(format!(
+                    "{full}: visible_to needs private: true (a public repository is visible to all)"
+                ));
             }
             let mut numbers = HashSet::new();
             for n in repo

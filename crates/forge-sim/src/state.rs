@@ -553,6 +553,20 @@ impl World {
         })
     }
 
+    /// Whether a caller (its login; `None` without a token) sees repository `r`: a private
+    /// one needs a token, and one of its `visible_to` logins when the scenario lists them.
+    pub fn repo_visible_to(&self, r: usize, login: Option<&str>) -> bool {
+        let spec = &self.repos[r].spec;
+        if !spec.private {
+            return true;
+        }
+        match (login, &spec.visible_to) {
+            (None, _) => false,
+            (Some(_), None) => true,
+            (Some(login), Some(logins)) => logins.iter().any(|l| l.eq_ignore_ascii_case(login)),
+        }
+    }
+
     pub fn repo_by_id(&self, id: u64) -> Option<usize> {
         self.repos.iter().position(|r| r.id == id)
     }

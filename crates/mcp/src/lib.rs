@@ -1,5 +1,6 @@
 //! The MCP face of resolve-pr: publishes the tools of `resolve-pr-tools` over the official
-//! Rust SDK (`rmcp`), maps tool errors to `isError` results with structured content, and
+//! Rust SDK (`rmcp`), on stdio or streamable HTTP (`HttpServer`: each request with its
+//! caller's token), maps tool errors to `isError` results with structured content, and
 //! applies `--read-only` and `--toolsets`.
 //!
 //! Not here: what a tool does (that is `resolve-pr-tools`), process setup, logging and the
@@ -11,6 +12,7 @@
 // whether to box it is the core crate's call, not each caller's.
 
 mod contract;
+mod http;
 mod instructions;
 mod progress;
 mod selection;
@@ -19,6 +21,7 @@ mod stdio;
 mod tasks;
 
 pub use contract::{describe, tools_list_json};
+pub use http::{HttpOptions, HttpServer, MCP_PATH};
 pub use instructions::instructions;
 pub use progress::Progress;
 pub use selection::{Options, Selection};
@@ -37,6 +40,13 @@ pub enum Error {
         "the {schema} schema of tool {tool} is not a JSON Schema of type \"object\", which MCP requires"
     )]
     Contract { tool: String, schema: &'static str },
+    #[error("cannot serve MCP over HTTP: {}", .0.join("; "))]
+    HttpOptions(Vec<String>),
+    #[error("cannot listen on {address}: {reason}")]
+    Bind {
+        address: std::net::SocketAddr,
+        reason: String,
+    },
     #[error("the MCP connection failed: {0}")]
     Transport(String),
 }

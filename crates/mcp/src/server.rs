@@ -23,8 +23,9 @@ use crate::{Error, LineTransport, Progress, Selection, describe, instructions};
 pub struct Server {
     selection: Selection,
     ctx: Context,
-    /// Long calls of clients that declared the tasks extension (see `tasks`).
-    tasks: TaskManager,
+    /// Long calls of clients that declared the tasks extension (see `tasks`); `None` over
+    /// HTTP, where a per-process task store does not fit (see `HttpServer::bind`).
+    tasks: Option<TaskManager>,
 }
 
 impl Server {
@@ -36,8 +37,41 @@ impl Server {
         Server {
             selection,
             ctx,
-            tasks: TaskManager::new(),
+            tasks: Some(TaskManager::new()),
         }
+    }
+
+    /// This server for callers on other machines (the HTTP transport): without the tasks
+    /// extension (not advertised, long calls run as plain calls with progress, the task
+    /// methods are unknown), and without the server's paths and git credentials
+    /// (`LocalSettings::for_remote_callers`).
+    pub(crate) fn for_remote_callers(mut self) -> Server {
+        self.tasks = None;
+        self.ctx.local = self.ctx.local.for_remote_callers();
+        self
+    }
+
+    /// The context of one call: the server's, with the credential an HTTP request carries.
+    fn call_context(&self, context: &RequestContext<RoleServer>) -> Result<Context, ErrorData> {
+        match crate::http::caller(&context.extensions) {
+            crate::http::Caller::Local => Ok(self.ctx.clone()),
+            crate::http::Caller::Http(credential) => Ok(self.ctx.with_credential(credential)),
+            crate::http::Caller::Unauthenticated => Err(ErrorData::new(
+                ErrorCode::INTERNAL_ERROR,
+                "the request reached the server without a credential",
+                None,
+            )),
+        }
+    }
+
+    fn tasks(&self) -> Result<&TaskManager, ErrorData> {
+        self.tasks.as_ref().ok_or_else(|| {
+            ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "this server does not offer tasks over HTTP; long calls report progress instead",
+                None,
+            )
+        })
     }
 
     pub fn selection(&self) -> &Selection {
@@ -68,16 +102,18 @@ impl Server {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tasks()
-                .build(),
-        )
-        .with_server_info(
-            Implementation::new("resolve-pr", env!("CARGO_PKG_VERSION")).with_title("resolve-pr"),
-        )
-        .with_instructions(instructions(&self.selection))
+        let capabilities = ServerCapabilities::builder().enable_tools();
+        let capabilities = if self.tasks.is_some() {
+            capabilities.enable_tasks().build()
+        } else {
+            capabilities.build()
+        };
+        ServerConfig::new(capabilities)
+            .with_server_info(
+                Implementation::new("resolve-pr", env!("CARGO_PKG_VERSION"))
+                    .with_title("resolve-pr"),
+            )
+            .with_instructions(instructions(&self.selection))
     }
 
     async fn list_tools(
@@ -107,25 +143,27 @@ impl ServerHandler for Server {
             .find(name)
             .map_err(|e| unknown_tool(name, &e))?;
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let call_ctx = self.call_context(&context)?;
         // A long call of a client that declared the tasks extension runs as a task: the
         // client gets a handle now and polls it, so its request timeout cannot end the wait.
         // The extension counts only in the request's own capabilities (2026-07-28 `_meta`),
         // as its specification says: clients that list it at a legacy `initialize` (MCP
         // Inspector's CLI does) expect it to be ignored there, and cannot read a task handle.
-        if tool.runs_long(&args)
+        if let Some(tasks) = &self.tasks
+            && tool.runs_long(&args)
             && context
                 .meta
                 .client_capabilities()
                 .is_some_and(|caps| caps.supports_tasks())
         {
-            let task = crate::tasks::start(&self.tasks, tool.clone(), self.ctx.clone(), args);
+            let task = crate::tasks::start(tasks, tool.clone(), call_ctx, args);
             tracing::info!(tool = name, task = %task.task_id, "call runs as a task");
             return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
         }
         // A client that sent a progress token hears how a long call (CI wait mode) is going.
         let ctx = match Progress::from_request(&context) {
-            Some(progress) => self.ctx.with_progress(std::sync::Arc::new(progress)),
-            None => self.ctx.clone(),
+            Some(progress) => call_ctx.with_progress(std::sync::Arc::new(progress)),
+            None => call_ctx,
         };
         let started = Instant::now();
         // rmcp cancels `ct` on `notifications/cancelled` but keeps polling the handler; dropping
@@ -160,7 +198,7 @@ impl ServerHandler for Server {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.tasks
+        self.tasks()?
             .get_task(&request.task_id)
             .map(GetTaskResult::new)
     }
@@ -171,7 +209,7 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         // No task of ours asks for input; answers to nothing are ignored, as the spec says.
-        self.tasks
+        self.tasks()?
             .update_task(&request.task_id, request.input_responses)
     }
 
@@ -180,7 +218,7 @@ impl ServerHandler for Server {
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks.cancel_task(&request.task_id)
+        self.tasks()?.cancel_task(&request.task_id)
     }
 }
 

@@ -33,10 +33,12 @@ use std::time::Duration;
 pub use futures::future::BoxFuture;
 use resolve_pr_core::CursorCodec;
 use resolve_pr_core::RepoRef;
-use resolve_pr_forge::{Credential, CredentialKey, Forge, Forges};
+use resolve_pr_forge::{CredentialKey, Forge, Forges};
 
 pub use local::LocalSettings;
 pub use registry::{Annotations, ToolOutput, ToolSpec, Toolset, all, call, find};
+/// Whose credentials a call uses, for servers that set it per call (`Context::with_credential`).
+pub use resolve_pr_forge::{Credential, Secret};
 
 /// What every tool call may use. Built once per process; every call stands alone, and a
 /// server sets per call what belongs to the call (its progress sink, its credential).
