@@ -27,6 +27,7 @@ from test_mcp_stdio import (  # noqa: F401
     DEMO,
     RESOLVE_PR_BIN,
     Calls,
+    Forge,
     ForgeSim,
     home,
     registry,
@@ -54,26 +55,29 @@ class HttpServer:
             stderr=subprocess.PIPE,
             text=True,
         )
-        assert self.proc.stderr is not None
         self.stderr: list[str] = []
-        url = None
-        for line in self.proc.stderr:
-            self.stderr.append(line)
-            if line.startswith("listening on "):
-                url = line.removeprefix("listening on ").strip()
-                break
-        if url is None:
-            self.proc.wait(timeout=10)
-            pytest.fail(f"resolve-pr serve --http did not start: {''.join(self.stderr)}")
-        self.url: str = url
-        # Keep reading stderr so the server never blocks on a full pipe.
-        self._drain = threading.Thread(target=self._read_rest, daemon=True)
-        self._drain.start()
+        self._url: str | None = None
+        self._announced = threading.Event()
+        # Read stderr on a thread: the URL arrives there, and a server that never announces
+        # one must fail the test in bounded time, not hang it; reading on also keeps the
+        # server from blocking on a full pipe.
+        self._reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._reader.start()
+        if not self._announced.wait(timeout=30) or self._url is None:
+            self.proc.kill()
+            self.proc.wait()
+            self._reader.join(timeout=10)
+            pytest.fail(f"resolve-pr serve --http did not announce its URL: {''.join(self.stderr)}")
+        self.url: str = self._url
 
-    def _read_rest(self) -> None:
+    def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
         for line in self.proc.stderr:
             self.stderr.append(line)
+            if self._url is None and line.startswith("listening on "):
+                self._url = line.removeprefix("listening on ").strip()
+                self._announced.set()
+        self._announced.set()  # ended without the line: stop waiting
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -84,7 +88,7 @@ class HttpServer:
             self.proc.kill()
             self.proc.wait()
             pytest.fail("resolve-pr serve --http did not stop on SIGTERM")
-        self._drain.join(timeout=10)
+        self._reader.join(timeout=10)
         assert code == 0, "".join(self.stderr)
 
 
@@ -165,7 +169,7 @@ def test_tools_over_http_on_github_and_forgejo(home: Path) -> None:
             },
         )
         server = HttpServer(env)
-        run(_tools_over_http(server.url, github, forgejo, forgejo_forge.repository(forgejo.base_url), home))
+        run(_tools_over_http(server.url, github, forgejo, forgejo_forge, home))
         assert github.violations() == [] and forgejo.violations() == []
     finally:
         if server is not None:
@@ -174,7 +178,9 @@ def test_tools_over_http_on_github_and_forgejo(home: Path) -> None:
         forgejo.close()
 
 
-async def _tools_over_http(url: str, github: ForgeSim, forgejo: ForgeSim, forgejo_repo: str, home: Path) -> None:
+async def _tools_over_http(
+    url: str, github: ForgeSim, forgejo: ForgeSim, forgejo_forge: Forge, home: Path
+) -> None:
     async with http_session(url, ALICE) as session:
         init = await session.initialize()
         assert init.server_info.name == "resolve-pr"
@@ -188,19 +194,15 @@ async def _tools_over_http(url: str, github: ForgeSim, forgejo: ForgeSim, forgej
         assert comments_of(result) == [PUBLIC_COMMENT]
         assert tokens_seen(github) == {ALICE}
 
-    async with http_session(url, forgejo_forge_token()) as session:
+    async with http_session(url, forgejo_forge.token) as session:
         await session.initialize()
         calls = Calls(session, forgejo, "forgejo over http")
         await calls.list_tools()
-        pr = {"repository": forgejo_repo, "pull_request_number": 7}
+        pr = {"repository": forgejo_forge.repository(forgejo.base_url), "pull_request_number": 7}
         result = await calls.call("pr_comment_list", pr, "forgejo")
         assert not result.is_error, result.structured_content
         assert [c["id"] for c in result.structured_content["comments"]] == [2001, 2002, 2003]
-        assert tokens_seen(forgejo) == {forgejo_forge_token()}
-
-
-def forgejo_forge_token() -> str:
-    return next(f for f in DEMO if f.name == "forgejo").token
+        assert tokens_seen(forgejo) == {forgejo_forge.token}
 
 
 def test_without_a_bearer_header_the_answer_is_401(home: Path) -> None:
