@@ -156,13 +156,13 @@ struct SelectionArgs {
 struct HttpArgs {
     /// Serve MCP over streamable HTTP at ADDRESS (e.g. 127.0.0.1:8080; port 0: any free port)
     /// under /mcp, instead of stdio.
-    #[arg(long, value_name = "ADDRESS")]
+    #[arg(long, value_name = "ADDRESS", value_parser = listen_address)]
     http: Option<std::net::SocketAddr>,
     /// A host name (or host:port) clients reach the server by; required, for every such
     /// name, when ADDRESS is not loopback (DNS rebinding protection). Repeatable.
     #[arg(long, value_name = "NAME", requires = "http")]
     allowed_host: Vec<String>,
-    /// A browser origin allowed to call the server (scheme://host[:port], :* for any port).
+    /// A browser origin allowed to call the server (scheme://host:port, :* for any port).
     /// Repeatable. Default: loopback origins only; requests without Origin always pass.
     #[arg(long, value_name = "URL", requires = "http")]
     allowed_origin: Vec<String>,
@@ -179,6 +179,22 @@ struct HttpArgs {
         value_parser = grace_seconds
     )]
     shutdown_grace: f64,
+}
+
+/// `IP:PORT`, or `localhost:PORT` for the IPv4 loopback address.
+fn listen_address(text: &str) -> Result<std::net::SocketAddr, String> {
+    let text = text.trim();
+    if let Some(port) = text.strip_prefix("localhost:")
+        && let Ok(port) = port.parse::<u16>()
+    {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse().map_err(|_| {
+        format!(
+            "{text:?} is not IP:PORT; e.g. 127.0.0.1:8080 (this machine), [::1]:8080, or \
+             0.0.0.0:8080 with --allowed-host (every interface)"
+        )
+    })
 }
 
 fn grace_seconds(text: &str) -> Result<f64, String> {
@@ -397,6 +413,62 @@ mod tests {
                 toolsets: Some(vec!["comments".into(), "ci".into()])
             }
         );
+    }
+
+    #[test]
+    fn http_flags_parse_and_need_http() {
+        let cli = Cli::try_parse_from([
+            "resolve-pr",
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--allowed-host",
+            "mcp.example.com",
+            "--allowed-host",
+            "mcp.example.com:8443",
+            "--allowed-origin",
+            "https://app.example.com",
+            "--allow-server-token",
+            "--shutdown-grace",
+            "2.5",
+        ])
+        .unwrap();
+        let Command::Serve { http, .. } = cli.command else {
+            panic!("not serve")
+        };
+        assert_eq!(
+            http.http(),
+            Some(serve::Http {
+                listen: "127.0.0.1:0".parse().unwrap(),
+                allowed_hosts: vec!["mcp.example.com".into(), "mcp.example.com:8443".into()],
+                allowed_origins: vec!["https://app.example.com".into()],
+                allow_server_token: true,
+                shutdown_grace: std::time::Duration::from_millis(2500),
+            })
+        );
+        let cli = Cli::try_parse_from(["resolve-pr", "serve"]).unwrap();
+        let Command::Serve { http, .. } = cli.command else {
+            panic!("not serve")
+        };
+        assert_eq!(http.http(), None);
+        let cli = Cli::try_parse_from(["resolve-pr", "serve", "--http", "localhost:8080"]).unwrap();
+        let Command::Serve { http, .. } = cli.command else {
+            panic!("not serve")
+        };
+        assert_eq!(
+            http.http().unwrap().listen,
+            "127.0.0.1:8080".parse().unwrap()
+        );
+        for bad in [
+            &["serve", "--allow-server-token"][..],
+            &["serve", "--http", "example.com:8080"],
+            &["serve", "--http", "127.0.0.1"],
+            &["serve", "--http", "127.0.0.1:0", "--shutdown-grace", "-1"],
+            &["serve", "--http", "127.0.0.1:0", "--shutdown-grace", "soon"],
+        ] {
+            let args = std::iter::once("resolve-pr").chain(bad.iter().copied());
+            assert!(Cli::try_parse_from(args).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

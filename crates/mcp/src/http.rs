@@ -7,7 +7,7 @@
 //! against DNS rebinding; shutdown drains the calls in flight.
 
 use std::future::{Future, IntoFuture};
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -103,7 +103,7 @@ impl HttpOptions {
             if !origin_is_well_formed(origin) {
                 problems.push(format!(
                     "--allowed-origin {origin:?} is not an origin: give scheme://host[:port], \
-                     :* for any port (e.g. https://app.example.com or http://localhost:*)"
+                     :* for any port (e.g. https://app.example.com:443 or http://localhost:*)"
                 ));
             }
         }
@@ -234,9 +234,18 @@ impl HttpServer {
     /// Checks the options (every problem at once) and binds the address. Tasks are not
     /// offered over HTTP: rmcp's task store is per process, which a stateless server behind a
     /// load balancer cannot share, and it would let one token poll another's task; long calls
-    /// report progress on the request's SSE stream instead.
+    /// report progress on the request's SSE stream instead. Callers are remote: `directory`,
+    /// the server's working directory and pushes (the server's git credentials) are theirs
+    /// to use only on their own machine.
     pub async fn bind(server: Server, options: HttpOptions) -> Result<HttpServer, Error> {
         options.check()?;
+        if options.allow_server_token && !options.listen.ip().is_loopback() {
+            tracing::warn!(
+                listen = %options.listen,
+                "--allow-server-token on an address other machines reach: anyone who can send \
+                 a request without a token acts with the server's own forge token"
+            );
+        }
         let listener = tokio::net::TcpListener::bind(options.listen)
             .await
             .map_err(|e| Error::Bind {
@@ -255,7 +264,7 @@ impl HttpServer {
             .with_allowed_hosts(options.hosts())
             .with_allowed_origins(options.origins())
             .with_cancellation_token(rmcp_stop.clone());
-        let server = server.without_tasks();
+        let server = server.for_remote_callers();
         let mcp = StreamableHttpService::new(
             move || Ok(server.clone()),
             Arc::new(NeverSessionManager::default()),
@@ -278,10 +287,9 @@ impl HttpServer {
 
     /// The address it listens on (the system's choice for port 0).
     pub fn local_addr(&self) -> Result<SocketAddr, Error> {
-        self.listener.local_addr().map_err(|e| Error::Bind {
-            address: SocketAddr::new(IpAddr::from([0, 0, 0, 0]), 0),
-            reason: e.to_string(),
-        })
+        self.listener
+            .local_addr()
+            .map_err(|e| Error::Transport(format!("cannot read the listening address: {e}")))
     }
 
     /// The URL clients connect to, e.g. `http://127.0.0.1:8080/mcp`.
@@ -382,7 +390,15 @@ async fn admit(State(shared): State<Arc<Shared>>, mut request: Request, next: Ne
         .extensions_mut()
         .insert(CallerCredential(credential));
     let call = shared.begin_call();
+    let method = request.method().clone();
+    let started = std::time::Instant::now();
     let response = next.run(request).await;
+    tracing::debug!(
+        %method,
+        status = response.status().as_u16(),
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "MCP request answered"
+    );
     response.map(|inner| Body::new(CountedBody { inner, _call: call }))
 }
 

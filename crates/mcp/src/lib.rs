@@ -1,5 +1,6 @@
 //! The MCP face of resolve-pr: publishes the tools of `resolve-pr-tools` over the official
-//! Rust SDK (`rmcp`), maps tool errors to `isError` results with structured content, and
+//! Rust SDK (`rmcp`), on stdio or streamable HTTP (`HttpServer`: each request with its
+//! caller's token), maps tool errors to `isError` results with structured content, and
 //! applies `--read-only` and `--toolsets`.
 //!
 //! Not here: what a tool does (that is `resolve-pr-tools`), process setup, logging and the

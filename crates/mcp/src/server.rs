@@ -41,10 +41,13 @@ impl Server {
         }
     }
 
-    /// This server without the tasks extension: not advertised, long calls run as plain
-    /// calls with progress, and the task methods are unknown.
-    pub(crate) fn without_tasks(mut self) -> Server {
+    /// This server for callers on other machines (the HTTP transport): without the tasks
+    /// extension (not advertised, long calls run as plain calls with progress, the task
+    /// methods are unknown), and without the server's paths and git credentials
+    /// (`LocalSettings::for_remote_callers`).
+    pub(crate) fn for_remote_callers(mut self) -> Server {
         self.tasks = None;
+        self.ctx.local = self.ctx.local.for_remote_callers();
         self
     }
 

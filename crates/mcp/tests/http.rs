@@ -279,6 +279,15 @@ async fn allow_server_token_serves_requests_without_one_with_the_servers_token()
         "{tokens:?}"
     );
 
+    // A header that is not `Bearer <token>` is still refused, never served as the server.
+    let response = post(
+        &server.url,
+        &[("authorization", "Basic YWxpY2U6c2VjcmV0")],
+        &initialize(),
+    )
+    .await;
+    assert_eq!(response.status(), 401);
+
     // A caller who sends a token still gets their own, never the server's.
     sim.clear_requests();
     let bob = client(&server.url, Some(BOB)).await;
@@ -558,4 +567,145 @@ async fn shutdown_grace_bounds_the_wait_for_calls_in_flight() {
         started.elapsed()
     );
     slow.abort();
+}
+
+/// A client that declares the tasks extension.
+#[derive(Clone)]
+struct TaskClient;
+
+impl rmcp::ClientHandler for TaskClient {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::builder()
+                .enable_tasks()
+                .build(),
+            rmcp::model::Implementation::new("task-client", "0"),
+        )
+    }
+}
+
+/// `ci_running` with its running checks finishing on the 6th check listing, polled fast.
+async fn running_ci() -> (SimHandle, Context) {
+    let yaml = include_str!("../../forge-sim/scenarios/ci_running.yaml")
+        .replace("complete_after: 2", "complete_after: 6")
+        .replace("complete_after: 4", "complete_after: 6");
+    let sim = Sim::start(Scenario::from_yaml(&yaml).unwrap())
+        .await
+        .unwrap();
+    let mut ctx = context(&sim, None);
+    ctx.ci.poll_min = Duration::from_millis(20);
+    ctx.ci.poll_max = Duration::from_millis(40);
+    ctx.ci.wait_cap = Duration::from_secs(120);
+    (sim, ctx)
+}
+
+fn wait_args() -> Value {
+    json!({"pr": "acme/widgets#8", "wait": true, "bail_on_first": false})
+}
+
+#[tokio::test]
+async fn a_long_call_reports_progress_on_its_stream_and_is_never_a_task() {
+    let (_sim, ctx) = running_ci().await;
+    let server = Running::start(ctx, Options::default(), |_| {}).await;
+
+    // The request asks for progress: the answer becomes an SSE stream of progress
+    // notifications that ends with the result.
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "get_failing_tests", "arguments": wait_args(),
+        "_meta": {"progressToken": "wait-1"}}});
+    let response = post(&server.url, &[("authorization", "Bearer ghp_read")], &body).await;
+    assert_eq!(response.status(), 200);
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+    let stream = response.text().await.unwrap();
+    let messages: Vec<Value> = stream
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| serde_json::from_str(d.trim()).unwrap())
+        .collect();
+    let progress: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .collect();
+    assert!(!progress.is_empty(), "{stream}");
+    assert!(
+        progress
+            .iter()
+            .all(|p| p["params"]["progressToken"] == "wait-1")
+    );
+    let last = messages.last().unwrap();
+    assert_eq!(last["id"], 3, "{stream}");
+    assert_eq!(
+        last["result"]["structuredContent"]["status"], "failed",
+        "{last}"
+    );
+
+    // A client that declares tasks in every request (2026-07-28) still gets the result
+    // itself: no task store to poll on another instance, or with another token.
+    install_crypto();
+    let config = StreamableHttpClientTransportConfig::with_uri(server.url.clone())
+        .auth_header("ghp_read".to_owned());
+    let client = rmcp::service::ClientServiceExt::serve_with_lifecycle(
+        TaskClient,
+        StreamableHttpClientTransport::from_config(config),
+        rmcp::service::ClientLifecycleMode::Discover {
+            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .unwrap();
+    let Value::Object(args) = wait_args() else {
+        unreachable!()
+    };
+    let response = client
+        .call_tool_once(CallToolRequestParams::new("get_failing_tests").with_arguments(args))
+        .await
+        .unwrap();
+    let rmcp::model::CallToolResponse::Complete(result) = response else {
+        panic!("expected the result itself, got {response:?}")
+    };
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_remote_caller_cannot_use_the_servers_paths_or_push_with_its_credentials() {
+    let sim = two_users().await;
+    let server = Running::start(context(&sim, None), Options::default(), |_| {}).await;
+    let alice = client(&server.url, Some(ALICE)).await;
+    let here = std::env::current_dir().unwrap();
+    let result = alice
+        .call_tool(call(
+            "pr_comment_list",
+            json!({"directory": here.display().to_string(), "pull_request_number": 1}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true), "{}", text(&result));
+    let error = result.structured_content.unwrap();
+    assert_eq!(error["category"], "user", "{error}");
+    assert_eq!(error["details"]["field"], "directory", "{error}");
+
+    let result = alice
+        .call_tool(call(
+            "manage_stacked_prs",
+            json!({"base_pr": "acme/widgets#1", "dependent_pr": "acme/widgets#1",
+                   "execute": true, "push": true}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true), "{}", text(&result));
+    let error = result.structured_content.unwrap();
+    assert_eq!(error["category"], "logical", "{error}");
+    assert!(
+        error["error"].as_str().unwrap().contains("git credentials"),
+        "{error}"
+    );
+    assert!(sim.requests().is_empty(), "{:?}", sim.requests());
+    server.stop().await.unwrap();
 }

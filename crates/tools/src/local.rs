@@ -22,6 +22,11 @@ pub struct LocalSettings {
     pub cwd: Option<PathBuf>,
     /// Where managed clones live (`$XDG_CACHE_HOME/resolve-pr/repos`, `~/.cache/…`).
     pub cache_dir: Option<PathBuf>,
+    /// Callers are not on this machine (the HTTP transport): the server's paths and git
+    /// credentials are not theirs, so `directory` is refused, the server's working
+    /// directory is not looked in, and nothing is pushed. Managed clones stay: a call reaches
+    /// one only after its own token read the pull request from the forge.
+    pub remote_callers: bool,
 }
 
 impl LocalSettings {
@@ -41,8 +46,31 @@ impl LocalSettings {
                 .map(PathBuf::from),
             cwd: std::env::current_dir().ok(),
             cache_dir: cache.map(|c| c.join("resolve-pr").join("repos")),
+            remote_callers: false,
         }
     }
+
+    /// These settings for callers on other machines (see `remote_callers`).
+    pub fn for_remote_callers(self) -> LocalSettings {
+        LocalSettings {
+            cwd: None,
+            remote_callers: true,
+            ..self
+        }
+    }
+}
+
+/// A `directory` names a path on the server: refused when callers are remote.
+pub(crate) fn refuse_server_path(settings: &LocalSettings, directory: Option<&str>) -> Result<()> {
+    if settings.remote_callers && directory.is_some() {
+        return Err(Error::user(
+            "directory names a path on the server, which callers of a shared (HTTP) server \
+             cannot use",
+        )
+        .with_detail("field", "directory")
+        .with_suggestion("Give repository ('owner/repo') or pr ('owner/repo#123') instead."));
+    }
+    Ok(())
 }
 
 /// A repository to read a PR's commits from, and how to fetch into it.
@@ -146,6 +174,7 @@ pub(crate) fn locate(
     pr: &PullRequest,
     repo: &RepoRef,
 ) -> Result<Local> {
+    refuse_server_path(settings, directory)?;
     let host = web_host(pr).unwrap_or_default();
     let full = format!("{}/{}", repo.owner, repo.repo);
     if let Some(dir) = directory {
@@ -348,6 +377,7 @@ pub(crate) async fn pr_of_current_branch(
     ctx: &Context,
     directory: Option<&str>,
 ) -> Result<(PrRef, String)> {
+    refuse_server_path(&ctx.local, directory)?;
     let git = git(ctx)?;
     let dir = match directory {
         Some(d) => PathBuf::from(d),
@@ -458,6 +488,7 @@ fn remote_repositories(repo: &Repository) -> Result<Vec<(String, RepoRef)>> {
 /// `origin`, then the rest) that names a repository of a configured forge. For the tools that
 /// take `directory` instead of `repository`.
 pub(crate) async fn repository_of_checkout(ctx: &Context, directory: &str) -> Result<RepoRef> {
+    refuse_server_path(&ctx.local, Some(directory))?;
     let git = git(ctx)?;
     let dir = PathBuf::from(directory);
     let remotes = {

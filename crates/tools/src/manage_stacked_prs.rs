@@ -435,6 +435,16 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
         )
         .with_suggestion("Call again without execute/rollback and run the commands it gives."));
     }
+    if (push || input.rollback) && ctx.local.remote_callers {
+        return Err(Error::logical(
+            "a push from a shared (HTTP) server would use the server's git credentials, not \
+             the caller's",
+        )
+        .with_suggestion(
+            "Call again without push and rollback, and run the commands it gives in your own \
+             checkout.",
+        ));
+    }
 
     // The dependent: given, or the current branch's PR.
     let mut notes = Vec::new();

@@ -201,6 +201,7 @@ fn tool_ctx(flavor: Flavor, sim: &SimHandle, world: &World, cwd: Option<PathBuf>
         git: None,
         cwd,
         cache_dir: Some(world.root.join("cache")),
+        ..LocalSettings::default()
     };
     ctx
 }
