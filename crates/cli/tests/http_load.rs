@@ -304,6 +304,7 @@ async fn sixty_four_clients_with_four_tokens_get_every_answer_right_over_a_slow_
         },
     });
     let server = Serve::start(&sim.base_url()).await;
+    let started_rss_kib = server.peak_rss_kib();
 
     // References: the forge alone, then the same calls from one client alone.
     let round_trip = forge_round_trip(&sim).await;
@@ -386,8 +387,9 @@ async fn sixty_four_clients_with_four_tokens_get_every_answer_right_over_a_slow_
         wall.as_secs_f64()
     );
     println!(
-        "  server peak RSS (VmHWM): {:.1} MiB",
-        peak_rss_kib as f64 / 1024.0
+        "  server peak RSS (VmHWM): {:.1} MiB; {:.1} MiB once started, before any call",
+        peak_rss_kib as f64 / 1024.0,
+        started_rss_kib as f64 / 1024.0
     );
     println!(
         "  CPU: server {:.2} ms per call ({:.0}% of a core); test process (clients and forge) {:.0}% of a core",
