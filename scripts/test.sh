@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, Rust unit/property/integration tests, and the
-# end-to-end tests that drive the built binary with the official Python MCP client and with
-# MCP Inspector's CLI. Installs the Python test dependencies into .venv and the pinned
-# Inspector into tests/inspector/node_modules. Tests never download anything else: API
+# end-to-end tests that drive the built binary (over stdio and `serve --http`) with the
+# official Python MCP client and with MCP Inspector's CLI. Installs the Python test
+# dependencies into .venv and the pinned Inspector into tests/inspector/node_modules. Tests never download anything else: API
 # descriptions are vendored under vendor/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +40,7 @@ fi
 echo "== cargo test"
 cargo test --workspace --locked
 
-echo "== end-to-end (Python MCP client and MCP Inspector over stdio)"
+echo "== end-to-end (Python MCP client and MCP Inspector, over stdio and streamable HTTP)"
 # resolve-pr built alone, as `cargo install` builds it (forge-sim without its test features);
 # forge-sim's own binary is the whole simulator.
 cargo build --locked -p resolve-pr --bins
