@@ -597,6 +597,38 @@ impl Config {
 }
 
 impl Config {
+    /// The forge a host belongs to for a caller who brings their own token (the HTTP
+    /// transport). A short reference goes to `default_host`, or to GitHub when no other forge
+    /// is configured; never to "the one other forge" because the server has no GitHub token:
+    /// that says nothing about the caller's token, which would be sent to the wrong forge.
+    pub fn endpoint_for_caller(&self, host: Option<&str>) -> Result<Endpoint> {
+        if host.is_some() || self.default_host.is_some() {
+            return self.endpoint_for(host);
+        }
+        let mut others: Vec<String> = self
+            .hosts
+            .keys()
+            .filter(|h| *h != &self.github.web_host && *h != "github.com")
+            .cloned()
+            .collect();
+        if others.is_empty() {
+            return Ok(Endpoint::GitHub(self.github.clone()));
+        }
+        others.sort();
+        others.insert(0, self.github.web_host.clone());
+        Err(Error::config(format!(
+            "a reference without a host (owner/repo) could mean any of the forges this server \
+             serves ({}), and the caller's token does not say which",
+            others.join(", ")
+        ))
+        .with_detail("configured_hosts", others.clone())
+        .with_suggestion(format!(
+            "Name the host in the reference ({}/owner/repo, or the pull request's URL), or the \
+             server's operator sets default_host (RESOLVE_PR_DEFAULT_HOST).",
+            others[1]
+        )))
+    }
+
     fn ambiguous_short_reference(&self, hosts: &[String]) -> Error {
         let file = self
             .path

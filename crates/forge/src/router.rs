@@ -81,7 +81,10 @@ impl Forges {
     /// The client for the repository's forge, reaching it with `credential`. A caller's token
     /// goes to whatever forge the host resolves to, and replaces every token of the server's.
     pub fn for_repo_as(&self, repo: &RepoRef, credential: &Credential) -> Result<Arc<dyn Forge>> {
-        let mut endpoint = self.config.endpoint_for(repo.host().as_deref())?;
+        let mut endpoint = match credential {
+            Credential::Server => self.config.endpoint_for(repo.host().as_deref())?,
+            Credential::Token(_) => self.config.endpoint_for_caller(repo.host().as_deref())?,
+        };
         let key = ClientKey {
             endpoint: match &endpoint {
                 Endpoint::GitHub(e) => format!("github {}", e.api_url),
@@ -225,5 +228,60 @@ mod tests {
         let shown = format!("{:?}", forges.client_keys());
         assert!(shown.contains("Token(Fingerprint("), "{shown}");
         assert!(!shown.contains("ghp_top_secret"), "{shown}");
+    }
+
+    /// A caller's token says nothing about which forge a short reference means: with a
+    /// Forgejo host configured and no GitHub token of the server's, the server's own calls go
+    /// to Forgejo, but a caller's must name the host (or the operator sets a default), so a
+    /// GitHub token is never sent to Forgejo.
+    #[test]
+    fn a_callers_short_reference_goes_nowhere_it_might_not_belong() {
+        let env = |k: &str| (k == "FORGEJO_HOST").then(|| "https://codeberg.org".to_owned());
+        let config = Config::from_parts(None, None, &env).unwrap();
+        let options = ClientOptions {
+            env: Arc::new(|_| None),
+            gh_cli: false,
+            ..ClientOptions::default()
+        };
+        let forges = Forges::with_options(config, options);
+        let short: RepoRef = "acme/widgets".parse().unwrap();
+        assert_eq!(
+            forges.for_repo(&short).unwrap().kind(),
+            crate::ForgeKind::Forgejo
+        );
+        let Err(e) = forges.for_repo_as(&short, &token("ghp_caller")) else {
+            panic!("a caller's short reference was routed");
+        };
+        assert!(matches!(e, crate::Error::Config { .. }), "{e:?}");
+        assert!(e.to_string().contains("github.com, codeberg.org"), "{e}");
+        let named: RepoRef = "codeberg.org/acme/widgets".parse().unwrap();
+        assert_eq!(
+            forges.for_repo_as(&named, &token("c")).unwrap().kind(),
+            crate::ForgeKind::Forgejo
+        );
+        let github: RepoRef = "github.com/acme/widgets".parse().unwrap();
+        assert_eq!(
+            forges.for_repo_as(&github, &token("c")).unwrap().kind(),
+            crate::ForgeKind::GitHub
+        );
+
+        // A default host decides for callers too.
+        let env = |k: &str| match k {
+            "FORGEJO_HOST" => Some("https://codeberg.org".to_owned()),
+            "RESOLVE_PR_DEFAULT_HOST" => Some("codeberg.org".to_owned()),
+            _ => None,
+        };
+        let forges = Forges::with_options(
+            Config::from_parts(None, None, &env).unwrap(),
+            ClientOptions {
+                env: Arc::new(|_| None),
+                gh_cli: false,
+                ..ClientOptions::default()
+            },
+        );
+        assert_eq!(
+            forges.for_repo_as(&short, &token("c")).unwrap().kind(),
+            crate::ForgeKind::Forgejo
+        );
     }
 }
