@@ -1,6 +1,7 @@
 //! A pull request's REST review requests, from its scenario's `readiness.review_requests`
 //! (logins, or teams as `org/team`), the same requests GraphQL's `reviewRequests` lists:
-//! GitHub's `requested_reviewers` (`simple-user`) and `requested_teams` (`team-simple`),
+//! GitHub's `requested_reviewers` (`simple-user`) and `requested_teams` (`team-simple` in a
+//! pull request, `team` in a listing: the one object fits both),
 //! Forgejo/Gitea's `requested_reviewers` (`User`) and `requested_reviewers_teams` (`Team`),
 //! which Go writes as `null` when empty.
 
@@ -53,6 +54,8 @@ pub(crate) fn github(base: &str, world: &World, p: &PullSpec) -> (Vec<Value>, Ve
                 "repositories_url": format!("{api}/repos"),
                 "slug": slug,
                 "type": "organization",
+                // Listings give the `team` shape, which adds its parent team.
+                "parent": null,
             })
         })
         .collect();
