@@ -13,10 +13,10 @@ mod shared;
 // The registry: every tool's module and the type in it that implements `registry::Tool`, in
 // the order tools/list shows them. Adding a tool is its module and one line here.
 registry::tools! {
-    pr_list::PrList,
-    pr_get::PrGet,
     pr_comment_list::PrCommentList,
     pr_comment_create::PrCommentCreate,
+    pr_list::PrList,
+    pr_get::PrGet,
     find_unresolved_comments::FindUnresolvedComments,
     reply_to_review_thread::ReplyToReviewThread,
     resolve_review_thread::ResolveReviewThread,

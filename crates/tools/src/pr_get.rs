@@ -37,10 +37,10 @@ pub struct Input {
 pub struct Head {
     pub branch: String,
     pub sha: String,
-    /// "owner/repo"; absent when that repository was deleted.
+    /// Absent when that repository was deleted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repository: Option<String>,
-    /// In another repository than the base (or a deleted one).
+    /// In another (or a deleted) repository.
     pub fork: bool,
 }
 
@@ -64,9 +64,9 @@ pub struct Output {
     /// Normalized: "owner/repo#123".
     pub pr: String,
     pub title: String,
-    /// Markdown; cut to a budget when long (body_cut says so).
+    /// Cut to a budget when long.
     pub body: String,
-    /// Present when body was cut: how much is shown and where the whole text is.
+    /// Present when body was cut.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body_cut: Option<String>,
     pub state: PrState,
@@ -74,23 +74,22 @@ pub struct Output {
     pub author: String,
     pub head: Head,
     pub base: Base,
-    /// Absent when the forge has not computed it (see mergeability).
+    /// Absent: not computed yet.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mergeable: Option<bool>,
-    /// GitHub only: clean, dirty, unstable, blocked, behind, unknown, has_hooks, draft.
+    /// GitHub only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mergeable_state: Option<String>,
-    /// What mergeable means here, in a sentence.
+    /// mergeable in words.
     pub mergeability: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<String>,
-    /// Logins asked for a review who have not given it since.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requested_reviewers: Vec<String>,
     /// "org/team".
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requested_teams: Vec<String>,
-    /// Each reviewer's latest review, oldest first.
+    /// Each reviewer's latest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reviews: Vec<ReviewerState>,
     pub created_at: String,

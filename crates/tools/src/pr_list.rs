@@ -20,7 +20,6 @@ use crate::shared::repo_target;
 pub enum StateFilter {
     #[default]
     Open,
-    /// Closed without being merged.
     Closed,
     Merged,
     All,
@@ -43,13 +42,12 @@ pub struct Input {
     /// Target branch.
     #[serde(default)]
     pub base: Option<String>,
-    /// Source branch of this repository (not a fork's).
+    /// Source branch in this repository.
     #[serde(default)]
     pub head: Option<String>,
-    /// Login of whoever opened it.
+    /// Login.
     #[serde(default)]
     pub author: Option<String>,
-    /// Only drafts (true) or only ready ones (false).
     #[serde(default)]
     pub draft: Option<bool>,
     /// `nextCursor` of the previous page.
@@ -78,8 +76,7 @@ pub struct Output {
     /// "owner/repo".
     pub repository: String,
     pub pull_requests: Vec<PullSummary>,
-    /// Present when the call stopped at its bound of pull requests read before the page was
-    /// full: older ones were not looked at yet (not "none match"). Continue with nextCursor.
+    /// Older pull requests were not looked at yet (not "none match"): go on with nextCursor.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub search_stopped: Option<String>,
     /// Absent on the last page.
@@ -111,9 +108,8 @@ impl Tool for PrList {
     const NAME: &'static str = "pr_list";
     const TITLE: &'static str = "List a repository's pull requests";
     const DESCRIPTION: &'static str = "List a repository's pull requests on GitHub, GitHub \
-Enterprise, Forgejo or Gitea, newest first, 20 a page. Filters a forge cannot apply are applied \
-while paging, reading at most 500 pull requests a call: search_stopped then says the rest was \
-not looked at yet. pr_get gives one in full.";
+Enterprise, Forgejo or Gitea, newest first, 20 a page. A call reads at most 500 pull requests; \
+filters the forge lacks are applied to those. pr_get gives one in full.";
     const TOOLSET: crate::Toolset = crate::Toolset::Comments;
     const ANNOTATIONS: Annotations = Annotations {
         read_only: true,
