@@ -122,15 +122,17 @@ async def _over_mcp(sim: ForgeSim, home: Path, forge: str) -> None:
         assert issue.is_error and issue.structured_content["category"] == "user"
         assert "not found" in issue.structured_content["error"]
 
-        bad = await calls.call(
-            "pr_list",
-            {"repository": "not a repo", "base": "a b", "author": "", "state": "opened"},
-            "bad arguments",
-        )
-        assert bad.is_error and bad.structured_content["category"] == "user"
-        for field in ["repository", "base", "author", "state"]:
-            assert field in bad.structured_content["error"], (field, bad.structured_content)
-        assert sim.requests() == [], "nothing sent for bad arguments"
+        # Arguments that miss the input schema are named together, as are values that fit it
+        # but cannot be sent; either way nothing is sent.
+        for args, fields in [
+            ({"repository": repo, "state": "opened", "draft": "yes"}, ["state", "draft"]),
+            ({"repository": "not a repo", "base": "a b", "author": ""}, ["repository", "base", "author"]),
+        ]:
+            bad = await calls.call("pr_list", args, "bad arguments")
+            assert bad.is_error and bad.structured_content["category"] == "user"
+            for field in fields:
+                assert field in bad.structured_content["error"], (field, bad.structured_content)
+            assert sim.requests() == [], "nothing sent for bad arguments"
 
 
 def _cli(home: Path, sim: ForgeSim, forge: str, tool: str, args: dict[str, Any]) -> Any:
