@@ -180,6 +180,27 @@ impl SimHandle {
         }
     }
 
+    /// Closes pull request `number` of `owner/name` now. False when there is no such pull
+    /// request.
+    pub fn close_pull(&self, owner: &str, name: &str, number: u64) -> bool {
+        let mut world = lock(&self.shared.world);
+        let Some(r) = world.repo_index(owner, name) else {
+            return false;
+        };
+        match world.repos[r]
+            .spec
+            .pulls
+            .iter_mut()
+            .find(|p| p.number == number)
+        {
+            Some(pull) => {
+                pull.state = crate::PullState::Closed;
+                true
+            }
+            None => false,
+        }
+    }
+
     #[cfg(feature = "faults")]
     pub fn inject(&self, fault: Fault) {
         lock(&self.shared.faults).push(fault);

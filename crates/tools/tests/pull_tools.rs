@@ -267,24 +267,7 @@ async fn a_pull_request_opened_between_pages_is_neither_repeated_nor_skipped(fla
 
 async fn a_filtered_search_stops_at_its_bound_and_says_so(flavor: Flavor) {
     // 520 pull requests; only the oldest is a draft, so finding it reads past 500.
-    let (forge, token) = match flavor {
-        Flavor::GitHub => ("forge: github", "ghp_write"),
-        Flavor::Forgejo => (
-            "forge: forgejo\nversion: \"11.0.1+gitea-1.22.0\"",
-            "fj_write",
-        ),
-    };
-    let mut yaml = format!(
-        "{forge}\ntokens:\n  - {{token: {token}, login: alice, permission: write}}\nrepos:\n  - owner: octo\n    name: app\n    pulls:\n"
-    );
-    for n in 1..=520u64 {
-        yaml.push_str(&format!(
-            "      - {{number: {n}, title: \"PR {n}\", author: alice, draft: {}, head: {{ref: b{n}, sha: \"{:040}\"}}, base: {{ref: main, sha: \"{:040}\"}}, created_at: \"2024-01-01T00:00:00Z\"}}\n",
-            n == 1,
-            n,
-            n + 1000
-        ));
-    }
+    let yaml = many_pulls(flavor, 520, |n| n == 1);
     let fx = Fixture::on(flavor, common::scenario(&yaml)).await;
     fx.take_requests();
     let first = fx.call("pr_list", json!({"draft": true})).await.unwrap();
@@ -316,6 +299,64 @@ async fn a_filtered_search_stops_at_its_bound_and_says_so(flavor: Flavor) {
     // The page it stopped on again (pull requests may have moved since; its last one was
     // the cursor's), then the next.
     assert_eq!(fx.take_requests(), 2);
+    fx.assert_no_violations();
+}
+
+/// A scenario of `count` open pull requests by alice, #1 oldest, a minute apart.
+fn many_pulls(flavor: Flavor, count: u64, draft: impl Fn(u64) -> bool) -> String {
+    let (forge, token) = match flavor {
+        Flavor::GitHub => ("forge: github", "ghp_write"),
+        Flavor::Forgejo => (
+            "forge: forgejo\nversion: \"11.0.1+gitea-1.22.0\"",
+            "fj_write",
+        ),
+    };
+    let mut yaml = format!(
+        "{forge}\ntokens:\n  - {{token: {token}, login: alice, permission: write}}\nrepos:\n  - owner: octo\n    name: app\n    pulls:\n"
+    );
+    for n in 1..=count {
+        yaml.push_str(&format!(
+            "      - {{number: {n}, title: \"PR {n}\", author: alice, draft: {}, head: {{ref: b{n}, sha: \"{:040}\"}}, base: {{ref: main, sha: \"{:040}\"}}, created_at: \"2024-01-0{}T{:02}:{:02}:00Z\"}}\n",
+            draft(n),
+            n,
+            n + 1000,
+            1 + n / 1440,
+            (n % 1440) / 60,
+            n % 60
+        ));
+    }
+    yaml
+}
+
+async fn pull_requests_closed_between_pages_shift_nothing_out_of_sight(flavor: Flavor) {
+    // 130 open: after 6 pages of ours the cursor (#11, the 120th) is on a later forge page
+    // than the first; closing 30 already shown moves it to an earlier one.
+    let fx = Fixture::on(
+        flavor,
+        common::scenario(&many_pulls(flavor, 130, |_| false)),
+    )
+    .await;
+    let mut seen = Vec::new();
+    let mut next: Option<String> = None;
+    for _ in 0..6 {
+        let mut args = json!({});
+        if let Some(c) = &next {
+            args["cursor"] = Value::from(c.clone());
+        }
+        let out = fx.call("pr_list", args).await.unwrap();
+        seen.extend(numbers(&out));
+        next = cursor(&out);
+    }
+    assert_eq!(seen, (11..=130).rev().collect::<Vec<u64>>());
+    for n in 101..=130 {
+        assert!(fx.sim.close_pull("octo", "app", n));
+    }
+    let out = fx
+        .call("pr_list", json!({"cursor": next.expect("cursor")}))
+        .await
+        .unwrap();
+    assert_eq!(numbers(&out), (1..=10).rev().collect::<Vec<u64>>());
+    assert!(cursor(&out).is_none());
     fx.assert_no_violations();
 }
 
@@ -503,6 +544,7 @@ on_both_forges!(
     filters_by_branch_author_and_draft,
     a_pull_request_opened_between_pages_is_neither_repeated_nor_skipped,
     a_filtered_search_stops_at_its_bound_and_says_so,
+    pull_requests_closed_between_pages_shift_nothing_out_of_sight,
     gets_one_pull_request_with_reviewers,
     gets_forks_merged_and_uncomputed_mergeability,
     an_issue_number_is_not_found,
