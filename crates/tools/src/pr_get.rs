@@ -182,9 +182,9 @@ reviewers and each reviewer's latest review. An issue's number is not found.";
     fn render(out: &Output) -> String {
         let draft = if out.draft { " draft" } else { "" };
         let mut text = format!(
-            "{} [{:?}{draft}] {} by {}: {} -> {}. {}",
+            "{} [{}{draft}] {} by {}: {} -> {}. {}",
             out.pr,
-            out.state,
+            crate::pr_list::state_word(out.state),
             out.title,
             out.author,
             out.head.branch,
@@ -202,8 +202,13 @@ reviewers and each reviewer's latest review. An issue's number is not found.";
         }
         for r in &out.reviews {
             text.push_str(&format!(
-                "\n- {} {:?} at {}",
-                r.reviewer, r.state, r.submitted_at
+                "\n- {} {} at {}",
+                r.reviewer,
+                serde_json::to_value(r.state)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+                r.submitted_at
             ));
         }
         text

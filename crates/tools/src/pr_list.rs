@@ -296,14 +296,25 @@ filters the forge lacks are applied to those. pr_get gives one in full.";
         for p in &out.pull_requests {
             let draft = if p.draft { " draft" } else { "" };
             text.push_str(&format!(
-                "\n- #{} [{:?}{draft}] {} ({} -> {}, by {}, updated {})",
-                p.number, p.state, p.title, p.head, p.base, p.author, p.updated_at
+                "\n- #{} [{}{draft}] {} ({} -> {}, by {}, updated {})",
+                p.number,
+                state_word(p.state),
+                p.title, p.head, p.base, p.author, p.updated_at
             ));
         }
         if let Some(stopped) = &out.search_stopped {
             text.push_str(&format!("\nSearch stopped: {stopped}."));
         }
         text
+    }
+}
+
+/// The state as the schema spells it.
+pub(crate) fn state_word(state: PrState) -> &'static str {
+    match state {
+        PrState::Open => "open",
+        PrState::Closed => "closed",
+        PrState::Merged => "merged",
     }
 }
 

@@ -409,6 +409,18 @@ async fn gets_one_pull_request_with_reviewers(flavor: Flavor) {
     let cut = s["body_cut"].as_str().expect("body_cut");
     assert!(cut.contains(s["html_url"].as_str().unwrap()), "{cut}");
     assert!(s.get("merged_at").is_none());
+    assert!(
+        out.text.contains("[open] Change number 30 by erin"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text
+            .contains("Review requested from: dave, octo/reviewers"),
+        "{}",
+        out.text
+    );
+    assert!(out.text.contains("- bob APPROVED at"), "{}", out.text);
     fx.assert_no_violations();
 }
 
