@@ -321,7 +321,8 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
     }
 }
 
-/// `GET /repos/{o}/{r}/pulls`: `state` (open, closed, all; default open), `sort` (oldest,
+/// `GET /repos/{o}/{r}/pulls`: `state` (open, closed, all; default open), `poster` (Forgejo),
+/// `sort` (oldest,
 /// recentupdate, leastupdate; anything else newest first, Gitea's default), and, on an instance
 /// with `pull_list_filters` (Forgejo 16+), `base` and `head` (branch names; a fork's branch of
 /// the same name matches too); `page`/`limit` with `X-Total-Count`.
@@ -340,6 +341,12 @@ fn list_pulls(
     } else {
         (None, None)
     };
+    // Forgejo's `poster` (the author's login); Gitea's published description has no author
+    // filter, so Gitea lists every author.
+    let poster = match world.flavor {
+        ForgeFlavor::Forgejo => req.query_param("poster"),
+        _ => None,
+    };
     let mut pulls: Vec<&PullSpec> = world.repos[r]
         .spec
         .pulls
@@ -351,6 +358,11 @@ fn list_pulls(
         })
         .filter(|p| base_filter.as_deref().is_none_or(|b| p.base.ref_name == b))
         .filter(|p| head_filter.as_deref().is_none_or(|h| p.head.ref_name == h))
+        .filter(|p| {
+            poster
+                .as_deref()
+                .is_none_or(|a| p.author.eq_ignore_ascii_case(a))
+        })
         .collect();
     let sort = req.query_param("sort").unwrap_or_default();
     let at = |p: &PullSpec| {
@@ -934,6 +946,7 @@ fn pull_json(
         closed_at,
     } = pull_times(p);
     let repo = repo_json(base, world, r, caller);
+    let (requested_reviewers, requested_teams) = crate::review_requests::forgejo(base, world, p);
     let branch = |b: &crate::scenario::BranchSpec| {
         let (repo_value, repo_id) = match b.repo.as_deref().and_then(|f| f.split_once('/')) {
             Some((o, n)) => match world.repo_index(o, n) {
@@ -964,8 +977,8 @@ fn pull_json(
         "milestone": null,
         "assignee": null,
         "assignees": null,
-        "requested_reviewers": null,
-        "requested_reviewers_teams": null,
+        "requested_reviewers": requested_reviewers,
+        "requested_reviewers_teams": requested_teams,
         "state": if p.state == PullState::Open { "open" } else { "closed" },
         "draft": p.draft,
         "is_locked": false,

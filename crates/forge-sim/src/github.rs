@@ -1131,6 +1131,7 @@ pub(crate) fn pull_json(base: &str, world: &World, r: usize, p: &PullSpec) -> Va
         .map(|(_, t)| t.comments.len())
         .sum();
     let mergeable_state = crate::readiness::mergeable_state(world, base, r, p, false);
+    let (requested_reviewers, requested_teams) = crate::review_requests::github(base, world, p);
     json!({
         "url": format!("{api}/pulls/{}", p.number),
         "id": id,
@@ -1160,8 +1161,8 @@ pub(crate) fn pull_json(base: &str, world: &World, r: usize, p: &PullSpec) -> Va
         "merge_commit_sha": p.merge_commit_sha,
         "assignee": null,
         "assignees": [],
-        "requested_reviewers": [],
-        "requested_teams": [],
+        "requested_reviewers": requested_reviewers,
+        "requested_teams": requested_teams,
         "head": branch(&p.head),
         "base": branch(&p.base),
         "_links": {

@@ -42,6 +42,7 @@ mod graphql_cost;
 #[cfg(feature = "graphql")]
 mod graphql_schema;
 mod readiness;
+mod review_requests;
 mod scenario;
 mod server;
 mod state;

@@ -167,6 +167,40 @@ impl SimHandle {
         lock(&self.shared.world).complete_check(name, conclusion)
     }
 
+    /// Opens `pull` in the repository `owner/name` now, as someone opening a pull request
+    /// between two calls would. False when the scenario has no such repository.
+    pub fn open_pull(&self, owner: &str, name: &str, pull: crate::PullSpec) -> bool {
+        let mut world = lock(&self.shared.world);
+        match world.repo_index(owner, name) {
+            Some(r) => {
+                world.repos[r].spec.pulls.push(pull);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Closes pull request `number` of `owner/name` now. False when there is no such pull
+    /// request.
+    pub fn close_pull(&self, owner: &str, name: &str, number: u64) -> bool {
+        let mut world = lock(&self.shared.world);
+        let Some(r) = world.repo_index(owner, name) else {
+            return false;
+        };
+        match world.repos[r]
+            .spec
+            .pulls
+            .iter_mut()
+            .find(|p| p.number == number)
+        {
+            Some(pull) => {
+                pull.state = crate::PullState::Closed;
+                true
+            }
+            None => false,
+        }
+    }
+
     #[cfg(feature = "faults")]
     pub fn inject(&self, fault: Fault) {
         lock(&self.shared.faults).push(fault);

@@ -5,6 +5,7 @@
 mod ci;
 mod commands;
 mod contents;
+mod pull_list;
 mod readiness;
 pub use readiness::context_glob;
 mod repository;
@@ -27,9 +28,9 @@ use crate::config::{ForgeKind, ForgejoEndpoint};
 use crate::http::{Auth, ClientOptions, Http, Request};
 use crate::{
     Actions, ActionsJobRef, Actor, Artifact, CheckAnnotations, Checks, CiSnapshot, CommandRecipes,
-    Forge, IssueComment, Job, LogStream, Page, PageRequest, PrState, PullFilter, PullListState,
-    PullRequest, PullRequests, Review, ReviewComment, ReviewFeedback, ReviewThread, ReviewThreads,
-    ThreadCapabilities, WorkflowHistory, WorkflowRun,
+    Forge, IssueComment, Job, LogStream, Page, PageRequest, PrState, PullFilter, PullRequest,
+    PullRequestDetails, PullRequests, Review, ReviewComment, ReviewFeedback, ReviewThread,
+    ReviewThreads, ThreadCapabilities, WorkflowHistory, WorkflowRun,
 };
 
 /// The id Gitea and Forgejo give their built-in Actions bot (`gitea-actions`,
@@ -255,13 +256,7 @@ impl Forgejo {
             // Branch names are percent-encoded here, whatever they hold.
             let query = {
                 let mut query = url::form_urlencoded::Serializer::new(String::new());
-                query.append_pair(
-                    "state",
-                    match filter.state {
-                        PullListState::Open => "open",
-                        PullListState::All => "all",
-                    },
-                );
+                query.append_pair("state", crate::pulls::state_param(filter.state));
                 if let Some(base) = &filter.base {
                     query.append_pair("base", base);
                 }
@@ -489,6 +484,19 @@ impl PullRequests for Forgejo {
         self.fetch_pulls(repo, filter).await
     }
 
+    async fn pull_request_details(&self, pr: &PrRef) -> Result<PullRequestDetails> {
+        self.fetch_pull_details(pr).await
+    }
+
+    async fn pull_request_page(
+        &self,
+        repo: &RepoRef,
+        filter: &PullFilter,
+        page: PageRequest,
+    ) -> Result<Page<PullRequestDetails>> {
+        self.fetch_pull_page(repo, filter, page).await
+    }
+
     async fn set_base(&self, pr: &PrRef, base: &str) -> Result<PullRequest> {
         self.patch_base(pr, base).await
     }
@@ -665,6 +673,20 @@ struct FjPull {
     html_url: String,
     head: FjRef,
     base: FjRef,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    created_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    updated_at: Option<Timestamp>,
+    /// Go writes an empty list as `null`.
+    #[serde(default)]
+    requested_reviewers: Option<Vec<FjUser>>,
+    #[serde(default)]
+    requested_reviewers_teams: Option<Vec<FjTeam>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct FjTeam {
+    name: String,
 }
 
 #[derive(Debug, Deserialize)]

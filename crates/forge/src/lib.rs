@@ -110,6 +110,22 @@ pub trait PullRequests: Send + Sync {
         filter: &PullFilter,
     ) -> Result<Vec<PullRequest>>;
 
+    /// The pull request with its times and the reviews requested of it (one request).
+    /// A number that is an issue, not a PR, is "not found".
+    async fn pull_request_details(&self, pr: &PrRef) -> Result<PullRequestDetails>;
+
+    /// One page of the repository's pull requests, newest first, with the filters this forge
+    /// applies itself sent along; `filter.limit` is not used. The page may hold pull requests
+    /// `filter` does not keep (a forge ignores the filters it lacks), so callers pass each
+    /// through [`PullFilter::keeps`]; `has_next` speaks of the forge's listing, kept or not.
+    /// `page.per_page` is capped at what the forge serves (GitHub 100, Forgejo/Gitea 50).
+    async fn pull_request_page(
+        &self,
+        repo: &RepoRef,
+        filter: &PullFilter,
+        page: PageRequest,
+    ) -> Result<Page<PullRequestDetails>>;
+
     /// Retargets the pull request onto the branch `base` of its repository and returns it
     /// as the forge stored it. Checks first that the number is an open pull request, so a
     /// wrong number or a closed or merged one writes nothing; the change is never retried

@@ -96,8 +96,10 @@ impl PullRequest {
     }
 }
 
-/// Which pull requests [`crate::PullRequests::list_pull_requests`] returns.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Which pull requests [`crate::PullRequests::list_pull_requests`] and
+/// [`crate::PullRequests::pull_request_page`] return. `Default` is every open pull request,
+/// none at most (set `limit`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PullFilter {
     pub state: PullListState,
     /// Only pull requests whose head is this branch of the base repository (not a fork's
@@ -105,16 +107,48 @@ pub struct PullFilter {
     pub head: Option<String>,
     /// Only pull requests into this branch.
     pub base: Option<String>,
+    /// Only pull requests opened by this login (compared case-insensitively, as both forges
+    /// treat logins).
+    pub author: Option<String>,
+    /// Only drafts (`true`) or only pull requests ready for review (`false`).
+    pub draft: Option<bool>,
     /// At most this many pull requests (the newest first).
     pub limit: usize,
 }
 
+impl PullFilter {
+    /// Whether `pull`, listed in `repo`, passes the filter. A page of
+    /// [`crate::PullRequests::pull_request_page`] may hold pull requests that do not (a forge
+    /// ignores the filters it lacks); this is the one place that decides.
+    pub fn keeps(&self, repo: &resolve_pr_core::RepoRef, pull: &PullRequest) -> bool {
+        crate::pulls::keeps(self, repo, pull)
+    }
+}
+
 /// The states a listing includes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum PullListState {
+    #[default]
     Open,
+    /// Closed without being merged.
+    Closed,
+    Merged,
     /// Open, closed and merged.
     All,
+}
+
+/// A pull request with what a listing or a read of it tells beyond [`PullRequest`]: when it
+/// was opened and last changed, and whose reviews are requested and not given yet. Kept apart
+/// from `PullRequest`, which the review-feedback GraphQL reading also builds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullRequestDetails {
+    pub pull: PullRequest,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    /// Users (and bots) asked for a review who have not given it since.
+    pub requested_reviewers: Vec<Actor>,
+    /// Teams asked for a review, as `org/slug` (GitHub) or `org/name` (Forgejo/Gitea).
+    pub requested_teams: Vec<String>,
 }
 
 /// A conversation comment on a PR (GitHub: issue comment; Forgejo/Gitea: issue comment).

@@ -13,8 +13,15 @@ use crate::{Error, PrState, PullFilter, PullListState, PullRequest, Result};
 pub(crate) fn keeps(filter: &PullFilter, repo: &RepoRef, pull: &PullRequest) -> bool {
     let state = match filter.state {
         PullListState::Open => pull.state == PrState::Open,
+        PullListState::Closed => pull.state == PrState::Closed,
+        PullListState::Merged => pull.state == PrState::Merged,
         PullListState::All => true,
     };
+    let author = filter
+        .author
+        .as_deref()
+        .is_none_or(|a| pull.author.login.eq_ignore_ascii_case(a));
+    let draft = filter.draft.is_none_or(|d| pull.draft == d);
     let base = filter.base.as_deref().is_none_or(|b| pull.base_ref == b);
     // A head branch of the base repository: a fork's branch of the same name is another one.
     let head = filter.head.as_deref().is_none_or(|h| {
@@ -24,7 +31,17 @@ pub(crate) fn keeps(filter: &PullFilter, repo: &RepoRef, pull: &PullRequest) -> 
                 .as_deref()
                 .is_some_and(|r| r.eq_ignore_ascii_case(&repo.full_name()))
     });
-    state && base && head
+    state && base && head && author && draft
+}
+
+/// The `state` a listing asks the forge for: both forges list merged pull requests as
+/// `closed`, so closed and merged are told apart here.
+pub(crate) fn state_param(state: PullListState) -> &'static str {
+    match state {
+        PullListState::Open => "open",
+        PullListState::Closed | PullListState::Merged => "closed",
+        PullListState::All => "all",
+    }
 }
 
 /// A branch name worth sending: git refuses whitespace and control characters in ref names,
@@ -113,6 +130,7 @@ mod tests {
             head: Some("feature".into()),
             base: Some("main".into()),
             limit: 10,
+            ..PullFilter::default()
         };
         assert!(keeps(
             &filter,
@@ -139,6 +157,7 @@ mod tests {
             head: None,
             base: Some("develop".into()),
             limit: 10,
+            ..PullFilter::default()
         };
         assert!(!keeps(
             &open,
@@ -151,6 +170,38 @@ mod tests {
             &repo,
             &pull(6, PrState::Merged, "x", Some("acme/widgets"))
         ));
+    }
+
+    #[test]
+    fn closed_merged_author_and_draft_filters() {
+        let repo = RepoRef::parse("acme/widgets").unwrap();
+        let own = Some("acme/widgets");
+        let keeps_state = |state, pr_state| {
+            let filter = PullFilter {
+                state,
+                ..PullFilter::default()
+            };
+            keeps(&filter, &repo, &pull(1, pr_state, "x", own))
+        };
+        assert!(keeps_state(PullListState::Closed, PrState::Closed));
+        assert!(!keeps_state(PullListState::Closed, PrState::Merged));
+        assert!(keeps_state(PullListState::Merged, PrState::Merged));
+        assert!(!keeps_state(PullListState::Merged, PrState::Open));
+        let by_a = PullFilter {
+            author: Some("A".into()),
+            draft: Some(false),
+            ..PullFilter::default()
+        };
+        assert!(keeps(&by_a, &repo, &pull(1, PrState::Open, "x", own)));
+        let mut draft = pull(2, PrState::Open, "x", own);
+        draft.draft = true;
+        assert!(!keeps(&by_a, &repo, &draft));
+        let by_b = PullFilter {
+            author: Some("b".into()),
+            ..PullFilter::default()
+        };
+        assert!(!keeps(&by_b, &repo, &pull(3, PrState::Open, "x", own)));
+        assert_eq!(state_param(PullListState::Merged), "closed");
     }
 
     #[test]

@@ -219,6 +219,7 @@ impl Fixture {
             head: head.map(str::to_owned),
             base: base.map(str::to_owned),
             limit,
+            ..PullFilter::default()
         };
         self.forge
             .pull_requests()

@@ -51,6 +51,7 @@ pub async fn walk(
             head: Some(branch.clone()),
             base: None,
             limit: 10,
+            ..PullFilter::default()
         };
         requests += 1;
         let found = prs.list_pull_requests(repo, &filter).await?;
@@ -76,6 +77,7 @@ pub async fn walk(
             head: None,
             base: Some(branch.clone()),
             limit: 10,
+            ..PullFilter::default()
         };
         requests += 1;
         let mut found: Vec<PullRequest> = prs

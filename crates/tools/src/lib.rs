@@ -15,6 +15,8 @@ mod shared;
 registry::tools! {
     pr_comment_list::PrCommentList,
     pr_comment_create::PrCommentCreate,
+    pr_list::PrList,
+    pr_get::PrGet,
     find_unresolved_comments::FindUnresolvedComments,
     reply_to_review_thread::ReplyToReviewThread,
     resolve_review_thread::ResolveReviewThread,

@@ -420,6 +420,7 @@ pub(crate) async fn pr_of_current_branch(
             head: Some(branch.clone()),
             base: None,
             limit: 10,
+            ..PullFilter::default()
         };
         asked.push(repo.full_name());
         let found = forge

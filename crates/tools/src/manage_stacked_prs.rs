@@ -476,6 +476,7 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
                 head: Some(dependent.base_ref.clone()),
                 base: None,
                 limit: 10,
+                ..PullFilter::default()
             };
             let found = forge
                 .pull_requests()

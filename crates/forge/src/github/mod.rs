@@ -6,6 +6,7 @@ pub(crate) mod ci;
 mod commands;
 mod contents;
 mod feedback;
+mod pull_list;
 pub mod queries;
 mod readiness;
 mod repository;
@@ -30,8 +31,8 @@ use crate::http::{Auth, ClientOptions, EnvLookup, Failure, Http, Request, Retry,
 use crate::{
     Actions, ActionsJobRef, Actor, Annotation, Artifact, CheckAnnotations, Checks, CiSnapshot,
     CommandRecipes, Forge, IssueComment, Job, LogStream, Page, PageRequest, PrState, PullFilter,
-    PullListState, PullRequest, PullRequests, Review, ReviewComment, ReviewFeedback, ReviewState,
-    ReviewThread, ReviewThreads, ThreadCapabilities, WorkflowHistory, WorkflowRun,
+    PullRequest, PullRequestDetails, PullRequests, Review, ReviewComment, ReviewFeedback,
+    ReviewState, ReviewThread, ReviewThreads, ThreadCapabilities, WorkflowHistory, WorkflowRun,
 };
 
 /// How long `gh auth token` may take before we stop waiting for it.
@@ -389,13 +390,7 @@ impl PullRequests for GitHub {
             // Branch names are percent-encoded here, whatever they hold.
             let query = {
                 let mut query = url::form_urlencoded::Serializer::new(String::new());
-                query.append_pair(
-                    "state",
-                    match filter.state {
-                        PullListState::Open => "open",
-                        PullListState::All => "all",
-                    },
-                );
+                query.append_pair("state", crate::pulls::state_param(filter.state));
                 if let Some(head) = &filter.head {
                     query.append_pair("head", &format!("{}:{head}", repo.owner));
                 }
@@ -435,6 +430,19 @@ impl PullRequests for GitHub {
         }
         found.truncate(filter.limit);
         Ok(found)
+    }
+
+    async fn pull_request_details(&self, pr: &PrRef) -> Result<PullRequestDetails> {
+        self.fetch_pull_details(pr).await
+    }
+
+    async fn pull_request_page(
+        &self,
+        repo: &RepoRef,
+        filter: &PullFilter,
+        page: PageRequest,
+    ) -> Result<Page<PullRequestDetails>> {
+        self.fetch_pull_page(repo, filter, page).await
     }
 
     /// `PATCH /repos/{o}/{r}/pulls/{n}` with `{"base": …}`, after a read that proves the
@@ -732,6 +740,19 @@ struct GhPull {
     html_url: String,
     head: GhRef,
     base: GhRef,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    created_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "crate::time::rfc3339_opt::deserialize")]
+    updated_at: Option<Timestamp>,
+    #[serde(default)]
+    requested_reviewers: Option<Vec<GhUser>>,
+    #[serde(default)]
+    requested_teams: Option<Vec<GhTeam>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GhTeam {
+    slug: String,
 }
 
 #[derive(Debug, Deserialize)]
