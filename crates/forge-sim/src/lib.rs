@@ -35,6 +35,7 @@ mod forgejo;
 mod forgejo_readiness;
 mod git_http;
 mod github;
+mod issues;
 #[cfg(feature = "graphql")]
 mod graphql;
 #[cfg(feature = "graphql")]
@@ -58,7 +59,7 @@ pub use graphql_schema::{graphql_points, validate_graphql};
 pub use readiness::{MergeRulesSpec, ReadinessSpec};
 pub use scenario::{
     AnnotationSpec, ArtifactSpec, BranchProtectionSpec, BranchSpec, Capabilities, CheckRunSpec,
-    CommentSpec, ForgeFlavor, GenerateComments, GenerateThreads, IssueSpec, LogGenerate,
+    CommentSpec, ForgeFlavor, GenerateComments, GenerateThreads, IssueSpec, IssueState, LogGenerate,
     Permission, PullSpec, PullState, RateLimitSpec, RepoSpec, ReviewSpec, ReviewThreadSpec,
     Scenario, StatusSpec, StepSpec, ThreadCommentSpec, TokenSpec, UserKind, UserSpec,
     WorkflowJobSpec, WorkflowRunSpec,

@@ -5,6 +5,7 @@
 mod ci;
 mod commands;
 mod contents;
+mod issues;
 mod readiness;
 pub use readiness::context_glob;
 mod repository;
@@ -51,6 +52,8 @@ pub struct Forgejo {
     version: OnceLock<String>,
     /// Endpoint path -> whether this instance serves it, as probed.
     capabilities: Mutex<HashMap<String, bool>>,
+    /// Who the token is (`GET /user`), asked once.
+    viewer: OnceCell<Actor>,
 }
 
 impl std::fmt::Debug for Forgejo {
@@ -84,6 +87,7 @@ impl Forgejo {
             flavour: OnceCell::new(),
             version: OnceLock::new(),
             capabilities: Mutex::new(HashMap::new()),
+            viewer: OnceCell::new(),
         })
     }
 
@@ -459,6 +463,10 @@ impl Forge for Forgejo {
     }
 
     fn commands(&self) -> &dyn CommandRecipes {
+        self
+    }
+
+    fn issues(&self) -> &dyn crate::Issues {
         self
     }
 }

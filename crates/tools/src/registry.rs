@@ -24,7 +24,7 @@ pub enum Toolset {
     Analysis,
     /// Why CI failed: `get_failing_tests`.
     Ci,
-    /// A pull request's conversation.
+    /// Conversations: pull requests' and issues' comments, and a repository's issues.
     Comments,
     /// The local repository: merge conflicts and restacking stacked PRs.
     Git,
