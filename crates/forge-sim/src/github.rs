@@ -1236,7 +1236,8 @@ pub(crate) fn label_json(api: &str, index: usize, name: &str) -> Value {
     json!({
         "id": id,
         "node_id": format!("LA_{id}"),
-        "url": format!("{api}/labels/{name}"),
+        // A name is one path segment: GitHub percent-encodes spaces and the like.
+        "url": format!("{api}/labels/{}", url::form_urlencoded::byte_serialize(name.as_bytes()).collect::<String>().replace('+', "%20")),
         "name": name,
         "description": "",
         "color": "ededed",

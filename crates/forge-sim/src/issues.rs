@@ -82,9 +82,11 @@ fn entry(world: &World, r: usize, number: u64) -> Option<Entry<'_>> {
 impl World {
     /// The conversation (pull request or issue number) a comment of repository `r` is on.
     fn comment_by_id(&self, r: usize, id: u64) -> Option<(u64, &Comment)> {
-        self.repos.get(r)?.conversations.iter().find_map(|(n, cs)| {
-            cs.iter().find(|c| c.id == id).map(|c| (*n, c))
-        })
+        self.repos
+            .get(r)?
+            .conversations
+            .iter()
+            .find_map(|(n, cs)| cs.iter().find(|c| c.id == id).map(|c| (*n, c)))
     }
 
     /// Changes a comment's body; `updated_at` moves to now.
@@ -196,7 +198,11 @@ pub(crate) fn github_route(
                     );
                 }
             };
-            match id.parse().ok().and_then(|id| world.edit_comment(r, id, &body)) {
+            match id
+                .parse()
+                .ok()
+                .and_then(|id| world.edit_comment(r, id, &body))
+            {
                 Some((n, c)) => Reply::json(200, comment_json(base, world, r, n, &c)),
                 None => not_found(),
             }
@@ -229,7 +235,11 @@ fn github_list(base: &str, world: &World, req: &Request, r: usize) -> Reply {
     found.sort_by(|a, b| {
         let key = |e: &Entry<'_>| {
             (
-                if by_updated { e.updated.clone() } else { e.created.clone() },
+                if by_updated {
+                    e.updated.clone()
+                } else {
+                    e.created.clone()
+                },
                 e.number,
             )
         };
@@ -341,7 +351,10 @@ pub(crate) fn forgejo_route(
                 return not_found(base);
             };
             if !may_edit(world, caller, &author) {
-                return Reply::json(403, json!({"message": "", "url": format!("{base}/api/swagger")}));
+                return Reply::json(
+                    403,
+                    json!({"message": "", "url": format!("{base}/api/swagger")}),
+                );
             }
             let body = match comment_body(req) {
                 Some(b) if !b.is_empty() => b,
@@ -353,7 +366,11 @@ pub(crate) fn forgejo_route(
                     );
                 }
             };
-            match id.parse().ok().and_then(|id| world.edit_comment(r, id, &body)) {
+            match id
+                .parse()
+                .ok()
+                .and_then(|id| world.edit_comment(r, id, &body))
+            {
                 Some((n, c)) => Reply::json(200, comment_json(base, world, r, n, &c)),
                 None => not_found(base),
             }

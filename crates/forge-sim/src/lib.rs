@@ -35,13 +35,13 @@ mod forgejo;
 mod forgejo_readiness;
 mod git_http;
 mod github;
-mod issues;
 #[cfg(feature = "graphql")]
 mod graphql;
 #[cfg(feature = "graphql")]
 mod graphql_cost;
 #[cfg(feature = "graphql")]
 mod graphql_schema;
+mod issues;
 mod readiness;
 mod scenario;
 mod server;
@@ -59,10 +59,10 @@ pub use graphql_schema::{graphql_points, validate_graphql};
 pub use readiness::{MergeRulesSpec, ReadinessSpec};
 pub use scenario::{
     AnnotationSpec, ArtifactSpec, BranchProtectionSpec, BranchSpec, Capabilities, CheckRunSpec,
-    CommentSpec, ForgeFlavor, GenerateComments, GenerateThreads, IssueSpec, IssueState, LogGenerate,
-    Permission, PullSpec, PullState, RateLimitSpec, RepoSpec, ReviewSpec, ReviewThreadSpec,
-    Scenario, StatusSpec, StepSpec, ThreadCommentSpec, TokenSpec, UserKind, UserSpec,
-    WorkflowJobSpec, WorkflowRunSpec,
+    CommentSpec, ForgeFlavor, GenerateComments, GenerateThreads, IssueSpec, IssueState,
+    LogGenerate, Permission, PullSpec, PullState, RateLimitSpec, RepoSpec, ReviewSpec,
+    ReviewThreadSpec, Scenario, StatusSpec, StepSpec, ThreadCommentSpec, TokenSpec, UserKind,
+    UserSpec, WorkflowJobSpec, WorkflowRunSpec,
 };
 pub use server::{RecordedRequest, Sim, SimHandle, StorageRequest};
 

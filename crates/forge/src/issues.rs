@@ -147,8 +147,12 @@ pub trait Issues: Send + Sync {
 
     /// Replaces a conversation comment's body; never retried once it may have reached the
     /// forge. Checks nothing: callers check whose comment it is and where it is first.
-    async fn edit_comment(&self, repo: &RepoRef, id: u64, body: &str)
-    -> Result<ConversationComment>;
+    async fn edit_comment(
+        &self,
+        repo: &RepoRef,
+        id: u64,
+        body: &str,
+    ) -> Result<ConversationComment>;
 
     /// The account the client's token belongs to (`GET /user`), asked once per client
     /// (so once per credential) and remembered.
@@ -243,7 +247,10 @@ mod tests {
     #[test]
     fn comment_urls_name_the_number() {
         assert_eq!(number_from_url("https://api/repos/o/r/issues/12"), Some(12));
-        assert_eq!(comment_number(1, &["", "http://h/o/r/pulls/7"]).ok(), Some(7));
+        assert_eq!(
+            comment_number(1, &["", "http://h/o/r/pulls/7"]).ok(),
+            Some(7)
+        );
         assert!(comment_number(1, &["", ""]).is_err());
     }
 }

@@ -56,6 +56,10 @@ pub(crate) async fn edit(ctx: &Context, on: On, request: EditRequest<'_>) -> Res
     )
     .await?;
     let id = request.comment_id as u64;
+    let shown = match on {
+        On::Issue => crate::shared::issue_ref(&target),
+        On::PullRequest => target.to_string(),
+    };
     let forge = ctx.forge(&target.repo)?;
     let issues = forge.issues();
     let conversation = async {
@@ -68,7 +72,11 @@ pub(crate) async fn edit(ctx: &Context, on: On, request: EditRequest<'_>) -> Res
                 Ok(())
             }
             // "Not found" for an issue's number.
-            On::PullRequest => forge.pull_requests().pull_request(&target).await.map(|_| ()),
+            On::PullRequest => forge
+                .pull_requests()
+                .pull_request(&target)
+                .await
+                .map(|_| ()),
         }
     };
     let (found, viewer, ()) = tokio::try_join!(
@@ -82,14 +90,14 @@ pub(crate) async fn edit(ctx: &Context, on: On, request: EditRequest<'_>) -> Res
             On::PullRequest => ("pull request", "pr_comment_edit"),
         };
         return Err(Error::user(format!(
-            "comment {id} is on #{} of {}, not on {what} {target}",
+            "comment {id} is on #{} of {}, not on {what} {shown}",
             found.number,
             target.repo.full_name()
         ))
         .with_detail("comment_id", id)
         .with_detail("number", found.number)
         .with_suggestion(format!(
-            "Pass the number the comment is on ({}), or the id of a comment on {target}; \
+            "Pass the number the comment is on ({}), or the id of a comment on {shown}; \
              {tool} edits conversation comments only (not review comments on code lines).",
             found.number
         )));
@@ -97,7 +105,7 @@ pub(crate) async fn edit(ctx: &Context, on: On, request: EditRequest<'_>) -> Res
     let author = &found.comment.author.login;
     if !author.eq_ignore_ascii_case(&viewer.login) {
         return Err(Error::user(format!(
-            "comment {id} on {target} was written by {author}, not by {}: only your own \
+            "comment {id} on {shown} was written by {author}, not by {}: only your own \
              comments can be edited",
             viewer.login
         ))

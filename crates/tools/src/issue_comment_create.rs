@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::Context;
 use crate::registry::{Annotations, Tool};
-use crate::shared::{PullRequestComment, first_line, pr_target};
+use crate::shared::{PullRequestComment, first_line, issue_ref, pr_target};
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -75,7 +75,7 @@ argument is valid.";
             .create_issue_comment(&issue, &input.comment)
             .await?;
         Ok(Output {
-            issue: issue.to_string(),
+            issue: issue_ref(&issue),
             comment: comment.into(),
         })
     }

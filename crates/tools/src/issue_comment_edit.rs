@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::Context;
 use crate::comment_edit::{EditRequest, On, edit};
 use crate::registry::{Annotations, Tool};
-use crate::shared::{PullRequestComment, first_line};
+use crate::shared::{PullRequestComment, first_line, issue_ref};
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -75,7 +75,7 @@ unchanged body writes nothing. For a pull request use pr_comment_edit.";
         )
         .await?;
         Ok(Output {
-            issue: edited.target.to_string(),
+            issue: issue_ref(&edited.target),
             comment: edited.comment.into(),
             unchanged: edited.unchanged,
         })

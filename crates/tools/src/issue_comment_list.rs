@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::Context;
 use crate::comment_pages::{FORGE_PAGE_SIZE, Position, comment_page};
 use crate::registry::{Annotations, Tool};
-use crate::shared::{PullRequestComment, first_line, pr_target};
+use crate::shared::{PullRequestComment, first_line, issue_ref, pr_target};
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -93,7 +93,7 @@ Enterprise, Forgejo or Gitea, oldest first, 20 a page. For a pull request use pr
         };
         let (shown, next) = comment_page(fetch, position).await?;
         Ok(Output {
-            issue: issue.to_string(),
+            issue: issue_ref(&issue),
             comments: shown.into_iter().map(Into::into).collect(),
             next_cursor: next.map(|p| ctx.cursors.encode(Self::NAME, raw, &p)),
         })

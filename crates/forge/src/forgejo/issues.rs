@@ -83,10 +83,7 @@ struct FjLocatedComment {
 
 impl FjLocatedComment {
     fn into_domain(self) -> Result<ConversationComment> {
-        let number = comment_number(
-            self.comment.id,
-            &[&self.issue_url, &self.pull_request_url],
-        )?;
+        let number = comment_number(self.comment.id, &[&self.issue_url, &self.pull_request_url])?;
         Ok(ConversationComment {
             comment: self.comment.into_domain(),
             number,
@@ -191,7 +188,9 @@ impl Issues for Forgejo {
         );
         let request = Request::get(url, Some(auth), &subject).not_found_hint(&hint);
         let (_, response) = tokio::try_join!(self.plain_issue(issue), self.http.send(&request))?;
-        let all: Vec<FjComment> = response.json::<Option<Vec<FjComment>>>()?.unwrap_or_default();
+        let all: Vec<FjComment> = response
+            .json::<Option<Vec<FjComment>>>()?
+            .unwrap_or_default();
         let per_page = page.per_page.max(1) as usize;
         let start = (page.page.max(1) as usize - 1).saturating_mul(per_page);
         let has_next = all.len() > start.saturating_add(per_page);
