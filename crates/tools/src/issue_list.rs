@@ -131,12 +131,12 @@ GitHub, GitHub Enterprise, Forgejo or Gitea, newest first, 20 a page; filter by 
                 problems.push(format!("labels[{i}] must not be empty"));
             }
         }
-        if let Some(author) = &input.author {
-            if author.trim().is_empty() || author.chars().any(char::is_whitespace) {
-                problems.push(format!(
-                    "author must be a login, without spaces (got {author:?})"
-                ));
-            }
+        if let Some(author) = &input.author
+            && (author.trim().is_empty() || author.chars().any(char::is_whitespace))
+        {
+            problems.push(format!(
+                "author must be a login, without spaces (got {author:?})"
+            ));
         }
         let repo = repo_target(
             ctx,

@@ -108,7 +108,7 @@ async fn walk(fx: &Fixture, args: Value) -> (Vec<u64>, Vec<usize>) {
 }
 
 fn is_pull(n: u64) -> bool {
-    n % 5 == 0
+    n.is_multiple_of(5)
 }
 
 async fn lists_issues_with_each_filter(flavor: Flavor) {
@@ -183,10 +183,7 @@ async fn walks_across_forge_pages(flavor: Flavor) {
          repos:\n  - owner: acme\n    name: tracker\n    pulls:\n",
     );
     let is_pr = |n: u64| n % 7 < 3;
-    let created = |n: u64| {
-        format!("2024-01-01T00:00:00Z")
-            .replace("00:00:00", &format!("{:02}:{:02}:00", n / 60, n % 60))
-    };
+    let created = |n: u64| format!("2024-01-01T{:02}:{:02}:00Z", n / 60, n % 60);
     for n in (1..=260).filter(|&n| is_pr(n)) {
         yaml.push_str(&format!(
             "      - {{number: {n}, title: p{n}, author: bob, created_at: \"{}\", \
