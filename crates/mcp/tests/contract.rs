@@ -6,13 +6,15 @@
 use resolve_pr_mcp::{Options, Selection, tools_list_json};
 use serde_json::{Value, json};
 
-/// The budget for the whole tools/list result of the current twelve tools (o200k tokens).
+/// The budget for the whole tools/list result of the current seventeen tools (o200k tokens).
 /// It was 12,477 for seven before the schemas were flattened and the descriptions
 /// rewritten, then 6,000; the two git tools (a conflict report, and a restack plan with
 /// seed 003's typed commands and automation status) add about 3,100; the merge and
 /// analysis tools (readiness with its blockers and protection, impact, review context)
-/// about 3,200 after their field descriptions were cut to what names do not say.
-const TOOLS_LIST_TOKEN_BUDGET: usize = 12_500;
+/// about 3,200 after their field descriptions were cut to what names do not say. The issue
+/// tools and the two comment edits (five tools, each with its comment or issue shape) took it
+/// from 12,447 to 14,905.
+const TOOLS_LIST_TOKEN_BUDGET: usize = 15_000;
 
 fn tools_list() -> Value {
     let selection = Selection::new(&Options::default()).expect("the default selection");
