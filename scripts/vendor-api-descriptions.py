@@ -67,6 +67,11 @@ GITHUB_OPERATIONS = [
     # Contents: a pull request's files and commits (impact, review).
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/files"),
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/commits"),
+    # Issues: a repository's issues, one issue, a conversation comment read and edited by id.
+    ("get", "/repos/{owner}/{repo}/issues"),
+    ("get", "/repos/{owner}/{repo}/issues/{issue_number}"),
+    ("get", "/repos/{owner}/{repo}/issues/comments/{comment_id}"),
+    ("patch", "/repos/{owner}/{repo}/issues/comments/{comment_id}"),
 ]
 # Forgejo's paths are relative to /api/v1.
 FORGEJO_OPERATIONS = [
@@ -105,6 +110,11 @@ FORGEJO_OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/branch_protections/{name}"),
     ("get", "/repos/{owner}/{repo}/commits/{ref}/status"),
     ("get", "/repos/{owner}/{repo}/compare/{basehead}"),
+    # Issues: a repository's issues, one issue, a conversation comment read and edited by id.
+    ("get", "/repos/{owner}/{repo}/issues"),
+    ("get", "/repos/{owner}/{repo}/issues/{index}"),
+    ("get", "/repos/{owner}/{repo}/issues/comments/{id}"),
+    ("patch", "/repos/{owner}/{repo}/issues/comments/{id}"),
 ]
 
 # Go fields that are pointers to scalars, so null when unset, which go-swagger cannot tell

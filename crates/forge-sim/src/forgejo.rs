@@ -29,7 +29,7 @@ fn swagger_url(base: &str) -> String {
     format!("{base}/api/swagger")
 }
 
-fn api_error(base: &str, status: u16, message: &str) -> Reply {
+pub(crate) fn api_error(base: &str, status: u16, message: &str) -> Reply {
     Reply::json(
         status,
         json!({"message": message, "url": swagger_url(base)}),
@@ -37,7 +37,7 @@ fn api_error(base: &str, status: u16, message: &str) -> Reply {
 }
 
 /// `ctx.NotFound()` without arguments: Go's nil slice makes `errors` null.
-fn not_found(base: &str) -> Reply {
+pub(crate) fn not_found(base: &str) -> Reply {
     Reply::json(
         404,
         json!({"errors": null, "message": "The target couldn't be found.", "url": swagger_url(base)}),
@@ -171,6 +171,14 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
                     Reply::json(201, comment_json(base, &world, r, n, &comment))
                 }
                 None => api_error(base, 500, ""),
+            }
+        }
+        (method, ["repos", owner, name, "issues", rest @ ..])
+            if crate::issues::serves(method, rest) =>
+        {
+            match visible_repo(&world, &caller, owner, name) {
+                Some(r) => crate::issues::forgejo_route(base, &mut world, req, &caller, r, rest),
+                None => not_found(base),
             }
         }
         ("GET", ["repos", owner, name, "pulls", index, "reviews"]) => {
@@ -1012,7 +1020,7 @@ fn pull_json(
 
 /// Forgejo's `Comment`: `pull_request_url` is set on pull requests, `issue_url` on issues,
 /// the other is "".
-fn comment_json(base: &str, world: &World, r: usize, number: u64, c: &Comment) -> Value {
+pub(crate) fn comment_json(base: &str, world: &World, r: usize, number: u64, c: &Comment) -> Value {
     let spec = &world.repos[r].spec;
     let is_pull = matches!(world.conversation(r, number), Some(Conversation::Pull(_)));
     let conv_url = format!(

@@ -193,6 +193,14 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String, Option<u
                     _ => not_found(),
                 }
             }
+            (method, ["repos", owner, name, "issues", rest @ ..])
+                if crate::issues::serves(method, rest) =>
+            {
+                match visible_repo(&world, &caller, owner, name) {
+                    Some(r) => crate::issues::github_route(base, &mut world, req, &caller, r, rest),
+                    None => not_found(),
+                }
+            }
             ("GET", ["repos", owner, name, "pulls", number, "reviews"]) => {
                 match pull_of(&world, &caller, owner, name, number) {
                     Some((r, n)) => {
@@ -1194,7 +1202,7 @@ pub(crate) fn pull_json(base: &str, world: &World, r: usize, p: &PullSpec) -> Va
 }
 
 /// GitHub's `issue-comment`.
-fn comment_json(base: &str, world: &World, r: usize, number: u64, c: &Comment) -> Value {
+pub(crate) fn comment_json(base: &str, world: &World, r: usize, number: u64, c: &Comment) -> Value {
     let spec = &world.repos[r].spec;
     let full = format!("{}/{}", spec.owner, spec.name);
     let api = format!("{base}/repos/{full}");
@@ -1223,12 +1231,13 @@ fn comment_json(base: &str, world: &World, r: usize, number: u64, c: &Comment) -
 }
 
 /// A label as GitHub's REST API shows it; ids follow the label's place on the pull request.
-fn label_json(api: &str, index: usize, name: &str) -> Value {
+pub(crate) fn label_json(api: &str, index: usize, name: &str) -> Value {
     let id = 9000 + index as u64;
     json!({
         "id": id,
         "node_id": format!("LA_{id}"),
-        "url": format!("{api}/labels/{name}"),
+        // A name is one path segment: GitHub percent-encodes spaces and the like.
+        "url": format!("{api}/labels/{}", url::form_urlencoded::byte_serialize(name.as_bytes()).collect::<String>().replace('+', "%20")),
         "name": name,
         "description": "",
         "color": "ededed",

@@ -41,6 +41,7 @@ mod graphql;
 mod graphql_cost;
 #[cfg(feature = "graphql")]
 mod graphql_schema;
+mod issues;
 mod readiness;
 mod review_requests;
 mod scenario;
@@ -59,10 +60,10 @@ pub use graphql_schema::{graphql_points, validate_graphql};
 pub use readiness::{MergeRulesSpec, ReadinessSpec};
 pub use scenario::{
     AnnotationSpec, ArtifactSpec, BranchProtectionSpec, BranchSpec, Capabilities, CheckRunSpec,
-    CommentSpec, ForgeFlavor, GenerateComments, GenerateThreads, IssueSpec, LogGenerate,
-    Permission, PullSpec, PullState, RateLimitSpec, RepoSpec, ReviewSpec, ReviewThreadSpec,
-    Scenario, StatusSpec, StepSpec, ThreadCommentSpec, TokenSpec, UserKind, UserSpec,
-    WorkflowJobSpec, WorkflowRunSpec,
+    CommentSpec, ForgeFlavor, GenerateComments, GenerateThreads, IssueSpec, IssueState,
+    LogGenerate, Permission, PullSpec, PullState, RateLimitSpec, RepoSpec, ReviewSpec,
+    ReviewThreadSpec, Scenario, StatusSpec, StepSpec, ThreadCommentSpec, TokenSpec, UserKind,
+    UserSpec, WorkflowJobSpec, WorkflowRunSpec,
 };
 pub use server::{RecordedRequest, Sim, SimHandle, StorageRequest};
 

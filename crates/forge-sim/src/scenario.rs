@@ -685,7 +685,8 @@ pub struct BranchProtectionSpec {
     pub rules: crate::readiness::MergeRulesSpec,
 }
 
-/// A plain issue: lets a test prove that an issue number is not a pull request.
+/// A plain issue: listed by the issue tools, and lets a test prove that an issue number is
+/// not a pull request.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IssueSpec {
@@ -698,7 +699,21 @@ pub struct IssueSpec {
     #[serde(default)]
     pub created_at: Option<String>,
     #[serde(default)]
+    pub updated_at: Option<String>,
+    #[serde(default)]
+    pub state: IssueState,
+    #[serde(default)]
+    pub labels: Vec<String>,
+    #[serde(default)]
     pub comments: Vec<CommentSpec>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IssueState {
+    #[default]
+    Open,
+    Closed,
 }
 
 /// GitHub REST's `mergeable_state` values (GraphQL's `MergeStateStatus`, lower case).

@@ -5,6 +5,7 @@
 mod ci;
 mod commands;
 mod contents;
+mod issues;
 mod pull_list;
 mod readiness;
 pub use readiness::context_glob;
@@ -52,6 +53,8 @@ pub struct Forgejo {
     version: OnceLock<String>,
     /// Endpoint path -> whether this instance serves it, as probed.
     capabilities: Mutex<HashMap<String, bool>>,
+    /// Who the token is (`GET /user`), asked once.
+    viewer: OnceCell<Actor>,
 }
 
 impl std::fmt::Debug for Forgejo {
@@ -85,6 +88,7 @@ impl Forgejo {
             flavour: OnceCell::new(),
             version: OnceLock::new(),
             capabilities: Mutex::new(HashMap::new()),
+            viewer: OnceCell::new(),
         })
     }
 
@@ -454,6 +458,10 @@ impl Forge for Forgejo {
     }
 
     fn commands(&self) -> &dyn CommandRecipes {
+        self
+    }
+
+    fn issues(&self) -> &dyn crate::Issues {
         self
     }
 }

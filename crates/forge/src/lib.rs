@@ -20,6 +20,7 @@ mod error;
 pub mod forgejo;
 pub mod github;
 mod http;
+pub mod issues;
 pub mod model;
 mod pulls;
 pub mod repository;
@@ -35,6 +36,9 @@ pub use error::{Error, Report, Result, Transport};
 pub use forgejo::Forgejo;
 pub use github::GitHub;
 pub use http::{ClientOptions, EnvLookup, RetryPolicy};
+pub use issues::{
+    ConversationComment, Issue, IssueFilter, IssueListState, IssueState, Issues, not_an_issue,
+};
 pub use model::*;
 pub use repository::*;
 pub use router::{ClientKey, Forges, TOKEN_CLIENTS};
@@ -75,6 +79,9 @@ pub trait Forge: Send + Sync {
 
     /// The shell commands agents run against this forge (see `commands`).
     fn commands(&self) -> &dyn CommandRecipes;
+
+    /// Issues, and conversation comments by id (see `issues`).
+    fn issues(&self) -> &dyn Issues;
 }
 
 /// A capability the caller needs, or the `logical` error that says this forge cannot do

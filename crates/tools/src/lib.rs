@@ -5,6 +5,8 @@
 
 pub mod action_commands;
 mod arguments;
+mod comment_edit;
+mod comment_pages;
 mod local;
 pub mod registry;
 mod schema;
@@ -17,6 +19,11 @@ registry::tools! {
     pr_comment_create::PrCommentCreate,
     pr_list::PrList,
     pr_get::PrGet,
+    pr_comment_edit::PrCommentEdit,
+    issue_list::IssueList,
+    issue_comment_list::IssueCommentList,
+    issue_comment_create::IssueCommentCreate,
+    issue_comment_edit::IssueCommentEdit,
     find_unresolved_comments::FindUnresolvedComments,
     reply_to_review_thread::ReplyToReviewThread,
     resolve_review_thread::ResolveReviewThread,

@@ -1,13 +1,14 @@
 //! `pr_comment_list`: the pull request's conversation comments, oldest first, 20 a page with
 //! opaque cursors. The listing `pr_comment_create` relies on: a created comment shows up here.
 
-use resolve_pr_core::{PageSize, Result};
+use resolve_pr_core::Result;
 use resolve_pr_forge::PageRequest;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
+use crate::comment_pages::{FORGE_PAGE_SIZE, Position, comment_page};
 use crate::registry::{Annotations, Tool};
 use crate::shared::{PullRequestComment, first_line, pr_target};
 
@@ -38,19 +39,6 @@ pub struct Output {
     #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
 }
-
-/// Where the next page starts: after the last comment shown, which was on forge page
-/// `forge_page` (at `FORGE_PAGE_SIZE` a page). Resuming after a comment rather than at an
-/// offset means a comment deleted between calls shifts nothing and a comment added is not
-/// shown twice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Position {
-    after_id: u64,
-    forge_page: u32,
-}
-
-/// The largest page both forges serve; one forge page usually covers several of ours.
-const FORGE_PAGE_SIZE: u32 = 100;
 
 pub struct PrCommentList;
 
@@ -101,65 +89,9 @@ are in review threads: find_unresolved_comments lists those.";
                 Ok::<_, resolve_pr_core::Error>((got.items, more))
             }
         };
-
-        // Find where to start: right after the last comment shown. If it was deleted, resume
-        // at the first comment after it; if deletions moved it to an earlier forge page, step
-        // back until it (or a later comment) is in sight.
-        let mut page_no = position.map_or(1, |p| p.forge_page.max(1));
-        let (mut items, mut more) = fetch(page_no).await?;
-        let mut start = 0;
-        if let Some(p) = position {
-            loop {
-                if let Some(i) = items.iter().position(|c| c.id == p.after_id) {
-                    start = i + 1;
-                    break;
-                }
-                let before_all = items.first().is_none_or(|c| c.id > p.after_id);
-                if page_no > 1 && before_all {
-                    page_no -= 1;
-                    (items, more) = fetch(page_no).await?;
-                    continue;
-                }
-                start = items
-                    .iter()
-                    .position(|c| c.id > p.after_id)
-                    .unwrap_or(items.len());
-                break;
-            }
-        }
-
-        // Take up to a page of ours, moving on to the next forge page when this one runs out.
-        let want = PageSize::Comments.get();
-        let mut shown: Vec<(u32, resolve_pr_forge::IssueComment)> = Vec::with_capacity(want);
-        let mut remaining = items.split_off(start.min(items.len()));
-        let more_after = loop {
-            let rest = remaining.split_off((want - shown.len()).min(remaining.len()));
-            shown.extend(remaining.into_iter().map(|c| (page_no, c)));
-            remaining = rest;
-            if shown.len() == want {
-                break !remaining.is_empty() || more;
-            }
-            if !more {
-                break false;
-            }
-            page_no += 1;
-            (remaining, more) = fetch(page_no).await?;
-            if remaining.is_empty() {
-                break false;
-            }
-        };
-        let next_cursor = match shown.last() {
-            Some((forge_page, last)) if more_after => Some(ctx.cursors.encode(
-                Self::NAME,
-                raw,
-                &Position {
-                    after_id: last.id,
-                    forge_page: *forge_page,
-                },
-            )),
-            _ => None,
-        };
-        let comments = shown.into_iter().map(|(_, c)| c.into()).collect();
+        let (shown, next) = comment_page(fetch, position).await?;
+        let next_cursor = next.map(|p| ctx.cursors.encode(Self::NAME, raw, &p));
+        let comments = shown.into_iter().map(Into::into).collect();
         Ok(Output {
             pr: pr.to_string(),
             comments,

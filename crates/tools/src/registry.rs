@@ -24,7 +24,7 @@ pub enum Toolset {
     Analysis,
     /// Why CI failed: `get_failing_tests`.
     Ci,
-    /// Pull requests and their conversation: listing and reading them, their comments.
+    /// Conversations: pull requests (listing and reading them) and issues, and their comments.
     Comments,
     /// The local repository: merge conflicts and restacking stacked PRs.
     Git,

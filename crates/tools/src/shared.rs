@@ -262,3 +262,14 @@ pub async fn find_thread(
 pub fn short(sha: &str) -> &str {
     sha.get(..7).unwrap_or(sha)
 }
+
+/// How an issue is named in output: `owner/repo#N` (or `host/owner/repo#N`), or where that
+/// form does not parse back (another scheme, a sub-path install) the `/issues/N` URL, as
+/// [`PrRef`]'s display does with `/pulls/N` for pull requests.
+pub(crate) fn issue_ref(issue: &PrRef) -> String {
+    let shown = issue.to_string();
+    match shown.strip_suffix(&format!("/pulls/{}", issue.number)) {
+        Some(repo) => format!("{repo}/issues/{}", issue.number),
+        None => shown,
+    }
+}

@@ -285,7 +285,7 @@ impl Forgejo {
             .insert(key.to_owned(), supported);
     }
 
-    fn repo_api(&self, repo: &RepoRef) -> String {
+    pub(super) fn repo_api(&self, repo: &RepoRef) -> String {
         format!("{}/repos/{}/{}", self.api(), repo.owner, repo.repo)
     }
 

@@ -25,7 +25,7 @@ use crate::{Error, Result};
 const ACTIONS_APP: &str = "github-actions";
 
 impl GitHub {
-    fn repo_api(&self, repo: &RepoRef) -> String {
+    pub(super) fn repo_api(&self, repo: &RepoRef) -> String {
         format!(
             "{}/repos/{}/{}",
             self.endpoint.api_url.trim_end_matches('/'),

@@ -6,6 +6,7 @@ pub(crate) mod ci;
 mod commands;
 mod contents;
 mod feedback;
+mod issues;
 mod pull_list;
 pub mod queries;
 mod readiness;
@@ -69,6 +70,8 @@ pub struct GitHub {
     feedback: feedback::FeedbackCache,
     /// The pause before asking again for a mergeability GitHub is still computing.
     mergeable_wait: Duration,
+    /// Who the token is (`GET /user`), asked once.
+    viewer: OnceCell<Actor>,
 }
 
 impl std::fmt::Debug for GitHub {
@@ -113,6 +116,7 @@ impl GitHub {
             required_memo: ci::RequiredMemo::default(),
             feedback: Default::default(),
             mergeable_wait: options.mergeable_wait,
+            viewer: OnceCell::new(),
         })
     }
 
@@ -299,6 +303,10 @@ impl Forge for GitHub {
     }
 
     fn commands(&self) -> &dyn CommandRecipes {
+        self
+    }
+
+    fn issues(&self) -> &dyn crate::Issues {
         self
     }
 }

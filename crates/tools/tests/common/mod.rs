@@ -46,6 +46,15 @@ pub fn scenario(name_or_yaml: &str) -> Scenario {
         .unwrap_or_else(|| panic!("no scenario {name_or_yaml:?}"))
 }
 
+/// The YAML of a file in forge-sim's `scenarios/`.
+pub fn scenario_text(name: &str) -> String {
+    let path = format!(
+        "{}/../forge-sim/scenarios/{name}.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 /// A context whose forges are the simulator, reached with `token`. Cursors are signed with
 /// `cursor_key`, so two contexts with the same key honour each other's cursors.
 pub fn context(flavor: Flavor, sim: &SimHandle, token: &str, cursor_key: [u8; 32]) -> Context {
