@@ -63,8 +63,12 @@ fn parse_arguments(
     })
 }
 
+/// Prints to stdout; a reader that went away (`| head`) ends the output quietly instead of
+/// panicking as `println!` does on a broken pipe.
 fn print_json(value: &Value) {
-    println!("{}", printed_json(value));
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{}", printed_json(value)).and_then(|()| out.flush());
 }
 
 /// Pretty JSON of `value`, with C1 controls and bidi overrides from forge text escaped

@@ -13,11 +13,19 @@ pub fn run(options: &Options, style: Style) -> anyhow::Result<ExitCode> {
     let selection = Selection::new(options).context("cannot select the tools")?;
     if style.json {
         let json = tools_list_json(&selection);
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        quietly(format!("{}\n", serde_json::to_string_pretty(&json)?));
     } else {
-        print!("{}", table(&selection, style));
+        quietly(table(&selection, style));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes to stdout; a reader that went away (`| head`) ends the output quietly instead of
+/// panicking as `print!` does on a broken pipe.
+fn quietly(text: String) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 fn table(selection: &Selection, style: Style) -> String {
