@@ -134,12 +134,17 @@ reviewers and each reviewer's latest review. An issue's number is not found.";
         )?;
         let pull = details.pull;
         let cut = budget::cut(&pull.body, BODY_BYTES, &pull.html_url);
+        // The body's own marker gives the exact figures; this says only that it was cut.
         let body_cut = cut.original_bytes.map(|total| {
             format!(
-                "showing the first {BODY_BYTES} of {total} bytes; the whole description is at {}",
+                "the description has {total} bytes, more than the {BODY_BYTES} shown; the whole \
+                 text is at {}",
                 pull.html_url
             )
         });
+        // Once closed or merged, what the forge last said about a merge is stale (Forgejo says
+        // `false` for a merged pull request); mergeability says why it no longer applies.
+        let open = pull.state == resolve_pr_forge::PrState::Open;
         let mergeability = mergeability(forge.kind(), &pull);
         let fork = pull.is_from_fork();
         Ok(Output {
@@ -161,8 +166,8 @@ reviewers and each reviewer's latest review. An issue's number is not found.";
                 sha: pull.base_sha,
                 repository: pull.base_repo,
             },
-            mergeable: pull.mergeable,
-            mergeable_state: pull.mergeable_state,
+            mergeable: pull.mergeable.filter(|_| open),
+            mergeable_state: pull.mergeable_state.filter(|_| open),
             mergeability,
             labels: pull.labels,
             requested_reviewers: details
@@ -211,14 +216,16 @@ reviewers and each reviewer's latest review. An issue's number is not found.";
                 r.submitted_at
             ));
         }
+        if !out.body.trim().is_empty() {
+            text.push_str(&format!("\n\n{}\n", out.body.trim_end()));
+        }
         text
     }
 }
 
 /// Each reviewer's latest submitted review (pending ones are nobody's verdict yet).
 fn latest_reviews(reviews: Vec<Review>) -> Vec<ReviewerState> {
-    let mut latest: BTreeMap<String, (resolve_pr_forge::Timestamp, ReviewState)> =
-        BTreeMap::new();
+    let mut latest: BTreeMap<String, (resolve_pr_forge::Timestamp, ReviewState)> = BTreeMap::new();
     for r in reviews {
         let Some(at) = r.submitted_at else { continue };
         if r.state == ReviewState::Pending {

@@ -109,7 +109,10 @@ pub(crate) fn invalid(problems: Vec<String>) -> Error {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PullRequestComment {
     pub id: u64,
+    /// Cut to 4000 bytes, with a marker.
     pub body: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub body_cut: bool,
     /// Author's login; `ghost`: a deleted account.
     pub user: String,
     /// The forge marks the account as a bot.
@@ -122,11 +125,17 @@ pub struct PullRequestComment {
     pub html_url: String,
 }
 
+/// How much of a comment's body the comment tools show: a page of 20 stays readable when
+/// someone pasted a log into a comment.
+pub(crate) const COMMENT_BODY_BYTES: usize = 4000;
+
 impl From<IssueComment> for PullRequestComment {
     fn from(c: IssueComment) -> Self {
+        let cut = resolve_pr_core::budget::cut(&c.body, COMMENT_BODY_BYTES, &c.html_url);
         PullRequestComment {
             id: c.id,
-            body: c.body,
+            body: cut.text,
+            body_cut: cut.original_bytes.is_some(),
             user: c.author.login,
             is_bot: c.author.is_bot,
             author_association: c.author_association,

@@ -465,6 +465,43 @@ async fn forge_text_cannot_drive_a_terminal(flavor: Flavor) {
     );
 }
 
+/// A pasted log in a comment does not fill the agent's context: bodies are cut to 4,000
+/// bytes with a marker pointing at the whole text, in lists and in what a write echoes back.
+async fn long_comment_bodies_are_cut(flavor: Flavor) {
+    let (scenario, token) = match flavor {
+        Flavor::GitHub => ("demo-github", "ghp_demo_write"),
+        Flavor::Forgejo => ("demo-forgejo", "fj_demo_write"),
+    };
+    let fx = Fixture::start(flavor, scenario, token).await;
+    let repository = fx.repository("acme/widgets");
+    let body = "log line ✓\n".repeat(5_000);
+    let created = fx
+        .call(
+            "pr_comment_create",
+            json!({"repository": repository, "pull_request_number": 7, "comment": body}),
+        )
+        .await
+        .expect("created");
+    let shown = &created.structured["comment"];
+    assert_eq!(shown["body_cut"], true, "{shown}");
+    let text = shown["body"].as_str().expect("body");
+    assert!(text.len() < 4_200, "{}", text.len());
+    assert!(text.contains("[cut: showing"), "{text}");
+    let listed = fx
+        .call(
+            "pr_comment_list",
+            json!({"repository": repository, "pull_request_number": 7}),
+        )
+        .await
+        .expect("listed");
+    let comments = listed.structured["comments"].as_array().expect("comments");
+    let last = comments.last().expect("the new comment");
+    assert_eq!(last["body_cut"], true);
+    assert!(last["body"].as_str().expect("body").len() < 4_200);
+    // Short bodies come whole, without the flag.
+    assert!(comments[0].get("body_cut").is_none(), "{}", comments[0]);
+}
+
 /// A checkout whose remotes name the repository stands in for `repository`: `upstream` wins
 /// over `origin`, and a remote on no configured forge is passed over.
 async fn directory_names_the_repository(flavor: Flavor) {
@@ -567,6 +604,7 @@ async fn directory_names_the_repository(flavor: Flavor) {
 }
 
 on_both_forges!(
+    long_comment_bodies_are_cut,
     directory_names_the_repository,
     forge_text_cannot_drive_a_terminal,
     walks_a_long_conversation_page_by_page,
