@@ -597,6 +597,32 @@ impl Config {
 }
 
 impl Config {
+    /// Where each configured forge's web pages live (`https://github.com`,
+    /// `http://forgejo.lan:3000`): every host of the config file and the environment, and
+    /// GitHub's. The scheme is the API URL's. For matching a checkout's remotes, whose SSH
+    /// form names the host but not the web port or scheme.
+    pub fn web_bases(&self) -> Vec<String> {
+        let scheme_of = |api: Option<&str>| {
+            if api.is_some_and(|a| a.starts_with("http://")) {
+                "http"
+            } else {
+                "https"
+            }
+        };
+        let mut bases = vec![format!(
+            "{}://{}",
+            scheme_of(Some(&self.github.api_url)),
+            self.github.web_host
+        )];
+        for (host, cfg) in &self.hosts {
+            let base = format!("{}://{host}", scheme_of(cfg.api_url.as_deref()));
+            if !bases.contains(&base) {
+                bases.push(base);
+            }
+        }
+        bases
+    }
+
     /// The forge a host belongs to for a caller who brings their own token (the HTTP
     /// transport). A short reference goes to `default_host`, or to GitHub when no other forge
     /// is configured; never to "the one other forge" because the server has no GitHub token:

@@ -386,6 +386,7 @@ pub(crate) async fn pr_of_current_branch(
                 .with_suggestion("Give pr, e.g. 'owner/repo#123'.")
         })?,
     };
+    let web_bases = ctx.forges.config().web_bases();
     let (branch, candidates) = {
         let dir = dir.clone();
         let git = git.clone();
@@ -404,7 +405,7 @@ pub(crate) async fn pr_of_current_branch(
                 ))
                 .with_suggestion("Give pr, e.g. 'owner/repo#123', or switch to the PR's branch."));
             };
-            let candidates = remote_repositories(&repo)?
+            let candidates = remote_repositories(&repo, &web_bases)?
                 .into_iter()
                 .map(|(_, r)| r)
                 .collect::<Vec<_>>();
@@ -413,8 +414,12 @@ pub(crate) async fn pr_of_current_branch(
         .await?
     };
     let mut asked = Vec::new();
-    for repo in candidates.iter().take(3) {
-        let Ok(forge) = ctx.forge(repo) else { continue };
+    // The first three repositories of a configured forge among the remotes' candidates.
+    let routable = candidates
+        .iter()
+        .filter_map(|repo| ctx.forge(repo).ok().map(|forge| (repo, forge)))
+        .take(3);
+    for (repo, forge) in routable {
         let filter = PullFilter {
             state: PullListState::Open,
             head: Some(branch.clone()),
@@ -455,34 +460,62 @@ pub(crate) async fn pr_of_current_branch(
     .with_suggestion("Give pr, e.g. 'owner/repo#123'."))
 }
 
-/// The repositories a checkout's remotes name, as `(remote, repository)`: `upstream` first,
-/// then `origin`, then the rest in git's order. Remotes that are local paths are left out.
-fn remote_repositories(repo: &Repository) -> Result<Vec<(String, RepoRef)>> {
+/// The repositories a checkout's remotes may name, as `(remote, repository)`: `upstream`
+/// first, then `origin`, then the rest in git's order, each remote's candidates in turn. An
+/// https or http remote names its own URL; an SSH one (`git@host:owner/repo.git`,
+/// `ssh://git@host:2222/…`) names the host but not the web's scheme or port, so it also
+/// stands for the repository on every configured forge of that host name (`web_bases`,
+/// `Config::web_bases`). Remotes that are local paths are left out.
+fn remote_repositories(repo: &Repository, web_bases: &[String]) -> Result<Vec<(String, RepoRef)>> {
     let mut remotes = repo.remotes()?;
     remotes.sort_by_key(|r| match r.name.as_str() {
         "upstream" => 0,
         "origin" => 1,
         _ => 2,
     });
-    Ok(remotes
-        .into_iter()
-        .filter_map(|r| {
-            let u = r.parsed?;
-            let scheme = if u.port.is_some() { "http" } else { "https" };
-            let port = u.port.map(|p| format!(":{p}")).unwrap_or_default();
-            let prefix = if u.prefix.is_empty() {
-                String::new()
-            } else {
-                format!("/{}", u.prefix)
-            };
-            let parsed = RepoRef::parse(&format!(
-                "{scheme}://{}{port}{prefix}/{}/{}",
-                u.host, u.owner, u.repo
-            ))
-            .ok()?;
-            Some((r.name, parsed))
-        })
-        .collect())
+    let mut found: Vec<(String, RepoRef)> = Vec::new();
+    for remote in remotes {
+        let Some(u) = &remote.parsed else { continue };
+        let url = remote.url.trim().to_ascii_lowercase();
+        let web = url.starts_with("https://") || url.starts_with("http://");
+        let scheme = if url.starts_with("http://") {
+            "http"
+        } else {
+            "https"
+        };
+        // An SSH port is not the web's port.
+        let port = match u.port {
+            Some(p) if web => format!(":{p}"),
+            _ => String::new(),
+        };
+        let prefix = if u.prefix.is_empty() {
+            String::new()
+        } else {
+            format!("/{}", u.prefix)
+        };
+        let mut candidates = vec![format!(
+            "{scheme}://{}{port}{prefix}/{}/{}",
+            u.host, u.owner, u.repo
+        )];
+        for base in web_bases {
+            let same_host = url::Url::parse(base)
+                .ok()
+                .and_then(|b| b.host_str().map(|h| h.eq_ignore_ascii_case(&u.host)))
+                .unwrap_or(false);
+            if same_host {
+                let path = if web { prefix.as_str() } else { "" };
+                candidates.push(format!("{base}{path}/{}/{}", u.owner, u.repo));
+            }
+        }
+        for candidate in candidates {
+            if let Ok(parsed) = RepoRef::parse(&candidate)
+                && !found.iter().any(|(_, r)| *r == parsed)
+            {
+                found.push((remote.name.clone(), parsed));
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// The repository a local checkout works on: the first of its remotes (`upstream`, then
@@ -492,6 +525,7 @@ pub(crate) async fn repository_of_checkout(ctx: &Context, directory: &str) -> Re
     refuse_server_path(&ctx.local, Some(directory))?;
     let git = git(ctx)?;
     let dir = PathBuf::from(directory);
+    let web_bases = ctx.forges.config().web_bases();
     let remotes = {
         let dir = dir.clone();
         blocking(ctx, "reading the checkout", move || {
@@ -501,7 +535,7 @@ pub(crate) async fn repository_of_checkout(ctx: &Context, directory: &str) -> Re
                      or give repository ('owner/repo') instead.",
                 )
             })?;
-            remote_repositories(&repo)
+            remote_repositories(&repo, &web_bases)
         })
         .await?
     };

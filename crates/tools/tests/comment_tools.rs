@@ -545,6 +545,37 @@ async fn directory_names_the_repository(flavor: Flavor) {
         listed.structured
     );
 
+    // An SSH remote names the host but not the web's port or scheme: its SSH port (or none,
+    // scp-like) is not the forge's, and the forge configured on that host name is meant.
+    for ssh in [
+        "ssh://git@127.0.0.1:2222/acme/widgets.git",
+        "git@127.0.0.1:acme/widgets.git",
+    ] {
+        let co = tempfile::tempdir().expect("scratch dir");
+        for args in [vec!["init", "-q"], vec!["remote", "add", "origin", ssh]] {
+            let out = std::process::Command::new("git")
+                .args(&args)
+                .current_dir(co.path())
+                .output()
+                .expect("git runs");
+            assert!(out.status.success(), "{out:?}");
+        }
+        let listed = fx
+            .call(
+                "pr_comment_list",
+                json!({"directory": co.path().to_str().expect("utf-8"), "pull_request_number": 7}),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{ssh}: {e:?}"));
+        assert!(
+            listed.structured["comments"]
+                .as_array()
+                .is_some_and(|c| !c.is_empty()),
+            "{ssh}: {}",
+            listed.structured
+        );
+    }
+
     // Neither, or both: one user error naming the choice, and nothing sent.
     let before = fx.sim.requests().len();
     for args in [
