@@ -85,9 +85,9 @@ pub(crate) async fn edit(ctx: &Context, on: On, request: EditRequest<'_>) -> Res
         conversation
     )?;
     if found.number != target.number {
-        let (what, tool) = match on {
-            On::Issue => ("issue", "issue_comment_edit"),
-            On::PullRequest => ("pull request", "pr_comment_edit"),
+        let what = match on {
+            On::Issue => "issue",
+            On::PullRequest => "pull request",
         };
         return Err(Error::user(format!(
             "comment {id} is on #{} of {}, not on {what} {shown}",
@@ -97,9 +97,10 @@ pub(crate) async fn edit(ctx: &Context, on: On, request: EditRequest<'_>) -> Res
         .with_detail("comment_id", id)
         .with_detail("number", found.number)
         .with_suggestion(format!(
-            "Pass the number the comment is on ({}), or the id of a comment on {shown}; \
-             {tool} edits conversation comments only (not review comments on code lines).",
-            found.number
+            "Pass the number the comment is on ({n}) — to issue_comment_edit if #{n} is an \
+             issue, to pr_comment_edit if it is a pull request — or the id of a comment on \
+             {shown}. Both edit conversation comments only (not review comments on code lines).",
+            n = found.number
         )));
     }
     let author = &found.comment.author.login;
