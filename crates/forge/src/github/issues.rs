@@ -1,7 +1,8 @@
 //! GitHub's issues over REST: `GET /repos/{o}/{r}/issues` (which lists pull requests too,
 //! marked by a `pull_request` object, so they are dropped here), one issue, an issue's
 //! comments, and conversation comments by id (`/issues/comments/{id}`, shared with pull
-//! requests). `viewer` is `GET /user`, once per client.
+//! requests). `viewer` is `GET /user` (GraphQL `viewer` for installation tokens, which may not
+//! read it), once per client.
 
 use async_trait::async_trait;
 use resolve_pr_core::{PrRef, RepoRef};
@@ -248,11 +249,24 @@ impl Issues for GitHub {
             .get_or_try_init(|| async {
                 let auth = self.auth().await?;
                 let url = format!("{}/user", self.endpoint.api_url.trim_end_matches('/'));
-                let response = self
+                match self
                     .http
                     .send(&Request::get(url, Some(auth), "the token's account"))
-                    .await?;
-                Ok(actor(Some(response.json::<GhUser>()?)))
+                    .await
+                {
+                    Ok(response) => Ok(actor(Some(response.json::<GhUser>()?))),
+                    // Installation tokens (GitHub Apps, Actions' GITHUB_TOKEN) may not read
+                    // `/user` ("Resource not accessible by integration"); GraphQL's `viewer`
+                    // answers them with the app's bot login, as its comments are signed. Only the
+                    // login is compared; the account type is not guessed.
+                    Err(Error::Auth {
+                        status: Some(403), ..
+                    }) => Ok(Actor {
+                        login: self.viewer_login().await?,
+                        is_bot: false,
+                    }),
+                    Err(e) => Err(e),
+                }
             })
             .await
             .cloned()
