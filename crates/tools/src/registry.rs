@@ -199,13 +199,18 @@ pub(crate) fn spec<T: Tool>() -> ToolSpec {
             let output = T::run(ctx, input, &args).await?;
             // The text is shown to people as it is: text from a forge or a log in it must
             // not be able to drive their terminal.
-            let text = resolve_pr_core::terminal::printable(&T::render(&output)).into_owned();
+            let mut text = resolve_pr_core::terminal::printable(&T::render(&output)).into_owned();
             let structured = serde_json::to_value(&output).map_err(|e| {
                 Error::unknown(format!(
                     "could not serialize the result of {}: {e}",
                     T::NAME
                 ))
             })?;
+            // A client that shows the model only the text (not structuredContent) must still
+            // be able to ask for the next page: the cursor goes into the text too.
+            if let Some(cursor) = structured.get("nextCursor").and_then(Value::as_str) {
+                text.push_str(&format!("\nnextCursor: {cursor}"));
+            }
             Ok(ToolOutput { structured, text })
         })
     }

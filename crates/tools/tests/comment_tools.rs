@@ -87,8 +87,19 @@ async fn walks_a_long_conversation_page_by_page(flavor: Flavor) {
         assert!(page.len() <= 20, "page {pages} has {} comments", page.len());
         seen.extend(page);
         match out.structured.get("nextCursor").and_then(Value::as_str) {
-            Some(c) => cursor = Some(c.to_owned()),
-            None => break,
+            Some(c) => {
+                // A client that shows the model only the text can page too.
+                assert!(
+                    out.text.ends_with(&format!("\nnextCursor: {c}")),
+                    "{}",
+                    out.text
+                );
+                cursor = Some(c.to_owned());
+            }
+            None => {
+                assert!(!out.text.contains("nextCursor:"), "{}", out.text);
+                break;
+            }
         }
         assert!(pages < 20, "pagination does not end");
     }
