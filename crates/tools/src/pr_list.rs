@@ -42,7 +42,8 @@ pub struct Input {
     /// Target branch.
     #[serde(default)]
     pub base: Option<String>,
-    /// Source branch in this repository.
+    /// Source branch in this repository; forks' pull requests (listed with head
+    /// "owner:branch") never match it.
     #[serde(default)]
     pub head: Option<String>,
     /// Login.
@@ -63,6 +64,7 @@ pub struct PullSummary {
     pub state: PrState,
     pub draft: bool,
     pub author: String,
+    /// "owner:branch" when the branch is in a fork.
     pub head: String,
     pub base: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -122,6 +124,15 @@ filters the forge lacks are applied to those. pr_get gives one in full.";
 
     async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<Output> {
         let mut problems = Vec::new();
+        // git forbids ':' in branch names: "owner:branch" names a fork's branch, which this
+        // filter cannot match; saying so beats an empty list.
+        if let Some(head) = input.head.as_deref().filter(|h| h.contains(':')) {
+            problems.push(format!(
+                "head is a branch of this repository, so it cannot contain ':' (got {head:?}); \
+                 a fork's pull requests are listed without head, their head shown as \
+                 \"owner:branch\""
+            ));
+        }
         for (field, value) in [
             ("base", &input.base),
             ("head", &input.head),
@@ -319,13 +330,21 @@ pub(crate) fn state_word(state: PrState) -> &'static str {
 }
 
 fn summary(p: PullRequestDetails) -> PullSummary {
+    // A fork's branch named like one of the repository's is another branch: say whose.
+    let head = match (&p.pull.head_repo, p.pull.is_from_fork()) {
+        (Some(repo), true) => {
+            let owner = repo.split('/').next().unwrap_or(repo);
+            format!("{owner}:{}", p.pull.head_ref)
+        }
+        _ => p.pull.head_ref.clone(),
+    };
     PullSummary {
         number: p.pull.number,
         title: p.pull.title,
         state: p.pull.state,
         draft: p.pull.draft,
         author: p.pull.author.login,
-        head: p.pull.head_ref,
+        head,
         base: p.pull.base_ref,
         labels: p.pull.labels,
         updated_at: format_time(&p.updated_at),
