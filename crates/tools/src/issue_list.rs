@@ -83,6 +83,10 @@ pub struct Output {
     /// Normalized: "owner/repo".
     pub repository: String,
     pub issues: Vec<IssueSummary>,
+    /// Set when the call stopped at its bound of forge pages (GitHub lists pull requests
+    /// among issues) before the page was full: older issues were not looked at yet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search_stopped: Option<String>,
     /// Absent on the last page.
     #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
@@ -161,9 +165,20 @@ GitHub, GitHub Enterprise, Forgejo or Gitea, newest first, 20 a page; filter by 
         let forge = ctx.forge(&repo)?;
         let (shown, next) = collect_page(forge.as_ref(), &repo, &filter, position).await?;
         let next_cursor = next.map(|p| ctx.cursors.encode(Self::NAME, raw, &p));
+        // A short page with a cursor only happens when the bound stopped the search.
+        let search_stopped = (shown.len() < resolve_pr_core::PageSize::Comments.get()
+            && next_cursor.is_some())
+        .then(|| {
+            format!(
+                "stopped after {MAX_FORGE_PAGES_PER_CALL} pages of the forge's listing, most of \
+                 them pull requests; older issues were not looked at yet: call again with \
+                 nextCursor to go on"
+            )
+        });
         Ok(Output {
             repository: repo.full_name(),
             issues: shown.into_iter().map(IssueSummary::from).collect(),
+            search_stopped,
             next_cursor,
         })
     }
@@ -174,7 +189,9 @@ GitHub, GitHub Enterprise, Forgejo or Gitea, newest first, 20 a page; filter by 
             out.issues.len(),
             out.repository
         );
-        if out.next_cursor.is_some() {
+        if let Some(stopped) = &out.search_stopped {
+            text.push_str(&format!(" ({stopped})"));
+        } else if out.next_cursor.is_some() {
             text.push_str(" (more: call again with nextCursor)");
         }
         text.push(':');
