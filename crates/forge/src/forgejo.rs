@@ -249,48 +249,12 @@ impl Forgejo {
         if filter.limit == 0 {
             return Ok(found);
         }
-        let auth = self.auth()?;
         let subject = format!("pull requests of {}", repo.full_name());
-        let hint = format!(
-            "Check that the repository {} exists and that the token can see it.",
-            repo.full_name()
-        );
         let mut seen = 0usize;
         for page in 1..=crate::github::MAX_PAGES {
-            // Branch names are percent-encoded here, whatever they hold.
-            let query = {
-                let mut query = url::form_urlencoded::Serializer::new(String::new());
-                query.append_pair("state", crate::pulls::state_param(filter.state));
-                if let Some(base) = &filter.base {
-                    query.append_pair("base", base);
-                }
-                if let Some(head) = &filter.head {
-                    query.append_pair("head", head);
-                }
-                query
-                    .append_pair("limit", &PULLS_PER_PAGE.to_string())
-                    .append_pair("page", &page.to_string());
-                query.finish()
-            };
-            let url = format!(
-                "{}/repos/{}/{}/pulls?{}",
-                self.api(),
-                repo.owner,
-                repo.repo,
-                query
-            );
-            let response = self
-                .http
-                .send(&Request::get(url, Some(auth), &subject).not_found_hint(&hint))
+            let (items, total) = self
+                .pulls_listing(repo, filter, page as usize, PULLS_PER_PAGE)
                 .await?;
-            // Go writes an empty list as `null`.
-            let items: Option<Vec<FjPull>> = response.json()?;
-            let items = items.unwrap_or_default();
-            let total = response
-                .headers
-                .get("x-total-count")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.parse::<usize>().ok());
             let count = items.len();
             seen += count;
             found.extend(

@@ -39,14 +39,36 @@ impl Forgejo {
         if let Some(base) = &filter.base {
             crate::pulls::check_branch_name("base", base)?;
         }
+        let limit = (page.per_page as usize).clamp(1, PULLS_PER_PAGE);
+        let number = page.page.max(1) as usize;
+        let (items, total) = self.pulls_listing(repo, filter, number, limit).await?;
+        let has_next = match total {
+            Some(total) => number.saturating_mul(limit) < total && !items.is_empty(),
+            None => items.len() >= limit,
+        };
+        let items = items
+            .into_iter()
+            .map(|p| p.into_details(repo))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Page { items, has_next })
+    }
+
+    /// One page of `GET /repos/{o}/{r}/pulls?state&poster&base&head&page&limit`, as listed,
+    /// with the `X-Total-Count` the forge gave. The filter's branches must have been checked
+    /// (`pulls::check_branch_name`); branch names are percent-encoded here, whatever they hold.
+    pub(super) async fn pulls_listing(
+        &self,
+        repo: &RepoRef,
+        filter: &PullFilter,
+        page: usize,
+        limit: usize,
+    ) -> Result<(Vec<FjPull>, Option<usize>)> {
         let auth = self.auth()?;
         let subject = format!("pull requests of {}", repo.full_name());
         let hint = format!(
             "Check that the repository {} exists and that the token can see it.",
             repo.full_name()
         );
-        let limit = (page.per_page as usize).clamp(1, PULLS_PER_PAGE);
-        let number = page.page.max(1) as usize;
         let query = {
             let mut query = url::form_urlencoded::Serializer::new(String::new());
             query.append_pair("state", crate::pulls::state_param(filter.state));
@@ -61,7 +83,7 @@ impl Forgejo {
             }
             query
                 .append_pair("limit", &limit.to_string())
-                .append_pair("page", &number.to_string());
+                .append_pair("page", &page.to_string());
             query.finish()
         };
         let url = format!(
@@ -77,21 +99,12 @@ impl Forgejo {
             .await?;
         // Go writes an empty list as `null`.
         let items: Option<Vec<FjPull>> = response.json()?;
-        let items = items.unwrap_or_default();
         let total = response
             .headers
             .get("x-total-count")
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<usize>().ok());
-        let has_next = match total {
-            Some(total) => number.saturating_mul(limit) < total && !items.is_empty(),
-            None => items.len() >= limit,
-        };
-        let items = items
-            .into_iter()
-            .map(|p| p.into_details(repo))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Page { items, has_next })
+        Ok((items.unwrap_or_default(), total))
     }
 }
 
