@@ -467,11 +467,7 @@ impl Config {
         // A Forgejo- or Gitea-only user (FORGEJO_HOST/GITEA_HOST, or one host in the file)
         // means that forge by `owner/repo#N`; GitHub stays the default for anyone with a
         // GitHub token, as documented.
-        let others: Vec<String> = hosts
-            .keys()
-            .filter(|h| *h != &github.web_host && *h != "github.com")
-            .cloned()
-            .collect();
+        let others = other_hosts(&hosts, &github);
         let short_references = match &default_host {
             Some(host) => ShortReferences::Host(host.clone()),
             None if others.is_empty() => ShortReferences::GitHub,
@@ -631,12 +627,7 @@ impl Config {
         if host.is_some() || self.default_host.is_some() {
             return self.endpoint_for(host);
         }
-        let mut others: Vec<String> = self
-            .hosts
-            .keys()
-            .filter(|h| *h != &self.github.web_host && *h != "github.com")
-            .cloned()
-            .collect();
+        let mut others = other_hosts(&self.hosts, &self.github);
         if others.is_empty() {
             return Ok(Endpoint::GitHub(self.github.clone()));
         }
@@ -674,6 +665,16 @@ impl Config {
              RESOLVE_PR_DEFAULT_HOST={first}. For GitHub, set GITHUB_TOKEN or run `gh auth login`."
         ))
     }
+}
+
+/// The configured hosts that are not GitHub's (`GITHUB_API_URL`'s server or github.com): the
+/// forges a reference without a host might also mean.
+fn other_hosts(hosts: &BTreeMap<String, HostConfig>, github: &GitHubEndpoint) -> Vec<String> {
+    hosts
+        .keys()
+        .filter(|h| *h != &github.web_host && *h != "github.com")
+        .cloned()
+        .collect()
 }
 
 /// Whether `gh auth token --hostname HOST` prints a token (the `gh` CLI is installed and
