@@ -1,0 +1,172 @@
+//! Rust's diagnostics from `cargo check`, run when asked: rust-analyzer's own check on save
+//! is off (on a cold start it costs minutes of both cores for answers nobody asked for).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::nav::{Diag, Loc, Pos, Span};
+
+/// `cargo check --workspace --all-targets --message-format=json` in `root`: every primary
+/// span of every compiler message, deduplicated (a message repeats once per target that
+/// builds the file).
+pub async fn check(root: &Path, timeout: Duration) -> Result<Vec<Diag>> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = tokio::process::Command::new(cargo);
+    command
+        .args([
+            "check",
+            "--workspace",
+            "--all-targets",
+            "--message-format=json",
+            "--quiet",
+        ])
+        .current_dir(root)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let output = match tokio::time::timeout(timeout, command.output()).await {
+        Ok(Ok(output)) => output,
+        Ok(Err(e)) => return Err(Error::Io(format!("cargo check could not run: {e}"))),
+        Err(_) => {
+            return Err(Error::Timeout(format!(
+                "cargo check did not finish within {} s",
+                timeout.as_secs()
+            )));
+        }
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let diags = parse(&stdout, root);
+    if !output.status.success() && diags.is_empty() {
+        // Failed before compiling anything (a broken manifest): say what cargo said.
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(Error::Io(format!("cargo check failed: {}", stderr.trim())));
+    }
+    Ok(diags)
+}
+
+/// The diagnostics in cargo's JSON messages, paths made absolute against the workspace root.
+pub fn parse(json_lines: &str, root: &Path) -> Vec<Diag> {
+    let mut out: Vec<Diag> = Vec::new();
+    for line in json_lines.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if v.get("reason").and_then(Value::as_str) != Some("compiler-message") {
+            continue;
+        }
+        let Some(message) = v.get("message") else {
+            continue;
+        };
+        let severity = match message.get("level").and_then(Value::as_str) {
+            Some("error") | Some("error: internal compiler error") => "error",
+            Some("warning") => "warning",
+            Some("note") | Some("help") => "information",
+            _ => continue,
+        };
+        let text = message
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let code = message
+            .get("code")
+            .and_then(|c| c.get("code"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let spans = message
+            .get("spans")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let Some(span) = spans
+            .iter()
+            .find(|s| s.get("is_primary").and_then(Value::as_bool) == Some(true))
+        else {
+            continue;
+        };
+        let Some(file) = span.get("file_name").and_then(Value::as_str) else {
+            continue;
+        };
+        let path: PathBuf = if Path::new(file).is_absolute() {
+            PathBuf::from(file)
+        } else {
+            root.join(file)
+        };
+        let num = |k: &str| span.get(k).and_then(Value::as_u64).unwrap_or(1).max(1);
+        // rustc counts lines and columns from 1, columns in characters.
+        let (l1, c1, l2, c2) = (
+            num("line_start"),
+            num("column_start"),
+            num("line_end"),
+            num("column_end"),
+        );
+        let text_of_file = std::fs::read_to_string(&path).unwrap_or_default();
+        let to_pos = |line: u64, col: u64| Pos {
+            line: u32::try_from(line - 1).unwrap_or(u32::MAX),
+            character: utf16_column(&text_of_file, line - 1, col - 1),
+        };
+        let diag = Diag {
+            location: Loc {
+                path,
+                range: Span {
+                    start: to_pos(l1, c1),
+                    end: to_pos(l2, c2),
+                },
+            },
+            severity,
+            code,
+            source: Some("rustc".to_owned()),
+            message: text,
+        };
+        if !out.contains(&diag) {
+            out.push(diag);
+        }
+    }
+    out
+}
+
+/// A character column of a line as UTF-16 code units (as the column itself when the line is
+/// not there).
+fn utf16_column(text: &str, line: u64, chars: u64) -> u32 {
+    let Some(l) = usize::try_from(line)
+        .ok()
+        .and_then(|i| text.split('\n').nth(i))
+    else {
+        return u32::try_from(chars).unwrap_or(u32::MAX);
+    };
+    let take = usize::try_from(chars).unwrap_or(usize::MAX);
+    let units: usize = l.chars().take(take).map(char::len_utf16).sum();
+    u32::try_from(units).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_primary_spans_once_and_skips_other_messages() {
+        let msg = r#"{"reason":"compiler-message","message":{"level":"error","message":"mismatched types","code":{"code":"E0308"},"spans":[{"file_name":"src/lib.rs","is_primary":true,"line_start":3,"column_start":5,"line_end":3,"column_end":9}]}}"#;
+        let other = r#"{"reason":"compiler-artifact"}"#;
+        let lines = format!("{msg}\n{other}\n{msg}\nnot json\n");
+        let d = parse(&lines, Path::new("/w"));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].location.path, PathBuf::from("/w/src/lib.rs"));
+        assert_eq!(
+            d[0].location.range.start,
+            Pos {
+                line: 2,
+                character: 4
+            }
+        );
+        assert_eq!(d[0].code.as_deref(), Some("E0308"));
+        assert_eq!(d[0].severity, "error");
+    }
+
+    #[test]
+    fn columns_become_utf16() {
+        assert_eq!(utf16_column("a😀b", 0, 2), 3);
+        assert_eq!(utf16_column("", 5, 7), 7);
+    }
+}

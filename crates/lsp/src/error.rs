@@ -1,0 +1,74 @@
+//! The crate's error: what went wrong with a language server, each with a stable code in
+//! upper snake case (the code-intelligence contract's `code`), converted once into the
+//! product's error by the tools.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No server for the language is installed (or none on `PATH`).
+    #[error("no language server for {language} is installed (looked for {looked_for})")]
+    NotInstalled {
+        language: &'static str,
+        looked_for: String,
+        /// The exact command that installs the preferred server.
+        install: &'static str,
+    },
+    /// The file's language has no server in the registry.
+    #[error("{0}")]
+    UnsupportedLanguage(String),
+    /// A path outside the workspace, missing, or not a file.
+    #[error("{message}")]
+    InvalidPath { path: PathBuf, message: String },
+    /// A position past the end of its file.
+    #[error("{0}")]
+    InvalidPosition(String),
+    /// No symbol matched the name given.
+    #[error("{0}")]
+    SymbolNotFound(String),
+    /// The server could not be started or initialized, or died.
+    #[error("{server}: {message}")]
+    ServerFailed {
+        server: &'static str,
+        message: String,
+    },
+    /// The server answered with an error.
+    #[error("{server} answered {method} with error {code}: {message}")]
+    Protocol {
+        server: &'static str,
+        method: String,
+        code: i64,
+        message: String,
+    },
+    /// The server does not offer the feature asked for.
+    #[error("{server} does not support {feature}")]
+    Unsupported {
+        server: &'static str,
+        feature: &'static str,
+    },
+    /// No answer in time; the server was cancelled (and restarted if it ignored that).
+    #[error("{0}")]
+    Timeout(String),
+    #[error("{0}")]
+    Io(String),
+}
+
+impl Error {
+    /// The stable code agents match on.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::NotInstalled { .. } => "SERVER_NOT_INSTALLED",
+            Error::UnsupportedLanguage(_) => "UNSUPPORTED_LANGUAGE",
+            Error::InvalidPath { .. } => "INVALID_PATH",
+            Error::InvalidPosition(_) => "INVALID_POSITION",
+            Error::SymbolNotFound(_) => "SYMBOL_NOT_FOUND",
+            Error::ServerFailed { .. } => "SERVER_FAILED",
+            Error::Protocol { .. } => "SERVER_ERROR",
+            Error::Unsupported { .. } => "NOT_SUPPORTED",
+            Error::Timeout(_) => "TIMEOUT",
+            Error::Io(_) => "IO_ERROR",
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

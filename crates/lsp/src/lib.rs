@@ -1,0 +1,26 @@
+//! Code intelligence through real language servers: the only crate that speaks LSP.
+//!
+//! - [`servers`]: which server answers for which language, how it is found, started and
+//!   configured, and the exact command that installs it.
+//! - [`client`]: one running server and an async LSP client of our own over tokio (ids,
+//!   cancellation, server requests answered, progress tracked, documents synced).
+//! - [`pool`]: one server per language and project root, started on first use, kept warm,
+//!   shut down when idle or over the memory cap.
+//! - [`nav`]: navigation questions (definition, references, implementations, type
+//!   definition, symbols, hover, call hierarchy, diagnostics) in our own types, with
+//!   readiness observed, never guessed.
+//! - [`cargo`]: Rust's diagnostics from `cargo check`, run when asked.
+
+pub mod cargo;
+pub mod client;
+mod error;
+pub mod nav;
+pub mod pool;
+pub mod servers;
+mod transport;
+pub mod uri;
+
+pub use error::{Error, Result};
+pub use nav::{Answer, Call, Diag, Loc, Pos, Resolved, Span, Symbol, Target};
+pub use pool::{Availability, Pool, PoolConfig, Running, Server};
+pub use servers::{Installed, Language, Missing};

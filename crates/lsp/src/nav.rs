@@ -1,0 +1,870 @@
+//! Navigation questions to a running server, answered in our own types (absolute paths,
+//! zero-based UTF-16 positions as LSP counts them), each with what the server was still
+//! indexing when it answered.
+//!
+//! Readiness is observed, never guessed: a question about the whole workspace (references,
+//! implementations, callers, symbols) waits for the server to say indexing ended, up to
+//! `ready_wait`; any question answered empty while the server indexes is asked again once
+//! it is done. An answer given while indexing still runs says so (`indexing`).
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use lsp_types::{
+    CallHierarchyIncomingCall, CallHierarchyItem, CallHierarchyOutgoingCall,
+    DocumentSymbolResponse, GotoDefinitionResponse, Hover, HoverContents, MarkedString, SymbolKind,
+    WorkspaceSymbolResponse,
+};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::error::{Error, Result};
+use crate::pool::Server;
+use crate::servers::Language;
+use crate::uri;
+
+/// A zero-based position; `character` counts UTF-16 code units, as LSP does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pos {
+    pub line: u32,
+    pub character: u32,
+}
+
+/// A range; its end is exclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    pub start: Pos,
+    pub end: Pos,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Loc {
+    pub path: PathBuf,
+    pub range: Span,
+}
+
+/// A named symbol where it is declared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Symbol {
+    pub name: String,
+    /// LSP's kind, lower case (`function`, `struct`, `enum_member`).
+    pub kind: &'static str,
+    /// What it is declared in (a type, module or class), when the server says.
+    pub container: Option<String>,
+    pub detail: Option<String>,
+    /// Where its name is (or its whole declaration, when the server gives only that).
+    pub location: Loc,
+    /// Its whole declaration, when known.
+    pub full_range: Option<Span>,
+}
+
+/// A server's answer and what it was still indexing when it gave it.
+#[derive(Debug, Clone)]
+pub struct Answer<T> {
+    pub value: T,
+    pub indexing: Option<String>,
+}
+
+/// A call into or out of a function: the other function, and where the calls are.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub other: Symbol,
+    /// Incoming: in the caller's file; outgoing: in the function asked about.
+    pub sites: Vec<Loc>,
+}
+
+/// One diagnostic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diag {
+    pub location: Loc,
+    /// `error`, `warning`, `information`, `hint`.
+    pub severity: &'static str,
+    pub code: Option<String>,
+    pub source: Option<String>,
+    pub message: String,
+}
+
+/// What a call asks about: a position in a file, a symbol by name, or the function a
+/// failure's `file:line` is in.
+#[derive(Debug, Clone)]
+pub enum Target {
+    Position { path: PathBuf, pos: Pos },
+    Symbol { name: String, kind: Option<String> },
+    Failure { path: PathBuf, line: u32 },
+}
+
+/// A target made concrete: the position asked about, and the symbol there when the target
+/// named one.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub path: PathBuf,
+    pub pos: Pos,
+    pub symbol: Option<Symbol>,
+    /// Other symbols the name matched (the first was taken).
+    pub others: Vec<Symbol>,
+}
+
+pub fn kind_name(kind: SymbolKind) -> &'static str {
+    const NAMES: [&str; 26] = [
+        "file",
+        "module",
+        "namespace",
+        "package",
+        "class",
+        "method",
+        "property",
+        "field",
+        "constructor",
+        "enum",
+        "interface",
+        "function",
+        "variable",
+        "constant",
+        "string",
+        "number",
+        "boolean",
+        "array",
+        "object",
+        "key",
+        "null",
+        "enum_member",
+        "struct",
+        "event",
+        "operator",
+        "type_parameter",
+    ];
+    let n: i32 = serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_i64())
+        .and_then(|v| i32::try_from(v).ok())
+        .unwrap_or(0);
+    usize::try_from(n - 1)
+        .ok()
+        .and_then(|i| NAMES.get(i))
+        .copied()
+        .unwrap_or("unknown")
+}
+
+fn pos_of(p: lsp_types::Position) -> Pos {
+    Pos {
+        line: p.line,
+        character: p.character,
+    }
+}
+
+fn span_of(r: lsp_types::Range) -> Span {
+    Span {
+        start: pos_of(r.start),
+        end: pos_of(r.end),
+    }
+}
+
+fn loc_of(uri: &lsp_types::Uri, range: lsp_types::Range) -> Option<Loc> {
+    Some(Loc {
+        path: uri::to_path(uri)?,
+        range: span_of(range),
+    })
+}
+
+fn flatten_definition(answer: Option<GotoDefinitionResponse>) -> Vec<Loc> {
+    let mut out: Vec<Loc> = match answer {
+        None => Vec::new(),
+        Some(GotoDefinitionResponse::Scalar(l)) => loc_of(&l.uri, l.range).into_iter().collect(),
+        Some(GotoDefinitionResponse::Array(ls)) => {
+            ls.iter().filter_map(|l| loc_of(&l.uri, l.range)).collect()
+        }
+        Some(GotoDefinitionResponse::Link(links)) => links
+            .iter()
+            .filter_map(|l| loc_of(&l.target_uri, l.target_selection_range))
+            .collect(),
+    };
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The UTF-16 length of each line of a text, for checking positions.
+fn line_utf16_len(text: &str, line: u32) -> Option<u32> {
+    let l = text.split('\n').nth(line as usize)?;
+    let l = l.strip_suffix('\r').unwrap_or(l);
+    u32::try_from(l.encode_utf16().count()).ok()
+}
+
+/// The UTF-16 column of the first whole-word occurrence of `name` on `line` at or after
+/// `from`.
+fn find_name(text: &str, line: u32, from: u32, name: &str) -> Option<u32> {
+    let l = text.split('\n').nth(line as usize)?;
+    let mut col16 = 0u32;
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let chars: Vec<(usize, char)> = l.char_indices().collect();
+    for (i, &(byte, c)) in chars.iter().enumerate() {
+        if col16 >= from
+            && l[byte..].starts_with(name)
+            && (i == 0 || !is_word(chars[i - 1].1))
+            && !l[byte + name.len()..].chars().next().is_some_and(is_word)
+        {
+            return Some(col16);
+        }
+        col16 += u32::try_from(c.len_utf16()).unwrap_or(1);
+    }
+    None
+}
+
+trait Emptiness {
+    fn empty(&self) -> bool;
+}
+impl<T> Emptiness for Vec<T> {
+    fn empty(&self) -> bool {
+        self.is_empty()
+    }
+}
+impl<T> Emptiness for Option<T> {
+    fn empty(&self) -> bool {
+        self.is_none()
+    }
+}
+
+impl Server {
+    fn name(&self) -> &'static str {
+        self.installed.spec.name
+    }
+
+    /// Opens (or refreshes) the file in the server; its text.
+    pub async fn open(&self, path: &Path) -> Result<Arc<str>> {
+        if !path.is_file() {
+            return Err(Error::InvalidPath {
+                path: path.to_owned(),
+                message: format!("{} is not a file", path.display()),
+            });
+        }
+        Ok(self
+            .client
+            .sync_document(path, Language::language_id(path))
+            .await?
+            .0)
+    }
+
+    async fn ask<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T> {
+        let answer = self.client.request_raw(method, params).await?;
+        serde_json::from_value(answer).map_err(|e| Error::Protocol {
+            server: self.name(),
+            method: method.to_owned(),
+            code: 0,
+            message: format!("the answer is not LSP: {e}"),
+        })
+    }
+
+    /// Asks, waiting for indexing to end first when `wide`, and asking again once it ends
+    /// when the first answer was empty.
+    async fn answered<T, F, Fut>(&self, wide: bool, f: F) -> Result<Answer<T>>
+    where
+        T: Emptiness,
+        F: Fn() -> Fut,
+        Fut: Future<Output = Result<T>>,
+    {
+        let deadline = Instant::now() + self.ready_wait;
+        if wide {
+            self.client.wait_ready(deadline).await;
+        }
+        let mut value = f().await?;
+        if value.empty() && self.client.status().indexing().is_some() {
+            self.client.wait_ready(deadline).await;
+            value = f().await?;
+        }
+        Ok(Answer {
+            value,
+            indexing: self.client.status().indexing(),
+        })
+    }
+
+    fn require(&self, offered: bool, feature: &'static str) -> Result<()> {
+        if offered {
+            Ok(())
+        } else {
+            Err(Error::Unsupported {
+                server: self.name(),
+                feature,
+            })
+        }
+    }
+
+    /// Opens the file and checks the position is in it; the request's parameters.
+    async fn at(&self, path: &Path, pos: Pos) -> Result<Value> {
+        let text = self.open(path).await?;
+        let Some(len) = line_utf16_len(&text, pos.line) else {
+            return Err(Error::InvalidPosition(format!(
+                "line {} is past the end of {} ({} lines; lines count from 0)",
+                pos.line,
+                path.display(),
+                text.split('\n').count()
+            )));
+        };
+        if pos.character > len {
+            return Err(Error::InvalidPosition(format!(
+                "character {} is past the end of line {} of {} ({len} characters; both count from 0)",
+                pos.character,
+                pos.line,
+                path.display()
+            )));
+        }
+        let uri = uri::from_path(path)?;
+        Ok(json!({
+            "textDocument": {"uri": uri.as_str()},
+            "position": {"line": pos.line, "character": pos.character},
+        }))
+    }
+
+    async fn goto(
+        &self,
+        method: &str,
+        path: &Path,
+        pos: Pos,
+        wide: bool,
+    ) -> Result<Answer<Vec<Loc>>> {
+        let params = self.at(path, pos).await?;
+        self.answered(wide, || async {
+            Ok(flatten_definition(
+                self.ask::<Option<GotoDefinitionResponse>>(method, params.clone())
+                    .await?,
+            ))
+        })
+        .await
+    }
+
+    pub async fn definition(&self, path: &Path, pos: Pos) -> Result<Answer<Vec<Loc>>> {
+        self.require(
+            self.client.capabilities().definition_provider.is_some(),
+            "find_definition",
+        )?;
+        self.goto("textDocument/definition", path, pos, false).await
+    }
+
+    pub async fn type_definition(&self, path: &Path, pos: Pos) -> Result<Answer<Vec<Loc>>> {
+        self.require(
+            self.client
+                .capabilities()
+                .type_definition_provider
+                .is_some(),
+            "find_type_definition",
+        )?;
+        self.goto("textDocument/typeDefinition", path, pos, false)
+            .await
+    }
+
+    pub async fn implementations(&self, path: &Path, pos: Pos) -> Result<Answer<Vec<Loc>>> {
+        self.require(
+            self.client.capabilities().implementation_provider.is_some(),
+            "find_implementations",
+        )?;
+        self.goto("textDocument/implementation", path, pos, true)
+            .await
+    }
+
+    pub async fn references(
+        &self,
+        path: &Path,
+        pos: Pos,
+        include_declaration: bool,
+    ) -> Result<Answer<Vec<Loc>>> {
+        self.require(
+            self.client.capabilities().references_provider.is_some(),
+            "find_references",
+        )?;
+        let mut params = self.at(path, pos).await?;
+        params["context"] = json!({"includeDeclaration": include_declaration});
+        self.answered(true, || async {
+            let found: Option<Vec<lsp_types::Location>> =
+                self.ask("textDocument/references", params.clone()).await?;
+            let mut locs: Vec<Loc> = found
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|l| loc_of(&l.uri, l.range))
+                .collect();
+            locs.sort();
+            locs.dedup();
+            Ok(locs)
+        })
+        .await
+    }
+
+    /// Hover text at a position (markdown as the server wrote it).
+    pub async fn hover(&self, path: &Path, pos: Pos) -> Result<Answer<Option<String>>> {
+        self.require(
+            self.client.capabilities().hover_provider.is_some(),
+            "get_symbol_info",
+        )?;
+        let params = self.at(path, pos).await?;
+        self.answered(false, || async {
+            let hover: Option<Hover> = self.ask("textDocument/hover", params.clone()).await?;
+            Ok(hover
+                .map(|h| hover_text(h.contents))
+                .filter(|t| !t.trim().is_empty()))
+        })
+        .await
+    }
+
+    /// A file's symbols, nested ones with their container's name, in order of position.
+    pub async fn document_symbols(&self, path: &Path) -> Result<Vec<Symbol>> {
+        self.require(
+            self.client
+                .capabilities()
+                .document_symbol_provider
+                .is_some(),
+            "document symbols",
+        )?;
+        self.open(path).await?;
+        let uri = uri::from_path(path)?;
+        let answer = self
+            .answered(false, || async {
+                let r: Option<DocumentSymbolResponse> = self
+                    .ask(
+                        "textDocument/documentSymbol",
+                        json!({"textDocument": {"uri": uri.as_str()}}),
+                    )
+                    .await?;
+                Ok(r)
+            })
+            .await?;
+        let mut out = Vec::new();
+        match answer.value {
+            None => {}
+            Some(DocumentSymbolResponse::Flat(flat)) => {
+                for s in flat {
+                    if let Some(location) = loc_of(&s.location.uri, s.location.range) {
+                        out.push(Symbol {
+                            name: s.name,
+                            kind: kind_name(s.kind),
+                            container: s.container_name,
+                            detail: None,
+                            full_range: Some(location.range),
+                            location,
+                        });
+                    }
+                }
+            }
+            Some(DocumentSymbolResponse::Nested(nested)) => {
+                fn walk(
+                    path: &Path,
+                    syms: Vec<lsp_types::DocumentSymbol>,
+                    parent: Option<&str>,
+                    out: &mut Vec<Symbol>,
+                ) {
+                    for s in syms {
+                        out.push(Symbol {
+                            name: s.name.clone(),
+                            kind: kind_name(s.kind),
+                            container: parent.map(str::to_owned),
+                            detail: s.detail.clone(),
+                            location: Loc {
+                                path: path.to_owned(),
+                                range: span_of(s.selection_range),
+                            },
+                            full_range: Some(span_of(s.range)),
+                        });
+                        if let Some(children) = s.children {
+                            walk(path, children, Some(&s.name), out);
+                        }
+                    }
+                }
+                walk(path, nested, None, &mut out);
+            }
+        }
+        out.sort_by_key(|s| s.location.range.start);
+        Ok(out)
+    }
+
+    /// Symbols whose name matches `query`, the way the server matches (often fuzzily).
+    pub async fn workspace_symbols(&self, query: &str) -> Result<Answer<Vec<Symbol>>> {
+        self.require(
+            self.client
+                .capabilities()
+                .workspace_symbol_provider
+                .is_some(),
+            "search_symbols",
+        )?;
+        self.answered(true, || async {
+            let r: Option<WorkspaceSymbolResponse> = self
+                .ask("workspace/symbol", json!({"query": query}))
+                .await?;
+            let mut out = Vec::new();
+            match r {
+                None => {}
+                Some(WorkspaceSymbolResponse::Flat(flat)) => {
+                    for s in flat {
+                        if let Some(location) = loc_of(&s.location.uri, s.location.range) {
+                            out.push(Symbol {
+                                name: s.name,
+                                kind: kind_name(s.kind),
+                                container: s.container_name.filter(|c| !c.is_empty()),
+                                detail: None,
+                                location,
+                                full_range: None,
+                            });
+                        }
+                    }
+                }
+                Some(WorkspaceSymbolResponse::Nested(nested)) => {
+                    for s in nested {
+                        let location = match s.location {
+                            lsp_types::OneOf::Left(l) => loc_of(&l.uri, l.range),
+                            lsp_types::OneOf::Right(w) => {
+                                loc_of(&w.uri, lsp_types::Range::default())
+                            }
+                        };
+                        if let Some(location) = location {
+                            out.push(Symbol {
+                                name: s.name,
+                                kind: kind_name(s.kind),
+                                container: s.container_name.filter(|c| !c.is_empty()),
+                                detail: None,
+                                location,
+                                full_range: None,
+                            });
+                        }
+                    }
+                }
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    /// The function at a position, as call hierarchy knows it.
+    pub async fn call_items(&self, path: &Path, pos: Pos) -> Result<Vec<CallHierarchyItem>> {
+        self.require(
+            self.client.capabilities().call_hierarchy_provider.is_some(),
+            "get_call_hierarchy",
+        )?;
+        let params = self.at(path, pos).await?;
+        Ok(self
+            .answered(false, || async {
+                let items: Option<Vec<CallHierarchyItem>> = self
+                    .ask("textDocument/prepareCallHierarchy", params.clone())
+                    .await?;
+                Ok(items.unwrap_or_default())
+            })
+            .await?
+            .value)
+    }
+
+    pub async fn incoming_calls(&self, item: &CallHierarchyItem) -> Result<Answer<Vec<Call>>> {
+        let item = serde_json::to_value(item).map_err(|e| Error::Io(e.to_string()))?;
+        self.answered(true, || async {
+            let calls: Option<Vec<CallHierarchyIncomingCall>> = self
+                .ask("callHierarchy/incomingCalls", json!({"item": item.clone()}))
+                .await?;
+            Ok(calls
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|c| {
+                    let other = item_symbol(&c.from)?;
+                    let sites = c
+                        .from_ranges
+                        .iter()
+                        .map(|r| Loc {
+                            path: other.location.path.clone(),
+                            range: span_of(*r),
+                        })
+                        .collect();
+                    Some(Call { other, sites })
+                })
+                .collect::<Vec<_>>())
+        })
+        .await
+    }
+
+    pub async fn outgoing_calls(&self, item: &CallHierarchyItem) -> Result<Answer<Vec<Call>>> {
+        let Some(here) = uri::to_path(&item.uri) else {
+            return Ok(Answer {
+                value: Vec::new(),
+                indexing: None,
+            });
+        };
+        // Some servers (clangd) answer only about documents they have open.
+        self.open(&here).await?;
+        let item = serde_json::to_value(item).map_err(|e| Error::Io(e.to_string()))?;
+        self.answered(false, || async {
+            let calls: Option<Vec<CallHierarchyOutgoingCall>> = self
+                .ask("callHierarchy/outgoingCalls", json!({"item": item.clone()}))
+                .await?;
+            Ok(calls
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|c| {
+                    let other = item_symbol(&c.to)?;
+                    let sites = c
+                        .from_ranges
+                        .iter()
+                        .map(|r| Loc {
+                            path: here.clone(),
+                            range: span_of(*r),
+                        })
+                        .collect();
+                    Some(Call { other, sites })
+                })
+                .collect::<Vec<_>>())
+        })
+        .await
+    }
+
+    /// A file's diagnostics from the server: asked for (`textDocument/diagnostic`) where the
+    /// server offers that, else the ones it publishes after the file is opened or changed,
+    /// waited for up to `wait`. `None`: none came in time.
+    pub async fn file_diagnostics(&self, path: &Path, wait: Duration) -> Result<Option<Vec<Diag>>> {
+        self.open(path).await?;
+        let uri = uri::from_path(path)?;
+        if self.client.capabilities().diagnostic_provider.is_some() {
+            let report: Value = self
+                .ask(
+                    "textDocument/diagnostic",
+                    json!({"textDocument": {"uri": uri.as_str()}}),
+                )
+                .await?;
+            let items: Vec<lsp_types::Diagnostic> = report
+                .get("items")
+                .cloned()
+                .and_then(|v| serde_json::from_value(v).ok())
+                .unwrap_or_default();
+            return Ok(Some(items.into_iter().map(|d| diag_of(path, d)).collect()));
+        }
+        let published = self
+            .client
+            .published_diagnostics(path, Instant::now() + wait)
+            .await;
+        Ok(published.map(|p| {
+            p.diagnostics
+                .into_iter()
+                .map(|d| diag_of(path, d))
+                .collect()
+        }))
+    }
+
+    /// Turns a target into a position to ask at.
+    pub async fn resolve(&self, target: &Target) -> Result<Resolved> {
+        match target {
+            Target::Position { path, pos } => Ok(Resolved {
+                path: path.clone(),
+                pos: *pos,
+                symbol: None,
+                others: Vec::new(),
+            }),
+            Target::Failure { path, line } => {
+                let symbols = self.document_symbols(path).await?;
+                let callable = ["function", "method", "constructor"];
+                let enclosing = symbols
+                    .iter()
+                    .filter(|s| callable.contains(&s.kind))
+                    .filter(|s| {
+                        let r = s.full_range.unwrap_or(s.location.range);
+                        r.start.line <= *line && *line <= r.end.line
+                    })
+                    // The innermost: the one that starts last.
+                    .max_by_key(|s| s.full_range.unwrap_or(s.location.range).start)
+                    .cloned();
+                let Some(symbol) = enclosing else {
+                    return Err(Error::SymbolNotFound(format!(
+                        "no function or method of {} contains line {line} (lines count from 0)",
+                        path.display()
+                    )));
+                };
+                Ok(Resolved {
+                    path: path.clone(),
+                    pos: symbol.location.range.start,
+                    symbol: Some(symbol),
+                    others: Vec::new(),
+                })
+            }
+            Target::Symbol { name, kind } => self.resolve_name(name, kind.as_deref()).await,
+        }
+    }
+
+    /// A symbol by name: `add_numbers`, or qualified by what it is declared in
+    /// (`Circle::area`, `Circle.area`, `shapes::Circle::area`).
+    async fn resolve_name(&self, name: &str, kind: Option<&str>) -> Result<Resolved> {
+        let parts: Vec<&str> = name
+            .split("::")
+            .flat_map(|p| p.split('.'))
+            .filter(|p| !p.is_empty())
+            .collect();
+        let Some((&last, qualifiers)) = parts.split_last() else {
+            return Err(Error::SymbolNotFound("the symbol name is empty".to_owned()));
+        };
+        let found = self.workspace_symbols(last).await?.value;
+        let mut matches: Vec<Symbol> = Vec::new();
+        for s in found
+            .into_iter()
+            .filter(|s| s.name == last || strip_signature(&s.name) == last)
+        {
+            if kind.is_some_and(|k| k != s.kind) {
+                continue;
+            }
+            // The name's own position and container from the file's outline, which is
+            // precise where a workspace symbol's range may be the whole declaration.
+            let refined = self.refine(&s).await.unwrap_or_else(|| s.clone());
+            if let Some(parent) = qualifiers.last() {
+                let container = refined
+                    .container
+                    .as_deref()
+                    .or(s.container.as_deref())
+                    .unwrap_or("");
+                if !container_matches(container, parent) {
+                    continue;
+                }
+            }
+            if !matches.contains(&refined) {
+                matches.push(refined);
+            }
+        }
+        // Declarations in the workspace's own files before those in dependencies.
+        matches.sort_by_key(|s| {
+            (
+                !s.location.path.starts_with(&self.root),
+                s.location.path.clone(),
+                s.location.range.start,
+            )
+        });
+        let mut matches = matches.into_iter();
+        let Some(first) = matches.next() else {
+            return Err(Error::SymbolNotFound(format!(
+                "no symbol named {name}{} was found by {}",
+                kind.map(|k| format!(" of kind {k}")).unwrap_or_default(),
+                self.name()
+            )));
+        };
+        Ok(Resolved {
+            path: first.location.path.clone(),
+            pos: first.location.range.start,
+            symbol: Some(first),
+            others: matches.collect(),
+        })
+    }
+
+    /// The outline entry for a workspace symbol: its name's exact position and its parent.
+    async fn refine(&self, s: &Symbol) -> Option<Symbol> {
+        let outline = self.document_symbols(&s.location.path).await.ok()?;
+        let r = s.location.range;
+        let hit = outline.iter().find(|o| {
+            o.name == s.name
+                && (o.location.range == r
+                    || o.full_range == Some(r)
+                    || o.full_range
+                        .is_some_and(|f| f.start <= r.start && r.start <= f.end))
+        });
+        if let Some(hit) = hit {
+            return Some(Symbol {
+                container: hit.container.clone().or_else(|| s.container.clone()),
+                ..hit.clone()
+            });
+        }
+        // No outline entry: the name's first occurrence in the range the server gave.
+        let text = std::fs::read_to_string(&s.location.path).ok()?;
+        let col = find_name(&text, r.start.line, r.start.character, &s.name)?;
+        let mut at = s.clone();
+        at.location.range = Span {
+            start: Pos {
+                line: r.start.line,
+                character: col,
+            },
+            end: Pos {
+                line: r.start.line,
+                character: col + u32::try_from(s.name.encode_utf16().count()).unwrap_or(0),
+            },
+        };
+        Some(at)
+    }
+}
+
+/// Whether a container as a server names it (`Circle`, `impl Shape for Circle`,
+/// `shapes.Circle`, `Circle<T>`) is the qualifier an agent wrote.
+fn container_matches(container: &str, qualifier: &str) -> bool {
+    let words: Vec<&str> = container
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.contains(&qualifier)
+}
+
+/// pyright and others name methods with their signature (`area(self)`); the bare name.
+fn strip_signature(name: &str) -> &str {
+    name.split('(').next().unwrap_or(name).trim()
+}
+
+fn item_symbol(item: &CallHierarchyItem) -> Option<Symbol> {
+    Some(Symbol {
+        name: item.name.clone(),
+        kind: kind_name(item.kind),
+        container: item.detail.clone().filter(|d| !d.is_empty()),
+        detail: item.detail.clone(),
+        location: loc_of(&item.uri, item.selection_range)?,
+        full_range: Some(span_of(item.range)),
+    })
+}
+
+fn diag_of(path: &Path, d: lsp_types::Diagnostic) -> Diag {
+    let severity = match d.severity {
+        Some(lsp_types::DiagnosticSeverity::WARNING) => "warning",
+        Some(lsp_types::DiagnosticSeverity::INFORMATION) => "information",
+        Some(lsp_types::DiagnosticSeverity::HINT) => "hint",
+        // The protocol says a missing severity is the client's to interpret: an error.
+        _ => "error",
+    };
+    Diag {
+        location: Loc {
+            path: path.to_owned(),
+            range: span_of(d.range),
+        },
+        severity,
+        code: d.code.map(|c| match c {
+            lsp_types::NumberOrString::Number(n) => n.to_string(),
+            lsp_types::NumberOrString::String(s) => s,
+        }),
+        source: d.source,
+        message: d.message,
+    }
+}
+
+fn hover_text(contents: HoverContents) -> String {
+    fn marked(m: MarkedString) -> String {
+        match m {
+            MarkedString::String(s) => s,
+            MarkedString::LanguageString(ls) => format!("```{}\n{}\n```", ls.language, ls.value),
+        }
+    }
+    match contents {
+        HoverContents::Scalar(m) => marked(m),
+        HoverContents::Array(ms) => ms.into_iter().map(marked).collect::<Vec<_>>().join("\n\n"),
+        HoverContents::Markup(m) => m.value,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_named_in_lower_snake_case() {
+        assert_eq!(kind_name(SymbolKind::FUNCTION), "function");
+        assert_eq!(kind_name(SymbolKind::ENUM_MEMBER), "enum_member");
+        assert_eq!(kind_name(SymbolKind::TYPE_PARAMETER), "type_parameter");
+    }
+
+    #[test]
+    fn names_are_found_as_whole_words_in_utf16_columns() {
+        let text = "let 😀 = add_numbers(add, x_add);\n";
+        assert_eq!(find_name(text, 0, 0, "add"), Some(21));
+        assert_eq!(find_name(text, 0, 0, "add_numbers"), Some(9));
+        assert_eq!(find_name(text, 1, 0, "add"), None);
+        assert_eq!(line_utf16_len("a😀b\r\nxy", 0), Some(4));
+        assert_eq!(line_utf16_len("a\n", 2), None);
+    }
+
+    #[test]
+    fn containers_match_a_qualifier_as_a_word() {
+        assert!(container_matches("impl Shape for Circle", "Circle"));
+        assert!(container_matches("shapes.Circle", "Circle"));
+        assert!(!container_matches("Circles", "Circle"));
+        assert_eq!(strip_signature("area(self)"), "area");
+    }
+}

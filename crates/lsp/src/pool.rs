@@ -1,0 +1,360 @@
+//! The running servers: one per language and project root, started on first use, kept
+//! warm, shut down after an idle time, and held under a memory cap across all of them (the
+//! least recently used go first). A server that died or was killed is started again on the
+//! next call.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use crate::client::{Client, ClientConfig};
+use crate::error::{Error, Result};
+use crate::servers::{self, Installed, Language, Missing};
+
+/// How servers are kept.
+#[derive(Debug, Clone)]
+pub struct PoolConfig {
+    /// A server unused this long is shut down.
+    pub idle_timeout: Duration,
+    /// Resident memory of all servers together; above it, the least recently used are shut
+    /// down before another starts.
+    pub memory_cap_bytes: u64,
+    /// One request's time limit.
+    pub request_timeout: Duration,
+    /// How long a cancelled request may go unanswered before its server is killed.
+    pub cancel_grace: Duration,
+    /// How long a question about the whole workspace (references, implementations,
+    /// callers, symbols) waits for the server to finish indexing before it is answered with
+    /// what the server has, marked partial.
+    pub ready_wait: Duration,
+}
+
+impl Default for PoolConfig {
+    fn default() -> Self {
+        PoolConfig {
+            idle_timeout: Duration::from_secs(10 * 60),
+            memory_cap_bytes: 8 << 30,
+            request_timeout: Duration::from_secs(60),
+            cancel_grace: Duration::from_secs(5),
+            ready_wait: Duration::from_secs(40),
+        }
+    }
+}
+
+impl PoolConfig {
+    /// The defaults, with `RESOLVE_PR_LSP_IDLE_SECONDS` and `RESOLVE_PR_LSP_MEMORY_MIB` read
+    /// from the environment when set.
+    pub fn from_env() -> Self {
+        let mut config = PoolConfig::default();
+        let number = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        };
+        if let Some(s) = number("RESOLVE_PR_LSP_IDLE_SECONDS") {
+            config.idle_timeout = Duration::from_secs(s.max(1));
+        }
+        if let Some(m) = number("RESOLVE_PR_LSP_MEMORY_MIB") {
+            config.memory_cap_bytes = m.max(64) << 20;
+        }
+        config
+    }
+}
+
+/// A server ready for questions about files under its root.
+#[derive(Clone)]
+pub struct Server {
+    pub client: Client,
+    pub language: Language,
+    pub root: PathBuf,
+    pub installed: Installed,
+    /// How long a workspace-wide question waits for indexing to end.
+    pub ready_wait: Duration,
+}
+
+struct Slot {
+    server: Server,
+    started: Instant,
+    last_used: Instant,
+}
+
+/// One running server, as health reports it.
+#[derive(Debug, Clone)]
+pub struct Running {
+    pub language: Language,
+    pub server: &'static str,
+    pub root: PathBuf,
+    pub pid: Option<u32>,
+    /// What it said it is busy with; `None`: ready.
+    pub indexing: Option<String>,
+    pub resident_bytes: u64,
+    pub open_documents: usize,
+    pub uptime: Duration,
+    pub idle: Duration,
+}
+
+/// Each known server: installed (where, which version) or why not.
+#[derive(Debug, Clone)]
+pub struct Availability {
+    pub language: Language,
+    pub found: std::result::Result<Installed, Missing>,
+}
+
+struct PoolInner {
+    config: PoolConfig,
+    slots: tokio::sync::Mutex<HashMap<(Language, PathBuf), Slot>>,
+    probes: tokio::sync::Mutex<HashMap<&'static str, std::result::Result<Installed, Missing>>>,
+    reaper: std::sync::Once,
+}
+
+/// The servers of one process. Cheap to clone.
+#[derive(Clone)]
+pub struct Pool {
+    inner: Arc<PoolInner>,
+}
+
+impl Default for Pool {
+    fn default() -> Self {
+        Pool::new(PoolConfig::default())
+    }
+}
+
+impl Pool {
+    pub fn new(config: PoolConfig) -> Self {
+        Pool {
+            inner: Arc::new(PoolInner {
+                config,
+                slots: tokio::sync::Mutex::new(HashMap::new()),
+                probes: tokio::sync::Mutex::new(HashMap::new()),
+                reaper: std::sync::Once::new(),
+            }),
+        }
+    }
+
+    pub fn config(&self) -> &PoolConfig {
+        &self.inner.config
+    }
+
+    /// The server for `language` at `root`, started if it is not running.
+    pub async fn server(&self, language: Language, root: &Path) -> Result<Server> {
+        self.start_reaper();
+        let key = (language, root.to_owned());
+        let mut slots = self.inner.slots.lock().await;
+        if let Some(slot) = slots.get_mut(&key) {
+            if !slot.server.client.exited() {
+                slot.last_used = Instant::now();
+                return Ok(slot.server.clone());
+            }
+            slots.remove(&key);
+        }
+        let installed = self.installed(language).await?;
+        self.make_room(&mut slots).await;
+        let spec = installed.spec;
+        let config = &self.inner.config;
+        let client = Client::start(ClientConfig {
+            name: spec.name,
+            program: installed.path.clone(),
+            args: spec.args.iter().map(|a| (*a).to_owned()).collect(),
+            root: root.to_owned(),
+            initialization_options: (spec.initialization_options)(root),
+            settings: (spec.settings)(root),
+            reports_status: spec.reports_status,
+            request_timeout: config.request_timeout,
+            cancel_grace: config.cancel_grace,
+        })
+        .await?;
+        let server = Server {
+            client,
+            language,
+            root: root.to_owned(),
+            installed,
+            ready_wait: config.ready_wait,
+        };
+        let now = Instant::now();
+        slots.insert(
+            key,
+            Slot {
+                server: server.clone(),
+                started: now,
+                last_used: now,
+            },
+        );
+        Ok(server)
+    }
+
+    /// The preferred installed server for a language, or the error naming what to install.
+    async fn installed(&self, language: Language) -> Result<Installed> {
+        let mut missing = Vec::new();
+        for a in self.availability_of(language).await {
+            match a.found {
+                Ok(installed) => return Ok(installed),
+                Err(m) => missing.push(m),
+            }
+        }
+        let preferred = servers::candidates(language)
+            .next()
+            .map(|s| s.install)
+            .unwrap_or("");
+        Err(Error::NotInstalled {
+            language: language.as_str(),
+            looked_for: missing
+                .iter()
+                .map(|m| format!("{} ({})", m.spec.name, m.reason))
+                .collect::<Vec<_>>()
+                .join("; "),
+            install: preferred,
+        })
+    }
+
+    /// Each server of a language, probed once per process while found (a missing one is
+    /// probed again, so installing it needs no restart).
+    async fn availability_of(&self, language: Language) -> Vec<Availability> {
+        let mut out = Vec::new();
+        for spec in servers::candidates(language) {
+            let cached = self.inner.probes.lock().await.get(spec.name).cloned();
+            let found = match cached {
+                Some(Ok(found)) => Ok(found),
+                _ => {
+                    let probed = servers::probe(spec).await;
+                    self.inner
+                        .probes
+                        .lock()
+                        .await
+                        .insert(spec.name, probed.clone());
+                    probed
+                }
+            };
+            out.push(Availability { language, found });
+        }
+        out
+    }
+
+    /// Every known server, installed or not.
+    pub async fn availability(&self) -> Vec<Availability> {
+        let mut all = Vec::new();
+        for language in Language::ALL {
+            all.extend(self.availability_of(language).await);
+        }
+        all
+    }
+
+    /// The servers running now.
+    pub async fn running(&self) -> Vec<Running> {
+        let slots: Vec<(Server, Instant, Instant)> = {
+            let slots = self.inner.slots.lock().await;
+            slots
+                .values()
+                .filter(|s| !s.server.client.exited())
+                .map(|s| (s.server.clone(), s.started, s.last_used))
+                .collect()
+        };
+        let mut out = Vec::new();
+        for (server, started, last_used) in slots {
+            out.push(Running {
+                language: server.language,
+                server: server.installed.spec.name,
+                root: server.root.clone(),
+                pid: server.client.pid(),
+                indexing: server.client.status().indexing(),
+                resident_bytes: server.client.resident_bytes(),
+                open_documents: server.client.open_documents().await,
+                uptime: started.elapsed(),
+                idle: last_used.elapsed(),
+            });
+        }
+        out.sort_by(|a, b| (a.language, &a.root).cmp(&(b.language, &b.root)));
+        out
+    }
+
+    /// Shuts every server down (the MCP server is stopping).
+    pub async fn shutdown_all(&self) {
+        let slots: Vec<Slot> = self
+            .inner
+            .slots
+            .lock()
+            .await
+            .drain()
+            .map(|(_, s)| s)
+            .collect();
+        let grace = Duration::from_secs(2);
+        let stops = slots.iter().map(|s| s.server.client.shutdown(grace));
+        for stop in stops {
+            stop.await;
+        }
+    }
+
+    /// Before another server starts: shut down the least recently used until the others'
+    /// memory is under the cap.
+    async fn make_room(&self, slots: &mut HashMap<(Language, PathBuf), Slot>) {
+        slots.retain(|_, s| !s.server.client.exited());
+        loop {
+            let total: u64 = slots
+                .values()
+                .map(|s| s.server.client.resident_bytes())
+                .sum();
+            if total <= self.inner.config.memory_cap_bytes || slots.is_empty() {
+                return;
+            }
+            let Some(oldest) = slots
+                .iter()
+                .min_by_key(|(_, s)| s.last_used)
+                .map(|(k, _)| k.clone())
+            else {
+                return;
+            };
+            if let Some(slot) = slots.remove(&oldest) {
+                tracing::info!(
+                    server = slot.server.installed.spec.name,
+                    root = %slot.server.root.display(),
+                    total,
+                    "shutting down the least recently used server: memory cap"
+                );
+                slot.server.client.shutdown(Duration::from_secs(2)).await;
+            }
+        }
+    }
+
+    /// Once per pool: a task that shuts down idle servers and forgets dead ones.
+    fn start_reaper(&self) {
+        let weak: Weak<PoolInner> = Arc::downgrade(&self.inner);
+        self.inner.reaper.call_once(|| {
+            let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                return;
+            };
+            runtime.spawn(async move {
+                loop {
+                    let period = match weak.upgrade() {
+                        Some(inner) => (inner.config.idle_timeout / 4)
+                            .clamp(Duration::from_millis(200), Duration::from_secs(30)),
+                        None => return,
+                    };
+                    tokio::time::sleep(period).await;
+                    let Some(inner) = weak.upgrade() else { return };
+                    let idle: Vec<Slot> = {
+                        let mut slots = inner.slots.lock().await;
+                        let keys: Vec<_> = slots
+                            .iter()
+                            .filter(|(_, s)| {
+                                s.server.client.exited()
+                                    || s.last_used.elapsed() >= inner.config.idle_timeout
+                            })
+                            .map(|(k, _)| k.clone())
+                            .collect();
+                        keys.iter().filter_map(|k| slots.remove(k)).collect()
+                    };
+                    drop(inner);
+                    for slot in idle {
+                        if !slot.server.client.exited() {
+                            tracing::info!(
+                                server = slot.server.installed.spec.name,
+                                "shutting down an idle server"
+                            );
+                            slot.server.client.shutdown(Duration::from_secs(2)).await;
+                        }
+                    }
+                }
+            });
+        });
+    }
+}

