@@ -51,6 +51,11 @@ pub struct Error {
     /// Human-readable message: what was wrong.
     pub error: String,
     pub category: Category,
+    /// A stable code in upper snake case, where a tool's contract names one (the code
+    /// intelligence tools: `SERVER_NOT_INSTALLED`, `SYMBOL_NOT_FOUND`, ...). A boxed `str`
+    /// keeps `Error` within clippy's size for an `Err` variant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<Box<str>>,
     /// Structured facts (HTTP status, field name, the value given, ...). Boxed so that
     /// `Result<T, Error>` stays small on the success path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -72,6 +77,7 @@ impl Error {
         Error {
             error: error.into(),
             category,
+            code: None,
             details: None,
             suggestion: None,
             retry_after: None,
@@ -102,6 +108,11 @@ impl Error {
     }
     pub fn unknown(error: impl Into<String>) -> Self {
         Self::new(Category::Unknown, error)
+    }
+
+    pub fn with_code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into().into_boxed_str());
+        self
     }
 
     pub fn with_suggestion(mut self, suggestion: impl Into<String>) -> Self {
@@ -158,6 +169,7 @@ mod tests {
     #[test]
     fn round_trips() {
         let e = Error::user("bad")
+            .with_code("SYMBOL_NOT_FOUND")
             .with_suggestion("do better")
             .with_documentation_url("https://example.com");
         let back: Error = serde_json::from_value(e.to_json()).unwrap();

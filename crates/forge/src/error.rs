@@ -326,6 +326,7 @@ impl From<Error> for resolve_pr_core::Error {
         resolve_pr_core::Error {
             error: report.message,
             category,
+            code: None,
             details: (!details.is_empty()).then(|| Box::new(details)),
             suggestion: report.suggestion,
             retry_after,

@@ -32,6 +32,8 @@ const CONTENT_MODIFIED: i64 = -32801;
 const SERVER_CANCELLED: i64 = -32802;
 /// Documents kept open at once; the least recently used beyond it are closed.
 const MAX_OPEN_DOCUMENTS: usize = 64;
+/// How long pushed diagnostics must stay unchanged to be taken as the server's answer.
+const SETTLE: Duration = Duration::from_millis(500);
 /// Bytes of the server's stderr kept, to explain a failed start.
 const STDERR_TAIL: usize = 4096;
 
@@ -503,20 +505,68 @@ impl Client {
         }
     }
 
-    /// The diagnostics the server published for `path` since it last changed, waiting for
-    /// them until `deadline`. `None`: none arrived in time.
-    pub async fn published_diagnostics(&self, path: &Path, deadline: Instant) -> Option<Published> {
+    /// The diagnostics the server published for `path` at `version` (or later) of the
+    /// document, waiting for them until `deadline`: a late report about an older version is
+    /// not taken for the current one. A server that pushes diagnostics says nothing when it
+    /// is done, and some (pyright) first push an empty report for a changed document and the
+    /// real one after checking it; so the report taken is the last one after `SETTLE` with no
+    /// newer one. `None`: none arrived in time.
+    pub async fn published_diagnostics(
+        &self,
+        path: &Path,
+        version: i32,
+        deadline: Instant,
+    ) -> Option<Published> {
+        let current = |p: &Published| p.version.is_none_or(|v| v >= version);
         let mut rx = self.inner.published.subscribe();
+        let mut seen: Option<Published> = None;
         loop {
-            if let Some(p) = self.inner.diagnostics().get(path) {
-                return Some(p.clone());
+            rx.borrow_and_update();
+            let now = self
+                .inner
+                .diagnostics()
+                .get(path)
+                .filter(|p| current(p))
+                .cloned();
+            let settled_at = if now.is_some() {
+                let changed = seen.as_ref().map(|s| s.diagnostics.len())
+                    != now.as_ref().map(|n| n.diagnostics.len())
+                    || seen.is_none();
+                seen = now;
+                if changed {
+                    Some(Instant::now() + SETTLE)
+                } else {
+                    None
+                }
+            } else {
+                None
+            };
+            let wake = match (settled_at, &seen) {
+                (Some(at), _) => at.min(deadline),
+                (None, Some(_)) => return seen,
+                (None, None) => deadline,
+            };
+            let left = wake.saturating_duration_since(Instant::now());
+            if self.exited() {
+                return seen;
             }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() || self.exited() {
-                return None;
+            if left.is_zero() {
+                return seen;
             }
-            if tokio::time::timeout(left, rx.changed()).await.is_err() {
-                return self.inner.diagnostics().get(path).cloned();
+            match tokio::time::timeout(left, rx.changed()).await {
+                // A newer report, maybe for this document: look again.
+                Ok(Ok(())) => continue,
+                Ok(Err(_)) => return seen,
+                // Quiet for SETTLE (or the deadline passed): what was seen stands.
+                Err(_) => {
+                    return seen.or_else(|| {
+                        self.inner
+                            .diagnostics()
+                            .get(path)
+                            .filter(|p| current(p))
+                            .cloned()
+                    });
+                }
             }
         }
     }

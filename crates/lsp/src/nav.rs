@@ -613,7 +613,16 @@ impl Server {
     /// server offers that, else the ones it publishes after the file is opened or changed,
     /// waited for up to `wait`. `None`: none came in time.
     pub async fn file_diagnostics(&self, path: &Path, wait: Duration) -> Result<Option<Vec<Diag>>> {
-        self.open(path).await?;
+        if !path.is_file() {
+            return Err(Error::InvalidPath {
+                path: path.to_owned(),
+                message: format!("{} is not a file", path.display()),
+            });
+        }
+        let (_, version) = self
+            .client
+            .sync_document(path, Language::language_id(path))
+            .await?;
         let uri = uri::from_path(path)?;
         if self.client.capabilities().diagnostic_provider.is_some() {
             let report: Value = self
@@ -631,7 +640,7 @@ impl Server {
         }
         let published = self
             .client
-            .published_diagnostics(path, Instant::now() + wait)
+            .published_diagnostics(path, version, Instant::now() + wait)
             .await;
         Ok(published.map(|p| {
             p.diagnostics

@@ -16,6 +16,15 @@ isError with a JSON error: category says what kind (user: fix the arguments; aut
 the token; rate_limit: wait retry_after seconds; logical: the forge or the situation does not \
 allow it; network, api, timeout, unknown), suggestion what to do next, details the facts.";
 
+/// What every code-intelligence tool shares, said once here rather than in each schema.
+const CODE_CONVENTIONS: &str = "Code tools read the checkout in directory (default: the \
+server's working directory) through language servers. Positions count from 0 (line, and \
+character in UTF-16 units, as LSP does); a range's end is exclusive; file_path is relative to \
+the directory. Name a target by file_path and position, by symbol ('add', 'Circle::area'), or \
+by from_failure ('src/lib.rs:42', a failure's line). partial: true means the server was still \
+indexing. Errors carry a code (SERVER_NOT_INSTALLED with the install command, SYMBOL_NOT_FOUND, \
+INVALID_POSITION, ...).";
+
 /// The instructions for a server offering `selection`: its tools by toolset, each with its
 /// title, then the shared conventions.
 pub fn instructions(selection: &Selection) -> String {
@@ -27,7 +36,7 @@ pub fn instructions(selection: &Selection) -> String {
         text.push_str(" No tools are enabled.");
     } else {
         text.push_str(" Tools by toolset:");
-        for set in toolsets {
+        for &set in &toolsets {
             let tools: Vec<String> = selection
                 .tools()
                 .iter()
@@ -55,5 +64,9 @@ pub fn instructions(selection: &Selection) -> String {
     }
     text.push('\n');
     text.push_str(CONVENTIONS);
+    if toolsets.contains(&Toolset::Code) {
+        text.push('\n');
+        text.push_str(CODE_CONVENTIONS);
+    }
     text
 }

@@ -185,7 +185,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             err.to_string(),
-            "unknown toolset \"coments\"; valid toolsets: analysis, ci, comments, git, merge, reviews"
+            "unknown toolset \"coments\"; valid toolsets: analysis, ci, code, comments, git, merge, reviews"
         );
         assert!(matches!(
             Selection::new(&Options {

@@ -240,7 +240,10 @@ pub(crate) fn call_result(outcome: Result<ToolOutput, ToolError>) -> CallToolRes
 }
 
 fn error_text(e: &ToolError) -> String {
-    let mut text = format!("Error ({}): {}", e.category.as_str(), e.error);
+    let mut text = match &e.code {
+        Some(code) => format!("Error ({}, {code}): {}", e.category.as_str(), e.error),
+        None => format!("Error ({}): {}", e.category.as_str(), e.error),
+    };
     if let Some(s) = &e.suggestion {
         text.push_str("\nSuggestion: ");
         text.push_str(s);

@@ -221,7 +221,7 @@ async fn toolsets_filter_and_reject_unknown_names() {
     assert!(matches!(&err, Error::UnknownToolset { given, .. } if given == "cl"));
     assert_eq!(
         err.to_string(),
-        "unknown toolset \"cl\"; valid toolsets: analysis, ci, comments, git, merge, reviews"
+        "unknown toolset \"cl\"; valid toolsets: analysis, ci, code, comments, git, merge, reviews"
     );
 }
 

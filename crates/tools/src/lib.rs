@@ -5,6 +5,7 @@
 
 pub mod action_commands;
 mod arguments;
+mod code;
 mod comment_edit;
 mod comment_pages;
 mod local;
@@ -34,6 +35,15 @@ registry::tools! {
     check_merge_readiness::CheckMergeReadiness,
     analyze_pr_impact::AnalyzePrImpact,
     get_review_suggestions::GetReviewSuggestions,
+    find_definition::FindDefinition,
+    find_references::FindReferences,
+    find_implementations::FindImplementations,
+    find_type_definition::FindTypeDefinition,
+    search_symbols::SearchSymbols,
+    get_symbol_info::GetSymbolInfo,
+    get_diagnostics::GetDiagnostics,
+    get_call_hierarchy::GetCallHierarchy,
+    health_check::HealthCheck,
 }
 
 use std::sync::Arc;
@@ -68,6 +78,9 @@ pub struct Context {
     /// The server runs with `--read-only`: tools that only write when asked (a restack's
     /// execute mode) refuse to.
     pub read_only: bool,
+    /// The language servers the code tools ask (one per language and project root, kept
+    /// warm); shared by every call of the process.
+    pub lsp: resolve_pr_lsp::Pool,
     /// Failures found in completed jobs' logs, by job: a finished job's log never changes,
     /// so later pages and polls of a long-running server do not download it again. The pr
     /// layer's cache, held here because a `Context` lives as long as the process; read it
@@ -85,6 +98,7 @@ impl Context {
             ci: CiSettings::default(),
             local: LocalSettings::default(),
             read_only: false,
+            lsp: resolve_pr_lsp::Pool::new(resolve_pr_lsp::PoolConfig::from_env()),
             job_cache: Default::default(),
         }
     }

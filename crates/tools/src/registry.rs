@@ -24,6 +24,9 @@ pub enum Toolset {
     Analysis,
     /// Why CI failed: `get_failing_tests`.
     Ci,
+    /// Code intelligence over the local checkout through language servers: navigation,
+    /// symbols, diagnostics, call hierarchy, their health.
+    Code,
     /// Conversations: pull requests (listing and reading them) and issues, and their comments.
     Comments,
     /// The local repository: merge conflicts and restacking stacked PRs.
@@ -36,9 +39,10 @@ pub enum Toolset {
 
 impl Toolset {
     /// Every toolset, sorted by name.
-    pub const ALL: [Toolset; 6] = [
+    pub const ALL: [Toolset; 7] = [
         Toolset::Analysis,
         Toolset::Ci,
+        Toolset::Code,
         Toolset::Comments,
         Toolset::Git,
         Toolset::Merge,
@@ -50,6 +54,7 @@ impl Toolset {
         match self {
             Toolset::Analysis => "analysis",
             Toolset::Ci => "ci",
+            Toolset::Code => "code",
             Toolset::Comments => "comments",
             Toolset::Git => "git",
             Toolset::Merge => "merge",

@@ -1,0 +1,681 @@
+//! What the code-intelligence tools share: the contract's types (zero-based `Position`,
+//! `Range` with an exclusive end, `Location` with a workspace-relative POSIX `file_path`),
+//! the target an agent names (a position, a symbol, or a failure's `file:line`), finding the
+//! checkout and the server for a file, locations with a line of context, pages of results,
+//! and the language-server errors as agents see them (with the contract's upper snake case
+//! `code`).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use resolve_pr_core::{Error, Result};
+use resolve_pr_lsp::{Language, Loc, Server, Target};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Context;
+
+/// Locations a page shows.
+pub(crate) const PAGE: usize = 50;
+/// Characters of a context line shown.
+const CONTEXT_CHARS: usize = 160;
+/// Files bigger than this give no context line (a generated or minified file).
+const CONTEXT_FILE_BYTES: u64 = 4 << 20;
+
+// The contract's shared types carry no doc comments: schemars would repeat them in every
+// schema that holds them (the server's instructions say what they mean, once).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct Position {
+    pub line: u32,
+    pub character: u32,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+pub struct Range {
+    pub start: Position,
+    pub end: Position,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Location {
+    // Relative to the workspace, with `/`; absolute when outside it (a library's source).
+    pub file_path: String,
+    pub range: Range,
+    // The text of the range's first line, trimmed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// "text": a syntax scan's match the server missed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// A symbol where it is declared.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SymbolInfo {
+    pub name: String,
+    // LSP's symbol kind in lower case: function, method, class, struct, interface, ...
+    pub symbol_kind: String,
+    pub language: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+    pub location: Location,
+}
+
+pub(crate) fn position(p: resolve_pr_lsp::Pos) -> Position {
+    Position {
+        line: p.line,
+        character: p.character,
+    }
+}
+
+pub(crate) fn range(s: resolve_pr_lsp::Span) -> Range {
+    Range {
+        start: position(s.start),
+        end: position(s.end),
+    }
+}
+
+/// The target fields every position tool takes, as one value.
+pub(crate) struct TargetArgs<'a> {
+    pub directory: Option<&'a str>,
+    pub file_path: Option<&'a str>,
+    pub position: Option<Position>,
+    pub symbol: Option<&'a str>,
+    pub symbol_kind: Option<&'a str>,
+    pub language: Option<&'a str>,
+    pub from_failure: Option<&'a str>,
+}
+
+/// Declares a position tool's input: the target fields, then the tool's own.
+macro_rules! target_input {
+    ($(#[$meta:meta])* pub struct $name:ident { $($(#[$fmeta:meta])* pub $field:ident : $ty:ty,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            /// The checkout. Default: the server's working directory.
+            #[serde(default)]
+            pub directory: Option<String>,
+            #[serde(default)]
+            #[schemars(example = &"src/lib.rs")]
+            pub file_path: Option<String>,
+            #[serde(default)]
+            pub position: Option<$crate::code::Position>,
+            /// Instead of file_path and position: a name, maybe qualified ("Circle::area").
+            #[serde(default)]
+            pub symbol: Option<String>,
+            /// With symbol: function, method, class, struct, ...
+            #[serde(default)]
+            pub symbol_kind: Option<String>,
+            /// With symbol: rust, typescript, python, c or go. Default: all in the checkout.
+            #[serde(default)]
+            pub language: Option<String>,
+            /// Instead: "file:line" of a failure (line from 1); targets the function holding it.
+            #[serde(default)]
+            #[schemars(example = &"src/lib.rs:42")]
+            pub from_failure: Option<String>,
+            #[serde(default)]
+            pub cursor: Option<String>,
+            $($(#[$fmeta])* pub $field: $ty,)*
+        }
+
+        impl $name {
+            pub(crate) fn target(&self) -> $crate::code::TargetArgs<'_> {
+                $crate::code::TargetArgs {
+                    directory: self.directory.as_deref(),
+                    file_path: self.file_path.as_deref(),
+                    position: self.position,
+                    symbol: self.symbol.as_deref(),
+                    symbol_kind: self.symbol_kind.as_deref(),
+                    language: self.language.as_deref(),
+                    from_failure: self.from_failure.as_deref(),
+                }
+            }
+        }
+    };
+}
+pub(crate) use target_input;
+
+/// The language-server error as agents see it, with its stable code.
+pub(crate) fn lsp_error(e: resolve_pr_lsp::Error) -> Error {
+    use resolve_pr_lsp::Error as E;
+    let code = e.code();
+    let message = e.to_string();
+    let error = match &e {
+        E::NotInstalled { install, .. } => Error::logical(message)
+            .with_detail("install", *install)
+            .with_suggestion(format!(
+                "Install it with: {install}; then call again (no restart needed)."
+            )),
+        E::UnsupportedLanguage(_) => Error::user(message).with_suggestion(
+            "The code tools read Rust, TypeScript/JavaScript, Python, C/C++ and Go.",
+        ),
+        E::InvalidPath { path, .. } => {
+            Error::user(message).with_detail("path", path.display().to_string())
+        }
+        E::InvalidPosition(_) => Error::user(message)
+            .with_detail("field", "position")
+            .with_suggestion("Lines and characters count from 0."),
+        E::SymbolNotFound(_) => Error::user(message).with_suggestion(
+            "Check the spelling, or find it with search_symbols; or give file_path and position.",
+        ),
+        E::Unsupported { server, .. } => Error::logical(message).with_detail("server", *server),
+        E::Timeout(_) => Error::timeout(message)
+            .with_suggestion("Call again: a server that ignored the cancellation was restarted."),
+        E::ServerFailed { server, .. } | E::Protocol { server, .. } => Error::unknown(message)
+            .with_detail("server", *server)
+            .with_suggestion(
+                "Call again: a server that died is started again; health_check shows its state.",
+            ),
+        E::Io(_) => Error::unknown(message),
+    };
+    error.with_code(code)
+}
+
+/// The workspace: `directory`, else the server's working directory; canonical.
+pub(crate) fn workspace(ctx: &Context, directory: Option<&str>) -> Result<PathBuf> {
+    if ctx.local.remote_callers {
+        return Err(Error::user(
+            "the code tools read a checkout on the server's machine, which callers of a shared \
+             (HTTP) server cannot name",
+        )
+        .with_code("NOT_AVAILABLE_REMOTELY")
+        .with_suggestion("Run resolve-pr over stdio on the machine that has the checkout."));
+    }
+    let dir = match directory {
+        Some(d) => PathBuf::from(d),
+        None => ctx.local.cwd.clone().ok_or_else(|| {
+            Error::user("no directory was given and the server has no working directory")
+                .with_code("INVALID_PATH")
+                .with_detail("field", "directory")
+        })?,
+    };
+    let canonical = dir.canonicalize().map_err(|e| {
+        Error::user(format!("directory {} cannot be read: {e}", dir.display()))
+            .with_code("INVALID_PATH")
+            .with_detail("field", "directory")
+    })?;
+    if !canonical.is_dir() {
+        return Err(Error::user(format!("{} is not a directory", dir.display()))
+            .with_code("INVALID_PATH")
+            .with_detail("field", "directory"));
+    }
+    Ok(canonical)
+}
+
+/// A file inside the workspace: relative to it, or absolute within it.
+pub(crate) fn file_in(workspace: &Path, file_path: &str, field: &str) -> Result<PathBuf> {
+    let joined = workspace.join(file_path);
+    let canonical = joined.canonicalize().map_err(|e| {
+        Error::user(format!(
+            "{file_path} cannot be read in {}: {e}",
+            workspace.display()
+        ))
+        .with_code("INVALID_PATH")
+        .with_detail("field", field)
+        .with_suggestion("Give the path relative to the workspace (directory).")
+    })?;
+    if !canonical.starts_with(workspace) {
+        return Err(Error::user(format!(
+            "{file_path} is outside the workspace {}",
+            workspace.display()
+        ))
+        .with_code("INVALID_PATH")
+        .with_detail("field", field));
+    }
+    if !canonical.is_file() {
+        return Err(Error::user(format!("{file_path} is not a file"))
+            .with_code("INVALID_PATH")
+            .with_detail("field", field));
+    }
+    Ok(canonical)
+}
+
+pub(crate) fn language_of(path: &Path, field: &str) -> Result<Language> {
+    Language::of_path(path).ok_or_else(|| {
+        Error::user(format!(
+            "{} is not a source file of a language the code tools read",
+            path.display()
+        ))
+        .with_code("UNSUPPORTED_LANGUAGE")
+        .with_detail("field", field)
+        .with_suggestion("The code tools read Rust, TypeScript/JavaScript, Python, C/C++ and Go.")
+    })
+}
+
+pub(crate) fn language_named(name: &str) -> Result<Language> {
+    Language::from_name(name).ok_or_else(|| {
+        Error::user(format!("{name} is not a language the code tools read"))
+            .with_code("UNSUPPORTED_LANGUAGE")
+            .with_detail("field", "language")
+            .with_suggestion("One of: rust, typescript, python, c, go.")
+    })
+}
+
+/// The target as the language-server layer takes it, with the file that picks the server
+/// (none for a symbol by name).
+pub(crate) fn target(workspace: &Path, args: &TargetArgs<'_>) -> Result<(Target, Option<PathBuf>)> {
+    let given = [
+        args.position.is_some() || args.file_path.is_some(),
+        args.symbol.is_some(),
+        args.from_failure.is_some(),
+    ];
+    if given.iter().filter(|g| **g).count() != 1 {
+        return Err(Error::user("give one target: file_path with position, or symbol, or from_failure")
+            .with_code("INVALID_TARGET")
+            .with_suggestion("For example {\"file_path\": \"src/lib.rs\", \"position\": {\"line\": 4, \"character\": 8}} or {\"symbol\": \"Circle::area\"}."));
+    }
+    if let Some(name) = args.symbol {
+        if name.trim().is_empty() {
+            return Err(Error::user("symbol is empty")
+                .with_code("INVALID_TARGET")
+                .with_detail("field", "symbol"));
+        }
+        return Ok((
+            Target::Symbol {
+                name: name.trim().to_owned(),
+                kind: args.symbol_kind.map(|k| k.to_ascii_lowercase()),
+            },
+            None,
+        ));
+    }
+    if let Some(failure) = args.from_failure {
+        // "file:line", or "file:line:column" as compilers print it.
+        let number = |s: &str| s.trim().parse::<u32>().ok();
+        let parsed = failure.rsplit_once(':').and_then(|(head, last)| {
+            let last = number(last)?;
+            match head
+                .rsplit_once(':')
+                .and_then(|(file, line)| Some((file, number(line)?)))
+            {
+                Some(with_column) => Some(with_column),
+                None => Some((head, last)),
+            }
+        });
+        let Some((file, line)) = parsed.filter(|(_, l)| *l >= 1) else {
+            return Err(Error::user(format!(
+                "from_failure {failure:?} is not \"file:line\" with a line from 1"
+            ))
+            .with_code("INVALID_TARGET")
+            .with_detail("field", "from_failure"));
+        };
+        let path = file_in(workspace, file, "from_failure")?;
+        return Ok((
+            Target::Failure {
+                path: path.clone(),
+                line: line - 1,
+            },
+            Some(path),
+        ));
+    }
+    let (Some(file), Some(pos)) = (args.file_path, args.position) else {
+        return Err(Error::user("file_path and position go together")
+            .with_code("INVALID_TARGET")
+            .with_detail(
+                "field",
+                if args.file_path.is_none() {
+                    "file_path"
+                } else {
+                    "position"
+                },
+            ));
+    };
+    let path = file_in(workspace, file, "file_path")?;
+    Ok((
+        Target::Position {
+            path: path.clone(),
+            pos: resolve_pr_lsp::Pos {
+                line: pos.line,
+                character: pos.character,
+            },
+        },
+        Some(path),
+    ))
+}
+
+/// The server for a file.
+pub(crate) async fn server_for_file(
+    ctx: &Context,
+    workspace: &Path,
+    path: &Path,
+    field: &str,
+) -> Result<Server> {
+    let language = language_of(path, field)?;
+    let root = language.project_root(path, workspace);
+    ctx.lsp.server(language, &root).await.map_err(lsp_error)
+}
+
+/// The languages a by-name question looks in: the one named, else those the workspace
+/// holds.
+pub(crate) fn languages(workspace: &Path, named: Option<&str>) -> Result<Vec<Language>> {
+    if let Some(name) = named {
+        return Ok(vec![language_named(name)?]);
+    }
+    let found = Language::detect(workspace);
+    if found.is_empty() {
+        return Err(Error::user(format!(
+            "{} holds no source files of a language the code tools read",
+            workspace.display()
+        ))
+        .with_code("UNSUPPORTED_LANGUAGE")
+        .with_suggestion("Give directory (the checkout), or language."));
+    }
+    Ok(found)
+}
+
+/// A target made concrete, with the server that answers about it.
+pub(crate) struct Aimed {
+    pub server: Server,
+    pub resolved: resolve_pr_lsp::Resolved,
+    pub workspace: PathBuf,
+}
+
+/// Finds the server and the position for a target. A symbol by name is looked for in each
+/// language the workspace holds, until one server knows it.
+pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
+    let workspace = workspace(ctx, args.directory)?;
+    let (target, file) = target(&workspace, args)?;
+    if let Some(file) = file {
+        let field = if args.from_failure.is_some() {
+            "from_failure"
+        } else {
+            "file_path"
+        };
+        let server = server_for_file(ctx, &workspace, &file, field).await?;
+        let resolved = server.resolve(&target).await.map_err(lsp_error)?;
+        return Ok(Aimed {
+            server,
+            resolved,
+            workspace,
+        });
+    }
+    let mut last = None;
+    for language in languages(&workspace, args.language)? {
+        let root = language.project_root(&workspace, &workspace);
+        let server = match ctx.lsp.server(language, &root).await {
+            Ok(s) => s,
+            Err(e) => {
+                last = Some(lsp_error(e));
+                continue;
+            }
+        };
+        match server.resolve(&target).await {
+            Ok(resolved) => {
+                return Ok(Aimed {
+                    server,
+                    resolved,
+                    workspace,
+                });
+            }
+            Err(e) => last = Some(lsp_error(e)),
+        }
+    }
+    Err(last.unwrap_or_else(|| Error::user("no language to look in").with_code("SYMBOL_NOT_FOUND")))
+}
+
+/// Texts of files, read once per call, for context lines.
+#[derive(Default)]
+pub(crate) struct Texts {
+    files: HashMap<PathBuf, Option<Vec<String>>>,
+}
+
+impl Texts {
+    fn line(&mut self, path: &Path, line: u32) -> Option<String> {
+        let lines = self.files.entry(path.to_owned()).or_insert_with(|| {
+            let small = std::fs::metadata(path)
+                .map(|m| m.len() <= CONTEXT_FILE_BYTES)
+                .unwrap_or(false);
+            small.then(|| std::fs::read(path).ok()).flatten().map(|b| {
+                String::from_utf8_lossy(&b)
+                    .split('\n')
+                    .map(str::to_owned)
+                    .collect()
+            })
+        });
+        let text = lines.as_ref()?.get(line as usize)?.trim();
+        if text.is_empty() {
+            return None;
+        }
+        let mut out: String = text.chars().take(CONTEXT_CHARS).collect();
+        if text.chars().count() > CONTEXT_CHARS {
+            out.push('…');
+        }
+        Some(out)
+    }
+
+    /// A location as the contract shows it.
+    pub fn location(&mut self, workspace: &Path, loc: &Loc) -> Location {
+        Location {
+            file_path: display_path(workspace, &loc.path),
+            range: range(loc.range),
+            context: self.line(&loc.path, loc.range.start.line),
+            source: None,
+        }
+    }
+}
+
+/// Relative to the workspace with `/`, or absolute when outside it.
+pub(crate) fn display_path(workspace: &Path, path: &Path) -> String {
+    match path.strip_prefix(workspace) {
+        Ok(rel) => rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+/// The symbol as the contract shows it.
+pub(crate) fn symbol_info(
+    texts: &mut Texts,
+    workspace: &Path,
+    language: Language,
+    s: &resolve_pr_lsp::Symbol,
+) -> SymbolInfo {
+    SymbolInfo {
+        name: s.name.clone(),
+        symbol_kind: s.kind.to_owned(),
+        language: language.as_str().to_owned(),
+        container: s.container.clone(),
+        location: texts.location(workspace, &s.location),
+    }
+}
+
+/// Where a page starts (from its cursor) and the cursor of the next one.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Offset {
+    pub offset: usize,
+}
+
+/// The items of the page the cursor points at, and the next page's cursor.
+pub(crate) fn page<T>(
+    ctx: &Context,
+    tool: &str,
+    raw: &Value,
+    cursor: Option<&str>,
+    items: Vec<T>,
+) -> Result<(Vec<T>, Option<String>)> {
+    let start = match cursor {
+        Some(c) => ctx.cursors.decode::<Offset>(tool, raw, c)?.offset,
+        None => 0,
+    };
+    let total = items.len();
+    let shown: Vec<T> = items.into_iter().skip(start).take(PAGE).collect();
+    let next = (start + PAGE < total).then(|| {
+        ctx.cursors.encode(
+            tool,
+            raw,
+            &Offset {
+                offset: start + PAGE,
+            },
+        )
+    });
+    Ok((shown, next))
+}
+
+/// One line per location, zero-based like the arguments.
+pub(crate) fn render_locations(out: &mut String, locations: &[Location]) {
+    for l in locations {
+        out.push_str(&format!(
+            "\n{} {}:{}",
+            l.file_path, l.range.start.line, l.range.start.character
+        ));
+        if l.source.as_deref() == Some("text") {
+            out.push_str(" [text match]");
+        }
+        if let Some(c) = &l.context {
+            out.push_str("  ");
+            out.push_str(c);
+        }
+    }
+}
+
+/// What a location question asks the server.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Goto {
+    Definition,
+    TypeDefinition,
+    Implementations,
+    References { include_declaration: bool },
+}
+
+/// The answer of find_definition, find_references, find_implementations and
+/// find_type_definition.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct LocationsOutput {
+    /// The symbol named by symbol or from_failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<SymbolInfo>,
+    pub locations: Vec<Location>,
+    /// On every page.
+    pub total: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+    /// What the server was indexing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub indexing: Option<String>,
+    pub server: String,
+    /// Each starts with its code (AMBIGUOUS_TARGET).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// Warnings about how a target was resolved.
+pub(crate) fn target_warnings(texts: &mut Texts, aimed: &Aimed) -> Vec<String> {
+    let others = &aimed.resolved.others;
+    if others.is_empty() {
+        return Vec::new();
+    }
+    let listed: Vec<String> = others
+        .iter()
+        .take(5)
+        .map(|s| {
+            let l = texts.location(&aimed.workspace, &s.location);
+            format!(
+                "{} {}:{}",
+                l.file_path, l.range.start.line, l.range.start.character
+            )
+        })
+        .collect();
+    vec![format!(
+        "AMBIGUOUS_TARGET: {} more symbols have this name ({}{}); the answer is for the first. \
+         Give a qualified name, symbol_kind, or file_path and position to choose.",
+        others.len(),
+        listed.join(", "),
+        if others.len() > 5 { ", ..." } else { "" }
+    )]
+}
+
+/// Asks one location question about a target and pages the answer.
+pub(crate) async fn locate(
+    ctx: &Context,
+    tool: &str,
+    args: &TargetArgs<'_>,
+    cursor: Option<&str>,
+    raw: &Value,
+    goto: Goto,
+) -> Result<LocationsOutput> {
+    let aimed = aim(ctx, args).await?;
+    let (path, pos) = (&aimed.resolved.path, aimed.resolved.pos);
+    let server = &aimed.server;
+    let answer = match goto {
+        Goto::Definition => server.definition(path, pos).await,
+        Goto::TypeDefinition => server.type_definition(path, pos).await,
+        Goto::Implementations => server.implementations(path, pos).await,
+        Goto::References {
+            include_declaration,
+        } => server.references(path, pos, include_declaration).await,
+    }
+    .map_err(lsp_error)?;
+    let mut texts = Texts::default();
+    let mut locations: Vec<Location> = answer
+        .value
+        .iter()
+        .map(|l| texts.location(&aimed.workspace, l))
+        .collect();
+    locations.sort_by(|a, b| (&a.file_path, a.range.start).cmp(&(&b.file_path, b.range.start)));
+    let total = locations.len();
+    let (locations, next_cursor) = page(ctx, tool, raw, cursor, locations)?;
+    let target = aimed
+        .resolved
+        .symbol
+        .as_ref()
+        .map(|s| symbol_info(&mut texts, &aimed.workspace, server.language, s));
+    Ok(LocationsOutput {
+        target,
+        locations,
+        total,
+        next_cursor,
+        partial: answer.indexing.is_some(),
+        indexing: answer.indexing,
+        server: server.installed.spec.name.to_owned(),
+        warnings: target_warnings(&mut texts, &aimed),
+    })
+}
+
+/// The text of a location answer.
+pub(crate) fn render_locations_output(what: &str, out: &LocationsOutput) -> String {
+    let mut text = match &out.target {
+        Some(t) => format!(
+            "{} of {} {} ({} {}:{}): {}",
+            what,
+            t.symbol_kind,
+            t.name,
+            t.location.file_path,
+            t.location.range.start.line,
+            t.location.range.start.character,
+            out.total
+        ),
+        None => format!("{what}: {}", out.total),
+    };
+    text.push_str(" (positions count from 0)");
+    if let Some(i) = &out.indexing {
+        text.push_str(&format!(
+            "; {} is still indexing ({i}), so this may be incomplete",
+            out.server
+        ));
+    }
+    render_locations(&mut text, &out.locations);
+    for w in &out.warnings {
+        text.push('\n');
+        text.push_str(w);
+    }
+    text
+}
+
+/// The code tools read the local checkout and change nothing.
+pub(crate) const READ_LOCAL: crate::registry::Annotations = crate::registry::Annotations {
+    read_only: true,
+    destructive: false,
+    idempotent: true,
+    open_world: false,
+};

@@ -1,0 +1,36 @@
+//! `find_references`: Every reference to the symbol at a position (or named), by the language server, 50 a page; in Rust, calls inside macros the server misses are added from a syntax scan, marked source: text.
+
+use resolve_pr_core::Result;
+use serde_json::Value;
+
+use crate::Context;
+use crate::code::{Goto, LocationsOutput, locate, render_locations_output, target_input};
+use crate::registry::Tool;
+
+target_input! {
+    pub struct Input {
+        /// Count the declaration itself. Default: true.
+        #[serde(default)]
+        pub include_declaration: Option<bool>,
+    }
+}
+
+pub struct FindReferences;
+
+impl Tool for FindReferences {
+    const NAME: &'static str = "find_references";
+    const TITLE: &'static str = "Find references";
+    const DESCRIPTION: &'static str = "Every reference to the symbol at a position (or named), by the language server, 50 a page; in Rust, calls inside macros the server misses are added from a syntax scan, marked source: text.";
+    const TOOLSET: crate::Toolset = crate::Toolset::Code;
+    const ANNOTATIONS: crate::registry::Annotations = crate::code::READ_LOCAL;
+    type Input = Input;
+    type Output = LocationsOutput;
+
+    async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<LocationsOutput> {
+        locate(ctx, Self::NAME, &input.target(), input.cursor.as_deref(), raw, Goto::References { include_declaration: input.include_declaration.unwrap_or(true) }).await
+    }
+
+    fn render(output: &LocationsOutput) -> String {
+        render_locations_output("References", output)
+    }
+}

@@ -1,0 +1,201 @@
+//! `get_call_hierarchy`: who calls a function and what it calls, by the language server's
+//! call hierarchy (`prepareCallHierarchy`, then `incomingCalls`/`outgoingCalls`; the file is
+//! opened first, which clangd needs).
+
+use resolve_pr_core::{Error, Result};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Context;
+use crate::code::{Range, SymbolInfo, Texts, aim, lsp_error, page, range, symbol_info, target_input, target_warnings};
+use crate::registry::Tool;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Incoming,
+    Outgoing,
+    #[default]
+    Both,
+}
+
+target_input! {
+    pub struct Input {
+        /// incoming (callers), outgoing (callees) or both. Default: both.
+        #[serde(default)]
+        pub direction: Option<Direction>,
+    }
+}
+
+/// A function on the other end of calls, and where the calls are.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct CallOut {
+    pub symbol: SymbolInfo,
+    /// In the caller's file (incoming) or the function's (outgoing).
+    pub call_sites: Vec<Range>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Output {
+    pub function: SymbolInfo,
+    /// Callers, 50 a page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incoming: Option<Vec<CallOut>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incoming_total: Option<usize>,
+    /// Callees, 50 a page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outgoing: Option<Vec<CallOut>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outgoing_total: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+    pub server: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+pub struct GetCallHierarchy;
+
+impl Tool for GetCallHierarchy {
+    const NAME: &'static str = "get_call_hierarchy";
+    const TITLE: &'static str = "Get call hierarchy";
+    const DESCRIPTION: &'static str = "Who calls a function (incoming) and what it calls \
+(outgoing), with the call sites, by the language server; the function given by position, \
+name, or a failure's line.";
+    const TOOLSET: crate::Toolset = crate::Toolset::Code;
+    const ANNOTATIONS: crate::registry::Annotations = crate::code::READ_LOCAL;
+    type Input = Input;
+    type Output = Output;
+
+    async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<Output> {
+        let aimed = aim(ctx, &input.target()).await?;
+        let server = &aimed.server;
+        let items = server
+            .call_items(&aimed.resolved.path, aimed.resolved.pos)
+            .await
+            .map_err(lsp_error)?;
+        let Some(item) = items.into_iter().next() else {
+            return Err(Error::user("no function or method is at that position")
+                .with_code("SYMBOL_NOT_FOUND")
+                .with_suggestion("Point at a function's name, or give symbol."));
+        };
+        let direction = input.direction.unwrap_or_default();
+        let mut texts = Texts::default();
+        let ws = &aimed.workspace;
+        let mut partial = false;
+        let convert = |calls: Vec<resolve_pr_lsp::Call>, texts: &mut Texts| -> Vec<CallOut> {
+            let mut out: Vec<CallOut> = calls
+                .iter()
+                .map(|c| CallOut {
+                    symbol: symbol_info(texts, ws, server.language, &c.other),
+                    call_sites: c.sites.iter().map(|l| range(l.range)).collect(),
+                })
+                .collect();
+            out.sort_by(|a, b| {
+                (&a.symbol.location.file_path, a.symbol.location.range.start)
+                    .cmp(&(&b.symbol.location.file_path, b.symbol.location.range.start))
+            });
+            out
+        };
+        let (mut incoming, mut outgoing) = (None, None);
+        if direction != Direction::Outgoing {
+            let answer = server.incoming_calls(&item).await.map_err(lsp_error)?;
+            partial |= answer.indexing.is_some();
+            incoming = Some(convert(answer.value, &mut texts));
+        }
+        if direction != Direction::Incoming {
+            let answer = server.outgoing_calls(&item).await.map_err(lsp_error)?;
+            partial |= answer.indexing.is_some();
+            outgoing = Some(convert(answer.value, &mut texts));
+        }
+        let cursor = input.cursor.as_deref();
+        let incoming_total = incoming.as_ref().map(Vec::len);
+        let outgoing_total = outgoing.as_ref().map(Vec::len);
+        let (incoming, next_in) = match incoming {
+            Some(list) => {
+                let (shown, next) = page(ctx, Self::NAME, raw, cursor, list)?;
+                (Some(shown), next)
+            }
+            None => (None, None),
+        };
+        let (outgoing, next_out) = match outgoing {
+            Some(list) => {
+                let (shown, next) = page(ctx, Self::NAME, raw, cursor, list)?;
+                (Some(shown), next)
+            }
+            None => (None, None),
+        };
+        let function_loc = resolve_pr_lsp::Loc {
+            path: resolve_pr_lsp::uri::to_path(&item.uri).unwrap_or_else(|| aimed.resolved.path.clone()),
+            range: resolve_pr_lsp::Span {
+                start: resolve_pr_lsp::Pos {
+                    line: item.selection_range.start.line,
+                    character: item.selection_range.start.character,
+                },
+                end: resolve_pr_lsp::Pos {
+                    line: item.selection_range.end.line,
+                    character: item.selection_range.end.character,
+                },
+            },
+        };
+        let function = SymbolInfo {
+            name: item.name.clone(),
+            symbol_kind: resolve_pr_lsp::nav::kind_name(item.kind).to_owned(),
+            language: server.language.as_str().to_owned(),
+            container: item.detail.clone().filter(|d| !d.is_empty()),
+            location: texts.location(ws, &function_loc),
+        };
+        Ok(Output {
+            function,
+            incoming,
+            incoming_total,
+            outgoing,
+            outgoing_total,
+            next_cursor: next_in.or(next_out),
+            partial,
+            server: server.installed.spec.name.to_owned(),
+            warnings: target_warnings(&mut texts, &aimed),
+        })
+    }
+
+    fn render(out: &Output) -> String {
+        let f = &out.function;
+        let mut text = format!(
+            "{} {} ({} {}:{}; positions count from 0)",
+            f.symbol_kind, f.name, f.location.file_path, f.location.range.start.line, f.location.range.start.character
+        );
+        if out.partial {
+            text.push_str("; the server is still indexing, so this may be incomplete");
+        }
+        for (label, list, total) in [
+            ("called by", &out.incoming, out.incoming_total),
+            ("calls", &out.outgoing, out.outgoing_total),
+        ] {
+            let Some(list) = list else { continue };
+            text.push_str(&format!("\n{label} ({}):", total.unwrap_or(list.len())));
+            for c in list {
+                let sites: Vec<String> = c
+                    .call_sites
+                    .iter()
+                    .map(|s| format!("{}:{}", s.start.line, s.start.character))
+                    .collect();
+                text.push_str(&format!(
+                    "\n  {} {} ({}) at {}",
+                    c.symbol.symbol_kind,
+                    c.symbol.name,
+                    c.symbol.location.file_path,
+                    sites.join(", ")
+                ));
+            }
+        }
+        for w in &out.warnings {
+            text.push('\n');
+            text.push_str(w);
+        }
+        text
+    }
+}

@@ -1,0 +1,271 @@
+//! `get_diagnostics`: errors and warnings for a file or the whole workspace. Rust's come from
+//! `cargo check` (rust-analyzer's own check is off, so it is run only when asked); other
+//! languages' from their server, asked for or waited for after the file is opened. A whole
+//! workspace of another language is checked file by file, up to a bound.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use resolve_pr_core::{Error, Result};
+use resolve_pr_lsp::Language;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Context;
+use crate::code::{Location, Texts, display_path, file_in, language_of, languages, lsp_error, page, workspace};
+use crate::registry::Tool;
+
+/// Files of one language checked one by one in a workspace-wide call.
+const MAX_FILES: usize = 200;
+/// How long a server may take to publish a file's diagnostics.
+const PUBLISH_WAIT: Duration = Duration::from_secs(20);
+/// How long `cargo check` may run.
+const CARGO_CHECK_TIMEOUT: Duration = Duration::from_secs(600);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MinSeverity {
+    Error,
+    #[default]
+    Warning,
+    /// Also information and hints.
+    All,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// The checkout (workspace root). Default: the server's working directory.
+    #[serde(default)]
+    pub directory: Option<String>,
+    /// One file, relative to the workspace. Default: the whole workspace.
+    #[serde(default)]
+    pub file_path: Option<String>,
+    /// Without file_path: only this language (rust, typescript, python, c, go).
+    #[serde(default)]
+    pub language: Option<String>,
+    /// error, warning (errors and warnings) or all. Default: warning.
+    #[serde(default)]
+    pub severity: Option<MinSeverity>,
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Diagnostic {
+    pub location: Location,
+    /// error, warning, information or hint.
+    pub severity: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Output {
+    pub diagnostics: Vec<Diagnostic>,
+    pub total: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    pub files_checked: usize,
+    pub checked_by: Vec<String>,
+    /// What was not checked, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_checked: Vec<String>,
+}
+
+pub struct GetDiagnostics;
+
+impl Tool for GetDiagnostics {
+    const NAME: &'static str = "get_diagnostics";
+    const TITLE: &'static str = "Get diagnostics";
+    const DESCRIPTION: &'static str = "Compiler and type-checker errors and warnings for a file or \
+the whole workspace: Rust by cargo check, other languages by their language server. Errors \
+first, 50 a page.";
+    const TOOLSET: crate::Toolset = crate::Toolset::Code;
+    const ANNOTATIONS: crate::registry::Annotations = crate::code::READ_LOCAL;
+    type Input = Input;
+    type Output = Output;
+
+    async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<Output> {
+        let ws = workspace(ctx, input.directory.as_deref())?;
+        let mut found: Vec<resolve_pr_lsp::Diag> = Vec::new();
+        let (mut checked_by, mut not_checked, mut files_checked) = (Vec::new(), Vec::new(), 0usize);
+        match input.file_path.as_deref() {
+            Some(file) => {
+                let path = file_in(&ws, file, "file_path")?;
+                let language = language_of(&path, "file_path")?;
+                let root = language.project_root(&path, &ws);
+                files_checked = 1;
+                if language == Language::Rust {
+                    let all = resolve_pr_lsp::cargo::check(&root, CARGO_CHECK_TIMEOUT).await.map_err(lsp_error)?;
+                    found.extend(all.into_iter().filter(|d| d.location.path == path));
+                    checked_by.push("cargo check".to_owned());
+                } else {
+                    let server = ctx.lsp.server(language, &root).await.map_err(lsp_error)?;
+                    checked_by.push(server.installed.spec.name.to_owned());
+                    match server.file_diagnostics(&path, PUBLISH_WAIT).await.map_err(lsp_error)? {
+                        Some(d) => found.extend(d),
+                        None => not_checked.push(format!("{file}: {} published nothing in {} s", server.installed.spec.name, PUBLISH_WAIT.as_secs())),
+                    }
+                }
+            }
+            None => {
+                for language in languages(&ws, input.language.as_deref())? {
+                    let root = language.project_root(&ws, &ws);
+                    if language == Language::Rust {
+                        match resolve_pr_lsp::cargo::check(&root, CARGO_CHECK_TIMEOUT).await {
+                            Ok(all) => {
+                                files_checked += rust_files(&root);
+                                found.extend(all);
+                                checked_by.push("cargo check".to_owned());
+                            }
+                            Err(e) => not_checked.push(format!("rust: {e}")),
+                        }
+                        continue;
+                    }
+                    let server = match ctx.lsp.server(language, &root).await {
+                        Ok(s) => s,
+                        Err(e) => {
+                            not_checked.push(format!("{language}: {e}"));
+                            continue;
+                        }
+                    };
+                    checked_by.push(server.installed.spec.name.to_owned());
+                    let (files, more) = source_files(&root, language);
+                    if more {
+                        not_checked.push(format!(
+                            "{language}: only the first {MAX_FILES} files were checked; give file_path for others"
+                        ));
+                    }
+                    for file in files {
+                        match server.file_diagnostics(&file, PUBLISH_WAIT).await {
+                            Ok(Some(d)) => {
+                                files_checked += 1;
+                                found.extend(d);
+                            }
+                            Ok(None) => not_checked.push(format!("{}: nothing published in time", display_path(&ws, &file))),
+                            Err(e) => not_checked.push(format!("{}: {e}", display_path(&ws, &file))),
+                        }
+                    }
+                }
+            }
+        }
+        let min = input.severity.unwrap_or_default();
+        let keep = |s: &str| match min {
+            MinSeverity::Error => s == "error",
+            MinSeverity::Warning => s == "error" || s == "warning",
+            MinSeverity::All => true,
+        };
+        let mut texts = Texts::default();
+        let mut diagnostics: Vec<Diagnostic> = found
+            .iter()
+            .filter(|d| keep(d.severity))
+            .map(|d| Diagnostic {
+                location: texts.location(&ws, &d.location),
+                severity: d.severity.to_owned(),
+                code: d.code.clone(),
+                source: d.source.clone(),
+                message: d.message.clone(),
+            })
+            .collect();
+        diagnostics.sort_by(|a, b| {
+            (a.severity != "error", &a.location.file_path, a.location.range.start)
+                .cmp(&(b.severity != "error", &b.location.file_path, b.location.range.start))
+        });
+        let errors = diagnostics.iter().filter(|d| d.severity == "error").count();
+        let warnings = diagnostics.iter().filter(|d| d.severity == "warning").count();
+        let total = diagnostics.len();
+        let (diagnostics, next_cursor) = page(ctx, Self::NAME, raw, input.cursor.as_deref(), diagnostics)?;
+        if checked_by.is_empty() && !not_checked.is_empty() {
+            return Err(Error::logical(format!("nothing could be checked: {}", not_checked.join("; ")))
+                .with_code("SERVER_NOT_INSTALLED")
+                .with_suggestion("health_check lists the servers and how to install each."));
+        }
+        Ok(Output {
+            diagnostics,
+            total,
+            errors,
+            warnings,
+            next_cursor,
+            files_checked,
+            checked_by,
+            not_checked,
+        })
+    }
+
+    fn render(out: &Output) -> String {
+        let mut text = format!(
+            "{} errors, {} warnings in {} files checked by {} (positions count from 0)",
+            out.errors,
+            out.warnings,
+            out.files_checked,
+            out.checked_by.join(", ")
+        );
+        for d in &out.diagnostics {
+            text.push_str(&format!(
+                "\n{} {} {}:{}{}: {}",
+                d.severity,
+                d.location.file_path,
+                d.location.range.start.line,
+                d.location.range.start.character,
+                d.code.as_deref().map(|c| format!(" [{c}]")).unwrap_or_default(),
+                d.message.lines().next().unwrap_or("")
+            ));
+        }
+        for n in &out.not_checked {
+            text.push_str(&format!("\nnot checked: {n}"));
+        }
+        text
+    }
+}
+
+/// Directories no one checks: dependencies, build output, VCS data.
+fn skipped_dir(name: &str) -> bool {
+    name.starts_with('.')
+        || matches!(
+            name,
+            "node_modules" | "target" | "build" | "dist" | "out" | "__pycache__" | "venv" | "vendor"
+        )
+}
+
+/// The language's source files under `root`, sorted, at most `MAX_FILES` (and whether there
+/// were more).
+fn source_files(root: &Path, language: Language) -> (Vec<PathBuf>, bool) {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_owned()];
+    let mut more = false;
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let path = entry.path();
+            let name = entry.file_name();
+            let Ok(kind) = entry.file_type() else { continue };
+            if kind.is_dir() {
+                if !skipped_dir(&name.to_string_lossy()) {
+                    stack.push(path);
+                }
+            } else if kind.is_file() && Language::of_path(&path) == Some(language) {
+                if out.len() >= MAX_FILES {
+                    more = true;
+                } else {
+                    out.push(path);
+                }
+            }
+        }
+    }
+    out.sort();
+    (out, more)
+}
+
+fn rust_files(root: &Path) -> usize {
+    let (files, _) = source_files(root, Language::Rust);
+    files.len()
+}

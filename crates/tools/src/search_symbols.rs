@@ -1,0 +1,148 @@
+//! `search_symbols`: symbols by name across the workspace (`workspace/symbol`), in every
+//! language the workspace holds, exact names first; only the workspace's own files.
+
+use resolve_pr_core::{Error, Result};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Context;
+use crate::code::{SymbolInfo, Texts, languages, lsp_error, page, symbol_info, workspace};
+use crate::registry::Tool;
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    /// The checkout (workspace root). Default: the server's working directory.
+    #[serde(default)]
+    pub directory: Option<String>,
+    /// A name or part of one; servers also match fuzzily.
+    #[schemars(example = &"add_numbers")]
+    pub query: String,
+    /// Only symbols of this kind (function, method, class, struct, interface, ...).
+    #[serde(default)]
+    pub symbol_kind: Option<String>,
+    /// rust, typescript, python, c or go. Default: each the workspace holds.
+    #[serde(default)]
+    pub language: Option<String>,
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Output {
+    pub symbols: Vec<SymbolInfo>,
+    pub total: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+    pub servers: Vec<String>,
+    /// Languages whose server could not answer, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
+}
+
+pub struct SearchSymbols;
+
+impl Tool for SearchSymbols {
+    const NAME: &'static str = "search_symbols";
+    const TITLE: &'static str = "Search symbols";
+    const DESCRIPTION: &'static str = "Functions, types, methods and other symbols whose name \
+matches a query, across the workspace's files in every language it holds, by the language \
+servers; exact names first, 50 a page.";
+    const TOOLSET: crate::Toolset = crate::Toolset::Code;
+    const ANNOTATIONS: crate::registry::Annotations = crate::code::READ_LOCAL;
+    type Input = Input;
+    type Output = Output;
+
+    async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<Output> {
+        let query = input.query.trim();
+        if query.is_empty() {
+            return Err(Error::user("query is empty")
+                .with_code("INVALID_ARGUMENT")
+                .with_detail("field", "query"));
+        }
+        let ws = workspace(ctx, input.directory.as_deref())?;
+        let kind = input.symbol_kind.as_deref().map(str::to_ascii_lowercase);
+        let mut texts = Texts::default();
+        let mut found: Vec<(u8, SymbolInfo)> = Vec::new();
+        let (mut servers, mut skipped, mut partial) = (Vec::new(), Vec::new(), false);
+        for language in languages(&ws, input.language.as_deref())? {
+            let root = language.project_root(&ws, &ws);
+            let answer = match ctx.lsp.server(language, &root).await {
+                Ok(server) => {
+                    servers.push(server.installed.spec.name.to_owned());
+                    server.workspace_symbols(query).await
+                }
+                Err(e) => Err(e),
+            };
+            let answer = match answer {
+                Ok(a) => a,
+                Err(e) => {
+                    let e = lsp_error(e);
+                    skipped.push(format!("{language}: {}", e.error));
+                    continue;
+                }
+            };
+            partial |= answer.indexing.is_some();
+            for s in answer.value {
+                if !s.location.path.starts_with(&ws) || kind.as_deref().is_some_and(|k| k != s.kind) {
+                    continue;
+                }
+                let name = s.name.split('(').next().unwrap_or(&s.name);
+                let rank = if name == query {
+                    0
+                } else if name.starts_with(query) {
+                    1
+                } else {
+                    2
+                };
+                found.push((rank, symbol_info(&mut texts, &ws, language, &s)));
+            }
+        }
+        if servers.is_empty()
+            && let Some(first) = skipped.first()
+        {
+            return Err(Error::logical(format!("no language server could answer: {first}"))
+                .with_code("SERVER_NOT_INSTALLED")
+                .with_suggestion("health_check lists the servers and how to install each."));
+        }
+        found.sort_by(|a, b| {
+            (a.0, &a.1.location.file_path, a.1.location.range.start)
+                .cmp(&(b.0, &b.1.location.file_path, b.1.location.range.start))
+        });
+        found.dedup_by(|a, b| a.1 == b.1);
+        let total = found.len();
+        let symbols: Vec<SymbolInfo> = found.into_iter().map(|(_, s)| s).collect();
+        let (symbols, next_cursor) = page(ctx, Self::NAME, raw, input.cursor.as_deref(), symbols)?;
+        Ok(Output {
+            symbols,
+            total,
+            next_cursor,
+            partial,
+            servers,
+            skipped,
+        })
+    }
+
+    fn render(out: &Output) -> String {
+        let mut text = format!("{} symbols (positions count from 0)", out.total);
+        if out.partial {
+            text.push_str("; a server is still indexing, so this may be incomplete");
+        }
+        for s in &out.symbols {
+            text.push_str(&format!(
+                "\n{} {} {}:{}:{}",
+                s.symbol_kind, s.name, s.location.file_path, s.location.range.start.line, s.location.range.start.character
+            ));
+            if let Some(c) = &s.container {
+                text.push_str(&format!(" in {c}"));
+            }
+        }
+        for s in &out.skipped {
+            text.push_str(&format!("\nskipped {s}"));
+        }
+        text
+    }
+}

@@ -1,0 +1,310 @@
+//! Every code-intelligence tool against the real language servers, on the sample projects
+//! in tests/fixtures/code: each query in `<language>.expected.json` is called through the
+//! tool registry (as MCP and the CLI call it) and its answer checked against the locations,
+//! names and texts the servers were verified to give.
+//!
+//! The servers are installed by .ci/run (scripts/test.sh), which lists them in
+//! RESOLVE_PR_REQUIRE_LSP: a required server that is missing fails the test. Elsewhere a
+//! missing server skips its language, and says so.
+
+#![allow(clippy::print_stderr, reason = "says which servers were skipped and how long each answer took")]
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use resolve_pr_core::CursorCodec;
+use resolve_pr_forge::{Config, Forges};
+use resolve_pr_tools::Context;
+use serde_json::{Value, json};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/code")
+}
+
+fn context() -> Context {
+    let config = Config::from_parts(None, None, &|_: &str| None).expect("config");
+    Context::new(Arc::new(Forges::new(config)), CursorCodec::new([7; 32]))
+}
+
+/// A copy of a sample project in a temporary directory (servers write caches beside it).
+fn copy_project(language: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let src = fixtures().join(language);
+    copy_dir(&src, dir.path());
+    let db_template = dir.path().join("compile_commands.json.in");
+    if db_template.exists() {
+        let root = dir.path().canonicalize().unwrap();
+        let text = std::fs::read_to_string(&db_template)
+            .unwrap()
+            .replace("@DIR@", &root.display().to_string());
+        std::fs::write(dir.path().join("compile_commands.json"), text).unwrap();
+    }
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let name = entry.file_name();
+        if name == "target" || name == ".cache" || name == "node_modules" {
+            continue;
+        }
+        let dest = to.join(&name);
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+            copy_dir(&entry.path(), &dest);
+        } else {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
+}
+
+fn required(language: &str) -> bool {
+    std::env::var("RESOLVE_PR_REQUIRE_LSP")
+        .map(|v| v.split(',').any(|l| l.trim() == language))
+        .unwrap_or(false)
+}
+
+/// Whether the language's server is installed; a required one must be.
+async fn available(ctx: &Context, language: &str) -> bool {
+    let health = resolve_pr_tools::call(ctx, "health_check", json!({"directory": fixtures()}))
+        .await
+        .expect("health_check");
+    let installed = health.structured["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["language"] == language && s["installed"] == true);
+    if !installed {
+        assert!(
+            !required(language),
+            "the {language} server is required here but not installed: {}",
+            health.text
+        );
+        eprintln!("SKIPPED {language}: no server installed ({})", health.text);
+    }
+    installed
+}
+
+fn set_of_locations(v: &Value) -> BTreeSet<(String, u64)> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|l| {
+                    (
+                        l["file_path"].as_str().unwrap().to_owned(),
+                        l["line"]
+                            .as_u64()
+                            .or_else(|| l["range"]["start"]["line"].as_u64())
+                            .unwrap(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn names(v: &Value) -> BTreeSet<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|c| c["symbol"]["name"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What differs between an answer and its expectation; empty when it matches.
+fn mismatch(out: &Value, expect: &Value, text_extra: &Value) -> Vec<String> {
+    let mut wrong = Vec::new();
+    if let Some(locations) = expect.get("locations") {
+        let all = out["locations"].as_array().cloned().unwrap_or_default();
+        let (text, server): (Vec<Value>, Vec<Value>) =
+            all.into_iter().partition(|l| l["source"] == "text");
+        let got = set_of_locations(&Value::Array(server));
+        let want = set_of_locations(locations);
+        if got != want {
+            wrong.push(format!("locations: got {got:?}, want {want:?}"));
+        }
+        // What the syntax scan adds must be true references the server missed.
+        let added = set_of_locations(&Value::Array(text));
+        let allowed = set_of_locations(text_extra);
+        if !added.is_subset(&allowed) {
+            wrong.push(format!(
+                "text matches {added:?} are not among the known misses {allowed:?}"
+            ));
+        }
+    }
+    for key in ["incoming", "outgoing"] {
+        if let Some(want) = expect.get(key) {
+            let want: BTreeSet<String> = want
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_str().unwrap().to_owned())
+                .collect();
+            let got = names(&out[key]);
+            if got != want {
+                wrong.push(format!("{key}: got {got:?}, want {want:?}"));
+            }
+        }
+    }
+    if let Some(want) = expect.get("hover_contains").and_then(Value::as_str) {
+        let info = out["info"].as_str().unwrap_or("");
+        if !info.contains(want) {
+            wrong.push(format!("info {info:?} lacks {want:?}"));
+        }
+    }
+    if let Some(want) = expect.get("symbols") {
+        let got: BTreeSet<(String, String, u64)> = out["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["name"].as_str().unwrap().to_owned(),
+                    s["location"]["file_path"].as_str().unwrap().to_owned(),
+                    s["location"]["range"]["start"]["line"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        for w in want.as_array().unwrap() {
+            let key = (
+                w["name"].as_str().unwrap().to_owned(),
+                w["file_path"].as_str().unwrap().to_owned(),
+                w["line"].as_u64().unwrap(),
+            );
+            if !got.contains(&key) {
+                wrong.push(format!("symbols lack {key:?}; got {got:?}"));
+            }
+        }
+    }
+    wrong
+}
+
+/// Runs every query of a language; each is asked again while the server says it is still
+/// indexing and the answer does not match yet (a partial answer is allowed to be short).
+async fn run_language(language: &str) {
+    let ctx = context();
+    if !available(&ctx, language).await {
+        return;
+    }
+    let spec: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join(format!("{language}.expected.json"))).unwrap(),
+    )
+    .unwrap();
+    let project = copy_project(language);
+    let dir = project.path().canonicalize().unwrap();
+    let mut failures = Vec::new();
+    let started = Instant::now();
+    for (i, query) in spec["queries"].as_array().unwrap().iter().enumerate() {
+        let tool = query["tool"].as_str().unwrap();
+        let mut args = query["args"].clone();
+        args["directory"] = json!(dir);
+        let deadline = Instant::now() + Duration::from_secs(90);
+        loop {
+            let t = Instant::now();
+            let out = resolve_pr_tools::call(&ctx, tool, args.clone()).await;
+            let out = match out {
+                Ok(out) => out,
+                Err(e) => {
+                    failures.push(format!(
+                        "{language} #{i} {tool} {}: error {}",
+                        query["name"],
+                        e.to_json()
+                    ));
+                    break;
+                }
+            };
+            let wrong = mismatch(&out.structured, &query["expect"], &query["text_extra"]);
+            if i == 0 {
+                eprintln!(
+                    "{language}: first answer {:.2} s after start",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            if wrong.is_empty() {
+                eprintln!(
+                    "{language} #{i} {tool}: ok in {} ms",
+                    t.elapsed().as_millis()
+                );
+                break;
+            }
+            // A server still indexing may answer short; once it is done the answer is final.
+            let indexing = out.structured["partial"] == true;
+            if (!indexing && i > 0) || Instant::now() > deadline {
+                failures.push(format!(
+                    "{language} #{i} {tool} {}: {}\n  text: {}",
+                    query["name"],
+                    wrong.join("; "),
+                    out.text
+                ));
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+    }
+    if let Some(diag) = spec.get("diagnostics") {
+        let broken = &diag["broken_file"];
+        let file = broken["file_path"].as_str().unwrap();
+        std::fs::write(dir.join(file), broken["content"].as_str().unwrap()).unwrap();
+        let out = resolve_pr_tools::call(
+            &ctx,
+            "get_diagnostics",
+            json!({"directory": dir, "file_path": file, "severity": "error"}),
+        )
+        .await
+        .expect("get_diagnostics");
+        let got: BTreeSet<(String, u64)> = out.structured["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["location"]["file_path"].as_str().unwrap().to_owned(),
+                    d["location"]["range"]["start"]["line"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let want = set_of_locations(&diag["expect"]);
+        if got != want {
+            failures.push(format!(
+                "{language} diagnostics: got {got:?}, want {want:?}\n  text: {}",
+                out.text
+            ));
+        }
+    }
+    ctx.lsp.shutdown_all().await;
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rust_analyzer_answers_every_tool() {
+    run_language("rust").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_language_server_answers_every_tool() {
+    run_language("typescript").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn basedpyright_answers_every_tool() {
+    run_language("python").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clangd_answers_every_tool() {
+    run_language("c").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gopls_answers_every_tool() {
+    run_language("go").await;
+}
