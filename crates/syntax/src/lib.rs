@@ -11,10 +11,17 @@
 //! A source that does not parse cleanly is an error for [`exports`] and [`compare`]: a
 //! declaration tree-sitter could not read would otherwise show up as removed.
 //! [`exports_recovered`] gives what parsed around the errors, with their lines.
+//!
+//! [`identifier_occurrences`] says where a name occurs as a whole identifier token (not in
+//! comments or string literals, not inside a longer name), with LSP positions (UTF-16
+//! columns), flagging those inside macro token trees: a textual cross-check of a language
+//! server's references, which can miss uses inside macro arguments. It also reads C, whose
+//! exports are not read.
 
 mod compare;
 mod ecma;
 mod go;
+mod idents;
 mod python;
 mod render;
 mod rust;
@@ -22,6 +29,7 @@ mod rust;
 use tree_sitter::{Node, Parser, Tree};
 
 pub use compare::{ApiChange, compare};
+pub use idents::{Occurrence, identifier_occurrences};
 
 /// The largest source read (8 MiB): larger files are generated or data, not API.
 pub const MAX_SOURCE_BYTES: usize = 8 * 1024 * 1024;
@@ -35,7 +43,8 @@ pub enum Language {
     JavaScript,
     Python,
     Go,
-    /// [`exports`] has no rule for C and refuses it ([`Language::reads_exports`]).
+    /// Scanned for identifiers ([`identifier_occurrences`]) only: [`exports`] has no rule
+    /// for C and refuses it ([`Language::reads_exports`]).
     C,
 }
 
