@@ -88,6 +88,8 @@ fn breaking_changes_are_removed_and_changed_only() {
         .collect();
     assert_eq!(names, ["removed gone", "changed grow"]);
     assert_eq!(breaking_changes("README.md", "a", "b"), None);
+    // C is a language tree-sitter scans, but its exports are not read.
+    assert_eq!(breaking_changes("src/x.c", "int f(void);", ""), None);
     assert_eq!(breaking_changes("src/lib.rs", before, "pub fn (\n"), None);
     assert_eq!(
         breaking_changes("app/x.py", "def f(a): pass\n", "def f(a): return 1\n"),

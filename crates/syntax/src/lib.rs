@@ -11,10 +11,17 @@
 //! A source that does not parse cleanly is an error for [`exports`] and [`compare`]: a
 //! declaration tree-sitter could not read would otherwise show up as removed.
 //! [`exports_recovered`] gives what parsed around the errors, with their lines.
+//!
+//! [`identifier_occurrences`] says where a name occurs as a whole identifier token (not in
+//! comments or string literals, not inside a longer name), with LSP positions (UTF-16
+//! columns), flagging those inside macro token trees: a textual cross-check of a language
+//! server's references, which can miss uses inside macro arguments. It also reads C, whose
+//! exports are not read.
 
 mod compare;
 mod ecma;
 mod go;
+mod idents;
 mod python;
 mod render;
 mod rust;
@@ -22,6 +29,7 @@ mod rust;
 use tree_sitter::{Node, Parser, Tree};
 
 pub use compare::{ApiChange, compare};
+pub use idents::{Occurrence, identifier_occurrences};
 
 /// The largest source read (8 MiB): larger files are generated or data, not API.
 pub const MAX_SOURCE_BYTES: usize = 8 * 1024 * 1024;
@@ -35,12 +43,16 @@ pub enum Language {
     JavaScript,
     Python,
     Go,
+    /// Scanned for identifiers ([`identifier_occurrences`]) only: [`exports`] has no rule
+    /// for C and refuses it ([`Language::reads_exports`]).
+    C,
 }
 
 impl Language {
     /// The language of a path, by its extension: `.rs`; `.ts`, `.mts`, `.cts` (and `.d.ts`);
     /// `.tsx`; `.js`, `.mjs`, `.cjs`, `.jsx` (the JavaScript grammar reads JSX); `.py`,
-    /// `.pyi`; `.go`. Case-sensitive, as the ecosystems are.
+    /// `.pyi`; `.go`; `.c`, `.h` (C; a `.h` may be C++, which the C grammar reads only in
+    /// part). Case-sensitive, as the ecosystems are.
     pub fn for_path(path: &str) -> Option<Language> {
         let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
         let (_, ext) = name.rsplit_once('.')?;
@@ -51,6 +63,7 @@ impl Language {
             "js" | "mjs" | "cjs" | "jsx" => Language::JavaScript,
             "py" | "pyi" => Language::Python,
             "go" => Language::Go,
+            "c" | "h" => Language::C,
             _ => return None,
         })
     }
@@ -63,7 +76,14 @@ impl Language {
             Language::JavaScript => "javascript",
             Language::Python => "python",
             Language::Go => "go",
+            Language::C => "c",
         }
+    }
+
+    /// Whether [`exports`] (and so [`compare`]) has a rule for this language; it refuses
+    /// the others with [`SyntaxError::Unsupported`].
+    pub fn reads_exports(self) -> bool {
+        !matches!(self, Language::C)
     }
 
     fn grammar(self) -> tree_sitter::Language {
@@ -74,6 +94,7 @@ impl Language {
             Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
             Language::Python => tree_sitter_python::LANGUAGE.into(),
             Language::Go => tree_sitter_go::LANGUAGE.into(),
+            Language::C => tree_sitter_c::LANGUAGE.into(),
         }
     }
 }
@@ -149,6 +170,8 @@ pub enum SyntaxError {
     },
     #[error("source is {bytes} bytes, more than the {limit} read")]
     TooLarge { bytes: usize, limit: usize },
+    #[error("the exports of {language} sources are not read")]
+    Unsupported { language: &'static str },
     #[error("the {language} grammar could not be loaded: {detail}")]
     Grammar {
         language: &'static str,
@@ -190,6 +213,7 @@ pub struct Recovered {
 ///   with an upper-case letter; methods as `Type.Method` when both are; a struct's signature
 ///   lists its exported fields, with `..` when it has others.
 pub fn exports(language: Language, source: &str) -> Result<Vec<Export>, SyntaxError> {
+    supported(language)?;
     let tree = parse(language, source)?;
     if let Some((line, column)) = first_error(tree.root_node()) {
         return Err(SyntaxError::Invalid {
@@ -204,6 +228,7 @@ pub fn exports(language: Language, source: &str) -> Result<Vec<Export>, SyntaxEr
 /// The exports of `source` whose declarations parsed, and where the syntax errors are. A
 /// declaration holding an error is left out (its name may still be exported).
 pub fn exports_recovered(language: Language, source: &str) -> Result<Recovered, SyntaxError> {
+    supported(language)?;
     let tree = parse(language, source)?;
     let root = tree.root_node();
     let mut error_lines = Vec::new();
@@ -235,12 +260,24 @@ pub fn exports_recovered(language: Language, source: &str) -> Result<Recovered, 
     })
 }
 
+fn supported(language: Language) -> Result<(), SyntaxError> {
+    if language.reads_exports() {
+        Ok(())
+    } else {
+        Err(SyntaxError::Unsupported {
+            language: language.as_str(),
+        })
+    }
+}
+
 fn extract(language: Language, root: Node<'_>, source: &str) -> Vec<Export> {
     match language {
         Language::Rust => rust::exports(root, source),
         Language::TypeScript | Language::Tsx | Language::JavaScript => ecma::exports(root, source),
         Language::Python => python::exports(root, source),
         Language::Go => go::exports(root, source),
+        // Refused by `supported` before parsing.
+        Language::C => Vec::new(),
     }
 }
 

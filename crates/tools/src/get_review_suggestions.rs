@@ -394,7 +394,7 @@ async fn api_changes(
         .enumerate()
         .filter(|(_, f)| {
             f.status != FileStatus::Added
-                && Language::for_path(&f.path).is_some()
+                && Language::for_path(&f.path).is_some_and(Language::reads_exports)
                 && matches!(review::file_category(&f.path), FileCategory::Source)
         })
         .map(|(i, _)| i)
@@ -404,7 +404,7 @@ async fn api_changes(
         .iter()
         .filter(|f| {
             f.status != FileStatus::Added
-                && Language::for_path(&f.path).is_some()
+                && Language::for_path(&f.path).is_some_and(Language::reads_exports)
                 && matches!(review::file_category(&f.path), FileCategory::Source)
         })
         .count()
@@ -519,7 +519,9 @@ fn build(
                 .unwrap_or_default();
             // A new file's public declarations are all new; where tree-sitter compares the
             // exported symbols, api_changes says exactly which changed.
-            if f.status == FileStatus::Added || Language::for_path(&f.path).is_some() {
+            if f.status == FileStatus::Added
+                || Language::for_path(&f.path).is_some_and(Language::reads_exports)
+            {
                 points.retain(|p| p.kind != FocusKind::PublicSignature);
             }
             points

@@ -6,11 +6,11 @@ use resolve_pr_syntax::{ApiChange, Language, compare};
 /// (additions are not breaking and are left out), in the order
 /// [`resolve_pr_syntax::compare`] gives.
 ///
-/// `None` when no comparison can be made: the path's language is not supported
-/// ([`Language::for_path`]), or either version has a syntax error (a declaration the
-/// parser could not read would otherwise look removed).
+/// `None` when no comparison can be made: the path's language is not one whose exports
+/// are read ([`Language::for_path`], [`Language::reads_exports`]), or either version has a
+/// syntax error (a declaration the parser could not read would otherwise look removed).
 pub fn breaking_changes(path: &str, before: &str, after: &str) -> Option<Vec<ApiChange>> {
-    let language = Language::for_path(path)?;
+    let language = Language::for_path(path).filter(|l| l.reads_exports())?;
     let changes = compare(language, before, after).ok()?;
     Some(
         changes
