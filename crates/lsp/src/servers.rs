@@ -252,7 +252,9 @@ fn rust_analyzer_config() -> Value {
     json!({
         "checkOnSave": false,
         "check": {"workspace": false},
-        "cargo": {"buildScripts": {"enable": true}},
+        // Its own target directory (target/rust-analyzer): building proc-macros never waits
+        // for, or invalidates, the user's own cargo builds.
+        "cargo": {"buildScripts": {"enable": true}, "targetDir": true},
         "procMacro": {"enable": true},
         "files": {"watcher": "server"},
         // Its default searches types only, 128 at most: functions and methods by name are

@@ -622,6 +622,14 @@ pub(crate) async fn locate(
         .iter()
         .map(|l| texts.location(&aimed.workspace, l))
         .collect();
+    if matches!(goto, Goto::References { .. }) && server.language == resolve_pr_lsp::Language::Rust
+    {
+        let missed = macro_references(&aimed, &answer.value).await;
+        locations.extend(missed.iter().map(|l| Location {
+            source: Some("text".to_owned()),
+            ..texts.location(&aimed.workspace, l)
+        }));
+    }
     locations.sort_by(|a, b| (&a.file_path, a.range.start).cmp(&(&b.file_path, b.range.start)));
     let total = locations.len();
     let (locations, next_cursor) = page(ctx, tool, raw, cursor, locations)?;
@@ -679,3 +687,230 @@ pub(crate) const READ_LOCAL: crate::registry::Annotations = crate::registry::Ann
     idempotent: true,
     open_world: false,
 };
+
+/// The largest file a syntax scan reads.
+const SCAN_FILE_BYTES: u64 = 4 << 20;
+
+/// Uses of the target's name inside macro arguments that the server did not return:
+/// rust-analyzer misses calls written in some macros' arguments (`assert_eq!(f(..), ..)`,
+/// `proptest! { .. }`). A syntax scan finds the name as an identifier token inside macro
+/// token trees of the files where the symbol is already known to be used (those of the
+/// server's answer and the one asked about: in Rust a file that calls an item imports or
+/// names it, and that is a reference the server finds), so a different item of the same
+/// name elsewhere is not taken for it. Each is a candidate, marked as found by text.
+async fn macro_references(aimed: &Aimed, found: &[Loc]) -> Vec<Loc> {
+    let Some(name) = identifier_at(&aimed.resolved.path, aimed.resolved.pos) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = found.iter().map(|l| l.path.clone()).collect();
+    files.push(aimed.resolved.path.clone());
+    files.sort();
+    files.dedup();
+    let found_at: std::collections::HashSet<(PathBuf, u32, u32)> = found
+        .iter()
+        .map(|l| (l.path.clone(), l.range.start.line, l.range.start.character))
+        .collect();
+    let found = found.to_vec();
+    tokio::task::spawn_blocking(move || {
+        // How the server's references use the name: the character after it (`(` for calls,
+        // `,` or `;` in imports, `::` for a path). A macro token followed by something else
+        // (`cut.len()` where a local variable shares a function's name) is not taken.
+        let mut texts: std::collections::HashMap<PathBuf, String> =
+            std::collections::HashMap::new();
+        let mut read = |p: &Path| -> Option<String> {
+            if let Some(t) = texts.get(p) {
+                return Some(t.clone());
+            }
+            if std::fs::metadata(p)
+                .map(|m| m.len() > SCAN_FILE_BYTES)
+                .unwrap_or(true)
+            {
+                return None;
+            }
+            let t = std::fs::read_to_string(p).ok()?;
+            texts.insert(p.to_owned(), t.clone());
+            Some(t)
+        };
+        let mut follows = std::collections::HashSet::new();
+        for l in &found {
+            if let Some(text) = read(&l.path)
+                && let Some(c) = char_after(&text, l.range.end)
+            {
+                follows.insert(c);
+            }
+        }
+        let mut out = Vec::new();
+        for file in files {
+            let Some(text) = read(&file) else { continue };
+            let Ok(hits) = resolve_pr_syntax::identifier_occurrences(
+                resolve_pr_syntax::Language::Rust,
+                &text,
+                &name,
+            ) else {
+                continue;
+            };
+            for hit in hits.into_iter().filter(|h| h.in_macro) {
+                if found_at.contains(&(file.clone(), hit.line, hit.character)) {
+                    continue;
+                }
+                let end = resolve_pr_lsp::Pos {
+                    line: hit.line,
+                    character: hit.end_character,
+                };
+                if !follows.is_empty()
+                    && !char_after(&text, end).is_some_and(|c| follows.contains(&c))
+                {
+                    continue;
+                }
+                out.push(Loc {
+                    path: file.clone(),
+                    range: resolve_pr_lsp::Span {
+                        start: resolve_pr_lsp::Pos {
+                            line: hit.line,
+                            character: hit.character,
+                        },
+                        end: resolve_pr_lsp::Pos {
+                            line: hit.line,
+                            character: hit.end_character,
+                        },
+                    },
+                });
+            }
+        }
+        out
+    })
+    .await
+    .unwrap_or_default()
+}
+
+/// The first character after a position that is not a space (on its line).
+fn char_after(text: &str, pos: resolve_pr_lsp::Pos) -> Option<char> {
+    let line = text.split('\n').nth(pos.line as usize)?;
+    let mut units = 0u32;
+    let mut rest = line;
+    for (i, c) in line.char_indices() {
+        if units >= pos.character {
+            rest = &line[i..];
+            break;
+        }
+        units += u32::try_from(c.len_utf16()).unwrap_or(1);
+        rest = "";
+    }
+    rest.chars().find(|c| !c.is_whitespace())
+}
+
+/// The identifier at a position of a file (the name a reference search is about).
+fn identifier_at(path: &Path, pos: resolve_pr_lsp::Pos) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = text.split('\n').nth(pos.line as usize)?;
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    // The character column (UTF-16) as a char index.
+    let mut units = 0u32;
+    let mut at = None;
+    for (i, c) in line.char_indices() {
+        if units >= pos.character {
+            at = Some(i);
+            break;
+        }
+        units += u32::try_from(c.len_utf16()).unwrap_or(1);
+    }
+    let at = at.unwrap_or(line.len());
+    let start = line[..at]
+        .rfind(|c: char| !is_word(c))
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let end = line[at..]
+        .find(|c: char| !is_word(c))
+        .map(|i| at + i)
+        .unwrap_or(line.len());
+    let word = line.get(start..end)?;
+    (!word.is_empty() && !word.starts_with(|c: char| c.is_ascii_digit())).then(|| word.to_owned())
+}
+
+/// Directories no one reads for source: dependencies, build output, VCS data.
+fn skipped_dir(name: &str) -> bool {
+    name.starts_with('.')
+        || matches!(
+            name,
+            "node_modules"
+                | "target"
+                | "build"
+                | "dist"
+                | "out"
+                | "__pycache__"
+                | "venv"
+                | "vendor"
+        )
+}
+
+/// The language's source files under `root`, sorted, at most `max` (and whether there were
+/// more).
+pub(crate) fn source_files(
+    root: &Path,
+    language: resolve_pr_lsp::Language,
+    max: usize,
+) -> (Vec<PathBuf>, bool) {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_owned()];
+    let mut more = false;
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                if !skipped_dir(&entry.file_name().to_string_lossy()) {
+                    stack.push(path);
+                }
+            } else if kind.is_file() && resolve_pr_lsp::Language::of_path(&path) == Some(language) {
+                if out.len() >= max {
+                    more = true;
+                } else {
+                    out.push(path);
+                }
+            }
+        }
+    }
+    out.sort();
+    (out, more)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_identifier_at_a_position_is_the_whole_word() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("a.rs");
+        std::fs::write(&f, "let 😀 = add_numbers(1, 2);\n").unwrap();
+        let at = |c| {
+            identifier_at(
+                &f,
+                resolve_pr_lsp::Pos {
+                    line: 0,
+                    character: c,
+                },
+            )
+        };
+        assert_eq!(at(9).as_deref(), Some("add_numbers"));
+        assert_eq!(at(15).as_deref(), Some("add_numbers"));
+        assert_eq!(at(20).as_deref(), Some("add_numbers"));
+        assert_eq!(at(22), None);
+    }
+
+    #[test]
+    fn the_character_after_a_position_skips_spaces() {
+        let p = |line, character| resolve_pr_lsp::Pos { line, character };
+        assert_eq!(char_after("cut (x)\nab", p(0, 3)), Some('('));
+        assert_eq!(char_after("😀cut.len()", p(0, 5)), Some('.'));
+        assert_eq!(char_after("cut", p(0, 3)), None);
+        assert_eq!(char_after("a", p(3, 0)), None);
+    }
+}

@@ -3,7 +3,7 @@
 //! languages' from their server, asked for or waited for after the file is opened. A whole
 //! workspace of another language is checked file by file, up to a bound.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use resolve_pr_core::{Error, Result};
@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{Location, Texts, display_path, file_in, language_of, languages, lsp_error, page, workspace};
+use crate::code::{Location, Texts, display_path, source_files, file_in, language_of, languages, lsp_error, page, workspace};
 use crate::registry::Tool;
 
 /// Files of one language checked one by one in a workspace-wide call.
@@ -137,7 +137,7 @@ first, 50 a page.";
                         }
                     };
                     checked_by.push(server.installed.spec.name.to_owned());
-                    let (files, more) = source_files(&root, language);
+                    let (files, more) = source_files(&root, language, MAX_FILES);
                     if more {
                         not_checked.push(format!(
                             "{language}: only the first {MAX_FILES} files were checked; give file_path for others"
@@ -225,47 +225,7 @@ first, 50 a page.";
     }
 }
 
-/// Directories no one checks: dependencies, build output, VCS data.
-fn skipped_dir(name: &str) -> bool {
-    name.starts_with('.')
-        || matches!(
-            name,
-            "node_modules" | "target" | "build" | "dist" | "out" | "__pycache__" | "venv" | "vendor"
-        )
-}
-
-/// The language's source files under `root`, sorted, at most `MAX_FILES` (and whether there
-/// were more).
-fn source_files(root: &Path, language: Language) -> (Vec<PathBuf>, bool) {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_owned()];
-    let mut more = false;
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut entries: Vec<_> = entries.flatten().collect();
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries {
-            let path = entry.path();
-            let name = entry.file_name();
-            let Ok(kind) = entry.file_type() else { continue };
-            if kind.is_dir() {
-                if !skipped_dir(&name.to_string_lossy()) {
-                    stack.push(path);
-                }
-            } else if kind.is_file() && Language::of_path(&path) == Some(language) {
-                if out.len() >= MAX_FILES {
-                    more = true;
-                } else {
-                    out.push(path);
-                }
-            }
-        }
-    }
-    out.sort();
-    (out, more)
-}
-
 fn rust_files(root: &Path) -> usize {
-    let (files, _) = source_files(root, Language::Rust);
+    let (files, _) = source_files(root, Language::Rust, MAX_FILES * 50);
     files.len()
 }

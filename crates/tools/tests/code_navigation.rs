@@ -7,7 +7,10 @@
 //! RESOLVE_PR_REQUIRE_LSP: a required server that is missing fails the test. Elsewhere a
 //! missing server skips its language, and says so.
 
-#![allow(clippy::print_stderr, reason = "says which servers were skipped and how long each answer took")]
+#![allow(
+    clippy::print_stderr,
+    reason = "says which servers were skipped and how long each answer took"
+)]
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -307,4 +310,58 @@ async fn clangd_answers_every_tool() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gopls_answers_every_tool() {
     run_language("go").await;
+}
+
+/// A call inside a macro's arguments that rust-analyzer does not resolve (the macro drops its
+/// tokens, as a proc-macro that failed to expand does) comes back from the syntax scan,
+/// marked `source: "text"`; a local variable of the same name in a macro is not taken for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn find_references_adds_calls_inside_macros_the_server_misses() {
+    let ctx = context();
+    if !available(&ctx, "rust").await {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"m\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/main.rs"),
+        "macro_rules! opaque {\n    ($($t:tt)*) => {};\n}\n\nfn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\nfn main() {\n    let x = add(1, 2);\n    opaque!(add(x, 3));\n    let add_len = 1;\n    println!(\"{}\", add_len);\n    opaque!(add.len());\n}\n",
+    )
+    .unwrap();
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "find_references",
+        json!({"directory": root, "file_path": "src/main.rs", "position": {"line": 4, "character": 3}}),
+    )
+    .await
+    .expect("find_references");
+    let text: Vec<(u64, u64)> = out.structured["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["source"] == "text")
+        .map(|l| {
+            (
+                l["range"]["start"]["line"].as_u64().unwrap(),
+                l["range"]["start"]["character"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(text, vec![(10, 12)], "{}", out.text);
+    let server: Vec<u64> = out.structured["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["source"] != "text")
+        .map(|l| l["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(server, vec![4, 9], "{}", out.text);
+    assert!(out.text.contains("[text match]"), "{}", out.text);
+    ctx.lsp.shutdown_all().await;
 }
