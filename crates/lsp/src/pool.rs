@@ -103,6 +103,8 @@ pub struct Availability {
 
 struct PoolInner {
     config: PoolConfig,
+    /// The servers it knows (`servers::SERVERS`, or a test's own).
+    registry: &'static [servers::ServerSpec],
     slots: tokio::sync::Mutex<HashMap<(Language, PathBuf), Slot>>,
     probes: tokio::sync::Mutex<HashMap<&'static str, std::result::Result<Installed, Missing>>>,
     reaper: std::sync::Once,
@@ -122,9 +124,15 @@ impl Default for Pool {
 
 impl Pool {
     pub fn new(config: PoolConfig) -> Self {
+        Pool::with_registry(config, servers::SERVERS)
+    }
+
+    /// A pool that knows only `registry`'s servers (tests run stand-in servers this way).
+    pub fn with_registry(config: PoolConfig, registry: &'static [servers::ServerSpec]) -> Self {
         Pool {
             inner: Arc::new(PoolInner {
                 config,
+                registry,
                 slots: tokio::sync::Mutex::new(HashMap::new()),
                 probes: tokio::sync::Mutex::new(HashMap::new()),
                 reaper: std::sync::Once::new(),
@@ -192,7 +200,8 @@ impl Pool {
                 Err(m) => missing.push(m),
             }
         }
-        let preferred = servers::candidates(language)
+        let preferred = self
+            .candidates(language)
             .next()
             .map(|s| s.install)
             .unwrap_or("");
@@ -211,7 +220,7 @@ impl Pool {
     /// probed again, so installing it needs no restart).
     async fn availability_of(&self, language: Language) -> Vec<Availability> {
         let mut out = Vec::new();
-        for spec in servers::candidates(language) {
+        for spec in self.candidates(language) {
             let cached = self.inner.probes.lock().await.get(spec.name).cloned();
             let found = match cached {
                 Some(Ok(found)) => Ok(found),
@@ -228,6 +237,13 @@ impl Pool {
             out.push(Availability { language, found });
         }
         out
+    }
+
+    fn candidates(&self, language: Language) -> impl Iterator<Item = &'static servers::ServerSpec> {
+        self.inner
+            .registry
+            .iter()
+            .filter(move |s| s.language == language)
     }
 
     /// Every known server, installed or not.

@@ -82,6 +82,7 @@ impl Server {
     /// write to stdout while this runs.
     pub async fn serve_stdio(self) -> Result<(), Error> {
         let (transport, written) = LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
+        let servers = self.ctx.lsp.clone();
         let served = async {
             let running = self
                 .serve(transport)
@@ -96,6 +97,9 @@ impl Server {
         .await;
         // rmcp has dropped the transport by now, so the writer ends once its queue is empty.
         written.wait().await;
+        // The language servers the code tools started: shutdown and exit, not just the end of
+        // their input.
+        servers.shutdown_all().await;
         served
     }
 }

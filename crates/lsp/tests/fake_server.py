@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""A stand-in language server for the pool's and client's own behaviour: cancellation
+ignored or honoured, crashes, progress, server-to-client requests. Its mode is its first
+argument:
+
+  ignore-cancel  never answers textDocument/definition, and ignores $/cancelRequest
+  honor-cancel   never answers textDocument/definition until cancelled, then says so
+  normal         answers definition with a location built from its configuration
+
+textDocument/hover makes it exit at once (a crash). On start it opens a progress token
+("Indexing"), and ends it when asked for references. It exits when its input ends.
+"""
+import json
+import os
+import sys
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "normal"
+if mode == "--version":
+    print("fake-lsp 1.0")
+    sys.exit(0)
+
+out = sys.stdout.buffer
+inp = sys.stdin.buffer
+next_id = [1000]
+pending = {}  # our request id -> what it was for
+config_value = [None]
+waiting_definition = []
+
+
+def send(msg):
+    body = json.dumps(msg).encode()
+    out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    out.flush()
+
+
+def request(method, params):
+    next_id[0] += 1
+    pending[next_id[0]] = method
+    send({"jsonrpc": "2.0", "id": next_id[0], "method": method, "params": params})
+
+
+def read():
+    length = None
+    while True:
+        line = inp.readline()
+        if not line:
+            return None
+        line = line.strip()
+        if not line:
+            if length is not None:
+                break
+            continue
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    return json.loads(inp.read(length))
+
+
+while True:
+    msg = read()
+    if msg is None:
+        sys.exit(0)
+    method = msg.get("method")
+    if method is None:
+        # An answer to one of our requests.
+        if pending.pop(msg.get("id"), None) == "workspace/configuration":
+            config_value[0] = (msg.get("result") or [None])[0]
+        continue
+    mid = msg.get("id")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": mid, "result": {
+            "capabilities": {"definitionProvider": True, "referencesProvider": True, "hoverProvider": True},
+            "serverInfo": {"name": "fake", "version": "1.0"}}})
+    elif method == "initialized":
+        request("window/workDoneProgress/create", {"token": "idx"})
+        send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "idx", "value": {"kind": "begin", "title": "Indexing"}}})
+        request("workspace/configuration", {"items": [{"section": "fake.answer"}]})
+    elif method == "textDocument/definition":
+        if mode == "normal":
+            send({"jsonrpc": "2.0", "id": mid, "result": {
+                "uri": "file:///configured/" + str(config_value[0]),
+                "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}})
+        else:
+            waiting_definition.append(mid)
+    elif method == "$/cancelRequest":
+        cancelled = msg["params"]["id"]
+        if mode == "honor-cancel" and cancelled in waiting_definition:
+            waiting_definition.remove(cancelled)
+            send({"jsonrpc": "2.0", "id": cancelled, "error": {"code": -32800, "message": "cancelled"}})
+    elif method == "textDocument/references":
+        send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "idx", "value": {"kind": "end"}}})
+        send({"jsonrpc": "2.0", "id": mid, "result": []})
+    elif method == "textDocument/hover":
+        os._exit(3)
+    elif method == "shutdown":
+        send({"jsonrpc": "2.0", "id": mid, "result": None})
+    elif method == "exit":
+        sys.exit(0)
+    elif mid is not None:
+        send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "no " + method}})

@@ -1,0 +1,342 @@
+//! The pool and client's own behaviour with a stand-in server (tests/fake_server.py, a real
+//! process speaking LSP over stdio): a server that ignores a cancelled request is killed and
+//! the next call starts another; one that honours it lives on; idle servers and servers over
+//! the memory cap are shut down; a crashed server is started again; the requests a server
+//! sends are answered and its progress tracked.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use resolve_pr_lsp::servers::{Language, ServerSpec};
+use resolve_pr_lsp::{Error, Pool, PoolConfig, Pos};
+use serde_json::{Value, json};
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+fn script() -> &'static str {
+    leak(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fake_server.py")
+            .canonicalize()
+            .unwrap()
+            .display()
+            .to_string(),
+    )
+}
+
+fn no_options(_: &Path) -> Option<Value> {
+    None
+}
+fn settings(_: &Path) -> Value {
+    json!({"fake": {"answer": "forty-two"}})
+}
+
+/// A registry of one stand-in server for Go (any language would do), in `mode`.
+fn registry(mode: &str) -> &'static [ServerSpec] {
+    let mode = leak(mode.to_owned());
+    let args: &'static [&'static str] = Box::leak(vec![mode].into_boxed_slice());
+    let version: &'static [&'static str] = &["--version"];
+    Box::leak(
+        vec![ServerSpec {
+            name: "fake",
+            language: Language::Go,
+            program: script(),
+            args,
+            version_command: (script(), version),
+            install: "nothing to install",
+            why: "a stand-in",
+            reports_status: false,
+            initialization_options: no_options,
+            settings,
+        }]
+        .into_boxed_slice(),
+    )
+}
+
+fn config() -> PoolConfig {
+    PoolConfig {
+        request_timeout: Duration::from_millis(800),
+        cancel_grace: Duration::from_millis(800),
+        ready_wait: Duration::from_secs(5),
+        ..PoolConfig::default()
+    }
+}
+
+fn project() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let file = root.join("main.go");
+    std::fs::write(&file, "package main\n\nfunc main() {}\n").unwrap();
+    (dir, root, file)
+}
+
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+async fn gone_within(pid: u32, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if !alive(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    !alive(pid)
+}
+
+#[tokio::test]
+async fn a_server_that_ignores_a_cancelled_request_is_killed_and_replaced() {
+    let (_dir, root, file) = project();
+    let pool = Pool::with_registry(config(), registry("ignore-cancel"));
+    let server = pool.server(Language::Go, &root).await.unwrap();
+    let pid = server.client.pid().unwrap();
+    let err = server
+        .definition(
+            &file,
+            Pos {
+                line: 2,
+                character: 5,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Timeout(_)), "{err:?}");
+    assert_eq!(err.code(), "TIMEOUT");
+    assert!(
+        gone_within(pid, Duration::from_secs(5)).await,
+        "the server ignored the cancellation and lives on"
+    );
+    assert!(server.client.exited());
+    let next = pool.server(Language::Go, &root).await.unwrap();
+    assert_ne!(next.client.pid(), Some(pid), "a new server was started");
+    pool.shutdown_all().await;
+}
+
+#[tokio::test]
+async fn a_server_that_honours_cancellation_lives_on() {
+    let (_dir, root, file) = project();
+    let pool = Pool::with_registry(config(), registry("honor-cancel"));
+    let server = pool.server(Language::Go, &root).await.unwrap();
+    let pid = server.client.pid().unwrap();
+    let err = server
+        .definition(
+            &file,
+            Pos {
+                line: 2,
+                character: 5,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Timeout(_)), "{err:?}");
+    // Past the grace time, it is still there and still answers.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(alive(pid) && !server.client.exited());
+    server
+        .references(
+            &file,
+            Pos {
+                line: 2,
+                character: 5,
+            },
+            true,
+        )
+        .await
+        .unwrap();
+    pool.shutdown_all().await;
+    assert!(gone_within(pid, Duration::from_secs(5)).await);
+}
+
+#[tokio::test]
+async fn a_dropped_request_is_cancelled_like_a_timed_out_one() {
+    let (_dir, root, file) = project();
+    let pool = Pool::with_registry(
+        PoolConfig {
+            request_timeout: Duration::from_secs(60),
+            ..config()
+        },
+        registry("ignore-cancel"),
+    );
+    let server = pool.server(Language::Go, &root).await.unwrap();
+    let pid = server.client.pid().unwrap();
+    // The MCP call was cancelled: its future is dropped mid-request.
+    let asked = tokio::time::timeout(
+        Duration::from_millis(300),
+        server.definition(
+            &file,
+            Pos {
+                line: 2,
+                character: 5,
+            },
+        ),
+    )
+    .await;
+    assert!(asked.is_err());
+    assert!(gone_within(pid, Duration::from_secs(5)).await);
+}
+
+#[tokio::test]
+async fn idle_servers_are_shut_down() {
+    let (_dir, root, _file) = project();
+    let pool = Pool::with_registry(
+        PoolConfig {
+            idle_timeout: Duration::from_secs(1),
+            ..config()
+        },
+        registry("normal"),
+    );
+    let server = pool.server(Language::Go, &root).await.unwrap();
+    let pid = server.client.pid().unwrap();
+    drop(server);
+    assert_eq!(pool.running().await.len(), 1);
+    assert!(
+        gone_within(pid, Duration::from_secs(6)).await,
+        "the idle server still runs"
+    );
+    assert!(pool.running().await.is_empty());
+}
+
+#[tokio::test]
+async fn over_the_memory_cap_the_least_recently_used_server_goes_first() {
+    let (_a, root_a, _) = project();
+    let (_b, root_b, _) = project();
+    // Any server is over a cap of one byte: starting the second stops the first.
+    let pool = Pool::with_registry(
+        PoolConfig {
+            memory_cap_bytes: 1,
+            ..config()
+        },
+        registry("normal"),
+    );
+    let a = pool.server(Language::Go, &root_a).await.unwrap();
+    let pid_a = a.client.pid().unwrap();
+    assert!(a.client.resident_bytes() > 0, "memory is read from /proc");
+    let b = pool.server(Language::Go, &root_b).await.unwrap();
+    assert!(
+        gone_within(pid_a, Duration::from_secs(5)).await,
+        "the first server was not stopped"
+    );
+    assert!(alive(b.client.pid().unwrap()));
+    let running = pool.running().await;
+    assert_eq!(running.len(), 1);
+    assert_eq!(running[0].root, root_b);
+    pool.shutdown_all().await;
+}
+
+#[tokio::test]
+async fn a_crashed_server_is_started_again() {
+    let (_dir, root, file) = project();
+    let pool = Pool::with_registry(config(), registry("normal"));
+    let server = pool.server(Language::Go, &root).await.unwrap();
+    let pid = server.client.pid().unwrap();
+    let err = server
+        .hover(
+            &file,
+            Pos {
+                line: 2,
+                character: 5,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "SERVER_FAILED", "{err:?}");
+    assert!(server.client.exited());
+    let again = pool.server(Language::Go, &root).await.unwrap();
+    assert_ne!(again.client.pid(), Some(pid));
+    pool.shutdown_all().await;
+}
+
+#[tokio::test]
+async fn server_requests_are_answered_and_progress_is_tracked() {
+    let (_dir, root, file) = project();
+    let pool = Pool::with_registry(config(), registry("normal"));
+    let server = pool.server(Language::Go, &root).await.unwrap();
+    // It opens a progress token once initialized and keeps it open until asked for
+    // references: seen, and waited for in vain.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while server.client.status().indexing().is_none() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let busy = server
+        .client
+        .wait_ready(Instant::now() + Duration::from_millis(300))
+        .await;
+    assert_eq!(busy.as_deref(), Some("Indexing"));
+    // Its definition answer quotes what workspace/configuration answered it.
+    let def = server
+        .definition(
+            &file,
+            Pos {
+                line: 2,
+                character: 5,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(def.value[0].path, PathBuf::from("/configured/forty-two"));
+    assert_eq!(
+        def.indexing.as_deref(),
+        Some("Indexing"),
+        "an answer while indexing says so"
+    );
+    let refs = server
+        .references(
+            &file,
+            Pos {
+                line: 2,
+                character: 5,
+            },
+            true,
+        )
+        .await
+        .unwrap();
+    assert!(refs.value.is_empty());
+    assert_eq!(
+        server
+            .client
+            .wait_ready(Instant::now() + Duration::from_secs(2))
+            .await,
+        None
+    );
+    pool.shutdown_all().await;
+}
+
+#[tokio::test]
+async fn a_position_past_the_end_of_the_file_is_refused_before_asking() {
+    let (_dir, root, file) = project();
+    let pool = Pool::with_registry(config(), registry("ignore-cancel"));
+    let server = pool.server(Language::Go, &root).await.unwrap();
+    let err = server
+        .definition(
+            &file,
+            Pos {
+                line: 9,
+                character: 0,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "INVALID_POSITION");
+    let err = server
+        .definition(
+            &file,
+            Pos {
+                line: 2,
+                character: 99,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "INVALID_POSITION");
+    // Nothing was sent that it would have hung on.
+    assert!(!server.client.exited());
+    pool.shutdown_all().await;
+}
