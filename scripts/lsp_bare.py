@@ -324,6 +324,8 @@ class Client:
     # -- requests -------------------------------------------------------------------------------
 
     def request(self, method: str, params: Any, timeout: float = 60.0) -> Any:
+        if self.closed:
+            raise LspError(f"{method}: the server has closed its output (status {self.proc.poll()})")
         with self._pending_lock:
             self._next_id += 1
             request_id = self._next_id
