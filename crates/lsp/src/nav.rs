@@ -702,10 +702,14 @@ impl Server {
         };
         let found = self.workspace_symbols(last).await?.value;
         let mut matches: Vec<Symbol> = Vec::new();
-        for s in found
-            .into_iter()
-            .filter(|s| s.name == last || strip_signature(&s.name) == last)
-        {
+        for s in found.into_iter().filter(|s| bare_name(&s.name) == last) {
+            // gopls names a method with its receiver ("Circle.Area"), which qualifies it.
+            let owner = s
+                .name
+                .split('(')
+                .next()
+                .and_then(|n| n.rsplit_once("::").or_else(|| n.rsplit_once('.')))
+                .map(|(owner, _)| owner.to_owned());
             if kind.is_some_and(|k| k != s.kind) {
                 continue;
             }
@@ -718,7 +722,10 @@ impl Server {
                     .as_deref()
                     .or(s.container.as_deref())
                     .unwrap_or("");
-                if !container_matches(container, parent) {
+                let by_owner = owner
+                    .as_deref()
+                    .is_some_and(|o| container_matches(o, parent));
+                if !container_matches(container, parent) && !by_owner {
                     continue;
                 }
             }
@@ -754,8 +761,9 @@ impl Server {
     async fn refine(&self, s: &Symbol) -> Option<Symbol> {
         let outline = self.document_symbols(&s.location.path).await.ok()?;
         let r = s.location.range;
+        let bare = bare_name(&s.name);
         let hit = outline.iter().find(|o| {
-            o.name == s.name
+            bare_name(&o.name) == bare
                 && (o.location.range == r
                     || o.full_range == Some(r)
                     || o.full_range
@@ -769,7 +777,7 @@ impl Server {
         }
         // No outline entry: the name's first occurrence in the range the server gave.
         let text = std::fs::read_to_string(&s.location.path).ok()?;
-        let col = find_name(&text, r.start.line, r.start.character, &s.name)?;
+        let col = find_name(&text, r.start.line, r.start.character, bare)?;
         let mut at = s.clone();
         at.location.range = Span {
             start: Pos {
@@ -778,7 +786,7 @@ impl Server {
             },
             end: Pos {
                 line: r.start.line,
-                character: col + u32::try_from(s.name.encode_utf16().count()).unwrap_or(0),
+                character: col + u32::try_from(bare.encode_utf16().count()).unwrap_or(0),
             },
         };
         Some(at)
@@ -795,9 +803,19 @@ fn container_matches(container: &str, qualifier: &str) -> bool {
     words.contains(&qualifier)
 }
 
-/// pyright and others name methods with their signature (`area(self)`); the bare name.
-fn strip_signature(name: &str) -> &str {
-    name.split('(').next().unwrap_or(name).trim()
+/// The bare name of a symbol as servers name it: pyright and others add the signature
+/// (`area(self)`), gopls the receiver (`Circle.Area`, `(*Circle).Area` in outlines).
+fn bare_name(name: &str) -> &str {
+    let name = match name.rsplit_once(')') {
+        // "(*Circle).Area": the receiver first.
+        Some((head, tail)) if head.starts_with('(') => tail.trim_start_matches(['.', ' ']),
+        _ => name.split('(').next().unwrap_or(name),
+    }
+    .trim();
+    name.rsplit_once("::")
+        .or_else(|| name.rsplit_once('.'))
+        .map(|(_, last)| last)
+        .unwrap_or(name)
 }
 
 fn item_symbol(item: &CallHierarchyItem) -> Option<Symbol> {
@@ -874,6 +892,9 @@ mod tests {
         assert!(container_matches("impl Shape for Circle", "Circle"));
         assert!(container_matches("shapes.Circle", "Circle"));
         assert!(!container_matches("Circles", "Circle"));
-        assert_eq!(strip_signature("area(self)"), "area");
+        assert_eq!(bare_name("area(self)"), "area");
+        assert_eq!(bare_name("Circle.Area"), "Area");
+        assert_eq!(bare_name("(*Circle).Area"), "Area");
+        assert_eq!(bare_name("shapes::Circle::area"), "area");
     }
 }
