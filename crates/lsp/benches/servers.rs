@@ -460,7 +460,7 @@ async fn measure_in(
         if Instant::now() >= deadline {
             sampler.finish();
             return Err(format!(
-                "no expected answer ({}) within {:.0} s; last: {last}",
+                "no expected answer ({}) within {:.1} s; last: {last}",
                 show(&query.expected),
                 options.timeout.as_secs_f64()
             ));
@@ -659,6 +659,9 @@ async fn run(options: &Options) -> bool {
     println!(
         "same sample project (a fresh copy each), same query, same server binary and arguments, {} warm runs each; ours runs first",
         options.runs
+    );
+    println!(
+        "Each client sends its own settings: ours the product's (crates/lsp/src/servers.rs), the bare client its minimal ones (rust-analyzer: checkOnSave off in both)."
     );
     println!(
         "Times are single runs on a shared machine ({} cores, load average {} at the start): read them as ±30 %; compare the ratios, not the absolute times.",
