@@ -730,9 +730,21 @@ async fn run(options: &Options) -> bool {
 /// Prints the table and the JSON lines; whether anything failed.
 fn report(outcomes: &[(Language, Outcome)], options: &Options) -> bool {
     let mut failed = false;
+    let label_of = |language: &Language, installed: &Installed| {
+        format!("{} ({})", installed.spec.name, language.as_str())
+    };
+    let width = outcomes
+        .iter()
+        .map(|(language, outcome)| match outcome {
+            Outcome::Measured(m) => label_of(language, &m.installed).len(),
+            _ => language.as_str().len(),
+        })
+        .max()
+        .unwrap_or(0)
+        .max("server".len());
     println!();
     println!(
-        "{:<28} {:<28} {:>10} {:>10} {:>10}",
+        "{:<width$} {:<28} {:>10} {:>10} {:>10}",
         "server", "figure", "ours", "bare", "ours/bare"
     );
     let mut json_lines = Vec::new();
@@ -740,11 +752,11 @@ fn report(outcomes: &[(Language, Outcome)], options: &Options) -> bool {
     for (language, outcome) in outcomes {
         match outcome {
             Outcome::Skipped(why) => {
-                println!("{:<28} skipped: {why}", language.as_str());
+                println!("{:<width$} skipped: {why}", language.as_str());
             }
             Outcome::Failed(why) => {
                 failed = true;
-                println!("{:<28} FAILED: {why}", language.as_str());
+                println!("{:<width$} FAILED: {why}", language.as_str());
             }
             Outcome::Measured(m) => {
                 let Measured {
@@ -754,7 +766,7 @@ fn report(outcomes: &[(Language, Outcome)], options: &Options) -> bool {
                     bare,
                     probe_s,
                 } = &**m;
-                let label = format!("{} ({})", installed.spec.name, language.as_str());
+                let label = label_of(language, installed);
                 let b = bare.as_ref().ok();
                 let num = |k: &str| b.and_then(|v| v[k].as_f64());
                 // The bare client stops at its first non-empty definition answer; when ours'
@@ -801,7 +813,7 @@ fn report(outcomes: &[(Language, Outcome)], options: &Options) -> bool {
                 ];
                 for (i, (figure, o, bv, mark, d)) in rows.iter().enumerate() {
                     println!(
-                        "{:<28} {:<28} {:>10} {:>10} {:>10}",
+                        "{:<width$} {:<28} {:>10} {:>10} {:>10}",
                         if i == 0 { label.as_str() } else { "" },
                         figure,
                         fmt(Some(*o), *d),
