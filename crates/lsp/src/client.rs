@@ -280,6 +280,11 @@ impl Client {
         self.inner.status.borrow().clone()
     }
 
+    /// Changes of the status, from now on.
+    pub fn subscribe_status(&self) -> watch::Receiver<Status> {
+        self.inner.status.subscribe()
+    }
+
     /// Whether the server is gone (exited, killed, or its pipe broke).
     pub fn exited(&self) -> bool {
         self.inner.status.borrow().exited.is_some()

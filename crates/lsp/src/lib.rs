@@ -10,9 +10,11 @@
 //!   definition, symbols, hover, call hierarchy, diagnostics) in our own types, with
 //!   readiness observed, never guessed.
 //! - [`cargo`]: Rust's diagnostics from `cargo check`, run when asked.
+//! - `disk`: files changed on disk, reported to servers that do not watch them.
 
 pub mod cargo;
 pub mod client;
+mod disk;
 mod error;
 pub mod nav;
 pub mod pool;

@@ -239,11 +239,40 @@ impl Server {
                 message: format!("{} is not a file", path.display()),
             });
         }
+        self.report_disk_changes().await;
         Ok(self
             .client
             .sync_document(path, Language::language_id(path))
             .await?
             .0)
+    }
+
+    /// Tells a server that does not watch files which changed on disk since its last question.
+    /// clangd's index takes no notice of `didChangeWatchedFiles` for sources, so changed
+    /// files (the first `REOPEN` of them) are also opened: a parsed open file's symbols take
+    /// precedence over the stale index.
+    async fn report_disk_changes(&self) {
+        const REOPEN: usize = 20;
+        let Some(disk) = self.disk.clone() else {
+            return;
+        };
+        let changes = tokio::task::spawn_blocking(move || disk.changes())
+            .await
+            .unwrap_or_default();
+        if changes.is_empty() {
+            return;
+        }
+        self.client.files_changed(&changes);
+        let changed = changes
+            .iter()
+            .filter(|(_, kind)| *kind != crate::client::FileChange::Deleted)
+            .take(REOPEN);
+        for (path, _) in changed {
+            let _ = self
+                .client
+                .sync_document(path, Language::language_id(path))
+                .await;
+        }
     }
 
     async fn ask<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T> {
@@ -256,8 +285,8 @@ impl Server {
         })
     }
 
-    /// Asks, waiting for indexing to end first when `wide`, and asking again once it ends
-    /// when the first answer was empty.
+    /// Asks, waiting for indexing to end first when `wide`, and asking again while the
+    /// answer is empty and the server still indexes.
     async fn answered<T, F, Fut>(&self, wide: bool, f: F) -> Result<Answer<T>>
     where
         T: Emptiness,
@@ -269,8 +298,16 @@ impl Server {
             self.client.wait_ready(deadline).await;
         }
         let mut value = f().await?;
-        if value.empty() && self.client.status().indexing().is_some() {
-            self.client.wait_ready(deadline).await;
+        // Empty while the server indexes: asked again as it reports progress (or every
+        // RETRY while it says nothing), so an answer comes as soon as the server has it,
+        // not only once all indexing ended; the last answer stands at the deadline.
+        const RETRY: Duration = Duration::from_millis(150);
+        while value.empty()
+            && self.client.status().indexing().is_some()
+            && Instant::now() < deadline
+        {
+            let mut status = self.client.subscribe_status();
+            let _ = tokio::time::timeout(RETRY, status.changed()).await;
             value = f().await?;
         }
         Ok(Answer {
@@ -619,6 +656,7 @@ impl Server {
                 message: format!("{} is not a file", path.display()),
             });
         }
+        self.report_disk_changes().await;
         let (_, version) = self
             .client
             .sync_document(path, Language::language_id(path))

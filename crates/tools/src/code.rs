@@ -827,59 +827,7 @@ fn identifier_at(path: &Path, pos: resolve_pr_lsp::Pos) -> Option<String> {
     (!word.is_empty() && !word.starts_with(|c: char| c.is_ascii_digit())).then(|| word.to_owned())
 }
 
-/// Directories no one reads for source: dependencies, build output, VCS data.
-fn skipped_dir(name: &str) -> bool {
-    name.starts_with('.')
-        || matches!(
-            name,
-            "node_modules"
-                | "target"
-                | "build"
-                | "dist"
-                | "out"
-                | "__pycache__"
-                | "venv"
-                | "vendor"
-        )
-}
-
-/// The language's source files under `root`, sorted, at most `max` (and whether there were
-/// more).
-pub(crate) fn source_files(
-    root: &Path,
-    language: resolve_pr_lsp::Language,
-    max: usize,
-) -> (Vec<PathBuf>, bool) {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_owned()];
-    let mut more = false;
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut entries: Vec<_> = entries.flatten().collect();
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries {
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                if !skipped_dir(&entry.file_name().to_string_lossy()) {
-                    stack.push(path);
-                }
-            } else if kind.is_file() && resolve_pr_lsp::Language::of_path(&path) == Some(language) {
-                if out.len() >= max {
-                    more = true;
-                } else {
-                    out.push(path);
-                }
-            }
-        }
-    }
-    out.sort();
-    (out, more)
-}
+pub(crate) use resolve_pr_lsp::servers::source_files;
 
 #[cfg(test)]
 mod tests {

@@ -365,3 +365,68 @@ async fn find_references_adds_calls_inside_macros_the_server_misses() {
     assert!(out.text.contains("[text match]"), "{}", out.text);
     ctx.lsp.shutdown_all().await;
 }
+
+/// A file the server has not opened changes on disk: the next answer is about its new text
+/// (servers that watch files see it themselves; gopls and clangd are told by the pool).
+async fn sees_a_change_on_disk(language: &str, target: &str, comment: &str) {
+    let ctx = context();
+    if !available(&ctx, language).await {
+        return;
+    }
+    let spec: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join(format!("{language}.expected.json"))).unwrap(),
+    )
+    .unwrap();
+    let query = spec["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["tool"] == "find_definition" && q["args"].get("position").is_some())
+        .unwrap()
+        .clone();
+    let project = copy_project(language);
+    let dir = project.path().canonicalize().unwrap();
+    let mut args = query["args"].clone();
+    args["directory"] = json!(dir);
+    let line_of = |out: &Value| out["locations"][0]["range"]["start"]["line"].as_u64();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let before = loop {
+        let out = resolve_pr_tools::call(&ctx, "find_definition", args.clone())
+            .await
+            .unwrap();
+        let want = query["expect"]["locations"][0]["line"].as_u64();
+        if line_of(&out.structured) == want || Instant::now() > deadline {
+            break line_of(&out.structured).expect("an answer before the change");
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    let path = dir.join(target);
+    let old = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("{comment}\n{comment}\n{comment}\n{old}")).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let after = loop {
+        let out = resolve_pr_tools::call(&ctx, "find_definition", args.clone())
+            .await
+            .unwrap();
+        let now = line_of(&out.structured);
+        if now == Some(before + 3) || Instant::now() > deadline {
+            break now;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    ctx.lsp.shutdown_all().await;
+    assert_eq!(
+        after,
+        Some(before + 3),
+        "{language}: the definition did not move with the file's new text"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_on_disk_is_seen_by_every_server() {
+    sees_a_change_on_disk("go", "util/util.go", "// moved").await;
+    sees_a_change_on_disk("c", "util.c", "/* moved */").await;
+    sees_a_change_on_disk("python", "util.py", "# moved").await;
+    sees_a_change_on_disk("typescript", "src/util.ts", "// moved").await;
+    sees_a_change_on_disk("rust", "src/util.rs", "// moved").await;
+}
