@@ -158,11 +158,28 @@ impl Pool {
             }
             slots.remove(&key);
         }
-        let installed = self.installed(language).await?;
+        // The first server whose program is found is started at once; its version command
+        // (half a second for a Node server) runs only when the start fails, to tell "not
+        // really installed" (rustup's proxy without the component) from a failing server.
+        let found = self.candidates(language).find_map(|spec| {
+            servers::find_program(spec.program).map(|path| Installed {
+                spec,
+                path,
+                version: String::new(),
+            })
+        });
+        let Some(mut installed) = found else {
+            return Err(self.installed(language).await.err().unwrap_or_else(|| {
+                Error::ServerFailed {
+                    server: "language server",
+                    message: "it was found, then not".to_owned(),
+                }
+            }));
+        };
         self.make_room(&mut slots).await;
         let spec = installed.spec;
         let config = &self.inner.config;
-        let client = Client::start(ClientConfig {
+        let started = Client::start(ClientConfig {
             name: spec.name,
             program: installed.path.clone(),
             args: spec.args.iter().map(|a| (*a).to_owned()).collect(),
@@ -173,7 +190,21 @@ impl Pool {
             request_timeout: config.request_timeout,
             cancel_grace: config.cancel_grace,
         })
-        .await?;
+        .await;
+        let client = match started {
+            Ok(client) => client,
+            Err(e) => {
+                return Err(match servers::probe(spec).await {
+                    Err(missing) => Error::NotInstalled {
+                        language: language.as_str(),
+                        looked_for: format!("{} ({})", spec.name, missing.reason),
+                        install: spec.install,
+                    },
+                    Ok(_) => e,
+                });
+            }
+        };
+        installed.version = client.server_version().unwrap_or_default().to_owned();
         let disk = if spec.watches_files {
             None
         } else {

@@ -341,3 +341,44 @@ async fn a_position_past_the_end_of_the_file_is_refused_before_asking() {
     assert!(!server.client.exited());
     pool.shutdown_all().await;
 }
+
+/// A program that is there but does not run as its server (rustup's `rust-analyzer` proxy
+/// without the component prints an error and exits) is "not installed", with the command
+/// that installs it; it is not started again and again.
+#[tokio::test]
+async fn a_program_that_exits_at_once_is_not_installed() {
+    let (_dir, root, _file) = project();
+    let fails: &'static [ServerSpec] = Box::leak(
+        vec![ServerSpec {
+            name: "broken",
+            language: Language::Go,
+            program: "/bin/false",
+            args: &[],
+            version_command: ("/bin/false", &[]),
+            install: "install the real one",
+            why: "",
+            reports_status: false,
+            watches_files: true,
+            initialization_options: no_options,
+            settings,
+        }]
+        .into_boxed_slice(),
+    );
+    let pool = Pool::with_registry(config(), fails);
+    let err = pool
+        .server(Language::Go, &root)
+        .await
+        .err()
+        .expect("refused");
+    assert_eq!(err.code(), "SERVER_NOT_INSTALLED", "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::NotInstalled {
+                install: "install the real one",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
