@@ -7,7 +7,10 @@
 //! The server runs in its own process group, which is killed with it: helpers it starts
 //! (tsserver under typescript-language-server) go too. When this process dies without a
 //! word, the server reads the end of its stdin and exits (every server in the registry
-//! does; a test kills the MCP server with SIGKILL and checks).
+//! does), but what it started need not: rust-analyzer leaves the `cargo check` that builds
+//! build scripts and proc-macros running. So each group also holds a watchdog, a shell that
+//! waits for the end of a pipe only this process writes to, and then kills the group
+//! (tests/e2e/test_code_tools.py kills the MCP server with SIGKILL and checks).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -107,6 +110,9 @@ struct Inner {
     documents: tokio::sync::Mutex<HashMap<PathBuf, Document>>,
     pid: Option<u32>,
     child: Mutex<Option<Child>>,
+    /// Kills the server's group when this process is gone; see [`watchdog`]. Held for its
+    /// stdin: dropping it (with the client) closes the pipe, which fires it too.
+    _watchdog: Option<Child>,
     stderr_tail: Arc<Mutex<Vec<u8>>>,
     request_timeout: Duration,
     cancel_grace: Duration,
@@ -154,6 +160,18 @@ impl Client {
                 message: "its standard streams could not be opened".to_owned(),
             });
         };
+        let watchdog = child.id().and_then(|pid| match watchdog(pid) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                tracing::warn!(
+                    server = config.name,
+                    error = %e,
+                    "no watchdog for the server's process group: what it starts may outlive \
+                     this process if it is killed"
+                );
+                None
+            }
+        });
         let (out, mut out_rx) = mpsc::unbounded_channel::<Value>();
         let status = Status {
             quiescent: config.reports_status.then_some(false),
@@ -172,6 +190,7 @@ impl Client {
             documents: tokio::sync::Mutex::new(HashMap::new()),
             pid: child.id(),
             child: Mutex::new(Some(child)),
+            _watchdog: watchdog,
             stderr_tail: Arc::new(Mutex::new(Vec::new())),
             request_timeout: config.request_timeout,
             cancel_grace: config.cancel_grace,
@@ -952,6 +971,30 @@ fn kill_group(pid: Option<u32>) {
     signal_group(pid, rustix::process::Signal::KILL);
 }
 
+/// Starts the watchdog of the server `pid` (the leader of its process group): a shell in that
+/// group that reads its stdin, a pipe only this process holds, and when it ends (this
+/// process exited or was killed, even by SIGKILL, or the client was dropped) kills the whole
+/// group, itself included. A server exits at the end of its own stdin, but helpers it
+/// started need not (rust-analyzer's `cargo check` building build scripts ran on after
+/// rust-analyzer had gone). Shell builtins only, so it needs no PATH. Killing the group the
+/// usual way kills the watchdog with it; while it lives, the group's id cannot be reused.
+#[cfg(unix)]
+fn watchdog(pid: u32) -> std::io::Result<Child> {
+    let group = i32::try_from(pid).map_err(std::io::Error::other)?;
+    tokio::process::Command::new("/bin/sh")
+        .args(["-c", "while read -r _; do :; done; kill -s KILL 0"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(group)
+        .spawn()
+}
+
+#[cfg(not(unix))]
+fn watchdog(_pid: u32) -> std::io::Result<Child> {
+    Err(std::io::Error::other("process groups are a Unix feature"))
+}
+
 /// The resident memory of every process in the group led by `pid` (Linux's /proc).
 fn group_resident_bytes(pid: u32) -> u64 {
     let Ok(entries) = std::fs::read_dir("/proc") else {
@@ -1006,6 +1049,61 @@ mod tests {
         );
         assert_eq!(lookup_section(&settings, "rust-analyzer"), json!({"a": 1}));
         assert_eq!(lookup_section(&settings, "nope.x"), Value::Null);
+    }
+
+    /// Live processes (not zombies) of a process group, from /proc.
+    #[cfg(target_os = "linux")]
+    fn live_members(group: u32) -> Vec<u32> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            let Some((_, rest)) = stat.rsplit_once(')') else {
+                continue;
+            };
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            if fields.get(2) == Some(&group.to_string().as_str()) && fields[0] != "Z" {
+                found.push(pid);
+            }
+        }
+        found
+    }
+
+    /// The pipe's end (this process gone, or here the watchdog's handle dropped) makes the
+    /// watchdog kill the whole group: the leader and what it started in the background.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn the_watchdog_kills_the_group_when_its_pipe_closes() {
+        use std::os::unix::process::ExitStatusExt;
+        let mut leader = tokio::process::Command::new("/bin/sh")
+            .args(["-c", "sleep 300 & wait"])
+            .stdin(Stdio::null())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let group = leader.id().unwrap();
+        let dog = watchdog(group).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        // The leader, its sleep, and the watchdog.
+        while live_members(group).len() < 3 {
+            assert!(Instant::now() < deadline, "{:?}", live_members(group));
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        drop(dog);
+        let status = tokio::time::timeout(Duration::from_secs(10), leader.wait())
+            .await
+            .expect("the group was not killed")
+            .unwrap();
+        assert_eq!(status.signal(), Some(9));
+        while !live_members(group).is_empty() {
+            assert!(Instant::now() < deadline, "{:?}", live_members(group));
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     #[test]
