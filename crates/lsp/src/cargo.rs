@@ -25,8 +25,18 @@ pub async fn check(root: &Path, timeout: Duration) -> Result<Vec<Diag>> {
         ])
         .current_dir(root)
         .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .kill_on_drop(true);
-    let output = match tokio::time::timeout(timeout, command.output()).await {
+    // In a process group of its own with a watchdog, as the servers are: killed with this
+    // process, its rustc and build scripts do not run on.
+    #[cfg(unix)]
+    command.process_group(0);
+    let child = command
+        .spawn()
+        .map_err(|e| Error::Io(format!("cargo check could not run: {e}")))?;
+    let _watchdog = child.id().and_then(|pid| crate::client::watchdog(pid).ok());
+    let output = match tokio::time::timeout(timeout, child.wait_with_output()).await {
         Ok(Ok(output)) => output,
         Ok(Err(e)) => return Err(Error::Io(format!("cargo check could not run: {e}"))),
         Err(_) => {

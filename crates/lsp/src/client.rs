@@ -979,7 +979,7 @@ fn kill_group(pid: Option<u32>) {
 /// rust-analyzer had gone). Shell builtins only, so it needs no PATH. Killing the group the
 /// usual way kills the watchdog with it; while it lives, the group's id cannot be reused.
 #[cfg(unix)]
-fn watchdog(pid: u32) -> std::io::Result<Child> {
+pub(crate) fn watchdog(pid: u32) -> std::io::Result<Child> {
     let group = i32::try_from(pid).map_err(std::io::Error::other)?;
     tokio::process::Command::new("/bin/sh")
         .args(["-c", "while read -r _; do :; done; kill -s KILL 0"])
@@ -991,7 +991,7 @@ fn watchdog(pid: u32) -> std::io::Result<Child> {
 }
 
 #[cfg(not(unix))]
-fn watchdog(_pid: u32) -> std::io::Result<Child> {
+pub(crate) fn watchdog(_pid: u32) -> std::io::Result<Child> {
     Err(std::io::Error::other("process groups are a Unix feature"))
 }
 
