@@ -12,17 +12,19 @@ use crate::nav::{Diag, Loc, Pos, Span};
 /// `cargo check --workspace --all-targets --message-format=json` in `root`: every primary
 /// span of every compiler message, deduplicated (a message repeats once per target that
 /// builds the file).
-pub async fn check(root: &Path, timeout: Duration) -> Result<Vec<Diag>> {
+///
+/// With `package`, only that package (and what it needs) is checked: for one file's
+/// diagnostics, far less than the whole workspace on a cold cache.
+pub async fn check(root: &Path, package: Option<&str>, timeout: Duration) -> Result<Vec<Diag>> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = tokio::process::Command::new(cargo);
+    command.arg("check");
+    match package {
+        Some(p) => command.args(["--package", p]),
+        None => command.arg("--workspace"),
+    };
     command
-        .args([
-            "check",
-            "--workspace",
-            "--all-targets",
-            "--message-format=json",
-            "--quiet",
-        ])
+        .args(["--all-targets", "--message-format=json", "--quiet"])
         .current_dir(root)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
@@ -178,5 +180,53 @@ mod tests {
     fn columns_become_utf16() {
         assert_eq!(utf16_column("a😀b", 0, 2), 3);
         assert_eq!(utf16_column("", 5, 7), 7);
+    }
+}
+
+/// The name of the Cargo package a file belongs to: the nearest `Cargo.toml` above it, up to
+/// `root`, that has a `[package]` with a name.
+pub fn package_of(file: &Path, root: &Path) -> Option<String> {
+    for dir in file.ancestors().skip(1).take_while(|d| d.starts_with(root)) {
+        let Ok(text) = std::fs::read_to_string(dir.join("Cargo.toml")) else {
+            continue;
+        };
+        let mut in_package = false;
+        for line in text.lines() {
+            let line = line.trim();
+            if line.starts_with('[') {
+                in_package = line == "[package]";
+                continue;
+            }
+            if in_package
+                && let Some(value) = line.strip_prefix("name").map(str::trim_start)
+                && let Some(value) = value.strip_prefix('=')
+            {
+                return Some(value.trim().trim_matches('"').to_owned());
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod package_tests {
+    use super::*;
+
+    #[test]
+    fn a_file_belongs_to_the_nearest_package() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("Cargo.toml"), "[workspace]\nmembers = [\"a\"]\n").unwrap();
+        std::fs::create_dir_all(root.join("a/src")).unwrap();
+        std::fs::write(
+            root.join("a/Cargo.toml"),
+            "[package]\nname = \"alpha\"\nversion = \"0.1.0\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            package_of(&root.join("a/src/lib.rs"), root).as_deref(),
+            Some("alpha")
+        );
+        assert_eq!(package_of(&root.join("src/x.rs"), root), None);
     }
 }

@@ -49,6 +49,9 @@ pub enum Error {
     /// No answer in time; the server was cancelled (and restarted if it ignored that).
     #[error("{0}")]
     Timeout(String),
+    /// The server is still indexing and could not answer yet.
+    #[error("{0}")]
+    Indexing(String),
     #[error("{0}")]
     Io(String),
 }
@@ -66,6 +69,7 @@ impl Error {
             Error::Protocol { .. } => "SERVER_ERROR",
             Error::Unsupported { .. } => "NOT_SUPPORTED",
             Error::Timeout(_) => "TIMEOUT",
+            Error::Indexing(_) => "SERVER_INDEXING",
             Error::Io(_) => "IO_ERROR",
         }
     }

@@ -247,6 +247,41 @@ impl Server {
             .0)
     }
 
+    /// Once per server: a project file is opened if none is yet, and the server is given a
+    /// moment to say it starts indexing. tsserver has no project and clangd no compile
+    /// database until a file is open, so `workspace/symbol` would find nothing; clangd starts
+    /// its background index (and reports it) only then. The moment is up to a second, and
+    /// ends as soon as the server reports progress.
+    async fn warm_up(&self) {
+        self.warmed
+            .get_or_init(|| async {
+                if self.client.open_documents().await == 0 {
+                    let (root, language) = (self.root.clone(), self.language);
+                    let first = tokio::task::spawn_blocking(move || {
+                        crate::servers::source_files(&root, language, 1)
+                            .0
+                            .into_iter()
+                            .next()
+                    })
+                    .await
+                    .ok()
+                    .flatten();
+                    if let Some(file) = first {
+                        let _ = self
+                            .client
+                            .sync_document(&file, Language::language_id(&file))
+                            .await;
+                        if self.client.status().indexing().is_none() {
+                            let mut status = self.client.subscribe_status();
+                            let _ = tokio::time::timeout(Duration::from_secs(1), status.changed())
+                                .await;
+                        }
+                    }
+                }
+            })
+            .await;
+    }
+
     /// Tells a server that does not watch files which changed on disk since its last question.
     /// clangd's index takes no notice of `didChangeWatchedFiles` for sources, so changed
     /// files (the first `REOPEN` of them) are also opened: a parsed open file's symbols take
@@ -294,10 +329,19 @@ impl Server {
         Fut: Future<Output = Result<T>>,
     {
         let deadline = Instant::now() + self.ready_wait;
-        if wide {
+        self.warm_up().await;
+        if wide || !self.installed.spec.answers_while_indexing {
             self.client.wait_ready(deadline).await;
         }
         let mut value = f().await?;
+        // A server whose answers while indexing are not worth giving may have begun indexing
+        // only as it was asked (tsserver loads its project on the first question): asked
+        // again once it is done.
+        if !self.installed.spec.answers_while_indexing && self.client.status().indexing().is_some()
+        {
+            self.client.wait_ready(deadline).await;
+            value = f().await?;
+        }
         // Empty while the server indexes: asked again as it reports progress (or every
         // RETRY while it says nothing), so an answer comes as soon as the server has it,
         // not only once all indexing ended; the last answer stands at the deadline.
@@ -410,20 +454,51 @@ impl Server {
             "find_references",
         )?;
         let mut params = self.at(path, pos).await?;
-        params["context"] = json!({"includeDeclaration": include_declaration});
-        self.answered(true, || async {
-            let found: Option<Vec<lsp_types::Location>> =
-                self.ask("textDocument/references", params.clone()).await?;
-            let mut locs: Vec<Loc> = found
-                .unwrap_or_default()
+        // Servers differ on includeDeclaration: false (tsserver keeps the declaration,
+        // pyright drops the reference asked at instead), so the declaration is always asked
+        // for and, when not wanted, left out here by where the definition is.
+        params["context"] = json!({"includeDeclaration": true});
+        let declarations: Vec<Loc> = if include_declaration {
+            Vec::new()
+        } else {
+            // The definition, and in C the prototypes too (`textDocument/declaration`).
+            let at =
+                json!({"textDocument": params["textDocument"], "position": params["position"]});
+            let mut places = self
+                .ask::<Option<GotoDefinitionResponse>>("textDocument/definition", at.clone())
+                .await
+                .map(flatten_definition)
+                .unwrap_or_default();
+            if self.client.capabilities().declaration_provider.is_some() {
+                places.extend(
+                    self.ask::<Option<GotoDefinitionResponse>>("textDocument/declaration", at)
+                        .await
+                        .map(flatten_definition)
+                        .unwrap_or_default(),
+                );
+            }
+            places
+        };
+        let mut answer = self
+            .answered(true, || async {
+                let found: Option<Vec<lsp_types::Location>> =
+                    self.ask("textDocument/references", params.clone()).await?;
+                let mut locs: Vec<Loc> = found
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|l| loc_of(&l.uri, l.range))
+                    .collect();
+                locs.sort();
+                locs.dedup();
+                Ok(locs)
+            })
+            .await?;
+        answer.value.retain(|l| {
+            !declarations
                 .iter()
-                .filter_map(|l| loc_of(&l.uri, l.range))
-                .collect();
-            locs.sort();
-            locs.dedup();
-            Ok(locs)
-        })
-        .await
+                .any(|d| d.path == l.path && d.range.start == l.range.start)
+        });
+        Ok(answer)
     }
 
     /// Hover text at a position (markdown as the server wrote it).
@@ -712,8 +787,9 @@ impl Server {
                     .cloned();
                 let Some(symbol) = enclosing else {
                     return Err(Error::SymbolNotFound(format!(
-                        "no function or method of {} contains line {line} (lines count from 0)",
-                        path.display()
+                        "no function or method of {} contains line {} (lines count from 1 here)",
+                        path.display(),
+                        line + 1
                     )));
                 };
                 Ok(Resolved {
@@ -736,9 +812,11 @@ impl Server {
             .filter(|p| !p.is_empty())
             .collect();
         let Some((&last, qualifiers)) = parts.split_last() else {
-            return Err(Error::SymbolNotFound("the symbol name is empty".to_owned()));
+            return Err(Error::InvalidPosition(format!("{name:?} names no symbol")));
         };
-        let found = self.workspace_symbols(last).await?.value;
+        let answer = self.workspace_symbols(last).await?;
+        let still_indexing = answer.indexing.clone();
+        let found = answer.value;
         let mut matches: Vec<Symbol> = Vec::new();
         for s in found.into_iter().filter(|s| bare_name(&s.name) == last) {
             // gopls names a method with its receiver ("Circle.Area"), which qualifies it.
@@ -763,7 +841,18 @@ impl Server {
                 let by_owner = owner
                     .as_deref()
                     .is_some_and(|o| container_matches(o, parent));
-                if !container_matches(container, parent) && !by_owner {
+                // A module path (budget::cut): the qualifier names the file or a directory.
+                let by_module = refined
+                    .location
+                    .path
+                    .strip_prefix(&self.root)
+                    .ok()
+                    .is_some_and(|rel| {
+                        rel.with_extension("")
+                            .components()
+                            .any(|c| c.as_os_str() == std::ffi::OsStr::new(parent))
+                    });
+                if !container_matches(container, parent) && !by_owner && !by_module {
                     continue;
                 }
             }
@@ -771,16 +860,29 @@ impl Server {
                 matches.push(refined);
             }
         }
-        // Declarations in the workspace's own files before those in dependencies.
+        // Declarations in the workspace's own files before those in dependencies; types and
+        // functions before methods, and those before fields, variants and variables.
+        let rank = |kind: &str| match kind {
+            "class" | "struct" | "interface" | "enum" | "function" => 0,
+            "method" | "constructor" => 1,
+            _ => 2,
+        };
         matches.sort_by_key(|s| {
             (
                 !s.location.path.starts_with(&self.root),
+                rank(s.kind),
                 s.location.path.clone(),
                 s.location.range.start,
             )
         });
         let mut matches = matches.into_iter();
         let Some(first) = matches.next() else {
+            if let Some(busy) = still_indexing {
+                return Err(Error::Indexing(format!(
+                    "{} is still indexing ({busy}) and has not found {name} yet",
+                    self.name()
+                )));
+            }
             return Err(Error::SymbolNotFound(format!(
                 "no symbol named {name}{} was found by {}",
                 kind.map(|k| format!(" of kind {k}")).unwrap_or_default(),

@@ -73,6 +73,8 @@ pub struct Server {
     pub ready_wait: Duration,
     /// For a server that does not watch files itself: what they were at the last question.
     pub(crate) disk: Option<Arc<crate::disk::DiskWatch>>,
+    /// Set once the server has a project file open (see `Server::warm_up`).
+    pub(crate) warmed: Arc<tokio::sync::OnceCell<()>>,
 }
 
 struct Slot {
@@ -221,6 +223,7 @@ impl Pool {
             installed,
             ready_wait: config.ready_wait,
             disk,
+            warmed: Arc::new(tokio::sync::OnceCell::new()),
         };
         let now = Instant::now();
         slots.insert(

@@ -192,13 +192,25 @@ impl Language {
             }
             dirs
         }
+        // Three levels down (a monorepo's web/ and services/*), breadth first, bounded.
         let mut seen = 0;
-        let dirs = look(workspace, &mut found, &mut seen);
-        for dir in dirs.iter().take(50) {
-            if seen > 5000 {
-                break;
+        let mut level = vec![workspace.to_owned()];
+        for _ in 0..4 {
+            let mut next = Vec::new();
+            for dir in level.iter().take(200) {
+                if seen > 20_000 {
+                    break;
+                }
+                for lang in Language::ALL {
+                    if !found.contains(&lang)
+                        && lang.root_markers().iter().any(|m| dir.join(m).is_file())
+                    {
+                        found.push(lang);
+                    }
+                }
+                next.extend(look(dir, &mut found, &mut seen));
             }
-            look(dir, &mut found, &mut seen);
+            level = next;
         }
         found.sort();
         found
@@ -237,6 +249,10 @@ pub struct ServerSpec {
     /// files are found by their times before each question and reported with
     /// `workspace/didChangeWatchedFiles` (and opened: clangd's index ignores that).
     pub watches_files: bool,
+    /// Its answers to a position while it still indexes are worth giving (marked partial):
+    /// rust-analyzer's are right long before it is quiescent; tsserver's (the import line
+    /// for a definition) and clangd's (the header's declaration) are not, so those wait.
+    pub answers_while_indexing: bool,
     /// Its `initializationOptions` for a root.
     pub initialization_options: fn(&Path) -> Option<Value>,
     /// What `workspace/configuration` answers.
@@ -281,9 +297,14 @@ fn pyright_settings(_: &Path) -> Value {
         "autoSearchPaths": true,
         "useLibraryCodeForTypes": true,
     });
+    // basedpyright's own default ("recommended") reports every unknown type: hundreds of
+    // warnings on an untyped project. pyright's default level, unless the project's own
+    // configuration says otherwise (it wins over these).
+    let mut based = analysis.clone();
+    based["typeCheckingMode"] = json!("standard");
     json!({
         "python": {"analysis": analysis},
-        "basedpyright": {"analysis": analysis},
+        "basedpyright": {"analysis": based},
     })
 }
 
@@ -305,6 +326,7 @@ pub static SERVERS: &[ServerSpec] = &[
         why: "the Rust language server; its automatic cargo check is off (get_diagnostics runs cargo check when asked)",
         reports_status: true,
         watches_files: true,
+        answers_while_indexing: true,
         initialization_options: rust_analyzer_options,
         settings: rust_analyzer_settings,
     },
@@ -319,6 +341,7 @@ pub static SERVERS: &[ServerSpec] = &[
         why: "tsserver's answers for TypeScript and JavaScript (with TypeScript 5: TypeScript 7 has no tsserver)",
         reports_status: false,
         watches_files: true,
+        answers_while_indexing: false,
         initialization_options: typescript_options,
         settings: no_settings,
     },
@@ -332,6 +355,7 @@ pub static SERVERS: &[ServerSpec] = &[
         why: "pyright's analysis plus implementations and file renames pyright lacks; installs from PyPI with its own Node",
         reports_status: false,
         watches_files: false,
+        answers_while_indexing: true,
         initialization_options: no_options,
         settings: pyright_settings,
     },
@@ -345,6 +369,7 @@ pub static SERVERS: &[ServerSpec] = &[
         why: "used when basedpyright is absent; it has no find_implementations",
         reports_status: false,
         watches_files: false,
+        answers_while_indexing: true,
         initialization_options: no_options,
         settings: pyright_settings,
     },
@@ -360,6 +385,7 @@ pub static SERVERS: &[ServerSpec] = &[
         why: "C and C++; it needs compile_commands.json for references across files",
         reports_status: false,
         watches_files: false,
+        answers_while_indexing: false,
         initialization_options: no_options,
         settings: no_settings,
     },
@@ -373,6 +399,7 @@ pub static SERVERS: &[ServerSpec] = &[
         why: "the Go language server; needs Go itself",
         reports_status: false,
         watches_files: false,
+        answers_while_indexing: true,
         initialization_options: no_options,
         settings: no_settings,
     },
@@ -598,6 +625,23 @@ mod tests {
         );
     }
 
+    #[test]
+    fn languages_below_the_top_are_detected() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::create_dir_all(ws.join("web/src/app")).unwrap();
+        std::fs::write(ws.join("web/tsconfig.json"), "{}").unwrap();
+        std::fs::write(ws.join("web/src/app/main.ts"), "").unwrap();
+        std::fs::create_dir_all(ws.join("services/api")).unwrap();
+        std::fs::write(ws.join("services/api/go.mod"), "module x\n").unwrap();
+        std::fs::create_dir_all(ws.join("node_modules/x")).unwrap();
+        std::fs::write(ws.join("node_modules/x/a.py"), "").unwrap();
+        assert_eq!(
+            Language::detect(ws),
+            vec![Language::TypeScript, Language::Go]
+        );
+    }
+
     #[tokio::test]
     async fn a_missing_program_is_missing_with_its_install_command() {
         static GHOST: ServerSpec = ServerSpec {
@@ -610,6 +654,7 @@ mod tests {
             why: "",
             reports_status: false,
             watches_files: true,
+            answers_while_indexing: true,
             initialization_options: no_options,
             settings: no_settings,
         };

@@ -49,6 +49,7 @@ fn registry(mode: &str) -> &'static [ServerSpec] {
             why: "a stand-in",
             reports_status: false,
             watches_files: true,
+            answers_while_indexing: true,
             initialization_options: no_options,
             settings,
         }]
@@ -359,6 +360,7 @@ async fn a_program_that_exits_at_once_is_not_installed() {
             why: "",
             reports_status: false,
             watches_files: true,
+            answers_while_indexing: true,
             initialization_options: no_options,
             settings,
         }]

@@ -166,6 +166,9 @@ pub(crate) fn lsp_error(e: resolve_pr_lsp::Error) -> Error {
             "Check the spelling, or find it with search_symbols; or give file_path and position.",
         ),
         E::Unsupported { server, .. } => Error::logical(message).with_detail("server", *server),
+        E::Indexing(_) => Error::timeout(message).with_suggestion(
+            "Call again in a few seconds; health_check shows what the server is indexing.",
+        ),
         E::Timeout(_) => Error::timeout(message)
             .with_suggestion("Call again: a server that ignored the cancellation was restarted."),
         E::ServerFailed { server, .. } | E::Protocol { server, .. } => Error::unknown(message)
@@ -395,13 +398,16 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
             workspace,
         });
     }
-    let mut last = None;
+    // Each language the checkout holds is asked until one knows the name. When none does,
+    // the error says so for all of them: a server still indexing first (call again), then
+    // "not found" (naming every server asked), then whatever else went wrong.
+    let mut failures: Vec<Error> = Vec::new();
     for language in languages(&workspace, args.language)? {
         let root = language.project_root(&workspace, &workspace);
         let server = match ctx.lsp.server(language, &root).await {
             Ok(s) => s,
             Err(e) => {
-                last = Some(lsp_error(e));
+                failures.push(lsp_error(e));
                 continue;
             }
         };
@@ -413,10 +419,30 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
                     workspace,
                 });
             }
-            Err(e) => last = Some(lsp_error(e)),
+            Err(e) => failures.push(lsp_error(e)),
         }
     }
-    Err(last.unwrap_or_else(|| Error::user("no language to look in").with_code("SYMBOL_NOT_FOUND")))
+    let code = |e: &Error| e.code.as_deref().unwrap_or("").to_owned();
+    if let Some(busy) = failures.iter().find(|e| code(e) == "SERVER_INDEXING") {
+        return Err(busy.clone());
+    }
+    let not_found: Vec<&Error> = failures
+        .iter()
+        .filter(|e| code(e) == "SYMBOL_NOT_FOUND")
+        .collect();
+    if let Some(first) = not_found.first() {
+        if not_found.len() == 1 {
+            return Err((*first).clone());
+        }
+        let said: Vec<&str> = not_found.iter().map(|e| e.error.as_str()).collect();
+        return Err(Error::user(said.join("; "))
+            .with_code("SYMBOL_NOT_FOUND")
+            .with_suggestion("Check the spelling, or find it with search_symbols; or give file_path and position."));
+    }
+    Err(failures
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| Error::user("no language to look in").with_code("SYMBOL_NOT_FOUND")))
 }
 
 /// Texts of files, read once per call, for context lines.
@@ -702,6 +728,23 @@ async fn macro_references(aimed: &Aimed, found: &[Loc]) -> Vec<Loc> {
     let Some(name) = identifier_at(&aimed.resolved.path, aimed.resolved.pos) else {
         return Vec::new();
     };
+    // The declaring module's name, as a path names it (`budget` for budget.rs).
+    let module = aimed
+        .resolved
+        .symbol
+        .as_ref()
+        .map(|s| s.location.path.clone())
+        .or_else(|| found.first().map(|l| l.path.clone()))
+        .and_then(|p| {
+            let stem = p.file_stem()?.to_string_lossy().into_owned();
+            if stem == "mod" || stem == "lib" || stem == "main" {
+                p.parent()?
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+            } else {
+                Some(stem)
+            }
+        });
     let mut files: Vec<PathBuf> = found.iter().map(|l| l.path.clone()).collect();
     files.push(aimed.resolved.path.clone());
     files.sort();
@@ -757,8 +800,17 @@ async fn macro_references(aimed: &Aimed, found: &[Loc]) -> Vec<Loc> {
                     line: hit.line,
                     character: hit.end_character,
                 };
-                if !follows.is_empty()
-                    && !char_after(&text, end).is_some_and(|c| follows.contains(&c))
+                // Calls only (what the server misses in macros), of a name the server's
+                // references also call.
+                if char_after(&text, end) != Some('(')
+                    || (!follows.is_empty() && !follows.contains(&'('))
+                {
+                    continue;
+                }
+                // A path names another item (`thiserror::Error`, `forge::Error::new`) unless
+                // its last segment is the declaring module.
+                if let Some(segment) = path_segment_before(&text, hit.line, hit.character)
+                    && Some(segment.as_str()) != module.as_deref()
                 {
                     continue;
                 }
@@ -781,6 +833,27 @@ async fn macro_references(aimed: &Aimed, found: &[Loc]) -> Vec<Loc> {
     })
     .await
     .unwrap_or_default()
+}
+
+/// The path segment right before an identifier (`budget` in `budget::cut`), if a `::` is
+/// there.
+fn path_segment_before(text: &str, line: u32, character: u32) -> Option<String> {
+    let l = text.split('\n').nth(line as usize)?;
+    let mut units = 0u32;
+    let mut byte = l.len();
+    for (i, c) in l.char_indices() {
+        if units >= character {
+            byte = i;
+            break;
+        }
+        units += u32::try_from(c.len_utf16()).unwrap_or(1);
+    }
+    let before = l[..byte].trim_end().strip_suffix("::")?.trim_end();
+    let start = before
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    Some(before[start..].to_owned())
 }
 
 /// The first character after a position that is not a space (on its line).
@@ -851,6 +924,19 @@ mod tests {
         assert_eq!(at(15).as_deref(), Some("add_numbers"));
         assert_eq!(at(20).as_deref(), Some("add_numbers"));
         assert_eq!(at(22), None);
+    }
+
+    #[test]
+    fn the_path_segment_before_a_name() {
+        assert_eq!(
+            path_segment_before("x(budget::cut(a))", 0, 10).as_deref(),
+            Some("budget")
+        );
+        assert_eq!(
+            path_segment_before("thiserror::Error", 0, 11).as_deref(),
+            Some("thiserror")
+        );
+        assert_eq!(path_segment_before("cut(a)", 0, 0), None);
     }
 
     #[test]

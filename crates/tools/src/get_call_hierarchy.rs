@@ -92,7 +92,12 @@ name, or a failure's line.";
                 .iter()
                 .map(|c| CallOut {
                     symbol: symbol_info(texts, ws, server.language, &c.other),
-                    call_sites: c.sites.iter().map(|l| range(l.range)).collect(),
+                    call_sites: {
+                        let mut sites: Vec<Range> = c.sites.iter().map(|l| range(l.range)).collect();
+                        sites.sort();
+                        sites.dedup();
+                        sites
+                    },
                 })
                 .collect();
             out.sort_by(|a, b| {
@@ -171,9 +176,11 @@ name, or a failure's line.";
         if out.partial {
             text.push_str("; the server is still indexing, so this may be incomplete");
         }
-        for (label, list, total) in [
-            ("called by", &out.incoming, out.incoming_total),
-            ("calls", &out.outgoing, out.outgoing_total),
+        // Incoming call sites are in each caller's file; outgoing ones in this function's.
+        let here = format!("in {} at", f.location.file_path);
+        for (label, list, total, sites_in) in [
+            ("called by", &out.incoming, out.incoming_total, "at"),
+            ("calls", &out.outgoing, out.outgoing_total, here.as_str()),
         ] {
             let Some(list) = list else { continue };
             text.push_str(&format!("\n{label} ({}):", total.unwrap_or(list.len())));
@@ -184,7 +191,7 @@ name, or a failure's line.";
                     .map(|s| format!("{}:{}", s.start.line, s.start.character))
                     .collect();
                 text.push_str(&format!(
-                    "\n  {} {} ({}) at {}",
+                    "\n  {} {} ({}), {sites_in} {}",
                     c.symbol.symbol_kind,
                     c.symbol.name,
                     c.symbol.location.file_path,

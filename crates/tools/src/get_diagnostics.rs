@@ -103,8 +103,23 @@ first, 50 a page.";
                 let root = language.project_root(&path, &ws);
                 files_checked = 1;
                 if language == Language::Rust {
-                    let all = resolve_pr_lsp::cargo::check(&root, CARGO_CHECK_TIMEOUT).await.map_err(lsp_error)?;
-                    found.extend(all.into_iter().filter(|d| d.location.path == path));
+                    let package = resolve_pr_lsp::cargo::package_of(&path, &root);
+                    let all = resolve_pr_lsp::cargo::check(&root, package.as_deref(), CARGO_CHECK_TIMEOUT)
+                        .await
+                        .map_err(lsp_error)?;
+                    let elsewhere: Option<String> = all
+                        .iter()
+                        .find(|d| d.severity == "error" && d.location.path != path)
+                        .map(|d| display_path(&ws, &d.location.path));
+                    let own: Vec<_> = all.into_iter().filter(|d| d.location.path == path).collect();
+                    if let Some(elsewhere) = elsewhere.filter(|_| own.is_empty()) {
+                        // cargo stops at a crate that fails: a crate that depends on it is not
+                        // compiled, so "no errors here" is not known.
+                        not_checked.push(format!(
+                            "{file}: cargo check stopped at errors in {elsewhere}; a crate that depends on it was not compiled"
+                        ));
+                    }
+                    found.extend(own);
                     checked_by.push("cargo check".to_owned());
                 } else {
                     let server = ctx.lsp.server(language, &root).await.map_err(lsp_error)?;
@@ -119,7 +134,7 @@ first, 50 a page.";
                 for language in languages(&ws, input.language.as_deref())? {
                     let root = language.project_root(&ws, &ws);
                     if language == Language::Rust {
-                        match resolve_pr_lsp::cargo::check(&root, CARGO_CHECK_TIMEOUT).await {
+                        match resolve_pr_lsp::cargo::check(&root, None, CARGO_CHECK_TIMEOUT).await {
                             Ok(all) => {
                                 files_checked += rust_files(&root);
                                 found.extend(all);

@@ -77,7 +77,7 @@ the language server.";
 
     fn render(out: &Output) -> String {
         let mut text = match &out.target {
-            Some(t) => format!("{} {} ({}:{})", t.symbol_kind, t.name, t.location.file_path, t.location.range.start.line),
+            Some(t) => format!("{} {} ({} {}:{})", t.symbol_kind, t.name, t.location.file_path, t.location.range.start.line, t.location.range.start.character),
             None => "Symbol".to_owned(),
         };
         match &out.info {

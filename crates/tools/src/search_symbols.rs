@@ -133,7 +133,7 @@ servers; exact names first, 50 a page.";
         }
         for s in &out.symbols {
             text.push_str(&format!(
-                "\n{} {} {}:{}:{}",
+                "\n{} {} {} {}:{}",
                 s.symbol_kind, s.name, s.location.file_path, s.location.range.start.line, s.location.range.start.character
             ));
             if let Some(c) = &s.container {

@@ -87,6 +87,10 @@ fn grep_truth(root: &Path) -> BTreeSet<Place> {
                 if word(before) || word(after) {
                     continue;
                 }
+                // Inside a string literal (an odd number of quotes before it): text, not code.
+                if code[..i].matches('"').count() % 2 == 1 {
+                    continue;
+                }
                 let qualified = code[..i].ends_with("budget::");
                 let counts = if every_call {
                     after == Some(b'(') || is_use
