@@ -135,33 +135,48 @@ async fn references_of_a_widely_used_function_agree_with_a_text_search() {
         .expect("budget::cut is declared");
     let character = text.find("cut").unwrap();
     let started = Instant::now();
-    let mut args = json!({
+    let args = json!({
         "directory": root,
         "file_path": "crates/core/src/budget.rs",
         "position": {"line": line, "character": character},
     });
-    let mut got: Vec<Value> = Vec::new();
-    loop {
-        let out = resolve_pr_tools::call(&ctx, "find_references", args.clone())
-            .await
-            .expect("find_references");
-        assert_ne!(
-            out.structured["partial"], true,
-            "rust-analyzer was still indexing after its ready wait: {}",
-            out.text
-        );
-        got.extend(
-            out.structured["locations"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .cloned(),
-        );
-        match out.structured["next_cursor"].as_str() {
-            Some(c) => args["cursor"] = json!(c),
-            None => break,
+    // A cold rust-analyzer on this workspace (its proc-macros built from nothing, on a busy
+    // machine) may still be indexing after the tool's ready wait; the answer then says
+    // partial, and an agent calls again. So does this test, for up to five minutes.
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let got: Vec<Value> = loop {
+        let mut args = args.clone();
+        let mut got: Vec<Value> = Vec::new();
+        let mut partial = false;
+        loop {
+            let out = resolve_pr_tools::call(&ctx, "find_references", args.clone())
+                .await
+                .expect("find_references");
+            partial |= out.structured["partial"] == true;
+            got.extend(
+                out.structured["locations"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .cloned(),
+            );
+            match out.structured["next_cursor"].as_str() {
+                Some(c) => args["cursor"] = json!(c),
+                None => break,
+            }
         }
-    }
+        if !partial {
+            break got;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "rust-analyzer still indexing after five minutes"
+        );
+        eprintln!(
+            "partial after {:.0} s; asking again",
+            started.elapsed().as_secs_f64()
+        );
+    };
     let place = |l: &Value| -> Place {
         (
             l["file_path"].as_str().unwrap().to_owned(),
@@ -201,6 +216,4 @@ async fn references_of_a_widely_used_function_agree_with_a_text_search() {
         "true references neither found: {missed:?}"
     );
     ctx.lsp.shutdown_all().await;
-    // Generous: a cold rust-analyzer on this workspace; the figure is printed above.
-    let _ = Duration::from_secs(0);
 }
