@@ -831,7 +831,7 @@ fn report(outcomes: &[(Language, Outcome)], options: &Options) -> bool {
                     notes.push(format!("{label}: bare: {e}"));
                 }
                 notes.push(format!(
-                    "{label}: {} at {}:{}:{}; ours' cold includes the pool's version probe of the server ({:.2} s when timed alone); Pool::server returned (started, initialized) after {:.2} s",
+                    "{label}: {} at {}:{}:{}; the server's version command takes {:.2} s alone (the pool runs it only when a start fails); Pool::server returned (started, initialized) after {:.2} s",
                     query.name,
                     query.file,
                     query.pos.line,

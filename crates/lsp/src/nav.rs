@@ -600,44 +600,42 @@ impl Server {
             let r: Option<WorkspaceSymbolResponse> = self
                 .ask("workspace/symbol", json!({"query": query}))
                 .await?;
-            let mut out = Vec::new();
-            match r {
-                None => {}
-                Some(WorkspaceSymbolResponse::Flat(flat)) => {
-                    for s in flat {
-                        if let Some(location) = loc_of(&s.location.uri, s.location.range) {
-                            out.push(Symbol {
-                                name: s.name,
-                                kind: kind_name(s.kind),
-                                container: s.container_name.filter(|c| !c.is_empty()),
-                                detail: None,
-                                location,
-                                full_range: None,
-                            });
-                        }
-                    }
-                }
-                Some(WorkspaceSymbolResponse::Nested(nested)) => {
-                    for s in nested {
+            // Both shapes of the answer as (name, kind, container, location).
+            let found: Vec<(String, SymbolKind, Option<String>, Option<Loc>)> = match r {
+                None => Vec::new(),
+                Some(WorkspaceSymbolResponse::Flat(flat)) => flat
+                    .into_iter()
+                    .map(|s| {
+                        let location = loc_of(&s.location.uri, s.location.range);
+                        (s.name, s.kind, s.container_name, location)
+                    })
+                    .collect(),
+                Some(WorkspaceSymbolResponse::Nested(nested)) => nested
+                    .into_iter()
+                    .map(|s| {
                         let location = match s.location {
                             lsp_types::OneOf::Left(l) => loc_of(&l.uri, l.range),
                             lsp_types::OneOf::Right(w) => {
                                 loc_of(&w.uri, lsp_types::Range::default())
                             }
                         };
-                        if let Some(location) = location {
-                            out.push(Symbol {
-                                name: s.name,
-                                kind: kind_name(s.kind),
-                                container: s.container_name.filter(|c| !c.is_empty()),
-                                detail: None,
-                                location,
-                                full_range: None,
-                            });
-                        }
-                    }
-                }
-            }
+                        (s.name, s.kind, s.container_name, location)
+                    })
+                    .collect(),
+            };
+            let out: Vec<Symbol> = found
+                .into_iter()
+                .filter_map(|(name, kind, container, location)| {
+                    Some(Symbol {
+                        name,
+                        kind: kind_name(kind),
+                        container: container.filter(|c| !c.is_empty()),
+                        detail: None,
+                        location: location?,
+                        full_range: None,
+                    })
+                })
+                .collect();
             Ok(out)
         })
         .await
@@ -670,18 +668,7 @@ impl Server {
             Ok(calls
                 .unwrap_or_default()
                 .into_iter()
-                .filter_map(|c| {
-                    let other = item_symbol(&c.from)?;
-                    let sites = c
-                        .from_ranges
-                        .iter()
-                        .map(|r| Loc {
-                            path: other.location.path.clone(),
-                            range: span_of(*r),
-                        })
-                        .collect();
-                    Some(Call { other, sites })
-                })
+                .filter_map(|c| call_of(&c.from, &c.from_ranges, None))
                 .collect::<Vec<_>>())
         })
         .await
@@ -704,18 +691,7 @@ impl Server {
             Ok(calls
                 .unwrap_or_default()
                 .into_iter()
-                .filter_map(|c| {
-                    let other = item_symbol(&c.to)?;
-                    let sites = c
-                        .from_ranges
-                        .iter()
-                        .map(|r| Loc {
-                            path: here.clone(),
-                            range: span_of(*r),
-                        })
-                        .collect();
-                    Some(Call { other, sites })
-                })
+                .filter_map(|c| call_of(&c.to, &c.from_ranges, Some(&here)))
                 .collect::<Vec<_>>())
         })
         .await
@@ -956,6 +932,25 @@ fn bare_name(name: &str) -> &str {
         .or_else(|| name.rsplit_once('.'))
         .map(|(_, last)| last)
         .unwrap_or(name)
+}
+
+/// A call to or from `other`, its sites in `sites_in` (outgoing: the function asked about)
+/// or else in `other`'s own file (incoming: the caller's).
+fn call_of(
+    other: &CallHierarchyItem,
+    ranges: &[lsp_types::Range],
+    sites_in: Option<&Path>,
+) -> Option<Call> {
+    let other = item_symbol(other)?;
+    let path = sites_in.unwrap_or(&other.location.path).to_owned();
+    let sites = ranges
+        .iter()
+        .map(|r| Loc {
+            path: path.clone(),
+            range: span_of(*r),
+        })
+        .collect();
+    Some(Call { other, sites })
 }
 
 fn item_symbol(item: &CallHierarchyItem) -> Option<Symbol> {
