@@ -59,6 +59,10 @@ pub struct ClientConfig {
     pub request_timeout: Duration,
     /// How long a cancelled request may go unanswered before the server is killed.
     pub cancel_grace: Duration,
+    /// How long a request the server keeps dropping ("content modified", "server
+    /// cancelled": rust-analyzer does so each time its workspace reloads while it starts)
+    /// is asked again before the caller is told the server is still busy.
+    pub retry_window: Duration,
 }
 
 /// What the server last said about its work.
@@ -116,6 +120,7 @@ struct Inner {
     stderr_tail: Arc<Mutex<Vec<u8>>>,
     request_timeout: Duration,
     cancel_grace: Duration,
+    retry_window: Duration,
     /// While set, edits the server asks us to apply are kept here instead of refused.
     captured_edits: Mutex<Option<Vec<Value>>>,
 }
@@ -194,6 +199,7 @@ impl Client {
             stderr_tail: Arc::new(Mutex::new(Vec::new())),
             request_timeout: config.request_timeout,
             cancel_grace: config.cancel_grace,
+            retry_window: config.retry_window,
             captured_edits: Mutex::new(None),
         });
 
@@ -355,20 +361,33 @@ impl Client {
         })
     }
 
-    /// A request; asked again (twice at most) when the server dropped it because a
-    /// document changed or it cancelled it itself.
+    /// A request; asked again while the server drops it because a document or its
+    /// workspace changed under it, or cancels it itself: after a pause that doubles from
+    /// 100 ms to 1 s, and once any indexing it reports has ended, until `retry_window` has
+    /// passed. Then the caller is told the server is busy (`SERVER_INDEXING`).
     pub async fn request_raw(&self, method: &str, params: Value) -> Result<Value> {
-        let mut attempt = 0;
+        let started = Instant::now();
+        let deadline = started + self.inner.retry_window;
+        let mut pause = Duration::from_millis(100);
+        let mut dropped = 0u32;
         loop {
             match self.request_once(method, params.clone()).await {
-                Err(Error::Protocol { code, .. })
-                    if (code == CONTENT_MODIFIED || code == SERVER_CANCELLED) && attempt < 2 =>
+                Err(Error::Protocol { code, message, .. })
+                    if code == CONTENT_MODIFIED || code == SERVER_CANCELLED =>
                 {
-                    attempt += 1;
-                    // The server is mid-change; its next status or progress message is the
-                    // moment to ask again, or a short pause when none comes.
-                    let mut rx = self.inner.status.subscribe();
-                    let _ = tokio::time::timeout(Duration::from_millis(250), rx.changed()).await;
+                    dropped += 1;
+                    if Instant::now() + pause >= deadline {
+                        return Err(Error::Indexing(format!(
+                            "{} dropped {method} {dropped} times in {:.1} s ({message}): its \
+                             project is still changing under it, as while it loads the \
+                             workspace; ask again in a moment",
+                            self.inner.name,
+                            started.elapsed().as_secs_f64()
+                        )));
+                    }
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_secs(1));
+                    self.wait_ready(deadline).await;
                 }
                 other => return other,
             }

@@ -26,7 +26,8 @@ pub struct PoolConfig {
     pub cancel_grace: Duration,
     /// How long a question about the whole workspace (references, implementations,
     /// callers, symbols) waits for the server to finish indexing before it is answered with
-    /// what the server has, marked partial.
+    /// what the server has, marked partial. Also how long a request the server keeps
+    /// dropping while its workspace changes is asked again.
     pub ready_wait: Duration,
 }
 
@@ -191,6 +192,7 @@ impl Pool {
             reports_status: spec.reports_status,
             request_timeout: config.request_timeout,
             cancel_grace: config.cancel_grace,
+            retry_window: config.ready_wait,
         })
         .await;
         let client = match started {

@@ -6,6 +6,10 @@ argument:
   ignore-cancel  never answers textDocument/definition, and ignores $/cancelRequest
   honor-cancel   never answers textDocument/definition until cancelled, then says so
   normal         answers definition with a location built from its configuration
+  content-modified  drops the first four definition requests with "content modified"
+                 (ending its indexing at the first, as rust-analyzer does once its
+                 workspace has loaded), then answers like normal
+  always-modified   drops every definition request with "content modified"
 
 textDocument/hover makes it exit at once (a crash). On start it opens a progress token
 ("Indexing"), and ends it when asked for references. It exits when its input ends.
@@ -25,6 +29,7 @@ next_id = [1000]
 pending = {}  # our request id -> what it was for
 config_value = [None]
 waiting_definition = []
+dropped = [0]
 
 
 def send(msg):
@@ -76,7 +81,12 @@ while True:
         send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "idx", "value": {"kind": "begin", "title": "Indexing"}}})
         request("workspace/configuration", {"items": [{"section": "fake.answer"}]})
     elif method == "textDocument/definition":
-        if mode == "normal":
+        if mode in ("content-modified", "always-modified") and (mode == "always-modified" or dropped[0] < 4):
+            dropped[0] += 1
+            send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32801, "message": "content modified"}})
+            if dropped[0] == 1:
+                send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "idx", "value": {"kind": "end"}}})
+        elif mode in ("normal", "content-modified"):
             send({"jsonrpc": "2.0", "id": mid, "result": {
                 "uri": "file:///configured/" + str(config_value[0]),
                 "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}})

@@ -312,6 +312,57 @@ async fn server_requests_are_answered_and_progress_is_tracked() {
 }
 
 #[tokio::test]
+async fn a_request_dropped_while_the_workspace_loads_is_asked_again_until_answered() {
+    let (_dir, root, file) = project();
+    let pool = Pool::with_registry(config(), registry("content-modified"));
+    let server = pool.server(Language::Go, &root).await.unwrap();
+    let def = server
+        .definition(
+            &file,
+            Pos {
+                line: 2,
+                character: 5,
+            },
+        )
+        .await
+        .expect("four drops in a row are outlasted");
+    assert_eq!(def.value[0].path, PathBuf::from("/configured/forty-two"));
+    pool.shutdown_all().await;
+}
+
+#[tokio::test]
+async fn a_request_dropped_for_the_whole_window_says_the_server_is_busy() {
+    let (_dir, root, file) = project();
+    let pool = Pool::with_registry(
+        PoolConfig {
+            ready_wait: Duration::from_secs(2),
+            ..config()
+        },
+        registry("always-modified"),
+    );
+    let server = pool.server(Language::Go, &root).await.unwrap();
+    let started = Instant::now();
+    let err = server
+        .definition(
+            &file,
+            Pos {
+                line: 2,
+                character: 5,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "SERVER_INDEXING", "{err}");
+    assert!(err.to_string().contains("content modified"), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "gave up within its window (with slack for a loaded machine)"
+    );
+    assert!(!server.client.exited(), "a busy server is not killed");
+    pool.shutdown_all().await;
+}
+
+#[tokio::test]
 async fn a_position_past_the_end_of_the_file_is_refused_before_asking() {
     let (_dir, root, file) = project();
     let pool = Pool::with_registry(config(), registry("ignore-cancel"));
