@@ -120,8 +120,6 @@ macro_rules! target_input {
             #[serde(default)]
             #[schemars(example = &"src/lib.rs:42")]
             pub from_failure: Option<String>,
-            #[serde(default)]
-            pub cursor: Option<String>,
             $($(#[$fmeta])* pub $field: $ty,)*
         }
 

@@ -9,6 +9,8 @@ use crate::registry::Tool;
 
 target_input! {
     pub struct Input {
+        #[serde(default)]
+        pub cursor: Option<String>,
     }
 }
 

@@ -22,6 +22,8 @@ pub enum Direction {
 
 target_input! {
     pub struct Input {
+        #[serde(default)]
+        pub cursor: Option<String>,
         /// incoming (callers), outgoing (callees) or both. Default: both.
         #[serde(default)]
         pub direction: Option<Direction>,

@@ -57,7 +57,7 @@ the language server.";
         // A server without go-to-definition still has hover text worth giving.
         let definition = definition.ok();
         let mut texts = Texts::default();
-        let info = hover.value.map(|h| budget::cut(&h, HOVER_BYTES, "the source at definitions").text);
+        let info = hover.value.map(|h| cut_markdown(&h, HOVER_BYTES));
         Ok(Output {
             target: aimed
                 .resolved
@@ -95,5 +95,54 @@ the language server.";
             text.push_str(w);
         }
         text
+    }
+}
+
+/// Hover markdown cut to `max_bytes` at a line's end, with a code fence the cut left open
+/// closed again, so what follows the cut does not read as code.
+fn cut_markdown(text: &str, max_bytes: usize) -> String {
+    let cut = budget::cut(text, max_bytes, "the source at definitions");
+    let Some(original) = cut.original_bytes else {
+        return cut.text;
+    };
+    let mut end = max_bytes.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let kept = match text[..end].rfind('\n') {
+        Some(newline) => &text[..newline],
+        None => &text[..end],
+    };
+    let open_fence = kept
+        .lines()
+        .filter(|l| l.trim_start().starts_with("```"))
+        .count()
+        % 2
+        == 1;
+    format!(
+        "{kept}{}\n…[cut: showing {} of {original} bytes; full text: the source at definitions]",
+        if open_fence { "\n```" } else { "" },
+        kept.len()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cut_markdown;
+
+    #[test]
+    fn a_cut_inside_a_code_fence_closes_it_at_a_line_end() {
+        let text = format!("```rust\npub fn f()\n{}\n```\n\nDocs.", "let x = 1;\n".repeat(50));
+        let cut = cut_markdown(&text, 100);
+        assert_eq!(cut.matches("```").count(), 2, "{cut}");
+        let body = cut.split("\n…[cut").next().unwrap();
+        assert!(body.ends_with("\n```"), "{cut}");
+        assert!(body.lines().all(|l| l == "```rust" || l == "```" || l == "pub fn f()" || l == "let x = 1;"), "{cut}");
+        assert!(cut.contains(&format!("of {} bytes", text.len())), "{cut}");
+    }
+
+    #[test]
+    fn short_text_is_kept_whole() {
+        assert_eq!(cut_markdown("```rust\nfn f()\n```", 100), "```rust\nfn f()\n```");
     }
 }
