@@ -71,6 +71,7 @@ impl CursorCodec {
     pub fn decode<P: DeserializeOwned>(&self, tool: &str, args: &Value, cursor: &str) -> Result<P> {
         let bad = |why: &str| {
             Error::user(format!("invalid cursor: {why}"))
+                .with_code("INVALID_CURSOR")
                 .with_detail("field", "cursor")
                 .with_suggestion(format!(
                     "Cursors are opaque and only valid for the call that returned them. Call \
@@ -220,6 +221,7 @@ mod tests {
             .decode::<Pos>("find_unresolved_comments", &other_args, &c)
             .unwrap_err();
         assert_eq!(err.category, crate::Category::User);
+        assert_eq!(err.code.as_deref(), Some("INVALID_CURSOR"));
         assert!(err.suggestion.unwrap().contains("without a cursor"));
         assert!(codec().decode::<Pos>("pr_comment_list", &args, &c).is_err());
         assert!(

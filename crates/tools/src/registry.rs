@@ -246,6 +246,7 @@ fn parse_args<T: DeserializeOwned>(tool: &str, input_schema: &Value, args: &Valu
             "the arguments of {tool} must be a JSON object, not {}",
             arguments::kind_of(&args)
         ))
+        .with_code("INVALID_ARGUMENT")
         .with_detail("given", arguments::kind_of(&args))
         .with_suggestion(format!(
             "Pass the arguments by name in an object; {tool}'s input schema lists them \
@@ -264,7 +265,7 @@ fn parse_args<T: DeserializeOwned>(tool: &str, input_schema: &Value, args: &Valu
             ))
             .with_detail("problems", problems)
         };
-        error.with_suggestion(format!(
+        error.with_code("INVALID_ARGUMENT").with_suggestion(format!(
             "Fix every argument listed and call {tool} again; its input schema gives each \
              one's type (tools/list over MCP, or `resolve-pr tools --json`)."
         ))
@@ -285,6 +286,7 @@ pub async fn call(ctx: &Context, name: &str, args: Value) -> Result<ToolOutput> 
     let Some(tool) = find(name) else {
         let names: Vec<&str> = all().iter().map(|t| t.name).collect();
         return Err(Error::user(format!("there is no tool named {name:?}"))
+            .with_code("UNKNOWN_TOOL")
             .with_suggestion(format!("Available tools: {}", names.join(", "))));
     };
     tool.call(ctx, args).await

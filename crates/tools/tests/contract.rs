@@ -40,6 +40,7 @@ async fn every_bad_argument_is_named_at_once_with_its_type_and_an_example() {
     .await
     .unwrap_err();
     assert_eq!(e.category, Category::User);
+    assert_eq!(e.code.as_deref(), Some("INVALID_ARGUMENT"));
     assert_eq!(
         problems(&e),
         [
