@@ -10,9 +10,12 @@ argument:
                  (ending its indexing at the first, as rust-analyzer does once its
                  workspace has loaded), then answers like normal
   always-modified   drops every definition request with "content modified"
+  symbols        answers workspace/symbol from a fixed list of symbols named `cut` (a
+                 function in src/budget.rs and in src/other.rs, a method and a field of
+                 Budget in src/types.rs), by substring of the query
 
 textDocument/hover makes it exit at once (a crash). On start it opens a progress token
-("Indexing"), and ends it when asked for references. It exits when its input ends.
+("Indexing"), and ends it when asked for references or sent `fake/endIndexing`. It exits when its input ends.
 """
 import json
 import os
@@ -30,6 +33,15 @@ pending = {}  # our request id -> what it was for
 config_value = [None]
 waiting_definition = []
 dropped = [0]
+root_uri = [None]
+
+# (name, LSP SymbolKind, container, file, line, character) for the symbols mode.
+SYMBOLS = [
+    ("cut", 8, "Budget", "src/types.rs", 1, 4),  # field
+    ("cut", 6, "Budget", "src/types.rs", 4, 7),  # method
+    ("cut", 12, None, "src/other.rs", 0, 7),  # function
+    ("cut", 12, None, "src/budget.rs", 2, 7),  # function
+]
 
 
 def send(msg):
@@ -73,8 +85,10 @@ while True:
         continue
     mid = msg.get("id")
     if method == "initialize":
+        root_uri[0] = msg["params"].get("rootUri")
         send({"jsonrpc": "2.0", "id": mid, "result": {
-            "capabilities": {"definitionProvider": True, "referencesProvider": True, "hoverProvider": True},
+            "capabilities": {"definitionProvider": True, "referencesProvider": True, "hoverProvider": True,
+                             "workspaceSymbolProvider": mode == "symbols"},
             "serverInfo": {"name": "fake", "version": "1.0"}}})
     elif method == "initialized":
         request("window/workDoneProgress/create", {"token": "idx"})
@@ -92,11 +106,21 @@ while True:
                 "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}})
         else:
             waiting_definition.append(mid)
+    elif method == "workspace/symbol" and mode == "symbols":
+        query = msg["params"]["query"]
+        send({"jsonrpc": "2.0", "id": mid, "result": [
+            {"name": name, "kind": kind, "containerName": container,
+             "location": {"uri": root_uri[0] + "/" + path,
+                          "range": {"start": {"line": line, "character": ch},
+                                    "end": {"line": line, "character": ch + len(name)}}}}
+            for (name, kind, container, path, line, ch) in SYMBOLS if query and query in name]})
     elif method == "$/cancelRequest":
         cancelled = msg["params"]["id"]
         if mode == "honor-cancel" and cancelled in waiting_definition:
             waiting_definition.remove(cancelled)
             send({"jsonrpc": "2.0", "id": cancelled, "error": {"code": -32800, "message": "cancelled"}})
+    elif method == "fake/endIndexing":
+        send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "idx", "value": {"kind": "end"}}})
     elif method == "textDocument/references":
         send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "idx", "value": {"kind": "end"}}})
         send({"jsonrpc": "2.0", "id": mid, "result": []})

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use resolve_pr_lsp::servers::{Language, ServerSpec};
-use resolve_pr_lsp::{Error, Pool, PoolConfig, Pos};
+use resolve_pr_lsp::{Error, Pool, PoolConfig, Pos, Target};
 use serde_json::{Value, json};
 
 fn leak(s: String) -> &'static str {
@@ -359,6 +359,109 @@ async fn a_request_dropped_for_the_whole_window_says_the_server_is_busy() {
         "gave up within its window (with slack for a loaded machine)"
     );
     assert!(!server.client.exited(), "a busy server is not killed");
+    pool.shutdown_all().await;
+}
+
+/// Ends the stand-in's indexing, and waits until the client has seen that.
+async fn end_indexing(server: &resolve_pr_lsp::Server) {
+    server.client.notify("fake/endIndexing", json!({}));
+    assert_eq!(
+        server
+            .client
+            .wait_ready(Instant::now() + Duration::from_secs(5))
+            .await,
+        None
+    );
+}
+
+fn resolved_at(r: &resolve_pr_lsp::Resolved, root: &Path) -> (String, &'static str, u32) {
+    let s = r.symbol.as_ref().unwrap();
+    (
+        r.path.strip_prefix(root).unwrap().display().to_string(),
+        s.kind,
+        r.pos.line,
+    )
+}
+
+#[tokio::test]
+async fn a_name_picks_functions_before_methods_before_fields_and_qualifiers_narrow_it() {
+    let (_dir, root, _file) = project();
+    let pool = Pool::with_registry(config(), registry("symbols"));
+    let server = pool.server(Language::Go, &root).await.unwrap();
+    end_indexing(&server).await;
+    let by_name = |name: &str| Target::Symbol {
+        name: name.into(),
+        kind: None,
+    };
+    // Bare: the functions first (by path), then the method, then the field.
+    let cut = server.resolve(&by_name("cut")).await.unwrap();
+    assert_eq!(
+        resolved_at(&cut, &root),
+        ("src/budget.rs".into(), "function", 2)
+    );
+    let others: Vec<(&str, u32)> = cut
+        .others
+        .iter()
+        .map(|s| (s.kind, s.location.range.start.line))
+        .collect();
+    assert_eq!(others, [("function", 0), ("method", 4), ("field", 1)]);
+    // A module path names the file.
+    let module = server.resolve(&by_name("other::cut")).await.unwrap();
+    assert_eq!(
+        resolved_at(&module, &root),
+        ("src/other.rs".into(), "function", 0)
+    );
+    assert!(module.others.is_empty(), "{:?}", module.others);
+    // A type names the container: its method before its field.
+    let method = server.resolve(&by_name("Budget::cut")).await.unwrap();
+    assert_eq!(
+        resolved_at(&method, &root),
+        ("src/types.rs".into(), "method", 4)
+    );
+    assert_eq!(method.others.len(), 1);
+    // A kind filters.
+    let field = server
+        .resolve(&Target::Symbol {
+            name: "Budget.cut".into(),
+            kind: Some("field".into()),
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        resolved_at(&field, &root),
+        ("src/types.rs".into(), "field", 1)
+    );
+    // A qualifier nothing matches finds nothing, and says so.
+    let err = server.resolve(&by_name("Ledger::cut")).await.unwrap_err();
+    assert_eq!(err.code(), "SYMBOL_NOT_FOUND", "{err}");
+    pool.shutdown_all().await;
+}
+
+#[tokio::test]
+async fn a_name_not_found_while_the_server_indexes_says_it_is_indexing() {
+    let (_dir, root, _file) = project();
+    let pool = Pool::with_registry(
+        PoolConfig {
+            ready_wait: Duration::from_millis(600),
+            ..config()
+        },
+        registry("symbols"),
+    );
+    let server = pool.server(Language::Go, &root).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while server.client.status().indexing().is_none() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let missing = Target::Symbol {
+        name: "absent".into(),
+        kind: None,
+    };
+    let err = server.resolve(&missing).await.unwrap_err();
+    assert_eq!(err.code(), "SERVER_INDEXING", "{err}");
+    assert!(err.to_string().contains("Indexing"), "{err}");
+    end_indexing(&server).await;
+    let err = server.resolve(&missing).await.unwrap_err();
+    assert_eq!(err.code(), "SYMBOL_NOT_FOUND", "{err}");
     pool.shutdown_all().await;
 }
 

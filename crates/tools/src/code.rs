@@ -420,9 +420,16 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
             Err(e) => failures.push(lsp_error(e)),
         }
     }
+    Err(name_found_nowhere(failures))
+}
+
+/// The one error for a name no language found: a server still indexing first (calling
+/// again may find it), then "not found" naming every server asked, then whatever else went
+/// wrong (a server missing or failed).
+fn name_found_nowhere(failures: Vec<Error>) -> Error {
     let code = |e: &Error| e.code.as_deref().unwrap_or("").to_owned();
     if let Some(busy) = failures.iter().find(|e| code(e) == "SERVER_INDEXING") {
-        return Err(busy.clone());
+        return busy.clone();
     }
     let not_found: Vec<&Error> = failures
         .iter()
@@ -430,17 +437,17 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
         .collect();
     if let Some(first) = not_found.first() {
         if not_found.len() == 1 {
-            return Err((*first).clone());
+            return (*first).clone();
         }
         let said: Vec<&str> = not_found.iter().map(|e| e.error.as_str()).collect();
-        return Err(Error::user(said.join("; "))
+        return Error::user(said.join("; "))
             .with_code("SYMBOL_NOT_FOUND")
-            .with_suggestion("Check the spelling, or find it with search_symbols; or give file_path and position."));
+            .with_suggestion("Check the spelling, or find it with search_symbols; or give file_path and position.");
     }
-    Err(failures
+    failures
         .into_iter()
         .next()
-        .unwrap_or_else(|| Error::user("no language to look in").with_code("SYMBOL_NOT_FOUND")))
+        .unwrap_or_else(|| Error::user("no language to look in").with_code("SYMBOL_NOT_FOUND"))
 }
 
 /// Texts of files, read once per call, for context lines.
@@ -903,6 +910,37 @@ pub(crate) use resolve_pr_lsp::servers::source_files;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_found_nowhere_says_indexing_then_not_found_then_the_rest() {
+        use resolve_pr_lsp::Error as E;
+        let missing = || {
+            lsp_error(E::NotInstalled {
+                language: "python",
+                looked_for: "basedpyright-langserver".into(),
+                install: "pip install basedpyright",
+            })
+        };
+        let not_found = |server: &str| lsp_error(E::SymbolNotFound(format!("no cut in {server}")));
+        let busy = || lsp_error(E::Indexing("rust-analyzer is still indexing".into()));
+
+        let e = name_found_nowhere(vec![missing(), not_found("clangd"), busy()]);
+        assert_eq!(e.code.as_deref(), Some("SERVER_INDEXING"), "{e:?}");
+
+        let e = name_found_nowhere(vec![missing(), not_found("clangd"), not_found("gopls")]);
+        assert_eq!(e.code.as_deref(), Some("SYMBOL_NOT_FOUND"), "{e:?}");
+        assert_eq!(e.error, "no cut in clangd; no cut in gopls");
+
+        let e = name_found_nowhere(vec![missing(), not_found("clangd")]);
+        assert_eq!(e.error, "no cut in clangd");
+
+        let e = name_found_nowhere(vec![missing()]);
+        assert_eq!(e.code.as_deref(), Some("SERVER_NOT_INSTALLED"), "{e:?}");
+        assert!(e.suggestion.unwrap().contains("pip install basedpyright"));
+
+        let e = name_found_nowhere(Vec::new());
+        assert_eq!(e.code.as_deref(), Some("SYMBOL_NOT_FOUND"), "{e:?}");
+    }
 
     #[test]
     fn the_identifier_at_a_position_is_the_whole_word() {
