@@ -253,7 +253,20 @@ fn git_claiming(dir: &Path, version: &str) -> Git {
     )
     .unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    Git::at(path).unwrap()
+    // Another test thread's fork can hold the new script's write descriptor until its child
+    // execs; exec then fails with "Text file busy" for a moment. The test's race: ask again.
+    let mut tries = 0;
+    loop {
+        match Git::at(&path) {
+            Err(resolve_pr_git::Error::GitMissing { reason, .. })
+                if reason.contains("os error 26") && tries < 50 =>
+            {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other.unwrap(),
+        }
+    }
 }
 
 #[cfg(unix)]
