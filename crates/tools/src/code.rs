@@ -907,9 +907,103 @@ fn identifier_at(path: &Path, pos: resolve_pr_lsp::Pos) -> Option<String> {
 
 pub(crate) use resolve_pr_lsp::servers::source_files;
 
+/// Runs a code tool's call, telling a client that asked for progress every `every` that it
+/// is alive and what it waits on (a server indexing, `cargo check`): a cold rust-analyzer or
+/// `cargo check` can outlast a client's request timeout, which progress resets in clients
+/// that allow it.
+pub(crate) async fn heartbeat<T>(
+    ctx: &Context,
+    tool: &str,
+    every: std::time::Duration,
+    work: impl std::future::Future<Output = T>,
+) -> T {
+    if ctx.progress.is_none() {
+        return work.await;
+    }
+    tokio::pin!(work);
+    let mut ticks = 0u32;
+    loop {
+        tokio::select! {
+            done = &mut work => return done,
+            () = tokio::time::sleep(every) => {
+                ticks += 1;
+                let busy: Vec<String> = ctx
+                    .lsp
+                    .running()
+                    .await
+                    .into_iter()
+                    .filter_map(|r| r.indexing.map(|what| format!("{} is indexing: {what}", r.server)))
+                    .collect();
+                let seconds = (every * ticks).as_secs();
+                let message = if busy.is_empty() {
+                    format!("{tool}: working ({seconds} s)")
+                } else {
+                    format!("{tool}: waiting ({seconds} s); {}", busy.join("; "))
+                };
+                ctx.report_progress(f64::from(ticks), None, message).await;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    struct Recorder(std::sync::Mutex<Vec<(f64, String)>>);
+
+    impl crate::ProgressSink for Recorder {
+        fn report(
+            &self,
+            progress: f64,
+            _total: Option<f64>,
+            message: String,
+        ) -> crate::BoxFuture<'_, ()> {
+            self.0.lock().unwrap().push((progress, message));
+            Box::pin(async {})
+        }
+    }
+
+    #[tokio::test]
+    async fn a_long_code_call_reports_progress_only_to_a_client_that_asked() {
+        use std::sync::Arc;
+        use std::time::Duration;
+        let config = resolve_pr_forge::Config::from_parts(None, None, &|_| None).unwrap();
+        let ctx = Context::new(
+            Arc::new(resolve_pr_forge::Forges::new(config)),
+            resolve_pr_core::CursorCodec::new([1; 32]),
+        );
+        let slow = || tokio::time::sleep(Duration::from_millis(300));
+        // No sink: the call runs as it is.
+        heartbeat(&ctx, "find_references", Duration::from_millis(40), slow()).await;
+        let recorder = Arc::new(Recorder(Default::default()));
+        let asked = ctx.with_progress(recorder.clone());
+        let answer = heartbeat(
+            &asked,
+            "find_references",
+            Duration::from_millis(40),
+            async {
+                slow().await;
+                7
+            },
+        )
+        .await;
+        assert_eq!(answer, 7);
+        let reports = recorder.0.lock().unwrap().clone();
+        assert!(reports.len() >= 3, "{reports:?}");
+        assert!(
+            reports.windows(2).all(|w| w[0].0 < w[1].0),
+            "progress grows: {reports:?}"
+        );
+        assert!(
+            reports[0].1.starts_with("find_references: working"),
+            "{reports:?}"
+        );
+        // A quick call sends nothing.
+        let before = recorder.0.lock().unwrap().len();
+        heartbeat(&asked, "find_definition", Duration::from_secs(5), async {}).await;
+        assert_eq!(recorder.0.lock().unwrap().len(), before);
+    }
 
     #[test]
     fn a_name_found_nowhere_says_indexing_then_not_found_then_the_rest() {

@@ -159,7 +159,7 @@ pub(crate) trait Tool {
     const TOOLSET: Toolset;
     const ANNOTATIONS: Annotations;
     type Input: DeserializeOwned + JsonSchema + Send;
-    type Output: Serialize + JsonSchema;
+    type Output: Serialize + JsonSchema + Send;
 
     /// `raw` is the arguments as given, for binding cursors to them.
     fn run<'a>(
@@ -201,7 +201,17 @@ pub(crate) fn spec<T: Tool>() -> ToolSpec {
     ) -> BoxFuture<'a, Result<ToolOutput>> {
         Box::pin(async move {
             let input: T::Input = parse_args(T::NAME, input_schema, &args)?;
-            let output = T::run(ctx, input, &args).await?;
+            let output = if T::TOOLSET == Toolset::Code {
+                crate::code::heartbeat(
+                    ctx,
+                    T::NAME,
+                    crate::local::PROGRESS_EVERY,
+                    T::run(ctx, input, &args),
+                )
+                .await?
+            } else {
+                T::run(ctx, input, &args).await?
+            };
             // The text is shown to people as it is: text from a forge or a log in it must
             // not be able to drive their terminal.
             let mut text = resolve_pr_core::terminal::printable(&T::render(&output)).into_owned();
