@@ -195,6 +195,31 @@ mod tests {
     use std::process::Command;
     use std::sync::OnceLock;
 
+    /// Writes an executable script through a child `sh`, so no write descriptor to it is ever
+    /// open in this (multi-threaded) test process: one inherited by another test thread's fork
+    /// would make exec fail with "Text file busy" (ETXTBSY) until that child execs.
+    #[cfg(unix)]
+    fn write_script(path: &std::path::Path, text: &str) {
+        use std::io::Write;
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+            .arg(path)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("sh runs");
+        child
+            .stdin
+            .take()
+            .expect("piped")
+            .write_all(text.as_bytes())
+            .expect("script written");
+        assert!(
+            child.wait().expect("sh ends").success(),
+            "could not write {}",
+            path.display()
+        );
+    }
+
     /// A scratch directory whose `bin/` holds stand-ins for every tool the commands run (and
     /// `vendor/bin/phpunit`), each printing its arguments NUL-separated.
     fn sandbox() -> &'static Path {
@@ -212,9 +237,7 @@ mod tests {
                 .chain([vendor.join("phpunit")])
                 .collect();
             for stub in stubs {
-                std::fs::write(&stub, script).unwrap();
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&stub, std::fs::Permissions::from_mode(0o755)).unwrap();
+                write_script(&stub, script);
             }
             dir
         })

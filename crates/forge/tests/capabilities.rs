@@ -165,7 +165,6 @@ fn forgejo_commands_read_the_configured_token_variable() {
 /// Runs a rendered command in real bash with stand-ins for `gh` and `curl` that print the
 /// arguments they received, one per NUL, and returns them.
 fn argv_received(command: &resolve_pr_core::ShellCommand, program: &str) -> Vec<String> {
-    use std::os::unix::fs::PermissionsExt;
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
@@ -173,8 +172,7 @@ fn argv_received(command: &resolve_pr_core::ShellCommand, program: &str) -> Vec<
     let dir = std::env::temp_dir().join(format!("recipes-{}-{nanos}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
     let stand_in = dir.join(program);
-    std::fs::write(&stand_in, "#!/bin/sh\nprintf '%s\\0' \"$@\"\n").expect("stand-in");
-    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    write_script(&stand_in, "#!/bin/sh\nprintf '%s\\0' \"$@\"\n");
     let line = command.render().expect("renders");
     let out = std::process::Command::new("bash")
         .arg("-c")
@@ -330,4 +328,29 @@ fn merge_readiness_recipes_reach_the_right_routes_and_keep_names_whole() {
         serde_json::json!({ "reviewers": ["bob", "acme/core-team", "-x;id"] })
     );
     assert_eq!(argv[10], format!("{api}/requested_reviewers"));
+}
+
+/// Writes an executable script through a child `sh`, so no write descriptor to it is ever
+/// open in this (multi-threaded) test process: one inherited by another test thread's fork
+/// would make exec fail with "Text file busy" (ETXTBSY) until that child execs.
+#[cfg(unix)]
+fn write_script(path: &std::path::Path, text: &str) {
+    use std::io::Write;
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+        .arg(path)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(text.as_bytes())
+        .expect("script written");
+    assert!(
+        child.wait().expect("sh ends").success(),
+        "could not write {}",
+        path.display()
+    );
 }

@@ -32,7 +32,6 @@ fn user_state(fixture: &Fixture) -> Vec<String> {
 fn install_hooks(fixture: &Fixture) {
     #[cfg(unix)]
     {
-        use std::os::unix::fs::PermissionsExt;
         let marker = fixture.path().join("HOOK-RAN");
         for hook in [
             "post-checkout",
@@ -42,14 +41,37 @@ fn install_hooks(fixture: &Fixture) {
             "prepare-commit-msg",
         ] {
             let path = fixture.path().join(".git/hooks").join(hook);
-            std::fs::write(
+            write_script(
                 &path,
-                format!("#!/bin/sh\necho {hook} >> '{}'\n", marker.display()),
-            )
-            .unwrap();
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+                &format!("#!/bin/sh\necho {hook} >> '{}'\n", marker.display()),
+            );
         }
     }
+}
+
+/// Writes an executable script through a child `sh`, so no write descriptor to it is ever
+/// open in this (multi-threaded) test process: one inherited by another test thread's fork
+/// would make exec fail with "Text file busy" (ETXTBSY) until that child execs.
+#[cfg(unix)]
+fn write_script(path: &std::path::Path, text: &str) {
+    use std::io::Write;
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+        .arg(path)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(text.as_bytes())
+        .expect("script written");
+    assert!(
+        child.wait().expect("sh ends").success(),
+        "could not write {}",
+        path.display()
+    );
 }
 
 /// A stack on `main`: `a` (2 commits), `$(id)` on it (2 commits), `c` on that (1 commit),
@@ -241,32 +263,16 @@ fn a_stack_restacked_with_the_rebase_fallback() {
 /// A stand-in git that says it is `version` and runs the real git for everything else.
 #[cfg(unix)]
 fn git_claiming(dir: &Path, version: &str) -> Git {
-    use std::os::unix::fs::PermissionsExt;
     let real = Git::find().unwrap();
     let path = dir.join("git");
-    std::fs::write(
+    write_script(
         &path,
-        format!(
+        &format!(
             "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'git version {version}'; exit 0; fi\nexec '{}' \"$@\"\n",
             real.program().display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    // Another test thread's fork can hold the new script's write descriptor until its child
-    // execs; exec then fails with "Text file busy" for a moment. The test's race: ask again.
-    let mut tries = 0;
-    loop {
-        match Git::at(&path) {
-            Err(resolve_pr_git::Error::GitMissing { reason, .. })
-                if reason.contains("os error 26") && tries < 50 =>
-            {
-                tries += 1;
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            other => return other.unwrap(),
-        }
-    }
+    );
+    Git::at(path).unwrap()
 }
 
 #[cfg(unix)]

@@ -17,40 +17,43 @@ fn a_missing_program_is_git_missing() {
     assert!(matches!(error, Error::GitMissing { .. }), "{error:?}");
 }
 
+/// Writes an executable script through a child `sh`, so no write descriptor to it is ever
+/// open in this (multi-threaded) test process: one inherited by another test thread's fork
+/// would make exec fail with "Text file busy" (ETXTBSY) until that child execs.
 #[cfg(unix)]
-fn stand_in(dir: &Path, script: &str) -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let path = dir.join("git");
-    std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
+fn write_script(path: &std::path::Path, text: &str) {
+    use std::io::Write;
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+        .arg(path)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(text.as_bytes())
+        .expect("script written");
+    assert!(
+        child.wait().expect("sh ends").success(),
+        "could not write {}",
+        path.display()
+    );
 }
 
-/// `Git::at` of a stand-in just written. Another test thread's fork can hold the script's
-/// write descriptor for a moment (until its child execs), and exec then fails with "Text
-/// file busy": that is the test's own race, asked again, not the runner's error.
 #[cfg(unix)]
-fn at_stand_in(dir: &Path, script: &str) -> Result<Git, Error> {
-    let path = stand_in(dir, script);
-    let mut tries = 0;
-    loop {
-        match Git::at(&path) {
-            Err(Error::GitMissing { reason, .. })
-                if reason.contains("os error 26") && tries < 50 =>
-            {
-                tries += 1;
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            other => return other,
-        }
-    }
+fn stand_in(dir: &Path, script: &str) -> std::path::PathBuf {
+    let path = dir.join("git");
+    write_script(&path, &format!("#!/bin/sh\n{script}\n"));
+    path
 }
 
 #[cfg(unix)]
 #[test]
 fn an_old_git_is_refused_with_both_versions() {
     let dir = tempfile::tempdir().unwrap();
-    let error = at_stand_in(dir.path(), "echo 'git version 2.37.1'").unwrap_err();
+    let error = Git::at(stand_in(dir.path(), "echo 'git version 2.37.1'")).unwrap_err();
     match &error {
         Error::GitTooOld {
             found, required, ..
@@ -69,7 +72,7 @@ fn an_old_git_is_refused_with_both_versions() {
 #[test]
 fn a_program_that_prints_no_version_is_said_so() {
     let dir = tempfile::tempdir().unwrap();
-    let error = at_stand_in(dir.path(), "echo 'hub version 2.14.2'").unwrap_err();
+    let error = Git::at(stand_in(dir.path(), "echo 'hub version 2.14.2'")).unwrap_err();
     assert!(matches!(error, Error::UnknownVersion { .. }), "{error:?}");
 }
 

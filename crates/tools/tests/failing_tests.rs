@@ -883,9 +883,7 @@ fn files_left_by(commands: &[String]) -> Vec<String> {
         "gh", "python", "python3", "npx", "cargo", "go", "bundle", "mvn", "curl", "wget",
     ] {
         let path = bin.join(tool);
-        std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        common::write_script(&path, "#!/bin/sh\nexit 0\n");
     }
     for command in commands {
         std::process::Command::new("bash")

@@ -700,11 +700,7 @@ async fn emitted_commands_work_when_run(flavor: Flavor) {
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let gh = dir.join("gh");
-    std::fs::write(&gh, FAKE_GH).unwrap();
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    common::write_script(&gh, FAKE_GH);
     let base = fx.sim.base_url();
     let vars = vec![
         ("GH_TOKEN", fx.token.clone()),
