@@ -7,8 +7,8 @@
 //! Per installed server (found as the product finds them: `RESOLVE_PR_LSP_PATH`, then `PATH`),
 //! with the query taken from `tests/fixtures/code/<language>.expected.json` (its first
 //! `find_definition` at a position):
-//! - cold: seconds from `Pool::server` in a fresh pool (which probes the server's version,
-//!   starts it and initializes it) to the first `definition` answer equal to the expected
+//! - cold: seconds from `Pool::server` in a fresh pool (which starts the server and
+//!   initializes it; its version command runs only when a start fails) to the first `definition` answer equal to the expected
 //!   locations, asking again after the bare client's retry pause while the answer is wrong;
 //!   and to the first answer naming any location, which is what the bare client counts (its
 //!   figure is seconds from spawn to its first non-empty answer: clangd names the header's
@@ -677,8 +677,8 @@ async fn run(options: &Options) -> bool {
                 continue;
             }
         };
-        // The server the pool will start: the first installed candidate, probed as the pool
-        // probes it (the pool of the measured run probes it again, inside its cold start).
+        // The server the pool will start: the first installed candidate. Its version command
+        // is timed here alone; the measured pool does not run it (only after a failed start).
         let probed_at = Instant::now();
         let mut missing = Vec::new();
         let mut found = None;
