@@ -104,6 +104,7 @@ impl Selection {
             return Ok(tool);
         }
         let names = self.names();
+        let known = resolve_pr_tools::find(name).is_some();
         let why = match resolve_pr_tools::find(name) {
             None => format!("there is no tool named {name:?}"),
             Some(t) if self.options.read_only && t.read_only_variant().is_none() => {
@@ -128,6 +129,11 @@ impl Selection {
             format!("Available tools: {}.", names.join(", "))
         };
         Err(ToolError::user(why)
+            .with_code(if known {
+                "TOOL_NOT_ENABLED"
+            } else {
+                "UNKNOWN_TOOL"
+            })
             .with_detail("tool", name)
             .with_detail("available", names)
             .with_suggestion(suggestion))

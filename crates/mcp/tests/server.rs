@@ -169,6 +169,7 @@ async fn read_only_hides_and_refuses_writing_tools() {
     );
     let data = err.data.unwrap();
     assert_eq!(data["category"], "user");
+    assert_eq!(data["code"], "TOOL_NOT_ENABLED");
     assert_eq!(data["details"]["available"], json!(readers));
 }
 
@@ -191,6 +192,7 @@ async fn unknown_tool_is_a_protocol_error_naming_the_tools() {
             registry_names(|_| true).join(", ")
         )
     );
+    assert_eq!(err.data.unwrap()["code"], "UNKNOWN_TOOL");
 }
 
 #[tokio::test]

@@ -526,6 +526,20 @@ pub(crate) struct Offset {
 }
 
 /// The items of the page the cursor points at, and the next page's cursor.
+/// Refuses a cursor this call cannot continue from, before any server is started or asked:
+/// a bad cursor costs nothing.
+pub(crate) fn check_cursor(
+    ctx: &Context,
+    tool: &str,
+    raw: &Value,
+    cursor: Option<&str>,
+) -> Result<()> {
+    if let Some(c) = cursor {
+        ctx.cursors.decode::<Offset>(tool, raw, c)?;
+    }
+    Ok(())
+}
+
 pub(crate) fn page<T>(
     ctx: &Context,
     tool: &str,
@@ -635,6 +649,7 @@ pub(crate) async fn locate(
     raw: &Value,
     goto: Goto,
 ) -> Result<LocationsOutput> {
+    check_cursor(ctx, tool, raw, cursor)?;
     let aimed = aim(ctx, args).await?;
     let (path, pos) = (&aimed.resolved.path, aimed.resolved.pos);
     let server = &aimed.server;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{Range, SymbolInfo, Texts, aim, lsp_error, page, range, symbol_info, target_input, target_warnings};
+use crate::code::{Range, SymbolInfo, Texts, aim, check_cursor, lsp_error, page, range, symbol_info, target_input, target_warnings};
 use crate::registry::Tool;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
@@ -74,6 +74,7 @@ name, or a failure's line.";
     type Output = Output;
 
     async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<Output> {
+        check_cursor(ctx, Self::NAME, raw, input.cursor.as_deref())?;
         let aimed = aim(ctx, &input.target()).await?;
         let server = &aimed.server;
         let items = server

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{Location, Texts, display_path, source_files, file_in, language_of, languages, lsp_error, page, workspace};
+use crate::code::{Location, Texts, check_cursor, display_path, source_files, file_in, language_of, languages, lsp_error, page, workspace};
 use crate::registry::Tool;
 
 /// Files of one language checked one by one in a workspace-wide call.
@@ -93,6 +93,7 @@ first, 50 a page.";
     type Output = Output;
 
     async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<Output> {
+        check_cursor(ctx, Self::NAME, raw, input.cursor.as_deref())?;
         let ws = workspace(ctx, input.directory.as_deref())?;
         let mut found: Vec<resolve_pr_lsp::Diag> = Vec::new();
         let (mut checked_by, mut not_checked, mut files_checked) = (Vec::new(), Vec::new(), 0usize);

@@ -80,6 +80,9 @@ the language server.";
             Some(t) => format!("{} {} ({} {}:{})", t.symbol_kind, t.name, t.location.file_path, t.location.range.start.line, t.location.range.start.character),
             None => "Symbol".to_owned(),
         };
+        if out.partial {
+            text.push_str(" (the server is still indexing; this may be incomplete)");
+        }
         match &out.info {
             Some(i) => {
                 text.push('\n');
@@ -139,6 +142,21 @@ mod tests {
         assert!(body.ends_with("\n```"), "{cut}");
         assert!(body.lines().all(|l| l == "```rust" || l == "```" || l == "pub fn f()" || l == "let x = 1;"), "{cut}");
         assert!(cut.contains(&format!("of {} bytes", text.len())), "{cut}");
+    }
+
+    #[test]
+    fn a_partial_answer_says_so_in_its_text() {
+        use crate::registry::Tool;
+        let out = |partial| super::Output {
+            target: None,
+            info: Some("fn f()".into()),
+            definitions: Vec::new(),
+            partial,
+            server: "rust-analyzer".into(),
+            warnings: Vec::new(),
+        };
+        assert!(super::GetSymbolInfo::render(&out(true)).contains("still indexing"));
+        assert!(!super::GetSymbolInfo::render(&out(false)).contains("indexing"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{SymbolInfo, Texts, languages, lsp_error, page, symbol_info, workspace};
+use crate::code::{SymbolInfo, Texts, check_cursor, languages, lsp_error, page, symbol_info, workspace};
 use crate::registry::Tool;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -63,6 +63,7 @@ servers; exact names first, 50 a page.";
                 .with_code("INVALID_ARGUMENT")
                 .with_detail("field", "query"));
         }
+        check_cursor(ctx, Self::NAME, raw, input.cursor.as_deref())?;
         let ws = workspace(ctx, input.directory.as_deref())?;
         let kind = input.symbol_kind.as_deref().map(str::to_ascii_lowercase);
         let mut texts = Texts::default();

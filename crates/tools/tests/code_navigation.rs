@@ -562,3 +562,26 @@ async fn rust_diagnostics_say_when_a_dependency_stopped_the_build() {
     .unwrap();
     assert_eq!(own.structured["errors"], 1, "{}", own.text);
 }
+
+#[tokio::test]
+async fn a_bad_cursor_is_refused_before_any_server_starts() {
+    let ctx = context();
+    let project = copy_project("python");
+    let dir = project.path().display().to_string();
+    for (tool, args) in [
+        ("find_references", json!({"symbol": "area"})),
+        ("get_call_hierarchy", json!({"symbol": "area"})),
+        ("search_symbols", json!({"query": "area"})),
+        ("get_diagnostics", json!({})),
+    ] {
+        let mut args = args;
+        args["directory"] = json!(dir);
+        args["cursor"] = json!("not-a-cursor");
+        let err = resolve_pr_tools::call(&ctx, tool, args).await.unwrap_err();
+        assert_eq!(err.code.as_deref(), Some("INVALID_CURSOR"), "{tool}: {err:?}");
+    }
+    assert!(
+        ctx.lsp.running().await.is_empty(),
+        "a server was started for a call refused for its cursor"
+    );
+}
