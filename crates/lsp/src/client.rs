@@ -77,9 +77,11 @@ pub struct Status {
 }
 
 impl Status {
-    /// What the server is busy with, when it said it is indexing.
+    /// What the server is busy with, when it said it is indexing. A progress that reports
+    /// an error is not work that will end (gopls keeps "Error loading workspace" open until
+    /// the workspace is fixed), so it is not waited for.
     pub fn indexing(&self) -> Option<String> {
-        if let Some(title) = self.progress.values().next() {
+        if let Some(title) = self.progress.values().find(|t| !t.starts_with("Error")) {
             return Some(title.clone());
         }
         (self.quiescent == Some(false)).then(|| "loading the workspace".to_owned())
@@ -1058,6 +1060,17 @@ fn group_resident_bytes(pid: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_reported_as_progress_is_not_indexing() {
+        let mut status = Status::default();
+        status
+            .progress
+            .insert("a".into(), "Error loading workspace".into());
+        assert_eq!(status.indexing(), None);
+        status.progress.insert("b".into(), "Indexing".into());
+        assert_eq!(status.indexing().as_deref(), Some("Indexing"));
+    }
 
     #[test]
     fn settings_sections_are_found_by_dotted_path() {

@@ -111,6 +111,35 @@ impl Language {
         }
     }
 
+    /// The project roots of this language's files in `workspace`, the one holding the most
+    /// files first: the workspace's own when a marker sits at its top, else each nested
+    /// project's (a checkout without `go.mod` at its top may hold several Go modules, each of
+    /// which needs its own server), and the workspace for files in none. Found from at most
+    /// 5,000 of the language's files.
+    pub fn project_roots(self, workspace: &Path) -> Vec<PathBuf> {
+        if self
+            .root_markers()
+            .iter()
+            .any(|m| workspace.join(m).is_file())
+        {
+            return vec![self.project_root(workspace, workspace)];
+        }
+        let (files, _) = source_files(workspace, self, 5000);
+        let mut counts: Vec<(PathBuf, usize)> = Vec::new();
+        for file in files {
+            let root = self.project_root(&file, workspace);
+            match counts.iter_mut().find(|(r, _)| *r == root) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((root, 1)),
+            }
+        }
+        if counts.is_empty() {
+            return vec![workspace.to_owned()];
+        }
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        counts.into_iter().map(|(root, _)| root).collect()
+    }
+
     /// The project root a file belongs to: the nearest directory with a marker, between the
     /// file and `workspace` (inclusive). A Cargo package inside a Cargo workspace belongs to
     /// the workspace (one rust-analyzer for all its members); a `go.work` wins over `go.mod`.
@@ -623,6 +652,33 @@ mod tests {
             Language::Python.project_root(&file, &ws.join("crates/a")),
             ws.join("crates/a")
         );
+    }
+
+    #[test]
+    fn nested_projects_are_each_a_root_and_a_marker_at_the_top_makes_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        for (module, files) in [("tools/gen", 1), ("services/api", 2)] {
+            std::fs::create_dir_all(ws.join(module)).unwrap();
+            std::fs::write(ws.join(module).join("go.mod"), "module x\n").unwrap();
+            for i in 0..files {
+                std::fs::write(ws.join(module).join(format!("f{i}.go")), "package x\n").unwrap();
+            }
+        }
+        std::fs::create_dir_all(ws.join("scripts")).unwrap();
+        std::fs::write(ws.join("scripts/loose.go"), "package main\n").unwrap();
+        assert_eq!(
+            Language::Go.project_roots(ws),
+            vec![
+                ws.join("services/api"),
+                ws.to_path_buf(),
+                ws.join("tools/gen")
+            ]
+        );
+        std::fs::write(ws.join("go.work"), "go 1.21\n").unwrap();
+        assert_eq!(Language::Go.project_roots(ws), vec![ws.to_path_buf()]);
+        // No files of the language at all: the workspace.
+        assert_eq!(Language::Python.project_roots(ws), vec![ws.to_path_buf()]);
     }
 
     #[test]

@@ -370,6 +370,32 @@ pub(crate) fn languages(workspace: &Path, named: Option<&str>) -> Result<Vec<Lan
     Ok(found)
 }
 
+/// Project roots of one language asked at most, for a question about a whole checkout.
+pub(crate) const MAX_PROJECTS: usize = 4;
+
+/// The project roots of `language` in the workspace that a question about the whole
+/// checkout asks (the largest first, [`MAX_PROJECTS`] at most), and a warning naming those
+/// left out.
+pub(crate) fn project_roots(
+    language: Language,
+    workspace: &Path,
+) -> (Vec<PathBuf>, Option<String>) {
+    let mut roots = language.project_roots(workspace);
+    let left_out = roots.split_off(roots.len().min(MAX_PROJECTS));
+    let warning = (!left_out.is_empty()).then(|| {
+        let names: Vec<String> = left_out
+            .iter()
+            .map(|r| display_path(workspace, r))
+            .collect();
+        format!(
+            "{language}: {} more projects were not asked ({}); give directory to ask one",
+            names.len(),
+            names.join(", ")
+        )
+    });
+    (roots, warning)
+}
+
 /// A target made concrete, with the server that answers about it.
 pub(crate) struct Aimed {
     pub server: Server,
@@ -401,23 +427,28 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
     // "not found" (naming every server asked), then whatever else went wrong.
     let mut failures: Vec<Error> = Vec::new();
     for language in languages(&workspace, args.language)? {
-        let root = language.project_root(&workspace, &workspace);
-        let server = match ctx.lsp.server(language, &root).await {
-            Ok(s) => s,
-            Err(e) => {
-                failures.push(lsp_error(e));
-                continue;
+        for root in project_roots(language, &workspace).0 {
+            let server = match ctx.lsp.server(language, &root).await {
+                Ok(s) => s,
+                Err(e) => {
+                    let missing = e.code() == "SERVER_NOT_INSTALLED";
+                    failures.push(lsp_error(e));
+                    if missing {
+                        break;
+                    }
+                    continue;
+                }
+            };
+            match server.resolve(&target).await {
+                Ok(resolved) => {
+                    return Ok(Aimed {
+                        server,
+                        resolved,
+                        workspace,
+                    });
+                }
+                Err(e) => failures.push(lsp_error(e)),
             }
-        };
-        match server.resolve(&target).await {
-            Ok(resolved) => {
-                return Ok(Aimed {
-                    server,
-                    resolved,
-                    workspace,
-                });
-            }
-            Err(e) => failures.push(lsp_error(e)),
         }
     }
     Err(name_found_nowhere(failures))
@@ -439,7 +470,15 @@ fn name_found_nowhere(failures: Vec<Error>) -> Error {
         if not_found.len() == 1 {
             return (*first).clone();
         }
-        let said: Vec<&str> = not_found.iter().map(|e| e.error.as_str()).collect();
+        let mut said: Vec<&str> = Vec::new();
+        for e in &not_found {
+            if !said.contains(&e.error.as_str()) {
+                said.push(e.error.as_str());
+            }
+        }
+        if said.len() == 1 {
+            return (*first).clone();
+        }
         return Error::user(said.join("; "))
             .with_code("SYMBOL_NOT_FOUND")
             .with_suggestion("Check the spelling, or find it with search_symbols; or give file_path and position.");

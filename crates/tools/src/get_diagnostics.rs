@@ -3,7 +3,7 @@
 //! languages' from their server, asked for or waited for after the file is opened. A whole
 //! workspace of another language is checked file by file, up to a bound.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use resolve_pr_core::{Error, Result};
@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{Location, Texts, check_cursor, display_path, source_files, file_in, language_of, languages, lsp_error, page, workspace};
+use crate::code::{Location, Texts, check_cursor, display_path, project_roots, source_files, file_in, language_of, languages, lsp_error, page, workspace};
 use crate::registry::Tool;
 
 /// Files of one language checked one by one in a workspace-wide call.
@@ -133,40 +133,62 @@ first, 50 a page.";
             }
             None => {
                 for language in languages(&ws, input.language.as_deref())? {
-                    let root = language.project_root(&ws, &ws);
                     if language == Language::Rust {
-                        match resolve_pr_lsp::cargo::check(&root, None, CARGO_CHECK_TIMEOUT).await {
-                            Ok(all) => {
-                                files_checked += rust_files(&root);
-                                found.extend(all);
-                                checked_by.push("cargo check".to_owned());
+                        let (roots, left_out) = project_roots(language, &ws);
+                        not_checked.extend(left_out);
+                        for root in roots {
+                            match resolve_pr_lsp::cargo::check(&root, None, CARGO_CHECK_TIMEOUT).await {
+                                Ok(all) => {
+                                    files_checked += rust_files(&root);
+                                    found.extend(all);
+                                    if !checked_by.iter().any(|c| c == "cargo check") {
+                                        checked_by.push("cargo check".to_owned());
+                                    }
+                                }
+                                Err(e) => not_checked.push(format!("rust ({}): {e}", display_path(&ws, &root))),
                             }
-                            Err(e) => not_checked.push(format!("rust: {e}")),
                         }
                         continue;
                     }
-                    let server = match ctx.lsp.server(language, &root).await {
-                        Ok(s) => s,
-                        Err(e) => {
-                            not_checked.push(format!("{language}: {e}"));
-                            continue;
-                        }
-                    };
-                    checked_by.push(server.installed.spec.name.to_owned());
-                    let (files, more) = source_files(&root, language, MAX_FILES);
+                    let (files, more) = source_files(&ws, language, MAX_FILES);
                     if more {
                         not_checked.push(format!(
                             "{language}: only the first {MAX_FILES} files were checked; give file_path for others"
                         ));
                     }
+                    // Each file by the server of its own project (a checkout may hold several).
+                    let mut by_root: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
                     for file in files {
-                        match server.file_diagnostics(&file, PUBLISH_WAIT).await {
-                            Ok(Some(d)) => {
-                                files_checked += 1;
-                                found.extend(d);
+                        let root = language.project_root(&file, &ws);
+                        match by_root.iter_mut().find(|(r, _)| *r == root) {
+                            Some((_, fs)) => fs.push(file),
+                            None => by_root.push((root, vec![file])),
+                        }
+                    }
+                    for (root, files) in by_root {
+                        let server = match ctx.lsp.server(language, &root).await {
+                            Ok(s) => s,
+                            Err(e) => {
+                                let said = format!("{language}: {e}");
+                                if !not_checked.contains(&said) {
+                                    not_checked.push(said);
+                                }
+                                continue;
                             }
-                            Ok(None) => not_checked.push(format!("{}: nothing published in time", display_path(&ws, &file))),
-                            Err(e) => not_checked.push(format!("{}: {e}", display_path(&ws, &file))),
+                        };
+                        let name = server.installed.spec.name.to_owned();
+                        if !checked_by.contains(&name) {
+                            checked_by.push(name);
+                        }
+                        for file in files {
+                            match server.file_diagnostics(&file, PUBLISH_WAIT).await {
+                                Ok(Some(d)) => {
+                                    files_checked += 1;
+                                    found.extend(d);
+                                }
+                                Ok(None) => not_checked.push(format!("{}: nothing published in time", display_path(&ws, &file))),
+                                Err(e) => not_checked.push(format!("{}: {e}", display_path(&ws, &file))),
+                            }
                         }
                     }
                 }

@@ -1,13 +1,16 @@
 //! `search_symbols`: symbols by name across the workspace (`workspace/symbol`), in every
 //! language the workspace holds, exact names first; only the workspace's own files.
 
+use std::path::PathBuf;
+
 use resolve_pr_core::{Error, Result};
+use resolve_pr_lsp::Language;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{SymbolInfo, Texts, check_cursor, languages, lsp_error, page, symbol_info, workspace};
+use crate::code::{SymbolInfo, Texts, check_cursor, languages, project_roots, lsp_error, page, symbol_info, workspace};
 use crate::registry::Tool;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -38,7 +41,7 @@ pub struct Output {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
     pub servers: Vec<String>,
-    /// Languages whose server could not answer, and why.
+    /// Languages whose server could not answer, and why; projects not asked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
 }
@@ -69,11 +72,20 @@ servers; exact names first, 50 a page.";
         let mut texts = Texts::default();
         let mut found: Vec<(u8, SymbolInfo)> = Vec::new();
         let (mut servers, mut skipped, mut partial) = (Vec::new(), Vec::new(), false);
+        let mut not_asked = Vec::new();
+        let mut asked: Vec<(Language, PathBuf)> = Vec::new();
         for language in languages(&ws, input.language.as_deref())? {
-            let root = language.project_root(&ws, &ws);
+            let (roots, left_out) = project_roots(language, &ws);
+            asked.extend(roots.into_iter().map(|r| (language, r)));
+            not_asked.extend(left_out);
+        }
+        for (language, root) in asked {
             let answer = match ctx.lsp.server(language, &root).await {
                 Ok(server) => {
-                    servers.push(server.installed.spec.name.to_owned());
+                    let name = server.installed.spec.name.to_owned();
+                    if !servers.contains(&name) {
+                        servers.push(name);
+                    }
                     server.workspace_symbols(query).await
                 }
                 Err(e) => Err(e),
@@ -82,7 +94,10 @@ servers; exact names first, 50 a page.";
                 Ok(a) => a,
                 Err(e) => {
                     let e = lsp_error(e);
-                    skipped.push(format!("{language}: {}", e.error));
+                    let said = format!("{language}: {}", e.error);
+                    if !skipped.contains(&said) {
+                        skipped.push(said);
+                    }
                     continue;
                 }
             };
@@ -109,6 +124,7 @@ servers; exact names first, 50 a page.";
                 .with_code("SERVER_NOT_INSTALLED")
                 .with_suggestion("health_check lists the servers and how to install each."));
         }
+        skipped.extend(not_asked);
         found.sort_by(|a, b| {
             (a.0, &a.1.location.file_path, a.1.location.range.start)
                 .cmp(&(b.0, &b.1.location.file_path, b.1.location.range.start))

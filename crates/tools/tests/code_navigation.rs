@@ -578,10 +578,83 @@ async fn a_bad_cursor_is_refused_before_any_server_starts() {
         args["directory"] = json!(dir);
         args["cursor"] = json!("not-a-cursor");
         let err = resolve_pr_tools::call(&ctx, tool, args).await.unwrap_err();
-        assert_eq!(err.code.as_deref(), Some("INVALID_CURSOR"), "{tool}: {err:?}");
+        assert_eq!(
+            err.code.as_deref(),
+            Some("INVALID_CURSOR"),
+            "{tool}: {err:?}"
+        );
     }
     assert!(
         ctx.lsp.running().await.is_empty(),
         "a server was started for a call refused for its cursor"
     );
+}
+
+/// A checkout with no `go.mod` at its top but two Go modules below: each is its own project,
+/// asked by its own server, for a name and for a search.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_nested_project_is_asked_for_a_name() {
+    let ctx = context();
+    if !available(&ctx, "go").await {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().canonicalize().unwrap();
+    for (module, func) in [
+        ("services/api", "ServeOrders"),
+        ("tools/gen", "GenerateStubs"),
+    ] {
+        let root = ws.join(module);
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(
+            root.join("go.mod"),
+            format!(
+                "module example.com/{}\n\ngo 1.19\n",
+                module.replace('/', "-")
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("lib.go"),
+            format!("package lib\n\n// {func} is one module's own.\nfunc {func}() int {{\n\treturn 1\n}}\n"),
+        )
+        .unwrap();
+    }
+    for (func, file) in [
+        ("ServeOrders", "services/api/lib.go"),
+        ("GenerateStubs", "tools/gen/lib.go"),
+    ] {
+        let out = resolve_pr_tools::call(
+            &ctx,
+            "find_definition",
+            json!({"directory": ws, "symbol": func, "language": "go"}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{func}: {e:?}"));
+        assert_eq!(
+            out.structured["locations"][0]["file_path"], file,
+            "{}",
+            out.text
+        );
+        assert_eq!(out.structured["locations"][0]["range"]["start"]["line"], 3);
+    }
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "search_symbols",
+        json!({"directory": ws, "query": "e", "language": "go", "symbol_kind": "function"}),
+    )
+    .await
+    .unwrap();
+    let names: BTreeSet<String> = out.structured["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        names.contains("ServeOrders") && names.contains("GenerateStubs"),
+        "{}",
+        out.text
+    );
+    ctx.lsp.shutdown_all().await;
 }
