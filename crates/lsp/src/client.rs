@@ -37,6 +37,9 @@ const SERVER_CANCELLED: i64 = -32802;
 const MAX_OPEN_DOCUMENTS: usize = 64;
 /// How long pushed diagnostics must stay unchanged to be taken as the server's answer.
 const SETTLE: Duration = Duration::from_millis(500);
+/// The same for an empty report, which pyright pushes for a changed document before its
+/// analysis ends: on a loaded machine the real report can come more than SETTLE later.
+const EMPTY_SETTLE: Duration = Duration::from_secs(2);
 /// Bytes of the server's stderr kept, to explain a failed start.
 const STDERR_TAIL: usize = 4096;
 
@@ -565,6 +568,9 @@ impl Client {
         let current = |p: &Published| p.version.is_none_or(|v| v >= version);
         let mut rx = self.inner.published.subscribe();
         let mut seen: Option<Published> = None;
+        // When the report seen last is taken as the answer, unless another comes first. A
+        // wake-up for another document's report keeps it: only a change of this one moves it.
+        let mut settled_at: Option<Instant> = None;
         loop {
             rx.borrow_and_update();
             let now = self
@@ -573,24 +579,17 @@ impl Client {
                 .get(path)
                 .filter(|p| current(p))
                 .cloned();
-            let settled_at = if now.is_some() {
-                let changed = seen.as_ref().map(|s| s.diagnostics.len())
-                    != now.as_ref().map(|n| n.diagnostics.len())
-                    || seen.is_none();
+            if now.is_some() {
+                let changed = seen.is_none()
+                    || seen.as_ref().map(|s| s.diagnostics.len())
+                        != now.as_ref().map(|n| n.diagnostics.len());
                 seen = now;
                 if changed {
-                    Some(Instant::now() + SETTLE)
-                } else {
-                    None
+                    let empty = seen.as_ref().is_some_and(|s| s.diagnostics.is_empty());
+                    settled_at = Some(Instant::now() + if empty { EMPTY_SETTLE } else { SETTLE });
                 }
-            } else {
-                None
-            };
-            let wake = match (settled_at, &seen) {
-                (Some(at), _) => at.min(deadline),
-                (None, Some(_)) => return seen,
-                (None, None) => deadline,
-            };
+            }
+            let wake = settled_at.map_or(deadline, |at| at.min(deadline));
             let left = wake.saturating_duration_since(Instant::now());
             if self.exited() {
                 return seen;

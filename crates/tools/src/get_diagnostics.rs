@@ -16,7 +16,9 @@ use crate::Context;
 use crate::code::{Location, Texts, check_cursor, display_path, project_roots, source_files, file_in, language_of, languages, lsp_error, page, workspace};
 use crate::registry::Tool;
 
-/// Files of one language checked one by one in a workspace-wide call.
+/// Files whose diagnostics are asked for at once, in a check of the whole checkout.
+const CONCURRENT_FILES: usize = 16;
+/// Files of one language checked in a workspace-wide call.
 const MAX_FILES: usize = 200;
 /// How long a server may take to publish a file's diagnostics.
 const PUBLISH_WAIT: Duration = Duration::from_secs(20);
@@ -180,14 +182,22 @@ first, 50 a page.";
                         if !checked_by.contains(&name) {
                             checked_by.push(name);
                         }
-                        for file in files {
-                            match server.file_diagnostics(&file, PUBLISH_WAIT).await {
-                                Ok(Some(d)) => {
-                                    files_checked += 1;
-                                    found.extend(d);
+                        // Several at once: a server that pushes its diagnostics is waited on
+                        // until each report settles, which in turn would add up.
+                        for chunk in files.chunks(CONCURRENT_FILES) {
+                            let answers = futures::future::join_all(
+                                chunk.iter().map(|file| server.file_diagnostics(file, PUBLISH_WAIT)),
+                            )
+                            .await;
+                            for (file, answer) in chunk.iter().zip(answers) {
+                                match answer {
+                                    Ok(Some(d)) => {
+                                        files_checked += 1;
+                                        found.extend(d);
+                                    }
+                                    Ok(None) => not_checked.push(format!("{}: nothing published in time", display_path(&ws, file))),
+                                    Err(e) => not_checked.push(format!("{}: {e}", display_path(&ws, file))),
                                 }
-                                Ok(None) => not_checked.push(format!("{}: nothing published in time", display_path(&ws, &file))),
-                                Err(e) => not_checked.push(format!("{}: {e}", display_path(&ws, &file))),
                             }
                         }
                     }

@@ -658,3 +658,49 @@ async fn every_nested_project_is_asked_for_a_name() {
     );
     ctx.lsp.shutdown_all().await;
 }
+
+/// The whole checkout's diagnostics from a server that pushes them: every file is checked,
+/// several at once, and an error in two of them is found in both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_whole_checkout_is_checked_by_a_server_that_pushes_diagnostics() {
+    let ctx = context();
+    if !available(&ctx, "python").await {
+        return;
+    }
+    let project = copy_project("python");
+    let dir = project.path().canonicalize().unwrap();
+    for (file, line) in [
+        ("util.py", "x: int = \"one\"\n"),
+        ("shapes.py", "y: str = 2\n"),
+    ] {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{text}\n{line}")).unwrap();
+    }
+    let files = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "py"))
+        .count();
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "get_diagnostics",
+        json!({"directory": dir, "language": "python", "severity": "error"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.structured["files_checked"], files, "{}", out.text);
+    let with_errors: BTreeSet<String> = out.structured["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["location"]["file_path"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        with_errors,
+        BTreeSet::from(["shapes.py".to_owned(), "util.py".to_owned()]),
+        "{}",
+        out.text
+    );
+    ctx.lsp.shutdown_all().await;
+}
