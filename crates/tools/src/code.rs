@@ -671,9 +671,14 @@ pub(crate) fn target_warnings(texts: &mut Texts, aimed: &Aimed) -> Vec<String> {
         })
         .collect();
     vec![format!(
-        "AMBIGUOUS_TARGET: {} more symbols have this name ({}{}); the answer is for the first. \
+        "AMBIGUOUS_TARGET: {} more {} this name ({}{}); the answer is for the first. \
          Give a qualified name, symbol_kind, or file_path and position to choose.",
         others.len(),
+        if others.len() == 1 {
+            "symbol has"
+        } else {
+            "symbols have"
+        },
         listed.join(", "),
         if others.len() > 5 { ", ..." } else { "" }
     )]

@@ -150,8 +150,10 @@ memory, and the languages of the workspace.";
                     s.language,
                     s.server,
                     s.version.as_deref().unwrap_or("installed"),
-                    if s.preferred { " (used)" } else { "" }
+                    if s.preferred { " (the one asked)" } else { " (not asked: another is preferred)" }
                 ));
+            } else if let Some(used) = out.servers.iter().find(|o| o.language == s.language && o.preferred) {
+                text.push_str(&format!("\n{} {}: not installed, not needed ({} is asked)", s.language, s.server, used.server));
             } else {
                 text.push_str(&format!("\n{} {}: not installed; install: {}", s.language, s.server, s.install));
             }

@@ -44,6 +44,13 @@ pub struct Output {
     /// Languages whose server could not answer, and why; projects not asked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
+    /// Loose (fuzzy) matches left out, because names containing the query were found.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub loose_left_out: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 pub struct SearchSymbols;
@@ -111,8 +118,10 @@ servers; exact names first, 50 a page.";
                     0
                 } else if name.starts_with(query) {
                     1
-                } else {
+                } else if name.to_lowercase().contains(&query.to_lowercase()) {
                     2
+                } else {
+                    3
                 };
                 found.push((rank, symbol_info(&mut texts, &ws, language, &s)));
             }
@@ -125,6 +134,14 @@ servers; exact names first, 50 a page.";
                 .with_suggestion("health_check lists the servers and how to install each."));
         }
         skipped.extend(not_asked);
+        // Servers match loosely (`cut` finds `cpu_time`); once names that contain the query
+        // are found, the rest is noise that costs tokens and pages.
+        let mut loose_left_out = 0;
+        if found.iter().any(|(rank, _)| *rank < 3) {
+            let before = found.len();
+            found.retain(|(rank, _)| *rank < 3);
+            loose_left_out = before - found.len();
+        }
         found.sort_by(|a, b| {
             (a.0, &a.1.location.file_path, a.1.location.range.start)
                 .cmp(&(b.0, &b.1.location.file_path, b.1.location.range.start))
@@ -140,6 +157,7 @@ servers; exact names first, 50 a page.";
             partial,
             servers,
             skipped,
+            loose_left_out,
         })
     }
 
@@ -147,6 +165,9 @@ servers; exact names first, 50 a page.";
         let mut text = format!("{} symbols (positions count from 0)", out.total);
         if out.partial {
             text.push_str("; a server is still indexing, so this may be incomplete");
+        }
+        if out.loose_left_out > 0 {
+            text.push_str(&format!("; {} loose matches left out", out.loose_left_out));
         }
         for s in &out.symbols {
             text.push_str(&format!(
