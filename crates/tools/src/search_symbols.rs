@@ -53,6 +53,32 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// How closely a symbol's name matches the query: 0 the same, 1 it starts with it, 2 it
+/// contains it in any case, 3 a server's loose match.
+fn rank(name: &str, query: &str) -> u8 {
+    let name = name.split('(').next().unwrap_or(name);
+    if name == query {
+        0
+    } else if name.starts_with(query) {
+        1
+    } else if name.to_lowercase().contains(&query.to_lowercase()) {
+        2
+    } else {
+        3
+    }
+}
+
+/// Leaves out the loose matches when closer ones were found; returns how many.
+fn drop_loose<T>(found: &mut Vec<(u8, T)>) -> usize {
+    if !found.iter().any(|(rank, _)| *rank < 3) {
+        return 0;
+    }
+    let before = found.len();
+    found.retain(|(rank, _)| *rank < 3);
+    before - found.len()
+}
+
+
 pub struct SearchSymbols;
 
 impl Tool for SearchSymbols {
@@ -113,17 +139,7 @@ servers; exact names first, 50 a page.";
                 if !s.location.path.starts_with(&ws) || kind.as_deref().is_some_and(|k| k != s.kind) {
                     continue;
                 }
-                let name = s.name.split('(').next().unwrap_or(&s.name);
-                let rank = if name == query {
-                    0
-                } else if name.starts_with(query) {
-                    1
-                } else if name.to_lowercase().contains(&query.to_lowercase()) {
-                    2
-                } else {
-                    3
-                };
-                found.push((rank, symbol_info(&mut texts, &ws, language, &s)));
+                found.push((rank(&s.name, query), symbol_info(&mut texts, &ws, language, &s)));
             }
         }
         if servers.is_empty()
@@ -136,12 +152,7 @@ servers; exact names first, 50 a page.";
         skipped.extend(not_asked);
         // Servers match loosely (`cut` finds `cpu_time`); once names that contain the query
         // are found, the rest is noise that costs tokens and pages.
-        let mut loose_left_out = 0;
-        if found.iter().any(|(rank, _)| *rank < 3) {
-            let before = found.len();
-            found.retain(|(rank, _)| *rank < 3);
-            loose_left_out = before - found.len();
-        }
+        let loose_left_out = drop_loose(&mut found);
         found.sort_by(|a, b| {
             (a.0, &a.1.location.file_path, a.1.location.range.start)
                 .cmp(&(b.0, &b.1.location.file_path, b.1.location.range.start))
@@ -182,5 +193,25 @@ servers; exact names first, 50 a page.";
             text.push_str(&format!("\nskipped {s}"));
         }
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{drop_loose, rank};
+
+    #[test]
+    fn loose_matches_go_only_when_closer_ones_were_found() {
+        let names = ["cut", "cut_tail", "budget_cut", "Cut", "cpu_time", "area(self)"];
+        let ranks: Vec<u8> = names.iter().map(|n| rank(n, "cut")).collect();
+        assert_eq!(ranks, [0, 1, 2, 2, 3, 3]);
+        assert_eq!(rank("area(self)", "area"), 0);
+        let mut found: Vec<(u8, &str)> = ranks.into_iter().zip(names).collect();
+        assert_eq!(drop_loose(&mut found), 2);
+        assert_eq!(found.len(), 4);
+        // Only loose matches: all of them stay.
+        let mut loose = vec![(3, "cpu_time"), (3, "CALL_TIMEOUT")];
+        assert_eq!(drop_loose(&mut loose), 0);
+        assert_eq!(loose.len(), 2);
     }
 }
