@@ -195,31 +195,6 @@ mod tests {
     use std::process::Command;
     use std::sync::OnceLock;
 
-    /// Writes an executable script through a child `sh`, so no write descriptor to it is ever
-    /// open in this (multi-threaded) test process: one inherited by another test thread's fork
-    /// would make exec fail with "Text file busy" (ETXTBSY) until that child execs.
-    #[cfg(unix)]
-    fn write_script(path: &std::path::Path, text: &str) {
-        use std::io::Write;
-        let mut child = std::process::Command::new("sh")
-            .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
-            .arg(path)
-            .stdin(std::process::Stdio::piped())
-            .spawn()
-            .expect("sh runs");
-        child
-            .stdin
-            .take()
-            .expect("piped")
-            .write_all(text.as_bytes())
-            .expect("script written");
-        assert!(
-            child.wait().expect("sh ends").success(),
-            "could not write {}",
-            path.display()
-        );
-    }
-
     /// A scratch directory whose `bin/` holds stand-ins for every tool the commands run (and
     /// `vendor/bin/phpunit`), each printing its arguments NUL-separated.
     fn sandbox() -> &'static Path {
@@ -237,7 +212,7 @@ mod tests {
                 .chain([vendor.join("phpunit")])
                 .collect();
             for stub in stubs {
-                write_script(&stub, script);
+                resolve_pr_testkit::write_script(&stub, script);
             }
             dir
         })

@@ -172,7 +172,7 @@ fn argv_received(command: &resolve_pr_core::ShellCommand, program: &str) -> Vec<
     let dir = std::env::temp_dir().join(format!("recipes-{}-{nanos}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
     let stand_in = dir.join(program);
-    write_script(&stand_in, "#!/bin/sh\nprintf '%s\\0' \"$@\"\n");
+    resolve_pr_testkit::write_script(&stand_in, "#!/bin/sh\nprintf '%s\\0' \"$@\"\n");
     let line = command.render().expect("renders");
     let out = std::process::Command::new("bash")
         .arg("-c")
@@ -328,29 +328,4 @@ fn merge_readiness_recipes_reach_the_right_routes_and_keep_names_whole() {
         serde_json::json!({ "reviewers": ["bob", "acme/core-team", "-x;id"] })
     );
     assert_eq!(argv[10], format!("{api}/requested_reviewers"));
-}
-
-/// Writes an executable script through a child `sh`, so no write descriptor to it is ever
-/// open in this (multi-threaded) test process: one inherited by another test thread's fork
-/// would make exec fail with "Text file busy" (ETXTBSY) until that child execs.
-#[cfg(unix)]
-fn write_script(path: &std::path::Path, text: &str) {
-    use std::io::Write;
-    let mut child = std::process::Command::new("sh")
-        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
-        .arg(path)
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .expect("sh runs");
-    child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(text.as_bytes())
-        .expect("script written");
-    assert!(
-        child.wait().expect("sh ends").success(),
-        "could not write {}",
-        path.display()
-    );
 }

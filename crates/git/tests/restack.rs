@@ -41,37 +41,12 @@ fn install_hooks(fixture: &Fixture) {
             "prepare-commit-msg",
         ] {
             let path = fixture.path().join(".git/hooks").join(hook);
-            write_script(
+            resolve_pr_testkit::write_script(
                 &path,
                 &format!("#!/bin/sh\necho {hook} >> '{}'\n", marker.display()),
             );
         }
     }
-}
-
-/// Writes an executable script through a child `sh`, so no write descriptor to it is ever
-/// open in this (multi-threaded) test process: one inherited by another test thread's fork
-/// would make exec fail with "Text file busy" (ETXTBSY) until that child execs.
-#[cfg(unix)]
-fn write_script(path: &std::path::Path, text: &str) {
-    use std::io::Write;
-    let mut child = std::process::Command::new("sh")
-        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
-        .arg(path)
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .expect("sh runs");
-    child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(text.as_bytes())
-        .expect("script written");
-    assert!(
-        child.wait().expect("sh ends").success(),
-        "could not write {}",
-        path.display()
-    );
 }
 
 /// A stack on `main`: `a` (2 commits), `$(id)` on it (2 commits), `c` on that (1 commit),
@@ -265,7 +240,7 @@ fn a_stack_restacked_with_the_rebase_fallback() {
 fn git_claiming(dir: &Path, version: &str) -> Git {
     let real = Git::find().unwrap();
     let path = dir.join("git");
-    write_script(
+    resolve_pr_testkit::write_script(
         &path,
         &format!(
             "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'git version {version}'; exit 0; fi\nexec '{}' \"$@\"\n",

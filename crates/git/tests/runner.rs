@@ -17,35 +17,10 @@ fn a_missing_program_is_git_missing() {
     assert!(matches!(error, Error::GitMissing { .. }), "{error:?}");
 }
 
-/// Writes an executable script through a child `sh`, so no write descriptor to it is ever
-/// open in this (multi-threaded) test process: one inherited by another test thread's fork
-/// would make exec fail with "Text file busy" (ETXTBSY) until that child execs.
-#[cfg(unix)]
-fn write_script(path: &std::path::Path, text: &str) {
-    use std::io::Write;
-    let mut child = std::process::Command::new("sh")
-        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
-        .arg(path)
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .expect("sh runs");
-    child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(text.as_bytes())
-        .expect("script written");
-    assert!(
-        child.wait().expect("sh ends").success(),
-        "could not write {}",
-        path.display()
-    );
-}
-
 #[cfg(unix)]
 fn stand_in(dir: &Path, script: &str) -> std::path::PathBuf {
     let path = dir.join("git");
-    write_script(&path, &format!("#!/bin/sh\n{script}\n"));
+    resolve_pr_testkit::write_script(&path, &format!("#!/bin/sh\n{script}\n"));
     path
 }
 

@@ -883,7 +883,7 @@ fn files_left_by(commands: &[String]) -> Vec<String> {
         "gh", "python", "python3", "npx", "cargo", "go", "bundle", "mvn", "curl", "wget",
     ] {
         let path = bin.join(tool);
-        common::write_script(&path, "#!/bin/sh\nexit 0\n");
+        resolve_pr_testkit::write_script(&path, "#!/bin/sh\nexit 0\n");
     }
     for command in commands {
         std::process::Command::new("bash")

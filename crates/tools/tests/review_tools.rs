@@ -700,7 +700,7 @@ async fn emitted_commands_work_when_run(flavor: Flavor) {
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let gh = dir.join("gh");
-    common::write_script(&gh, FAKE_GH);
+    resolve_pr_testkit::write_script(&gh, FAKE_GH);
     let base = fx.sim.base_url();
     let vars = vec![
         ("GH_TOKEN", fx.token.clone()),

@@ -91,28 +91,3 @@ pub fn context(flavor: Flavor, sim: &SimHandle, token: &str, cursor_key: [u8; 32
         CursorCodec::new(cursor_key),
     )
 }
-
-/// Writes an executable script through a child `sh`, so no write descriptor to it is ever
-/// open in this (multi-threaded) test process: one inherited by another test thread's fork
-/// would make exec fail with "Text file busy" (ETXTBSY) until that child execs.
-#[cfg(unix)]
-pub fn write_script(path: &std::path::Path, text: &str) {
-    use std::io::Write;
-    let mut child = std::process::Command::new("sh")
-        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
-        .arg(path)
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .expect("sh runs");
-    child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(text.as_bytes())
-        .expect("script written");
-    assert!(
-        child.wait().expect("sh ends").success(),
-        "could not write {}",
-        path.display()
-    );
-}
