@@ -66,6 +66,12 @@ fn config() -> PoolConfig {
     }
 }
 
+/// A position inside `main.go`'s function, where every question of these tests is asked.
+const IN_MAIN: Pos = Pos {
+    line: 2,
+    character: 5,
+};
+
 fn project() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
@@ -100,16 +106,7 @@ async fn a_server_that_ignores_a_cancelled_request_is_killed_and_replaced() {
     let pool = Pool::with_registry(config(), registry("ignore-cancel"));
     let server = pool.server(Language::Go, &root).await.unwrap();
     let pid = server.client.pid().unwrap();
-    let err = server
-        .definition(
-            &file,
-            Pos {
-                line: 2,
-                character: 5,
-            },
-        )
-        .await
-        .unwrap_err();
+    let err = server.definition(&file, IN_MAIN).await.unwrap_err();
     assert!(matches!(err, Error::Timeout(_)), "{err:?}");
     assert_eq!(err.code(), "TIMEOUT");
     assert!(
@@ -128,31 +125,12 @@ async fn a_server_that_honours_cancellation_lives_on() {
     let pool = Pool::with_registry(config(), registry("honor-cancel"));
     let server = pool.server(Language::Go, &root).await.unwrap();
     let pid = server.client.pid().unwrap();
-    let err = server
-        .definition(
-            &file,
-            Pos {
-                line: 2,
-                character: 5,
-            },
-        )
-        .await
-        .unwrap_err();
+    let err = server.definition(&file, IN_MAIN).await.unwrap_err();
     assert!(matches!(err, Error::Timeout(_)), "{err:?}");
     // Past the grace time, it is still there and still answers.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert!(alive(pid) && !server.client.exited());
-    server
-        .references(
-            &file,
-            Pos {
-                line: 2,
-                character: 5,
-            },
-            true,
-        )
-        .await
-        .unwrap();
+    server.references(&file, IN_MAIN, true).await.unwrap();
     pool.shutdown_all().await;
     assert!(gone_within(pid, Duration::from_secs(5)).await);
 }
@@ -172,13 +150,7 @@ async fn a_dropped_request_is_cancelled_like_a_timed_out_one() {
     // The MCP call was cancelled: its future is dropped mid-request.
     let asked = tokio::time::timeout(
         Duration::from_millis(300),
-        server.definition(
-            &file,
-            Pos {
-                line: 2,
-                character: 5,
-            },
-        ),
+        server.definition(&file, IN_MAIN),
     )
     .await;
     assert!(asked.is_err());
@@ -239,16 +211,7 @@ async fn a_crashed_server_is_started_again() {
     let pool = Pool::with_registry(config(), registry("normal"));
     let server = pool.server(Language::Go, &root).await.unwrap();
     let pid = server.client.pid().unwrap();
-    let err = server
-        .hover(
-            &file,
-            Pos {
-                line: 2,
-                character: 5,
-            },
-        )
-        .await
-        .unwrap_err();
+    let err = server.hover(&file, IN_MAIN).await.unwrap_err();
     assert_eq!(err.code(), "SERVER_FAILED", "{err:?}");
     assert!(server.client.exited());
     let again = pool.server(Language::Go, &root).await.unwrap();
@@ -273,33 +236,14 @@ async fn server_requests_are_answered_and_progress_is_tracked() {
         .await;
     assert_eq!(busy.as_deref(), Some("Indexing"));
     // Its definition answer quotes what workspace/configuration answered it.
-    let def = server
-        .definition(
-            &file,
-            Pos {
-                line: 2,
-                character: 5,
-            },
-        )
-        .await
-        .unwrap();
+    let def = server.definition(&file, IN_MAIN).await.unwrap();
     assert_eq!(def.value[0].path, PathBuf::from("/configured/forty-two"));
     assert_eq!(
         def.indexing.as_deref(),
         Some("Indexing"),
         "an answer while indexing says so"
     );
-    let refs = server
-        .references(
-            &file,
-            Pos {
-                line: 2,
-                character: 5,
-            },
-            true,
-        )
-        .await
-        .unwrap();
+    let refs = server.references(&file, IN_MAIN, true).await.unwrap();
     assert!(refs.value.is_empty());
     assert_eq!(
         server
@@ -317,13 +261,7 @@ async fn a_request_dropped_while_the_workspace_loads_is_asked_again_until_answer
     let pool = Pool::with_registry(config(), registry("content-modified"));
     let server = pool.server(Language::Go, &root).await.unwrap();
     let def = server
-        .definition(
-            &file,
-            Pos {
-                line: 2,
-                character: 5,
-            },
-        )
+        .definition(&file, IN_MAIN)
         .await
         .expect("four drops in a row are outlasted");
     assert_eq!(def.value[0].path, PathBuf::from("/configured/forty-two"));
@@ -342,16 +280,7 @@ async fn a_request_dropped_for_the_whole_window_says_the_server_is_busy() {
     );
     let server = pool.server(Language::Go, &root).await.unwrap();
     let started = Instant::now();
-    let err = server
-        .definition(
-            &file,
-            Pos {
-                line: 2,
-                character: 5,
-            },
-        )
-        .await
-        .unwrap_err();
+    let err = server.definition(&file, IN_MAIN).await.unwrap_err();
     assert_eq!(err.code(), "SERVER_INDEXING", "{err}");
     assert!(err.to_string().contains("content modified"), "{err}");
     assert!(
