@@ -467,9 +467,6 @@ fn name_found_nowhere(failures: Vec<Error>) -> Error {
         .filter(|e| code(e) == "SYMBOL_NOT_FOUND")
         .collect();
     if let Some(first) = not_found.first() {
-        if not_found.len() == 1 {
-            return (*first).clone();
-        }
         let mut said: Vec<&str> = Vec::new();
         for e in &not_found {
             if !said.contains(&e.error.as_str()) {
@@ -564,7 +561,6 @@ pub(crate) struct Offset {
     pub offset: usize,
 }
 
-/// The items of the page the cursor points at, and the next page's cursor.
 /// Refuses a cursor this call cannot continue from, before any server is started or asked:
 /// a bad cursor costs nothing.
 pub(crate) fn check_cursor(
@@ -579,6 +575,7 @@ pub(crate) fn check_cursor(
     Ok(())
 }
 
+/// The items of the page the cursor points at, and the next page's cursor.
 pub(crate) fn page<T>(
     ctx: &Context,
     tool: &str,
