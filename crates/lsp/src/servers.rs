@@ -124,20 +124,32 @@ impl Language {
         {
             return vec![self.project_root(workspace, workspace)];
         }
-        let (files, _) = source_files(workspace, self, 5000);
-        let mut counts: Vec<(PathBuf, usize)> = Vec::new();
-        for file in files {
-            let root = self.project_root(&file, workspace);
-            match counts.iter_mut().find(|(r, _)| *r == root) {
-                Some((_, n)) => *n += 1,
-                None => counts.push((root, 1)),
-            }
-        }
-        if counts.is_empty() {
+        let (projects, _) = self.files_by_project(workspace, 5000);
+        if projects.is_empty() {
             return vec![workspace.to_owned()];
         }
-        counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        counts.into_iter().map(|(root, _)| root).collect()
+        projects.into_iter().map(|(root, _)| root).collect()
+    }
+
+    /// This language's source files in `workspace` (at most `max`, and whether there were
+    /// more), grouped by the project root each belongs to, the project holding the most
+    /// files first (then by path).
+    pub fn files_by_project(
+        self,
+        workspace: &Path,
+        max: usize,
+    ) -> (Vec<(PathBuf, Vec<PathBuf>)>, bool) {
+        let (files, more) = source_files(workspace, self, max);
+        let mut projects: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
+        for file in files {
+            let root = self.project_root(&file, workspace);
+            match projects.iter_mut().find(|(r, _)| *r == root) {
+                Some((_, files)) => files.push(file),
+                None => projects.push((root, vec![file])),
+            }
+        }
+        projects.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
+        (projects, more)
     }
 
     /// The project root a file belongs to: the nearest directory with a marker, between the

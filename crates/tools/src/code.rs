@@ -382,18 +382,28 @@ pub(crate) fn project_roots(
 ) -> (Vec<PathBuf>, Option<String>) {
     let mut roots = language.project_roots(workspace);
     let left_out = roots.split_off(roots.len().min(MAX_PROJECTS));
-    let warning = (!left_out.is_empty()).then(|| {
-        let names: Vec<String> = left_out
-            .iter()
-            .map(|r| display_path(workspace, r))
-            .collect();
-        format!(
-            "{language}: {} more projects were not asked ({}); give directory to ask one",
-            names.len(),
-            names.join(", ")
-        )
-    });
+    let warning = projects_not_asked(language, workspace, &left_out);
     (roots, warning)
+}
+
+/// The warning for projects past [`MAX_PROJECTS`], naming them.
+pub(crate) fn projects_not_asked(
+    language: Language,
+    workspace: &Path,
+    left_out: &[PathBuf],
+) -> Option<String> {
+    if left_out.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = left_out
+        .iter()
+        .map(|r| display_path(workspace, r))
+        .collect();
+    Some(format!(
+        "{language}: {} more projects were not asked ({}); give directory to ask one",
+        names.len(),
+        names.join(", ")
+    ))
 }
 
 /// A target made concrete, with the server that answers about it.

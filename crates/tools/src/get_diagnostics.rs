@@ -3,7 +3,7 @@
 //! languages' from their server, asked for or waited for after the file is opened. A whole
 //! workspace of another language is checked file by file, up to a bound.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use resolve_pr_core::{Error, Result};
@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{Location, Texts, check_cursor, display_path, project_roots, source_files, file_in, language_of, languages, lsp_error, page, workspace};
+use crate::code::{Location, MAX_PROJECTS, Texts, check_cursor, display_path, project_roots, projects_not_asked, source_files, file_in, language_of, languages, lsp_error, page, workspace};
 use crate::registry::Tool;
 
 /// Files whose diagnostics are asked for at once, in a check of the whole checkout.
@@ -152,21 +152,15 @@ first, 50 a page.";
                         }
                         continue;
                     }
-                    let (files, more) = source_files(&ws, language, MAX_FILES);
+                    let (mut by_root, more) = language.files_by_project(&ws, MAX_FILES);
                     if more {
                         not_checked.push(format!(
                             "{language}: only the first {MAX_FILES} files were checked; give file_path for others"
                         ));
                     }
                     // Each file by the server of its own project (a checkout may hold several).
-                    let mut by_root: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
-                    for file in files {
-                        let root = language.project_root(&file, &ws);
-                        match by_root.iter_mut().find(|(r, _)| *r == root) {
-                            Some((_, fs)) => fs.push(file),
-                            None => by_root.push((root, vec![file])),
-                        }
-                    }
+                    let left_out: Vec<_> = by_root.split_off(by_root.len().min(MAX_PROJECTS)).into_iter().map(|(root, _)| root).collect();
+                    not_checked.extend(projects_not_asked(language, &ws, &left_out));
                     for (root, files) in by_root {
                         let server = match ctx.lsp.server(language, &root).await {
                             Ok(s) => s,
