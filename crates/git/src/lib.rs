@@ -15,7 +15,11 @@
 //! - [`Repository::fetch`] writes refs only under [`REF_NAMESPACE`] (`refs/resolve-pr/`),
 //!   and no `FETCH_HEAD`.
 //! - [`Repository::restack`] writes objects (the replayed commits) and refs under
-//!   `refs/resolve-pr/` only; never the user's branches, HEAD, index or worktree.
+//!   `refs/resolve-pr/` only; never the user's branches, HEAD, index, worktree or list of
+//!   worktrees.
+//! - Scratch directories (merges' object stores, side repositories) are locked by their
+//!   process while it lives; the first one a process makes removes those whose process is
+//!   gone ([`sweep_stale`]), so a kill leaves nothing behind for long.
 //! - Pushes use `--force-with-lease` with an explicit expected value and `--atomic`, never
 //!   `--force`.
 //! - Errors never show a password or token of a URL.
@@ -31,6 +35,7 @@ mod replay;
 mod repo;
 mod restack;
 mod runner;
+mod scratch;
 
 pub use error::{Error, Result};
 pub use fetch::{REF_NAMESPACE, open_cache};
@@ -43,3 +48,4 @@ pub use replay::{CommitConflict, REPLAY_LIMIT, ReplayPrediction};
 pub use repo::{Remote, Repository, pick_remote};
 pub use restack::{PushUpdate, RestackBranch, RestackEngine, RestackResult};
 pub use runner::{CLEARED_VARIABLES, Git, Version};
+pub use scratch::sweep_stale;

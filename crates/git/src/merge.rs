@@ -104,7 +104,7 @@ pub struct MergeOutcome {
 pub struct Merge {
     pub outcome: MergeOutcome,
     repo: Repository,
-    scratch: tempfile::TempDir,
+    scratch: crate::scratch::Scratch,
 }
 
 impl Repository {
@@ -174,21 +174,15 @@ impl Repository {
 }
 
 /// A scratch object directory, removed when dropped.
-pub(crate) fn scratch_dir() -> Result<tempfile::TempDir> {
-    tempfile::Builder::new()
-        .prefix("resolve-pr-merge-")
-        .tempdir()
-        .map_err(|source| Error::Io {
-            what: "creating a scratch object directory".to_string(),
-            source,
-        })
+pub(crate) fn scratch_dir() -> Result<crate::scratch::Scratch> {
+    crate::scratch::Scratch::new("merge")
 }
 
 impl Merge {
     pub(crate) fn new(
         outcome: MergeOutcome,
         repo: &Repository,
-        scratch: tempfile::TempDir,
+        scratch: crate::scratch::Scratch,
     ) -> Merge {
         Merge {
             outcome,

@@ -2,9 +2,11 @@
 //! user's repository, and then only objects (the replayed commits) and refs under
 //! `refs/resolve-pr/` (backups of the old heads, the new heads, and a transient ref a
 //! `git replay` run needs as its tip). The user's branches, HEAD, index and worktree are
-//! never touched: `git replay` needs no worktree; the `git rebase` fallback runs in a
-//! temporary detached worktree, removed afterwards even on error, with no user hook, editor,
-//! autostash, rerere or `--update-refs` able to act.
+//! never touched, nor is their list of worktrees: both engines run in a throw-away side
+//! repository of their own (bare for `git replay`; with a work tree of its own for the `git
+//! rebase` fallback) that reads and writes the user's object store, so a kill at any point
+//! leaves nothing registered in the user's repository, only a scratch directory the next
+//! scratch sweeps away. No user hook, editor, autostash, rerere or `--update-refs` can act.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -13,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::fetch::{REF_NAMESPACE, check_remote, transport_error};
 use crate::repo::Repository;
 use crate::runner::Version;
+use crate::scratch::Scratch;
 
 /// How commits are replayed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,8 +23,9 @@ pub enum RestackEngine {
     /// `git replay --onto` (git 2.44 or later): no worktree at all. A branch whose range
     /// holds merge commits (which `git replay` does not replay) goes through `Rebase`.
     Replay,
-    /// `git rebase --onto` in a temporary detached worktree. Like `git replay`, it keeps
-    /// commits that are or become empty and does not sign commits.
+    /// `git rebase --onto` in a side repository with a work tree of its own (never a
+    /// worktree registered in the user's repository). Like `git replay`, it keeps commits
+    /// that are or become empty and does not sign commits.
     Rebase,
 }
 
@@ -116,6 +120,11 @@ impl Repository {
     pub fn restack(&self, onto: &str, branches: &[RestackBranch]) -> Result<Vec<RestackResult>> {
         if branches.is_empty() {
             return Err(Error::usage("no branch to restack"));
+        }
+        // A restack of an earlier version ran `git rebase` in a worktree it registered here;
+        // one it could not remove (killed) goes now.
+        if let Some(common_dir) = self.objects_dir().parent() {
+            crate::scratch::forget_stale_restack_worktrees(common_dir);
         }
         let engine = self.restack_engine();
         if engine == RestackEngine::Replay {
@@ -224,8 +233,11 @@ impl Repository {
         old_base: &str,
         head: &str,
     ) -> Result<Option<String>> {
-        let side = self.side_repository(scratch.is_some())?;
-        let git_dir = side.path.as_os_str();
+        let side = self.side_repository(if scratch.is_some() {
+            Side::Prediction
+        } else {
+            Side::Replay
+        })?;
         let objects: Vec<(&'static str, std::ffi::OsString)> = match scratch {
             Some(scratch) => crate::merge::scratch_env(scratch, self.objects_dir()),
             None => vec![(
@@ -233,14 +245,14 @@ impl Repository {
                 self.objects_dir().as_os_str().to_owned(),
             )],
         };
-        let mut env: Vec<(&str, &OsStr)> = vec![("GIT_DIR", git_dir)];
+        let mut env: Vec<(&str, &OsStr)> = vec![("GIT_DIR", side.git_dir.as_os_str())];
         env.extend(objects.iter().map(|(k, v)| (*k, v.as_os_str())));
         env.extend(
             side.identity
                 .iter()
                 .map(|(k, v)| (*k, OsStr::new(v.as_str()))),
         );
-        let dir = side.path.as_path();
+        let dir = side.scratch.path();
         self.git().run(
             dir,
             ["update-ref", "--no-deref", "refs/heads/tip", head, ""],
@@ -277,37 +289,40 @@ impl Repository {
         }
     }
 
-    /// A throw-away bare repository for `git replay` (see [`Repository::replay_branch`]).
-    /// A prediction (`scratch`) commits as a fixed identity, so it needs no user
-    /// configuration; a restack commits as the user, and says how to set an identity when
-    /// git has none.
-    fn side_repository(&self, scratch: bool) -> Result<SideRepository> {
-        let root = tempfile::Builder::new()
-            .prefix("resolve-pr-replay-")
-            .tempdir()
-            .map_err(|source| Error::Io {
-                what: "creating a temporary repository".to_string(),
-                source,
-            })?;
-        let path = root.path().join("side.git");
+    /// A throw-away repository in a scratch directory whose objects are the user's (see
+    /// [`Repository::replay_branch`]): bare for `git replay`, with a work tree of its own
+    /// (`<scratch>/wt`) for the rebase fallback. A prediction commits as a fixed identity,
+    /// so it needs no user configuration; a restack commits as the user, and says how to set
+    /// an identity when git has none.
+    fn side_repository(&self, side: Side) -> Result<SideRepository> {
+        let scratch = Scratch::new(match side {
+            Side::Prediction | Side::Replay => "replay",
+            Side::Rebase => "rebase",
+        })?;
+        let (path, git_dir, worktree) = match side {
+            Side::Prediction | Side::Replay => {
+                let path = scratch.path().join("side.git");
+                (path.clone(), path, None)
+            }
+            Side::Rebase => {
+                let path = scratch.path().join("wt");
+                (path.clone(), path.join(".git"), Some(path))
+            }
+        };
         let format = self.run(["rev-parse", "--show-object-format"], &[], &[0])?;
         let format = String::from_utf8_lossy(&format.stdout).trim().to_string();
         let format_option = format!("--object-format={format}");
-        let path_arg = path.as_os_str();
-        self.git().run(
-            root.path(),
-            [
-                OsStr::new("init"),
-                OsStr::new("--quiet"),
-                OsStr::new("--bare"),
-                OsStr::new(&format_option),
-                OsStr::new("--end-of-options"),
-                path_arg,
-            ],
-            &[],
-            &[0],
-        )?;
-        let ident = if scratch {
+        let mut init: Vec<&OsStr> = vec![OsStr::new("init"), OsStr::new("--quiet")];
+        if worktree.is_none() {
+            init.push(OsStr::new("--bare"));
+        }
+        init.extend([
+            OsStr::new(&format_option),
+            OsStr::new("--end-of-options"),
+            path.as_os_str(),
+        ]);
+        self.git().run(scratch.path(), &init, &[], &[0])?;
+        let ident = if side == Side::Prediction {
             "resolve-pr <resolve-pr@localhost> 1700000000 +0000".to_string()
         } else {
             let out = self.run(["var", "GIT_COMMITTER_IDENT"], &[], &[0, 128])?;
@@ -378,18 +393,18 @@ impl Repository {
             let settings = self.run(["config", "-z", "--get-regexp", &pattern], &[], &[0, 1])?;
             pairs.extend(config_entries(&settings.stdout));
         }
-        let git_dir = path.as_os_str();
         for (key, value) in &pairs {
             self.git().run(
                 &path,
                 ["config", "--add", key.as_str(), value.as_str()],
-                &[("GIT_DIR", git_dir)],
+                &[("GIT_DIR", git_dir.as_os_str())],
                 &[0],
             )?;
         }
         Ok(SideRepository {
-            _root: root,
-            path,
+            scratch,
+            git_dir,
+            worktree,
             identity,
         })
     }
@@ -417,13 +432,40 @@ impl Repository {
         }
     }
 
-    /// `git rebase --onto <onto> <old_base>` in a temporary worktree detached at `head`.
+    /// `git rebase --onto <onto> <old_base>` of `head`, in a side repository with a work
+    /// tree of its own: the user's repository gets the replayed commits and nothing else (no
+    /// worktree record, so a kill leaves none behind).
     fn rebase_branch(&self, name: &str, onto: &str, old_base: &str, head: &str) -> Result<String> {
-        let worktree = TempWorktree::add(self, head)?;
-        let dir = worktree.path.clone();
+        let side = self.side_repository(Side::Rebase)?;
+        let Some(dir) = side.worktree.as_deref() else {
+            return Err(Error::UnexpectedOutput {
+                command: "init".to_string(),
+                what: "the side repository of a rebase has no work tree".to_string(),
+            });
+        };
+        let hooks = side.scratch.path().join("hooks");
+        std::fs::create_dir(&hooks).map_err(|source| Error::Io {
+            what: "creating an empty hooks directory".to_string(),
+            source,
+        })?;
+        let mut env: Vec<(&str, &OsStr)> = vec![
+            ("GIT_DIR", side.git_dir.as_os_str()),
+            ("GIT_WORK_TREE", dir.as_os_str()),
+            ("GIT_OBJECT_DIRECTORY", self.objects_dir().as_os_str()),
+        ];
+        env.extend(EDITORS.iter().map(|(k, v)| (*k, OsStr::new(*v))));
+        env.extend(
+            side.identity
+                .iter()
+                .map(|(k, v)| (*k, OsStr::new(v.as_str()))),
+        );
+        let hooks_option = format!("core.hooksPath={}", hooks.display());
+        let mut checkout: Vec<&str> = REBASE_CONFIG.to_vec();
+        checkout.extend(["-c", &hooks_option]);
+        checkout.extend(["checkout", "--quiet", "--detach", "--end-of-options", head]);
+        self.git().run(dir, &checkout, &env, &[0])?;
         let mut args: Vec<&str> = REBASE_CONFIG.to_vec();
-        let hooks = format!("core.hooksPath={}", worktree.hooks_dir().display());
-        args.extend(["-c", &hooks]);
+        args.extend(["-c", &hooks_option]);
         let onto_option = format!("--onto={onto}");
         args.extend([
             "rebase",
@@ -442,23 +484,22 @@ impl Repository {
             "--end-of-options",
             old_base,
         ]);
-        let env: Vec<(&str, &OsStr)> = EDITORS.iter().map(|(k, v)| (*k, OsStr::new(*v))).collect();
-        let rebased = self.git().run(&dir, &args, &env, &[0, 1])?;
+        let rebased = self.git().run(dir, &args, &env, &[0, 1])?;
         if rebased.status.success() {
             let output = self
                 .git()
-                .run(&dir, ["rev-parse", "--verify", "HEAD"], &[], &[0])?;
+                .run(dir, ["rev-parse", "--verify", "HEAD"], &env, &[0])?;
             return Ok(String::from_utf8_lossy(&output.stdout).trim().to_string());
         }
         let stopped = self.git().run(
-            &dir,
+            dir,
             ["rev-parse", "--verify", "--quiet", "REBASE_HEAD"],
-            &[],
+            &env,
             &[0, 1],
         )?;
         let commit = String::from_utf8_lossy(&stopped.stdout).trim().to_string();
         let unmerged = self.git().run(
-            &dir,
+            dir,
             [
                 "diff",
                 "--name-only",
@@ -466,7 +507,7 @@ impl Repository {
                 "--diff-filter=U",
                 "--no-ext-diff",
             ],
-            &[],
+            &env,
             &[0],
         )?;
         let files: Vec<String> = unmerged
@@ -621,104 +662,22 @@ fn regex_escape(text: &str) -> String {
     escaped
 }
 
-/// The throw-away repository a `git replay` runs in, removed on drop.
+/// Which side repository: a prediction's (fixed identity, objects in a scratch store), a
+/// restack's by `git replay` (bare), or by the rebase fallback (with a work tree).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Prediction,
+    Replay,
+    Rebase,
+}
+
+/// The throw-away repository a replay or rebase runs in, removed on drop.
 struct SideRepository {
-    _root: tempfile::TempDir,
-    path: PathBuf,
+    scratch: Scratch,
+    /// Its git directory.
+    git_dir: PathBuf,
+    /// Its own work tree, for a rebase.
+    worktree: Option<PathBuf>,
     /// `GIT_COMMITTER_NAME` and `GIT_COMMITTER_EMAIL` of the user's repository.
     identity: Vec<(&'static str, String)>,
-}
-
-/// A detached worktree in a temporary directory, removed (with git's record of it) on drop.
-struct TempWorktree {
-    repo: Repository,
-    /// Holds the worktree (`wt`) and an empty hooks directory (`hooks`).
-    root: tempfile::TempDir,
-    path: PathBuf,
-    /// The worktree's own git directory (`<common dir>/worktrees/<id>`), once known.
-    admin: Option<PathBuf>,
-}
-
-impl TempWorktree {
-    fn add(repo: &Repository, head: &str) -> Result<TempWorktree> {
-        let root = tempfile::Builder::new()
-            .prefix("resolve-pr-restack-")
-            .tempdir()
-            .map_err(|source| Error::Io {
-                what: "creating a temporary worktree directory".to_string(),
-                source,
-            })?;
-        let path = root.path().join("wt");
-        let hooks = root.path().join("hooks");
-        std::fs::create_dir(&hooks).map_err(|source| Error::Io {
-            what: "creating an empty hooks directory".to_string(),
-            source,
-        })?;
-        let mut worktree = TempWorktree {
-            repo: repo.clone(),
-            root,
-            path,
-            admin: None,
-        };
-        let hooks_option = format!("core.hooksPath={}", hooks.display());
-        let path_arg = worktree.path.as_os_str().to_owned();
-        let args: Vec<&OsStr> = vec![
-            OsStr::new("-c"),
-            OsStr::new(&hooks_option),
-            OsStr::new("-c"),
-            OsStr::new("advice.detachedHead=false"),
-            OsStr::new("worktree"),
-            OsStr::new("add"),
-            OsStr::new("--quiet"),
-            OsStr::new("--detach"),
-            OsStr::new("--end-of-options"),
-            &path_arg,
-            OsStr::new(head),
-        ];
-        repo.run(&args, &[], &[0])?;
-        let output = repo.git().run(
-            &worktree.path,
-            ["rev-parse", "--path-format=absolute", "--git-dir"],
-            &[],
-            &[0],
-        )?;
-        let admin = String::from_utf8_lossy(&output.stdout).trim().to_string();
-        worktree.admin = Some(PathBuf::from(admin));
-        Ok(worktree)
-    }
-
-    fn hooks_dir(&self) -> PathBuf {
-        self.root.path().join("hooks")
-    }
-}
-
-impl Drop for TempWorktree {
-    fn drop(&mut self) {
-        let path = self.path.as_os_str().to_owned();
-        let _ = self
-            .repo
-            .git()
-            .run(&self.path, ["rebase", "--abort"], &[], &[0, 1, 128]);
-        let removed = self.repo.run(
-            [
-                OsStr::new("worktree"),
-                OsStr::new("remove"),
-                OsStr::new("--force"),
-                OsStr::new("--force"),
-                OsStr::new("--end-of-options"),
-                &path,
-            ],
-            &[],
-            &[0],
-        );
-        if removed.is_err() {
-            // git could not remove it: remove its files and git's record by hand.
-            let _ = std::fs::remove_dir_all(&self.path);
-            if let Some(admin) = &self.admin
-                && admin.parent().and_then(Path::file_name) == Some(OsStr::new("worktrees"))
-            {
-                let _ = std::fs::remove_dir_all(admin);
-            }
-        }
-    }
 }

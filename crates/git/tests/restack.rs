@@ -620,3 +620,152 @@ fn both_engines_agree_on_empty_commits_merges_and_empty_ranges() {
 fn head_of(fixture: &Fixture, rev: &str) -> String {
     fixture.git(&["rev-parse", rev]).trim().to_string()
 }
+
+/// What the child process of the kill test reads: the repository, its stack and a git.
+const KILL_CHILD: &str = "RESOLVE_PR_TEST_RESTACK_CHILD";
+
+/// A process restacking by the rebase fallback is killed with SIGKILL at each git command
+/// it runs in turn (a stand-in git kills it, then lets the command finish as an orphan, as a
+/// real kill mid-command would): the user's repository looks as before every time (no
+/// worktree registered, branches, HEAD, index and worktree unchanged), and what the kill
+/// left in the temporary directory is swept away by the next process, while a live
+/// process's scratch directory is never taken.
+#[cfg(unix)]
+#[test]
+fn a_kill_during_a_rebase_restack_leaves_the_repository_as_it_was() {
+    if let Some(spec) = std::env::var_os(KILL_CHILD) {
+        // The child: restack as the product would, until the stand-in git kills it.
+        let spec = spec.into_string().unwrap();
+        let [dir, git, a, b, c] = spec.split('\n').collect::<Vec<_>>()[..] else {
+            panic!("bad spec {spec:?}")
+        };
+        let repo = Repository::discover(&Git::at(git).unwrap(), Path::new(dir))
+            .unwrap()
+            .with_restack_engine(RestackEngine::Rebase);
+        let branches = [
+            RestackBranch {
+                name: B.into(),
+                head: b.into(),
+                old_base: a.into(),
+            },
+            RestackBranch {
+                name: "c".into(),
+                head: c.into(),
+                old_base: b.into(),
+            },
+        ];
+        repo.restack("main", &branches).unwrap();
+        return;
+    }
+    let real = Git::find().unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let counter = bin.path().join("count");
+    let finished = bin.path().join("finished");
+    let stand_in = bin.path().join("git");
+    // Counts its calls; at call $KILL_AT it kills the process that started it, runs the
+    // command to its end all the same, and says when it is done.
+    resolve_pr_testkit::write_script(
+        &stand_in,
+        &format!(
+            "#!/bin/sh\nn=$(cat '{count}' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '{count}'\n\
+             if [ \"$n\" = \"$KILL_AT\" ]; then kill -KILL $PPID; '{real}' \"$@\" >/dev/null 2>&1; \
+             touch '{finished}'; exit 0; fi\nexec '{real}' \"$@\"\n",
+            count = counter.display(),
+            finished = finished.display(),
+            real = real.program().display(),
+        ),
+    );
+    let run_child = |stack: &Stack, tmp: &Path, kill_at: usize| {
+        let _ = std::fs::remove_file(&counter);
+        let _ = std::fs::remove_file(&finished);
+        let spec = [
+            stack.fixture.path().to_str().unwrap(),
+            stand_in.to_str().unwrap(),
+            &stack.a,
+            &stack.b,
+            &stack.c,
+        ]
+        .join("\n");
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "a_kill_during_a_rebase_restack_leaves_the_repository_as_it_was",
+                "--test-threads=1",
+                "--quiet",
+            ])
+            .env(KILL_CHILD, spec)
+            .env("KILL_AT", kill_at.to_string())
+            .env("TMPDIR", tmp)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        let calls: usize = std::fs::read_to_string(&counter)
+            .unwrap_or_default()
+            .trim()
+            .parse()
+            .unwrap_or(0);
+        (status, calls)
+    };
+    let leftovers = |tmp: &Path| -> Vec<String> {
+        std::fs::read_dir(tmp)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("resolve-pr-"))
+            .collect()
+    };
+
+    // Unharmed, to count the kill points.
+    let unharmed = stack();
+    let tmp = tempfile::tempdir().unwrap();
+    let (status, calls) = run_child(&unharmed, tmp.path(), 0);
+    assert!(status.success(), "the restack runs in the child");
+    assert!(calls >= 5, "{calls} git calls");
+    assert!(
+        unharmed
+            .fixture
+            .git(&["for-each-ref", "refs/resolve-pr/restack/"])
+            .contains("refs/resolve-pr/restack/c"),
+        "the child restacked"
+    );
+    assert_eq!(leftovers(tmp.path()), Vec::<String>::new());
+
+    for kill_at in 1..=calls {
+        let stack = stack();
+        let before = user_state(&stack.fixture);
+        let tmp = tempfile::tempdir().unwrap();
+        let (status, _) = run_child(&stack, tmp.path(), kill_at);
+        assert!(!status.success(), "killed at git call {kill_at}");
+        // The orphaned git command ends on its own.
+        for _ in 0..200 {
+            if finished.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        assert!(finished.exists(), "git call {kill_at} never finished");
+        assert_eq!(
+            user_state(&stack.fixture),
+            before,
+            "the user's repository changed after a kill at git call {kill_at}"
+        );
+        assert_eq!(
+            stack
+                .fixture
+                .git(&["worktree", "list", "--porcelain"])
+                .lines()
+                .filter(|l| l.starts_with("worktree "))
+                .count(),
+            1,
+            "a worktree stays registered after a kill at git call {kill_at}"
+        );
+        // The next process sweeps what the dead one left.
+        resolve_pr_git::sweep_stale(tmp.path());
+        assert_eq!(
+            leftovers(tmp.path()),
+            Vec::<String>::new(),
+            "after a kill at git call {kill_at}"
+        );
+    }
+}
