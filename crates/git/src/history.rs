@@ -290,6 +290,22 @@ impl Repository {
         Ok(Some(short.to_string()))
     }
 
+    /// Deletes a ref this crate wrote (under `refs/resolve-pr/`), if it exists: a fetched
+    /// branch that is gone from the remote must not be read at its old value.
+    pub fn delete_ref(&self, name: &str) -> Result<()> {
+        if !name.starts_with(crate::fetch::REF_NAMESPACE) {
+            return Err(Error::usage(format!(
+                "{name:?} is not a ref of refs/resolve-pr/: only those are deleted"
+            )));
+        }
+        self.run(
+            ["update-ref", "-d", "--no-deref", "--end-of-options", name],
+            &[],
+            &[0],
+        )?;
+        Ok(())
+    }
+
     /// The object a full ref name (`refs/heads/main`) points to; `None` when there is no such
     /// ref. Only names under `refs/` (or `HEAD`) are looked up, exactly (no DWIM).
     pub fn read_ref(&self, name: &str) -> Result<Option<String>> {

@@ -109,6 +109,64 @@ impl Repository {
         })
     }
 
+    /// What restacking a stack onto `new_base` would do, level by level as
+    /// [`Repository::restack`] replays it: each level's own commits (`old_base..head`, its
+    /// pair in `levels`, lowest first) onto the replayed level below it (the first onto
+    /// `new_base`). A level whose parent was rewritten (it does not contain the head below
+    /// it) is predicted as it will be replayed, not as one range from the bottom. Once a
+    /// level stops at a conflict, every level above it reports that same conflict (a
+    /// restack stops there too). `final_conflicts` of each level: its whole range applied
+    /// onto the replayed level below as one change (onto `new_base` past a conflict). Writes
+    /// nothing to the repository.
+    pub fn predict_stack(
+        &self,
+        new_base: &str,
+        levels: &[(String, String)],
+    ) -> Result<Vec<ReplayPrediction>> {
+        self.git()
+            .require(Version::MERGE_BASE, "merge-tree --merge-base")?;
+        let new_base = self.resolve_commit(new_base)?;
+        let scratch = scratch_dir()?;
+        let fast_engine = self.restack_engine() == RestackEngine::Replay
+            && self.git().version() >= Version::REPLAY;
+        let mut current = Some(new_base.clone());
+        let mut stopped: Option<CommitConflict> = None;
+        let mut predictions = Vec::with_capacity(levels.len());
+        for (old_base, head) in levels {
+            let old_base = self.resolve_commit(old_base)?;
+            let head = self.resolve_commit(head)?;
+            let (commits, has_merges) = self.replayable_commits(&old_base, &head)?;
+            let onto = current.clone().unwrap_or_else(|| new_base.clone());
+            if let Some(at) = &current {
+                let replayed = if commits.is_empty() {
+                    Some(at.clone())
+                } else if fast_engine && !has_merges {
+                    self.git_replay(Some(scratch.path()), at, &old_base, &head)?
+                } else {
+                    None
+                };
+                current = match replayed {
+                    Some(new_head) => Some(new_head),
+                    None => match self.replay_in(scratch.path(), at, &commits)? {
+                        Ok(new_head) => Some(new_head),
+                        Err(conflict) => {
+                            stopped = Some(conflict);
+                            None
+                        }
+                    },
+                };
+            }
+            let whole = self.merge_in(scratch.path(), Some(&old_base), &onto, &head)?;
+            predictions.push(ReplayPrediction {
+                commits: commits.len(),
+                clean: stopped.is_none(),
+                conflicts: stopped.iter().cloned().collect(),
+                final_conflicts: whole.conflicts.into_iter().map(|f| f.path).collect(),
+            });
+        }
+        Ok(predictions)
+    }
+
     /// The non-merge commits of `old_base..head`, oldest first, at most [`REPLAY_LIMIT`]
     /// (more is a usage error), and whether the range holds merge commits.
     pub(crate) fn replayable_commits(

@@ -151,6 +151,10 @@ pub enum Boundary {
     /// The parent was rewritten after the branch left it: the commit the forge last
     /// recorded as the branch's base, which the branch still contains.
     RecordedBase,
+    /// The branch holds trunk commits newer than where it left its parent (it was rebased
+    /// onto trunk, or trunk merged into it): its own commits start after its merge base with
+    /// trunk, so trunk's commits are never replayed as its own.
+    Trunk,
 }
 
 /// One branch of the stack that moves.
@@ -292,28 +296,13 @@ pub fn plan(
     } else if carries {
         (base_head.clone(), Boundary::ParentHead)
     } else {
-        // The base moved on or was rewritten after the dependent left it. The commit the
-        // forge last recorded as the dependent's base is the old parent tip when the
-        // dependent still contains it and it is newer than the merge base: a force-pushed
-        // base's old commits are then not taken for the dependent's own.
-        let mb = common_ancestor.clone().unwrap_or_else(|| dep_head.clone());
-        let recorded = dep.base_sha.as_str();
-        if !recorded.is_empty()
-            && recorded != mb
-            && repo.has_commit(recorded)?
-            && repo.is_ancestor(recorded, &dep_head)?
-            && repo.is_ancestor(&mb, recorded)?
-        {
-            (recorded.to_owned(), Boundary::RecordedBase)
-        } else {
-            (mb, Boundary::MergeBase)
-        }
+        left_parent(repo, common_ancestor.clone(), dep)?
     };
+    let (old_base, boundary) = past_trunk(repo, &input.trunk, &dep_head, old_base, boundary)?;
     let mut levels = Vec::new();
     let mut parent_old_head = dep_head.clone();
     let mut level_base = old_base.clone();
     let mut level_boundary = boundary;
-    let stack_start = old_base.clone();
     for (i, pr) in std::iter::once(dep).chain(input.above.iter()).enumerate() {
         if i > 0 {
             let above_carries = repo.is_ancestor(&parent_old_head, &pr.head_sha)?;
@@ -321,11 +310,11 @@ pub fn plan(
                 level_base = parent_old_head.clone();
                 level_boundary = Boundary::ParentHead;
             } else {
-                level_base = repo
-                    .merge_base(&parent_old_head, &pr.head_sha)?
-                    .unwrap_or_else(|| pr.head_sha.clone());
-                level_boundary = Boundary::MergeBase;
+                let mb = repo.merge_base(&parent_old_head, &pr.head_sha)?;
+                (level_base, level_boundary) = left_parent(repo, mb, pr)?;
             }
+            (level_base, level_boundary) =
+                past_trunk(repo, &input.trunk, &pr.head_sha, level_base, level_boundary)?;
         }
         let (own_commits, own_total) =
             repo.commits_between(&level_base, &pr.head_sha, input.commit_limit)?;
@@ -339,16 +328,8 @@ pub fn plan(
                 own_replayed += 1;
             }
         }
-        // Replaying the whole stack up to this level from the dependent's boundary: the
-        // levels below are replayed first, as a restack does.
-        let onto = repo.predict_replay(&new_base, &stack_start, &pr.head_sha)?;
-        // A stop on a lower level's commit is that level's, reported there.
-        let conflict_in_lower = match onto.conflicts.first() {
-            Some(c) if i > 0 => repo.is_ancestor(&c.commit, &level_base)?,
-            _ => false,
-        };
         levels.push(LevelPlan {
-            conflict_in_lower,
+            conflict_in_lower: false,
             number: pr.number,
             branch: pr.head_ref.clone(),
             head: pr.head_sha.clone(),
@@ -360,9 +341,32 @@ pub fn plan(
             files: stat.files,
             additions: stat.additions,
             deletions: stat.deletions,
-            onto,
+            onto: ReplayPrediction {
+                commits: 0,
+                clean: true,
+                conflicts: Vec::new(),
+                final_conflicts: Vec::new(),
+            },
         });
         parent_old_head = pr.head_sha.clone();
+    }
+    // Replaying the stack level by level, as a restack does: the levels below first.
+    let ranges: Vec<(String, String)> = levels
+        .iter()
+        .map(|l| (l.old_base.clone(), l.head.clone()))
+        .collect();
+    let mut first_stop: Option<usize> = None;
+    for (i, (level, onto)) in levels
+        .iter_mut()
+        .zip(repo.predict_stack(&new_base, &ranges)?)
+        .enumerate()
+    {
+        if !onto.clean && first_stop.is_none() {
+            first_stop = Some(i);
+        }
+        // A stop on a lower level's commit is that level's, reported there.
+        level.conflict_in_lower = first_stop.is_some_and(|at| at < i);
+        level.onto = onto;
     }
     let regular_from = repo
         .merge_base(&new_base, &dep_head)?
@@ -397,6 +401,49 @@ pub fn plan(
         base_deletions: base_stat.deletions,
         overlapping_files,
     }))
+}
+
+/// Where the own commits of `pr` start when it does not contain its parent's head (the
+/// parent moved on, or was rewritten, after `pr` left it; `merge_base` is theirs). The
+/// commit the forge last recorded as `pr`'s base is the old parent tip when `pr` still
+/// contains it and it is newer than the merge base: a rewritten parent's old commits are
+/// then not taken for `pr`'s own.
+fn left_parent(
+    repo: &Repository,
+    merge_base: Option<String>,
+    pr: &PullRequest,
+) -> resolve_pr_git::Result<(String, Boundary)> {
+    let mb = merge_base.unwrap_or_else(|| pr.head_sha.clone());
+    let recorded = pr.base_sha.as_str();
+    if !recorded.is_empty()
+        && recorded != mb
+        && repo.has_commit(recorded)?
+        && repo.is_ancestor(recorded, &pr.head_sha)?
+        && repo.is_ancestor(&mb, recorded)?
+    {
+        Ok((recorded.to_owned(), Boundary::RecordedBase))
+    } else {
+        Ok((mb, Boundary::MergeBase))
+    }
+}
+
+/// `boundary` moved past trunk's commits: when `head`'s merge base with trunk is newer than
+/// `start` (the branch was rebased onto a newer trunk, by a force-push say, or trunk was
+/// merged into it), the branch's own commits start there, so no commit of trunk's is
+/// replayed as the branch's own.
+fn past_trunk(
+    repo: &Repository,
+    trunk: &str,
+    head: &str,
+    start: String,
+    boundary: Boundary,
+) -> resolve_pr_git::Result<(String, Boundary)> {
+    match repo.merge_base(trunk, head)? {
+        Some(with_trunk) if with_trunk != start && repo.is_ancestor(&start, &with_trunk)? => {
+            Ok((with_trunk, Boundary::Trunk))
+        }
+        _ => Ok((start, boundary)),
+    }
 }
 
 /// Where the base PR's own commits start: its merge base with the commit its target branch

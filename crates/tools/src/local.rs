@@ -335,18 +335,29 @@ pub(crate) fn branch_ref(branch: &str) -> String {
 /// also for PRs from forks) that are not present yet, and `branches` always (a branch moves),
 /// in one `git fetch`. Returns the commit each branch is at.
 pub(crate) fn fetch(local: &Local, prs: &[&PullRequest], branches: &[&str]) -> Result<Vec<String>> {
-    let mut refspecs = Vec::new();
-    for pr in prs {
-        if !local.repo.has_commit(&pr.head_sha)? {
-            refspecs.push((format!("refs/pull/{}/head", pr.number), pull_ref(pr.number)));
+    Ok(fetch_with_heads(local, prs, branches, &[])?.0)
+}
+
+/// [`fetch`], and in the same `git fetch` the head branches `heads` (of pull requests whose
+/// head is in this repository), which may be gone: also the commit each of them is at on the
+/// remote now (`None`: the remote has no such branch).
+pub(crate) fn fetch_with_heads(
+    local: &Local,
+    prs: &[&PullRequest],
+    branches: &[&str],
+    heads: &[&str],
+) -> Result<(Vec<String>, Vec<Option<String>>)> {
+    match fetch_refs(local, prs, branches, heads) {
+        Ok(()) => {}
+        // A head branch deleted since the forge listed it: fetch without the heads, and say
+        // of each one that it is gone (read below as `None`).
+        Err(resolve_pr_git::Error::MissingRemoteRef { .. }) if !heads.is_empty() => {
+            for head in heads {
+                local.repo.delete_ref(&branch_ref(head))?;
+            }
+            fetch_refs(local, prs, branches, &[])?;
         }
-    }
-    for branch in branches {
-        refspecs.push((format!("refs/heads/{branch}"), branch_ref(branch)));
-    }
-    refspecs.dedup();
-    if !refspecs.is_empty() {
-        local.repo.fetch(&local.remote, &refspecs)?;
+        Err(e) => return Err(e.into()),
     }
     for pr in prs {
         if !local.repo.has_commit(&pr.head_sha)? {
@@ -359,7 +370,7 @@ pub(crate) fn fetch(local: &Local, prs: &[&PullRequest], branches: &[&str]) -> R
             .with_suggestion("The branch may have been force-pushed since; call again."));
         }
     }
-    branches
+    let tips = branches
         .iter()
         .map(|b| {
             local.repo.read_ref(&branch_ref(b))?.ok_or_else(|| {
@@ -367,7 +378,36 @@ pub(crate) fn fetch(local: &Local, prs: &[&PullRequest], branches: &[&str]) -> R
                     .with_suggestion("Check the branch name (target_branch, onto_base).")
             })
         })
-        .collect()
+        .collect::<Result<Vec<String>>>()?;
+    let heads = heads
+        .iter()
+        .map(|h| Ok(local.repo.read_ref(&branch_ref(h))?))
+        .collect::<Result<Vec<Option<String>>>>()?;
+    Ok((tips, heads))
+}
+
+/// One `git fetch` of the PR heads `prs` that are missing, and of `branches` and `heads`.
+fn fetch_refs(
+    local: &Local,
+    prs: &[&PullRequest],
+    branches: &[&str],
+    heads: &[&str],
+) -> resolve_pr_git::Result<()> {
+    let mut refspecs = Vec::new();
+    for pr in prs {
+        if !local.repo.has_commit(&pr.head_sha)? {
+            refspecs.push((format!("refs/pull/{}/head", pr.number), pull_ref(pr.number)));
+        }
+    }
+    for branch in branches.iter().chain(heads) {
+        refspecs.push((format!("refs/heads/{branch}"), branch_ref(branch)));
+    }
+    refspecs.sort();
+    refspecs.dedup();
+    if !refspecs.is_empty() {
+        local.repo.fetch(&local.remote, &refspecs)?;
+    }
+    Ok(())
 }
 
 /// The PR whose head is the checkout's current branch (as `gh pr view` chooses), for a call

@@ -571,7 +571,43 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
         let local = local::locate(&git, &settings, directory.as_deref(), &plan_input.dependent, &repo_ref)?;
         let mut prs: Vec<&PullRequest> = vec![&plan_input.base, &plan_input.dependent];
         prs.extend(plan_input.above.iter());
-        let trunk = local::fetch(&local, &prs, &[&plan_input.trunk_branch])?.remove(0);
+        // The branches that move (and an open base's, which they move onto), as the remote
+        // has them now, beside the heads the forge reported.
+        let checked: Vec<&PullRequest> = std::iter::once(&plan_input.dependent)
+            .chain(plan_input.above.iter())
+            .chain((plan_input.base.state == PrState::Open).then_some(&plan_input.base))
+            .filter(|p| !p.is_from_fork())
+            .collect();
+        let head_branches: Vec<&str> = checked.iter().map(|p| p.head_ref.as_str()).collect();
+        let (mut trunk, tips) =
+            local::fetch_with_heads(&local, &prs, &[&plan_input.trunk_branch], &head_branches)?;
+        let trunk = trunk.remove(0);
+        let remote_name = local.remote.clone();
+        let tips: Vec<(u64, BranchTip)> = checked
+            .iter()
+            .zip(tips)
+            .map(|(pr, tip)| Ok((pr.number, branch_tip(&local.repo, pr, tip, &remote_name)?)))
+            .collect::<Result<_>>()?;
+        let mut stack_notes = Vec::new();
+        let mut moved = Vec::new();
+        let mut plan_input = plan_input;
+        for (number, tip) in tips {
+            match tip {
+                BranchTip::AsReported => {}
+                BranchTip::Ahead { tip, note } => {
+                    stack_notes.push(note);
+                    for pr in std::iter::once(&mut plan_input.dependent)
+                        .chain(plan_input.above.iter_mut())
+                        .chain(std::iter::once(&mut plan_input.base))
+                    {
+                        if pr.number == number {
+                            pr.head_sha = tip.clone();
+                        }
+                    }
+                }
+                BranchTip::Moved(why) => moved.push(why),
+            }
+        }
         let input = PlanInput { trunk, ..plan_input };
         let plan = match stack::plan(&local.repo, &input)? {
             Ok(plan) => plan,
@@ -596,8 +632,24 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
         let started = now();
         if rollback {
             outcome = Some(do_rollback(&local, &plan, &mut steps));
+        } else if execute && !moved.is_empty() {
+            // Restacked from the forge's old view, a rewritten branch would get the commits
+            // it no longer has (or trunk's) replayed back onto it and pushed.
+            let detail = format!(
+                "nothing was changed: {}. Call again once the forge shows the new head(s).",
+                moved.join("; ")
+            );
+            steps.push(StepReport {
+                step: "restack".to_owned(),
+                status: "failed".to_owned(),
+                detail: detail.clone(),
+            });
+            outcome = Some(Err(detail));
         } else if execute {
             outcome = Some(do_execute(&local, &plan, strategy.0, push, &mut steps));
+        }
+        if !execute {
+            stack_notes.extend(moved.iter().map(|m| format!("The plan is the forge's view, but {m}.")));
         }
         let remote = if local.place.is_checkout() {
             local.remote.clone()
@@ -613,6 +665,7 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
             remote,
             place: local.place.describe(),
             note: local.note,
+            stack_notes,
             trunk: input.trunk,
         })
     })
@@ -621,6 +674,7 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
     if let Some(n) = work.note.take() {
         notes.push(n);
     }
+    notes.append(&mut work.stack_notes);
 
     // Retarget after a successful push, before anything deletes the parent branch.
     let merged = base.state == PrState::Merged;
@@ -681,7 +735,53 @@ struct LocalWork {
     remote: String,
     place: String,
     note: Option<String>,
+    /// What the remote's branches said beside the forge's heads (ahead, moved).
+    stack_notes: Vec<String>,
     trunk: String,
+}
+
+/// A stack branch on the remote, beside the head its pull request reports.
+enum BranchTip {
+    AsReported,
+    /// Pushed to after the forge's answer (it contains the reported head): planned at `tip`.
+    Ahead { tip: String, note: String },
+    /// Rewritten (it no longer contains the reported head) or gone: never restacked.
+    Moved(String),
+}
+
+/// How the branch of `pr` on the remote (`tip`, just fetched; `None`: gone) stands to the
+/// head the forge reported for it.
+fn branch_tip(
+    repo: &resolve_pr_git::Repository,
+    pr: &PullRequest,
+    tip: Option<String>,
+    remote: &str,
+) -> Result<BranchTip> {
+    Ok(match tip {
+        Some(tip) if tip == pr.head_sha => BranchTip::AsReported,
+        Some(tip) if repo.is_ancestor(&pr.head_sha, &tip)? => BranchTip::Ahead {
+            note: format!(
+                "{} (#{}) is at {} on {remote}, ahead of the head {} the forge reports (a push                  it has not shown yet): planned from {}.",
+                pr.head_ref,
+                pr.number,
+                short(&tip),
+                short(&pr.head_sha),
+                short(&tip)
+            ),
+            tip,
+        },
+        Some(tip) => BranchTip::Moved(format!(
+            "{} (#{}) moved: it is at {} on {remote}, which does not contain {}, the head the              forge reports (force-pushed since)",
+            pr.head_ref,
+            pr.number,
+            short(&tip),
+            short(&pr.head_sha)
+        )),
+        None => BranchTip::Moved(format!(
+            "{} (#{}) no longer exists on {remote}",
+            pr.head_ref, pr.number
+        )),
+    })
 }
 
 fn same_repo(a: &PrRef, b: &PrRef) -> bool {
@@ -761,7 +861,7 @@ fn choose(plan: &StackPlan, use_onto: Option<bool>) -> (Strategy, String, bool, 
         "A plain rebase replays {} commit(s){}{}.",
         plan.regular_commits,
         if regular_extra > 0 {
-            format!(", {regular_extra} of them the base PR's")
+            format!(", {regular_extra} of them not the dependent's own")
         } else {
             String::new()
         },
@@ -789,6 +889,18 @@ fn choose(plan: &StackPlan, use_onto: Option<bool>) -> (Strategy, String, bool, 
             if regular_clean { "" } else { " and conflict" }
         );
         return (Strategy::Onto, reason, false, considerations);
+    }
+    if dep.boundary == Boundary::Trunk && regular_extra > 0 {
+        return (
+            Strategy::Onto,
+            format!(
+                "The dependent holds trunk's commits newer than where it left its base (rebased \
+                 onto trunk, or trunk merged in): a plain rebase would replay {regular_extra} of \
+                 them as its own; --onto replays only its {own} commit(s)."
+            ),
+            false,
+            considerations,
+        );
     }
     if dep.boundary != Boundary::ParentHead && !regular_clean && onto_clean {
         return (
@@ -1352,6 +1464,14 @@ fn output(
             short(&base.head_sha),
             dependent.number,
             short(&dep.old_base)
+        ));
+    } else if dep.boundary == Boundary::Trunk {
+        issues.push(format!(
+            "#{} holds {}'s commits up to {}: its own commits are taken to start there, so              none of {}'s is replayed as its own",
+            dependent.number,
+            trunk_name,
+            short(&dep.old_base),
+            trunk_name
         ));
     } else if dep.boundary == Boundary::MergeBase {
         issues.push(format!(

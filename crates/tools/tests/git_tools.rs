@@ -1564,6 +1564,288 @@ async fn readiness_of_a_clean_pr_with_a_lazy_forge(flavor: Flavor) {
     assert_eq!(out["ready_to_merge"], true, "{out:#}");
 }
 
+/// Execute and push on the stack of `s`, with the simulator's PRs as `stack_sim` sets them.
+async fn execute_and_push(
+    flavor: Flavor,
+    sim: &SimHandle,
+    ctx: &Context,
+    checkout: &Path,
+) -> Value {
+    call(
+        ctx,
+        "manage_stacked_prs",
+        json!({
+            "base_pr": pr(flavor, sim, 1), "dependent_pr": pr(flavor, sim, 2),
+            "directory": checkout, "execute": true, "push": true,
+        }),
+    )
+    .await
+    .expect("answers")
+}
+
+/// The steps an execute reported, as `status step: detail` lines.
+fn steps_of(out: &Value) -> String {
+    out["automation"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| format!("{} {}: {}", s["status"], s["step"], s["detail"]))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A stand-in git that runs the shell command `before` once, just before the tool's first
+/// `git <verb>`, then the real git for everything: what happens on the remote between the
+/// forge's answer and the tool's own git work.
+fn git_that_first(bin: &Path, verb: &str, before: &str) -> PathBuf {
+    let stand_in = bin.join("git");
+    let once = bin.join("ran");
+    resolve_pr_testkit::write_script(
+        &stand_in,
+        &format!(
+            "#!/bin/sh\nif [ \"$1\" = {verb} ] && [ ! -e '{once}' ]; then touch '{once}'; {before}; fi\nexec git \"$@\"\n",
+            once = once.display()
+        ),
+    );
+    stand_in
+}
+
+/// Moves `branch` of the served repository to `commit` (which it must already hold).
+fn move_remote_branch(w: &World, branch: &str, commit: &str) -> String {
+    format!(
+        "git --git-dir='{}' update-ref refs/heads/{branch} {commit}",
+        w.bare.display()
+    )
+}
+
+/// Someone force-pushed the dependent's branch after the forge answered and before the
+/// tool fetched: the branch no longer contains the head the forge reported, so it is never
+/// restacked from the forge's view (that replays commits the branch no longer has back onto
+/// it): a plan says the branch moved; execute says so and changes nothing, here or on the
+/// remote.
+async fn a_force_pushed_branch_is_never_restacked_from_the_forges_old_view(flavor: Flavor) {
+    for execute in [false, true] {
+        let s = stack_world(Landing::Squash);
+        s.w.switch("rewrite", Some("feature-b"));
+        git(
+            &s.w.build,
+            &["commit", "-q", "--amend", "-m", "B: b.txt, amended"],
+        );
+        let rewritten = s.w.head();
+        s.w.switch("main", None);
+        git(
+            &s.w.build,
+            &["push", "-q", s.w.bare.to_str().unwrap(), "rewrite"],
+        );
+        let sim = stack_sim(flavor, &s).await;
+        let checkout = s.w.checkout(&sim, "main");
+        let bin = tempfile::tempdir().unwrap();
+        let mut ctx = tool_ctx(flavor, &sim, &s.w, None);
+        ctx.local.git = Some(git_that_first(
+            bin.path(),
+            "fetch",
+            &move_remote_branch(&s.w, "feature-b", &rewritten),
+        ));
+        let out = call(
+            &ctx,
+            "manage_stacked_prs",
+            json!({
+                "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2),
+                "directory": checkout, "execute": execute, "push": execute,
+            }),
+        )
+        .await
+        .expect("answers");
+        let moved = format!(
+            "feature-b (#2) moved: it is at {} on origin, which does not contain {}",
+            &rewritten[..7],
+            &s.b[..7]
+        );
+        if !execute {
+            let note = out["note"].as_str().unwrap_or_default();
+            assert!(note.contains(&moved), "{out:#}");
+            continue;
+        }
+        assert_eq!(out["automation"]["status"], "failed", "{out:#}");
+        let steps = steps_of(&out);
+        assert!(
+            steps.contains(&format!("nothing was changed: {moved}")),
+            "{steps}"
+        );
+        assert_eq!(
+            s.w.remote_branch("feature-b"),
+            rewritten,
+            "the other push stays"
+        );
+        assert_eq!(s.w.remote_branch("feature-c"), s.c);
+        let refs = git(&checkout, &["for-each-ref", "refs/resolve-pr/restack/"]);
+        assert_eq!(refs, "", "nothing restacked");
+    }
+}
+
+/// The dependent's author rebased it onto a newer trunk (a force-push the forge reports):
+/// trunk's commits in it are not the dependent's own, so the restack onto the open base
+/// replays its two commits only; the PR above it, still on the old head, starts after the
+/// base the forge recorded for it.
+async fn a_dependent_rebased_onto_trunk_replays_none_of_trunks_commits(flavor: Flavor) {
+    let s = stack_world(Landing::Open);
+    let w = &s.w;
+    let trunk_commit = w.commit(&[("h.txt", Some("trunk moves on\n"))], "trunk moves on");
+    w.switch("feature-b", None);
+    git(&w.build, &["rebase", "-q", "--onto", "main", &s.a]);
+    let rebased = w.head();
+    w.switch("main", None);
+    w.publish(&[(1, &s.a), (2, &rebased), (3, &s.c)]);
+    let pulls = [
+        Pull {
+            number: 1,
+            head: "feature-a",
+            head_sha: &s.a,
+            base: "main",
+            base_sha: &s.main_before,
+            state: "open",
+            merge_commit: None,
+            mergeable: None,
+        },
+        Pull {
+            number: 2,
+            head: "feature-b",
+            head_sha: &rebased,
+            base: "feature-a",
+            base_sha: &s.a,
+            state: "open",
+            merge_commit: None,
+            mergeable: None,
+        },
+        Pull {
+            number: 3,
+            head: "feature-c",
+            head_sha: &s.c,
+            base: "feature-b",
+            base_sha: &s.b,
+            state: "open",
+            merge_commit: None,
+            mergeable: None,
+        },
+    ];
+    let sim = start(flavor, w, &pulls).await;
+    let checkout = w.checkout(&sim, "main");
+    let ctx = tool_ctx(flavor, &sim, w, None);
+    let out = execute_and_push(flavor, &sim, &ctx, &checkout).await;
+    assert_eq!(out["automation"]["status"], "completed", "{out:#}");
+    assert!(
+        out["issues"]
+            .to_string()
+            .contains("its own commits are taken to start there"),
+        "{out:#}"
+    );
+    let (a, b, c) = (
+        w.remote_branch("feature-a"),
+        w.remote_branch("feature-b"),
+        w.remote_branch("feature-c"),
+    );
+    assert_eq!(
+        git(&w.bare, &["rev-list", "--count", &format!("{a}..{b}")]),
+        "2"
+    );
+    assert_eq!(
+        git(&w.bare, &["rev-list", "--count", &format!("{b}..{c}")]),
+        "1"
+    );
+    let touched = git(
+        &w.bare,
+        &["log", "--format=%s", "--name-only", &format!("{a}..{c}")],
+    );
+    assert!(
+        !touched.contains("h.txt"),
+        "trunk's commit was replayed: {touched}"
+    );
+    assert!(
+        !Command::new("git")
+            .args(["merge-base", "--is-ancestor", &trunk_commit, &c])
+            .current_dir(&w.bare)
+            .status()
+            .unwrap()
+            .success()
+    );
+}
+
+/// A colleague pushes to the dependent's branch while execute runs (between its fetch and
+/// its push): the lease on the head it restacked refuses the push, the colleague's commit
+/// stays, and the other branch of the atomic push does not move either.
+async fn a_colleagues_push_during_execute_is_kept_by_the_lease(flavor: Flavor) {
+    let s = stack_world(Landing::Squash);
+    s.w.switch("colleague", Some("feature-b"));
+    let colleague =
+        s.w.commit(&[("colleague.txt", Some("mine\n"))], "colleague's fix");
+    s.w.switch("main", None);
+    git(
+        &s.w.build,
+        &["push", "-q", s.w.bare.to_str().unwrap(), "colleague"],
+    );
+    let sim = stack_sim(flavor, &s).await;
+    let checkout = s.w.checkout(&sim, "main");
+    let bin = tempfile::tempdir().unwrap();
+    let mut ctx = tool_ctx(flavor, &sim, &s.w, None);
+    ctx.local.git = Some(git_that_first(
+        bin.path(),
+        "push",
+        &move_remote_branch(&s.w, "feature-b", &colleague),
+    ));
+    let out = execute_and_push(flavor, &sim, &ctx, &checkout).await;
+    assert_eq!(out["automation"]["status"], "failed", "{out:#}");
+    let steps = steps_of(&out);
+    assert!(steps.contains("\"failed\" \"push\""), "{steps}");
+    assert_eq!(
+        s.w.remote_branch("feature-b"),
+        colleague,
+        "the colleague's push stays"
+    );
+    assert_eq!(s.w.remote_branch("feature-c"), s.c, "all or nothing");
+}
+
+/// Someone pushed to the dependent's branch after the forge answered and before the tool
+/// fetched: the branch contains the head the forge reported, so it is planned and restacked
+/// from its tip, the new commit with it, under a lease on that tip.
+async fn a_push_the_forge_has_not_shown_is_restacked_with_the_branch(flavor: Flavor) {
+    let s = stack_world(Landing::Squash);
+    s.w.switch("late", Some("feature-b"));
+    let pushed =
+        s.w.commit(&[("late.txt", Some("late\n"))], "B: a late push");
+    s.w.switch("main", None);
+    git(
+        &s.w.build,
+        &["push", "-q", s.w.bare.to_str().unwrap(), "late"],
+    );
+    let sim = stack_sim(flavor, &s).await;
+    let checkout = s.w.checkout(&sim, "main");
+    let bin = tempfile::tempdir().unwrap();
+    let mut ctx = tool_ctx(flavor, &sim, &s.w, None);
+    ctx.local.git = Some(git_that_first(
+        bin.path(),
+        "fetch",
+        &move_remote_branch(&s.w, "feature-b", &pushed),
+    ));
+    let out = execute_and_push(flavor, &sim, &ctx, &checkout).await;
+    assert_eq!(out["automation"]["status"], "completed", "{out:#}");
+    assert!(
+        out["note"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("ahead of the head"),
+        "{out:#}"
+    );
+    let main = s.w.remote_branch("main");
+    let b = s.w.remote_branch("feature-b");
+    assert_eq!(
+        git(&s.w.bare, &["rev-list", "--count", &format!("{main}..{b}")]),
+        "3"
+    );
+    assert_eq!(git(&s.w.bare, &["show", &format!("{b}:late.txt")]), "late");
+    let c = s.w.remote_branch("feature-c");
+    assert_eq!(git(&s.w.bare, &["rev-parse", &format!("{c}^")]), b);
+}
+
 on_both_forges_mt!(
     readiness_merges_locally_when_the_forge_has_not,
     readiness_of_a_clean_pr_with_a_lazy_forge,
@@ -1586,4 +1868,8 @@ on_both_forges_mt!(
     a_stale_local_branch_stops_the_commands_before_the_push,
     a_rewritten_base_is_not_replayed,
     a_missing_branch_is_a_user_error,
+    a_force_pushed_branch_is_never_restacked_from_the_forges_old_view,
+    a_dependent_rebased_onto_trunk_replays_none_of_trunks_commits,
+    a_colleagues_push_during_execute_is_kept_by_the_lease,
+    a_push_the_forge_has_not_shown_is_restacked_with_the_branch,
 );
