@@ -449,6 +449,46 @@ ORPHAN_LANGUAGES = ["python", "typescript", "rust"]
 # build scripts and proc-macros with its own `cargo check` while it loads a workspace (about
 # 25 s on this repository), and those processes must not outlive it either.
 SLOW_BUILD_SCRIPT = "fn main() {\n    std::thread::sleep(std::time::Duration::from_secs(300));\n}\n"
+# What its daemon's command line says, to be found in /proc.
+ESCAPEE = "resolve-pr-escapee"
+
+
+def escaping_build_script(clear_environment: bool) -> str:
+    """A slow build script that first starts a daemon leaving its process group and session
+    (setsid), and, if asked, clearing its environment too (env -i)."""
+    argv = ["setsid", *(["env", "-i"] if clear_environment else []), "/bin/sh", "-c", f"sleep 300; : {ESCAPEE}"]
+    args = ", ".join(json.dumps(a) for a in argv[1:])
+    return (
+        "fn main() {\n"
+        f"    let _ = std::process::Command::new({json.dumps(argv[0])}).args([{args}])\n"
+        "        .stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null())\n"
+        "        .stderr(std::process::Stdio::null()).spawn();\n"
+        "    std::thread::sleep(std::time::Duration::from_secs(300));\n"
+        "}\n"
+    )
+
+
+def escapees() -> set[int]:
+    """The escaped daemon's shell, and every process of its session (its sleep)."""
+    found = set()
+    sessions = set()
+    for pid in all_pids():
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        if ESCAPEE.encode() in cmdline and alive(pid):
+            found.add(pid)
+            sessions.add(int(stat.rsplit(")", 1)[1].split()[3]))
+    for pid in all_pids():
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[3]) in sessions and alive(pid):
+            found.add(pid)
+    return found
 
 
 def members_matching(groups: set[int], needle: str) -> list[int]:
@@ -463,17 +503,33 @@ def members_matching(groups: set[int], needle: str) -> list[int]:
     return found
 
 
+@pytest.mark.parametrize("containment", ["cgroup", "group-and-mark"])
 def test_no_language_server_survives_a_killed_mcp_server(
-    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], containment: str
 ) -> None:
     """The issue's check: `kill -9` the MCP server, and no language server (nor any process it
-    started: tsserver under typescript-language-server, rust-analyzer's proc-macro server, and
-    the cargo build of a build script still running) is left running."""
+    started: tsserver under typescript-language-server, rust-analyzer's proc-macro server, the
+    cargo build of a build script still running, and a daemon that build script started with
+    setsid, out of every process group) is left running. With cgroups (where this machine
+    lets resolve-pr make them) the daemon also clears its environment; without
+    (RESOLVE_PR_NO_CGROUP), it keeps the mark it inherited, which is what finds it."""
     if not Path("/proc/self/stat").exists():
         pytest.skip("needs Linux's /proc to see process groups")
-    env = lsp_env(home)
+    # The checkouts are trusted: rust-analyzer builds their build scripts only then.
+    extra = {"RESOLVE_PR_TRUST": str(tmp_path / "work")}
+    if containment == "group-and-mark":
+        extra["RESOLVE_PR_NO_CGROUP"] = "1"
+    env = lsp_env(home, extra)
     projects = {language: copy_project(language, tmp_path) for language in ORPHAN_LANGUAGES}
-    (projects["rust"] / "build.rs").write_text(SLOW_BUILD_SCRIPT)
+    if containment == "cgroup":
+        health = subprocess.run(
+            [str(RESOLVE_PR_BIN), "tool", "health_check", json.dumps({"directory": str(tmp_path / "work")})],
+            env=env, capture_output=True, text=True, timeout=120,
+        )
+        assert health.returncode == 0, health.stdout + health.stderr
+        if not json.loads(health.stdout)["escapes"].startswith("nothing"):
+            pytest.skip("this machine gives resolve-pr no cgroup v2 to contain servers in")
+    (projects["rust"] / "build.rs").write_text(escaping_build_script(clear_environment=containment == "cgroup"))
     languages = []
     skipped = []
     for language, project in projects.items():
@@ -530,7 +586,13 @@ def test_no_language_server_survives_a_killed_mcp_server(
                 assert time.monotonic() < waited + 120, "rust-analyzer never ran the sample's build script"
                 time.sleep(0.2)
             steps.append(f"rust-analyzer's build script running {time.monotonic() - waited:.1f} s later")
-        tracked = set(servers) | group_members(groups)
+            while not escapees():
+                assert time.monotonic() < waited + 30, "the build script's daemon never started"
+                time.sleep(0.1)
+            escaped = escapees()
+            assert not escaped & group_members(groups), "the daemon did not leave the process group"
+            steps.append(f"its setsid daemon running outside every group: {sorted(escaped)}")
+        tracked = set(servers) | group_members(groups) | escapees()
 
         def owner(pid: int) -> str:
             stat = proc_stat(pid)
@@ -549,7 +611,7 @@ def test_no_language_server_survives_a_killed_mcp_server(
         deadline = killed + ORPHAN_DEADLINE
         while True:
             # What was seen before, and anything the groups started since.
-            survivors = {p for p in tracked if alive(p)} | group_members(groups)
+            survivors = {p for p in tracked if alive(p)} | group_members(groups) | escapees()
             if not survivors or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
@@ -565,9 +627,47 @@ def test_no_language_server_survives_a_killed_mcp_server(
             server.proc.kill()
             server.proc.wait()
         # Leave nothing behind on the machine, whatever the test found.
-        for pid in group_members(groups):
+        for pid in group_members(groups) | escapees():
             try:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
         server.log.close()
+
+
+def test_an_untrusted_checkout_cannot_choose_the_rust_toolchain(home: Path, tmp_path: Path) -> None:
+    """A `rust-toolchain.toml` whose toolchain `path` lies in the checkout names the programs
+    rustup runs there, rust-analyzer itself included. Untrusted (not the server's directory,
+    not in RESOLVE_PR_TRUST), the toolchain is pinned: none of them runs and the answer is
+    right. Trusted, they run (and, being canaries, fail). RUSTUP_TOOLCHAIN is not passed on,
+    as in a shell where rustup's own cargo did not set it."""
+    env = lsp_env(home)
+    env.pop("RUSTUP_TOOLCHAIN", None)
+    project = copy_project("rust", tmp_path)
+    require_server(env, "rust", project)
+    if shutil.which("rustup", path=env["PATH"]) is None:
+        pytest.skip("rust-analyzer is not run through rustup here")
+    for program in ("rust-analyzer", "cargo", "rustc"):
+        fake = project / "toolchain" / "bin" / program
+        fake.parent.mkdir(parents=True, exist_ok=True)
+        fake.write_text(f"#!/bin/sh\ntouch '{project}/CANARY-{program}'\nexit 1\n")
+        fake.chmod(0o755)
+    (project / "rust-toolchain.toml").write_text(f'[toolchain]\npath = "{project / "toolchain"}"\n')
+    query = next(q for q in expectations("rust")["queries"] if q["tool"] == "find_definition")
+    args = json.dumps({**query["args"], "directory": str(project)})
+
+    def sung() -> list[str]:
+        return sorted(p.name for p in project.glob("CANARY-*"))
+
+    untrusted = subprocess.run(
+        [str(RESOLVE_PR_BIN), "tool", "find_definition", args],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=180,
+    )
+    assert untrusted.returncode == 0, untrusted.stdout + untrusted.stderr
+    assert mismatch(json.loads(untrusted.stdout), query["expect"], query.get("text_extra")) == []
+    assert sung() == [], "an untrusted checkout chose the toolchain"
+    trusted = subprocess.run(
+        [str(RESOLVE_PR_BIN), "tool", "find_definition", args],
+        env={**env, "RESOLVE_PR_TRUST": str(project)}, cwd=tmp_path, capture_output=True, text=True, timeout=180,
+    )
+    assert "CANARY-rust-analyzer" in sung(), trusted.stdout + trusted.stderr

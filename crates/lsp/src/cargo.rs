@@ -17,27 +17,39 @@ use crate::nav::{Diag, Loc, Pos, Span};
 /// diagnostics, far less than the whole workspace on a cold cache.
 pub async fn check(root: &Path, package: Option<&str>, timeout: Duration) -> Result<Vec<Diag>> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = tokio::process::Command::new(cargo);
-    command.arg("check");
+    let mut args = vec!["check".to_owned()];
     match package {
-        Some(p) => command.args(["--package", p]),
-        None => command.arg("--workspace"),
+        Some(p) => args.extend(["--package".to_owned(), p.to_owned()]),
+        None => args.push("--workspace".to_owned()),
     };
+    args.extend(["--all-targets", "--message-format=json", "--quiet"].map(str::to_owned));
+    // Contained as the servers are (its own group, cgroup and mark, with a watchdog): killed
+    // with this process, its rustc and build scripts (and what they leave behind) do not run
+    // on.
+    let containment = crate::contain::Containment::new();
+    let mut command = containment.command(Path::new(&cargo), &args);
     command
-        .args(["--all-targets", "--message-format=json", "--quiet"])
         .current_dir(root)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true);
-    // In a process group of its own with a watchdog, as the servers are: killed with this
-    // process, its rustc and build scripts do not run on.
     #[cfg(unix)]
     command.process_group(0);
     let child = command
         .spawn()
         .map_err(|e| Error::Io(format!("cargo check could not run: {e}")))?;
-    let _watchdog = child.id().and_then(|pid| crate::client::watchdog(pid).ok());
+    let leader = child.id();
+    let _watchdog = leader.and_then(|pid| containment.watchdog(pid).ok());
+    // Whatever ends the wait (an answer, the timeout, the call dropped), nothing of the check
+    // outlives it.
+    struct Reap<'a>(&'a crate::contain::Containment, Option<u32>);
+    impl Drop for Reap<'_> {
+        fn drop(&mut self) {
+            self.0.kill(self.1);
+        }
+    }
+    let _reap = Reap(&containment, leader);
     let output = match tokio::time::timeout(timeout, child.wait_with_output()).await {
         Ok(Ok(output)) => output,
         Ok(Err(e)) => return Err(Error::Io(format!("cargo check could not run: {e}"))),

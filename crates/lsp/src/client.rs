@@ -4,15 +4,18 @@
 //! and rust-analyzer's `experimental/serverStatus` tracked so "indexing" is what the server
 //! said, published diagnostics kept, and documents opened and changed by version.
 //!
-//! The server runs in its own process group, which is killed with it: helpers it starts
-//! (tsserver under typescript-language-server) go too. When this process dies without a
-//! word, the server reads the end of its stdin and exits (every server in the registry
-//! does), but what it started need not: rust-analyzer leaves the `cargo check` that builds
-//! build scripts and proc-macros running. So each group also holds a watchdog, a shell that
-//! waits for the end of a pipe only this process writes to, and then kills the group
-//! (tests/e2e/test_code_tools.py kills the MCP server with SIGKILL and checks).
+//! The server runs contained ([`crate::contain`]): its own process group, a cgroup of its own
+//! where one can be made, and a mark in the environment of everything it starts; all of it
+//! is killed with the server: helpers it starts (tsserver under typescript-language-server)
+//! and what they leave behind (a build script's `setsid` daemon) go too. When this process
+//! dies without a word, the server reads the end of its stdin and exits (every server in the
+//! registry does), but what it started need not: rust-analyzer leaves the `cargo check` that
+//! builds build scripts and proc-macros running. So each server also has a watchdog, a shell
+//! that waits for the end of a pipe only this process writes to, and then kills the whole
+//! containment (tests/e2e/test_code_tools.py kills the MCP server with SIGKILL and checks).
 
 use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -25,6 +28,7 @@ use tokio::io::{AsyncReadExt, BufReader};
 use tokio::process::Child;
 use tokio::sync::{mpsc, oneshot, watch};
 
+use crate::contain::Containment;
 use crate::error::{Error, Result};
 use crate::transport;
 use crate::uri;
@@ -55,6 +59,9 @@ pub struct ClientConfig {
     pub initialization_options: Option<Value>,
     /// What `workspace/configuration` answers, by section (`"rust-analyzer"`, `"python"`).
     pub settings: Value,
+    /// Variables set for the server and everything it starts (an untrusted checkout's
+    /// hardening: `crate::trust`).
+    pub env: Vec<(String, OsString)>,
     /// The server reports readiness through `experimental/serverStatus` (rust-analyzer);
     /// until its first report it counts as indexing.
     pub reports_status: bool,
@@ -119,8 +126,10 @@ struct Inner {
     documents: tokio::sync::Mutex<HashMap<PathBuf, Document>>,
     pid: Option<u32>,
     child: Mutex<Option<Child>>,
-    /// Kills the server's group when this process is gone; see [`watchdog`]. Held for its
-    /// stdin: dropping it (with the client) closes the pipe, which fires it too.
+    /// The server's process group, cgroup and mark, killed whole.
+    containment: Containment,
+    /// Kills the containment when this process is gone; see [`Containment::watchdog`]. Held
+    /// for its stdin: dropping it (with the client) closes the pipe, which fires it too.
     _watchdog: Option<Child>,
     stderr_tail: Arc<Mutex<Vec<u8>>>,
     request_timeout: Duration,
@@ -132,7 +141,7 @@ struct Inner {
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        kill_group(self.pid);
+        self.kill_all();
     }
 }
 
@@ -148,9 +157,10 @@ pub struct Client {
 impl Client {
     /// Starts the server and completes `initialize`/`initialized`.
     pub async fn start(config: ClientConfig) -> Result<Client> {
-        let mut command = tokio::process::Command::new(&config.program);
+        let containment = Containment::new();
+        let mut command = containment.command(&config.program, &config.args);
         command
-            .args(&config.args)
+            .envs(config.env.iter().map(|(k, v)| (k, v)))
             .current_dir(&config.root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -170,13 +180,13 @@ impl Client {
                 message: "its standard streams could not be opened".to_owned(),
             });
         };
-        let watchdog = child.id().and_then(|pid| match watchdog(pid) {
+        let watchdog = child.id().and_then(|pid| match containment.watchdog(pid) {
             Ok(w) => Some(w),
             Err(e) => {
                 tracing::warn!(
                     server = config.name,
                     error = %e,
-                    "no watchdog for the server's process group: what it starts may outlive \
+                    "no watchdog for the server: what it starts may outlive \
                      this process if it is killed"
                 );
                 None
@@ -200,6 +210,7 @@ impl Client {
             documents: tokio::sync::Mutex::new(HashMap::new()),
             pid: child.id(),
             child: Mutex::new(Some(child)),
+            containment,
             _watchdog: watchdog,
             stderr_tail: Arc::new(Mutex::new(Vec::new())),
             request_timeout: config.request_timeout,
@@ -300,6 +311,11 @@ impl Client {
     /// The version the server gave in `initialize`, if it gave one.
     pub fn server_version(&self) -> Option<&str> {
         self.server_version.as_deref()
+    }
+
+    /// The cgroup the server runs in, when it runs in one of its own.
+    pub fn cgroup(&self) -> Option<&Path> {
+        self.inner.containment.cgroup()
     }
 
     pub fn pid(&self) -> Option<u32> {
@@ -653,13 +669,13 @@ impl Client {
             }
         }
         // Helpers the server started (tsserver) may outlive it.
-        kill_group(self.inner.pid);
+        self.inner.kill_all();
         self.inner.mark_exited("shut down".to_owned());
     }
 
-    /// Kills the server's process group now.
+    /// Kills the server and everything it started now.
     pub fn kill(&self, why: &str) {
-        kill_group(self.inner.pid);
+        self.inner.kill_all();
         self.inner.mark_exited(why.to_owned());
     }
 
@@ -712,7 +728,7 @@ impl Drop for InFlight {
                     id,
                     "a cancelled request was not answered; killing the server"
                 );
-                kill_group(inner.pid);
+                inner.kill_all();
                 inner.mark_exited(format!(
                     "killed: it did not answer a cancelled request within {} s",
                     grace.as_secs()
@@ -744,6 +760,11 @@ impl Inner {
 
     fn forget_diagnostics(&self, path: &Path) {
         self.diagnostics().remove(path);
+    }
+
+    /// Kills the server, its group, its cgroup and every process with its mark.
+    fn kill_all(&self) {
+        self.containment.kill(self.pid);
     }
 
     fn mark_exited(&self, why: String) {
@@ -926,8 +947,8 @@ async fn read_loop(inner: Weak<Inner>, mut stdout: BufReader<tokio::process::Chi
         } else {
             format!("{why}; it last printed: {last}")
         });
-        // Reap it, and anything it left in its group.
-        kill_group(inner.pid);
+        // Reap it, and anything it left behind.
+        inner.kill_all();
     }
 }
 
@@ -985,34 +1006,6 @@ fn signal_group(pid: Option<u32>, signal: rustix::process::Signal) {
         return;
     };
     let _ = rustix::process::kill_process_group(pid, signal);
-}
-
-fn kill_group(pid: Option<u32>) {
-    signal_group(pid, rustix::process::Signal::KILL);
-}
-
-/// Starts the watchdog of the server `pid` (the leader of its process group): a shell in that
-/// group that reads its stdin, a pipe only this process holds, and when it ends (this
-/// process exited or was killed, even by SIGKILL, or the client was dropped) kills the whole
-/// group, itself included. A server exits at the end of its own stdin, but helpers it
-/// started need not (rust-analyzer's `cargo check` building build scripts ran on after
-/// rust-analyzer had gone). Shell builtins only, so it needs no PATH. Killing the group the
-/// usual way kills the watchdog with it; while it lives, the group's id cannot be reused.
-#[cfg(unix)]
-pub(crate) fn watchdog(pid: u32) -> std::io::Result<Child> {
-    let group = i32::try_from(pid).map_err(std::io::Error::other)?;
-    tokio::process::Command::new("/bin/sh")
-        .args(["-c", "while read -r _; do :; done; kill -s KILL 0"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(group)
-        .spawn()
-}
-
-#[cfg(not(unix))]
-pub(crate) fn watchdog(_pid: u32) -> std::io::Result<Child> {
-    Err(std::io::Error::other("process groups are a Unix feature"))
 }
 
 /// The resident memory of every process in the group led by `pid` (Linux's /proc).
@@ -1118,7 +1111,7 @@ mod tests {
             .spawn()
             .unwrap();
         let group = leader.id().unwrap();
-        let dog = watchdog(group).unwrap();
+        let dog = Containment::new().watchdog(group).unwrap();
         let deadline = Instant::now() + Duration::from_secs(10);
         // The leader, its sleep, and the watchdog.
         while live_members(group).len() < 3 {

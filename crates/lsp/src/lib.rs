@@ -9,20 +9,27 @@
 //! - [`nav`]: navigation questions (definition, references, implementations, type
 //!   definition, symbols, hover, call hierarchy, diagnostics) in our own types, with
 //!   readiness observed, never guessed.
-//! - [`cargo`]: Rust's diagnostics from `cargo check`, run when asked.
+//! - [`cargo`]: Rust's diagnostics from `cargo check`, run when asked (trusted checkouts).
+//! - [`trust`]: which checkouts may run their own code, and how servers of the others are
+//!   hardened.
+//! - [`contain`]: every started program in its own process group, cgroup and environment
+//!   mark, killed whole, with a watchdog for when this process dies.
 //! - `disk`: files changed on disk, reported to servers that do not watch them.
 
 pub mod cargo;
 pub mod client;
+pub mod contain;
 mod disk;
 mod error;
 pub mod nav;
 pub mod pool;
 pub mod servers;
 mod transport;
+pub mod trust;
 pub mod uri;
 
 pub use error::{Error, Result};
 pub use nav::{Answer, Call, Diag, Loc, Pos, Resolved, Span, Symbol, Target};
 pub use pool::{Availability, Pool, PoolConfig, Running, Server};
 pub use servers::{Installed, Language, Missing};
+pub use trust::{Trust, TrustPolicy};

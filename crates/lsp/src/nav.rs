@@ -714,6 +714,12 @@ impl Server {
             .await?;
         let uri = uri::from_path(path)?;
         if self.client.capabilities().diagnostic_provider.is_some() {
+            // A file's errors depend on the project around it: asked while the server still
+            // loads it (rust-analyzer does for seconds), the answer is an empty list.
+            self.warm_up().await;
+            self.client
+                .wait_ready(Instant::now() + self.ready_wait)
+                .await;
             let report: Value = self
                 .ask(
                     "textDocument/diagnostic",

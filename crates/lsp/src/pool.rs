@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use crate::client::{Client, ClientConfig};
 use crate::error::{Error, Result};
 use crate::servers::{self, Installed, Language, Missing};
+use crate::trust::{self, Trust, TrustPolicy};
 
 /// How servers are kept.
 #[derive(Debug, Clone)]
@@ -29,6 +30,8 @@ pub struct PoolConfig {
     /// what the server has, marked partial. Also how long a request the server keeps
     /// dropping while its workspace changes is asked again.
     pub ready_wait: Duration,
+    /// Which checkouts may run their own code; the others' servers run hardened.
+    pub trust: TrustPolicy,
 }
 
 impl Default for PoolConfig {
@@ -39,15 +42,20 @@ impl Default for PoolConfig {
             request_timeout: Duration::from_secs(60),
             cancel_grace: Duration::from_secs(5),
             ready_wait: Duration::from_secs(40),
+            trust: TrustPolicy::nothing(),
         }
     }
 }
 
 impl PoolConfig {
     /// The defaults, with `RESOLVE_PR_LSP_IDLE_SECONDS` and `RESOLVE_PR_LSP_MEMORY_MIB` read
-    /// from the environment when set.
+    /// from the environment when set, and trust as [`TrustPolicy::from_env`] gives it (the
+    /// working directory's project and `RESOLVE_PR_TRUST`).
     pub fn from_env() -> Self {
-        let mut config = PoolConfig::default();
+        let mut config = PoolConfig {
+            trust: TrustPolicy::from_env(),
+            ..PoolConfig::default()
+        };
         let number = |name: &str| {
             std::env::var(name)
                 .ok()
@@ -70,6 +78,8 @@ pub struct Server {
     pub language: Language,
     pub root: PathBuf,
     pub installed: Installed,
+    /// Whether it runs the checkout's own code, or hardened.
+    pub trust: Trust,
     /// How long a workspace-wide question waits for indexing to end.
     pub ready_wait: Duration,
     /// For a server that does not watch files itself: what they were at the last question.
@@ -91,6 +101,9 @@ pub struct Running {
     pub server: &'static str,
     pub root: PathBuf,
     pub pid: Option<u32>,
+    pub trust: Trust,
+    /// Its cgroup, when it runs in one.
+    pub cgroup: Option<PathBuf>,
     /// What it said it is busy with; `None`: ready.
     pub indexing: Option<String>,
     pub resident_bytes: u64,
@@ -149,6 +162,11 @@ impl Pool {
         &self.inner.config
     }
 
+    /// How a checkout (a project root) is trusted: whether its own code may run.
+    pub fn trust_of(&self, root: &Path) -> Trust {
+        self.inner.config.trust.of(root)
+    }
+
     /// The server for `language` at `root`, started if it is not running.
     pub async fn server(&self, language: Language, root: &Path) -> Result<Server> {
         self.start_reaper();
@@ -182,13 +200,32 @@ impl Pool {
         self.make_room(&mut slots).await;
         let spec = installed.spec;
         let config = &self.inner.config;
+        let trust = config.trust.of(root);
+        let hardening = trust::hardening(spec, &installed.path, root, trust).map_err(|why| {
+            Error::ServerFailed {
+                server: spec.name,
+                message: why,
+            }
+        })?;
+        let mut initialization_options = (spec.initialization_options)(root);
+        if let Some(patch) = &hardening.initialization_options {
+            trust::merge(
+                initialization_options.get_or_insert(serde_json::Value::Null),
+                patch,
+            );
+        }
+        let mut settings = (spec.settings)(root);
+        if let Some(patch) = &hardening.settings {
+            trust::merge(&mut settings, patch);
+        }
         let started = Client::start(ClientConfig {
             name: spec.name,
             program: installed.path.clone(),
             args: spec.args.iter().map(|a| (*a).to_owned()).collect(),
             root: root.to_owned(),
-            initialization_options: (spec.initialization_options)(root),
-            settings: (spec.settings)(root),
+            initialization_options,
+            settings,
+            env: hardening.env,
             reports_status: spec.reports_status,
             request_timeout: config.request_timeout,
             cancel_grace: config.cancel_grace,
@@ -223,6 +260,7 @@ impl Pool {
             language,
             root: root.to_owned(),
             installed,
+            trust,
             ready_wait: config.ready_wait,
             disk,
             warmed: Arc::new(tokio::sync::OnceCell::new()),
@@ -320,6 +358,8 @@ impl Pool {
                 server: server.installed.spec.name,
                 root: server.root.clone(),
                 pid: server.client.pid(),
+                trust: server.trust,
+                cgroup: server.client.cgroup().map(Path::to_path_buf),
                 indexing: server.client.status().indexing(),
                 resident_bytes: server.client.resident_bytes(),
                 open_documents: server.client.open_documents().await,

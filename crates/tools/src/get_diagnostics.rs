@@ -1,13 +1,14 @@
 //! `get_diagnostics`: errors and warnings for a file or the whole workspace. Rust's come from
-//! `cargo check` (rust-analyzer's own check is off, so it is run only when asked); other
-//! languages' from their server, asked for or waited for after the file is opened. A whole
+//! `cargo check` in a trusted checkout (rust-analyzer's own check is off, so it is run only
+//! when asked) and from rust-analyzer's own diagnostics in an untrusted one (cargo check
+//! would run its build scripts); other languages' from their server, asked for or waited for after the file is opened. A whole
 //! workspace of another language is checked file by file, up to a bound.
 
 use std::path::Path;
 use std::time::Duration;
 
 use resolve_pr_core::{Error, Result};
-use resolve_pr_lsp::Language;
+use resolve_pr_lsp::{Language, Trust};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -87,8 +88,8 @@ impl Tool for GetDiagnostics {
     const NAME: &'static str = "get_diagnostics";
     const TITLE: &'static str = "Get diagnostics";
     const DESCRIPTION: &'static str = "Compiler and type-checker errors and warnings for a file or \
-the whole workspace: Rust by cargo check, other languages by their language server. Errors \
-first, 50 a page.";
+the whole workspace: Rust by cargo check (rust-analyzer in an untrusted checkout), other \
+languages by their language server. Errors first, 50 a page.";
     const TOOLSET: crate::Toolset = crate::Toolset::Code;
     const ANNOTATIONS: crate::registry::Annotations = crate::code::READ_LOCAL;
     type Input = Input;
@@ -105,7 +106,9 @@ first, 50 a page.";
                 let language = language_of(&path, "file_path")?;
                 let root = language.project_root(&path, &ws);
                 files_checked = 1;
-                if language == Language::Rust {
+                // An untrusted checkout's build scripts must not run: rust-analyzer's own
+                // diagnostics instead of cargo check.
+                if language == Language::Rust && ctx.lsp.trust_of(&root) == Trust::Trusted {
                     let package = resolve_pr_lsp::cargo::package_of(&path, &root);
                     let all = resolve_pr_lsp::cargo::check(&root, package.as_deref(), CARGO_CHECK_TIMEOUT)
                         .await
@@ -135,7 +138,7 @@ first, 50 a page.";
             }
             None => {
                 for language in languages(&ws, input.language.as_deref())? {
-                    if language == Language::Rust {
+                    if language == Language::Rust && ctx.lsp.trust_of(&ws) == Trust::Trusted {
                         let (roots, left_out) = project_roots(language, &ws);
                         not_checked.extend(left_out);
                         for root in roots {

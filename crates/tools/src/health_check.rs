@@ -1,9 +1,10 @@
 //! `health_check`: which language servers are installed (where, which version, or the exact
-//! command that installs them), which are running (root, state, memory, open documents), and
-//! the languages of the workspace.
+//! command that installs them), which are running (root, state, memory, open documents), the
+//! languages of the workspace, whether it is trusted (what reading it runs of its code), what
+//! could outlive the server, and the memory of the whole process tree.
 
 use resolve_pr_core::Result;
-use resolve_pr_lsp::Language;
+use resolve_pr_lsp::{Language, Trust};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -52,6 +53,7 @@ pub struct RunningOut {
     pub open_documents: usize,
     pub uptime_seconds: u64,
     pub idle_seconds: u64,
+    pub trusted: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -66,6 +68,15 @@ pub struct Output {
     pub missing: Vec<String>,
     pub idle_timeout_seconds: u64,
     pub memory_cap_mib: u64,
+    /// Whether the workspace may run its own code (build scripts, its own TypeScript or
+    /// Python): the server's working directory and RESOLVE_PR_TRUST's directories are.
+    pub trusted: bool,
+    /// What reading the workspace runs of its code, per language.
+    pub runs: Vec<String>,
+    /// What a killed server could leave running.
+    pub escapes: String,
+    /// Resident memory of this server and every process it started.
+    pub total_memory_mib: u64,
 }
 
 pub struct HealthCheck;
@@ -122,6 +133,7 @@ memory, and the languages of the workspace.";
                 open_documents: r.open_documents,
                 uptime_seconds: r.uptime.as_secs(),
                 idle_seconds: r.idle.as_secs(),
+                trusted: r.trust == Trust::Trusted,
             })
             .collect();
         let missing: Vec<String> = languages
@@ -130,6 +142,14 @@ memory, and the languages of the workspace.";
             .map(|l| l.as_str().to_owned())
             .collect();
         let config = ctx.lsp.config();
+        let trust = ctx.lsp.trust_of(&ws);
+        let runs = languages
+            .iter()
+            .map(|l| format!("{l}: {}", resolve_pr_lsp::trust::what_runs(*l, trust)))
+            .collect();
+        let total_memory = tokio::task::spawn_blocking(resolve_pr_lsp::contain::tree_resident_bytes)
+            .await
+            .unwrap_or(0);
         Ok(Output {
             status: if missing.is_empty() { "healthy" } else { "degraded" }.to_owned(),
             servers,
@@ -138,6 +158,10 @@ memory, and the languages of the workspace.";
             missing,
             idle_timeout_seconds: config.idle_timeout.as_secs(),
             memory_cap_mib: config.memory_cap_bytes >> 20,
+            trusted: trust == Trust::Trusted,
+            runs,
+            escapes: resolve_pr_lsp::contain::Mode::current().escapes(),
+            total_memory_mib: total_memory >> 20,
         })
     }
 
@@ -160,14 +184,24 @@ memory, and the languages of the workspace.";
         }
         for r in &out.running {
             text.push_str(&format!(
-                "\nrunning {} for {} ({}, {} MiB, {} open documents)",
+                "\nrunning {} for {} ({}, {}, {} MiB, {} open documents)",
                 r.server,
                 if r.root.is_empty() { "." } else { &r.root },
+                if r.trusted { "trusted" } else { "untrusted" },
                 r.indexing.as_deref().map(|i| format!("indexing: {i}")).unwrap_or_else(|| r.state.clone()),
                 r.memory_mib,
                 r.open_documents
             ));
         }
+        text.push_str(&format!(
+            "\nThis checkout is {}; reading it runs of its code: {}",
+            if out.trusted { "trusted" } else { "untrusted (trust it with RESOLVE_PR_TRUST=<dir>)" },
+            if out.runs.is_empty() { "nothing".to_owned() } else { out.runs.join("; ") }
+        ));
+        text.push_str(&format!(
+            "\nMemory of resolve-pr and all it started: {} MiB. Could outlive a killed server: {}.",
+            out.total_memory_mib, out.escapes
+        ));
         text
     }
 }

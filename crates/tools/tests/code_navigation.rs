@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use resolve_pr_core::CursorCodec;
 use resolve_pr_forge::{Config, Forges};
+use resolve_pr_lsp::{Pool, PoolConfig, TrustPolicy};
 use resolve_pr_tools::Context;
 use serde_json::{Value, json};
 
@@ -26,9 +27,20 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/code")
 }
 
+/// A context whose language servers trust no checkout (the temporary copies the tests read
+/// are not the server's working directory, so this is also what `from_env` gives them).
 fn context() -> Context {
+    context_trusting(TrustPolicy::nothing())
+}
+
+fn context_trusting(trust: TrustPolicy) -> Context {
     let config = Config::from_parts(None, None, &|_: &str| None).expect("config");
-    Context::new(Arc::new(Forges::new(config)), CursorCodec::new([7; 32]))
+    let mut ctx = Context::new(Arc::new(Forges::new(config)), CursorCodec::new([7; 32]));
+    ctx.lsp = Pool::new(PoolConfig {
+        trust,
+        ..PoolConfig::from_env()
+    });
+    ctx
 }
 
 /// A copy of a sample project in a temporary directory (servers write caches beside it).
@@ -507,11 +519,12 @@ async fn a_fresh_server_answers_its_first_question_right() {
 /// crate it depends on, says the file was not compiled instead of "no errors".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rust_diagnostics_say_when_a_dependency_stopped_the_build() {
-    let ctx = context();
+    let dir = tempfile::tempdir().unwrap();
+    // cargo check runs only in a trusted checkout.
+    let ctx = context_trusting(TrustPolicy::dirs([dir.path()]));
     if !available(&ctx, "rust").await {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::write(
         root.join("Cargo.toml"),
@@ -703,4 +716,257 @@ async fn the_whole_checkout_is_checked_by_a_server_that_pushes_diagnostics() {
         out.text
     );
     ctx.lsp.shutdown_all().await;
+}
+
+/// A canary: a file whose appearance means the checkout's own code ran.
+struct Canaries {
+    dir: PathBuf,
+}
+
+impl Canaries {
+    fn path(&self, name: &str) -> String {
+        self.dir
+            .join(format!("CANARY-{name}"))
+            .display()
+            .to_string()
+    }
+
+    fn sung(&self) -> BTreeSet<String> {
+        std::fs::read_dir(&self.dir)
+            .unwrap()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.strip_prefix("CANARY-").map(str::to_owned)
+            })
+            .collect()
+    }
+}
+
+fn executable(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    resolve_pr_testkit::write_script(path, text);
+}
+
+/// A sample project made hostile: every way its language's tools are known to run a
+/// checkout's code, each leaving a canary file when it runs. Returns the copy, its canaries,
+/// and the names of those a trusted read is expected to run (C: none, clangd runs nothing).
+fn hostile_project(language: &str) -> (tempfile::TempDir, Canaries, BTreeSet<String>) {
+    let project = copy_project(language);
+    let dir = project.path().canonicalize().unwrap();
+    let canaries = Canaries { dir: dir.clone() };
+    let expected: &[&str] = match language {
+        "rust" => {
+            // A build script (rust-analyzer builds and runs them, so does cargo check) ...
+            std::fs::write(
+                dir.join("build.rs"),
+                format!(
+                    "fn main() {{ std::fs::write({:?}, \"\").unwrap(); }}\n",
+                    canaries.path("build-script")
+                ),
+            )
+            .unwrap();
+            // ... cargo's rustc wrapper from the checkout's own config ...
+            executable(
+                &dir.join("tools/wrapper"),
+                &format!(
+                    "#!/bin/sh\ntouch '{}'\nshift\nexec rustc \"$@\"\n",
+                    canaries.path("rustc-wrapper")
+                ),
+            );
+            std::fs::create_dir_all(dir.join(".cargo")).unwrap();
+            std::fs::write(
+                dir.join(".cargo/config.toml"),
+                "[build]\nrustc-wrapper = \"./tools/wrapper\"\n",
+            )
+            .unwrap();
+            &["build-script", "rustc-wrapper"]
+        }
+        "typescript" => {
+            // The checkout's own TypeScript, which typescript-language-server prefers, and a
+            // tsconfig plugin.
+            let own = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/lsp/node_modules/typescript/lib/tsserver.js")
+                .canonicalize();
+            let ts = dir.join("node_modules/typescript");
+            std::fs::create_dir_all(ts.join("lib")).unwrap();
+            std::fs::write(
+                ts.join("package.json"),
+                r#"{"name": "typescript", "version": "5.9.3"}"#,
+            )
+            .unwrap();
+            let real = own
+                .map(|p| format!("require({:?});", p.display().to_string()))
+                .unwrap_or_default();
+            std::fs::write(
+                ts.join("lib/tsserver.js"),
+                format!(
+                    "require('fs').writeFileSync({:?}, '');\n{real}\n",
+                    canaries.path("own-typescript")
+                ),
+            )
+            .unwrap();
+            let plugin = dir.join("node_modules/canary-plugin");
+            std::fs::create_dir_all(&plugin).unwrap();
+            std::fs::write(
+                plugin.join("package.json"),
+                r#"{"name": "canary-plugin", "version": "1.0.0", "main": "index.js"}"#,
+            )
+            .unwrap();
+            std::fs::write(
+                plugin.join("index.js"),
+                format!(
+                    "require('fs').writeFileSync({:?}, '');\nmodule.exports = () => ({{ create: (info) => info.languageService }});\n",
+                    canaries.path("tsconfig-plugin")
+                ),
+            )
+            .unwrap();
+            let mut tsconfig: Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.join("tsconfig.json")).unwrap())
+                    .unwrap();
+            tsconfig["compilerOptions"]["plugins"] = json!([{"name": "canary-plugin"}]);
+            std::fs::write(dir.join("tsconfig.json"), tsconfig.to_string()).unwrap();
+            &["own-typescript"]
+        }
+        "python" => {
+            // A virtual environment whose interpreter pyright runs to find search paths, and
+            // modules that would shadow the standard library's in a `python -c` run here.
+            executable(
+                &dir.join(".venv/bin/python"),
+                &format!(
+                    "#!/bin/sh\ntouch '{}'\nexec python3 \"$@\"\n",
+                    canaries.path("venv-python")
+                ),
+            );
+            std::fs::write(dir.join(".venv/pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+            for module in ["json", "os", "sys"] {
+                std::fs::write(
+                    dir.join(format!("{module}.py")),
+                    format!(
+                        "open({:?}, 'w')\n",
+                        canaries.path(&format!("shadow-{module}"))
+                    ),
+                )
+                .unwrap();
+            }
+            &["venv-python"]
+        }
+        "c" => {
+            // A compile database naming a compiler of the checkout's: clangd queries a
+            // driver only when --query-driver allows it, which it never gets.
+            executable(
+                &dir.join("tools/cc"),
+                &format!(
+                    "#!/bin/sh\ntouch '{}'\nexec cc \"$@\"\n",
+                    canaries.path("compiler")
+                ),
+            );
+            let db: Value = serde_json::from_str(
+                &std::fs::read_to_string(dir.join("compile_commands.json")).unwrap(),
+            )
+            .unwrap();
+            let cc = dir.join("tools/cc").display().to_string();
+            let db: Vec<Value> = db
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|entry| {
+                    let mut entry = entry.clone();
+                    if let Some(command) = entry["command"].as_str() {
+                        let rest = command.split_once(' ').map(|(_, r)| r).unwrap_or("");
+                        entry["command"] = json!(format!("{cc} {rest}"));
+                    }
+                    if let Some(args) = entry["arguments"].as_array_mut() {
+                        args[0] = json!(cc);
+                    }
+                    entry
+                })
+                .collect();
+            std::fs::write(
+                dir.join("compile_commands.json"),
+                Value::Array(db).to_string(),
+            )
+            .unwrap();
+            &[]
+        }
+        other => panic!("no hostile {other} project"),
+    };
+    (
+        project,
+        canaries,
+        expected.iter().map(|s| (*s).to_owned()).collect(),
+    )
+}
+
+/// Reads a hostile checkout as the code tools do (a definition, and for Rust the file's
+/// diagnostics), and returns the canaries that sang.
+async fn read_checkout(
+    ctx: &Context,
+    language: &str,
+    dir: &Path,
+    canaries: &Canaries,
+) -> BTreeSet<String> {
+    let spec: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join(format!("{language}.expected.json"))).unwrap(),
+    )
+    .unwrap();
+    let query = spec["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["tool"] == "find_definition")
+        .unwrap();
+    let mut args = query["args"].clone();
+    args["directory"] = json!(dir);
+    let answered = resolve_pr_tools::call(ctx, "find_definition", args).await;
+    if let Ok(out) = &answered {
+        let got = set_of_locations(&out.structured["locations"]);
+        let want = set_of_locations(&query["expect"]["locations"]);
+        assert_eq!(got, want, "{language}: {}", out.text);
+    }
+    if language == "rust" {
+        let _ = resolve_pr_tools::call(
+            ctx,
+            "get_diagnostics",
+            json!({"directory": dir, "file_path": "src/util.rs"}),
+        )
+        .await;
+    }
+    ctx.lsp.shutdown_all().await;
+    canaries.sung()
+}
+
+/// The workspace-trust model, per language, with canaries: an untrusted checkout (any
+/// directory but the server's own project and RESOLVE_PR_TRUST's) is read and answered right
+/// while none of its own code runs; the same checkout trusted runs what its tools run by
+/// design, which shows each canary can sing. Rust: build scripts and a rustc wrapper of its
+/// `.cargo/config.toml`; TypeScript: its own `node_modules/typescript` and a tsconfig
+/// plugin; Python: its `.venv`'s interpreter and modules shadowing the standard library's;
+/// C: a compiler named by its compile database (clangd runs it in neither).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untrusted_checkout_runs_none_of_its_own_code() {
+    let probe = context();
+    for language in ["rust", "typescript", "python", "c"] {
+        if !available(&probe, language).await {
+            continue;
+        }
+        let (untrusted, canaries, _) = hostile_project(language);
+        let dir = untrusted.path().canonicalize().unwrap();
+        let sung = read_checkout(&context(), language, &dir, &canaries).await;
+        assert_eq!(
+            sung,
+            BTreeSet::new(),
+            "{language}: an untrusted checkout ran its own code"
+        );
+
+        let (trusted, canaries, expected) = hostile_project(language);
+        let dir = trusted.path().canonicalize().unwrap();
+        let ctx = context_trusting(TrustPolicy::dirs([&dir]));
+        let sung = read_checkout(&ctx, language, &dir, &canaries).await;
+        assert!(
+            expected.is_subset(&sung),
+            "{language}: trusted, {expected:?} should have run, but only {sung:?} did"
+        );
+        eprintln!("{language}: untrusted ran nothing; trusted ran {sung:?}");
+    }
 }
