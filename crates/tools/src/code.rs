@@ -55,7 +55,7 @@ pub struct Location {
     pub source: Option<String>,
 }
 
-/// A symbol where it is declared.
+// A symbol where it is declared (no doc comment: it would repeat in every schema that holds one).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SymbolInfo {
     pub name: String,

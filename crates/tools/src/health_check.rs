@@ -68,14 +68,13 @@ pub struct Output {
     pub missing: Vec<String>,
     pub idle_timeout_seconds: u64,
     pub memory_cap_mib: u64,
-    /// Whether the workspace may run its own code (build scripts, its own TypeScript or
-    /// Python): the server's working directory and RESOLVE_PR_TRUST's directories are.
+    // Whether the workspace may run its own code (the server's working directory and
+    // RESOLVE_PR_TRUST's directories may), what reading it runs of its code per language,
+    // what a killed server could leave running, and the resident memory of this server and
+    // everything it started: the names say it, so the schema carries no descriptions.
     pub trusted: bool,
-    /// What reading the workspace runs of its code, per language.
     pub runs: Vec<String>,
-    /// What a killed server could leave running.
     pub escapes: String,
-    /// Resident memory of this server and every process it started.
     pub total_memory_mib: u64,
 }
 
