@@ -62,6 +62,8 @@ pub struct ClientConfig {
     /// Variables set for the server and everything it starts (an untrusted checkout's
     /// hardening: `crate::trust`).
     pub env: Vec<(String, OsString)>,
+    /// A file larger than this is never sent to the server ([`Error::TooLarge`]).
+    pub max_document_bytes: u64,
     /// The server reports readiness through `experimental/serverStatus` (rust-analyzer);
     /// until its first report it counts as indexing.
     pub reports_status: bool,
@@ -135,6 +137,7 @@ struct Inner {
     request_timeout: Duration,
     cancel_grace: Duration,
     retry_window: Duration,
+    max_document_bytes: u64,
     /// While set, edits the server asks us to apply are kept here instead of refused.
     captured_edits: Mutex<Option<Vec<Value>>>,
 }
@@ -216,6 +219,7 @@ impl Client {
             request_timeout: config.request_timeout,
             cancel_grace: config.cancel_grace,
             retry_window: config.retry_window,
+            max_document_bytes: config.max_document_bytes,
             captured_edits: Mutex::new(None),
         });
 
@@ -476,6 +480,17 @@ impl Client {
     /// Opens the file in the server, or tells it the new text when the file changed on disk
     /// since; returns the text the server now has and its version.
     pub async fn sync_document(&self, path: &Path, language_id: &str) -> Result<(Arc<str>, i32)> {
+        // Checked before it is read: a huge file costs this process its size several times
+        // over (text, JSON, the message) and may kill the server.
+        if let Ok(meta) = tokio::fs::metadata(path).await
+            && meta.len() > self.inner.max_document_bytes
+        {
+            return Err(Error::TooLarge {
+                path: path.to_owned(),
+                bytes: meta.len(),
+                limit: self.inner.max_document_bytes,
+            });
+        }
         let text = match tokio::fs::read(path).await {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(e) => {

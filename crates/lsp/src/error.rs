@@ -20,6 +20,14 @@ pub enum Error {
     /// A path outside the workspace, missing, or not a file.
     #[error("{message}")]
     InvalidPath { path: PathBuf, message: String },
+    /// A file over the size a language server is given (`PoolConfig::max_file_bytes`): a
+    /// 16 MB one-line file killed pyright.
+    #[error("{} is {:.1} MiB, over the {} MiB a language server is given", path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(), *bytes as f64 / 1048576.0, limit >> 20)]
+    TooLarge {
+        path: PathBuf,
+        bytes: u64,
+        limit: u64,
+    },
     /// A position past the end of its file.
     #[error("{0}")]
     InvalidPosition(String),
@@ -63,6 +71,7 @@ impl Error {
             Error::NotInstalled { .. } => "SERVER_NOT_INSTALLED",
             Error::UnsupportedLanguage(_) => "UNSUPPORTED_LANGUAGE",
             Error::InvalidPath { .. } => "INVALID_PATH",
+            Error::TooLarge { .. } => "FILE_TOO_LARGE",
             Error::InvalidPosition(_) => "INVALID_POSITION",
             Error::SymbolNotFound(_) => "SYMBOL_NOT_FOUND",
             Error::ServerFailed { .. } => "SERVER_FAILED",

@@ -257,11 +257,12 @@ impl Server {
             .get_or_init(|| async {
                 if self.client.open_documents().await == 0 {
                     let (root, language) = (self.root.clone(), self.language);
+                    let limit = self.max_file_bytes;
                     let first = tokio::task::spawn_blocking(move || {
-                        crate::servers::source_files(&root, language, 1)
+                        crate::servers::source_files(&root, language, 20)
                             .0
                             .into_iter()
-                            .next()
+                            .find(|f| std::fs::metadata(f).is_ok_and(|m| m.len() <= limit))
                     })
                     .await
                     .ok()

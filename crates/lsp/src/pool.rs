@@ -32,6 +32,9 @@ pub struct PoolConfig {
     pub ready_wait: Duration,
     /// Which checkouts may run their own code; the others' servers run hardened.
     pub trust: TrustPolicy,
+    /// A source file larger than this is not given to a server (nor read for context): said
+    /// as skipped instead.
+    pub max_file_bytes: u64,
 }
 
 impl Default for PoolConfig {
@@ -43,13 +46,14 @@ impl Default for PoolConfig {
             cancel_grace: Duration::from_secs(5),
             ready_wait: Duration::from_secs(40),
             trust: TrustPolicy::nothing(),
+            max_file_bytes: 4 << 20,
         }
     }
 }
 
 impl PoolConfig {
-    /// The defaults, with `RESOLVE_PR_LSP_IDLE_SECONDS` and `RESOLVE_PR_LSP_MEMORY_MIB` read
-    /// from the environment when set, and trust as [`TrustPolicy::from_env`] gives it (the
+    /// The defaults, with `RESOLVE_PR_LSP_IDLE_SECONDS`, `RESOLVE_PR_LSP_MEMORY_MIB` and
+    /// `RESOLVE_PR_LSP_MAX_FILE_MIB` read from the environment when set, and trust as [`TrustPolicy::from_env`] gives it (the
     /// working directory's project and `RESOLVE_PR_TRUST`).
     pub fn from_env() -> Self {
         let mut config = PoolConfig {
@@ -67,6 +71,9 @@ impl PoolConfig {
         if let Some(m) = number("RESOLVE_PR_LSP_MEMORY_MIB") {
             config.memory_cap_bytes = m.max(64) << 20;
         }
+        if let Some(m) = number("RESOLVE_PR_LSP_MAX_FILE_MIB") {
+            config.max_file_bytes = m.max(1) << 20;
+        }
         config
     }
 }
@@ -82,6 +89,8 @@ pub struct Server {
     pub trust: Trust,
     /// How long a workspace-wide question waits for indexing to end.
     pub ready_wait: Duration,
+    /// The largest file given to it.
+    pub max_file_bytes: u64,
     /// For a server that does not watch files itself: what they were at the last question.
     pub(crate) disk: Option<Arc<crate::disk::DiskWatch>>,
     /// Set once the server has a project file open (see `Server::warm_up`).
@@ -226,6 +235,7 @@ impl Pool {
             initialization_options,
             settings,
             env: hardening.env,
+            max_document_bytes: config.max_file_bytes,
             reports_status: spec.reports_status,
             request_timeout: config.request_timeout,
             cancel_grace: config.cancel_grace,
@@ -262,6 +272,7 @@ impl Pool {
             installed,
             trust,
             ready_wait: config.ready_wait,
+            max_file_bytes: config.max_file_bytes,
             disk,
             warmed: Arc::new(tokio::sync::OnceCell::new()),
         };

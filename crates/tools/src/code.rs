@@ -5,7 +5,6 @@
 //! and the language-server errors as agents see them (with the contract's upper snake case
 //! `code`).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use resolve_pr_core::{Error, Result};
@@ -157,6 +156,13 @@ pub(crate) fn lsp_error(e: resolve_pr_lsp::Error) -> Error {
         E::InvalidPath { path, .. } => {
             Error::user(message).with_detail("path", path.display().to_string())
         }
+        E::TooLarge { path, bytes, .. } => Error::user(message)
+            .with_detail("path", path.display().to_string())
+            .with_detail("bytes", *bytes)
+            .with_suggestion(
+                "Ask about a smaller file (generated and minified files are too big to read); \
+                 RESOLVE_PR_LSP_MAX_FILE_MIB raises the limit for the server's next start.",
+            ),
         E::InvalidPosition(_) => Error::user(message)
             .with_detail("field", "position")
             .with_suggestion("Lines and characters count from 0."),
@@ -496,26 +502,47 @@ fn name_found_nowhere(failures: Vec<Error>) -> Error {
         .unwrap_or_else(|| Error::user("no language to look in").with_code("SYMBOL_NOT_FOUND"))
 }
 
-/// Texts of files, read once per call, for context lines.
+/// The lines of context a page of locations shows, read from the files: never more than
+/// [`CACHED_FILES`] files held at once (each at most `CONTEXT_FILE_BYTES`), so an answer never
+/// holds a checkout in memory, however many locations it pages through; tools ask for the
+/// lines of the page they show only.
 #[derive(Default)]
 pub(crate) struct Texts {
-    files: HashMap<PathBuf, Option<Vec<String>>>,
+    /// Most recently used first.
+    files: std::collections::VecDeque<(PathBuf, Option<Vec<String>>)>,
+    /// Files read, for tests.
+    read: usize,
 }
+
+/// How many files' lines a [`Texts`] keeps.
+const CACHED_FILES: usize = 8;
 
 impl Texts {
     fn line(&mut self, path: &Path, line: u32) -> Option<String> {
-        let lines = self.files.entry(path.to_owned()).or_insert_with(|| {
-            let small = std::fs::metadata(path)
-                .map(|m| m.len() <= CONTEXT_FILE_BYTES)
-                .unwrap_or(false);
-            small.then(|| std::fs::read(path).ok()).flatten().map(|b| {
-                String::from_utf8_lossy(&b)
-                    .split('\n')
-                    .map(str::to_owned)
-                    .collect()
-            })
-        });
-        let text = lines.as_ref()?.get(line as usize)?.trim();
+        let at = match self.files.iter().position(|(p, _)| p == path) {
+            Some(at) => at,
+            None => {
+                self.read += 1;
+                let small = std::fs::metadata(path)
+                    .map(|m| m.len() <= CONTEXT_FILE_BYTES)
+                    .unwrap_or(false);
+                let lines = small.then(|| std::fs::read(path).ok()).flatten().map(|b| {
+                    String::from_utf8_lossy(&b)
+                        .split('\n')
+                        .map(str::to_owned)
+                        .collect()
+                });
+                self.files.push_front((path.to_owned(), lines));
+                self.files.truncate(CACHED_FILES);
+                0
+            }
+        };
+        if at > 0
+            && let Some(entry) = self.files.remove(at)
+        {
+            self.files.push_front(entry);
+        }
+        let text = self.files.front()?.1.as_ref()?.get(line as usize)?.trim();
         if text.is_empty() {
             return None;
         }
@@ -524,6 +551,12 @@ impl Texts {
             out.push('…');
         }
         Some(out)
+    }
+
+    /// How many files it has read.
+    #[cfg(test)]
+    fn files_read(&self) -> usize {
+        self.read
     }
 
     /// A location as the contract shows it.
@@ -713,23 +746,21 @@ pub(crate) async fn locate(
         } => server.references(path, pos, include_declaration).await,
     }
     .map_err(lsp_error)?;
-    let mut texts = Texts::default();
-    let mut locations: Vec<Location> = answer
-        .value
-        .iter()
-        .map(|l| texts.location(&aimed.workspace, l))
-        .collect();
-    if matches!(goto, Goto::References { .. }) && server.language == resolve_pr_lsp::Language::Rust
+    // Every location, with whether a syntax scan found it; sorted and paged before any file
+    // is read for its context line.
+    let mut found: Vec<(&resolve_pr_lsp::Loc, bool)> =
+        answer.value.iter().map(|l| (l, false)).collect();
+    let missed = if matches!(goto, Goto::References { .. })
+        && server.language == resolve_pr_lsp::Language::Rust
     {
-        let missed = macro_references(&aimed, &answer.value).await;
-        locations.extend(missed.iter().map(|l| Location {
-            source: Some("text".to_owned()),
-            ..texts.location(&aimed.workspace, l)
-        }));
-    }
-    locations.sort_by(|a, b| (&a.file_path, a.range.start).cmp(&(&b.file_path, b.range.start)));
-    let total = locations.len();
-    let (locations, next_cursor) = page(ctx, tool, raw, cursor, locations)?;
+        macro_references(&aimed, &answer.value).await
+    } else {
+        Vec::new()
+    };
+    found.extend(missed.iter().map(|l| (l, true)));
+    let (locations, total, next_cursor) =
+        page_locations(ctx, tool, raw, cursor, &aimed.workspace, found)?;
+    let mut texts = Texts::default();
     let target = aimed
         .resolved
         .symbol
@@ -745,6 +776,44 @@ pub(crate) async fn locate(
         server: server.installed.spec.name.to_owned(),
         warnings: target_warnings(&mut texts, &aimed),
     })
+}
+
+/// Sorts `found` (each with whether a syntax scan found it) by file and position, and shows
+/// the page the cursor asks for, reading context lines for that page only. The page, the
+/// total and the next cursor.
+pub(crate) fn page_locations(
+    ctx: &Context,
+    tool: &str,
+    raw: &Value,
+    cursor: Option<&str>,
+    workspace: &Path,
+    found: Vec<(&resolve_pr_lsp::Loc, bool)>,
+) -> Result<(Vec<Location>, usize, Option<String>)> {
+    let mut keyed: Vec<(String, resolve_pr_lsp::Pos, &resolve_pr_lsp::Loc, bool)> = found
+        .into_iter()
+        .map(|(l, text)| (display_path(workspace, &l.path), l.range.start, l, text))
+        .collect();
+    keyed.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    let total = keyed.len();
+    let (shown, next_cursor) = page(ctx, tool, raw, cursor, keyed)?;
+    let mut texts = Texts::default();
+    let locations = locations_of(&mut texts, workspace, shown);
+    Ok((locations, total, next_cursor))
+}
+
+/// The page's locations, with their context lines.
+fn locations_of(
+    texts: &mut Texts,
+    workspace: &Path,
+    shown: Vec<(String, resolve_pr_lsp::Pos, &resolve_pr_lsp::Loc, bool)>,
+) -> Vec<Location> {
+    shown
+        .into_iter()
+        .map(|(_, _, l, text)| Location {
+            source: text.then(|| "text".to_owned()),
+            ..texts.location(workspace, l)
+        })
+        .collect()
 }
 
 /// The text of a location answer.
@@ -1015,6 +1084,46 @@ pub(crate) async fn heartbeat<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 120 locations in 120 files, paged: only the page's 50 files are read for context,
+    /// and at most `CACHED_FILES` are held at a time, whatever the number of locations.
+    #[test]
+    fn only_the_page_shown_is_read_for_context() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        let locs: Vec<resolve_pr_lsp::Loc> = (0..120)
+            .map(|i| {
+                let path = ws.join(format!("f{i:03}.rs"));
+                std::fs::write(&path, format!("// file {i}\nfn target_{i}() {{}}\n")).unwrap();
+                let at = resolve_pr_lsp::Pos {
+                    line: 1,
+                    character: 3,
+                };
+                resolve_pr_lsp::Loc {
+                    path,
+                    range: resolve_pr_lsp::Span { start: at, end: at },
+                }
+            })
+            .collect();
+        let mut keyed: Vec<_> = locs
+            .iter()
+            .rev()
+            .map(|l| (display_path(ws, &l.path), l.range.start, l, false))
+            .collect();
+        keyed.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        let shown: Vec<_> = keyed.into_iter().take(PAGE).collect();
+        let mut texts = Texts::default();
+        let page = locations_of(&mut texts, ws, shown);
+        assert_eq!(page.len(), PAGE);
+        assert_eq!(page[0].file_path, "f000.rs");
+        assert_eq!(page[0].context.as_deref(), Some("fn target_0() {}"));
+        assert_eq!(texts.files_read(), PAGE);
+        assert!(texts.files.len() <= CACHED_FILES);
+        // The same file again is not read again while it is held.
+        let again = texts.line(&locs[49].path, 0);
+        assert_eq!(again.as_deref(), Some("// file 49"));
+        assert_eq!(texts.files_read(), PAGE);
+    }
 
     struct Recorder(std::sync::Mutex<Vec<(f64, String)>>);
 

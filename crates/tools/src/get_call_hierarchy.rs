@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{Range, SymbolInfo, Texts, aim, check_cursor, lsp_error, page, range, symbol_info, target_input, target_warnings};
+use crate::code::{Range, SymbolInfo, Texts, aim, check_cursor, display_path, lsp_error, page, range, symbol_info, target_input, target_warnings};
 use crate::registry::Tool;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
@@ -90,10 +90,21 @@ name, or a failure's line.";
         let mut texts = Texts::default();
         let ws = &aimed.workspace;
         let mut partial = false;
-        let convert = |calls: Vec<resolve_pr_lsp::Call>, texts: &mut Texts| -> Vec<CallOut> {
-            let mut out: Vec<CallOut> = calls
+        let cursor = input.cursor.as_deref();
+        // Sorted and paged before any file is read for the context lines of the page shown.
+        let convert = |calls: Vec<resolve_pr_lsp::Call>, texts: &mut Texts| -> Result<(Vec<CallOut>, usize, Option<String>)> {
+            let mut keyed: Vec<(String, resolve_pr_lsp::Call)> = calls
+                .into_iter()
+                .map(|c| (display_path(ws, &c.other.location.path), c))
+                .collect();
+            keyed.sort_by(|a, b| {
+                (&a.0, a.1.other.location.range.start).cmp(&(&b.0, b.1.other.location.range.start))
+            });
+            let total = keyed.len();
+            let (shown, next) = page(ctx, Self::NAME, raw, cursor, keyed)?;
+            let out = shown
                 .iter()
-                .map(|c| CallOut {
+                .map(|(_, c)| CallOut {
                     symbol: symbol_info(texts, ws, server.language, &c.other),
                     call_sites: {
                         let mut sites: Vec<Range> = c.sites.iter().map(|l| range(l.range)).collect();
@@ -103,40 +114,23 @@ name, or a failure's line.";
                     },
                 })
                 .collect();
-            out.sort_by(|a, b| {
-                (&a.symbol.location.file_path, a.symbol.location.range.start)
-                    .cmp(&(&b.symbol.location.file_path, b.symbol.location.range.start))
-            });
-            out
+            Ok((out, total, next))
         };
         let (mut incoming, mut outgoing) = (None, None);
+        let (mut incoming_total, mut outgoing_total) = (None, None);
+        let (mut next_in, mut next_out) = (None, None);
         if direction != Direction::Outgoing {
             let answer = server.incoming_calls(&item).await.map_err(lsp_error)?;
             partial |= answer.indexing.is_some();
-            incoming = Some(convert(answer.value, &mut texts));
+            let (shown, total, next) = convert(answer.value, &mut texts)?;
+            (incoming, incoming_total, next_in) = (Some(shown), Some(total), next);
         }
         if direction != Direction::Incoming {
             let answer = server.outgoing_calls(&item).await.map_err(lsp_error)?;
             partial |= answer.indexing.is_some();
-            outgoing = Some(convert(answer.value, &mut texts));
+            let (shown, total, next) = convert(answer.value, &mut texts)?;
+            (outgoing, outgoing_total, next_out) = (Some(shown), Some(total), next);
         }
-        let cursor = input.cursor.as_deref();
-        let incoming_total = incoming.as_ref().map(Vec::len);
-        let outgoing_total = outgoing.as_ref().map(Vec::len);
-        let (incoming, next_in) = match incoming {
-            Some(list) => {
-                let (shown, next) = page(ctx, Self::NAME, raw, cursor, list)?;
-                (Some(shown), next)
-            }
-            None => (None, None),
-        };
-        let (outgoing, next_out) = match outgoing {
-            Some(list) => {
-                let (shown, next) = page(ctx, Self::NAME, raw, cursor, list)?;
-                (Some(shown), next)
-            }
-            None => (None, None),
-        };
         let function_loc = resolve_pr_lsp::Loc {
             path: resolve_pr_lsp::uri::to_path(&item.uri).unwrap_or_else(|| aimed.resolved.path.clone()),
             range: resolve_pr_lsp::Span {

@@ -207,11 +207,23 @@ languages by their language server. Errors first, 50 a page.";
             MinSeverity::Warning => s == "error" || s == "warning",
             MinSeverity::All => true,
         };
-        let mut texts = Texts::default();
-        let mut diagnostics: Vec<Diagnostic> = found
+        // Sorted and paged before any file is read for the context lines of the page shown.
+        let mut kept: Vec<(bool, String, &resolve_pr_lsp::Diag)> = found
             .iter()
             .filter(|d| keep(d.severity))
-            .map(|d| Diagnostic {
+            .map(|d| (d.severity != "error", display_path(&ws, &d.location.path), d))
+            .collect();
+        kept.sort_by(|a, b| {
+            (a.0, &a.1, a.2.location.range.start).cmp(&(b.0, &b.1, b.2.location.range.start))
+        });
+        let errors = kept.iter().filter(|d| d.2.severity == "error").count();
+        let warnings = kept.iter().filter(|d| d.2.severity == "warning").count();
+        let total = kept.len();
+        let (shown, next_cursor) = page(ctx, Self::NAME, raw, input.cursor.as_deref(), kept)?;
+        let mut texts = Texts::default();
+        let diagnostics: Vec<Diagnostic> = shown
+            .into_iter()
+            .map(|(_, _, d)| Diagnostic {
                 location: texts.location(&ws, &d.location),
                 severity: d.severity.to_owned(),
                 code: d.code.clone(),
@@ -219,14 +231,6 @@ languages by their language server. Errors first, 50 a page.";
                 message: d.message.clone(),
             })
             .collect();
-        diagnostics.sort_by(|a, b| {
-            (a.severity != "error", &a.location.file_path, a.location.range.start)
-                .cmp(&(b.severity != "error", &b.location.file_path, b.location.range.start))
-        });
-        let errors = diagnostics.iter().filter(|d| d.severity == "error").count();
-        let warnings = diagnostics.iter().filter(|d| d.severity == "warning").count();
-        let total = diagnostics.len();
-        let (diagnostics, next_cursor) = page(ctx, Self::NAME, raw, input.cursor.as_deref(), diagnostics)?;
         if checked_by.is_empty() && !not_checked.is_empty() {
             return Err(Error::logical(format!("nothing could be checked: {}", not_checked.join("; ")))
                 .with_code("SERVER_NOT_INSTALLED")

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{SymbolInfo, Texts, check_cursor, languages, project_roots, lsp_error, page, symbol_info, workspace};
+use crate::code::{SymbolInfo, Texts, check_cursor, display_path, languages, project_roots, lsp_error, page, symbol_info, workspace};
 use crate::registry::Tool;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -102,8 +102,9 @@ servers; exact names first, 50 a page.";
         check_cursor(ctx, Self::NAME, raw, input.cursor.as_deref())?;
         let ws = workspace(ctx, input.directory.as_deref())?;
         let kind = input.symbol_kind.as_deref().map(str::to_ascii_lowercase);
-        let mut texts = Texts::default();
-        let mut found: Vec<(u8, SymbolInfo)> = Vec::new();
+        // Symbols as the servers gave them: sorted and paged before any file is read for
+        // the context lines of the page shown.
+        let mut found: Vec<(u8, (Language, resolve_pr_lsp::Symbol))> = Vec::new();
         let (mut servers, mut skipped, mut partial) = (Vec::new(), Vec::new(), false);
         let mut not_asked = Vec::new();
         let mut asked: Vec<(Language, PathBuf)> = Vec::new();
@@ -139,7 +140,7 @@ servers; exact names first, 50 a page.";
                 if !s.location.path.starts_with(&ws) || kind.as_deref().is_some_and(|k| k != s.kind) {
                     continue;
                 }
-                found.push((rank(&s.name, query), symbol_info(&mut texts, &ws, language, &s)));
+                found.push((rank(&s.name, query), (language, s)));
             }
         }
         if servers.is_empty()
@@ -153,14 +154,29 @@ servers; exact names first, 50 a page.";
         // Servers match loosely (`cut` finds `cpu_time`); once names that contain the query
         // are found, the rest is noise that costs tokens and pages.
         let loose_left_out = drop_loose(&mut found);
-        found.sort_by(|a, b| {
-            (a.0, &a.1.location.file_path, a.1.location.range.start)
-                .cmp(&(b.0, &b.1.location.file_path, b.1.location.range.start))
+        let mut keyed: Vec<(u8, String, (Language, resolve_pr_lsp::Symbol))> = found
+            .into_iter()
+            .map(|(rank, found)| (rank, display_path(&ws, &found.1.location.path), found))
+            .collect();
+        keyed.sort_by(|a, b| {
+            (a.0, &a.1, a.2.1.location.range.start).cmp(&(b.0, &b.1, b.2.1.location.range.start))
         });
-        found.dedup_by(|a, b| a.1 == b.1);
-        let total = found.len();
-        let symbols: Vec<SymbolInfo> = found.into_iter().map(|(_, s)| s).collect();
-        let (symbols, next_cursor) = page(ctx, Self::NAME, raw, input.cursor.as_deref(), symbols)?;
+        // The same symbol from two projects' servers (a file both hold).
+        keyed.dedup_by(|a, b| {
+            let ((la, sa), (lb, sb)) = (&a.2, &b.2);
+            la == lb
+                && sa.name == sb.name
+                && sa.kind == sb.kind
+                && sa.container == sb.container
+                && sa.location == sb.location
+        });
+        let total = keyed.len();
+        let (shown, next_cursor) = page(ctx, Self::NAME, raw, input.cursor.as_deref(), keyed)?;
+        let mut texts = Texts::default();
+        let symbols: Vec<SymbolInfo> = shown
+            .iter()
+            .map(|(_, _, (language, s))| symbol_info(&mut texts, &ws, *language, s))
+            .collect();
         Ok(Output {
             symbols,
             total,

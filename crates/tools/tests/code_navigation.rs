@@ -970,3 +970,48 @@ async fn an_untrusted_checkout_runs_none_of_its_own_code() {
         eprintln!("{language}: untrusted ran nothing; trusted ran {sung:?}");
     }
 }
+
+/// A file over the size a language server is given (a 16 MB one-line file killed pyright) is
+/// never sent to one: asked about, it is a FILE_TOO_LARGE error; in the whole checkout's
+/// diagnostics it is named as not checked, and the server answers for the rest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_too_large_for_a_server_is_skipped_and_said() {
+    let ctx = context();
+    if !available(&ctx, "python").await {
+        return;
+    }
+    let project = copy_project("python");
+    let dir = project.path().canonicalize().unwrap();
+    let line = format!("x = [{}]\n", vec!["1"; 2_700_000].join(","));
+    assert!(line.len() > 5 << 20);
+    std::fs::write(dir.join("huge.py"), line).unwrap();
+    let e = resolve_pr_tools::call(
+        &ctx,
+        "find_definition",
+        json!({"directory": dir, "file_path": "huge.py", "position": {"line": 0, "character": 0}}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.code.as_deref(), Some("FILE_TOO_LARGE"), "{e:?}");
+    assert_eq!(e.category.as_str(), "user");
+    assert!(
+        e.error.starts_with("huge.py is 5.1 MiB, over the 4 MiB"),
+        "{}",
+        e.error
+    );
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "get_diagnostics",
+        json!({"directory": dir, "language": "python"}),
+    )
+    .await
+    .unwrap();
+    let not_checked = out.structured["not_checked"].to_string();
+    assert!(
+        not_checked.contains("huge.py: huge.py is 5.1 MiB"),
+        "{}",
+        out.text
+    );
+    assert_eq!(out.structured["files_checked"], 3, "{}", out.text);
+    ctx.lsp.shutdown_all().await;
+}
