@@ -138,6 +138,8 @@ struct Inner {
     cancel_grace: Duration,
     retry_window: Duration,
     max_document_bytes: u64,
+    /// When it was started.
+    started: Instant,
     /// While set, edits the server asks us to apply are kept here instead of refused.
     captured_edits: Mutex<Option<Vec<Value>>>,
 }
@@ -220,6 +222,7 @@ impl Client {
             cancel_grace: config.cancel_grace,
             retry_window: config.retry_window,
             max_document_bytes: config.max_document_bytes,
+            started: Instant::now(),
             captured_edits: Mutex::new(None),
         });
 
@@ -315,6 +318,11 @@ impl Client {
     /// The version the server gave in `initialize`, if it gave one.
     pub fn server_version(&self) -> Option<&str> {
         self.server_version.as_deref()
+    }
+
+    /// How long ago the server was started.
+    pub fn age(&self) -> Duration {
+        self.inner.started.elapsed()
     }
 
     /// The cgroup the server runs in, when it runs in one of its own.

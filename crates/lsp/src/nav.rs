@@ -355,6 +355,22 @@ impl Server {
             let _ = tokio::time::timeout(RETRY, status.changed()).await;
             value = f().await?;
         }
+        // A server that reports no indexing (pyright) answers a workspace-wide question
+        // with nothing until it has found the project's files, which on a loaded machine
+        // takes seconds after its start: a fresh server's empty answer is asked again, with
+        // pauses doubling to a second, until it is FRESH old.
+        const FRESH: Duration = Duration::from_secs(10);
+        let mut pause = Duration::from_millis(200);
+        while wide
+            && value.empty()
+            && !self.installed.spec.reports_status
+            && self.client.age() < FRESH
+            && Instant::now() < deadline
+        {
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(1));
+            value = f().await?;
+        }
         Ok(Answer {
             value,
             indexing: self.client.status().indexing(),

@@ -350,9 +350,14 @@ fn pyright_settings(_: &Path) -> Value {
 }
 
 fn typescript_options(_: &Path) -> Option<Value> {
-    Some(
-        json!({"hostInfo": "resolve-pr", "preferences": {"includeCompletionsForModuleExports": false}}),
-    )
+    Some(json!({
+        "hostInfo": "resolve-pr",
+        "preferences": {"includeCompletionsForModuleExports": false},
+        // One tsserver, the semantic one. By default a second, syntax-only tsserver answers
+        // while the first loads its project, and its definition of an imported name is the
+        // import line: a wrong first answer (and a second Node process's memory).
+        "tsserver": {"useSyntaxServer": "never"},
+    }))
 }
 
 /// Every server, in order of preference within each language.

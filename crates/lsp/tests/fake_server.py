@@ -13,6 +13,8 @@ argument:
   symbols        answers workspace/symbol from a fixed list of symbols named `cut` (a
                  function in src/budget.rs and in src/other.rs, a method and a field of
                  Budget in src/types.rs), by substring of the query
+  late-symbols   like symbols, but answers workspace/symbol with nothing for its first
+                 1.5 s and reports no indexing at all (pyright finding a project's files)
 
 textDocument/hover makes it exit at once (a crash). On start it opens a progress token
 ("Indexing"), and ends it when asked for references or sent `fake/endIndexing`. It exits when its input ends.
@@ -20,6 +22,9 @@ textDocument/hover makes it exit at once (a crash). On start it opens a progress
 import json
 import os
 import sys
+import time
+
+started = time.monotonic()
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "normal"
 if mode == "--version":
@@ -88,11 +93,12 @@ while True:
         root_uri[0] = msg["params"].get("rootUri")
         send({"jsonrpc": "2.0", "id": mid, "result": {
             "capabilities": {"definitionProvider": True, "referencesProvider": True, "hoverProvider": True,
-                             "workspaceSymbolProvider": mode == "symbols"},
+                             "workspaceSymbolProvider": mode in ("symbols", "late-symbols")},
             "serverInfo": {"name": "fake", "version": "1.0"}}})
     elif method == "initialized":
-        request("window/workDoneProgress/create", {"token": "idx"})
-        send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "idx", "value": {"kind": "begin", "title": "Indexing"}}})
+        if mode != "late-symbols":
+            request("window/workDoneProgress/create", {"token": "idx"})
+            send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "idx", "value": {"kind": "begin", "title": "Indexing"}}})
         request("workspace/configuration", {"items": [{"section": "fake.answer"}]})
     elif method == "textDocument/definition":
         if mode in ("content-modified", "always-modified") and (mode == "always-modified" or dropped[0] < 4):
@@ -106,7 +112,9 @@ while True:
                 "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}})
         else:
             waiting_definition.append(mid)
-    elif method == "workspace/symbol" and mode == "symbols":
+    elif method == "workspace/symbol" and mode == "late-symbols" and time.monotonic() - started < 1.5:
+        send({"jsonrpc": "2.0", "id": mid, "result": []})
+    elif method == "workspace/symbol" and mode in ("symbols", "late-symbols"):
         query = msg["params"]["query"]
         send({"jsonrpc": "2.0", "id": mid, "result": [
             {"name": name, "kind": kind, "containerName": container,

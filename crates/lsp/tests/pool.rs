@@ -394,6 +394,23 @@ async fn a_name_not_found_while_the_server_indexes_says_it_is_indexing() {
     pool.shutdown_all().await;
 }
 
+/// A server that reports no indexing (as pyright) and finds nothing for its first moments:
+/// a fresh server's empty answer to a workspace-wide question is asked again until the
+/// server has had time to find the project's files.
+#[tokio::test]
+async fn a_fresh_server_that_reports_nothing_is_asked_again_while_it_finds_nothing() {
+    let (_dir, root, _file) = project();
+    let pool = Pool::with_registry(config(), registry("late-symbols"));
+    let server = pool.server(Language::Go, &root).await.unwrap();
+    let found = server.workspace_symbols("cut").await.unwrap();
+    assert_eq!(found.value.len(), 4, "{:?}", found.value);
+    assert!(found.indexing.is_none());
+    // A name that is nowhere is answered as not found once the server is old enough.
+    let none = server.workspace_symbols("absent").await.unwrap();
+    assert!(none.value.is_empty());
+    pool.shutdown_all().await;
+}
+
 #[tokio::test]
 async fn a_position_past_the_end_of_the_file_is_refused_before_asking() {
     let (_dir, root, file) = project();
