@@ -5,8 +5,10 @@
 //! [`resolve_pr_core::Error`], is at the bottom.
 //!
 //! One place reads git's text: where a fetch, push or clone fails, [`network_or_failed`]
-//! tells an unreachable remote ([`Error::Network`]) from any other failure by git's exit
-//! status and its (untranslated, `LC_ALL=C`) stderr. Nothing else classifies by text.
+//! tells an unreachable remote ([`Error::Network`]), a silent one ([`Error::TimedOut`]) and
+//! a transport git's protocol policy refused ([`Error::RefusedUrl`]) from any other failure
+//! by git's exit status and its (untranslated, `LC_ALL=C`) stderr. Nothing else classifies by
+//! text.
 
 use std::path::PathBuf;
 
@@ -66,6 +68,25 @@ pub enum Error {
     /// A fetch, push or clone could not reach the remote.
     #[error("`git {command}` could not reach the remote: {stderr}")]
     Network { command: String, stderr: String },
+    /// A URL this crate will not hand to git: from a forge, anything but https, http and ssh
+    /// (`ext::`, `fd::`, `file://`, a local path, an option); anywhere, `ext::` and `fd::`.
+    /// Refused before git runs, or by git's own protocol policy (`transport 'fd' not
+    /// allowed`); nothing was fetched.
+    #[error("the remote {remote:?} was refused: {reason}")]
+    RefusedUrl {
+        /// The URL (any password or token replaced by `***`), or the remote's name.
+        remote: String,
+        reason: String,
+    },
+    /// A command that talks to a remote ran out of time: the remote went silent for the
+    /// low-speed time (git gave up), or the command outlived its deadline (killed with its
+    /// process group).
+    #[error("`git {command}` timed out: {what}")]
+    TimedOut { command: String, what: String },
+    /// The caller gave up (its [`crate::Cancellation`] was set): the command and its helpers
+    /// were killed, or it never started.
+    #[error("`git {command}` was cancelled; it and its helpers were stopped")]
+    Cancelled { command: String },
     /// A fetch named a ref the remote does not have (a branch that does not exist).
     #[error("the remote has no {what}: `git {command}` said {stderr}")]
     MissingRemoteRef {
@@ -113,6 +134,9 @@ impl Error {
             | Error::Shallow { .. } => Category::User,
             Error::Conflict { .. } | Error::PushRejected { .. } => Category::Logical,
             Error::Network { .. } => Category::Network,
+            Error::TimedOut { .. } => Category::Timeout,
+            Error::RefusedUrl { .. } => Category::Logical,
+            Error::Cancelled { .. } => Category::Unknown,
             Error::Auth { .. } => Category::Authentication,
             Error::MissingRemoteRef { .. } => Category::User,
             Error::Failed { .. } | Error::UnexpectedOutput { .. } | Error::Io { .. } => {
@@ -149,6 +173,21 @@ impl Error {
             }
             Error::Network { .. } => {
                 "Check the network and the remote's URL and credentials, then retry.".to_string()
+            }
+            Error::RefusedUrl { .. } => {
+                "resolve-pr follows a forge's URLs only over https, http or ssh, and never the \
+                 `ext::` or `fd::` transports: clone the repository yourself over https or ssh \
+                 and pass its directory."
+                    .to_string()
+            }
+            Error::TimedOut { .. } => {
+                "The remote accepted the connection but stopped answering (or sends too \
+                 slowly): check that it works (`git ls-remote` with its URL in a terminal) and \
+                 retry. A first clone of a very large repository may need more time: \
+                 RESOLVE_PR_GIT_TIMEOUT (seconds for one git command that talks to a remote, \
+                 default 600) and RESOLVE_PR_GIT_LOW_SPEED_TIME (seconds without data, default \
+                 30) raise the limits."
+                    .to_string()
             }
             Error::MissingRemoteRef { .. } => {
                 "Check the branch name: it must exist on the remote (as the forge shows it).".to_string()
@@ -197,6 +236,13 @@ impl Error {
                 ("branch", Value::from(branch.as_str())),
                 ("reason", Value::from(reason.as_str())),
             ],
+            Error::RefusedUrl { remote, reason } => vec![
+                ("remote", Value::from(remote.as_str())),
+                ("reason", Value::from(reason.as_str())),
+            ],
+            Error::TimedOut { command, .. } | Error::Cancelled { command } => {
+                vec![("command", Value::from(command.as_str()))]
+            }
             Error::Network { command, stderr }
             | Error::Auth { command, stderr }
             | Error::MissingRemoteRef {
@@ -234,10 +280,12 @@ fn cut(text: &str) -> String {
     format!("{}…", &text[..end])
 }
 
-/// A failed fetch, push or clone: [`Error::Auth`] when git exited 128 saying the remote
-/// wants or refused credentials, [`Error::Network`] when it could not reach or talk to the
-/// remote (phrases of git's C-locale transport errors), else the error unchanged. The only place this crate reads git's text to decide a variant.
-pub(crate) fn network_or_failed(error: Error) -> Error {
+/// A failed fetch, push or clone: [`Error::TimedOut`] when git gave up on a silent remote
+/// (low-speed limit), [`Error::RefusedUrl`] when git's protocol policy refused the transport,
+/// [`Error::Auth`] when git exited 128 saying the remote wants or refused credentials,
+/// [`Error::Network`] when it could not reach or talk to the remote (phrases of git's C-locale
+/// transport errors), else the error unchanged. The only place this crate reads git's text to decide a variant.
+pub(crate) fn network_or_failed(error: Error, remote: &str) -> Error {
     const UNREACHABLE: &[&str] = &[
         "Could not resolve host",
         "Could not resolve hostname",
@@ -267,6 +315,41 @@ pub(crate) fn network_or_failed(error: Error) -> Error {
         "The requested URL returned error: 403",
     ];
     match error {
+        // `http.lowSpeedTime` passed with less than `http.lowSpeedLimit` a second (curl's
+        // "Operation too slow"): the remote went silent.
+        Error::Failed {
+            command,
+            status: Some(128),
+            stderr,
+        } if stderr.contains("Operation too slow") => {
+            let said = stderr
+                .lines()
+                .find(|l| l.contains("Operation too slow"))
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            Error::TimedOut {
+                command,
+                what: format!("the remote sent (almost) nothing for the low-speed time: {said}"),
+            }
+        }
+        // git's own protocol policy (`GIT_ALLOW_PROTOCOL`, `protocol.<name>.allow`).
+        Error::Failed {
+            status: Some(128),
+            stderr,
+            ..
+        } if stderr.contains("transport '") && stderr.contains("' not allowed") => {
+            let name = stderr
+                .split("transport '")
+                .nth(1)
+                .and_then(|rest| rest.split('\'').next())
+                .unwrap_or("")
+                .to_string();
+            Error::RefusedUrl {
+                remote: crate::remote::redacted(remote),
+                reason: format!("git's protocol policy does not allow the `{name}` transport here"),
+            }
+        }
         Error::Failed {
             command,
             status: Some(128),
@@ -398,6 +481,26 @@ mod tests {
                 },
                 Category::Authentication,
             ),
+            (
+                Error::RefusedUrl {
+                    remote: "fd::0".into(),
+                    reason: "x".into(),
+                },
+                Category::Logical,
+            ),
+            (
+                Error::TimedOut {
+                    command: "clone".into(),
+                    what: "x".into(),
+                },
+                Category::Timeout,
+            ),
+            (
+                Error::Cancelled {
+                    command: "clone".into(),
+                },
+                Category::Unknown,
+            ),
             (failed(Some(1), "x"), Category::Unknown),
             (
                 Error::UnexpectedOutput {
@@ -468,24 +571,27 @@ mod tests {
 
     #[test]
     fn only_an_unreachable_remote_is_a_network_error() {
-        let unreachable = network_or_failed(failed(
-            Some(128),
-            "fatal: unable to access 'https://example.invalid/o/r/': Could not resolve host: example.invalid",
-        ));
+        let unreachable = network_or_failed(
+            failed(
+                Some(128),
+                "fatal: unable to access 'https://example.invalid/o/r/': Could not resolve host: example.invalid",
+            ),
+            "origin",
+        );
         assert!(
             matches!(unreachable, Error::Network { .. }),
             "{unreachable:?}"
         );
-        let hung_up = network_or_failed(failed(
-            Some(128),
-            "fatal: Could not read from remote repository.",
-        ));
+        let hung_up = network_or_failed(
+            failed(Some(128), "fatal: Could not read from remote repository."),
+            "origin",
+        );
         assert!(matches!(hung_up, Error::Network { .. }));
         // A missing ref is the caller's input, not the network.
-        let missing = network_or_failed(failed(
-            Some(128),
-            "fatal: couldn't find remote ref refs/heads/nope",
-        ));
+        let missing = network_or_failed(
+            failed(Some(128), "fatal: couldn't find remote ref refs/heads/nope"),
+            "origin",
+        );
         assert!(
             matches!(&missing, Error::MissingRemoteRef { what, .. } if what == "ref refs/heads/nope"),
             "{missing:?}"
@@ -495,10 +601,36 @@ mod tests {
             Category::User
         );
         // Another failure, or the same words with another status, stays a failure.
-        let other = network_or_failed(failed(Some(128), "fatal: something else broke"));
+        let other = network_or_failed(failed(Some(128), "fatal: something else broke"), "origin");
         assert!(matches!(other, Error::Failed { .. }));
-        let status = network_or_failed(failed(Some(1), "Could not resolve host: x"));
+        let status = network_or_failed(failed(Some(1), "Could not resolve host: x"), "origin");
         assert!(matches!(status, Error::Failed { .. }));
+    }
+
+    #[test]
+    fn a_silent_remote_is_a_timeout_and_a_refused_transport_says_so() {
+        let silent = network_or_failed(
+            failed(
+                Some(128),
+                "fatal: unable to access 'http://127.0.0.1:9/o/r.git/': Operation too slow. Less than 1 bytes/sec transferred the last 30 seconds",
+            ),
+            "origin",
+        );
+        assert!(
+            matches!(&silent, Error::TimedOut { what, .. } if what.contains("30 seconds")),
+            "{silent:?}"
+        );
+        let refused = network_or_failed(
+            failed(Some(128), "fatal: transport 'fd' not allowed"),
+            "https://bot:ghp_secret@example.com/o/r",
+        );
+        match &refused {
+            Error::RefusedUrl { remote, reason } => {
+                assert!(reason.contains("`fd`"), "{reason}");
+                assert!(!remote.contains("ghp_secret"), "{remote}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -510,7 +642,7 @@ mod tests {
             "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.",
             "remote: Invalid username or token.\nfatal: Authentication failed for 'https://github.com/o/r.git/'",
         ] {
-            let e = network_or_failed(failed(Some(128), stderr));
+            let e = network_or_failed(failed(Some(128), stderr), "origin");
             assert!(matches!(e, Error::Auth { .. }), "{stderr}: {e:?}");
             let agent = resolve_pr_core::Error::from(e);
             assert_eq!(agent.category, Category::Authentication);

@@ -8,6 +8,7 @@ use crate::error::{Error, Result, network_or_failed};
 use crate::remote::{RemoteUrl, redacted};
 use crate::repo::Repository;
 use crate::runner::Git;
+use crate::transport::{self, Transports};
 
 /// The namespace every ref this crate writes lives under.
 pub const REF_NAMESPACE: &str = "refs/resolve-pr/";
@@ -24,7 +25,8 @@ const FETCH_OPTIONS: &[&str] = &[
 ];
 
 /// A remote name or URL as git will take it: refused when empty or when it starts with `-`
-/// (it is passed after `--end-of-options` anyway).
+/// (it is passed after `--end-of-options` anyway), and when it names the `ext::` or `fd::`
+/// transport, which no repository may use.
 pub(crate) fn check_remote(remote: &str) -> Result<()> {
     if remote.is_empty() || remote.starts_with('-') || remote.contains('\0') {
         return Err(Error::usage(format!(
@@ -32,7 +34,7 @@ pub(crate) fn check_remote(remote: &str) -> Result<()> {
             redacted(remote)
         )));
     }
-    Ok(())
+    transport::check_never(remote)
 }
 
 /// `text` with the remote's secret (if its URL carries one) replaced by `***`.
@@ -47,7 +49,7 @@ pub(crate) fn scrub(text: &str, remote: &str) -> String {
 
 /// A failed fetch, push or clone, told apart (unreachable or not) and without secrets.
 pub(crate) fn transport_error(error: Error, remote: &str) -> Error {
-    match network_or_failed(error) {
+    match network_or_failed(error, remote) {
         Error::Network { command, stderr } => Error::Network {
             command: scrub(&command, remote),
             stderr: scrub(&stderr, remote),
@@ -61,6 +63,17 @@ pub(crate) fn transport_error(error: Error, remote: &str) -> Error {
             status,
             stderr: scrub(&stderr, remote),
         },
+        Error::Auth { command, stderr } => Error::Auth {
+            command: scrub(&command, remote),
+            stderr: scrub(&stderr, remote),
+        },
+        Error::TimedOut { command, what } => Error::TimedOut {
+            command: scrub(&command, remote),
+            what: scrub(&what, remote),
+        },
+        Error::Cancelled { command } => Error::Cancelled {
+            command: scrub(&command, remote),
+        },
         other => other,
     }
 }
@@ -71,6 +84,11 @@ impl Repository {
     /// a usage error and nothing is run. An unreachable remote is [`Error::Network`].
     pub fn fetch(&self, remote: &str, refspecs: &[(String, String)]) -> Result<()> {
         check_remote(remote)?;
+        // In a managed clone a URL (anything but a remote's name) must be a forge's; git's
+        // protocol policy there says the same, this says it before git runs.
+        if self.git().transports() == Transports::Forge && remote.contains([':', '/']) {
+            transport::check_forge_url(remote)?;
+        }
         if refspecs.is_empty() {
             return Err(Error::usage("a fetch needs at least one refspec"));
         }
@@ -187,9 +205,13 @@ impl Repository {
     }
 }
 
-/// The managed bare blobless clone of `url` under `cache_root`:
+/// The managed bare blobless clone of `url` under `cache_root`, for a URL a forge reported:
+/// anything but https, http or ssh is [`Error::RefusedUrl`] before git runs
+/// ([`transport::check_forge_url`]), and every command in the clone (the clone itself, its
+/// fetches, the lazy fetches of any read) may use only those ([`Transports::Forge`]) and is
+/// watched for its deadline and the caller's cancellation. The clone lives at
 /// `<cache_root>/<host>/<owner>/<repo>.git` for a forge URL (a path prefix and a port are
-/// kept as directories), `<cache_root>/local/<hash>/<name>.git` for anything else. Made with
+/// kept as directories), `<cache_root>/local/<hash>/<name>.git` for one without owner/repo. Made with
 /// `git clone --bare --filter=blob:none --no-tags` in a temporary directory beside it and
 /// renamed into place, so a concurrent caller sees no clone or a whole one; reused as it is
 /// when present (fetching into `refs/resolve-pr/…` brings it up to date). Blobs come lazily
@@ -197,6 +219,8 @@ impl Repository {
 /// behaviour: a token in it is what lets later lazy fetches in); errors never show it.
 pub fn open_cache(git: &Git, cache_root: &Path, url: &str) -> Result<Repository> {
     check_remote(url)?;
+    transport::check_forge_url(url)?;
+    let git = &git.for_forge();
     let target = cache_root.join(cache_path(url)?);
     if target.is_dir() {
         return Repository::discover(git, &target);

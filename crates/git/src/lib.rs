@@ -23,7 +23,14 @@
 //! - Pushes use `--force-with-lease` with an explicit expected value and `--atomic`, never
 //!   `--force`.
 //! - Errors never show a password or token of a URL.
+//! - A URL a forge reported (the managed clone's) is followed only over https, http or ssh,
+//!   checked before git runs and by `GIT_ALLOW_PROTOCOL` in every command of a managed
+//!   clone; `ext::` and `fd::` are refused everywhere. Commands that may talk to a remote
+//!   (clone, fetch, push, ls-remote; every command of a partial clone) run in their own
+//!   process group, killed past [`NetworkLimits::deadline`] or when the thread's
+//!   [`Cancellation`] is set; silent HTTP transfers end after `http.lowSpeedTime`.
 
+mod cancel;
 mod error;
 mod fetch;
 mod history;
@@ -36,7 +43,9 @@ mod repo;
 mod restack;
 mod runner;
 mod scratch;
+mod transport;
 
+pub use cancel::{Cancellation, Entered};
 pub use error::{Error, Result};
 pub use fetch::{REF_NAMESPACE, open_cache};
 pub use history::{CommitInfo, DiffStat};
@@ -49,3 +58,4 @@ pub use repo::{Remote, Repository, pick_remote};
 pub use restack::{PushUpdate, RestackBranch, RestackEngine, RestackResult};
 pub use runner::{CLEARED_VARIABLES, Git, Version};
 pub use scratch::sweep_stale;
+pub use transport::{FORGE_PROTOCOLS, NetworkLimits, Transports, check_forge_url};

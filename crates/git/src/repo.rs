@@ -82,11 +82,19 @@ impl Repository {
                 .map_err(|_| unexpected("a worktree path that is not UTF-8"))?;
             Some(PathBuf::from(top.strip_suffix('\n').unwrap_or(&top)))
         };
+        let objects_dir = PathBuf::from(objects);
+        // A partial clone's reads may fetch what it lacks from its promisor remote: then
+        // every command is watched as a network one.
+        let git = if has_promisor_pack(&objects_dir) {
+            git.fetching_lazily()
+        } else {
+            git.clone()
+        };
         Ok(Repository {
-            git: git.clone(),
+            git,
             workdir,
             git_dir: PathBuf::from(git_dir),
-            objects_dir: PathBuf::from(objects),
+            objects_dir,
             shallow: shallow == "true",
             engine: None,
         })
@@ -199,6 +207,16 @@ impl Repository {
         }
         Ok(oid)
     }
+}
+
+/// Whether the object store holds a pack fetched from a promisor remote (`pack-*.promisor`):
+/// the mark of a partial clone, read without running git.
+fn has_promisor_pack(objects: &Path) -> bool {
+    std::fs::read_dir(objects.join("pack")).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.path().extension().is_some_and(|x| x == "promisor"))
+    })
 }
 
 /// See [`Repository::matching_remote`].

@@ -1,12 +1,17 @@
 //! The one way this crate runs git: the user's `git` program, found once and checked to be
-//! recent enough, started with an argument vector (never a shell) in a cleaned environment.
+//! recent enough, started with an argument vector (never a shell) in a cleaned environment,
+//! with the transport policy and low-speed limits of `transport`. A command that may talk to
+//! a remote runs in its own process group under a `cancel::Watch` (deadline, cancellation);
+//! every other command runs as a plain child, with nothing watching it.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use crate::cancel::{Cancellation, Stop, Watch};
 use crate::error::{Error, Result};
+use crate::transport::{self, NetworkLimits, Transports};
 
 /// A git version, as `git --version` prints it (`git version 2.47.3`,
 /// `git version 2.39.2 (Apple Git-143)`, `git version 2.45.1.windows.1`).
@@ -93,11 +98,16 @@ pub const CLEARED_VARIABLES: &[&str] = &[
     "GIT_QUARANTINE_PATH",
 ];
 
-/// The user's git, checked to be at least [`Version::MINIMUM`].
+/// The user's git, checked to be at least [`Version::MINIMUM`], with the transports its
+/// commands may use and how long they may talk to a remote.
 #[derive(Debug, Clone)]
 pub struct Git {
     program: PathBuf,
     version: Version,
+    transports: Transports,
+    limits: NetworkLimits,
+    /// Every command may fetch (a partial clone's lazy fetches), so every one is watched.
+    fetches_lazily: bool,
 }
 
 impl Git {
@@ -124,6 +134,9 @@ impl Git {
         let unchecked = Git {
             program: program.clone(),
             version: Version::MINIMUM,
+            transports: Transports::User,
+            limits: NetworkLimits::DEFAULT,
+            fetches_lazily: false,
         };
         let output = unchecked
             .command(None)
@@ -151,7 +164,43 @@ impl Git {
                 needed_for: "merge-tree --write-tree",
             });
         }
-        Ok(Git { program, version })
+        Ok(Git {
+            version,
+            ..unchecked
+        })
+    }
+
+    /// This git with other network limits (tests shorten them; the CLI reads
+    /// `RESOLVE_PR_GIT_TIMEOUT` and `RESOLVE_PR_GIT_LOW_SPEED_TIME`).
+    pub fn with_network_limits(mut self, limits: NetworkLimits) -> Git {
+        self.limits = limits;
+        self
+    }
+
+    pub fn network_limits(&self) -> NetworkLimits {
+        self.limits
+    }
+
+    pub fn transports(&self) -> Transports {
+        self.transports
+    }
+
+    /// This git for a repository or URL a forge named: https, http and ssh only, and every
+    /// command watched, since any read may fetch the blobs a blobless clone lacks.
+    pub(crate) fn for_forge(&self) -> Git {
+        Git {
+            transports: Transports::Forge,
+            fetches_lazily: true,
+            ..self.clone()
+        }
+    }
+
+    /// This git for a repository whose reads may fetch lazily (a partial clone).
+    pub(crate) fn fetching_lazily(&self) -> Git {
+        Git {
+            fetches_lazily: true,
+            ..self.clone()
+        }
     }
 
     pub fn version(&self) -> Version {
@@ -176,7 +225,8 @@ impl Git {
 
     /// A git command in `dir` (none: the current directory), with the cleaned environment:
     /// no variable of [`CLEARED_VARIABLES`], no terminal prompts, C locale (messages this
-    /// crate may read are git's untranslated ones), no optional locks, stdin closed.
+    /// crate may read are git's untranslated ones), no optional locks, stdin closed; the
+    /// transports it may use and the low-speed limits ([`transport::apply`]).
     pub(crate) fn command(&self, dir: Option<&Path>) -> Command {
         let mut command = Command::new(&self.program);
         for name in CLEARED_VARIABLES {
@@ -188,6 +238,7 @@ impl Git {
             .env("LC_ALL", "C")
             .env("LANGUAGE", "C")
             .stdin(Stdio::null());
+        transport::apply(&mut command, self.transports, &self.limits);
         if let Some(dir) = dir {
             command.current_dir(dir);
         }
@@ -230,6 +281,10 @@ impl Git {
         for (name, value) in env {
             command.env(name, value);
         }
+        if self.watches(&args) {
+            let output = self.run_watched(&args, command, input)?;
+            return Self::checked(&args, output, ok_statuses);
+        }
         let output = match input {
             None => command.output(),
             Some(input) => {
@@ -255,6 +310,73 @@ impl Git {
         }
         .map_err(|source| self.io_error(source))?;
         Self::checked(&args, output, ok_statuses)
+    }
+
+    /// Whether the command `args` gets a process group and a watch: it talks to a remote,
+    /// or this git's repository fetches lazily on any read.
+    fn watches(&self, args: &[OsString]) -> bool {
+        self.fetches_lazily || transport::is_network_command(args)
+    }
+
+    /// Runs `command` as the leader of a new process group, watched: the group is killed
+    /// when the thread's [`Cancellation`] is set or the deadline passes, and that is the
+    /// error. A cancelled call starts nothing.
+    fn run_watched(
+        &self,
+        args: &[OsString],
+        mut command: Command,
+        input: Option<&[u8]>,
+    ) -> Result<Output> {
+        let cancellation = Cancellation::current();
+        if cancellation.is_cancelled() {
+            return Err(Error::Cancelled {
+                command: describe(args),
+            });
+        }
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        command
+            .stdin(if input.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().map_err(|source| self.io_error(source))?;
+        let stdin = child.stdin.take();
+        let watch = Watch::new(cancellation, child.id(), self.limits.deadline);
+        let (output, stopped) = std::thread::scope(|scope| {
+            if let (Some(mut stdin), Some(input)) = (stdin, input) {
+                scope.spawn(move || {
+                    use std::io::Write;
+                    let _ = stdin.write_all(input);
+                });
+            }
+            scope.spawn(|| watch.run());
+            let output = child.wait_with_output();
+            (output, watch.finish())
+        });
+        self.stopped(args, stopped)?;
+        output.map_err(|source| self.io_error(source))
+    }
+
+    /// The error of a command the watch stopped.
+    fn stopped(&self, args: &[OsString], stopped: Option<Stop>) -> Result<()> {
+        match stopped {
+            None => Ok(()),
+            Some(Stop::Cancelled) => Err(Error::Cancelled {
+                command: describe(args),
+            }),
+            Some(Stop::Deadline(after)) => Err(Error::TimedOut {
+                command: describe(args),
+                what: format!(
+                    "it was still running after {} s, the limit for one git command that \
+                     talks to a remote; it and its helpers were killed",
+                    after.as_secs()
+                ),
+            }),
+        }
     }
 
     /// Runs `first | second` (both git, in `dir`, with `env`), `input` on the first one's
@@ -283,7 +405,25 @@ impl Git {
             head.env(name, value);
             tail.env(name, value);
         }
+        // A pipe never talks to a remote itself, but in a partial clone either side may
+        // fetch lazily: then both go into one watched process group.
+        let watched = self.fetches_lazily;
+        let cancellation = Cancellation::current();
+        if watched && cancellation.is_cancelled() {
+            return Err(Error::Cancelled {
+                command: first.join(" "),
+            });
+        }
+        #[cfg(unix)]
+        if watched {
+            std::os::unix::process::CommandExt::process_group(&mut head, 0);
+        }
         let mut head = head.spawn().map_err(|source| self.io_error(source))?;
+        #[cfg(unix)]
+        if watched && let Ok(group) = i32::try_from(head.id()) {
+            std::os::unix::process::CommandExt::process_group(&mut tail, group);
+        }
+        let watch = Watch::new(cancellation, head.id(), self.limits.deadline);
         let head_stdin = head.stdin.take();
         let head_stdout = head.stdout.take().expect("piped stdout");
         let mut head_stderr = head.stderr.take().expect("piped stderr");
@@ -291,12 +431,15 @@ impl Git {
             .stdin(Stdio::from(head_stdout))
             .spawn()
             .map_err(|source| self.io_error(source));
-        let (tail_output, head_stderr_text) = std::thread::scope(|scope| {
+        let (tail_output, head_stderr_text, head_status, stopped) = std::thread::scope(|scope| {
             if let (Some(mut stdin), Some(input)) = (head_stdin, input) {
                 scope.spawn(move || {
                     use std::io::Write;
                     let _ = stdin.write_all(input);
                 });
+            }
+            if watched {
+                scope.spawn(|| watch.run());
             }
             let stderr_reader = scope.spawn(move || {
                 use std::io::Read;
@@ -308,9 +451,13 @@ impl Git {
                 tail.wait_with_output()
                     .map_err(|source| self.io_error(source))
             });
-            (output, stderr_reader.join().unwrap_or_default())
+            let head_stderr_text = stderr_reader.join().unwrap_or_default();
+            let head_status = head.wait();
+            (output, head_stderr_text, head_status, watch.finish())
         });
-        let head_status = head.wait().map_err(|source| self.io_error(source))?;
+        let args: Vec<OsString> = first.iter().map(OsString::from).collect();
+        self.stopped(&args, stopped)?;
+        let head_status = head_status.map_err(|source| self.io_error(source))?;
         let tail_output = tail_output?;
         if !head_status.success() {
             return Err(Error::Failed {

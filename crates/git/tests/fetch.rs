@@ -1,14 +1,18 @@
-//! Fetching from a local bare repository over `file://`: refs only under
-//! `refs/resolve-pr/`, only missing commits (by id, else by name), and the managed blobless
-//! cache clone, reused, safe under concurrent callers, and able to merge (blobs fetched
-//! lazily).
+//! Fetching from a local repository over `file://` (the user's own remotes may be paths):
+//! refs only under `refs/resolve-pr/`, only missing commits (by id, else by name); the
+//! managed blobless cache clone, made over smart HTTP from the simulator's git server (a
+//! forge's URL is https, http or ssh, never a path), reused, safe under concurrent callers,
+//! able to merge (blobs fetched lazily); and what a hostile remote cannot do: other
+//! transports, silence, a clone that outlives its deadline or its caller.
 
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use common::{Fixture, git};
-use resolve_pr_git::{Error, Limits, open_cache};
+use resolve_pr_forge_sim::{Scenario, Sim, SimHandle};
+use resolve_pr_git::{Cancellation, Error, Git, Limits, NetworkLimits, open_cache};
 
 const LINES: &str = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
 
@@ -29,6 +33,37 @@ fn source() -> (Fixture, String) {
     source.commit("main changes line 2");
     let url = format!("file://{}", source.path().display());
     (source, url)
+}
+
+/// A repository served over git's smart HTTP as `o/r`, as a forge serves it.
+struct Served {
+    url: String,
+    _sim: SimHandle,
+    _root: tempfile::TempDir,
+    _runtime: tokio::runtime::Runtime,
+}
+
+/// Serves `fixture` (a non-bare repository: `git http-backend` finds its `.git`) at
+/// `{simulator}/o/r.git`.
+fn serve(fixture: &Fixture) -> Served {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join("o")).unwrap();
+    std::os::unix::fs::symlink(fixture.path(), root.path().join("o/r.git")).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let scenario = Scenario::from_yaml("forge: github\n")
+        .unwrap()
+        .with_git_root(root.path());
+    let sim = runtime.block_on(Sim::start(scenario)).unwrap();
+    Served {
+        url: format!("{}/o/r.git", sim.base_url()),
+        _sim: sim,
+        _root: root,
+        _runtime: runtime,
+    }
 }
 
 fn head(fixture: &Fixture, rev: &str) -> String {
@@ -223,13 +258,15 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn the_cache_is_a_bare_blobless_clone_reused_and_able_to_merge() {
-    let (source, url) = source();
+    let (source, _) = source();
+    let served = serve(&source);
+    let url = served.url.clone();
     let cache = tempfile::tempdir().unwrap();
     let repo = open_cache(&git(), cache.path(), &url).unwrap();
     assert!(repo.workdir().is_none(), "not bare");
     let dir = repo.git_dir().to_path_buf();
-    assert!(dir.starts_with(cache.path().join("local")), "{dir:?}");
-    assert!(dir.to_string_lossy().ends_with(".git"));
+    assert!(dir.starts_with(cache.path()), "{dir:?}");
+    assert!(dir.ends_with("o/r.git"), "{dir:?}");
     let in_cache = |args: &[&str]| {
         let output = std::process::Command::new("git")
             .args(args)
@@ -293,7 +330,9 @@ fn the_cache_is_a_bare_blobless_clone_reused_and_able_to_merge() {
 
 #[test]
 fn concurrent_callers_share_one_clone() {
-    let (_source, url) = source();
+    let (source, _) = source();
+    let served = serve(&source);
+    let url = served.url.clone();
     let cache = tempfile::tempdir().unwrap();
     let dirs: Vec<PathBuf> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..4)
@@ -329,7 +368,7 @@ fn cache_urls_that_are_options_are_refused() {
 /// `git replay` as in the temporary worktree of `git rebase`.
 #[test]
 fn a_restack_in_the_blobless_cache() {
-    let (source, url) = source();
+    let (source, _) = source();
     // topic is based on main's parent; restack it onto main's tip (no conflict: the
     // change to line 2 there is replaced by one to line 5).
     source.git(&["config", "user.name", "Source"]);
@@ -338,6 +377,8 @@ fn a_restack_in_the_blobless_cache() {
     let main = head(&source, "main");
     let topic = head(&source, "topic");
     let old_base = head(&source, "topic~2");
+    let served = serve(&source);
+    let url = served.url.clone();
     for engine in [
         resolve_pr_git::RestackEngine::Replay,
         resolve_pr_git::RestackEngine::Rebase,
@@ -365,4 +406,252 @@ fn a_restack_in_the_blobless_cache() {
             Some(topic.clone())
         );
     }
+}
+
+// ---------------------------------------------------------------- hostile remotes
+
+/// A stand-in git that answers `--version` and records every other call in `calls`.
+fn recording_git(dir: &Path) -> (Git, PathBuf) {
+    let calls = dir.join("calls");
+    let program = dir.join("git");
+    resolve_pr_testkit::write_script(
+        &program,
+        &format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'git version 2.47.0'; exit 0; fi\necho \"$@\" >> '{}'\nexit 1\n",
+            calls.display()
+        ),
+    );
+    (Git::at(&program).unwrap(), calls)
+}
+
+#[test]
+fn forge_urls_that_are_not_https_http_or_ssh_are_refused_before_git_runs() {
+    let bin = tempfile::tempdir().unwrap();
+    let (stand_in, calls) = recording_git(bin.path());
+    let cache = tempfile::tempdir().unwrap();
+    let (_source, file_url) = source();
+    for url in [
+        "fd::17",
+        "fd::0,1/o/r",
+        "ext::sh -c touch% /tmp/resolve-pr-pwned",
+        file_url.as_str(),
+        "/srv/git/o/r.git",
+        "git://github.com/o/r.git",
+        "ssh://-oProxyCommand=touch%20x/o/r",
+    ] {
+        let error = open_cache(&stand_in, cache.path(), url).unwrap_err();
+        assert!(
+            matches!(error, Error::RefusedUrl { .. }),
+            "{url}: {error:?}"
+        );
+        let agent = resolve_pr_core::Error::from(error);
+        assert_eq!(agent.category, resolve_pr_core::Category::Logical, "{url}");
+        assert!(agent.suggestion.unwrap().contains("https"), "{url}");
+    }
+    assert!(
+        !calls.exists(),
+        "git ran: {:?}",
+        std::fs::read_to_string(&calls)
+    );
+    assert!(walk(cache.path()).is_empty());
+}
+
+/// The user's checkout keeps its own remotes (a path is fine) but never `ext::` or `fd::`,
+/// even where its configuration allows them.
+#[test]
+fn ext_and_fd_are_refused_even_where_the_user_allows_them() {
+    let local = Fixture::new();
+    local.commit("local");
+    let marker = local.path().join("pwned");
+    local.git(&["config", "protocol.ext.allow", "always"]);
+    local.git(&[
+        "remote",
+        "add",
+        "evil",
+        &format!("ext::sh -c touch% {}", marker.display()),
+    ]);
+    let repo = local.repository();
+    let error = repo
+        .fetch("evil", &[("main".into(), "refs/resolve-pr/x".into())])
+        .unwrap_err();
+    assert!(matches!(error, Error::RefusedUrl { .. }), "{error:?}");
+    assert!(!marker.exists(), "the ext:: command ran");
+    for url in ["fd::0", "ext::sh -c x"] {
+        let error = repo
+            .fetch(url, &[("main".into(), "refs/resolve-pr/x".into())])
+            .unwrap_err();
+        assert!(
+            matches!(error, Error::RefusedUrl { .. }),
+            "{url}: {error:?}"
+        );
+    }
+}
+
+/// A managed clone follows only https, http and ssh, also when its `origin` was changed to
+/// a path afterwards: fetches and lazy fetches alike (`GIT_ALLOW_PROTOCOL`).
+#[test]
+fn a_managed_clone_never_follows_another_transport() {
+    let (source, file_url) = source();
+    let served = serve(&source);
+    let cache = tempfile::tempdir().unwrap();
+    let repo = open_cache(&git(), cache.path(), &served.url).unwrap();
+    let set_origin = |url: &str| {
+        let status = std::process::Command::new("git")
+            .args(["config", "remote.origin.url", url])
+            .current_dir(repo.git_dir())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    set_origin(&file_url);
+    let error = repo
+        .fetch(
+            "origin",
+            &[("refs/heads/main".into(), "refs/resolve-pr/main".into())],
+        )
+        .unwrap_err();
+    assert!(matches!(error, Error::RefusedUrl { .. }), "{error:?}");
+    // A merge needs blobs the clone lacks; the lazy fetch from a path is refused too.
+    let merge = repo.merge_tree("refs/heads/main", "refs/heads/topic");
+    assert!(merge.is_err(), "{merge:?}");
+    set_origin(&served.url);
+    assert!(
+        repo.merge_tree("refs/heads/main", "refs/heads/topic")
+            .is_ok()
+    );
+}
+
+/// A remote that accepts connections and never answers, at `http://127.0.0.1:PORT/o/r.git`.
+fn silent_remote() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.push(stream);
+        }
+    });
+    format!("http://127.0.0.1:{port}/o/r.git")
+}
+
+/// The command lines of running processes that name `needle` (zombies have none).
+fn processes_naming(needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        if !entry
+            .file_name()
+            .to_string_lossy()
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+        {
+            continue;
+        }
+        if let Ok(bytes) = std::fs::read(entry.path().join("cmdline")) {
+            let line = String::from_utf8_lossy(&bytes).replace('\0', " ");
+            if line.contains(needle) {
+                found.push(line);
+            }
+        }
+    }
+    found
+}
+
+/// Waits up to 2 s for every process naming `needle` to be gone.
+fn assert_gone(needle: &str) {
+    let end = Instant::now() + Duration::from_secs(2);
+    loop {
+        let left = processes_naming(needle);
+        if left.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < end, "still running: {left:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_remote_that_never_answers_is_a_timely_timeout() {
+    let url = silent_remote();
+    let limits = NetworkLimits {
+        low_speed_time: Duration::from_secs(2),
+        ..NetworkLimits::DEFAULT
+    };
+    let git = git().with_network_limits(limits);
+    let cache = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let error = open_cache(&git, cache.path(), &url).unwrap_err();
+    let took = started.elapsed();
+    eprintln!("a silent remote's clone failed after {took:?}");
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    assert!(matches!(error, Error::TimedOut { .. }), "{error:?}");
+    let agent = resolve_pr_core::Error::from(error);
+    assert_eq!(agent.category, resolve_pr_core::Category::Timeout);
+    assert!(agent.suggestion.unwrap().contains("RESOLVE_PR_GIT_TIMEOUT"));
+    // The user's checkout gets the same limit.
+    let local = Fixture::new();
+    let error = local
+        .repository_with(&git)
+        .fetch(&url, &[("main".into(), "refs/resolve-pr/x".into())])
+        .unwrap_err();
+    assert!(matches!(error, Error::TimedOut { .. }), "{error:?}");
+    assert_gone(&url);
+}
+
+#[test]
+fn a_network_command_past_its_deadline_is_killed_with_its_helpers() {
+    let url = silent_remote();
+    let limits = NetworkLimits {
+        low_speed_time: Duration::from_secs(120),
+        deadline: Duration::from_secs(2),
+        ..NetworkLimits::DEFAULT
+    };
+    let cache = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let error = open_cache(&git().with_network_limits(limits), cache.path(), &url).unwrap_err();
+    let took = started.elapsed();
+    eprintln!("a silent remote's clone was killed after {took:?}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    match &error {
+        Error::TimedOut { what, .. } => assert!(what.contains("after 2 s"), "{what}"),
+        other => panic!("{other:?}"),
+    }
+    assert_gone(&url);
+    assert!(
+        walk(cache.path())
+            .iter()
+            .all(|p| p.extension().is_none_or(|e| e != "git")),
+        "a half-made clone was left"
+    );
+}
+
+#[test]
+fn a_cancelled_clone_is_killed_with_its_helpers() {
+    let url = silent_remote();
+    let cache = tempfile::tempdir().unwrap();
+    let cancellation = Cancellation::new();
+    let started = Instant::now();
+    let error = std::thread::scope(|scope| {
+        let worker = scope.spawn(|| {
+            let _entered = cancellation.enter();
+            open_cache(&git(), cache.path(), &url)
+        });
+        // Once git and its helper run, the caller gives up.
+        let end = Instant::now() + Duration::from_secs(10);
+        while processes_naming(&url).len() < 2 && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            !processes_naming(&url).is_empty(),
+            "the clone never started"
+        );
+        cancellation.cancel();
+        worker.join().unwrap().unwrap_err()
+    });
+    assert!(started.elapsed() < Duration::from_secs(15));
+    assert!(matches!(error, Error::Cancelled { .. }), "{error:?}");
+    assert_gone(&url);
+    // A cancelled caller starts nothing more.
+    let _entered = cancellation.enter();
+    let error = open_cache(&git(), cache.path(), &url).unwrap_err();
+    assert!(matches!(error, Error::Cancelled { .. }), "{error:?}");
 }

@@ -101,6 +101,11 @@ impl Fixture {
     pub fn repository(&self) -> Repository {
         Repository::discover(&git(), self.path()).unwrap()
     }
+
+    /// The repository, run by `git` (other network limits, a stand-in).
+    pub fn repository_with(&self, git: &Git) -> Repository {
+        Repository::discover(git, self.path()).unwrap()
+    }
 }
 
 /// `count:` plus `in-pack:` of `git count-objects -v` output.
