@@ -61,6 +61,10 @@ Environment:
   RESOLVE_PR_CI_CALL_WAIT                  get_failing_tests wait: SECONDS one call waits when the
                                            client hears no progress (default 50: clients commonly
                                            end a call at 60 s); the agent calls again
+  RESOLVE_PR_GIT_TIMEOUT                   SECONDS one git command that talks to a remote (clone,
+                                           fetch, push) may run before it is killed (default 600)
+  RESOLVE_PR_GIT_LOW_SPEED_TIME            SECONDS without data before git abandons an HTTP
+                                           transfer (default 30)
   RESOLVE_PR_LOG                           log filter for stderr, e.g. debug (default: warn)
   NO_COLOR                                 no colour in terminal output"
 );
@@ -312,7 +316,7 @@ fn context_from_environment() -> resolve_pr_core::Result<Context> {
     }
     let mut ctx = Context::new(Arc::new(forges), CursorCodec::new(key));
     ctx.ci = ci_settings(&|k| std::env::var(k).ok())?;
-    ctx.local = resolve_pr_tools::LocalSettings::from_env(&|k| std::env::var(k).ok());
+    ctx.local = resolve_pr_tools::LocalSettings::from_env(&|k| std::env::var(k).ok())?;
     Ok(ctx)
 }
 

@@ -521,52 +521,16 @@ fn a_managed_clone_never_follows_another_transport() {
     );
 }
 
-/// A remote that accepts connections and never answers, at `http://127.0.0.1:PORT/o/r.git`.
 fn silent_remote() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for stream in listener.incoming() {
-            held.push(stream);
-        }
-    });
-    format!("http://127.0.0.1:{port}/o/r.git")
+    resolve_pr_testkit::silent_http_remote("/o/r.git")
 }
 
-/// The command lines of running processes that name `needle` (zombies have none).
 fn processes_naming(needle: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        if !entry
-            .file_name()
-            .to_string_lossy()
-            .bytes()
-            .all(|b| b.is_ascii_digit())
-        {
-            continue;
-        }
-        if let Ok(bytes) = std::fs::read(entry.path().join("cmdline")) {
-            let line = String::from_utf8_lossy(&bytes).replace('\0', " ");
-            if line.contains(needle) {
-                found.push(line);
-            }
-        }
-    }
-    found
+    resolve_pr_testkit::processes(needle, None)
 }
 
-/// Waits up to 2 s for every process naming `needle` to be gone.
 fn assert_gone(needle: &str) {
-    let end = Instant::now() + Duration::from_secs(2);
-    loop {
-        let left = processes_naming(needle);
-        if left.is_empty() {
-            return;
-        }
-        assert!(Instant::now() < end, "still running: {left:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    resolve_pr_testkit::assert_no_processes(needle, None);
 }
 
 #[test]

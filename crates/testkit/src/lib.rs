@@ -27,6 +27,64 @@ pub fn write_script(path: &Path, text: &str) {
     );
 }
 
+/// A remote that accepts connections and never answers, as `http://127.0.0.1:PORT{path}`
+/// (`path` starts with `/`). The connections stay open for the rest of the test process.
+pub fn silent_http_remote(path: &str) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a local port");
+    let port = listener.local_addr().expect("bound").port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.push(stream);
+        }
+    });
+    format!("http://127.0.0.1:{port}{path}")
+}
+
+/// The command lines of the live processes (zombies have no command line and no working
+/// directory) that name `needle` in their command line, or whose working directory is
+/// inside `dir`.
+pub fn processes(needle: &str, dir: Option<&Path>) -> Vec<String> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        if !entry
+            .file_name()
+            .to_string_lossy()
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+        {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let line = String::from_utf8_lossy(&bytes).replace('\0', " ");
+        let in_dir = dir.is_some_and(|dir| {
+            std::fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(dir))
+        });
+        if !line.is_empty() && (line.contains(needle) || in_dir) {
+            found.push(line);
+        }
+    }
+    found
+}
+
+/// Waits up to 2 s for every process [`processes`] finds to be gone; panics naming those left.
+pub fn assert_no_processes(needle: &str, dir: Option<&Path>) {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        let left = processes(needle, dir);
+        if left.is_empty() {
+            return;
+        }
+        assert!(std::time::Instant::now() < end, "still running: {left:?}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

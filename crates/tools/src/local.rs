@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use resolve_pr_core::{Error, PrRef, RepoRef, Result, ShellCommand};
 use resolve_pr_forge::{PullFilter, PullListState, PullRequest};
-use resolve_pr_git::{Git, Repository};
+use resolve_pr_git::{Cancellation, Git, NetworkLimits, Repository};
 
 use crate::Context;
 
@@ -27,11 +27,17 @@ pub struct LocalSettings {
     /// directory is not looked in, and nothing is pushed. Managed clones stay: a call reaches
     /// one only after its own token read the pull request from the forge.
     pub remote_callers: bool,
+    /// How long git may talk to a remote: seconds of silence before an HTTP transfer is
+    /// abandoned (`RESOLVE_PR_GIT_LOW_SPEED_TIME`, default 30) and the wall-clock limit of
+    /// one git command that talks to a remote (`RESOLVE_PR_GIT_TIMEOUT`, default 600).
+    pub network: NetworkLimits,
 }
 
 impl LocalSettings {
-    /// The process's working directory and the user's cache directory, from `env`.
-    pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> LocalSettings {
+    /// The process's working directory, the user's cache directory and git's network
+    /// limits, from `env`; a limit that is not a whole number of seconds (1 to 86400) is a
+    /// `user` error naming the variable.
+    pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<LocalSettings> {
         let cache = env("XDG_CACHE_HOME")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
@@ -40,14 +46,38 @@ impl LocalSettings {
                     .filter(|v| !v.is_empty())
                     .map(|h| Path::new(&h).join(".cache"))
             });
-        LocalSettings {
+        let seconds = |name: &str| -> Result<Option<std::time::Duration>> {
+            let Some(text) = env(name).filter(|v| !v.trim().is_empty()) else {
+                return Ok(None);
+            };
+            text.trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|s| (1..=86_400).contains(s))
+                .map(|s| Some(std::time::Duration::from_secs(s)))
+                .ok_or_else(|| {
+                    Error::user(format!(
+                        "{name}: {text:?} is not a number of seconds (1 to 86400)"
+                    ))
+                    .with_suggestion(format!("Example: {name}=600"))
+                })
+        };
+        let mut network = NetworkLimits::default();
+        if let Some(deadline) = seconds("RESOLVE_PR_GIT_TIMEOUT")? {
+            network.deadline = deadline;
+        }
+        if let Some(silence) = seconds("RESOLVE_PR_GIT_LOW_SPEED_TIME")? {
+            network.low_speed_time = silence;
+        }
+        Ok(LocalSettings {
             git: env("RESOLVE_PR_GIT")
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
             cwd: std::env::current_dir().ok(),
             cache_dir: cache.map(|c| c.join("resolve-pr").join("repos")),
             remote_callers: false,
-        }
+            network,
+        })
     }
 
     /// These settings for callers on other machines (see `remote_callers`).
@@ -106,12 +136,13 @@ impl Place {
     }
 }
 
-/// The user's git, version checked (2.38 or later).
+/// The user's git, version checked (2.38 or later), with the settings' network limits.
 pub(crate) fn git(ctx: &Context) -> Result<Git> {
-    Ok(match &ctx.local.git {
+    let git = match &ctx.local.git {
         Some(program) => Git::at(program.clone())?,
         None => Git::find()?,
-    })
+    };
+    Ok(git.with_network_limits(ctx.local.network))
 }
 
 /// `host[:port]` of a PR's web page: the host its repository's remotes name.
@@ -129,7 +160,9 @@ pub(crate) fn web_host(pr: &PullRequest) -> Option<String> {
 pub(crate) const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Runs blocking git work off the async runtime, reporting progress (`what`, and how long it
-/// has run) every [`PROGRESS_EVERY`] while it runs, when the caller asked for progress.
+/// has run) every [`PROGRESS_EVERY`] while it runs, when the caller asked for progress. When
+/// the call is cancelled (this future dropped), the git commands talking to a remote are
+/// killed with their helpers and no further one starts; the work then ends on its own.
 pub(crate) async fn blocking<T, F>(ctx: &Context, what: &str, f: F) -> Result<T>
 where
     F: FnOnce() -> Result<T> + Send + 'static,
@@ -148,7 +181,12 @@ where
     F: FnOnce() -> Result<T> + Send + 'static,
     T: Send + 'static,
 {
-    let mut work = tokio::task::spawn_blocking(f);
+    let cancellation = Cancellation::new();
+    let _cancel_on_drop = CancelOnDrop(cancellation.clone());
+    let mut work = tokio::task::spawn_blocking(move || {
+        let _entered = cancellation.enter();
+        f()
+    });
     let mut ticks = 0u32;
     loop {
         tokio::select! {
@@ -163,6 +201,16 @@ where
                 ctx.report_progress(f64::from(ticks), None, format!("{what} ({seconds} s)")).await;
             }
         }
+    }
+}
+
+/// Cancels the git work of [`blocking_every`] when its future is dropped (after the work has
+/// finished, that changes nothing).
+struct CancelOnDrop(Cancellation);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
     }
 }
 
@@ -192,7 +240,12 @@ pub(crate) fn locate(
                 .into_iter()
                 .map(|r| format!("{} {}", r.name, r.url))
                 .collect();
-            let add = pr.base_clone_url.as_deref().and_then(|url| {
+            // Suggested only for a URL a managed clone would follow too.
+            let forge_url = pr
+                .base_clone_url
+                .as_deref()
+                .filter(|url| resolve_pr_git::check_forge_url(url).is_ok());
+            let add = forge_url.and_then(|url| {
                 ShellCommand::new("git")
                     .args(["remote", "add", "resolve-pr-upstream", url])
                     .render()
@@ -636,6 +689,29 @@ mod tests {
         fn report(&self, progress: f64, _total: Option<f64>, message: String) -> BoxFuture<'_, ()> {
             self.0.lock().unwrap().push((progress, message));
             Box::pin(async {})
+        }
+    }
+
+    #[test]
+    fn git_network_limits_come_from_the_environment() {
+        let env = |timeout: &'static str| {
+            move |k: &str| match k {
+                "RESOLVE_PR_GIT_TIMEOUT" => Some(timeout.to_owned()),
+                "RESOLVE_PR_GIT_LOW_SPEED_TIME" => Some("5".to_owned()),
+                _ => None,
+            }
+        };
+        let settings = LocalSettings::from_env(&env("120")).unwrap();
+        assert_eq!(settings.network.deadline, Duration::from_secs(120));
+        assert_eq!(settings.network.low_speed_time, Duration::from_secs(5));
+        let defaults = LocalSettings::from_env(&|_| None).unwrap();
+        assert_eq!(defaults.network, NetworkLimits::default());
+        for bad in ["0", "ten", "-1", "100000"] {
+            let error = LocalSettings::from_env(&env(bad)).unwrap_err();
+            assert!(
+                error.error.contains("RESOLVE_PR_GIT_TIMEOUT"),
+                "{bad}: {error:?}"
+            );
         }
     }
 

@@ -481,6 +481,56 @@ async fn without_a_checkout_a_managed_clone_is_used(flavor: Flavor) {
     assert_eq!(again["computed_in"], out["computed_in"]);
 }
 
+/// A call cancelled while git talks to a remote that stopped answering (the MCP call's
+/// future dropped) leaves no git process behind: the fetch and its remote helper are killed
+/// with their process group at once, long before any network limit.
+async fn a_cancelled_call_leaves_no_git_running(flavor: Flavor) {
+    let (w, head, main) = conflicting_world();
+    let pulls = [Pull {
+        number: 1,
+        head: "feature",
+        head_sha: &head,
+        base: "main",
+        base_sha: &main,
+        state: "open",
+        merge_commit: None,
+        mergeable: None,
+    }];
+    let sim = start(flavor, &w, &pulls).await;
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    let args = json!({"pr": pr(flavor, &sim, 1)});
+    let out = call(&ctx, "detect_merge_conflicts", args.clone())
+        .await
+        .expect("answers");
+    // The managed clone's remote now accepts connections and never answers.
+    let clone = PathBuf::from(
+        out["computed_in"]
+            .as_str()
+            .unwrap()
+            .strip_prefix("managed clone ")
+            .unwrap(),
+    );
+    let silent = resolve_pr_testkit::silent_http_remote("/acme/widgets.git");
+    git(&clone, &["config", "remote.origin.url", &silent]);
+    let started = std::time::Instant::now();
+    tokio::select! {
+        answer = call(&ctx, "detect_merge_conflicts", args) => panic!("answered: {answer:?}"),
+        () = async {
+            while resolve_pr_testkit::processes(&silent, None).is_empty() {
+                assert!(started.elapsed().as_secs() < 20, "git never reached the remote");
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        } => {}
+    }
+    // The call's future was dropped (the client gave up) while git's helper talked to the
+    // remote.
+    tokio::task::spawn_blocking(move || {
+        resolve_pr_testkit::assert_no_processes(&silent, Some(&clone));
+    })
+    .await
+    .unwrap();
+}
+
 async fn target_branch_overrides_the_base(flavor: Flavor) {
     let (w, head, main) = conflicting_world();
     // A release branch from before main's change: the PR merges there cleanly.
@@ -1853,6 +1903,7 @@ on_both_forges_mt!(
     a_clean_pr_and_a_forge_that_disagrees,
     without_pr_the_current_branch_chooses_it,
     without_a_checkout_a_managed_clone_is_used,
+    a_cancelled_call_leaves_no_git_running,
     target_branch_overrides_the_base,
     bad_directories_and_branches_are_clear_errors,
     a_squash_merged_base_is_restacked_with_onto,
