@@ -11,8 +11,8 @@ use bytes::Bytes;
 use futures_util::Stream;
 use serde::{Deserialize, Serialize};
 
-use crate::Result;
 use crate::time::Timestamp;
+use crate::{Result, UnreadRules};
 
 /// Where a check is in its life. GitHub's `queued`, `waiting`, `requested` and `pending`
 /// are all `Queued`; a commit status's `pending` is `Queued` too.
@@ -119,14 +119,76 @@ pub enum CheckKind {
 pub struct CiSnapshot {
     pub head_sha: String,
     pub checks: Vec<Check>,
-    /// Names of checks a branch rule requires, when the forge tells us: GitHub rulesets and
-    /// classic branch protection as far as the token can read them, and, when classic
-    /// protection cannot be read (it needs admin rights), GraphQL's `isRequired` for the
-    /// head's checks that have not passed. `None` when nothing could tell.
-    pub required: Option<Vec<String>>,
+    /// Which checks a branch rule requires, and whether that is all of them: GitHub
+    /// rulesets and classic branch protection as far as the token can read them, and, when
+    /// either cannot be read (classic protection needs admin rights), GraphQL's `isRequired`
+    /// for the head's checks that have not passed; Forgejo/Gitea branch protections.
+    pub required: RequiredChecks,
     /// True when every request of this snapshot was answered `304 Not Modified` (nothing
     /// changed since the previous snapshot in this process, and no rate limit was spent).
     pub unchanged: bool,
+}
+
+/// What a snapshot knows about the checks branch rules require. A source that could not be
+/// read makes the answer partial or unknown, never "not required".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequiredChecks {
+    /// Checks a source says a rule requires.
+    pub names: Vec<String>,
+    /// Reported checks GraphQL's `isRequired` says no rule requires (GitHub, asked when a
+    /// rule source could not be read).
+    pub not_required: Vec<String>,
+    pub known: Known,
+    /// The sources that could not be read, each with why (as `MergeFacts` lists them:
+    /// `classic branch protection`, `rulesets of branch main`, `GraphQL isRequired`, `branch
+    /// protection`); empty when `known` is complete.
+    pub unread: Vec<UnreadRules>,
+}
+
+/// How much of the required set a snapshot knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Known {
+    /// Every source was read: `names` is every required check.
+    Complete,
+    /// Some sources answered, others could not be read (`unread`): `names` may lack some.
+    Partial,
+    /// No source could be read.
+    Unknown,
+}
+
+impl RequiredChecks {
+    /// Every required check is one of `names`.
+    pub fn complete(names: Vec<String>) -> RequiredChecks {
+        RequiredChecks {
+            names,
+            not_required: Vec::new(),
+            known: Known::Complete,
+            unread: Vec::new(),
+        }
+    }
+
+    /// No source could be read.
+    pub fn unknown(unread: Vec<UnreadRules>) -> RequiredChecks {
+        RequiredChecks {
+            names: Vec::new(),
+            not_required: Vec::new(),
+            known: Known::Unknown,
+            unread,
+        }
+    }
+
+    /// Whether a rule requires the check `name`: `None` when that cannot be known (a source
+    /// could not be read, and no other answered for this check).
+    pub fn is_required(&self, name: &str) -> Option<bool> {
+        if self.names.iter().any(|n| n == name) {
+            Some(true)
+        } else if self.known == Known::Complete || self.not_required.iter().any(|n| n == name) {
+            Some(false)
+        } else {
+            None
+        }
+    }
 }
 
 /// An Actions job with its steps.

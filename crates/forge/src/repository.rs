@@ -198,8 +198,9 @@ pub struct BranchRules {
     pub unknown: Vec<UnreadRules>,
 }
 
-/// A source of rules that could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A source of rules that could not be read (branch rules for a merge, required checks for
+/// a CI snapshot).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct UnreadRules {
     pub source: String,
     pub reason: String,

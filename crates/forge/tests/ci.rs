@@ -10,7 +10,7 @@ use futures_util::StreamExt;
 use resolve_pr_core::{Category, Error, PrRef, RepoRef};
 use resolve_pr_forge::{
     ActionsJobRef, CheckConclusion, CheckKind, CheckState, CiSnapshot, ClientOptions, Config,
-    Forge, Forges, LogStream, RetryPolicy,
+    Forge, Forges, Known, LogStream, RequiredChecks, RetryPolicy,
 };
 use resolve_pr_forge_sim::{CheckRunSpec, RecordedRequest, Scenario, Sim, SimHandle, StatusSpec};
 
@@ -139,6 +139,15 @@ async fn drain(mut log: LogStream, keep: usize) -> (u64, Vec<u8>) {
     (count, tail)
 }
 
+/// The sources of a snapshot's required checks that could not be read.
+fn unread(snap: &CiSnapshot) -> Vec<&str> {
+    snap.required
+        .unread
+        .iter()
+        .map(|u| u.source.as_str())
+        .collect()
+}
+
 fn job(run_id: u64, job_id: u64) -> ActionsJobRef {
     ActionsJobRef { run_id, job_id }
 }
@@ -208,10 +217,15 @@ async fn github_snapshot_maps_check_runs_statuses_and_required_checks() {
         Some("Build #88 failed: 3 tests failed")
     );
 
-    assert_eq!(
-        snap.required,
-        Some(vec!["test / pytest".to_owned(), "ci/jenkins".to_owned()])
-    );
+    // Rulesets name them; classic protection is not there (404), which a reader cannot tell
+    // from "may not read it", so the set is partial: GraphQL answered for every check that
+    // has not passed.
+    assert_eq!(snap.required.names, ["test / pytest", "ci/jenkins"]);
+    assert_eq!(snap.required.known, Known::Partial);
+    assert_eq!(unread(&snap), ["classic branch protection"]);
+    assert!(snap.required.unread[0].reason.contains("404"));
+    assert_eq!(snap.required.is_required("test / cargo"), Some(false));
+    assert_eq!(snap.required.is_required("ci/jenkins"), Some(true));
     fx.assert_no_contract_violations();
 }
 
@@ -348,8 +362,11 @@ async fn github_no_checks_at_all() {
     let fx = Fixture::start("ci_none").await;
     let snap = fx.snapshot(10).await;
     assert!(snap.checks.is_empty());
-    // The ruleset endpoint answered (no rules); classic protection said "not protected".
-    assert_eq!(snap.required, Some(Vec::new()));
+    // The ruleset endpoint answered (no rules); classic protection said 404, which may be
+    // "not protected" or "not yours to read", and with no check GraphQL has nothing to say.
+    assert!(snap.required.names.is_empty());
+    assert_eq!(snap.required.known, Known::Partial);
+    assert_eq!(unread(&snap), ["classic branch protection"]);
     fx.assert_no_contract_violations();
 }
 
@@ -357,7 +374,10 @@ async fn github_no_checks_at_all() {
 async fn github_required_checks_from_classic_protection() {
     let fx = Fixture::start("ci_passed").await;
     let snap = fx.snapshot(9).await;
-    assert_eq!(snap.required, Some(vec!["build".to_owned()]));
+    assert_eq!(
+        snap.required,
+        RequiredChecks::complete(vec!["build".to_owned()])
+    );
     assert!(
         snap.checks
             .iter()
@@ -391,9 +411,23 @@ async fn github_unreadable_branch_rules_mean_unknown_not_an_error() {
             fx.sim.inject(status("/graphql", "POST", 404));
         }
         let snap = fx.snapshot(7).await;
-        let want =
-            (!graphql_fails).then(|| vec!["ci/jenkins".to_owned(), "test / pytest".to_owned()]);
-        assert_eq!(snap.required, want);
+        if graphql_fails {
+            assert!(snap.required.names.is_empty());
+            assert_eq!(snap.required.known, Known::Unknown);
+            assert_eq!(
+                unread(&snap),
+                [
+                    "rulesets of branch main",
+                    "classic branch protection",
+                    "GraphQL isRequired"
+                ]
+            );
+            assert_eq!(snap.required.is_required("test / pytest"), None);
+        } else {
+            assert_eq!(snap.required.names, ["ci/jenkins", "test / pytest"]);
+            assert_eq!(snap.required.known, Known::Partial);
+            assert_eq!(snap.required.is_required("test / cargo"), Some(false));
+        }
         assert_eq!(snap.checks.len(), 6);
     }
 }
@@ -411,10 +445,14 @@ async fn github_required_checks_from_graphql_when_protection_is_forbidden() {
     })
     .await;
     let snap = fx.snapshot(7).await;
+    assert_eq!(snap.required.names, ["ci/jenkins", "test / pytest"]);
+    assert_eq!(snap.required.known, Known::Partial);
+    // The simulator forbids a read token the rulesets too.
     assert_eq!(
-        snap.required,
-        Some(vec!["ci/jenkins".to_owned(), "test / pytest".to_owned()])
+        unread(&snap),
+        ["rulesets of branch main", "classic branch protection"]
     );
+    assert!(snap.required.unread[1].reason.contains("admin rights"));
     let protection = fx.requests_to("/protection/required_status_checks");
     assert_eq!(protection.len(), 1);
     assert_eq!(protection[0].status, 403);
@@ -778,7 +816,7 @@ async fn forgejo_snapshot_from_statuses_with_actions_jobs() {
     assert_eq!((docs.state, docs.conclusion), (CheckState::Queued, None));
     assert_eq!(
         snap.required,
-        Some(vec!["CI / test (pull_request)".to_owned()])
+        RequiredChecks::complete(vec!["CI / test (pull_request)".to_owned()])
     );
 
     // Forgejo/Gitea's API sends no ETags, so nothing is ever known to be unchanged.
@@ -925,7 +963,7 @@ async fn gitea_without_an_actions_api_reports_unsupported() {
     );
     assert_eq!(
         snap.required,
-        Some(vec!["CI / test (pull_request)".to_owned()])
+        RequiredChecks::complete(vec!["CI / test (pull_request)".to_owned()])
     );
     let e = assert_category(
         fx.forge
@@ -964,6 +1002,86 @@ async fn forgejo_unreadable_branch_protections_mean_unknown() {
     })
     .await;
     let snap = fx.snapshot(7).await;
-    assert_eq!(snap.required, None);
+    assert_eq!(snap.required.known, Known::Unknown);
+    assert_eq!(unread(&snap), ["branch protection"]);
+    assert!(snap.required.unread[0].reason.contains("admin rights"));
+    assert_eq!(snap.required.is_required("CI / test (pull_request)"), None);
     assert_eq!(snap.checks.len(), 4);
+}
+
+/// A ruleset read that worked does not make the set look complete when classic protection
+/// is forbidden and GraphQL, which would have told, fails: every way it can fail (an error
+/// in a 200, a 502 that outlasts the retries, a reset connection) leaves the checks the
+/// rulesets do not name unknown, never "not required", and says what failed.
+#[tokio::test]
+async fn github_required_checks_stay_unknown_when_graphql_fails() {
+    use resolve_pr_forge_sim::{Fault, FaultKind};
+    let faults: Vec<(&str, FaultKind)> = vec![
+        (
+            "GraphQL errors",
+            FaultKind::GraphqlError {
+                message: "Something went wrong".into(),
+                error_type: Some("FORBIDDEN".into()),
+                keep_data: false,
+            },
+        ),
+        (
+            "502",
+            FaultKind::Status {
+                code: 502,
+                headers: Vec::new(),
+                body: "bad gateway".into(),
+            },
+        ),
+        ("reset", FaultKind::ResetConnection),
+    ];
+    for (what, kind) in faults {
+        let fx = Fixture::start("ci_failing").await;
+        // Rulesets are readable with read access; classic protection needs admin rights.
+        fx.sim.inject(Fault {
+            method: Some("GET".into()),
+            path: "/repos/acme/widgets/branches/*".into(),
+            times: 100,
+            kind: FaultKind::Status {
+                code: 403,
+                headers: Vec::new(),
+                body: r#"{"message":"Resource not accessible by personal access token"}"#.into(),
+            },
+        });
+        fx.sim.inject(Fault {
+            method: Some("POST".into()),
+            path: "/graphql".into(),
+            times: 100,
+            kind,
+        });
+        let snap = fx.snapshot(7).await;
+        assert_eq!(
+            snap.required.names,
+            ["test / pytest", "ci/jenkins"],
+            "{what}"
+        );
+        assert_eq!(snap.required.known, Known::Partial, "{what}");
+        assert_eq!(
+            unread(&snap),
+            ["classic branch protection", "GraphQL isRequired"],
+            "{what}"
+        );
+        assert!(
+            snap.required.unread[1].reason.contains("failed"),
+            "{what}: {:?}",
+            snap.required.unread
+        );
+        // The rulesets' checks are required; the others are unknown, not "not required".
+        assert_eq!(
+            snap.required.is_required("ci/jenkins"),
+            Some(true),
+            "{what}"
+        );
+        assert_eq!(snap.required.is_required("test / cargo"), None, "{what}");
+        assert_eq!(
+            snap.required.is_required("ci/circleci: integration"),
+            None,
+            "{what}"
+        );
+    }
 }

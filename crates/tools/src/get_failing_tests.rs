@@ -13,7 +13,7 @@ mod wait;
 
 use resolve_pr_ci::{Confidence, Framework};
 use resolve_pr_core::{Error, Result};
-use resolve_pr_forge::{CheckState, Forge, format_time};
+use resolve_pr_forge::{CheckState, Forge, Known, format_time};
 use resolve_pr_pr::ci_state::{self, CiRun, CiState, FailureKind, PendingState, TestFailure};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -134,7 +134,7 @@ pub struct FailedTest {
     /// From a word of its path, name or check.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test_category: Option<TestCategory>,
-    /// with_history: 0 always fails, near 1 usually passes.
+    /// with_history: passed/(passed+failed) over this job's runs on this commit (at most 10).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub flakiness_score: Option<f64>,
 }
@@ -232,8 +232,29 @@ pub struct CheckCounts {
     pub queued: usize,
     /// Skipped, neutral or stale: not failures.
     pub skipped: usize,
-    /// Required by a branch rule, not reported yet.
-    pub missing_required: usize,
+    /// Required, not reported yet. Absent: unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing_required: Option<usize>,
+}
+
+/// Present when some branch rules could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RequiredChecksRead {
+    pub known: RequiredKnown,
+    pub unread: Vec<UnreadRuleSource>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RequiredKnown {
+    Partial,
+    Unknown,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct UnreadRuleSource {
+    pub source: String,
+    pub reason: String,
 }
 
 /// A check that failed.
@@ -242,7 +263,9 @@ pub struct FailedCheck {
     pub name: String,
     /// failure, timed_out, cancelled, startup_failure or action_required.
     pub conclusion: String,
-    pub required: bool,
+    /// Absent: unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub details_url: Option<String>,
     /// The step that failed (Actions jobs).
@@ -268,7 +291,8 @@ pub struct PendingCheck {
     pub name: String,
     /// queued, in_progress, or expected (required, not reported yet).
     pub state: String,
-    pub required: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
 }
 
 /// What wait mode did.
@@ -297,6 +321,8 @@ pub struct Output {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ci_info: Option<CiInfo>,
     pub checks: CheckCounts,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub required_checks: Option<RequiredChecksRead>,
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub failed_checks: Vec<FailedCheck>,
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
@@ -349,8 +375,7 @@ Forgejo, Gitea) and its failing tests, each with location, message and a command
 that reruns just it. Reads JUnit reports, Actions job logs (pytest, unittest, cargo test, nextest, \
 jest, vitest, mocha, go test, rspec, phpunit; else a low-confidence error block), annotations, and \
 other CIs' check output (low confidence). Without wait it answers at once (poll_info while checks \
-run). instructions.priority: what to fix first and why. with_history: flakiness_score = \
-passed/(passed+failed) over this job's runs on this commit (at most 10, this one failed).";
+run). instructions.priority: what to fix first and why.";
     const TOOLSET: crate::Toolset = crate::Toolset::Ci;
     const ANNOTATIONS: Annotations = Annotations {
         read_only: true,
@@ -442,6 +467,7 @@ passed/(passed+failed) over this job's runs on this commit (at most 10, this one
             message,
             ci_info: state.run.as_ref().map(CiInfo::from),
             checks: CheckCounts::from(&rollup.counts),
+            required_checks: required_checks_read(rollup),
             failed_checks,
             pending_checks: rollup
                 .pending()
@@ -476,6 +502,9 @@ passed/(passed+failed) over this job's runs on this commit (at most 10, this one
         );
         if let Some(m) = &out.message {
             text.push_str(&format!("\n{m}"));
+        }
+        if let Some(note) = required_note(out) {
+            text.push_str(&format!("\n{note}"));
         }
         for f in &out.failures {
             let location = match (&f.file_path, f.line_number) {
@@ -572,6 +601,53 @@ fn failed_checks(
             note: findings.note.clone(),
         })
         .collect()
+}
+
+/// What could not be read of the branch rules, when something could not.
+fn required_checks_read(rollup: &ci_state::Rollup<'_>) -> Option<RequiredChecksRead> {
+    let known = match rollup.required_known() {
+        Known::Complete => return None,
+        Known::Partial => RequiredKnown::Partial,
+        Known::Unknown => RequiredKnown::Unknown,
+    };
+    let unread = rollup
+        .snapshot
+        .required
+        .unread
+        .iter()
+        .map(|u| UnreadRuleSource {
+            source: u.source.clone(),
+            reason: u.reason.clone(),
+        })
+        .collect();
+    Some(RequiredChecksRead { known, unread })
+}
+
+/// The one line the text says about unread branch rules, when that changes how to read the
+/// answer: a failed or pending check whose `required` is unknown, or a passed or pending
+/// status that a required check not reported yet could change.
+fn required_note(out: &Output) -> Option<String> {
+    let read = out.required_checks.as_ref()?;
+    let unknown_check = out.failed_checks.iter().any(|c| c.required.is_none())
+        || out.pending_checks.iter().any(|c| c.required.is_none());
+    let may_wait = matches!(out.status, Status::Passed | Status::Pending);
+    if !(unknown_check || may_wait || read.known == RequiredKnown::Unknown) {
+        return None;
+    }
+    let why: Vec<String> = read
+        .unread
+        .iter()
+        .map(|u| format!("{}: {}", u.source, u.reason))
+        .collect();
+    let what = match read.known {
+        RequiredKnown::Unknown => "Required checks could not be read",
+        RequiredKnown::Partial => "Required checks could not all be read",
+    };
+    Some(format!(
+        "{what} ({}); a check without a required flag may still be required, and a required \
+         check that has not reported yet may be missing.",
+        why.join("; ")
+    ))
 }
 
 /// Flaky tests shown at most.
@@ -847,7 +923,12 @@ mod tests {
         CiSnapshot {
             head_sha: "0123456789abcdef".to_owned(),
             checks,
-            required: required.map(|r| r.into_iter().map(str::to_owned).collect()),
+            required: match required {
+                Some(names) => resolve_pr_forge::RequiredChecks::complete(
+                    names.into_iter().map(str::to_owned).collect(),
+                ),
+                None => resolve_pr_forge::RequiredChecks::unknown(Vec::new()),
+            },
             unchanged: false,
         }
     }
@@ -954,7 +1035,7 @@ mod tests {
             FailedCheck {
                 name: "unit".into(),
                 conclusion: "failure".into(),
-                required: false,
+                required: Some(false),
                 details_url: None,
                 failed_step: None,
                 failed_step_script: None,
@@ -965,7 +1046,7 @@ mod tests {
             FailedCheck {
                 name: "lint".into(),
                 conclusion: "failure".into(),
-                required: true,
+                required: Some(true),
                 details_url: None,
                 failed_step: None,
                 failed_step_script: None,

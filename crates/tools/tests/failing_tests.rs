@@ -1107,6 +1107,119 @@ async fn required_checks_come_from_graphql_when_protection_is_forbidden() {
     fx.assert_contract();
 }
 
+/// Classic protection forbidden and GraphQL failing: the rulesets' checks are required, every
+/// other failed check's `required` is left out (unknown, never false), `missing_required` is
+/// not a made-up 0, `required_checks` says what could not be read and why, and the text says
+/// so once.
+#[tokio::test]
+async fn required_checks_stay_unknown_when_graphql_fails() {
+    use resolve_pr_forge_sim::{Fault, FaultKind};
+    let fx = Fixture::start("ci_failing", Flavor::GitHub).await;
+    fx.sim.inject(Fault {
+        method: Some("GET".into()),
+        path: "/repos/acme/widgets/branches/*".into(),
+        times: 100,
+        kind: FaultKind::Status {
+            code: 403,
+            headers: Vec::new(),
+            body: r#"{"message":"Resource not accessible by personal access token"}"#.into(),
+        },
+    });
+    fx.sim.inject(Fault {
+        method: Some("POST".into()),
+        path: "/graphql".into(),
+        times: 100,
+        kind: FaultKind::Status {
+            code: 502,
+            headers: Vec::new(),
+            body: "bad gateway".into(),
+        },
+    });
+    let answer = call(
+        &fx.ctx,
+        "get_failing_tests",
+        json!({"pr": fx.pr(Flavor::GitHub, 7)}),
+    )
+    .await
+    .expect("answers");
+    let out = answer.structured;
+    let checks = out["failed_checks"].as_array().unwrap();
+    let check = |name: &str| checks.iter().find(|c| c["name"] == name).unwrap().clone();
+    assert_eq!(check("test / pytest")["required"], true);
+    assert_eq!(check("ci/jenkins")["required"], true);
+    for unknown in ["test / cargo", "ci/circleci: integration"] {
+        assert!(
+            check(unknown).get("required").is_none(),
+            "{unknown}: {:#}",
+            check(unknown)
+        );
+    }
+    assert!(out["checks"].get("missing_required").is_none(), "{out:#}");
+    assert_eq!(out["required_checks"]["known"], "partial", "{out:#}");
+    let unread: Vec<&str> = out["required_checks"]["unread"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(unread, ["classic branch protection", "GraphQL isRequired"]);
+    assert!(
+        out["required_checks"]["unread"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("admin rights"),
+        "{out:#}"
+    );
+    let note = "Required checks could not all be read";
+    assert_eq!(answer.text.matches(note).count(), 1, "{}", answer.text);
+    assert!(
+        answer.text.contains("GraphQL isRequired: the query failed"),
+        "{}",
+        answer.text
+    );
+}
+
+/// A Forgejo token that may not read the branch protections: nothing is known, and nothing
+/// is called "not required".
+#[tokio::test]
+async fn forgejo_unreadable_protections_leave_required_unknown() {
+    let yaml = scenario_text("ci_failing_forgejo").replace(
+        "    branch_protections:\n",
+        "    branch_protection_forbidden: true\n    branch_protections:\n",
+    );
+    assert!(yaml.contains("branch_protection_forbidden: true"));
+    let fx = Fixture::start(&yaml, Flavor::Forgejo).await;
+    let answer = call(
+        &fx.ctx,
+        "get_failing_tests",
+        json!({"pr": fx.pr(Flavor::Forgejo, 7)}),
+    )
+    .await
+    .expect("answers");
+    let out = answer.structured;
+    let checks = out["failed_checks"].as_array().unwrap();
+    assert!(!checks.is_empty());
+    assert!(
+        checks.iter().all(|c| c.get("required").is_none()),
+        "{checks:#?}"
+    );
+    assert_eq!(out["required_checks"]["known"], "unknown");
+    assert_eq!(
+        out["required_checks"]["unread"][0]["source"],
+        "branch protection"
+    );
+    assert!(out["checks"].get("missing_required").is_none());
+    assert_eq!(
+        answer
+            .text
+            .matches("Required checks could not be read")
+            .count(),
+        1,
+        "{}",
+        answer.text
+    );
+}
+
 /// with_history: each failure's flakiness_score comes from the other runs of its job on the
 /// same commit, in the same workflow (re-run attempts and other runs), read from the jobs'
 /// conclusions and the failed ones' logs; another workflow or another commit never counts.

@@ -22,7 +22,7 @@ use crate::http::Request;
 use crate::time::Timestamp;
 use crate::{
     ActionsJobRef, Artifact, Check, CheckConclusion, CheckKind, CheckState, CiSnapshot, Job,
-    LogStream, Step, WorkflowRun,
+    LogStream, RequiredChecks, Step, UnreadRules, WorkflowRun,
 };
 use crate::{Error, Result};
 
@@ -145,11 +145,19 @@ impl Forgejo {
         Err(crate::github::too_many_pages(&subject))
     }
 
-    /// Status contexts the base branch's protection requires, best effort: `None` when the
-    /// list cannot be read (it needs repository admin rights on some versions).
-    async fn required_contexts(&self, pr: &PrRef, base: &str) -> (Option<Vec<String>>, bool) {
-        let Ok(auth) = self.auth() else {
-            return (None, false);
+    /// Status contexts the base branch's protection requires, best effort: when the list
+    /// cannot be read (it needs repository admin rights on some versions) the answer is
+    /// unknown, with why, never "nothing required". Also whether it came from a cache.
+    async fn required_contexts(&self, pr: &PrRef, base: &str) -> (RequiredChecks, bool) {
+        let unread = |reason: String| {
+            RequiredChecks::unknown(vec![UnreadRules {
+                source: "branch protection".to_owned(),
+                reason,
+            }])
+        };
+        let auth = match self.auth() {
+            Ok(auth) => auth,
+            Err(e) => return (unread(e.to_string()), false),
         };
         let url = format!("{}/branch_protections", self.repo_url(pr));
         let subject = format!("branch protections of {}/{}", pr.repo.owner, pr.repo.repo);
@@ -161,11 +169,18 @@ impl Forgejo {
             Ok(r) => r,
             Err(e) => {
                 tracing::debug!(status = ?e.http_status(), error = %e, "required checks unknown");
-                return (None, false);
+                let reason = match e.http_status() {
+                    Some(403) => {
+                        "reading them needs admin rights the token lacks (HTTP 403)".to_string()
+                    }
+                    _ => e.to_string(),
+                };
+                return (unread(reason), false);
             }
         };
-        let Ok(rules) = response.json::<Vec<FjProtection>>() else {
-            return (None, false);
+        let rules = match response.json::<Vec<FjProtection>>() {
+            Ok(rules) => rules,
+            Err(e) => return (unread(e.to_string()), false),
         };
         // An exact rule wins over a glob rule, as in Gitea's `GetFirstMatchProtectedBranchRule`.
         let rule = rules
@@ -176,7 +191,7 @@ impl Forgejo {
             Some(r) if r.enable_status_check => r.status_check_contexts.clone(),
             _ => Vec::new(),
         };
-        (Some(names), response.from_cache)
+        (RequiredChecks::complete(names), response.from_cache)
     }
 
     fn status_check(&self, repo: &RepoRef, s: FjStatus) -> Check {

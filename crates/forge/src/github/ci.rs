@@ -17,7 +17,7 @@ use crate::time::Timestamp;
 use crate::wording::{not_found_hint, subject};
 use crate::{
     ActionsJobRef, Annotation, Artifact, Check, CheckConclusion, CheckKind, CheckState, CiSnapshot,
-    Job, LogStream, Step, WorkflowRun,
+    Job, Known, LogStream, RequiredChecks, Step, UnreadRules, WorkflowRun,
 };
 use crate::{Error, Result};
 
@@ -98,22 +98,7 @@ impl GitHub {
         let mut seen = std::collections::HashSet::new();
         checks.retain(|c| seen.insert(c.id));
         checks.extend(latest_statuses(statuses));
-        // Classic protection needs admin rights; when it could not be read, GraphQL's
-        // `isRequired` (read access suffices) tells for the checks whose answer matters.
-        let mut required = rules.names;
-        let mut required_cached = rules.cached;
-        if !rules.protection_read
-            && let Some((names, memo)) = self.required_by_graphql(pr, &sha, &checks).await
-        {
-            let mut all = required.unwrap_or_default();
-            for name in names {
-                if !all.contains(&name) {
-                    all.push(name);
-                }
-            }
-            required = Some(all);
-            required_cached &= memo;
-        }
+        let (required, required_cached) = self.required(pr, &sha, &checks, rules).await;
         Ok(CiSnapshot {
             head_sha: sha,
             checks,
@@ -122,17 +107,76 @@ impl GitHub {
         })
     }
 
-    /// The checks GraphQL says are required for the pull request, when any check that has
-    /// not passed has no answer yet for this head commit (one query, paged by 100; later
-    /// polls of the same commit and checks are answered from memory). `None` when there is
-    /// nothing to ask, the query failed (an older Enterprise server, a token without
-    /// GraphQL) or the head moved meanwhile. Also whether the answer came from memory.
+    /// The required checks from what the branch rules said, completed by GraphQL's
+    /// `isRequired` when a rule source could not be read (classic protection needs admin
+    /// rights; GraphQL needs only read access and covers every rule source, but only for the
+    /// checks the head has reported). Also whether every answer came from a cache.
+    async fn required(
+        &self,
+        pr: &PrRef,
+        sha: &str,
+        checks: &[Check],
+        rules: BranchRules,
+    ) -> (RequiredChecks, bool) {
+        let mut names = rules.names;
+        let mut cached = rules.cached;
+        // Rulesets and classic protection: did either answer?
+        let mut read = rules.unread.len() < 2;
+        let mut unread = rules.unread;
+        let mut not_required = Vec::new();
+        if !unread.is_empty() {
+            match self.required_by_graphql(pr, sha, checks).await {
+                Ok(None) => {}
+                Ok(Some((answers, memo))) => {
+                    read = true;
+                    cached &= memo;
+                    for name in required_names(&answers) {
+                        if !names.contains(&name) {
+                            names.push(name);
+                        }
+                    }
+                    // What a rule source said is required stays required.
+                    not_required = answers
+                        .into_iter()
+                        .filter(|(name, required)| !required && !names.contains(name))
+                        .map(|(name, _)| name)
+                        .collect();
+                    not_required.sort();
+                }
+                Err(reason) => unread.push(UnreadRules {
+                    source: GRAPHQL.to_owned(),
+                    reason,
+                }),
+            }
+        }
+        let known = if unread.is_empty() {
+            Known::Complete
+        } else if read {
+            Known::Partial
+        } else {
+            Known::Unknown
+        };
+        let required = RequiredChecks {
+            names,
+            not_required,
+            known,
+            unread,
+        };
+        (required, cached)
+    }
+
+    /// GraphQL's `isRequired` answers for the pull request, when any check that has not
+    /// passed has no answer yet for this head commit (one query, paged by 100; later polls
+    /// of the same commit and checks are answered from memory), with whether the answers
+    /// came from memory. `Ok(None)` when there is nothing to ask; `Err` says why the query
+    /// could not answer (an error, an older Enterprise server, a token without GraphQL, the
+    /// head moved meanwhile).
     async fn required_by_graphql(
         &self,
         pr: &PrRef,
         sha: &str,
         checks: &[Check],
-    ) -> Option<(Vec<String>, bool)> {
+    ) -> std::result::Result<Option<(HashMap<String, bool>, bool)>, String> {
         let open: Vec<&str> = checks
             .iter()
             .filter(|c| {
@@ -141,13 +185,13 @@ impl GitHub {
             .map(|c| c.name.as_str())
             .collect();
         if open.is_empty() {
-            return None;
+            return Ok(None);
         }
         let key = format!("{}#{}@{sha}", pr.repo.full_name(), pr.number);
         if let Some(known) = self.required_memo.get(&key)
             && open.iter().all(|n| known.contains_key(*n))
         {
-            return Some((required_names(&known), true));
+            return Ok(Some((known, true)));
         }
         let mut answers: HashMap<String, bool> = HashMap::new();
         let mut after: Option<String> = None;
@@ -158,17 +202,23 @@ impl GitHub {
                 "number": pr.number,
                 "after": after,
             });
-            let data = match self.graphql(queries::REQUIRED_CHECKS, variables).await {
-                Ok(data) => data,
-                Err(e) => {
+            let data = self
+                .graphql(queries::REQUIRED_CHECKS, variables)
+                .await
+                .map_err(|e| {
                     tracing::debug!(error = %e, "required checks: GraphQL unanswered");
-                    return None;
-                }
+                    format!("the query failed: {e}")
+                })?;
+            let answer: GqlRequired = serde_json::from_value(data)
+                .map_err(|e| format!("its answer could not be read: {e}"))?;
+            let Some(pull) = answer.repository.and_then(|r| r.pull_request) else {
+                return Err("it did not find the pull request".to_string());
             };
-            let answer: GqlRequired = serde_json::from_value(data).ok()?;
-            let pull = answer.repository?.pull_request?;
             if pull.head_ref_oid != sha {
-                return None;
+                return Err(format!(
+                    "the head moved to {} while it was read",
+                    pull.head_ref_oid
+                ));
             }
             let Some(contexts) = pull.status_check_rollup.map(|r| r.contexts) else {
                 break;
@@ -185,17 +235,33 @@ impl GitHub {
                 _ => break,
             }
         }
-        let names = required_names(&answers);
-        self.required_memo.put(key, answers);
-        Some((names, false))
+        self.required_memo.put(key, answers.clone());
+        Ok(Some((answers, false)))
     }
 
-    /// Names of required checks from rulesets and classic branch protection, best effort
-    /// (403/404 and any other failure: a token without admin rights cannot read classic
-    /// protection).
+    /// Names of required checks from rulesets and classic branch protection, best effort:
+    /// a source that cannot be read (a token without admin rights cannot read classic
+    /// protection) is listed with why, never taken as "nothing required".
     async fn required_checks(&self, pr: &PrRef, base: &str) -> BranchRules {
-        let Ok(auth) = self.auth().await else {
-            return BranchRules::default();
+        let auth = match self.auth().await {
+            Ok(auth) => auth,
+            Err(e) => {
+                let reason = e.to_string();
+                return BranchRules {
+                    names: Vec::new(),
+                    cached: false,
+                    unread: vec![
+                        UnreadRules {
+                            source: format!("rulesets of branch {base}"),
+                            reason: reason.clone(),
+                        },
+                        UnreadRules {
+                            source: CLASSIC.to_owned(),
+                            reason,
+                        },
+                    ],
+                };
+            }
         };
         let repo = self.repo_api(&pr.repo);
         let branch = url_segment(base);
@@ -211,15 +277,15 @@ impl GitHub {
         )
         .await;
         let mut names: Vec<String> = Vec::new();
-        let mut known = false;
         let mut cached = true;
-        let mut protection_read = false;
-        let note = |what: &str, e: &Error| {
-            tracing::debug!(what, status = ?e.http_status(), error = %e, "required checks unknown");
+        let mut unread = Vec::new();
+        let mut note = |source: String, e: &Error| {
+            tracing::debug!(source, status = ?e.http_status(), error = %e, "required checks unread");
+            let reason = unread_reason(source == CLASSIC, e);
+            unread.push(UnreadRules { source, reason });
         };
         match rules.and_then(|r| Ok((r.json::<Vec<GhRule>>()?, r.from_cache))) {
             Ok((rules, from_cache)) => {
-                known = true;
                 cached &= from_cache;
                 for rule in rules {
                     if rule.kind == "required_status_checks" {
@@ -232,24 +298,22 @@ impl GitHub {
                     }
                 }
             }
-            Err(e) => note("rules", &e),
+            Err(e) => note(format!("rulesets of branch {base}"), &e),
         }
         match protection.and_then(|r| Ok((r.json::<GhRequiredChecks>()?, r.from_cache))) {
             Ok((checks, from_cache)) => {
-                known = true;
-                protection_read = true;
                 cached &= from_cache;
                 names.extend(checks.contexts);
                 names.extend(checks.checks.into_iter().map(|c| c.context));
             }
-            Err(e) => note("classic protection", &e),
+            Err(e) => note(CLASSIC.to_owned(), &e),
         }
         let mut seen = std::collections::HashSet::new();
         names.retain(|n| seen.insert(n.clone()));
         BranchRules {
-            names: known.then_some(names),
+            names,
             cached,
-            protection_read,
+            unread,
         }
     }
 
@@ -481,15 +545,34 @@ impl GitHub {
     }
 }
 
+/// The rule sources as `MergeFacts::rules.unknown` names them.
+const CLASSIC: &str = "classic branch protection";
+const GRAPHQL: &str = "GraphQL isRequired";
+
 /// What a branch's rules said about required checks.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct BranchRules {
-    /// `None` when neither rulesets nor classic protection could be read.
-    names: Option<Vec<String>>,
+    /// From the sources that answered.
+    names: Vec<String>,
     /// Every answer came from the ETag cache.
     cached: bool,
-    /// Classic protection answered (the token has admin rights): the rules are complete.
-    protection_read: bool,
+    /// The sources that could not be read, with why.
+    unread: Vec<UnreadRules>,
+}
+
+/// Why a rule source could not be read, for people: what a status means for it, else the
+/// error. GitHub answers a token without admin rights 404 on a protected branch too, so a
+/// 404 on classic protection cannot tell "not protected" from "may not read".
+fn unread_reason(classic: bool, e: &Error) -> String {
+    match (classic, e.http_status()) {
+        (true, Some(403)) => "it needs admin rights the token lacks (HTTP 403)".to_string(),
+        (true, Some(404)) => {
+            "HTTP 404: the branch has no classic protection, or the token lacks the admin rights \
+             to read it"
+                .to_string()
+        }
+        _ => e.to_string(),
+    }
 }
 
 /// GraphQL's answers about required checks, per pull request head commit (see

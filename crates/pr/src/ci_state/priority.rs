@@ -14,6 +14,9 @@ pub enum Cause {
     HidesOtherTests,
     /// It fails a check a branch rule requires: the PR cannot merge until it passes.
     FailsRequiredCheck,
+    /// It fails a check whose requiredness could not be read: it may block the merge, so it
+    /// goes before failures of checks known not to be required.
+    MayFailRequiredCheck,
     /// The framework named the failing line.
     NamedLine,
     /// A failing test, nothing more known.
@@ -30,14 +33,16 @@ impl Cause {
         match self {
             Cause::HidesOtherTests => 0,
             Cause::FailsRequiredCheck => 1,
-            Cause::NamedLine => 2,
-            Cause::FailingTest | Cause::OutsideAnyTest => 3,
-            Cause::NoTestNamed => 4,
+            Cause::MayFailRequiredCheck => 2,
+            Cause::NamedLine => 3,
+            Cause::FailingTest | Cause::OutsideAnyTest => 4,
+            Cause::NoTestNamed => 5,
         }
     }
 
-    /// Why `f` goes first, best reason first; `required`: its check is required.
-    pub fn of(f: &TestFailure, required: bool) -> Cause {
+    /// Why `f` goes first, best reason first; `required`: whether its check is required
+    /// (`None`: unknown, which ranks as possibly required, never below a known "no").
+    pub fn of(f: &TestFailure, required: Option<bool>) -> Cause {
         let t = f.error_type.as_deref().unwrap_or("");
         let m = &f.error_message;
         let hides = [
@@ -66,8 +71,10 @@ impl Cause {
         if f.framework == Some(Framework::Generic) {
             return Cause::OutsideAnyTest;
         }
-        if required {
-            return Cause::FailsRequiredCheck;
+        match required {
+            Some(true) => return Cause::FailsRequiredCheck,
+            None => return Cause::MayFailRequiredCheck,
+            Some(false) => {}
         }
         if f.file_path.is_some() && f.line_number.is_some() {
             return Cause::NamedLine;
@@ -89,8 +96,12 @@ pub struct Priority {
 }
 
 /// Each failure by cause, then in the order given; a failure that shares its error with
-/// one listed earlier is not listed again. `required` says whether a check is required.
-pub fn prioritize(failures: &[TestFailure], required: impl Fn(&str) -> bool) -> Vec<Priority> {
+/// one listed earlier is not listed again. `required` says whether a check is required
+/// (`None`: unknown).
+pub fn prioritize(
+    failures: &[TestFailure],
+    required: impl Fn(&str) -> Option<bool>,
+) -> Vec<Priority> {
     // Failures with the same first line of message: probably one cause.
     let mut by_message: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, f) in failures.iter().enumerate() {
@@ -152,7 +163,7 @@ mod tests {
                 Some("ModuleNotFoundError"),
             ),
         ];
-        let order = prioritize(&all, |check| check == "lint");
+        let order = prioritize(&all, |check| Some(check == "lint"));
         let listed: Vec<(usize, Cause, &[usize])> = order
             .iter()
             .map(|p| (p.index, p.cause, p.same_error.as_slice()))
@@ -164,6 +175,34 @@ mod tests {
                 (3, Cause::FailsRequiredCheck, &[3][..]),
                 (0, Cause::NamedLine, &[0][..]),
                 (1, Cause::NamedLine, &[1, 2][..]),
+            ]
+        );
+    }
+
+    /// A failure whose check may be required (its rules could not be read) goes before one
+    /// known not to be, and after one known to be.
+    #[test]
+    fn unknown_requiredness_is_not_demoted_below_known_not_required() {
+        let mut no_line = failed("e2e::checkout", "e2e", "timed out", None);
+        no_line.file_path = None;
+        no_line.line_number = None;
+        let all = vec![
+            failed("t1", "unit", "assert 1 == 2", Some("AssertionError")),
+            no_line,
+            failed("t3", "build", "assert x", Some("AssertionError")),
+        ];
+        let order = prioritize(&all, |check| match check {
+            "unit" => Some(false),
+            "build" => Some(true),
+            _ => None,
+        });
+        let listed: Vec<(usize, Cause)> = order.iter().map(|p| (p.index, p.cause)).collect();
+        assert_eq!(
+            listed,
+            [
+                (2, Cause::FailsRequiredCheck),
+                (1, Cause::MayFailRequiredCheck),
+                (0, Cause::NamedLine),
             ]
         );
     }

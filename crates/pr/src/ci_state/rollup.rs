@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use resolve_pr_forge::{Check, CheckConclusion, CheckKind, CheckState, CiSnapshot};
+use resolve_pr_forge::{Check, CheckConclusion, CheckKind, CheckState, CiSnapshot, Known};
 
 /// What a commit's CI adds up to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,8 +31,9 @@ pub struct CheckCounts {
     pub queued: usize,
     /// Skipped, neutral or stale: not failures.
     pub skipped: usize,
-    /// Required by a branch rule, not reported yet.
-    pub missing_required: usize,
+    /// Required by a branch rule, not reported yet; `None` when the required set is not
+    /// known whole (a rule source could not be read), so any number would be a guess.
+    pub missing_required: Option<usize>,
 }
 
 /// Where a check that has not finished is.
@@ -49,7 +50,8 @@ pub enum PendingState {
 pub struct PendingCheck {
     pub name: String,
     pub state: PendingState,
-    pub required: bool,
+    /// `None`: whether a rule requires it could not be read.
+    pub required: Option<bool>,
 }
 
 /// The snapshot sorted by what each check's state means.
@@ -65,21 +67,16 @@ pub struct Rollup<'a> {
     /// up), by name.
     pub running: Vec<&'a Check>,
     pub queued: Vec<&'a Check>,
-    /// Required checks not reported yet, by name.
+    /// Required checks known not to have reported yet, by name (when the required set is
+    /// partial, there may be more).
     pub missing_required: Vec<String>,
-    required: HashSet<&'a str>,
 }
 
 impl<'a> Rollup<'a> {
     pub fn of(snapshot: &'a CiSnapshot) -> Rollup<'a> {
         let mut checks: Vec<&Check> = snapshot.checks.iter().collect();
         checks.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
-        let required: HashSet<&str> = snapshot
-            .required
-            .iter()
-            .flatten()
-            .map(String::as_str)
-            .collect();
+        let required: HashSet<&str> = snapshot.required.names.iter().map(String::as_str).collect();
         let mut counts = CheckCounts {
             total: checks.len(),
             ..Default::default()
@@ -121,7 +118,8 @@ impl<'a> Rollup<'a> {
             .map(|r| r.to_string())
             .collect();
         missing_required.sort();
-        counts.missing_required = missing_required.len();
+        counts.missing_required =
+            (snapshot.required.known == Known::Complete).then_some(missing_required.len());
         let status = if !failed.is_empty() {
             Status::Failed
         } else if !running.is_empty() {
@@ -141,13 +139,18 @@ impl<'a> Rollup<'a> {
             running,
             queued,
             missing_required,
-            required,
         }
     }
 
-    /// Whether a branch rule requires the check of this name.
-    pub fn is_required(&self, name: &str) -> bool {
-        self.required.contains(name)
+    /// Whether a branch rule requires the check of this name: `None` when that could not be
+    /// read (never taken as "not required").
+    pub fn is_required(&self, name: &str) -> Option<bool> {
+        self.snapshot.required.is_required(name)
+    }
+
+    /// How much of the required set the snapshot knows.
+    pub fn required_known(&self) -> Known {
+        self.snapshot.required.known
     }
 
     /// Checks that have not finished (including required ones not reported yet).
@@ -171,7 +174,7 @@ impl<'a> Rollup<'a> {
         out.extend(self.missing_required.iter().map(|name| PendingCheck {
             name: name.clone(),
             state: PendingState::Expected,
-            required: true,
+            required: Some(true),
         }));
         out
     }
@@ -203,7 +206,7 @@ pub fn finished_ms(check: &Check) -> Option<i64> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use resolve_pr_forge::{ActionsJobRef, CheckConclusion};
+    use resolve_pr_forge::{ActionsJobRef, CheckConclusion, RequiredChecks};
 
     pub(crate) fn check(
         name: &str,
@@ -231,13 +234,71 @@ pub(crate) mod tests {
         }
     }
 
+    /// `required`: the whole required set, or `None` when no rule source could be read.
     pub(crate) fn snapshot(checks: Vec<Check>, required: Option<Vec<&str>>) -> CiSnapshot {
         CiSnapshot {
             head_sha: "0123456789abcdef".to_owned(),
             checks,
-            required: required.map(|r| r.into_iter().map(str::to_owned).collect()),
+            required: match required {
+                Some(names) => {
+                    RequiredChecks::complete(names.into_iter().map(str::to_owned).collect())
+                }
+                None => RequiredChecks::unknown(Vec::new()),
+            },
             unchanged: false,
         }
+    }
+
+    /// A required set some of whose sources could not be read: a rule requires `required`
+    /// and GraphQL said no to `not_required`; nothing is known of the rest.
+    #[test]
+    fn a_partial_required_set_leaves_the_rest_unknown_never_false() {
+        let snap = CiSnapshot {
+            required: RequiredChecks {
+                names: vec!["build".to_owned(), "deploy".to_owned()],
+                not_required: vec!["lint".to_owned()],
+                known: Known::Partial,
+                unread: Vec::new(),
+            },
+            ..snapshot(
+                vec![
+                    check("build", S::Completed, Some(C::Failure)),
+                    check("lint", S::Completed, Some(C::Failure)),
+                    check("e2e", S::Completed, Some(C::Failure)),
+                    check("docs", S::InProgress, None),
+                ],
+                None,
+            )
+        };
+        let view = Rollup::of(&snap);
+        assert_eq!(view.is_required("build"), Some(true));
+        assert_eq!(view.is_required("lint"), Some(false));
+        assert_eq!(view.is_required("e2e"), None);
+        // deploy is known missing; others may be too, so there is no count.
+        assert_eq!(view.missing_required, ["deploy"]);
+        assert_eq!(view.counts.missing_required, None);
+        let pending: Vec<(String, Option<bool>)> = view
+            .pending()
+            .into_iter()
+            .map(|p| (p.name, p.required))
+            .collect();
+        assert_eq!(
+            pending,
+            [("docs".to_owned(), None), ("deploy".to_owned(), Some(true))]
+        );
+        // Nothing readable: unknown for every check, and no count either.
+        let unknown = snapshot(vec![check("build", S::Completed, Some(C::Failure))], None);
+        let view = Rollup::of(&unknown);
+        assert_eq!(view.is_required("build"), None);
+        assert_eq!(view.counts.missing_required, None);
+        // A complete set answers every name, and counts.
+        let complete = snapshot(
+            vec![check("lint", S::Completed, Some(C::Failure))],
+            Some(vec!["build"]),
+        );
+        let view = Rollup::of(&complete);
+        assert_eq!(view.is_required("lint"), Some(false));
+        assert_eq!(view.counts.missing_required, Some(1));
     }
 
     use CheckConclusion as C;

@@ -2,8 +2,6 @@
 //! `resolve_pr_pr::ci_state::prioritize` gives), the commands to run, the summary line, and
 //! `poll_info` while checks run.
 
-use std::collections::HashSet;
-
 use resolve_pr_pr::ci_state::{Cause, CiState, Rollup, Status, TestFailure, prioritize};
 
 use super::{FailedCheck, FailureCounts, Instructions, PollInfo, PrioritizedFailure, plural};
@@ -26,6 +24,10 @@ fn reason(cause: Cause) -> &'static str {
              step's log (its check's log_command, or log_url)"
         }
         Cause::FailsRequiredCheck => "fails a required check: the PR cannot merge until it passes",
+        Cause::MayFailRequiredCheck => {
+            "fails a check whose branch rules could not be read (see required_checks): it may \
+             block the merge"
+        }
         Cause::NamedLine => "the framework named the failing line",
         Cause::FailingTest => "failing test",
     }
@@ -37,14 +39,9 @@ pub(super) fn instructions(
     counts: &FailureCounts,
     checks: &[FailedCheck],
 ) -> Instructions {
-    let required: HashSet<&str> = checks
-        .iter()
-        .filter(|c| c.required)
-        .map(|c| c.name.as_str())
-        .collect();
     let mut priority = Vec::new();
     let mut commands = Vec::new();
-    for p in prioritize(all, |check| required.contains(check)) {
+    for p in prioritize(all, |check| rollup.is_required(check)) {
         let f = &all[p.index];
         let related: Vec<String> = p
             .same_error
