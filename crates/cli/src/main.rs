@@ -86,7 +86,7 @@ enum Command {
     /// Serve the tools over MCP on stdin/stdout, or over streamable HTTP with --http (logs go
     /// to stderr).
     #[command(
-        after_help = "Examples:\n  resolve-pr serve\n  resolve-pr serve --read-only --toolsets comments\n  resolve-pr serve --http 127.0.0.1:8080\n  resolve-pr serve --http 0.0.0.0:8080 --allowed-host mcp.example.com --read-only\n\nOver HTTP every request to /mcp must carry `Authorization: Bearer <forge token>`, used for\nthat request only. GET /healthz answers 200 while the process runs, GET /readyz 200 until\nshutdown (SIGTERM, SIGINT) begins. Once listening, one line `listening on URL` goes to stderr."
+        after_help = "Examples:\n  resolve-pr serve\n  resolve-pr serve --read-only --toolsets comments\n  resolve-pr serve --http 127.0.0.1:8080\n  resolve-pr serve --http 0.0.0.0:8080 --allowed-host mcp.example.com --read-only\n\nOver HTTP every request to /mcp must carry `Authorization: Bearer <forge token>`, used for\nthat request only. GET /healthz answers 200 while the process runs, GET /readyz 200 until\nshutdown (SIGTERM, SIGINT) begins. Once listening, one line `listening on URL` goes to stderr.\nConnections over --max-connections get 503."
     )]
     Serve {
         #[command(flatten)]
@@ -183,6 +183,21 @@ struct HttpArgs {
         value_parser = grace_seconds
     )]
     shutdown_grace: f64,
+    /// How long a client may take to send a request's head (from connecting, or on a kept-alive
+    /// connection from the previous response: idle connections close after it too).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 10.0,
+        requires = "http",
+        value_parser = timeout_seconds
+    )]
+    header_timeout: f64,
+    /// The most connections open at once; more are answered 503 and closed. Default: what the
+    /// descriptor limit (raised to its hard limit at start) leaves room for: three quarters of
+    /// it, at most 8192.
+    #[arg(long, value_name = "N", requires = "http", value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: Option<u32>,
 }
 
 /// `IP:PORT`, or `localhost:PORT` for the IPv4 loopback address.
@@ -209,6 +224,14 @@ fn grace_seconds(text: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("{text:?} is not a number of seconds from 0 to 3600"))
 }
 
+fn timeout_seconds(text: &str) -> Result<f64, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && *s <= 3600.0)
+        .ok_or_else(|| format!("{text:?} is not a number of seconds above 0, at most 3600"))
+}
+
 impl HttpArgs {
     fn http(&self) -> Option<serve::Http> {
         Some(serve::Http {
@@ -217,6 +240,8 @@ impl HttpArgs {
             allowed_origins: self.allowed_origin.clone(),
             allow_server_token: self.allow_server_token,
             shutdown_grace: std::time::Duration::from_secs_f64(self.shutdown_grace),
+            header_timeout: std::time::Duration::from_secs_f64(self.header_timeout),
+            max_connections: self.max_connections.map(|n| n as usize),
         })
     }
 }
@@ -435,6 +460,10 @@ mod tests {
             "--allow-server-token",
             "--shutdown-grace",
             "2.5",
+            "--header-timeout",
+            "0.5",
+            "--max-connections",
+            "100",
         ])
         .unwrap();
         let Command::Serve { http, .. } = cli.command else {
@@ -448,6 +477,8 @@ mod tests {
                 allowed_origins: vec!["https://app.example.com".into()],
                 allow_server_token: true,
                 shutdown_grace: std::time::Duration::from_millis(2500),
+                header_timeout: std::time::Duration::from_millis(500),
+                max_connections: Some(100),
             })
         );
         let cli = Cli::try_parse_from(["resolve-pr", "serve"]).unwrap();
@@ -469,6 +500,9 @@ mod tests {
             &["serve", "--http", "127.0.0.1"],
             &["serve", "--http", "127.0.0.1:0", "--shutdown-grace", "-1"],
             &["serve", "--http", "127.0.0.1:0", "--shutdown-grace", "soon"],
+            &["serve", "--http", "127.0.0.1:0", "--header-timeout", "0"],
+            &["serve", "--http", "127.0.0.1:0", "--max-connections", "0"],
+            &["serve", "--max-connections", "10"],
         ] {
             let args = std::iter::once("resolve-pr").chain(bad.iter().copied());
             assert!(Cli::try_parse_from(args).is_err(), "{bad:?}");

@@ -17,6 +17,8 @@ pub struct Http {
     pub allowed_origins: Vec<String>,
     pub allow_server_token: bool,
     pub shutdown_grace: Duration,
+    pub header_timeout: Duration,
+    pub max_connections: Option<usize>,
 }
 
 pub async fn run(options: &Options, http: Option<Http>) -> anyhow::Result<()> {
@@ -42,6 +44,8 @@ pub async fn run(options: &Options, http: Option<Http>) -> anyhow::Result<()> {
         tracing::info!("the client closed the connection");
         return Ok(());
     };
+    // Every connection takes a descriptor; the connection limit is set below this limit.
+    resolve_pr_mcp::raise_descriptor_limit();
     let tools = server.selection().names().join(",");
     let listening = HttpServer::bind(
         server,
@@ -51,6 +55,8 @@ pub async fn run(options: &Options, http: Option<Http>) -> anyhow::Result<()> {
             allowed_origins: http.allowed_origins,
             allow_server_token: http.allow_server_token,
             shutdown_grace: http.shutdown_grace,
+            header_timeout: http.header_timeout,
+            max_connections: http.max_connections,
         },
     )
     .await?;

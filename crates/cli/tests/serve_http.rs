@@ -1,7 +1,9 @@
 //! `resolve-pr serve --http` as a process: it announces `listening on URL` once it accepts
 //! connections, serves calls with each request's bearer token, never logs a token (even at
 //! debug level), refuses an unsafe listen address at startup, and on SIGTERM stops
-//! accepting, answers `/readyz` with 503, finishes the call in flight and exits 0.
+//! accepting, answers `/readyz` with 503, finishes the call in flight and exits 0. Under a low
+//! descriptor limit, more idle and half-sent connections than the limit allows neither stop it
+//! nor keep a normal call out for longer than the header timeout.
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -9,7 +11,8 @@ use std::time::Duration;
 
 use resolve_pr_forge_sim::{Fault, FaultKind, Scenario, Sim, SimHandle};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
 use tokio::process::{Child, Command};
 
 const ALICE: &str = "ghp_alice_token_0123456789";
@@ -26,9 +29,32 @@ struct Serve {
 }
 
 fn command(home: &tempfile::TempDir, api_url: &str, args: &[&str]) -> Command {
+    limited_command(home, api_url, None, args)
+}
+
+/// `resolve-pr serve ARGS`, through `sh -c 'ulimit …; exec …'` when `descriptors` gives the
+/// (soft, hard) descriptor limit to start it with.
+fn limited_command(
+    home: &tempfile::TempDir,
+    api_url: &str,
+    descriptors: Option<(u64, u64)>,
+    args: &[&str],
+) -> Command {
     let config = home.path().join("config.toml");
     std::fs::write(&config, "").expect("an empty config");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_resolve-pr"));
+    let binary = env!("CARGO_BIN_EXE_resolve-pr");
+    let mut command = match descriptors {
+        None => Command::new(binary),
+        Some((soft, hard)) => {
+            let mut sh = Command::new("/bin/sh");
+            sh.arg("-c")
+                .arg(format!(
+                    "ulimit -S -n {soft} && ulimit -H -n {hard} && exec \"$0\" \"$@\""
+                ))
+                .arg(binary);
+            sh
+        }
+    };
     command
         .arg("serve")
         .args(args)
@@ -49,8 +75,13 @@ fn command(home: &tempfile::TempDir, api_url: &str, args: &[&str]) -> Command {
 impl Serve {
     /// Starts the server and waits for its `listening on` line; stderr keeps being collected.
     async fn start(api_url: &str, args: &[&str]) -> Serve {
+        Serve::start_limited(api_url, None, args).await
+    }
+
+    /// [`Serve::start`] with a (soft, hard) descriptor limit.
+    async fn start_limited(api_url: &str, descriptors: Option<(u64, u64)>, args: &[&str]) -> Serve {
         let home = tempfile::tempdir().expect("a temporary HOME");
-        let mut child = command(&home, api_url, args)
+        let mut child = limited_command(&home, api_url, descriptors, args)
             .spawn()
             .expect("resolve-pr serve starts");
         let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
@@ -305,4 +336,212 @@ async fn a_public_address_without_allowed_hosts_does_not_start() {
     assert_eq!(out.status.code(), Some(2), "HTTP flags need --http");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--http"), "{stderr}");
+}
+
+/// The descriptors a process has open.
+fn descriptors(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .expect("/proc/PID/fd")
+        .count()
+}
+
+/// initialize, then tools/list, each on a new connection: `Err` says what kept it out.
+async fn normal_call(url: &str) -> Result<(), String> {
+    let client = http();
+    for body in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "normal", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ] {
+        let response = client
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("authorization", format!("Bearer {ALICE}"))
+            .header("connection", "close")
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|e| format!("no answer: {e}"))?;
+        if response.status() != 200 {
+            return Err(format!("HTTP {}", response.status()));
+        }
+        let answer: Value = response.json().await.map_err(|e| e.to_string())?;
+        if answer.get("result").is_none() {
+            return Err(answer.to_string());
+        }
+    }
+    Ok(())
+}
+
+/// A normal call, tried again every 200 ms after a refusal, gets through within 5 s.
+async fn a_normal_call_gets_through(url: &str) {
+    let mut last = String::new();
+    let through = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match normal_call(url).await {
+                Ok(()) => return,
+                Err(why) => last = why,
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await;
+    assert!(
+        through.is_ok(),
+        "a normal call did not get through in 5 s: {last}"
+    );
+}
+
+/// What the server did with an attacker's connection within `wait`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fate {
+    /// Still open, nothing sent.
+    Held,
+    /// Answered `503` (the connection limit), then closed.
+    Refused,
+    /// Closed without an answer (the header timeout).
+    Closed,
+}
+
+async fn fate_of(mut stream: TcpStream, wait: Duration) -> Fate {
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 1024];
+    let read = tokio::time::timeout(wait, async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => answer.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    let text = String::from_utf8_lossy(&answer);
+    if text.is_empty() {
+        return if read.is_ok() {
+            Fate::Closed
+        } else {
+            Fate::Held
+        };
+    }
+    let head = text.to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 503 "), "{text}");
+    assert!(head.contains("\r\nretry-after: 1\r\n"), "{text}");
+    assert!(head.contains("\r\nconnection: close\r\n"), "{text}");
+    assert!(
+        text.contains("the server is at its connection limit"),
+        "{text}"
+    );
+    Fate::Refused
+}
+
+/// `count` connections as a hostile client opens them: every other one sends half a request
+/// head and stops, the rest send nothing.
+async fn attack(url: &str, count: usize) -> Vec<TcpStream> {
+    let address = url
+        .strip_prefix("http://")
+        .and_then(|a| a.strip_suffix("/mcp"))
+        .expect(url);
+    let half = b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: appl";
+    let mut streams = Vec::with_capacity(count);
+    for i in 0..count {
+        let mut stream = TcpStream::connect(address)
+            .await
+            .expect("the kernel accepts");
+        if i % 2 == 1 {
+            stream.write_all(half).await.expect("half a head");
+        }
+        streams.push(stream);
+    }
+    streams
+}
+
+async fn fates(streams: Vec<TcpStream>, wait: Duration) -> Vec<Fate> {
+    let mut tasks = tokio::task::JoinSet::new();
+    for stream in streams {
+        tasks.spawn(fate_of(stream, wait));
+    }
+    tasks.join_all().await
+}
+
+const ATTACKERS: usize = 300;
+
+#[tokio::test]
+async fn under_a_low_descriptor_limit_idle_and_half_sent_connections_cannot_keep_calls_out() {
+    // Soft 128, hard 256: the server raises its soft limit to 256 and keeps a quarter of it
+    // for everything but connections.
+    let server = Serve::start_limited(
+        "http://127.0.0.1:9",
+        Some((128, 256)),
+        &["--http", "127.0.0.1:0", "--header-timeout", "2"],
+    )
+    .await;
+    let logs = server.logs();
+    let raised = logs
+        .lines()
+        .find(|l| l.contains("raised the soft descriptor limit"))
+        .unwrap_or_else(|| panic!("{logs}"));
+    assert!(
+        raised.contains("from=128") && raised.contains("to=256"),
+        "{raised}"
+    );
+    assert!(logs.contains("max_connections=192"), "{logs}");
+    let pid = server.child.id().expect("running");
+    let before = descriptors(pid);
+
+    let streams = attack(&server.url, ATTACKERS).await;
+    a_normal_call_gets_through(&server.url).await;
+    // Generous: the header timeout is 2 s.
+    let fates = fates(streams, Duration::from_secs(6)).await;
+    let count = |fate| fates.iter().filter(|f| **f == fate).count();
+    assert_eq!(count(Fate::Held), 0, "connections never let go: {fates:?}");
+    assert!(
+        count(Fate::Refused) >= ATTACKERS - 192,
+        "{} refused, {} closed",
+        count(Fate::Refused),
+        count(Fate::Closed)
+    );
+    assert!(count(Fate::Closed) > 0, "the header timeout closed none");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let after = descriptors(pid);
+    assert!(
+        after <= before + 4,
+        "{before} descriptors before the attack, {after} after"
+    );
+    a_normal_call_gets_through(&server.url).await;
+}
+
+#[tokio::test]
+async fn out_of_descriptors_a_waiting_connection_is_answered_not_left_in_the_backlog() {
+    // A connection limit the descriptors cannot hold: accept fails with EMFILE.
+    let server = Serve::start_limited(
+        "http://127.0.0.1:9",
+        Some((256, 256)),
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--header-timeout",
+            "3",
+            "--max-connections",
+            "1000",
+        ],
+    )
+    .await;
+    assert!(
+        server.logs().contains("--max-connections is above"),
+        "{}",
+        server.logs()
+    );
+    let streams = attack(&server.url, ATTACKERS).await;
+    // Well inside the header timeout: what the server could not accept was answered or
+    // closed at once, not left waiting in the backlog.
+    let fates = fates(streams, Duration::from_secs(1)).await;
+    let let_go = fates.iter().filter(|f| **f != Fate::Held).count();
+    assert!(
+        let_go >= ATTACKERS - 256,
+        "{let_go} of {ATTACKERS} let go: {fates:?}"
+    );
+    a_normal_call_gets_through(&server.url).await;
+    assert_eq!(status(format!("{}/healthz", server.base)).await, 200);
 }

@@ -4,9 +4,10 @@
 //! applies `--read-only` and `--toolsets`.
 //!
 //! Not here: what a tool does (that is `resolve-pr-tools`), process setup, logging and the
-//! cursor key (that is the `resolve-pr` binary). The registry is the one source of truth for
-//! names, descriptions and schemas; this crate only translates it, so the CLI's `tools --json`
-//! and MCP `tools/list` cannot disagree.
+//! cursor key (that is the `resolve-pr` binary; `raise_descriptor_limit` is here because the
+//! HTTP connection limit is derived from that limit, but only the binary calls it). The
+//! registry is the one source of truth for names, descriptions and schemas; this crate only
+//! translates it, so the CLI's `tools --json` and MCP `tools/list` cannot disagree.
 
 // `resolve_pr_core::Error` is the project's one error type and is returned by value everywhere;
 // whether to box it is the core crate's call, not each caller's.
@@ -21,7 +22,7 @@ mod stdio;
 mod tasks;
 
 pub use contract::{describe, tools_list_json};
-pub use http::{HttpOptions, HttpServer, MCP_PATH};
+pub use http::{HttpOptions, HttpServer, MCP_PATH, raise_descriptor_limit};
 pub use instructions::instructions;
 pub use progress::Progress;
 pub use selection::{Options, Selection};

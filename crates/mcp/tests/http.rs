@@ -2,7 +2,8 @@
 //! HTTP requests, against the forge simulator: each request reaches the forge with the token
 //! it carries (and only that one), requests without one are refused unless the server may use
 //! its own, Host and Origin are checked, read-only applies, tasks are not offered, and
-//! shutdown drains the calls in flight.
+//! shutdown drains the calls in flight. A hostile client's slow request heads and idle
+//! connections are closed.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -20,6 +21,8 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{RoleClient, ServiceError, ServiceExt};
 use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -707,5 +710,102 @@ async fn a_remote_caller_cannot_use_the_servers_paths_or_push_with_its_credentia
         "{error}"
     );
     assert!(sim.requests().is_empty(), "{:?}", sim.requests());
+    server.stop().await.unwrap();
+}
+
+async fn connect(base: &str) -> TcpStream {
+    TcpStream::connect(base.strip_prefix("http://").unwrap())
+        .await
+        .unwrap()
+}
+
+/// One HTTP response read off a raw connection: status, head, body (by Content-Length, else
+/// up to the end); `None` when nothing whole came within `wait` or the server closed first.
+async fn read_response(
+    stream: &mut (impl tokio::io::AsyncRead + Unpin),
+    wait: Duration,
+) -> Option<(u16, String, String)> {
+    let read = async {
+        let mut bytes = Vec::new();
+        let mut buf = [0u8; 8192];
+        loop {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let length = head.lines().find_map(|l| {
+                    let (name, value) = l.split_once(':')?;
+                    name.eq_ignore_ascii_case("content-length")
+                        .then(|| value.trim().parse::<usize>().ok())?
+                });
+                if length.is_some_and(|n| body.len() >= n) {
+                    let status = head.split(' ').nth(1)?.parse().ok()?;
+                    return Some((status, head.to_owned(), body.to_owned()));
+                }
+            }
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return None,
+                Ok(n) => bytes.extend_from_slice(&buf[..n]),
+            }
+        }
+    };
+    tokio::time::timeout(wait, read).await.ok().flatten()
+}
+
+/// Whether the server closes `stream` within `wait` (reading whatever it sends first).
+async fn closed_within(stream: &mut TcpStream, wait: Duration) -> bool {
+    let mut buf = [0u8; 4096];
+    let closed = async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    };
+    tokio::time::timeout(wait, closed).await.is_ok()
+}
+
+#[tokio::test]
+async fn idle_connections_and_slow_request_heads_are_closed_by_the_header_timeout() {
+    let sim = two_users().await;
+    let server = Running::start(context(&sim, None), Options::default(), |h| {
+        h.header_timeout = Duration::from_secs(1);
+    })
+    .await;
+    // Generous: the header timeout is 1 s.
+    let wait = Duration::from_secs(8);
+
+    let mut idle = connect(&server.base).await;
+    assert!(
+        closed_within(&mut idle, wait).await,
+        "an idle connection stays open"
+    );
+
+    // Kept alive after an answer, then idle.
+    let mut kept = connect(&server.base).await;
+    kept.write_all(b"GET /healthz HTTP/1.1\r\nhost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let (status, _, body) = read_response(&mut kept, wait)
+        .await
+        .expect("healthz answers");
+    assert_eq!((status, body.as_str()), (200, "ok\n"));
+    assert!(
+        closed_within(&mut kept, wait).await,
+        "a kept-alive idle connection stays open"
+    );
+
+    // Slowloris: a byte of the head every second, for longer than anyone waits.
+    let mut slow = connect(&server.base).await;
+    let head = b"POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n";
+    let mut closed = false;
+    for byte in head.iter().take(10) {
+        if slow.write_all(&[*byte]).await.is_err()
+            || closed_within(&mut slow, Duration::from_secs(1)).await
+        {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "a head sent a byte a second was never cut off");
     server.stop().await.unwrap();
 }

@@ -4,9 +4,15 @@
 //! Every request to `/mcp` carries its caller's forge token (`Authorization: Bearer …`), which
 //! becomes that request's `Credential` and nothing else's; nothing about a caller outlives
 //! its request, so instances can sit behind any load balancer. Host and Origin are checked
-//! against DNS rebinding; shutdown drains the calls in flight.
+//! against DNS rebinding; shutdown drains the calls in flight. A hostile client cannot hold
+//! the server: connections are limited below the descriptor limit, and a request head must
+//! arrive within a deadline (`listener`).
 
-use std::future::{Future, IntoFuture};
+mod listener;
+
+pub use listener::raise_descriptor_limit;
+
+use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -65,11 +71,19 @@ pub struct HttpOptions {
     pub allow_server_token: bool,
     /// How long shutdown waits for calls in flight.
     pub shutdown_grace: Duration,
+    /// How long a client may take to send a request's head, counted from the connection's
+    /// start and, on a kept-alive connection, from the previous response: idle connections
+    /// close after it too.
+    pub header_timeout: Duration,
+    /// The most connections open at once; more are answered 503 and closed. `None`: derived
+    /// from the process's descriptor limit (see `listener::connections_within`).
+    pub max_connections: Option<usize>,
 }
 
 impl HttpOptions {
     /// Listening on `listen` with the defaults: loopback hosts and origins, callers' tokens
-    /// required, 30 s grace.
+    /// required, 30 s grace, 10 s for a request head, connections limited by the descriptor
+    /// limit.
     pub fn new(listen: SocketAddr) -> HttpOptions {
         HttpOptions {
             listen,
@@ -77,6 +91,8 @@ impl HttpOptions {
             allowed_origins: Vec::new(),
             allow_server_token: false,
             shutdown_grace: Duration::from_secs(30),
+            header_timeout: Duration::from_secs(10),
+            max_connections: None,
         }
     }
 
@@ -106,6 +122,12 @@ impl HttpOptions {
                      :* for any port (e.g. https://app.example.com:443 or http://localhost:*)"
                 ));
             }
+        }
+        if self.header_timeout.is_zero() {
+            problems.push("--header-timeout must be longer than 0 seconds".to_owned());
+        }
+        if self.max_connections == Some(0) {
+            problems.push("--max-connections must be at least 1".to_owned());
         }
         if problems.is_empty() {
             Ok(())
@@ -227,6 +249,8 @@ pub struct HttpServer {
     router: Router,
     shared: Arc<Shared>,
     grace: Duration,
+    header_timeout: Duration,
+    max_connections: usize,
     rmcp_stop: CancellationToken,
 }
 
@@ -252,6 +276,12 @@ impl HttpServer {
                 address: options.listen,
                 reason: e.to_string(),
             })?;
+        let max_connections = connection_limit(options.max_connections);
+        tracing::debug!(
+            max_connections,
+            header_timeout_seconds = options.header_timeout.as_secs_f64(),
+            "HTTP limits"
+        );
         let shared = Arc::new(Shared {
             allow_server_token: options.allow_server_token,
             draining: AtomicBool::new(false),
@@ -281,6 +311,8 @@ impl HttpServer {
             router,
             shared,
             grace: options.shutdown_grace,
+            header_timeout: options.header_timeout,
+            max_connections,
             rmcp_stop,
         })
     }
@@ -306,22 +338,21 @@ impl HttpServer {
             router,
             shared,
             grace,
+            header_timeout,
+            max_connections,
             rmcp_stop,
         } = self;
-        let stop_accepting = CancellationToken::new();
-        let serving = axum::serve(listener, router)
-            .with_graceful_shutdown(stop_accepting.clone().cancelled_owned())
-            .into_future();
-        let mut serving = tokio::spawn(serving);
+        let mut accepting = listener::Accepting::start(
+            listener,
+            listener::Connections {
+                router,
+                header_timeout,
+                max_connections,
+            },
+        );
         tokio::select! {
-            ended = &mut serving => {
-                // The listener failed before anyone asked to stop.
-                return match ended {
-                    Ok(Ok(())) => Ok(()),
-                    Ok(Err(e)) => Err(Error::Transport(e.to_string())),
-                    Err(e) => Err(Error::Transport(e.to_string())),
-                };
-            }
+            // The accept loop survives every accept error; it ends only if it panicked.
+            why = accepting.ended() => return Err(Error::Transport(why)),
             () = shutdown => {}
         }
         shared.draining.store(true, Ordering::SeqCst);
@@ -342,14 +373,33 @@ impl HttpServer {
             );
         }
         rmcp_stop.cancel();
-        stop_accepting.cancel();
-        match tokio::time::timeout(CLOSE_CONNECTIONS, serving).await {
-            Ok(Ok(Err(e))) => return Err(Error::Transport(e.to_string())),
-            Ok(Err(e)) => return Err(Error::Transport(e.to_string())),
-            Ok(Ok(Ok(()))) | Err(_) => {}
-        }
+        accepting.close(CLOSE_CONNECTIONS).await;
         tracing::info!("stopped");
         Ok(())
+    }
+}
+
+/// The connection limit: the one asked for, else what the descriptor limit leaves room for.
+fn connection_limit(asked: Option<usize>) -> usize {
+    let descriptors = listener::descriptor_limit();
+    tracing::debug!(soft_descriptor_limit = ?descriptors, "descriptor limit");
+    match (asked, descriptors) {
+        (Some(asked), Some(descriptors)) => {
+            let room = listener::descriptor_room(descriptors);
+            if asked as u64 > room {
+                tracing::warn!(
+                    max_connections = asked,
+                    descriptor_limit = descriptors,
+                    "--max-connections is above the {room} connections the descriptor limit \
+                     leaves room for beside language servers, git and files: other work may \
+                     fail to open files while connections are many (raise `ulimit -n`)"
+                );
+            }
+            asked
+        }
+        (Some(asked), None) => asked,
+        (None, Some(descriptors)) => listener::connections_within(descriptors),
+        (None, None) => listener::connections_within(u64::MAX),
     }
 }
 
