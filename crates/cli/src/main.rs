@@ -86,7 +86,7 @@ enum Command {
     /// Serve the tools over MCP on stdin/stdout, or over streamable HTTP with --http (logs go
     /// to stderr).
     #[command(
-        after_help = "Examples:\n  resolve-pr serve\n  resolve-pr serve --read-only --toolsets comments\n  resolve-pr serve --http 127.0.0.1:8080\n  resolve-pr serve --http 0.0.0.0:8080 --allowed-host mcp.example.com --read-only\n\nOver HTTP every request to /mcp must carry `Authorization: Bearer <forge token>`, used for\nthat request only. GET /healthz answers 200 while the process runs, GET /readyz 200 until\nshutdown (SIGTERM, SIGINT) begins. Once listening, one line `listening on URL` goes to stderr.\nConnections over --max-connections get 503."
+        after_help = "Examples:\n  resolve-pr serve\n  resolve-pr serve --read-only --toolsets comments\n  resolve-pr serve --http 127.0.0.1:8080\n  resolve-pr serve --http 0.0.0.0:8080 --allowed-host mcp.example.com --read-only\n\nOver HTTP every request to /mcp must carry `Authorization: Bearer <forge token>`, used for\nthat request only. GET /healthz answers 200 while the process runs, GET /readyz 200 until\nshutdown (SIGTERM, SIGINT) begins. Once listening, one line `listening on URL` goes to stderr.\nA request body is at most 16 MiB; connections over --max-connections get 503."
     )]
     Serve {
         #[command(flatten)]
@@ -193,6 +193,15 @@ struct HttpArgs {
         value_parser = timeout_seconds
     )]
     header_timeout: f64,
+    /// How long a request's body may take to arrive once its head has.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30.0,
+        requires = "http",
+        value_parser = timeout_seconds
+    )]
+    body_timeout: f64,
     /// The most connections open at once; more are answered 503 and closed. Default: what the
     /// descriptor limit (raised to its hard limit at start) leaves room for: three quarters of
     /// it, at most 8192.
@@ -241,6 +250,7 @@ impl HttpArgs {
             allow_server_token: self.allow_server_token,
             shutdown_grace: std::time::Duration::from_secs_f64(self.shutdown_grace),
             header_timeout: std::time::Duration::from_secs_f64(self.header_timeout),
+            body_timeout: std::time::Duration::from_secs_f64(self.body_timeout),
             max_connections: self.max_connections.map(|n| n as usize),
         })
     }
@@ -478,6 +488,7 @@ mod tests {
                 allow_server_token: true,
                 shutdown_grace: std::time::Duration::from_millis(2500),
                 header_timeout: std::time::Duration::from_millis(500),
+                body_timeout: std::time::Duration::from_secs(30),
                 max_connections: Some(100),
             })
         );
@@ -501,6 +512,7 @@ mod tests {
             &["serve", "--http", "127.0.0.1:0", "--shutdown-grace", "-1"],
             &["serve", "--http", "127.0.0.1:0", "--shutdown-grace", "soon"],
             &["serve", "--http", "127.0.0.1:0", "--header-timeout", "0"],
+            &["serve", "--http", "127.0.0.1:0", "--body-timeout", "-3"],
             &["serve", "--http", "127.0.0.1:0", "--max-connections", "0"],
             &["serve", "--max-connections", "10"],
         ] {

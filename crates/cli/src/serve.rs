@@ -18,6 +18,7 @@ pub struct Http {
     pub allow_server_token: bool,
     pub shutdown_grace: Duration,
     pub header_timeout: Duration,
+    pub body_timeout: Duration,
     pub max_connections: Option<usize>,
 }
 
@@ -56,6 +57,7 @@ pub async fn run(options: &Options, http: Option<Http>) -> anyhow::Result<()> {
             allow_server_token: http.allow_server_token,
             shutdown_grace: http.shutdown_grace,
             header_timeout: http.header_timeout,
+            body_timeout: http.body_timeout,
             max_connections: http.max_connections,
         },
     )

@@ -15,6 +15,7 @@
 mod contract;
 mod http;
 mod instructions;
+mod message;
 mod progress;
 mod selection;
 mod server;
@@ -24,10 +25,11 @@ mod tasks;
 pub use contract::{describe, tools_list_json};
 pub use http::{HttpOptions, HttpServer, MCP_PATH, raise_descriptor_limit};
 pub use instructions::instructions;
+pub use message::MAX_MESSAGE_BYTES;
 pub use progress::Progress;
 pub use selection::{Options, Selection};
 pub use server::Server;
-pub use stdio::{LineTransport, MAX_LINE_BYTES, Written};
+pub use stdio::{LineTransport, Written};
 
 /// Why the server could not start or stopped abnormally. Tool failures are not here: they are
 /// results the agent sees (`isError`), not failures of the server.

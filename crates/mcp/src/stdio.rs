@@ -5,21 +5,22 @@
 //! forever for an answer. Here every request that can be answered is: the lines are read and
 //! checked first, and only messages rmcp can handle reach it.
 //!
-//! Memory stays bounded: a line is buffered up to [`MAX_LINE_BYTES`]; the rest of a longer one
-//! is only scanned for its request id, so the error can still name the request.
+//! Memory stays bounded: a line is buffered up to [`MAX_MESSAGE_BYTES`]; the rest of a longer
+//! one is only scanned for its request id, so the error can still name the request. What a
+//! line must be, and the errors that say it is not, are `message`'s: HTTP answers the same.
 
 use std::io;
 
 use rmcp::RoleServer;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ConstString, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
-/// The longest message read, newline included: rmcp's limit for stdio and streamable HTTP
-/// alike. Tool arguments are a few kilobytes; a longer line is a client bug or an attack.
-pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+use crate::message::{
+    self, Framing, INVALID_PARAMS, IdScanner, MAX_MESSAGE_BYTES, Refusal, is_mcp_request,
+};
 
 /// A buffer grown by one long message is given back once it is handled.
 const KEEP_BUFFER_BYTES: usize = 1024 * 1024;
@@ -27,10 +28,6 @@ const KEEP_BUFFER_BYTES: usize = 1024 * 1024;
 /// Lines waiting for stdout. A client that sends and never reads stalls the reading here
 /// instead of growing a queue without end.
 const QUEUED_LINES: usize = 64;
-
-const PARSE_ERROR: i32 = -32700;
-const INVALID_REQUEST: i32 = -32600;
-const INVALID_PARAMS: i32 = -32602;
 
 /// What goes to stdout, in order: a line and, for rmcp's messages, who waits for it to be
 /// written.
@@ -99,15 +96,9 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
         (transport, Written(task))
     }
 
-    /// Queues a JSON-RPC error of our own. `id` is the request's, or `null` when it cannot be
-    /// known (JSON-RPC 2.0, section 5; the Python SDK requires the member).
-    fn answer(&mut self, id: Option<Value>, code: i32, message: String, data: Option<Value>) {
-        let mut error = json!({"code": code, "message": message});
-        if let Some(data) = data {
-            error["data"] = data;
-        }
-        let response = json!({"jsonrpc": "2.0", "id": id.unwrap_or(Value::Null), "error": error});
-        let mut line = response.to_string().into_bytes();
+    /// Queues a JSON-RPC error of our own.
+    fn answer(&mut self, refusal: Refusal) {
+        let mut line = refusal.to_json().to_string().into_bytes();
         line.push(b'\n');
         // One line yields at most one answer, and `receive` queues it before reading on.
         self.pending = Some(line);
@@ -139,7 +130,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
                     } else {
                         Step::More
                     }
-                } else if self.line.len() + take > MAX_LINE_BYTES {
+                } else if self.line.len() + take > MAX_MESSAGE_BYTES {
                     let mut scan = IdScanner::default();
                     scan.feed(&self.line);
                     scan.feed(chunk);
@@ -178,37 +169,17 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
         if line.iter().all(u8::is_ascii_whitespace) {
             return None;
         }
-        let value: Value = match serde_json::from_slice(line) {
-            Ok(v) => v,
-            Err(e) => {
-                self.answer(
-                    None,
-                    PARSE_ERROR,
-                    format!("Parse error: the line is not JSON ({e})"),
-                    None,
-                );
+        let value = match message::parse_object(line, Framing::Line) {
+            Ok(value) => value,
+            Err(refusal) => {
+                self.answer(refusal);
                 return None;
             }
         };
         let Value::Object(object) = &value else {
-            let what = if value.is_array() {
-                "a batch (an array); MCP sends one message per line"
-            } else {
-                "not a JSON-RPC message object"
-            };
-            self.answer(
-                None,
-                INVALID_REQUEST,
-                format!("Invalid request: {what}"),
-                None,
-            );
-            return None;
+            return None; // parse_object gives objects only
         };
-        // A request id as JSON-RPC allows it: a string or a number.
-        let id = object
-            .get("id")
-            .filter(|id| id.is_string() || id.is_number())
-            .cloned();
+        let id = message::request_id(object);
         let method = object
             .get("method")
             .and_then(Value::as_str)
@@ -217,16 +188,15 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
 
         if let (Some(id), Some(method)) = (&id, &method) {
             if let Some(problem) = params_problem(method, object.get("params")) {
-                self.answer(
+                self.answer(Refusal::new(
                     Some(id.clone()),
                     INVALID_PARAMS,
                     format!("Invalid params for {method}: {problem}"),
-                    None,
-                );
+                ));
                 return None;
             }
             if !self.started && needs_lifecycle(method) && !stateless {
-                self.answer(
+                self.answer(Refusal::new(
                     Some(id.clone()),
                     INVALID_PARAMS,
                     format!(
@@ -235,36 +205,14 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
                          io.modelcontextprotocol/clientCapabilities in params._meta of every \
                          request"
                     ),
-                    None,
-                );
+                ));
                 return None;
             }
         }
-        let version_ok = object.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
-        let bad_id = object.contains_key("id") && id.is_none();
-        let message: ClientJsonRpcMessage = match serde_json::from_value(value) {
-            Ok(m) => m,
-            Err(e) => {
-                let (code, message) = match &method {
-                    _ if !version_ok => (
-                        INVALID_REQUEST,
-                        "Invalid request: a JSON-RPC message needs \"jsonrpc\": \"2.0\"".to_owned(),
-                    ),
-                    _ if bad_id => (
-                        INVALID_REQUEST,
-                        "Invalid request: an id is a string or a number".to_owned(),
-                    ),
-                    None => (
-                        INVALID_REQUEST,
-                        "Invalid request: a request needs a method".to_owned(),
-                    ),
-                    Some(m) if is_mcp_request(m) => (
-                        INVALID_PARAMS,
-                        format!("Invalid params for {m}: params must be an object ({e})"),
-                    ),
-                    Some(_) => (INVALID_REQUEST, format!("Invalid request: {e}")),
-                };
-                self.answer(id, code, message, None);
+        let message = match message::to_client_message(value) {
+            Ok(message) => message,
+            Err(refusal) => {
+                self.answer(refusal);
                 return None;
             }
         };
@@ -282,15 +230,14 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
                 // rmcp files a known method whose params do not fit as a custom request and
                 // answers "method not found"; the method exists, its params are wrong.
                 ClientRequest::CustomRequest(custom) if is_mcp_request(&custom.method) => {
-                    self.answer(
+                    self.answer(Refusal::new(
                         id,
                         INVALID_PARAMS,
                         format!(
                             "Invalid params for {}: they do not match the MCP schema of the method",
                             custom.method
                         ),
-                        None,
-                    );
+                    ));
                     return None;
                 }
                 ClientRequest::InitializeRequest(_) => self.started = true,
@@ -318,35 +265,6 @@ fn needs_lifecycle(method: &str) -> bool {
         <rmcp::model::InitializeResultMethod as ConstString>::VALUE,
         <rmcp::model::PingRequestMethod as ConstString>::VALUE,
         <rmcp::model::DiscoverRequestMethod as ConstString>::VALUE,
-    ]
-    .contains(&method)
-}
-
-/// The client-to-server requests rmcp models; any other method is "not found".
-fn is_mcp_request(method: &str) -> bool {
-    use rmcp::model::*;
-    [
-        <InitializeResultMethod as ConstString>::VALUE,
-        <PingRequestMethod as ConstString>::VALUE,
-        <DiscoverRequestMethod as ConstString>::VALUE,
-        <CompleteRequestMethod as ConstString>::VALUE,
-        <SetLevelRequestMethod as ConstString>::VALUE,
-        <GetPromptRequestMethod as ConstString>::VALUE,
-        <ListPromptsRequestMethod as ConstString>::VALUE,
-        <ListResourcesRequestMethod as ConstString>::VALUE,
-        <ListResourceTemplatesRequestMethod as ConstString>::VALUE,
-        <ReadResourceRequestMethod as ConstString>::VALUE,
-        <SubscriptionsListenRequestMethod as ConstString>::VALUE,
-        <SubscribeRequestMethod as ConstString>::VALUE,
-        <UnsubscribeRequestMethod as ConstString>::VALUE,
-        <CallToolRequestMethod as ConstString>::VALUE,
-        <ListToolsRequestMethod as ConstString>::VALUE,
-        <GetTaskMethod as ConstString>::VALUE,
-        <UpdateTaskMethod as ConstString>::VALUE,
-        <CancelTaskMethod as ConstString>::VALUE,
-        <ListSkillsRequestMethod as ConstString>::VALUE,
-        <GetSkillRequestMethod as ConstString>::VALUE,
-        <ReadResourceDirectoryRequestMethod as ConstString>::VALUE,
     ]
     .contains(&method)
 }
@@ -439,16 +357,8 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                     return None;
                 }
                 Frame::Oversized(id) => {
-                    tracing::warn!(?id, "a message over {MAX_LINE_BYTES} bytes was skipped");
-                    self.answer(
-                        id,
-                        INVALID_REQUEST,
-                        format!(
-                            "Invalid request: the message is longer than {MAX_LINE_BYTES} bytes, \
-                             the most resolve-pr reads; nothing of it was processed"
-                        ),
-                        Some(json!({"max_bytes": MAX_LINE_BYTES})),
-                    );
+                    tracing::warn!(?id, "a message over {MAX_MESSAGE_BYTES} bytes was skipped");
+                    self.answer(message::oversized(id));
                 }
                 Frame::Line => {
                     let line = std::mem::take(&mut self.line);
@@ -467,143 +377,5 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
 
     async fn close(&mut self) -> Result<(), io::Error> {
         Ok(())
-    }
-}
-
-/// Finds the `id` of a JSON object streamed through it in pieces, keeping only a few bytes:
-/// the top-level key being read and the value of `id`. Anything unexpected (an escaped key,
-/// an id longer than any sensible one) gives up rather than guesses.
-#[derive(Default)]
-struct IdScanner {
-    depth: usize,
-    in_string: bool,
-    escaped: bool,
-    /// At depth 1, the next string is a key.
-    expect_key: bool,
-    reading_key: bool,
-    /// The key so far, while it can still be `id`.
-    key: Vec<u8>,
-    key_spoiled: bool,
-    /// The last key read at depth 1 was `id`.
-    key_is_id: bool,
-    capturing: bool,
-    value: Vec<u8>,
-    found: Option<Value>,
-    gave_up: bool,
-}
-
-impl IdScanner {
-    const MAX_ID_BYTES: usize = 256;
-
-    fn feed(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            if self.found.is_some() || self.gave_up {
-                return;
-            }
-            self.step(b);
-        }
-    }
-
-    fn step(&mut self, b: u8) {
-        if self.capturing {
-            if self.value.len() >= Self::MAX_ID_BYTES {
-                self.gave_up = true;
-                return;
-            }
-            // The value ends at the `,` or `}` that closes it at depth 1.
-            let ends = !self.in_string && self.depth == 1 && (b == b',' || b == b'}');
-            if ends {
-                self.capturing = false;
-                self.found = serde_json::from_slice::<Value>(&self.value)
-                    .ok()
-                    .filter(|v| v.is_string() || v.is_number());
-                if self.found.is_none() {
-                    self.gave_up = true;
-                }
-                return;
-            }
-            self.value.push(b);
-        }
-        if self.in_string {
-            if self.escaped {
-                self.escaped = false;
-                // An escaped key is never the plain `id`.
-                self.key_spoiled = true;
-            } else if b == b'\\' {
-                self.escaped = true;
-            } else if b == b'"' {
-                self.in_string = false;
-                if self.reading_key {
-                    self.reading_key = false;
-                    self.key_is_id = !self.key_spoiled && self.key == b"id";
-                }
-            } else if self.reading_key && !self.key_spoiled {
-                self.key.push(b);
-                self.key_spoiled = self.key.len() > 2;
-            }
-            return;
-        }
-        match b {
-            b'"' => {
-                self.in_string = true;
-                if self.depth == 1 && self.expect_key {
-                    self.expect_key = false;
-                    self.reading_key = true;
-                    self.key.clear();
-                    self.key_spoiled = false;
-                }
-            }
-            b'{' | b'[' => {
-                self.depth += 1;
-                if self.depth == 1 {
-                    self.expect_key = b == b'{';
-                }
-            }
-            b'}' | b']' => self.depth = self.depth.saturating_sub(1),
-            b',' if self.depth == 1 => self.expect_key = true,
-            b':' if self.depth == 1 && self.key_is_id && !self.capturing => {
-                self.key_is_id = false;
-                self.capturing = true;
-                self.value.clear();
-            }
-            _ => {}
-        }
-    }
-
-    fn id(self) -> Option<Value> {
-        self.found
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn scan(pieces: &[&[u8]]) -> Option<Value> {
-        let mut s = IdScanner::default();
-        for p in pieces {
-            s.feed(p);
-        }
-        s.id()
-    }
-
-    #[test]
-    fn the_id_is_found_wherever_it_is_and_however_the_line_is_cut() {
-        let line = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"id":"inner","a":[1,{"id":2}],"s":"x\"id\":3"},"id":"late"}"#;
-        for cut in 1..line.len() {
-            assert_eq!(
-                scan(&[&line[..cut], &line[cut..]]),
-                Some(json!("late")),
-                "cut at {cut}"
-            );
-        }
-        assert_eq!(
-            scan(&[br#"{ "id" : 42 , "method":"ping"}"#]),
-            Some(json!(42))
-        );
-        assert_eq!(scan(&[br#"{"method":"x","params":{"id":1}}"#]), None);
-        assert_eq!(scan(&[br#"{"id":null}"#]), None);
-        assert_eq!(scan(&[br#"{"i\u0064":5}"#]), None);
-        assert_eq!(scan(&[br#"[{"id":1}]"#]), None);
     }
 }

@@ -2,8 +2,8 @@
 //! HTTP requests, against the forge simulator: each request reaches the forge with the token
 //! it carries (and only that one), requests without one are refused unless the server may use
 //! its own, Host and Origin are checked, read-only applies, tasks are not offered, and
-//! shutdown drains the calls in flight. A hostile client's slow request heads and idle
-//! connections are closed.
+//! shutdown drains the calls in flight. A hostile client's slow request heads, slow bodies,
+//! idle connections, invalid messages and oversized bodies are answered and closed.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -713,6 +713,194 @@ async fn a_remote_caller_cannot_use_the_servers_paths_or_push_with_its_credentia
     server.stop().await.unwrap();
 }
 
+/// A raw POST to `/mcp` of `body` with a bearer token and MCP's headers; `replace` replaces
+/// or adds headers.
+async fn post_raw(
+    url: &str,
+    replace: &[(&'static str, &str)],
+    body: impl Into<reqwest::Body>,
+) -> reqwest::Response {
+    use reqwest::header::{HeaderMap, HeaderValue};
+    let mut headers = HeaderMap::new();
+    let token = format!("Bearer {ALICE}");
+    for (name, value) in [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("authorization", token.as_str()),
+    ]
+    .iter()
+    .chain(replace)
+    {
+        headers.insert(*name, HeaderValue::from_str(value).unwrap());
+    }
+    http()
+        .post(url)
+        .headers(headers)
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// The JSON-RPC error of a refused body: HTTP `status`, JSON, the error's code and id.
+async fn json_rpc_error(response: reqwest::Response, status: u16, code: i64, id: Value) -> Value {
+    assert_eq!(response.status(), status);
+    assert_eq!(response.headers()["content-type"], "application/json");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["jsonrpc"], "2.0", "{body}");
+    assert_eq!(body["id"], id, "{body}");
+    assert_eq!(body["error"]["code"], code, "{body}");
+    body["error"].clone()
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_one_message_gets_400_and_the_json_rpc_error_stdio_gives() {
+    let sim = two_users().await;
+    let server = Running::start(context(&sim, None), Options::default(), |_| {}).await;
+    let url = &server.url;
+
+    let error = json_rpc_error(
+        post_raw(url, &[], "{\"jsonrpc\":\"2.0\",").await,
+        400,
+        -32700,
+        Value::Null,
+    )
+    .await;
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Parse error: the request body is not JSON"),
+        "{error}"
+    );
+    let batch = json!([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]).to_string();
+    let error = json_rpc_error(
+        post_raw(url, &[], batch.clone()).await,
+        400,
+        -32600,
+        Value::Null,
+    )
+    .await;
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("a batch (an array)")
+            && message.contains("not supported by this MCP version"),
+        "{error}"
+    );
+    json_rpc_error(post_raw(url, &[], "7").await, 400, -32600, Value::Null).await;
+    let error = json_rpc_error(
+        post_raw(url, &[], r#"{"jsonrpc":"2.0","id":8}"#).await,
+        400,
+        -32600,
+        json!(8),
+    )
+    .await;
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("needs a method"),
+        "{error}"
+    );
+
+    // What rmcp refuses before reading a body keeps its answer; admit's come first of all.
+    let wrong_host = post_raw(url, &[("host", "evil.example")], batch.clone()).await;
+    assert_eq!(wrong_host.status(), 403);
+    let not_json = post_raw(url, &[("content-type", "text/plain")], "not json").await;
+    assert_eq!(not_json.status(), 415);
+    let no_token = http()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(batch)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(no_token.status(), 401);
+
+    // A message still goes through as before.
+    let answer = post_raw(url, &[], r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#).await;
+    assert_eq!(answer.status(), 200);
+    let answer: Value = answer.json().await.unwrap();
+    assert_eq!(answer["id"], "p", "{answer}");
+    assert!(answer.get("result").is_some(), "{answer}");
+    server.stop().await.unwrap();
+}
+
+/// A ping whose `_meta` pads it to `bytes` bytes, with its id first.
+fn padded_ping(id: &str, bytes: usize) -> String {
+    let head =
+        format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping","params":{{"_meta":{{"pad":""#);
+    let tail = r#""}}}"#;
+    let mut body = head;
+    body.extend(std::iter::repeat_n('a', bytes - body.len() - tail.len()));
+    body.push_str(tail);
+    body
+}
+
+#[tokio::test]
+async fn a_request_body_may_be_16_mib_as_a_stdio_line_may_and_no_more() {
+    const MIB: usize = 1024 * 1024;
+    assert_eq!(resolve_pr_mcp::MAX_MESSAGE_BYTES, 16 * MIB);
+    let sim = two_users().await;
+    let server = Running::start(context(&sim, None), Options::default(), |_| {}).await;
+
+    let answer = post_raw(&server.url, &[], padded_ping("fifteen", 15 * MIB)).await;
+    assert_eq!(answer.status(), 200);
+    let answer: Value = answer.json().await.unwrap();
+    assert_eq!(answer["id"], "fifteen");
+    assert!(
+        answer.get("result").is_some(),
+        "{}",
+        answer.to_string().len()
+    );
+
+    // Too long by its Content-Length: refused before a byte of it is read.
+    let refused = post_raw(&server.url, &[], padded_ping("seventeen", 17 * MIB)).await;
+    assert_eq!(refused.headers()["connection"], "close");
+    let error = json_rpc_error(refused, 413, -32600, Value::Null).await;
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("longer than 16777216 bytes"),
+        "{error}"
+    );
+    assert_eq!(error["data"]["max_bytes"], 16 * MIB);
+
+    // Too long as it streams in (chunked, no length): refused at the limit, with its id.
+    let mut stream = connect(&server.base).await;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer {ALICE}\r\n\
+         content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+         transfer-encoding: chunked\r\n\r\n"
+    );
+    let body = padded_ping("streamed", 17 * MIB);
+    let (mut reading, mut writing) = stream.split();
+    let write = async {
+        writing.write_all(head.as_bytes()).await?;
+        for chunk in body.as_bytes().chunks(MIB) {
+            writing
+                .write_all(format!("{:x}\r\n", chunk.len()).as_bytes())
+                .await?;
+            writing.write_all(chunk).await?;
+            writing.write_all(b"\r\n").await?;
+        }
+        writing.write_all(b"0\r\n\r\n").await
+    };
+    let (_, answer) = tokio::join!(write, read_response(&mut reading, Duration::from_secs(30)));
+    let (status, head, body) = answer.expect("an answer to the long body");
+    assert_eq!(status, 413, "{head}");
+    assert!(
+        head.to_ascii_lowercase().contains("connection: close"),
+        "{head}"
+    );
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["id"], "streamed", "{body}");
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    server.stop().await.unwrap();
+}
+
 async fn connect(base: &str) -> TcpStream {
     TcpStream::connect(base.strip_prefix("http://").unwrap())
         .await
@@ -807,5 +995,63 @@ async fn idle_connections_and_slow_request_heads_are_closed_by_the_header_timeou
         }
     }
     assert!(closed, "a head sent a byte a second was never cut off");
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_body_sent_a_byte_a_second_is_ended_by_the_body_timeout() {
+    let sim = two_users().await;
+    let server = Running::start(context(&sim, None), Options::default(), |h| {
+        h.body_timeout = Duration::from_secs(2);
+    })
+    .await;
+    let stream = connect(&server.base).await;
+    let (mut reading, mut writing) = stream.into_split();
+    let body = json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/list"}).to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer {ALICE}\r\n\
+         content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+         content-length: {}\r\n\r\n",
+        body.len()
+    );
+    // The head and the body's start (its id) at once, then a byte a second.
+    let (start, rest) = body.split_at(20);
+    assert!(start.contains(r#""id":"slow","#), "{start}");
+    writing.write_all(head.as_bytes()).await.unwrap();
+    writing.write_all(start.as_bytes()).await.unwrap();
+    let rest = rest.to_owned();
+    let trickle = tokio::spawn(async move {
+        for byte in rest.bytes() {
+            if writing.write_all(&[byte]).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    });
+    let (status, head, body) = read_response(&mut reading, Duration::from_secs(15))
+        .await
+        .expect("the trickling body is answered");
+    assert_eq!(status, 408, "{head}");
+    assert!(
+        head.to_ascii_lowercase().contains("connection: close"),
+        "{head}"
+    );
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["id"], "slow", "the id had arrived: {body}");
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("did not arrive within 2 s"),
+        "{body}"
+    );
+    let mut rest = [0u8; 64];
+    let end = tokio::time::timeout(Duration::from_secs(5), reading.read(&mut rest)).await;
+    assert!(
+        matches!(end, Ok(Ok(0)) | Ok(Err(_))),
+        "the connection stays open: {end:?}"
+    );
+    trickle.abort();
     server.stop().await.unwrap();
 }

@@ -5,9 +5,10 @@
 //! becomes that request's `Credential` and nothing else's; nothing about a caller outlives
 //! its request, so instances can sit behind any load balancer. Host and Origin are checked
 //! against DNS rebinding; shutdown drains the calls in flight. A hostile client cannot hold
-//! the server: connections are limited below the descriptor limit, and a request head must
-//! arrive within a deadline (`listener`).
+//! the server: connections are limited below the descriptor limit (`listener`), and a request
+//! head and body must each arrive within a deadline (`listener`, `body`).
 
+mod body;
 mod listener;
 
 pub use listener::raise_descriptor_limit;
@@ -33,6 +34,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use crate::message::MAX_MESSAGE_BYTES;
 use crate::{Error, Server};
 
 /// The path MCP is served at.
@@ -75,6 +77,8 @@ pub struct HttpOptions {
     /// start and, on a kept-alive connection, from the previous response: idle connections
     /// close after it too.
     pub header_timeout: Duration,
+    /// How long an MCP request's body may take to arrive, counted from the end of its head.
+    pub body_timeout: Duration,
     /// The most connections open at once; more are answered 503 and closed. `None`: derived
     /// from the process's descriptor limit (see `listener::connections_within`).
     pub max_connections: Option<usize>,
@@ -82,8 +86,8 @@ pub struct HttpOptions {
 
 impl HttpOptions {
     /// Listening on `listen` with the defaults: loopback hosts and origins, callers' tokens
-    /// required, 30 s grace, 10 s for a request head, connections limited by the descriptor
-    /// limit.
+    /// required, 30 s grace, 10 s for a request head, 30 s for a body, connections limited by
+    /// the descriptor limit.
     pub fn new(listen: SocketAddr) -> HttpOptions {
         HttpOptions {
             listen,
@@ -92,6 +96,7 @@ impl HttpOptions {
             allow_server_token: false,
             shutdown_grace: Duration::from_secs(30),
             header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
             max_connections: None,
         }
     }
@@ -123,8 +128,10 @@ impl HttpOptions {
                 ));
             }
         }
-        if self.header_timeout.is_zero() {
-            problems.push("--header-timeout must be longer than 0 seconds".to_owned());
+        if self.header_timeout.is_zero() || self.body_timeout.is_zero() {
+            problems.push(
+                "--header-timeout and --body-timeout must be longer than 0 seconds".to_owned(),
+            );
         }
         if self.max_connections == Some(0) {
             problems.push("--max-connections must be at least 1".to_owned());
@@ -197,6 +204,7 @@ pub(crate) fn caller(extensions: &rmcp::model::Extensions) -> Caller {
 /// State the routes share: whether shutdown began, and the calls in flight.
 struct Shared {
     allow_server_token: bool,
+    body_timeout: Duration,
     draining: AtomicBool,
     in_flight: watch::Sender<usize>,
 }
@@ -280,10 +288,13 @@ impl HttpServer {
         tracing::debug!(
             max_connections,
             header_timeout_seconds = options.header_timeout.as_secs_f64(),
+            body_timeout_seconds = options.body_timeout.as_secs_f64(),
+            max_body_bytes = MAX_MESSAGE_BYTES,
             "HTTP limits"
         );
         let shared = Arc::new(Shared {
             allow_server_token: options.allow_server_token,
+            body_timeout: options.body_timeout,
             draining: AtomicBool::new(false),
             in_flight: watch::Sender::new(0),
         });
@@ -293,6 +304,8 @@ impl HttpServer {
             .with_json_response(true)
             .with_allowed_hosts(options.hosts())
             .with_allowed_origins(options.origins())
+            // Bodies reach rmcp through `body::read_message`, which holds them to this limit.
+            .with_max_request_body_bytes(MAX_MESSAGE_BYTES)
             .with_cancellation_token(rmcp_stop.clone());
         let server = server.for_remote_callers();
         let mcp = StreamableHttpService::new(
@@ -302,6 +315,11 @@ impl HttpServer {
         );
         let router = Router::new()
             .route_service(MCP_PATH, mcp)
+            // The last layer runs first: admit, then read the body.
+            .route_layer(middleware::from_fn_with_state(
+                shared.clone(),
+                body::read_message,
+            ))
             .route_layer(middleware::from_fn_with_state(shared.clone(), admit))
             .route("/healthz", get(|| async { "ok\n" }))
             .route("/readyz", get(readiness))
