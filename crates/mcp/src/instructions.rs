@@ -9,8 +9,9 @@ use crate::Selection;
 const PURPOSE: &str = "resolve-pr helps you take a pull request on GitHub, GitHub Enterprise, \
 Forgejo or Gitea from red to merged.";
 
-const CONVENTIONS: &str = "Name a pull request as 'owner/repo#123' or by its URL, and a \
-repository as 'owner/repo' (the default forge), 'host/owner/repo' or its URL. Lists come a page \
+const CONVENTIONS: &str = "Name a pull request as 'owner/repo#123', 'owner/repo/pull/123', \
+'host/owner/repo#123' (another forge) or by its URL, and a repository as 'owner/repo' (the \
+default forge), 'host/owner/repo' or its URL. Lists come a page \
 at a time: pass a result's nextCursor back as cursor for the next page. A failed call returns \
 isError with a JSON error: category says what kind (user: fix the arguments; authentication: \
 the token; rate_limit: wait retry_after seconds; logical: the forge or the situation does not \

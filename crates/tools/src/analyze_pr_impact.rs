@@ -46,7 +46,6 @@ pub enum Depth {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// Also "owner/repo/pull/123", "host/owner/repo#123" or the PR's URL.
     #[schemars(example = &"owner/repo#123")]
     pub pr: String,
     /// summary, or detailed: every file with its area.

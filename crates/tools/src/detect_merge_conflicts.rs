@@ -26,8 +26,7 @@ const PREVIEW_BYTES: usize = 1200;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// Default: the open PR of the checkout's current branch. Also "owner/repo/pull/123",
-    /// "host/owner/repo#123" or the PR's URL.
+    /// Default: the open PR of the checkout's current branch.
     #[serde(default)]
     #[schemars(example = &"owner/repo#123")]
     pub pr: Option<String>,

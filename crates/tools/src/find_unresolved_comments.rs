@@ -33,7 +33,6 @@ const DIFF_HUNK_BUDGET: usize = 1500;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// Also "owner/repo/pull/123", "host/owner/repo#123" or the pull request's URL.
     #[schemars(example = &"owner/repo#123")]
     pub pr: String,
     /// false leaves out authors the forge marks as bots.

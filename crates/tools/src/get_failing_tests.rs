@@ -31,7 +31,6 @@ const PAGE_SIZE: usize = 10;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// Also "owner/repo/pull/123", "host/owner/repo#123" or the pull request's URL.
     #[schemars(example = &"owner/repo#123")]
     pub pr: String,
     /// true: poll every 10–30 s until CI is done or max_wait_seconds, with progress

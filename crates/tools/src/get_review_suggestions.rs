@@ -36,7 +36,6 @@ const DESCRIPTION_BYTES: usize = 4000;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// Also "owner/repo/pull/123", "host/owner/repo#123" or the PR's URL.
     #[schemars(example = &"owner/repo#123")]
     pub pr: String,
     /// security, performance, testing, documentation, compatibility, accessibility,

@@ -14,7 +14,6 @@ use crate::shared::{excerpt, find_thread, pr_from_ref, thread_selector};
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
-    /// Also "owner/repo/pull/123", "host/owner/repo#123" or the pull request's URL.
     #[schemars(example = &"owner/repo#123")]
     pub pr: String,
     /// From find_unresolved_comments. Give this or comment_id.
