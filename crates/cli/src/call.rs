@@ -15,7 +15,18 @@ use resolve_pr_mcp::{Options, Selection};
 use serde_json::Value;
 
 pub async fn run(name: &str, arguments: Option<&str>, options: &Options) -> ExitCode {
-    match call(name, arguments, options).await {
+    let outcome = tokio::select! {
+        outcome = call(name, arguments, options) => outcome,
+        _ = tokio::signal::ctrl_c() => {
+            // The call is dropped as a cancelled MCP call is: the git commands talking to a
+            // remote, in process groups of their own that the terminal's Ctrl-C does not
+            // reach, are killed by their watchers (on their own threads, hence the pause),
+            // and the language servers go with the context.
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            return ExitCode::from(130);
+        }
+    };
+    match outcome {
         Ok(structured) => {
             print_json(&structured);
             ExitCode::SUCCESS
