@@ -55,14 +55,9 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 pub(crate) fn descriptor_limit() -> Option<u64> {
     #[cfg(unix)]
     {
-        use nix::sys::resource::{Resource, getrlimit};
-        match getrlimit(Resource::RLIMIT_NOFILE) {
-            Ok((soft, _hard)) => Some(soft),
-            Err(e) => {
-                tracing::debug!(error = %e, "cannot read the descriptor limit");
-                None
-            }
-        }
+        use rustix::process::{Resource, getrlimit};
+        // `None` is RLIM_INFINITY.
+        Some(getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX))
     }
     #[cfg(not(unix))]
     {
@@ -77,14 +72,11 @@ pub(crate) fn descriptor_limit() -> Option<u64> {
 pub fn raise_descriptor_limit() {
     #[cfg(unix)]
     {
-        use nix::sys::resource::{Resource, getrlimit, setrlimit};
-        let (soft, hard) = match getrlimit(Resource::RLIMIT_NOFILE) {
-            Ok(limits) => limits,
-            Err(e) => {
-                tracing::debug!(error = %e, "cannot read the descriptor limit");
-                return;
-            }
-        };
+        use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+        // `None` is RLIM_INFINITY.
+        let limits = getrlimit(Resource::Nofile);
+        let soft = limits.current.unwrap_or(u64::MAX);
+        let hard = limits.maximum.unwrap_or(u64::MAX);
         // macOS refuses a soft limit over OPEN_MAX (10,240) whatever the hard limit says.
         let wanted = if cfg!(target_os = "macos") {
             hard.min(10_240)
@@ -99,7 +91,11 @@ pub fn raise_descriptor_limit() {
             );
             return;
         }
-        match setrlimit(Resource::RLIMIT_NOFILE, wanted, hard) {
+        let raised = Rlimit {
+            current: Some(wanted),
+            maximum: limits.maximum,
+        };
+        match setrlimit(Resource::Nofile, raised) {
             Ok(()) => tracing::debug!(
                 from = soft,
                 to = wanted,
@@ -363,9 +359,10 @@ fn is_connection_error(e: &io::Error) -> bool {
 fn out_of_descriptors(e: &io::Error) -> bool {
     #[cfg(unix)]
     {
+        use rustix::io::Errno;
         matches!(
-            e.raw_os_error().map(nix::errno::Errno::from_raw),
-            Some(nix::errno::Errno::EMFILE | nix::errno::Errno::ENFILE)
+            e.raw_os_error().map(Errno::from_raw_os_error),
+            Some(Errno::MFILE | Errno::NFILE)
         )
     }
     #[cfg(not(unix))]
