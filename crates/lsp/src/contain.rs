@@ -319,25 +319,27 @@ if [ -n "$1" ]; then
 fi
 kill -s KILL 0"#;
 
+/// Every process's pid and `/proc` directory (none where there is no `/proc`).
+fn processes() -> impl Iterator<Item = (u32, PathBuf)> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<u32>().ok()?;
+            Some((pid, entry.path()))
+        })
+}
+
 /// Kills every process whose environment holds `MARK=<mark>` (other than this one).
 fn kill_marked(mark: &str) {
     let needle = format!("{MARK}={mark}");
     let me = std::process::id();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
+    for (pid, dir) in processes() {
         if pid == me {
             continue;
         }
-        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+        let Ok(environ) = std::fs::read(dir.join("environ")) else {
             continue;
         };
         if environ
@@ -356,20 +358,10 @@ fn kill_marked(mark: &str) {
 /// in `/proc`), in bytes; Linux only (0 elsewhere).
 pub fn tree_resident_bytes() -> u64 {
     let me = std::process::id();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
     // pid → (parent, resident bytes)
     let mut procs: Vec<(u32, u32, u64)> = Vec::new();
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
+    for (pid, dir) in processes() {
+        let Ok(status) = std::fs::read_to_string(dir.join("status")) else {
             continue;
         };
         let field = |name: &str| {

@@ -1660,12 +1660,45 @@ fn git_that_first(bin: &Path, verb: &str, before: &str) -> PathBuf {
     stand_in
 }
 
-/// Moves `branch` of the served repository to `commit` (which it must already hold).
-fn move_remote_branch(w: &World, branch: &str, commit: &str) -> String {
-    format!(
-        "git --git-dir='{}' update-ref refs/heads/{branch} {commit}",
-        w.bare.display()
-    )
+/// A squash-merged stack whose `feature-b` someone else moves on the remote to a commit of
+/// theirs (`commit`, made on a side branch off feature-b by `theirs` and published under it),
+/// just before the tool's first `git <verb>`: after the forge answered, before the tool's
+/// own git work.
+struct Race {
+    s: Stack,
+    sim: SimHandle,
+    checkout: PathBuf,
+    ctx: Context,
+    commit: String,
+    _bin: tempfile::TempDir,
+}
+
+async fn race(flavor: Flavor, verb: &str, theirs: impl FnOnce(&World) -> String) -> Race {
+    let s = stack_world(Landing::Squash);
+    s.w.switch("theirs", Some("feature-b"));
+    let commit = theirs(&s.w);
+    s.w.switch("main", None);
+    git(
+        &s.w.build,
+        &["push", "-q", s.w.bare.to_str().unwrap(), "theirs"],
+    );
+    let sim = stack_sim(flavor, &s).await;
+    let checkout = s.w.checkout(&sim, "main");
+    let bin = tempfile::tempdir().unwrap();
+    let mut ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let move_b = format!(
+        "git --git-dir='{}' update-ref refs/heads/feature-b {commit}",
+        s.w.bare.display()
+    );
+    ctx.local.git = Some(git_that_first(bin.path(), verb, &move_b));
+    Race {
+        s,
+        sim,
+        checkout,
+        ctx,
+        commit,
+        _bin: bin,
+    }
 }
 
 /// Someone force-pushed the dependent's branch after the forge answered and before the
@@ -1675,33 +1708,21 @@ fn move_remote_branch(w: &World, branch: &str, commit: &str) -> String {
 /// remote.
 async fn a_force_pushed_branch_is_never_restacked_from_the_forges_old_view(flavor: Flavor) {
     for execute in [false, true] {
-        let s = stack_world(Landing::Squash);
-        s.w.switch("rewrite", Some("feature-b"));
-        git(
-            &s.w.build,
-            &["commit", "-q", "--amend", "-m", "B: b.txt, amended"],
-        );
-        let rewritten = s.w.head();
-        s.w.switch("main", None);
-        git(
-            &s.w.build,
-            &["push", "-q", s.w.bare.to_str().unwrap(), "rewrite"],
-        );
-        let sim = stack_sim(flavor, &s).await;
-        let checkout = s.w.checkout(&sim, "main");
-        let bin = tempfile::tempdir().unwrap();
-        let mut ctx = tool_ctx(flavor, &sim, &s.w, None);
-        ctx.local.git = Some(git_that_first(
-            bin.path(),
-            "fetch",
-            &move_remote_branch(&s.w, "feature-b", &rewritten),
-        ));
+        let r = race(flavor, "fetch", |w| {
+            git(
+                &w.build,
+                &["commit", "-q", "--amend", "-m", "B: b.txt, amended"],
+            );
+            w.head()
+        })
+        .await;
+        let (s, rewritten) = (&r.s, &r.commit);
         let out = call(
-            &ctx,
+            &r.ctx,
             "manage_stacked_prs",
             json!({
-                "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2),
-                "directory": checkout, "execute": execute, "push": execute,
+                "base_pr": pr(flavor, &r.sim, 1), "dependent_pr": pr(flavor, &r.sim, 2),
+                "directory": r.checkout, "execute": execute, "push": execute,
             }),
         )
         .await
@@ -1723,12 +1744,12 @@ async fn a_force_pushed_branch_is_never_restacked_from_the_forges_old_view(flavo
             "{steps}"
         );
         assert_eq!(
-            s.w.remote_branch("feature-b"),
+            &s.w.remote_branch("feature-b"),
             rewritten,
             "the other push stays"
         );
         assert_eq!(s.w.remote_branch("feature-c"), s.c);
-        let refs = git(&checkout, &["for-each-ref", "refs/resolve-pr/restack/"]);
+        let refs = git(&r.checkout, &["for-each-ref", "refs/resolve-pr/restack/"]);
         assert_eq!(refs, "", "nothing restacked");
     }
 }
@@ -1824,59 +1845,31 @@ async fn a_dependent_rebased_onto_trunk_replays_none_of_trunks_commits(flavor: F
 /// its push): the lease on the head it restacked refuses the push, the colleague's commit
 /// stays, and the other branch of the atomic push does not move either.
 async fn a_colleagues_push_during_execute_is_kept_by_the_lease(flavor: Flavor) {
-    let s = stack_world(Landing::Squash);
-    s.w.switch("colleague", Some("feature-b"));
-    let colleague =
-        s.w.commit(&[("colleague.txt", Some("mine\n"))], "colleague's fix");
-    s.w.switch("main", None);
-    git(
-        &s.w.build,
-        &["push", "-q", s.w.bare.to_str().unwrap(), "colleague"],
-    );
-    let sim = stack_sim(flavor, &s).await;
-    let checkout = s.w.checkout(&sim, "main");
-    let bin = tempfile::tempdir().unwrap();
-    let mut ctx = tool_ctx(flavor, &sim, &s.w, None);
-    ctx.local.git = Some(git_that_first(
-        bin.path(),
-        "push",
-        &move_remote_branch(&s.w, "feature-b", &colleague),
-    ));
-    let out = execute_and_push(flavor, &sim, &ctx, &checkout).await;
+    let r = race(flavor, "push", |w| {
+        w.commit(&[("colleague.txt", Some("mine\n"))], "colleague's fix")
+    })
+    .await;
+    let out = execute_and_push(flavor, &r.sim, &r.ctx, &r.checkout).await;
     assert_eq!(out["automation"]["status"], "failed", "{out:#}");
     let steps = steps_of(&out);
     assert!(steps.contains("\"failed\" \"push\""), "{steps}");
     assert_eq!(
-        s.w.remote_branch("feature-b"),
-        colleague,
+        r.s.w.remote_branch("feature-b"),
+        r.commit,
         "the colleague's push stays"
     );
-    assert_eq!(s.w.remote_branch("feature-c"), s.c, "all or nothing");
+    assert_eq!(r.s.w.remote_branch("feature-c"), r.s.c, "all or nothing");
 }
 
 /// Someone pushed to the dependent's branch after the forge answered and before the tool
 /// fetched: the branch contains the head the forge reported, so it is planned and restacked
 /// from its tip, the new commit with it, under a lease on that tip.
 async fn a_push_the_forge_has_not_shown_is_restacked_with_the_branch(flavor: Flavor) {
-    let s = stack_world(Landing::Squash);
-    s.w.switch("late", Some("feature-b"));
-    let pushed =
-        s.w.commit(&[("late.txt", Some("late\n"))], "B: a late push");
-    s.w.switch("main", None);
-    git(
-        &s.w.build,
-        &["push", "-q", s.w.bare.to_str().unwrap(), "late"],
-    );
-    let sim = stack_sim(flavor, &s).await;
-    let checkout = s.w.checkout(&sim, "main");
-    let bin = tempfile::tempdir().unwrap();
-    let mut ctx = tool_ctx(flavor, &sim, &s.w, None);
-    ctx.local.git = Some(git_that_first(
-        bin.path(),
-        "fetch",
-        &move_remote_branch(&s.w, "feature-b", &pushed),
-    ));
-    let out = execute_and_push(flavor, &sim, &ctx, &checkout).await;
+    let r = race(flavor, "fetch", |w| {
+        w.commit(&[("late.txt", Some("late\n"))], "B: a late push")
+    })
+    .await;
+    let out = execute_and_push(flavor, &r.sim, &r.ctx, &r.checkout).await;
     assert_eq!(out["automation"]["status"], "completed", "{out:#}");
     assert!(
         out["note"]
@@ -1885,15 +1878,16 @@ async fn a_push_the_forge_has_not_shown_is_restacked_with_the_branch(flavor: Fla
             .contains("ahead of the head"),
         "{out:#}"
     );
-    let main = s.w.remote_branch("main");
-    let b = s.w.remote_branch("feature-b");
+    let bare = &r.s.w.bare;
+    let main = r.s.w.remote_branch("main");
+    let b = r.s.w.remote_branch("feature-b");
     assert_eq!(
-        git(&s.w.bare, &["rev-list", "--count", &format!("{main}..{b}")]),
+        git(bare, &["rev-list", "--count", &format!("{main}..{b}")]),
         "3"
     );
-    assert_eq!(git(&s.w.bare, &["show", &format!("{b}:late.txt")]), "late");
-    let c = s.w.remote_branch("feature-c");
-    assert_eq!(git(&s.w.bare, &["rev-parse", &format!("{c}^")]), b);
+    assert_eq!(git(bare, &["show", &format!("{b}:late.txt")]), "late");
+    let c = r.s.w.remote_branch("feature-c");
+    assert_eq!(git(bare, &["rev-parse", &format!("{c}^")]), b);
 }
 
 on_both_forges_mt!(
