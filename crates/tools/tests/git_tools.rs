@@ -195,6 +195,28 @@ async fn start(flavor: Flavor, world: &World, pulls: &[Pull<'_>]) -> SimHandle {
     Sim::start(sc).await.expect("sim starts")
 }
 
+/// The simulator serving `w` with one open PR, #1, of `feature` (at `head`) into `main`
+/// (at `main`), the forge's mergeability as given.
+async fn start_feature_pr(
+    flavor: Flavor,
+    w: &World,
+    head: &str,
+    main: &str,
+    mergeable: Option<bool>,
+) -> SimHandle {
+    let pulls = [Pull {
+        number: 1,
+        head: "feature",
+        head_sha: head,
+        base: "main",
+        base_sha: main,
+        state: "open",
+        merge_commit: None,
+        mergeable,
+    }];
+    start(flavor, w, &pulls).await
+}
+
 fn tool_ctx(flavor: Flavor, sim: &SimHandle, world: &World, cwd: Option<PathBuf>) -> Context {
     let mut ctx = context(flavor, sim, "tok", [3; 32]);
     ctx.local = LocalSettings {
@@ -281,17 +303,7 @@ fn conflicting_world() -> (World, String, String) {
 
 async fn conflicts_computed_locally_when_the_forge_has_not(flavor: Flavor) {
     let (w, head, main) = conflicting_world();
-    let pulls = [Pull {
-        number: 1,
-        head: "feature",
-        head_sha: &head,
-        base: "main",
-        base_sha: &main,
-        state: "open",
-        merge_commit: None,
-        mergeable: None,
-    }];
-    let sim = start(flavor, &w, &pulls).await;
+    let sim = start_feature_pr(flavor, &w, &head, &main, None).await;
     let checkout = w.checkout(&sim, "main");
     let before = snapshot(&checkout);
     let ctx = tool_ctx(flavor, &sim, &w, None);
@@ -418,17 +430,7 @@ async fn a_clean_pr_and_a_forge_that_disagrees(flavor: Flavor) {
 
 async fn without_pr_the_current_branch_chooses_it(flavor: Flavor) {
     let (w, head, main) = conflicting_world();
-    let pulls = [Pull {
-        number: 1,
-        head: "feature",
-        head_sha: &head,
-        base: "main",
-        base_sha: &main,
-        state: "open",
-        merge_commit: None,
-        mergeable: None,
-    }];
-    let sim = start(flavor, &w, &pulls).await;
+    let sim = start_feature_pr(flavor, &w, &head, &main, None).await;
     let checkout = w.checkout(&sim, "feature");
     std::fs::create_dir_all(checkout.join("src/deep")).unwrap();
     // The server's working directory is somewhere inside the checkout.
@@ -451,17 +453,7 @@ async fn without_pr_the_current_branch_chooses_it(flavor: Flavor) {
 
 async fn without_a_checkout_a_managed_clone_is_used(flavor: Flavor) {
     let (w, head, main) = conflicting_world();
-    let pulls = [Pull {
-        number: 1,
-        head: "feature",
-        head_sha: &head,
-        base: "main",
-        base_sha: &main,
-        state: "open",
-        merge_commit: None,
-        mergeable: None,
-    }];
-    let sim = start(flavor, &w, &pulls).await;
+    let sim = start_feature_pr(flavor, &w, &head, &main, None).await;
     let ctx = tool_ctx(flavor, &sim, &w, None);
     let args = json!({"pr": pr(flavor, &sim, 1)});
     let out = call(&ctx, "detect_merge_conflicts", args.clone())
@@ -486,17 +478,7 @@ async fn without_a_checkout_a_managed_clone_is_used(flavor: Flavor) {
 /// with their process group at once, long before any network limit.
 async fn a_cancelled_call_leaves_no_git_running(flavor: Flavor) {
     let (w, head, main) = conflicting_world();
-    let pulls = [Pull {
-        number: 1,
-        head: "feature",
-        head_sha: &head,
-        base: "main",
-        base_sha: &main,
-        state: "open",
-        merge_commit: None,
-        mergeable: None,
-    }];
-    let sim = start(flavor, &w, &pulls).await;
+    let sim = start_feature_pr(flavor, &w, &head, &main, None).await;
     let ctx = tool_ctx(flavor, &sim, &w, None);
     let args = json!({"pr": pr(flavor, &sim, 1)});
     let out = call(&ctx, "detect_merge_conflicts", args.clone())
@@ -536,17 +518,7 @@ async fn target_branch_overrides_the_base(flavor: Flavor) {
     // A release branch from before main's change: the PR merges there cleanly.
     git(&w.build, &["branch", "release", "HEAD~1"]);
     w.publish(&[(1, &head)]);
-    let pulls = [Pull {
-        number: 1,
-        head: "feature",
-        head_sha: &head,
-        base: "main",
-        base_sha: &main,
-        state: "open",
-        merge_commit: None,
-        mergeable: Some(false),
-    }];
-    let sim = start(flavor, &w, &pulls).await;
+    let sim = start_feature_pr(flavor, &w, &head, &main, Some(false)).await;
     let checkout = w.checkout(&sim, "main");
     let ctx = tool_ctx(flavor, &sim, &w, None);
     let out = call(
@@ -565,17 +537,7 @@ async fn target_branch_overrides_the_base(flavor: Flavor) {
 
 async fn bad_directories_and_branches_are_clear_errors(flavor: Flavor) {
     let (w, head, main) = conflicting_world();
-    let pulls = [Pull {
-        number: 1,
-        head: "feature",
-        head_sha: &head,
-        base: "main",
-        base_sha: &main,
-        state: "open",
-        merge_commit: None,
-        mergeable: None,
-    }];
-    let sim = start(flavor, &w, &pulls).await;
+    let sim = start_feature_pr(flavor, &w, &head, &main, None).await;
     let ctx = tool_ctx(flavor, &sim, &w, None);
     let p = pr(flavor, &sim, 1);
     // Not a repository.
@@ -1309,17 +1271,7 @@ async fn many_conflicts_are_paged(flavor: Flavor) {
         names.iter().map(|n| (n.as_str(), Some("main\n"))).collect();
     let main = w.commit(&main_side, "main");
     w.publish(&[(1, &head)]);
-    let pulls = [Pull {
-        number: 1,
-        head: "feature",
-        head_sha: &head,
-        base: "main",
-        base_sha: &main,
-        state: "open",
-        merge_commit: None,
-        mergeable: None,
-    }];
-    let sim = start(flavor, &w, &pulls).await;
+    let sim = start_feature_pr(flavor, &w, &head, &main, None).await;
     let ctx = tool_ctx(flavor, &sim, &w, None);
     let args = json!({"pr": pr(flavor, &sim, 1)});
     let first = call(&ctx, "detect_merge_conflicts", args.clone())
@@ -1511,20 +1463,11 @@ async fn a_missing_branch_is_a_user_error(flavor: Flavor) {
 /// "checking"): in the user's checkout a local merge answers, never in a fresh clone.
 async fn readiness_merges_locally_when_the_forge_has_not(flavor: Flavor) {
     let (w, head, main) = conflicting_world();
-    let pulls = [Pull {
-        number: 1,
-        head: "feature",
-        head_sha: &head,
-        base: "main",
-        base_sha: &main,
-        state: "open",
-        merge_commit: None,
-        mergeable: match flavor {
-            Flavor::GitHub => None,
-            Flavor::Forgejo => Some(false),
-        },
-    }];
-    let sim = start(flavor, &w, &pulls).await;
+    let mergeable = match flavor {
+        Flavor::GitHub => None,
+        Flavor::Forgejo => Some(false),
+    };
+    let sim = start_feature_pr(flavor, &w, &head, &main, mergeable).await;
     let checkout = w.checkout(&sim, "main");
     let before = snapshot(&checkout);
     // The checkout is the server's working directory: no directory argument.
