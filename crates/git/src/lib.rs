@@ -43,6 +43,7 @@ mod repo;
 mod restack;
 mod runner;
 mod scratch;
+mod texts;
 mod transport;
 
 pub use cancel::{Cancellation, Entered};
@@ -58,4 +59,5 @@ pub use repo::{Remote, Repository, pick_remote};
 pub use restack::{PushUpdate, RestackBranch, RestackEngine, RestackResult};
 pub use runner::{CLEARED_VARIABLES, Git, Version};
 pub use scratch::sweep_stale;
+pub use texts::ConflictText;
 pub use transport::{FORGE_PROTOCOLS, NetworkLimits, Transports, check_forge_url};

@@ -8,7 +8,6 @@ use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::hunks::{Hunks, Limits, parse_hunks};
 use crate::repo::Repository;
 
 /// What kind of conflict a file is in, from git's stable conflict type strings (merge-ort's
@@ -103,7 +102,7 @@ pub struct MergeOutcome {
 #[derive(Debug)]
 pub struct Merge {
     pub outcome: MergeOutcome,
-    repo: Repository,
+    pub(crate) repo: Repository,
     scratch: crate::scratch::Scratch,
 }
 
@@ -194,33 +193,6 @@ impl Merge {
     /// Where this merge's objects are (only while the `Merge` lives).
     pub fn scratch_dir(&self) -> &Path {
         self.scratch.path()
-    }
-
-    /// The conflict regions git wrote into a conflicted file of the merged tree, read back
-    /// from the scratch store: base, ours and theirs text with line numbers, within `limits`.
-    /// `None` when the merged tree has no text there to read (a deleted file, a submodule).
-    pub fn conflict_hunks(&self, path: &str, limits: Limits) -> Result<Option<Hunks>> {
-        let file = self
-            .outcome
-            .conflicts
-            .iter()
-            .find(|f| f.path == path)
-            .ok_or_else(|| Error::NotConflicted {
-                path: path.to_string(),
-            })?;
-        if file.kind == ConflictKind::Submodule {
-            return Ok(None);
-        }
-        let env = scratch_env(self.scratch.path(), self.repo.objects_dir());
-        // `<tree>:<path>`: the tree's object id comes first, so it never reads as an option.
-        let spec = format!("{}:{}", self.outcome.tree, path);
-        let output = self
-            .repo
-            .run(["cat-file", "blob", &spec], &env_refs(&env), &[0, 128])?;
-        if !output.status.success() {
-            return Ok(None);
-        }
-        Ok(Some(parse_hunks(&output.stdout, limits)))
     }
 }
 
