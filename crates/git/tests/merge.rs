@@ -436,3 +436,81 @@ fn a_linked_worktree_merges_into_scratch_too() {
     assert_eq!(fixture.object_count(), before);
     assert_eq!(merge.outcome.conflicts[0].kind, ConflictKind::Content);
 }
+
+#[test]
+fn each_side_is_numbered_in_its_own_file() {
+    let base: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    let fixture = forked(|f| {
+        f.write("n", &base);
+    });
+    // main adds three lines near the top; topic removes two: both merge cleanly, so the
+    // merged file above the conflict is in neither side.
+    on(&fixture, "main", |f| {
+        let text = base
+            .replace("line 2\n", "line 2\nnew a\nnew b\nnew c\n")
+            .replace("line 15\n", "OURS 15\n");
+        f.write("n", text);
+    });
+    on(&fixture, "topic", |f| {
+        let text = base
+            .replace("line 5\nline 6\n", "")
+            .replace("line 15\n", "THEIRS 15\n");
+        f.write("n", text);
+    });
+    let merge = merged(&fixture, "main", "topic");
+    let hunks = merge
+        .conflict_hunks("n", Limits::default())
+        .unwrap()
+        .unwrap();
+    let hunk = &hunks.hunks[0];
+    assert_eq!(
+        (hunk.ours.as_str(), hunk.theirs.as_str()),
+        ("OURS 15\n", "THEIRS 15\n")
+    );
+    // ours: 15 + 3 added; base: 15; theirs: 15 - 2 removed.
+    assert_eq!(
+        (hunk.ours_line, hunk.base_line, hunk.theirs_line),
+        (18, 15, 13)
+    );
+    // The merged file: 14 + 3 - 2 lines before the marker.
+    assert_eq!(hunk.start_line, 16);
+}
+
+#[test]
+fn a_heading_underline_is_no_marker() {
+    // `=======` underlines a seven-letter heading, outside the conflict and inside it.
+    let base = "Title\n=====\n\nChanges\n=======\n\nold text\nmore\n\nHistory\n=======\n\nend\n";
+    let fixture = forked(|f| {
+        f.write("README.rst", base);
+    });
+    on(&fixture, "main", |f| {
+        f.write(
+            "README.rst",
+            base.replace(
+                "old text\nmore\n",
+                "ours text\n\nOurs123\n=======\n\nmore\n",
+            ),
+        );
+    });
+    on(&fixture, "topic", |f| {
+        f.write("README.rst", base.replace("old text\n", "theirs text\n"));
+    });
+    let merge = merged(&fixture, "main", "topic");
+    let file = &merge.outcome.conflicts[0];
+    assert_eq!(file.kind, ConflictKind::Content);
+    let hunks = merge
+        .conflict_hunks("README.rst", Limits::default())
+        .unwrap()
+        .unwrap();
+    assert_eq!(hunks.total, 1);
+    let hunk = &hunks.hunks[0];
+    assert_eq!(hunk.ours, "ours text\n\nOurs123\n=======\n\n");
+    assert_eq!(hunk.base.as_deref(), Some("old text\n"));
+    assert_eq!(hunk.theirs, "theirs text\n");
+    assert_eq!(
+        (hunk.ours_line, hunk.base_line, hunk.theirs_line),
+        (7, 7, 7)
+    );
+    // Where git's own file (seven-character markers) has the region.
+    assert_eq!((hunk.start_line, hunk.end_line), (7, 17));
+}
