@@ -7,6 +7,12 @@
 //! scratch worktree, read back from its exit status and the index's unmerged entries, with
 //! plain `git` commands and no code of the crate.
 //!
+//! A second differential checks where conflict previews say each side's text is: the real
+//! content conflicts of pallets/flask, psf/requests and expressjs/express (vendored as
+//! `testdata/real-conflicts.bundle`, each merge's three versions of its conflicted files as
+//! small commits), merged with the crate's API; every line of every region of every side must
+//! be that line of that side's own file, read with plain `git cat-file`.
+//!
 //! Asserted: 100 % agreement on clean versus conflicted and on the set of conflicted paths,
 //! at least 20 conflicted real merges (so agreement means something), more conflicts among
 //! the stale branches, and the repository's files byte for byte as they were after the
@@ -381,5 +387,164 @@ fn merge_tree_agrees_with_git_merge_on_real_history() {
         "the stale branches should conflict more: {} of {}",
         moved.conflicted,
         stale.len()
+    );
+}
+
+/// The real conflicts (see `testdata/README.md`): branches `<repo>/<nn>/ours` and
+/// `<repo>/<nn>/theirs`, children of one base.
+const REAL_CONFLICTS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/testdata/real-conflicts.bundle"
+);
+
+/// A line without its ending: git ends a side's last line before a marker even when the file
+/// does not.
+fn line_body(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Per repository: lines checked, lines where the side's file has that text at that number,
+/// regions whose text occurs once in the side's file, and those numbered at that place.
+#[derive(Default, Debug)]
+struct Placement {
+    lines: usize,
+    agreeing: usize,
+    unique_regions: usize,
+    at_the_place: usize,
+}
+
+#[test]
+fn region_line_numbers_agree_with_each_sides_file_on_real_conflicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let clone = dir.path().join("real.git");
+    git_ok(
+        dir.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            REAL_CONFLICTS,
+            clone.to_str().unwrap(),
+        ],
+    );
+    let repo = Repository::discover(&Git::find().unwrap(), &clone).unwrap();
+    let branches = git_ok(
+        &clone,
+        &["for-each-ref", "--format=%(refname:short)", "refs/heads/"],
+    );
+    let cases: Vec<&str> = branches
+        .lines()
+        .filter_map(|b| b.strip_suffix("/ours"))
+        .collect();
+    let everything = resolve_pr_git::Limits {
+        max_hunks: usize::MAX,
+        max_bytes: usize::MAX,
+    };
+    let started = Instant::now();
+    let mut by_repo: BTreeMap<String, Placement> = BTreeMap::new();
+    let mut misplaced = Vec::new();
+    let mut files = 0;
+    for case in &cases {
+        let merge = repo
+            .merge_tree(&format!("{case}/ours"), &format!("{case}/theirs"))
+            .unwrap();
+        assert!(!merge.outcome.clean, "{case} merges cleanly");
+        let tally = by_repo
+            .entry(case.split('/').next().unwrap().to_owned())
+            .or_default();
+        for file in &merge.outcome.conflicts {
+            files += 1;
+            let hunks = merge
+                .conflict_hunks(&file.path, everything)
+                .unwrap()
+                .unwrap();
+            assert!(hunks.total > 0, "{case} {}: no region", file.path);
+            let blob = |stage: &Option<resolve_pr_git::Stage>| {
+                let oid = &stage.as_ref().unwrap().oid;
+                git(&clone, &["cat-file", "blob", oid]).stdout
+            };
+            let sides = [
+                ("ours", blob(&file.ours)),
+                ("base", blob(&file.base)),
+                ("theirs", blob(&file.theirs)),
+            ];
+            for hunk in &hunks.hunks {
+                for (side, content) in &sides {
+                    let (text, first) = match *side {
+                        "ours" => (Some(&hunk.ours), hunk.ours_line),
+                        "base" => (hunk.base.as_ref(), hunk.base_line),
+                        _ => (Some(&hunk.theirs), hunk.theirs_line),
+                    };
+                    let Some(text) = text else { continue };
+                    let file_lines: Vec<&[u8]> = content
+                        .split_inclusive(|&b| b == b'\n')
+                        .map(line_body)
+                        .collect();
+                    let text_lines: Vec<&[u8]> = text
+                        .as_bytes()
+                        .split_inclusive(|&b| b == b'\n')
+                        .map(line_body)
+                        .collect();
+                    for (k, line) in text_lines.iter().enumerate() {
+                        tally.lines += 1;
+                        if file_lines.get(first - 1 + k) == Some(line) {
+                            tally.agreeing += 1;
+                        } else {
+                            misplaced.push(format!(
+                                "{case} {} {side} line {}",
+                                file.path,
+                                first + k
+                            ));
+                        }
+                    }
+                    if text_lines.is_empty() {
+                        continue;
+                    }
+                    let places: Vec<usize> = (0..file_lines.len())
+                        .filter(|&at| file_lines[at..].starts_with(&text_lines))
+                        .collect();
+                    if let [place] = places[..] {
+                        tally.unique_regions += 1;
+                        if place + 1 == first {
+                            tally.at_the_place += 1;
+                        } else {
+                            misplaced.push(format!(
+                                "{case} {} {side}: region at {} in the file, numbered {first}",
+                                file.path,
+                                place + 1
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let elapsed = started.elapsed();
+    let (mut lines, mut agreeing) = (0, 0);
+    for (name, p) in &by_repo {
+        println!(
+            "{name}: {}/{} region lines where their side's file has them ({:.1} %); \
+             {}/{} regions found once in their side's file numbered at that place",
+            p.agreeing,
+            p.lines,
+            100.0 * p.agreeing as f64 / p.lines.max(1) as f64,
+            p.at_the_place,
+            p.unique_regions
+        );
+        lines += p.lines;
+        agreeing += p.agreeing;
+    }
+    println!(
+        "all: {agreeing}/{lines} lines ({:.1} %), {} merges, {files} files, {elapsed:.2?}",
+        100.0 * agreeing as f64 / lines.max(1) as f64,
+        cases.len()
+    );
+    assert!(by_repo.len() >= 3 && files >= 50, "too little material");
+    assert!(
+        misplaced.is_empty(),
+        "{} misplaced: {:#?}",
+        misplaced.len(),
+        &misplaced[..misplaced.len().min(20)]
     );
 }
