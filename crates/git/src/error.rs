@@ -51,6 +51,14 @@ pub enum Error {
     /// outside `refs/resolve-pr/`, too many commits); nothing was run.
     #[error("{what}")]
     Usage { what: String },
+    /// The two commits of a merge share no commit: one was started from another history, or
+    /// the other's history was rewritten (`git merge-tree` refuses them).
+    #[error(
+        "{theirs} and {ours} have no commit in common (unrelated histories): the branch was \
+         started from another history than the one it merges into, or that history was \
+         rewritten, so git cannot merge them"
+    )]
+    UnrelatedHistories { ours: String, theirs: String },
     /// The repository is a shallow clone and lacks history the operation needs.
     #[error("the repository is a shallow clone and lacks the history to {what}")]
     Shallow { what: String },
@@ -131,7 +139,8 @@ impl Error {
             | Error::BadRevision { .. }
             | Error::NotConflicted { .. }
             | Error::Usage { .. }
-            | Error::Shallow { .. } => Category::User,
+            | Error::Shallow { .. }
+            | Error::UnrelatedHistories { .. } => Category::User,
             Error::Conflict { .. } | Error::PushRejected { .. } => Category::Logical,
             Error::Network { .. } => Category::Network,
             Error::TimedOut { .. } => Category::Timeout,
@@ -162,6 +171,12 @@ impl Error {
             Error::BadRevision { .. } => {
                 "Fetch the commit first (or check the revision's spelling).".to_string()
             }
+            Error::UnrelatedHistories { ours, .. } => format!(
+                "Check that the target branch is the right one (a branch recreated or \
+                 force-pushed from scratch has a new history). If it is, replay the branch's \
+                 commits onto it: `git rebase --root --onto {ours}` on the branch, then push \
+                 with --force-with-lease."
+            ),
             Error::Shallow { .. } => {
                 "Deepen the clone (`git fetch --unshallow`) and try again.".to_string()
             }
@@ -223,6 +238,10 @@ impl Error {
             }
             Error::BadRevision { revision } => vec![("revision", Value::from(revision.as_str()))],
             Error::NotConflicted { path } => vec![("path", Value::from(path.as_str()))],
+            Error::UnrelatedHistories { ours, theirs } => vec![
+                ("ours", Value::from(ours.as_str())),
+                ("theirs", Value::from(theirs.as_str())),
+            ],
             Error::Conflict {
                 branch,
                 commit,
@@ -452,6 +471,13 @@ mod tests {
             (Error::NotConflicted { path: "p".into() }, Category::User),
             (Error::usage("bad name"), Category::User),
             (Error::Shallow { what: "x".into() }, Category::User),
+            (
+                Error::UnrelatedHistories {
+                    ours: "a".into(),
+                    theirs: "b".into(),
+                },
+                Category::User,
+            ),
             (
                 Error::Conflict {
                     branch: "b".into(),

@@ -114,7 +114,9 @@ impl Repository {
         let ours = self.resolve_commit(ours)?;
         let theirs = self.resolve_commit(theirs)?;
         let scratch = scratch_dir()?;
-        let outcome = self.merge_in(scratch.path(), None, &ours, &theirs)?;
+        let outcome = self
+            .merge_in(scratch.path(), None, &ours, &theirs)
+            .map_err(|e| unrelated(e, &ours, &theirs))?;
         Ok(Merge {
             outcome,
             repo: self.clone(),
@@ -169,6 +171,23 @@ impl Repository {
         all.extend(extra_env.iter().map(|(k, v)| (*k, OsStr::new(*v))));
         self.git()
             .run_with_input(self.dir(), args, &all, input, ok_statuses)
+    }
+}
+
+/// git's refusal of two commits without a common ancestor, as [`Error::UnrelatedHistories`]
+/// (its only words for it: `fatal: refusing to merge unrelated histories`); any other error
+/// unchanged.
+fn unrelated(error: Error, ours: &str, theirs: &str) -> Error {
+    match error {
+        Error::Failed { ref stderr, .. }
+            if stderr.contains("refusing to merge unrelated histories") =>
+        {
+            Error::UnrelatedHistories {
+                ours: ours.to_string(),
+                theirs: theirs.to_string(),
+            }
+        }
+        other => other,
     }
 }
 

@@ -514,3 +514,32 @@ fn a_heading_underline_is_no_marker() {
     // Where git's own file (seven-character markers) has the region.
     assert_eq!((hunk.start_line, hunk.end_line), (7, 17));
 }
+
+#[test]
+fn unrelated_histories_are_said_so() {
+    let fixture = forked(|_| {});
+    fixture.git(&["checkout", "-q", "--orphan", "elsewhere"]);
+    fixture.write("f", "another history\n");
+    fixture.commit("root of another history");
+    let error = fixture
+        .repository()
+        .merge_tree("main", "elsewhere")
+        .unwrap_err();
+    assert!(
+        matches!(error, Error::UnrelatedHistories { .. }),
+        "{error:?}"
+    );
+    let agent = resolve_pr_core::Error::from(error);
+    assert_eq!(agent.category, resolve_pr_core::Category::User);
+    assert!(
+        agent.error.contains("no commit in common"),
+        "{}",
+        agent.error
+    );
+    assert!(!agent.error.contains("fatal"), "{}", agent.error);
+    let suggestion = agent.suggestion.unwrap_or_default();
+    assert!(
+        suggestion.contains("git rebase --root --onto"),
+        "{suggestion}"
+    );
+}
