@@ -543,3 +543,29 @@ fn unrelated_histories_are_said_so() {
         "{suggestion}"
     );
 }
+
+#[test]
+fn a_side_over_the_budget_leaves_the_others_whole() {
+    let fixture = forked(|_| {});
+    let huge: String = (0..3000)
+        .map(|i| format!("a long line {i} of the target's side\n"))
+        .collect();
+    on(&fixture, "main", |f| {
+        f.write("f", LINES.replace("two\n", &huge));
+    });
+    on(&fixture, "topic", |f| {
+        f.write("f", LINES.replace("two", "THEIRS"));
+    });
+    let merge = merged(&fixture, "main", "topic");
+    let hunks = merge
+        .conflict_hunks("f", Limits::default())
+        .unwrap()
+        .unwrap();
+    assert!(hunks.cut);
+    let hunk = &hunks.hunks[0];
+    assert_eq!(hunk.base.as_deref(), Some("two\n"));
+    assert_eq!(hunk.theirs, "THEIRS\n");
+    assert!(hunk.ours.starts_with("a long line 0 "));
+    assert!(hunk.ours.ends_with('\n') && hunk.ours.len() <= 16 * 1024);
+    assert_eq!(hunk.ours_omitted, 3000 - hunk.ours.lines().count());
+}

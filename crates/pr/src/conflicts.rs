@@ -35,6 +35,10 @@ pub struct FileConflict {
     pub hunks: Option<Hunks>,
     /// What is known for certain about how to resolve it, if anything.
     pub fact: Option<Fact>,
+    /// When the fact keeps one side: names its text uses that the other side removed from
+    /// the file (in the base's file, in none of the other side's), which keeping it would
+    /// bring back. Sorted.
+    pub reintroduced: Vec<String>,
 }
 
 /// A resolution that follows from the contents alone, never a guess.
@@ -42,6 +46,11 @@ pub struct FileConflict {
 pub enum Fact {
     /// In every region both sides hold the same text but for whitespace.
     SameChangeButWhitespace,
+    /// In every region the head's text is the base's, byte for byte: the PR changed nothing
+    /// there, and the target's side loses nothing of the PR's.
+    HeadUnchanged,
+    /// In every region the target's text is the base's, byte for byte.
+    TargetUnchanged,
     /// In every region the head's text is the base's but for whitespace: the target's side
     /// loses nothing of the PR's but whitespace.
     HeadOnlyWhitespace,
@@ -66,17 +75,32 @@ pub fn check(
     let head = repo.resolve_commit(head)?;
     let merge_base = repo.merge_base(&target, &head)?;
     let merge = repo.merge_tree(&target, &head)?;
+    // Every file's texts with one read of the merge's objects.
+    let texts = merge.conflict_texts(limits)?;
     let mut files = Vec::with_capacity(merge.outcome.conflicts.len());
-    for file in &merge.outcome.conflicts {
-        let hunks = merge
-            .conflict_hunks(&file.path, limits)?
-            .filter(|h| h.total > 0);
+    for (file, text) in merge.outcome.conflicts.iter().zip(texts) {
+        let hunks = text.hunks.filter(|h| h.total > 0);
         let fact = fact(
             file.kind.clone(),
             file.ours.is_some(),
             file.theirs.is_some(),
             hunks.as_ref(),
         );
+        let reintroduced = match (fact, &hunks) {
+            (Some(Fact::HeadOnlyWhitespace | Fact::HeadUnchanged), Some(hunks)) => reintroduced(
+                hunks.hunks.iter().map(|h| h.ours.as_str()),
+                text.base.as_deref(),
+                text.theirs.as_deref(),
+            ),
+            (Some(Fact::TargetOnlyWhitespace | Fact::TargetUnchanged), Some(hunks)) => {
+                reintroduced(
+                    hunks.hunks.iter().map(|h| h.theirs.as_str()),
+                    text.base.as_deref(),
+                    text.ours.as_deref(),
+                )
+            }
+            _ => Vec::new(),
+        };
         files.push(FileConflict {
             path: file.path.clone(),
             kind: file.kind.clone(),
@@ -86,6 +110,7 @@ pub fn check(
             head_mode: file.theirs.as_ref().map(|s| s.mode.clone()),
             hunks,
             fact,
+            reintroduced,
         });
     }
     Ok(ConflictReport {
@@ -120,6 +145,12 @@ fn fact(
             if all(&|h| same_but_whitespace(&h.ours, &h.theirs)) {
                 return Some(Fact::SameChangeButWhitespace);
             }
+            if all(&|h| h.base.as_deref() == Some(h.theirs.as_str())) {
+                return Some(Fact::HeadUnchanged);
+            }
+            if all(&|h| h.base.as_deref() == Some(h.ours.as_str())) {
+                return Some(Fact::TargetUnchanged);
+            }
             if all(&|h| {
                 h.base
                     .as_deref()
@@ -138,6 +169,37 @@ fn fact(
         }
         _ => None,
     }
+}
+
+/// The names `kept` uses that are in `base` but not in `other`: what the other side removed
+/// from the file and keeping `kept` would bring back. Names are identifiers of three
+/// characters or more (shorter ones are too common to mean a removal).
+fn reintroduced<'a>(
+    kept: impl Iterator<Item = &'a str>,
+    base: Option<&[u8]>,
+    other: Option<&[u8]>,
+) -> Vec<String> {
+    let (Some(base), Some(other)) = (base, other) else {
+        return Vec::new();
+    };
+    let in_base = identifiers(base);
+    let in_other = identifiers(other);
+    let mut names: Vec<String> = kept
+        .flat_map(|text| identifiers(text.as_bytes()))
+        .filter(|name| in_base.contains(name) && !in_other.contains(name))
+        .map(|name| String::from_utf8_lossy(name).into_owned())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The identifiers of a text: ASCII letters, digits and `_`, not starting with a digit,
+/// three characters or more.
+fn identifiers(text: &[u8]) -> std::collections::HashSet<&[u8]> {
+    text.split(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+        .filter(|word| word.len() >= 3 && !word[0].is_ascii_digit())
+        .collect()
 }
 
 /// Equal once all whitespace is removed.
@@ -203,6 +265,33 @@ mod tests {
             fact(ConflictKind::Content, true, true, Some(&target_ws)),
             Some(Fact::TargetOnlyWhitespace)
         );
+    }
+
+    #[test]
+    fn a_side_identical_to_the_base_changed_nothing() {
+        let head_same = hunks(vec![hunk("x = 2\n", Some("x = 1\n"), "x = 1\n")]);
+        assert_eq!(
+            fact(ConflictKind::Content, true, true, Some(&head_same)),
+            Some(Fact::HeadUnchanged)
+        );
+        let target_same = hunks(vec![hunk("x = 1\n", Some("x = 1\n"), "x = 3\n")]);
+        assert_eq!(
+            fact(ConflictKind::Content, true, true, Some(&target_same)),
+            Some(Fact::TargetUnchanged)
+        );
+    }
+
+    #[test]
+    fn names_the_other_side_removed_are_found() {
+        let base = b"def old_name():\n    pass\n\nuse(old_name, kept_name)\n";
+        let head = b"def new_name():\n    pass\n\nuse(new_name, kept_name)\n";
+        let target_text = ["    old_name(kept_name)  # called here\n"];
+        assert_eq!(
+            reintroduced(target_text.into_iter(), Some(base), Some(head)),
+            ["old_name"]
+        );
+        assert!(reintroduced(target_text.into_iter(), Some(base), Some(base)).is_empty());
+        assert!(reintroduced(target_text.into_iter(), None, Some(head)).is_empty());
     }
 
     #[test]
