@@ -86,7 +86,7 @@ pub enum ConflictType {
     RenameCollision,
     #[serde(rename = "file/directory")]
     FileDirectory,
-    /// File, symlink and submodule at one path, or an executable bit.
+    /// File, symlink and submodule at one path (git's distinct modes).
     #[serde(rename = "mode")]
     Mode,
     #[serde(rename = "binary")]
