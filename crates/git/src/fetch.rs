@@ -21,6 +21,9 @@ const FETCH_OPTIONS: &[&str] = &[
     "--no-tags",
     "--no-recurse-submodules",
     "--no-auto-maintenance",
+    // No configured refspec maps what is fetched: without this, fetching `refs/heads/main`
+    // from `origin` also moves the user's `refs/remotes/origin/main`.
+    "--refmap=",
     "--quiet",
 ];
 
