@@ -201,9 +201,12 @@ pub(crate) fn route(
     })
 }
 
-/// Where a branch of the repository points: the default branch, a pull request's base or
+/// Where a branch of the repository points: its tip in the served git repository, else the default branch, a pull request's base or
 /// head, or a protected branch; `None` for a branch the scenario does not mention.
-fn branch_tip(world: &World, r: usize, name: &str) -> Option<String> {
+pub(crate) fn branch_tip(world: &World, r: usize, name: &str) -> Option<String> {
+    if let Some(tip) = world.repos[r].git_tips.get(name) {
+        return Some(tip.clone());
+    }
     let spec = &world.repos[r].spec;
     let from_pulls = spec.pulls.iter().find_map(|p| {
         if p.base.ref_name == name {
@@ -350,7 +353,7 @@ fn worst(statuses: &[Value]) -> Option<&'static str> {
 }
 
 /// A path segment with `%XX` escapes decoded (invalid ones kept as written).
-fn decode(s: &str) -> String {
+pub(crate) fn decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -159,6 +159,25 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String, Option<u
                     _ => not_found(),
                 }
             }
+            ("GET", ["repos", owner, name, "git", "ref", "heads", branch @ ..])
+                if !branch.is_empty() =>
+            {
+                let branch = crate::forgejo_readiness::decode(&branch.join("/"));
+                match visible_repo(&world, &caller, owner, name)
+                    .and_then(|r| crate::forgejo_readiness::branch_tip(&world, r, &branch))
+                {
+                    Some(sha) => Reply::json(
+                        200,
+                        json!({
+                            "ref": format!("refs/heads/{branch}"),
+                            "node_id": "REF_sim",
+                            "url": format!("{base}/repos/{owner}/{name}/git/refs/heads/{branch}"),
+                            "object": {"type": "commit", "sha": sha, "url": format!("{base}/repos/{owner}/{name}/git/commits/{sha}")},
+                        }),
+                    ),
+                    None => not_found(),
+                }
+            }
             ("GET", ["repos", owner, name, "pulls"]) => {
                 match visible_repo(&world, &caller, owner, name) {
                     Some(r) => list_pulls(base, &world, req, r),

@@ -557,6 +557,10 @@ fn sync_pull_heads(shared: &Shared, root: &std::path::Path) {
             .filter_map(|l| l.split_once(' '))
             .filter_map(|(name, oid)| Some((name.strip_prefix("refs/heads/")?, oid)))
             .collect();
+        repo.git_tips = tips
+            .iter()
+            .map(|(name, oid)| ((*name).to_owned(), (*oid).to_owned()))
+            .collect();
         for pull in &mut repo.spec.pulls {
             if pull.state != crate::scenario::PullState::Open || pull.head.repo.is_some() {
                 continue;

@@ -109,6 +109,9 @@ pub(crate) struct Repo {
     pub reviews: Vec<Review>,
     /// Review threads of every pull request, in scenario order.
     pub threads: Vec<Thread>,
+    /// The branches of the repository served over git (`Scenario::git_root`), by name, as
+    /// read before each request; empty without one.
+    pub git_tips: BTreeMap<String, String>,
 }
 
 /// What a number in a repository refers to.
@@ -297,6 +300,7 @@ impl World {
                 conversations,
                 reviews,
                 threads,
+                git_tips: BTreeMap::new(),
             });
         }
         world

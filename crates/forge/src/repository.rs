@@ -67,6 +67,26 @@ pub trait Repository: Send + Sync {
     /// own order (GitHub: `.github/`, root, `docs/`; Gitea/Forgejo: root, `docs/`,
     /// `.gitea/`), and the syntax its patterns are in. `None` when there is none.
     async fn code_owners(&self, repo: &RepoRef, rev: &str) -> Result<Option<CodeOwnersFile>>;
+
+    /// The commit `branch` of `repo` is at now, as the forge sees it (a pull request's
+    /// `base.sha` is not: GitHub leaves it at the base's tip of the PR's last push); `None`
+    /// when the repository has no such branch. One request (GitHub `git/ref/heads/{b}`,
+    /// Forgejo/Gitea `branches/{b}`).
+    async fn branch_tip(&self, repo: &RepoRef, branch: &str) -> Result<Option<String>>;
+}
+
+/// A branch name as one URL path: each segment percent-encoded but for RFC 3986's
+/// unreserved characters, the `/` between segments kept.
+pub(crate) fn branch_path(branch: &str) -> String {
+    let mut out = String::with_capacity(branch.len());
+    for b in branch.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// What decides whether a pull request can merge, as read from the forge.

@@ -49,4 +49,31 @@ impl Repository for Forgejo {
     async fn code_owners(&self, repo: &RepoRef, rev: &str) -> Result<Option<CodeOwnersFile>> {
         contents::code_owners(self, repo, rev).await
     }
+
+    async fn branch_tip(&self, repo: &RepoRef, branch: &str) -> Result<Option<String>> {
+        crate::pulls::check_branch_name("branch", branch)?;
+        let auth = self.auth()?;
+        let subject = format!("the branch {branch:?} of {}", repo.full_name());
+        let url = format!("{}/branches/{}", self.repo_api(repo), branch_path(branch));
+        let request = crate::http::Request::get(url, Some(auth), &subject);
+        match self.http.send(&request).await {
+            Ok(response) => {
+                let found: FjBranchTip = response.json()?;
+                Ok(Some(found.commit.id))
+            }
+            Err(crate::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// `GET branches/{branch}`: the fields read.
+#[derive(serde::Deserialize)]
+struct FjBranchTip {
+    commit: FjBranchCommit,
+}
+
+#[derive(serde::Deserialize)]
+struct FjBranchCommit {
+    id: String,
 }

@@ -49,4 +49,35 @@ impl Repository for GitHub {
     async fn code_owners(&self, repo: &RepoRef, rev: &str) -> Result<Option<CodeOwnersFile>> {
         contents::code_owners(self, repo, rev).await
     }
+
+    async fn branch_tip(&self, repo: &RepoRef, branch: &str) -> Result<Option<String>> {
+        crate::pulls::check_branch_name("branch", branch)?;
+        let auth = self.auth().await?;
+        let subject = format!("the branch {branch:?} of {}", repo.full_name());
+        let url = format!(
+            "{}/git/ref/heads/{}",
+            self.repo_api(repo),
+            branch_path(branch)
+        );
+        let request = crate::http::Request::get(url, Some(auth), &subject);
+        match self.http.send(&request).await {
+            Ok(response) => {
+                let reference: GhRef = response.json()?;
+                Ok(Some(reference.object.sha))
+            }
+            Err(crate::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// `GET git/ref/heads/{branch}`: the fields read.
+#[derive(serde::Deserialize)]
+struct GhRef {
+    object: GhRefObject,
+}
+
+#[derive(serde::Deserialize)]
+struct GhRefObject {
+    sha: String,
 }
