@@ -58,7 +58,13 @@ impl Repository {
         }
         let spec = format!("{oid}^{{commit}}");
         let no_lazy_fetch = [("GIT_NO_LAZY_FETCH", std::ffi::OsStr::new("1"))];
+        if self.is_known_commit(oid) {
+            return Ok(true);
+        }
         let output = self.run(["cat-file", "-e", &spec], &no_lazy_fetch, &[0, 1, 128])?;
+        if output.status.success() {
+            self.remember_commit(oid);
+        }
         Ok(output.status.success())
     }
 
@@ -301,6 +307,59 @@ impl Repository {
         self.run(
             ["update-ref", "-d", "--no-deref", "--end-of-options", name],
             &[],
+            &[0],
+        )?;
+        Ok(())
+    }
+
+    /// Every ref under `prefix` (of `refs/resolve-pr/`, ending in `/`) with the object it
+    /// points to, in one `git for-each-ref`.
+    pub fn refs_under(&self, prefix: &str) -> Result<Vec<(String, String)>> {
+        if !prefix.starts_with(crate::fetch::REF_NAMESPACE) || !prefix.ends_with('/') {
+            return Err(Error::usage(format!(
+                "{prefix:?} is not a folder of refs/resolve-pr/"
+            )));
+        }
+        let output = self.run(
+            [
+                "for-each-ref",
+                "--format=%(objectname) %(refname)",
+                "--end-of-options",
+                prefix,
+            ],
+            &[],
+            &[0],
+        )?;
+        Ok(String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .map(|(oid, name)| (name.to_string(), oid.to_string()))
+            .collect())
+    }
+
+    /// Deletes the refs `names` (each under `refs/resolve-pr/`) in one `git update-ref
+    /// --stdin`; a ref already gone is no error.
+    pub fn delete_refs(&self, names: &[String]) -> Result<()> {
+        if names.is_empty() {
+            return Ok(());
+        }
+        let mut input = Vec::new();
+        for name in names {
+            if !name.starts_with(crate::fetch::REF_NAMESPACE) || name.contains('\0') {
+                return Err(Error::usage(format!(
+                    "{name:?} is not a ref of refs/resolve-pr/: only those are deleted"
+                )));
+            }
+            input.extend_from_slice(b"delete ");
+            input.extend_from_slice(name.as_bytes());
+            input.push(0);
+            input.push(0);
+        }
+        self.git().run_with_input(
+            self.dir(),
+            ["update-ref", "--no-deref", "--stdin", "-z"],
+            &[],
+            Some(&input),
             &[0],
         )?;
         Ok(())

@@ -21,6 +21,9 @@ pub struct Repository {
     shallow: bool,
     /// How [`Repository::restack`] replays commits; `None`: chosen by git's version.
     engine: Option<RestackEngine>,
+    /// Full object ids already seen to name commits here (objects never change), shared by
+    /// the clones of this value: a call resolves each commit once, not at every step.
+    known_commits: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
 }
 
 /// A configured remote.
@@ -42,7 +45,9 @@ impl Repository {
                 dir: dir.to_path_buf(),
             });
         }
-        let args = [
+        // One process when `dir` is in a worktree; a bare repository (or a git directory)
+        // has no top level, which takes a second.
+        let with_top = [
             "rev-parse",
             "--path-format=absolute",
             "--is-bare-repository",
@@ -50,17 +55,32 @@ impl Repository {
             "--git-dir",
             "--git-path",
             "objects",
+            "--show-toplevel",
         ];
-        let output = match git.run(dir, args, &[], &[0]) {
-            Ok(output) => output,
-            Err(Error::Failed {
-                status: Some(128),
-                stderr,
-                ..
-            }) if stderr.contains("not a git repository") => {
-                return Err(Error::NotARepository {
-                    dir: dir.to_path_buf(),
-                });
+        let args = &with_top[..7];
+        let not_a_repository = |stderr: &str| stderr.contains("not a git repository");
+        let output = match git.run(dir, with_top, &[], &[0, 128]) {
+            Ok(output) if output.status.success() => output,
+            Ok(output) => {
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                if not_a_repository(&stderr) {
+                    return Err(Error::NotARepository {
+                        dir: dir.to_path_buf(),
+                    });
+                }
+                match git.run(dir, args, &[], &[0]) {
+                    Ok(output) => output,
+                    Err(Error::Failed {
+                        status: Some(128),
+                        stderr,
+                        ..
+                    }) if not_a_repository(&stderr) => {
+                        return Err(Error::NotARepository {
+                            dir: dir.to_path_buf(),
+                        });
+                    }
+                    Err(error) => return Err(error),
+                }
             }
             Err(error) => return Err(error),
         };
@@ -71,16 +91,20 @@ impl Repository {
         let text =
             String::from_utf8(output.stdout).map_err(|_| unexpected("paths that are not UTF-8"))?;
         let lines: Vec<&str> = text.lines().collect();
-        let [bare, shallow, git_dir, objects] = lines[..] else {
-            return Err(unexpected("not four lines (a path with a newline in it?)"));
+        let (bare, shallow, git_dir, objects, top) = match lines[..] {
+            [bare, shallow, git_dir, objects] => (bare, shallow, git_dir, objects, None),
+            [bare, shallow, git_dir, objects, top] => (bare, shallow, git_dir, objects, Some(top)),
+            _ => return Err(unexpected("not four lines (a path with a newline in it?)")),
         };
-        let workdir = if bare == "true" {
-            None
-        } else {
-            let output = git.run(dir, ["rev-parse", "--show-toplevel"], &[], &[0])?;
-            let top = String::from_utf8(output.stdout)
-                .map_err(|_| unexpected("a worktree path that is not UTF-8"))?;
-            Some(PathBuf::from(top.strip_suffix('\n').unwrap_or(&top)))
+        let workdir = match (bare, top) {
+            ("true", _) => None,
+            (_, Some(top)) => Some(PathBuf::from(top)),
+            (_, None) => {
+                let output = git.run(dir, ["rev-parse", "--show-toplevel"], &[], &[0])?;
+                let top = String::from_utf8(output.stdout)
+                    .map_err(|_| unexpected("a worktree path that is not UTF-8"))?;
+                Some(PathBuf::from(top.strip_suffix('\n').unwrap_or(&top)))
+            }
         };
         let objects_dir = PathBuf::from(objects);
         // A partial clone's reads may fetch what it lacks from its promisor remote: then
@@ -97,6 +121,7 @@ impl Repository {
             objects_dir,
             shallow: shallow == "true",
             engine: None,
+            known_commits: Default::default(),
         })
     }
 
@@ -158,20 +183,27 @@ impl Repository {
         self.git.run(self.dir(), args, env, ok_statuses)
     }
 
-    /// The remotes, by name, each with its fetch URL.
+    /// The remotes, by name, each with its fetch URL (one `git remote -v`: URLs as git
+    /// rewrites them with `url.*.insteadOf`).
     pub fn remotes(&self) -> Result<Vec<Remote>> {
-        let output = self.run(["remote"], &[], &[0])?;
-        let names = String::from_utf8_lossy(&output.stdout).into_owned();
-        let mut remotes = Vec::new();
-        for name in names.lines().filter(|n| !n.is_empty()) {
-            let output = self.run(["remote", "get-url", "--end-of-options", name], &[], &[0])?;
-            let url = String::from_utf8_lossy(&output.stdout)
-                .trim_end()
-                .to_string();
+        let output = self.run(["remote", "-v"], &[], &[0])?;
+        let listing = String::from_utf8_lossy(&output.stdout).into_owned();
+        let mut remotes: Vec<Remote> = Vec::new();
+        for line in listing.lines() {
+            // `<name>\t<url> (fetch)`; a remote's name has no tab, its URL may have spaces.
+            let Some((name, rest)) = line.split_once('\t') else {
+                continue;
+            };
+            let Some(url) = rest.strip_suffix(" (fetch)") else {
+                continue;
+            };
+            if name.is_empty() || remotes.iter().any(|r| r.name == name) {
+                continue;
+            }
             remotes.push(Remote {
                 name: name.to_string(),
-                parsed: RemoteUrl::parse(&url),
-                url: redacted(&url),
+                parsed: RemoteUrl::parse(url),
+                url: redacted(url),
             });
         }
         remotes.sort_by(|a, b| a.name.cmp(&b.name));
@@ -187,6 +219,9 @@ impl Repository {
     /// The commit a revision names, as a full object id; [`Error::BadRevision`] when it names
     /// none. The revision is never read as an option (`-x` is a revision here).
     pub fn resolve_commit(&self, revision: &str) -> Result<String> {
+        if self.is_known_commit(revision) {
+            return Ok(revision.to_string());
+        }
         let spec = format!("{revision}^{{commit}}");
         let output = self.run(
             [
@@ -205,8 +240,72 @@ impl Repository {
                 revision: revision.to_string(),
             });
         }
+        self.remember_commit(&oid);
         Ok(oid)
     }
+
+    /// Whether `oid` is a full object id seen to name a commit of this repository.
+    pub(crate) fn is_known_commit(&self, oid: &str) -> bool {
+        is_full_oid(oid)
+            && self
+                .known_commits
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains(oid)
+    }
+
+    /// Remembers that the full object id `oid` names a commit here.
+    pub(crate) fn remember_commit(&self, oid: &str) {
+        if is_full_oid(oid) {
+            self.known_commits
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(oid.to_ascii_lowercase());
+        }
+    }
+
+    /// Which of `oids` (full object ids) name commits present in this repository, in one
+    /// `git cat-file --batch-check`, never fetching lazily; a string that is no full id is
+    /// absent.
+    pub fn have_commits(&self, oids: &[&str]) -> Result<Vec<bool>> {
+        let mut present: Vec<bool> = oids.iter().map(|o| self.is_known_commit(o)).collect();
+        let asked: Vec<&str> = oids
+            .iter()
+            .zip(&present)
+            .filter(|(o, known)| !**known && is_full_oid(o))
+            .map(|(o, _)| *o)
+            .collect();
+        if asked.is_empty() {
+            return Ok(present);
+        }
+        let input: String = asked.iter().map(|o| format!("{o}\n")).collect();
+        let no_lazy_fetch = [("GIT_NO_LAZY_FETCH", OsStr::new("1"))];
+        let output = self.git.run_with_input(
+            self.dir(),
+            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+            &no_lazy_fetch,
+            Some(input.as_bytes()),
+            &[0],
+        )?;
+        let answers = String::from_utf8_lossy(&output.stdout).into_owned();
+        for line in answers.lines() {
+            if let Some(oid) = line.strip_suffix(" commit") {
+                self.remember_commit(oid);
+            }
+        }
+        for (slot, oid) in present.iter_mut().zip(oids) {
+            *slot = *slot || self.is_known_commit(oid);
+        }
+        Ok(present)
+    }
+}
+
+/// A full object id (SHA-1 or SHA-256), lower-case hex.
+fn is_full_oid(oid: &str) -> bool {
+    (oid.len() == 40 || oid.len() == 64)
+        && oid
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// Whether the object store holds a pack fetched from a promisor remote (`pack-*.promisor`):

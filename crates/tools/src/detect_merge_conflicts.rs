@@ -181,6 +181,43 @@ pub struct Output {
     pub next_cursor: Option<String>,
 }
 
+/// One merge as computed, and where.
+#[derive(Debug)]
+pub(crate) struct Computed {
+    report: ConflictReport,
+    place: String,
+    note: Option<String>,
+    remote: String,
+}
+
+/// The latest merges computed, by repository, target and head commit: a merge of two
+/// commits never changes, so a later page reads it here instead of running git again.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MergeCache(std::sync::Arc<std::sync::Mutex<Cached>>);
+
+type Cached = std::collections::VecDeque<(MergeKey, std::sync::Arc<Computed>)>;
+
+type MergeKey = (String, String, String);
+
+/// Merges kept.
+const CACHED_MERGES: usize = 8;
+
+impl MergeCache {
+    fn get(&self, key: &MergeKey) -> Option<std::sync::Arc<Computed>> {
+        let list = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        list.iter().find(|(k, _)| k == key).map(|(_, c)| c.clone())
+    }
+
+    fn put(&self, key: MergeKey, computed: std::sync::Arc<Computed>) {
+        let mut list = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        list.retain(|(k, _)| *k != key);
+        if list.len() >= CACHED_MERGES {
+            list.pop_front();
+        }
+        list.push_back((key, computed));
+    }
+}
+
 pub struct DetectMergeConflicts;
 
 /// Where the next page starts: after this path, for these two commits.
@@ -237,25 +274,74 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
             ));
         }
         let target_branch = input.target_branch.clone().unwrap_or_else(|| pr.base_ref.clone());
-        let git = local::git(ctx)?;
-        let settings = ctx.local.clone();
-        let directory = input.directory.clone();
-        let repo_ref = pr_ref.repo.clone();
-        let pr_for_git = pr.clone();
-        let branch = target_branch.clone();
-        let what = "fetching and merging the PR's commits";
-        let (report, place, note, remote) = blocking(ctx, what, move || {
-            let local = local::locate(&git, &settings, directory.as_deref(), &pr_for_git, &repo_ref)?;
-            let target = local::fetch(&local, &[&pr_for_git], &[&branch])?.remove(0);
-            let report = conflicts::check(&local.repo, &target, &pr_for_git.head_sha, Limits::default())?;
-            let remote = if local.place.is_checkout() {
-                local.remote.clone()
-            } else {
-                "origin".to_owned()
-            };
-            Ok((report, local.place.describe(), local.note, remote))
-        })
-        .await?;
+        // Where the target is now, from the forge (a PR's base.sha is not that on GitHub):
+        // when both commits are here already, no git talks to the remote.
+        let target_tip = forge.repository().branch_tip(&pr_ref.repo, &target_branch).await?;
+        if let Some(p) = &position
+            && (p.head != pr.head_sha || target_tip.as_deref().is_some_and(|t| t != p.target))
+        {
+            return Err(Error::user(
+                "the cursor belongs to another merge: the PR or its target branch moved since",
+            )
+            .with_suggestion("Call again without cursor."));
+        }
+        let key = position
+            .as_ref()
+            .map(|p| (pr_ref.repo.full_name(), p.target.clone(), p.head.clone()));
+        let cached = key.and_then(|k| ctx.merges.get(&k));
+        let computed = match cached {
+            Some(found) => found,
+            None => {
+                let git = local::git(ctx)?;
+                let settings = ctx.local.clone();
+                let directory = input.directory.clone();
+                let repo_ref = pr_ref.repo.clone();
+                let pr_for_git = pr.clone();
+                let branch = target_branch.clone();
+                let what = "fetching and merging the PR's commits";
+                let computed = blocking(ctx, what, move || {
+                    let local =
+                        local::locate(&git, &settings, directory.as_deref(), &pr_for_git, &repo_ref)?;
+                    let target = local::fetch_missing(
+                        &local,
+                        &[&pr_for_git],
+                        &[(&branch, target_tip.as_deref())],
+                    )?
+                    .remove(0);
+                    let report =
+                        conflicts::check(&local.repo, &target, &pr_for_git.head_sha, Limits::default())?;
+                    let remote = if local.place.is_checkout() {
+                        local.remote.clone()
+                    } else {
+                        "origin".to_owned()
+                    };
+                    Ok(Computed {
+                        report,
+                        place: local.place.describe(),
+                        note: local.note,
+                        remote,
+                    })
+                })
+                .await?;
+                let computed = std::sync::Arc::new(computed);
+                ctx.merges.put(
+                    (
+                        pr_ref.repo.full_name(),
+                        computed.report.target.clone(),
+                        computed.report.head.clone(),
+                    ),
+                    computed.clone(),
+                );
+                computed
+            }
+        };
+        let Computed {
+            report,
+            place,
+            note,
+            remote,
+        } = &*computed;
+        let place = place.clone();
         if let Some(p) = &position
             && (p.head != report.head || p.target != report.target)
         {
@@ -264,6 +350,7 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
             )
             .with_suggestion("Call again without cursor."));
         }
+        let note = note.clone();
         let note = [chosen, note].into_iter().flatten().collect::<Vec<_>>().join(" ");
         let output = build(
             ctx,
@@ -271,10 +358,10 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
             &pr_ref.to_string(),
             &pr,
             &target_branch,
-            &report,
+            report,
             position.as_ref().map(|p| p.after.as_str()),
             place,
-            &remote,
+            remote,
         )?;
         Ok(Output {
             note: (!note.is_empty()).then_some(note),

@@ -86,6 +86,9 @@ pub struct Context {
     /// layer's cache, held here because a `Context` lives as long as the process; read it
     /// through [`Context::job_cache`], which keys it by the call's credential.
     job_cache: resolve_pr_pr::JobCache,
+    /// The latest merges `detect_merge_conflicts` computed, so its later pages read the
+    /// same merge without running git again.
+    pub(crate) merges: detect_merge_conflicts::MergeCache,
 }
 
 impl Context {
@@ -100,6 +103,7 @@ impl Context {
             read_only: false,
             lsp: resolve_pr_lsp::Pool::new(resolve_pr_lsp::PoolConfig::from_env()),
             job_cache: Default::default(),
+            merges: Default::default(),
         }
     }
 

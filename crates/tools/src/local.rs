@@ -4,6 +4,7 @@
 //! What is missing is fetched into `refs/resolve-pr/…`; the user's branches, index and
 //! worktree are never touched.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use resolve_pr_core::{Error, PrRef, RepoRef, Result, ShellCommand};
@@ -138,9 +139,28 @@ impl Place {
 
 /// The user's git, version checked (2.38 or later), with the settings' network limits.
 pub(crate) fn git(ctx: &Context) -> Result<Git> {
-    let git = match &ctx.local.git {
-        Some(program) => Git::at(program.clone())?,
-        None => Git::find()?,
+    // The program's version is asked once per process and program, not at every call.
+    static FOUND: std::sync::OnceLock<std::sync::Mutex<HashMap<Option<PathBuf>, Git>>> =
+        std::sync::OnceLock::new();
+    let found = FOUND.get_or_init(Default::default);
+    let cached = found
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&ctx.local.git)
+        .cloned();
+    let git = match cached {
+        Some(git) => git,
+        None => {
+            let git = match &ctx.local.git {
+                Some(program) => Git::at(program.clone())?,
+                None => Git::find()?,
+            };
+            found
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(ctx.local.git.clone(), git.clone());
+            git
+        }
     };
     Ok(git.with_network_limits(ctx.local.network))
 }
@@ -389,6 +409,111 @@ pub(crate) fn branch_ref(branch: &str) -> String {
 /// in one `git fetch`. Returns the commit each branch is at.
 pub(crate) fn fetch(local: &Local, prs: &[&PullRequest], branches: &[&str]) -> Result<Vec<String>> {
     Ok(fetch_with_heads(local, prs, branches, &[])?.0)
+}
+
+/// The commit of each branch of `branches`, and every PR head of `prs` present, fetching only
+/// what is missing: a branch comes with the commit the forge says it is at now (`None`:
+/// unknown), and when that commit and every PR head are in the repository already, no git
+/// talks to the remote. What is fetched goes into refs of this call only
+/// (`refs/resolve-pr/fetch/<pid>-<n>/`), deleted once read, so calls leave no refs behind.
+pub(crate) fn fetch_missing(
+    local: &Local,
+    prs: &[&PullRequest],
+    branches: &[(&str, Option<&str>)],
+) -> Result<Vec<String>> {
+    let mut wanted: Vec<&str> = prs.iter().map(|p| p.head_sha.as_str()).collect();
+    wanted.extend(branches.iter().filter_map(|(_, tip)| *tip));
+    let present = local.repo.have_commits(&wanted)?;
+    let heads_present = &present[..prs.len()];
+    let mut tips_present = present[prs.len()..].iter();
+    let known_tips: Vec<Option<String>> = branches
+        .iter()
+        .map(|(_, tip)| match tip {
+            Some(tip) => tips_present
+                .next()
+                .copied()
+                .unwrap_or(false)
+                .then(|| (*tip).to_owned()),
+            None => None,
+        })
+        .collect();
+    if heads_present.iter().all(|p| *p) && known_tips.iter().all(Option::is_some) {
+        return Ok(known_tips.into_iter().flatten().collect());
+    }
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let folder = format!(
+        "refs/resolve-pr/fetch/{}-{}/",
+        std::process::id(),
+        CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let mut refspecs = Vec::new();
+    for (pr, present) in prs.iter().zip(heads_present) {
+        if !present {
+            refspecs.push((
+                format!("refs/pull/{}/head", pr.number),
+                format!("{folder}pull/{}", pr.number),
+            ));
+        }
+    }
+    for ((branch, _), known) in branches.iter().zip(&known_tips) {
+        if known.is_none() {
+            refspecs.push((
+                format!("refs/heads/{branch}"),
+                format!("{folder}heads/{branch}"),
+            ));
+        }
+    }
+    refspecs.sort();
+    refspecs.dedup();
+    let fetched = local.repo.fetch(&local.remote, &refspecs);
+    // Read and delete what the fetch wrote, whether it succeeded or not.
+    let written = local.repo.refs_under(&folder)?;
+    local.repo.delete_refs(
+        &written
+            .iter()
+            .map(|(name, _)| name.clone())
+            .collect::<Vec<_>>(),
+    )?;
+    fetched?;
+    let missing_heads: Vec<&&PullRequest> = prs
+        .iter()
+        .zip(
+            local
+                .repo
+                .have_commits(&prs.iter().map(|p| p.head_sha.as_str()).collect::<Vec<_>>())?,
+        )
+        .filter(|(_, present)| !present)
+        .map(|(pr, _)| pr)
+        .collect();
+    if let Some(pr) = missing_heads.first() {
+        return Err(Error::logical(format!(
+            "the head commit {} of pull request #{} could not be fetched from {}",
+            pr.head_sha,
+            pr.number,
+            local.place.describe()
+        ))
+        .with_suggestion("The branch may have been force-pushed since; call again."));
+    }
+    branches
+        .iter()
+        .zip(known_tips)
+        .map(|((branch, _), known)| match known {
+            Some(tip) => Ok(tip),
+            None => {
+                let name = format!("{folder}heads/{branch}");
+                written
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, oid)| oid.clone())
+                    .ok_or_else(|| {
+                        Error::user(format!(
+                            "the branch {branch:?} does not exist on the remote"
+                        ))
+                        .with_suggestion("Check the branch name (target_branch, onto_base).")
+                    })
+            }
+        })
+        .collect()
 }
 
 /// [`fetch`], and in the same `git fetch` the head branches `heads` (of pull requests whose

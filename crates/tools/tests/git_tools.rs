@@ -361,21 +361,47 @@ async fn conflicts_computed_locally_when_the_forge_has_not(flavor: Flavor) {
         steps.iter().any(|s| s == "git add -- a.txt b.txt new.txt"),
         "{steps:?}"
     );
-    // One forge request (the PR); the rest is git.
-    assert_eq!(api_requests(&sim), 1, "{:?}", sim.requests());
-    // The head is in the checkout already: one fetch of the base branch, one round trip.
+    // Two forge requests (the PR, and where its target branch is now); both commits are in
+    // the checkout already, so git never talks to the remote.
+    let api: Vec<String> = sim
+        .requests()
+        .iter()
+        .filter(|r| !r.path.contains(".git/"))
+        .map(|r| r.path.clone())
+        .collect();
+    assert_eq!(api.len(), 2, "{api:?}");
+    assert!(api[1].ends_with("/main"), "{api:?}");
     let git_requests: Vec<String> = sim
         .requests()
         .iter()
         .filter(|r| r.path.contains(".git/"))
         .map(|r| format!("{} {}", r.method, r.path))
         .collect();
+    assert_eq!(git_requests, Vec::<String>::new());
+    // The target moves on the remote: now it is fetched, into refs of that call only, which
+    // are gone after it.
+    w.switch("main", None);
+    let moved = w.commit(&[("other.txt", Some("x\n"))], "main moves");
+    w.publish(&[(1, &head)]);
+    sim.clear_requests();
+    let again = call(
+        &ctx,
+        "detect_merge_conflicts",
+        json!({"pr": pr(flavor, &sim, 1), "directory": checkout}),
+    )
+    .await
+    .expect("answers");
+    assert_eq!(again["target_sha"], moved.as_str());
+    assert!(
+        sim.requests()
+            .iter()
+            .any(|r| r.path.ends_with("git-upload-pack")),
+        "fetched"
+    );
     assert_eq!(
-        git_requests,
-        [
-            "GET /acme/widgets.git/info/refs",
-            "POST /acme/widgets.git/git-upload-pack"
-        ]
+        git(&checkout, &["for-each-ref", "refs/resolve-pr/"]),
+        "",
+        "no ref left behind"
     );
     assert_eq!(
         snapshot(&checkout),
@@ -1329,6 +1355,56 @@ async fn many_conflicts_are_paged(flavor: Flavor) {
 
 /// The plan's commands stop before the push when a local branch of the stack is stale: the
 /// check fails instead of pushing it over the PR's commits.
+/// What a call costs in git processes when the PR's commits are in the checkout: discovery,
+/// remotes, one check of both commits, merge base, merge, and one read of every conflicted
+/// file (6, against about 22 and a fetch before); a later page of the same merge runs none.
+async fn a_local_pr_costs_six_git_processes_and_a_later_page_none(flavor: Flavor) {
+    let w = World::new();
+    let names: Vec<String> = (0..22).map(|i| format!("f{i:02}.txt")).collect();
+    let side = |text: &'static str| -> Vec<(&str, Option<&str>)> {
+        names.iter().map(|n| (n.as_str(), Some(text))).collect()
+    };
+    w.commit(&side("base\n"), "base");
+    w.switch("feature", Some("main"));
+    let head = w.commit(&side("pr\n"), "feature");
+    w.switch("main", None);
+    let main = w.commit(&side("main\n"), "main");
+    w.publish(&[(1, &head)]);
+    let sim = start_feature_pr(flavor, &w, &head, &main, None).await;
+    let checkout = w.checkout(&sim, "main");
+    git(&checkout, &["fetch", "-q", "origin", "feature"]);
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("log");
+    resolve_pr_testkit::write_script(
+        &bin.path().join("git"),
+        &format!(
+            "#!/bin/sh\necho \"$1\" >> '{}'\nexec git \"$@\"\n",
+            log.display()
+        ),
+    );
+    let mut ctx = tool_ctx(flavor, &sim, &w, None);
+    ctx.local.git = Some(bin.path().join("git"));
+    let args = json!({"pr": pr(flavor, &sim, 1), "directory": checkout});
+    // The first call also asks the program's version, once per process.
+    call(&ctx, "detect_merge_conflicts", args.clone())
+        .await
+        .unwrap();
+    std::fs::remove_file(&log).unwrap();
+    let first = call(&ctx, "detect_merge_conflicts", args.clone())
+        .await
+        .unwrap();
+    assert_eq!(first["conflict_count"], 22);
+    let ran = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(ran.lines().count(), 6, "{ran}");
+    assert!(!ran.contains("fetch"), "{ran}");
+    std::fs::remove_file(&log).unwrap();
+    let mut next = args.clone();
+    next["cursor"] = first["nextCursor"].clone();
+    let second = call(&ctx, "detect_merge_conflicts", next).await.unwrap();
+    assert_eq!(second["conflicts"].as_array().unwrap().len(), 2);
+    assert!(!log.exists(), "{:?}", std::fs::read_to_string(&log));
+}
+
 async fn a_stale_local_branch_stops_the_commands_before_the_push(flavor: Flavor) {
     let s = stack_world(Landing::Squash);
     let sim = stack_sim(flavor, &s).await;
@@ -1853,6 +1929,7 @@ on_both_forges_mt!(
     plan_commands_run_in_bash_and_hostile_names_stay_data,
     a_fork_dependent_is_planned_but_never_pushed,
     many_conflicts_are_paged,
+    a_local_pr_costs_six_git_processes_and_a_later_page_none,
     a_stale_local_branch_stops_the_commands_before_the_push,
     a_rewritten_base_is_not_replayed,
     a_missing_branch_is_a_user_error,
