@@ -86,6 +86,62 @@ impl Repository {
         Ok(None)
     }
 
+    /// Every best common ancestor of the commits `a` and `b` (`git merge-base --all`),
+    /// empty when their histories are unrelated; [`Error::BadRevision`] when one is not a
+    /// commit of this repository (never fetched lazily: the caller fetches what is missing).
+    /// One process, which also tells the caller both commits are here.
+    pub fn merge_bases(&self, a: &str, b: &str) -> Result<Vec<String>> {
+        for revision in [a, b] {
+            if !is_hex_oid(revision) && !self.is_known_commit(revision) {
+                // Not an object id: resolved (and checked) first.
+                self.resolve_commit(revision)?;
+            }
+        }
+        let (a, b) = (self.resolve_known(a)?, self.resolve_known(b)?);
+        let no_lazy_fetch = [("GIT_NO_LAZY_FETCH", std::ffi::OsStr::new("1"))];
+        let output = self.run(
+            ["merge-base", "--all", "--end-of-options", &a, &b],
+            &no_lazy_fetch,
+            &[0, 1, 128],
+        )?;
+        if output.status.code() == Some(128) {
+            let missing = [&a, &b]
+                .into_iter()
+                .find(|oid| !self.has_commit(oid).unwrap_or(false))
+                .cloned();
+            return Err(match missing {
+                Some(revision) => Error::BadRevision { revision },
+                None => Error::Failed {
+                    command: format!("merge-base --all {a} {b}"),
+                    status: Some(128),
+                    stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+                },
+            });
+        }
+        self.remember_commit(&a);
+        self.remember_commit(&b);
+        let bases: Vec<String> = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter(|l| is_hex_oid(l))
+            .map(str::to_string)
+            .collect();
+        if bases.is_empty() && self.is_shallow() {
+            return Err(Error::Shallow {
+                what: format!("find the merge base of {a} and {b}"),
+            });
+        }
+        Ok(bases)
+    }
+
+    /// A revision that is a known commit or an object id as is; anything else resolved.
+    fn resolve_known(&self, revision: &str) -> Result<String> {
+        if self.is_known_commit(revision) || is_hex_oid(revision) {
+            Ok(revision.to_ascii_lowercase())
+        } else {
+            self.resolve_commit(revision)
+        }
+    }
+
     /// Whether `ancestor` is reachable from `descendant` (a commit is its own ancestor).
     pub fn is_ancestor(&self, ancestor: &str, descendant: &str) -> Result<bool> {
         let ancestor = self.resolve_commit(ancestor)?;

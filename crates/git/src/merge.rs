@@ -111,11 +111,35 @@ impl Repository {
     /// writing nothing to this repository. Revisions are resolved to commits first
     /// ([`Error::BadRevision`] when one names none); neither is ever read as an option.
     pub fn merge_tree(&self, ours: &str, theirs: &str) -> Result<Merge> {
-        let ours = self.resolve_commit(ours)?;
-        let theirs = self.resolve_commit(theirs)?;
+        self.merge_tree_on(ours, theirs, &[])
+    }
+
+    /// [`Repository::merge_tree`], given the merge bases of the two commits
+    /// ([`Repository::merge_bases`]): with exactly one, git is handed it instead of finding
+    /// it again (the same merge, one history walk fewer); with several (a criss-cross) or
+    /// none, git finds them itself.
+    /// Full object ids are handed to git as they are (it refuses what is not a commit, and
+    /// `--end-of-options` keeps them from reading as options); other revisions are resolved
+    /// first.
+    pub fn merge_tree_on(&self, ours: &str, theirs: &str, bases: &[String]) -> Result<Merge> {
+        let resolve = |revision: &str| -> Result<String> {
+            let full = (revision.len() == 40 || revision.len() == 64)
+                && revision.bytes().all(|b| b.is_ascii_hexdigit());
+            if full {
+                Ok(revision.to_ascii_lowercase())
+            } else {
+                self.resolve_commit(revision)
+            }
+        };
+        let ours = resolve(ours)?;
+        let theirs = resolve(theirs)?;
         let scratch = scratch_dir()?;
+        let base = match bases {
+            [one] => Some(one.as_str()),
+            _ => None,
+        };
         let outcome = self
-            .merge_in(scratch.path(), None, &ours, &theirs)
+            .merge_in(scratch.path(), base, &ours, &theirs)
             .map_err(|e| unrelated(e, &ours, &theirs))?;
         Ok(Merge {
             outcome,

@@ -302,14 +302,28 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
                 let computed = blocking(ctx, what, move || {
                     let local =
                         local::locate(&git, &settings, directory.as_deref(), &pr_for_git, &repo_ref)?;
-                    let target = local::fetch_missing(
-                        &local,
-                        &[&pr_for_git],
-                        &[(&branch, target_tip.as_deref())],
-                    )?
-                    .remove(0);
-                    let report =
-                        conflicts::check(&local.repo, &target, &pr_for_git.head_sha, Limits::default())?;
+                    let head = pr_for_git.head_sha.as_str();
+                    // Both commits are usually here: merged straight away, and fetched only
+                    // when one is missing.
+                    let here = match target_tip.as_deref() {
+                        Some(tip) => match conflicts::check(&local.repo, tip, head, Limits::default()) {
+                            Err(resolve_pr_git::Error::BadRevision { .. }) => None,
+                            other => Some(other?),
+                        },
+                        None => None,
+                    };
+                    let report = match here {
+                        Some(report) => report,
+                        None => {
+                            let target = local::fetch_missing(
+                                &local,
+                                &[&pr_for_git],
+                                &[(&branch, target_tip.as_deref())],
+                            )?
+                            .remove(0);
+                            conflicts::check(&local.repo, &target, head, Limits::default())?
+                        }
+                    };
                     let remote = if local.place.is_checkout() {
                         local.remote.clone()
                     } else {

@@ -234,6 +234,47 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// The repository enclosing `dir` and its remotes, as [`Repository::discover`] and
+/// [`Repository::remotes`] say, remembered per process: asked again only when the
+/// repository's config (where remotes live) changed, or it became or stopped being shallow.
+fn discover(
+    git: &Git,
+    dir: &Path,
+) -> resolve_pr_git::Result<(Repository, Vec<resolve_pr_git::Remote>)> {
+    type Stamp = (Option<std::time::SystemTime>, bool);
+    type Found = (Repository, Vec<resolve_pr_git::Remote>, Stamp);
+    static FOUND: std::sync::OnceLock<std::sync::Mutex<HashMap<(String, PathBuf), Found>>> =
+        std::sync::OnceLock::new();
+    let stamp = |repo: &Repository| -> Stamp {
+        let common = repo.objects_dir().parent().unwrap_or(repo.git_dir());
+        let config = std::fs::metadata(common.join("config"))
+            .and_then(|m| m.modified())
+            .ok();
+        (config, common.join("shallow").exists())
+    };
+    // The program and its settings (network limits) as given, and the directory.
+    let key = (format!("{git:?}"), dir.to_path_buf());
+    let cache = FOUND.get_or_init(Default::default);
+    if let Some((repo, remotes, seen)) = cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&key)
+        .cloned()
+        && stamp(&repo) == seen
+        && seen.0.is_some()
+    {
+        return Ok((repo, remotes));
+    }
+    let repo = Repository::discover(git, dir)?;
+    let remotes = repo.remotes()?;
+    let seen = stamp(&repo);
+    cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, (repo.clone(), remotes.clone(), seen));
+    Ok((repo, remotes))
+}
+
 /// Finds the repository for `pr` (already read from the forge).
 pub(crate) fn locate(
     git: &Git,
@@ -247,16 +288,15 @@ pub(crate) fn locate(
     let full = format!("{}/{}", repo.owner, repo.repo);
     if let Some(dir) = directory {
         let dir = PathBuf::from(dir);
-        let found = Repository::discover(git, &dir).map_err(|e| {
+        let (found, remotes) = discover(git, &dir).map_err(|e| {
             Error::from(e).with_suggestion(
                 "directory must be inside a clone of the pull request's repository; leave it out \
                  to use the server's working directory or a managed clone.",
             )
         })?;
-        let remote = found.matching_remote(&host, &repo.owner, &repo.repo)?;
+        let remote = resolve_pr_git::pick_remote(remotes.clone(), &host, &repo.owner, &repo.repo);
         let Some(remote) = remote else {
-            let remotes: Vec<String> = found
-                .remotes()?
+            let remotes: Vec<String> = remotes
                 .into_iter()
                 .map(|r| format!("{} {}", r.name, r.url))
                 .collect();
@@ -315,8 +355,8 @@ pub(crate) fn locate(
     }
     let mut note = None;
     if let Some(cwd) = &settings.cwd
-        && let Ok(found) = Repository::discover(git, cwd)
-        && let Some(remote) = found.matching_remote(&host, &repo.owner, &repo.repo)?
+        && let Ok((found, remotes)) = discover(git, cwd)
+        && let Some(remote) = resolve_pr_git::pick_remote(remotes, &host, &repo.owner, &repo.repo)
     {
         if !found.is_shallow() {
             let place = Place::Checkout {
@@ -376,9 +416,9 @@ pub(crate) fn checkout(
     }
     let host = web_host(pr).unwrap_or_default();
     if let Some(cwd) = &settings.cwd
-        && let Ok(found) = Repository::discover(git, cwd)
+        && let Ok((found, remotes)) = discover(git, cwd)
         && !found.is_shallow()
-        && let Some(remote) = found.matching_remote(&host, &repo.owner, &repo.repo)?
+        && let Some(remote) = resolve_pr_git::pick_remote(remotes, &host, &repo.owner, &repo.repo)
     {
         let place = Place::Checkout {
             dir: found.workdir().unwrap_or(found.git_dir()).to_path_buf(),

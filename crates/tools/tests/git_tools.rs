@@ -1355,10 +1355,11 @@ async fn many_conflicts_are_paged(flavor: Flavor) {
 
 /// The plan's commands stop before the push when a local branch of the stack is stale: the
 /// check fails instead of pushing it over the PR's commits.
-/// What a call costs in git processes when the PR's commits are in the checkout: discovery,
-/// remotes, one check of both commits, merge base, merge, and one read of every conflicted
-/// file (6, against about 22 and a fetch before); a later page of the same merge runs none.
-async fn a_local_pr_costs_six_git_processes_and_a_later_page_none(flavor: Flavor) {
+/// What a call costs in git processes when the PR's commits are in the checkout: the merge
+/// bases (which also say both commits are here), the merge, and one read of every conflicted
+/// file: 3, against about 22 and a fetch before. The checkout's discovery and remotes are
+/// remembered from the process's first call. A later page of the same merge runs none.
+async fn a_local_pr_costs_three_git_processes_and_a_later_page_none(flavor: Flavor) {
     let w = World::new();
     let names: Vec<String> = (0..22).map(|i| format!("f{i:02}.txt")).collect();
     let side = |text: &'static str| -> Vec<(&str, Option<&str>)> {
@@ -1385,7 +1386,8 @@ async fn a_local_pr_costs_six_git_processes_and_a_later_page_none(flavor: Flavor
     let mut ctx = tool_ctx(flavor, &sim, &w, None);
     ctx.local.git = Some(bin.path().join("git"));
     let args = json!({"pr": pr(flavor, &sim, 1), "directory": checkout});
-    // The first call also asks the program's version, once per process.
+    // The first call also asks the program's version and finds the checkout and its
+    // remotes, once per process.
     call(&ctx, "detect_merge_conflicts", args.clone())
         .await
         .unwrap();
@@ -1395,7 +1397,7 @@ async fn a_local_pr_costs_six_git_processes_and_a_later_page_none(flavor: Flavor
         .unwrap();
     assert_eq!(first["conflict_count"], 22);
     let ran = std::fs::read_to_string(&log).unwrap();
-    assert_eq!(ran.lines().count(), 6, "{ran}");
+    assert_eq!(ran.lines().count(), 3, "{ran}");
     assert!(!ran.contains("fetch"), "{ran}");
     std::fs::remove_file(&log).unwrap();
     let mut next = args.clone();
@@ -1929,7 +1931,7 @@ on_both_forges_mt!(
     plan_commands_run_in_bash_and_hostile_names_stay_data,
     a_fork_dependent_is_planned_but_never_pushed,
     many_conflicts_are_paged,
-    a_local_pr_costs_six_git_processes_and_a_later_page_none,
+    a_local_pr_costs_three_git_processes_and_a_later_page_none,
     a_stale_local_branch_stops_the_commands_before_the_push,
     a_rewritten_base_is_not_replayed,
     a_missing_branch_is_a_user_error,
