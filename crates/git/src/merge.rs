@@ -3,6 +3,10 @@
 //! the object store of the user's repository. Objects it writes (the result tree, blobs with
 //! conflict markers) go to a scratch object directory that borrows the repository's objects
 //! as an alternate, and disappear with the [`Merge`].
+//!
+//! The answer depends on the merged commits, not on the user's checkout: every merge runs
+//! with a neutral configuration and the attributes of the merge's own trees, as a forge's
+//! merge does (see [`Repository::neutral_merge`]).
 
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
@@ -160,24 +164,58 @@ impl Repository {
         ours: &str,
         theirs: &str,
     ) -> Result<MergeOutcome> {
-        let env = scratch_env(scratch, self.objects_dir());
+        let neutral = self.neutral_merge(ours);
+        let mut env = scratch_env(scratch, self.objects_dir());
+        env.extend(neutral.env);
         let base_option = merge_base.map(|base| format!("--merge-base={base}"));
-        let mut args = vec![
-            "-c",
-            "merge.conflictStyle=zdiff3",
-            "merge-tree",
-            "--write-tree",
-            "-z",
-            "--messages",
-        ];
-        args.extend(base_option.as_deref());
-        args.extend(["--end-of-options", ours, theirs]);
+        let mut command = vec!["merge-tree", "--write-tree", "-z", "--messages"];
+        command.extend(base_option.as_deref());
+        command.extend(["--end-of-options", ours, theirs]);
+        let mut args = neutral.args;
+        args.extend(&command);
         let output = self.run(&args, &env_refs(&env), &[0, 1])?;
         let clean = output.status.code() == Some(0);
         parse_merge_tree(&output.stdout, clean).map_err(|what| Error::UnexpectedOutput {
-            command: args.join(" "),
+            command: command.join(" "),
             what,
         })
+    }
+
+    /// The global options and environment that make a merge (`merge-tree`, `replay`) an
+    /// answer about the merged commits alone, whatever the user's checkout and
+    /// configuration, as the forge's merge is; `attributes` is the commit whose tree's
+    /// `.gitattributes` apply (the target side's: the result lands on the target branch).
+    /// No extra git process.
+    ///
+    /// - Attributes: `GIT_ATTR_SOURCE=<attributes>` (git 2.41 or later; the env form of
+    ///   `--attr-source`, which an older git ignores, where the worktree's `.gitattributes`
+    ///   still apply, as before), not the worktree's or the index's; no system
+    ///   (`GIT_ATTR_NOSYSTEM`) or global (`core.attributesFile=/dev/null`) attributes file.
+    ///   `$GIT_DIR/info/attributes` cannot be switched off and still applies.
+    /// - Configuration: no system or global file (`GIT_CONFIG_NOSYSTEM`,
+    ///   `GIT_CONFIG_GLOBAL=/dev/null`; `safe.directory=*` on the command line, a protected
+    ///   scope, so a repository the user's configuration let this crate discover is not
+    ///   refused under the neutral one), except in a repository that fetches lazily (a
+    ///   partial clone), whose fetches may need the user's credential helper. The
+    ///   repository's own file cannot be switched off: [`MERGE_DEFAULTS`] sets every key
+    ///   that changes merge-ort's result to git's default on the command line, which wins.
+    /// - Left as it is: a merge driver (`merge.<name>.driver`) defined in the repository's
+    ///   own configuration (or, in a partial clone, the user's) still runs for a path whose
+    ///   attributes name it; a forge runs none.
+    pub(crate) fn neutral_merge(&self, attributes: &str) -> NeutralMerge {
+        let mut args = MERGE_DEFAULTS.to_vec();
+        let mut env: Vec<(&'static str, OsString)> = vec![
+            ("GIT_ATTR_SOURCE", OsString::from(attributes)),
+            ("GIT_ATTR_NOSYSTEM", OsString::from("1")),
+        ];
+        if !self.git().fetches_lazily() {
+            args.extend(["-c", "safe.directory=*"]);
+            env.extend([
+                ("GIT_CONFIG_NOSYSTEM", OsString::from("1")),
+                ("GIT_CONFIG_GLOBAL", OsString::from(NULL_DEVICE)),
+            ]);
+        }
+        NeutralMerge { args, env }
     }
 
     /// Runs git in this repository with `scratch` as its object directory (the repository's
@@ -196,6 +234,41 @@ impl Repository {
         self.git()
             .run_with_input(self.dir(), args, &all, input, ok_statuses)
     }
+}
+
+/// The empty file every platform's git can open (git for Windows maps `/dev/null` to `nul`).
+const NULL_DEVICE: &str = "/dev/null";
+
+/// git's default, on the command line (above every configuration file, the repository's own
+/// included), for each setting that changes what merge-ort makes of two commits:
+/// `merge.conflictStyle` is not the default but zdiff3, which the conflict reader needs;
+/// `merge.renameLimit` wins over `diff.renameLimit`; `merge.renormalize` off also makes
+/// `core.autocrlf`, `core.eol` and the `text`/`eol` attributes irrelevant to a merge;
+/// `merge.default=text` undoes a default driver for paths without a `merge` attribute;
+/// `core.attributesFile` also stands for the XDG default `~/.config/git/attributes`.
+/// Not needed: merge-ort ignores `merge.renames`/`diff.renames` (it always detects
+/// renames), and `merge.verbosity` and `diff.algorithm` do not reach `merge-tree` or
+/// `replay` (both merge with histogram, and record every message).
+pub(crate) const MERGE_DEFAULTS: &[&str] = &[
+    "-c",
+    "merge.conflictStyle=zdiff3",
+    "-c",
+    "merge.directoryRenames=conflict",
+    "-c",
+    "merge.renameLimit=7000",
+    "-c",
+    "merge.renormalize=false",
+    "-c",
+    "merge.default=text",
+    "-c",
+    "core.attributesFile=/dev/null",
+];
+
+/// See [`Repository::neutral_merge`]: global options to put before the subcommand, and
+/// variables to add to the command's environment.
+pub(crate) struct NeutralMerge {
+    pub(crate) args: Vec<&'static str>,
+    pub(crate) env: Vec<(&'static str, OsString)>,
 }
 
 /// git's refusal of two commits without a common ancestor, as [`Error::UnrelatedHistories`]

@@ -261,12 +261,13 @@ impl Repository {
         )?;
         let range = format!("{old_base}..refs/heads/tip");
         let onto_option = format!("--onto={onto}");
-        let output = self.git().run(
-            dir,
-            ["replay", &onto_option, "--end-of-options", &range],
-            &env,
-            &[0, 1],
-        )?;
+        // The merges of a prediction, and so of the restack it predicts, as
+        // `merge-tree` makes them: the attributes of the new base, a neutral configuration.
+        let neutral = self.neutral_merge(onto);
+        env.extend(neutral.env.iter().map(|(k, v)| (*k, v.as_os_str())));
+        let mut args = neutral.args;
+        args.extend(["replay", &onto_option, "--end-of-options", &range]);
+        let output = self.git().run(dir, &args, &env, &[0, 1])?;
         if output.status.code() == Some(1) {
             return Ok(None);
         }

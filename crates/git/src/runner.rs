@@ -70,8 +70,8 @@ impl fmt::Display for Version {
     }
 }
 
-/// Variables that would send git to another repository, object store, index or config than
-/// the one it is run in (git's own list, `git rev-parse --local-env-vars`, plus the
+/// Variables that would send git to another repository, object store, index, config or
+/// attribute source than the one it is run in (git's own list, `git rev-parse --local-env-vars`, plus the
 /// namespace and pathspec switches). Every command starts without them; a test checks the
 /// list still covers what the installed git names.
 pub const CLEARED_VARIABLES: &[&str] = &[
@@ -96,6 +96,8 @@ pub const CLEARED_VARIABLES: &[&str] = &[
     "GIT_NOGLOB_PATHSPECS",
     "GIT_ICASE_PATHSPECS",
     "GIT_QUARANTINE_PATH",
+    // Where attributes are read from (git 2.41): a merge names its own source.
+    "GIT_ATTR_SOURCE",
 ];
 
 /// The user's git, checked to be at least [`Version::MINIMUM`], with the transports its
@@ -205,6 +207,12 @@ impl Git {
 
     pub fn version(&self) -> Version {
         self.version
+    }
+
+    /// Whether any command may fetch what the repository lacks (a partial clone, a forge
+    /// clone): such a fetch runs under the user's configuration (credential helpers).
+    pub(crate) fn fetches_lazily(&self) -> bool {
+        self.fetches_lazily
     }
 
     pub fn program(&self) -> &Path {

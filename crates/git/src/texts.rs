@@ -174,15 +174,20 @@ impl Merge {
     }
 
     /// The file's content merge made again alone with `marker_size` markers, as merge-ort
-    /// makes it (zdiff3, histogram diff): the merged text and its marker size. `None` when
-    /// git is too old to choose the diff (the regions are then read from git's own file) or
-    /// a side is not a blob.
+    /// makes it (zdiff3, histogram diff; `merge-file` reads no attribute and no setting
+    /// these options leave open): the merged text and its marker size. `None` when git is
+    /// too old to choose the diff (the regions are then read from git's own file), a side is
+    /// not a blob, or merge-tree did not merge the contents as text (binary contents, or the
+    /// merge's attributes say `binary` or `-merge`): its file is then the target's, which
+    /// holds no region to read.
     fn merge_file_alone(
         &self,
         file: &ConflictedFile,
         marker_size: usize,
     ) -> Result<Option<(Vec<u8>, usize)>> {
-        if self.repo.git().version() < MERGE_FILE_DIFF_ALGORITHM {
+        if self.repo.git().version() < MERGE_FILE_DIFF_ALGORITHM
+            || file.kind == ConflictKind::Binary
+        {
             return Ok(None);
         }
         let (Some(ours), Some(theirs)) = (&file.ours, &file.theirs) else {

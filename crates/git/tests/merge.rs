@@ -569,3 +569,275 @@ fn a_side_over_the_budget_leaves_the_others_whole() {
     assert!(hunk.ours.ends_with('\n') && hunk.ours.len() <= 16 * 1024);
     assert_eq!(hunk.ours_omitted, 3000 - hunk.ours.lines().count());
 }
+
+/// `merge.outcome` of `main` and `topic` in a clone of `fixture` checked out at `main` (a
+/// fresh clone's answer), with the clone's remote-tracking names.
+fn in_a_fresh_clone(fixture: &Fixture) -> resolve_pr_git::MergeOutcome {
+    let clone = tempfile::tempdir().unwrap();
+    let source = fixture.path().to_str().unwrap();
+    let target = clone.path().join("clone");
+    fixture.git(&[
+        "clone",
+        "-q",
+        "-b",
+        "main",
+        source,
+        target.to_str().unwrap(),
+    ]);
+    let repository = resolve_pr_git::Repository::discover(&common::git(), &target).unwrap();
+    let merge = repository
+        .merge_tree("origin/main", "origin/topic")
+        .unwrap();
+    merge.outcome.clone()
+}
+
+#[test]
+fn the_merged_trees_attributes_decide_not_the_checkout() {
+    // The target adds `*.txt merge=union`; both sides change the same line of a.txt.
+    let fixture = forked(|f| {
+        f.write("a.txt", LINES);
+    });
+    on(&fixture, "main", |f| {
+        f.write(".gitattributes", "*.txt merge=union\n");
+        f.write("a.txt", LINES.replace("two", "OURS"));
+    });
+    on(&fixture, "topic", |f| {
+        f.write("a.txt", LINES.replace("two", "THEIRS"));
+    });
+    let fresh = in_a_fresh_clone(&fixture);
+    assert!(fresh.clean, "{fresh:?}");
+
+    // The user's checkout is at the PR's commit, which lacks the target's attributes.
+    fixture.checkout(&["topic"]);
+    assert_eq!(merged(&fixture, "main", "topic").outcome, fresh);
+
+    // At the target, with a worktree whose uncommitted attributes say the opposite, and a
+    // an `attr.tree` in the repository's configuration naming the PR's commit.
+    fixture.checkout(&["main"]);
+    fixture.write(".gitattributes", "*.txt -merge\n");
+    fixture.git(&["config", "attr.tree", "topic"]);
+    assert_eq!(merged(&fixture, "main", "topic").outcome, fresh);
+
+    // And the reverse: the merged trees say nothing, the checkout says union.
+    let plain = forked(|f| {
+        f.write("a.txt", LINES);
+    });
+    on(&plain, "main", |f| {
+        f.write("a.txt", LINES.replace("two", "OURS"));
+    });
+    on(&plain, "topic", |f| {
+        f.write("a.txt", LINES.replace("two", "THEIRS"));
+    });
+    let fresh = in_a_fresh_clone(&plain);
+    assert!(!fresh.clean);
+    plain.write(".gitattributes", "*.txt merge=union\n");
+    assert_eq!(merged(&plain, "main", "topic").outcome, fresh);
+}
+
+/// A repository where `main` renames the directory `a/` to `b/` and `f` to `g`, and edits
+/// the top of `h`; `topic` adds `a/new`, edits `f` and the bottom of `h`. With git's
+/// defaults: `a/new` is a directory-rename conflict, the rest merges cleanly.
+fn renames() -> Fixture {
+    let fixture = forked(|f| {
+        f.write("a/x", "x\n");
+        f.write("a/y", "y\n");
+        f.write("h", LINES);
+    });
+    on(&fixture, "main", |f| {
+        f.git(&["mv", "a", "b"]);
+        f.git(&["mv", "f", "g"]);
+        f.write("h", LINES.replace("one", "ONE"));
+    });
+    on(&fixture, "topic", |f| {
+        f.write("a/new", "new\n");
+        f.write("f", LINES.replace("eight", "EIGHT"));
+        f.write("h", LINES.replace("eight", "EIGHT"));
+    });
+    fixture
+}
+
+#[test]
+fn the_repositorys_merge_settings_do_not_change_the_answer() {
+    let fixture = renames();
+    let fresh = in_a_fresh_clone(&fixture);
+    assert_eq!(paths_of(&fresh), ["b/new"]);
+    let attributes = fixture.path().join(".git").join("no-merge-attributes");
+    std::fs::write(&attributes, "* -merge\n").unwrap();
+    for (key, value) in [
+        ("core.attributesFile", attributes.to_str().unwrap()),
+        ("merge.directoryRenames", "true"),
+        // merge-ort ignores these two (it always detects renames); kept so that a git
+        // that reads them again is caught.
+        ("merge.renames", "false"),
+        ("diff.renames", "false"),
+        ("merge.default", "binary"),
+        ("merge.renormalize", "true"),
+        ("merge.renameLimit", "1"),
+        ("merge.conflictStyle", "merge"),
+    ] {
+        fixture.git(&["config", key, value]);
+        let outcome = merged(&fixture, "main", "topic").outcome;
+        assert_eq!(outcome, fresh, "with {key}={value}");
+        fixture.git(&["config", "--unset", key]);
+    }
+}
+
+fn paths_of(outcome: &resolve_pr_git::MergeOutcome) -> Vec<&str> {
+    outcome.conflicts.iter().map(|f| f.path.as_str()).collect()
+}
+
+/// A stand-in git that runs the real one with the configuration file `file` in `scope`
+/// (`GLOBAL` or `SYSTEM`), unless the crate switched that scope off: as a user's
+/// `~/.gitconfig` or `/etc/gitconfig` would be read.
+#[cfg(unix)]
+fn git_with_config(
+    dir: &std::path::Path,
+    scope: &str,
+    file: &std::path::Path,
+) -> resolve_pr_git::Git {
+    let real = common::git();
+    let path = dir.join("git");
+    let guard = match scope {
+        "GLOBAL" => "[ \"$GIT_CONFIG_GLOBAL\" != /dev/null ]",
+        _ => "[ -z \"$GIT_CONFIG_NOSYSTEM\" ]",
+    };
+    resolve_pr_testkit::write_script(
+        &path,
+        &format!(
+            "#!/bin/sh\nif {guard}; then GIT_CONFIG_{scope}='{}'; export GIT_CONFIG_{scope}; fi\n\
+             exec '{}' \"$@\"\n",
+            file.display(),
+            real.program().display()
+        ),
+    );
+    resolve_pr_git::Git::at(path).unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn the_users_global_and_system_configuration_do_not_change_the_answer() {
+    // The target's attributes name a merge driver `keep` no forge has; a.txt and b.txt
+    // conflict.
+    let fixture = forked(|f| {
+        f.write("a.txt", LINES);
+        f.write("b.txt", LINES);
+    });
+    on(&fixture, "main", |f| {
+        f.write(".gitattributes", "a.txt merge=keep\n");
+        f.write("a.txt", LINES.replace("two", "OURS"));
+        f.write("b.txt", LINES.replace("two", "OURS"));
+    });
+    on(&fixture, "topic", |f| {
+        f.write("a.txt", LINES.replace("two", "THEIRS"));
+        f.write("b.txt", LINES.replace("two", "THEIRS"));
+    });
+    let fresh = in_a_fresh_clone(&fixture);
+    assert_eq!(paths_of(&fresh), ["a.txt", "b.txt"]);
+    // The user's configuration defines `keep` (keep the target's side), has an attributes
+    // file that unions b.txt, and other merge settings.
+    let home = tempfile::tempdir().unwrap();
+    let attributes = home.path().join("attributes");
+    std::fs::write(&attributes, "b.txt merge=union\n").unwrap();
+    let config = home.path().join("config");
+    std::fs::write(
+        &config,
+        format!(
+            "[core]\n\tattributesFile = {}\n[merge]\n\tconflictStyle = diff3\n\
+             \tdirectoryRenames = true\n[merge \"keep\"]\n\tdriver = true\n",
+            attributes.display()
+        ),
+    )
+    .unwrap();
+    for scope in ["GLOBAL", "SYSTEM"] {
+        let bin = tempfile::tempdir().unwrap();
+        let git = git_with_config(bin.path(), scope, &config);
+        let merge = fixture
+            .repository_with(&git)
+            .merge_tree("main", "topic")
+            .unwrap();
+        assert_eq!(merge.outcome, fresh, "with a {scope} configuration");
+        let hunks = merge
+            .conflict_hunks("a.txt", Limits::default())
+            .unwrap()
+            .unwrap();
+        assert_eq!(hunks.hunks[0].base.as_deref(), Some("two\n"));
+    }
+}
+
+#[test]
+fn a_path_the_target_calls_binary_is_not_merged_again_as_text() {
+    // Marker-like lines would have the file merged again alone; the target's attributes
+    // say `-merge`, so git kept the target's file and wrote no region.
+    let base = "Title\n=======\n\nold\n";
+    let fixture = forked(|f| {
+        f.write("README.md", base);
+    });
+    on(&fixture, "main", |f| {
+        f.write(".gitattributes", "*.md -merge\n");
+        f.write("README.md", base.replace("old", "ours"));
+    });
+    on(&fixture, "topic", |f| {
+        f.write("README.md", base.replace("old", "theirs"));
+    });
+    let merge = merged(&fixture, "main", "topic");
+    assert_eq!(paths(&merge), ["README.md"]);
+    assert_eq!(merge.outcome.conflicts[0].kind, ConflictKind::Binary);
+    let hunks = merge
+        .conflict_hunks("README.md", Limits::default())
+        .unwrap()
+        .unwrap();
+    assert_eq!(hunks.total, 0, "{hunks:?}");
+}
+
+/// A partial clone fetches the blobs a merge needs as it merges, which may need the user's
+/// configuration (here a global `url.*.insteadOf` that makes its remote reachable): its
+/// merges keep the user's global configuration, and still get the merge's attributes.
+#[cfg(unix)]
+#[test]
+fn a_partial_clone_keeps_the_users_configuration_for_its_fetches() {
+    let fixture = forked(|f| {
+        f.write("a.txt", LINES);
+    });
+    on(&fixture, "main", |f| {
+        f.write(".gitattributes", "*.txt merge=union\n");
+        f.write("a.txt", LINES.replace("two", "OURS"));
+    });
+    on(&fixture, "topic", |f| {
+        f.write("a.txt", LINES.replace("two", "THEIRS"));
+    });
+    fixture.git(&["config", "uploadpack.allowFilter", "true"]);
+    let place = tempfile::tempdir().unwrap();
+    let clone = place.path().join("clone");
+    let source = format!("file://{}", fixture.path().display());
+    fixture.git(&[
+        "clone",
+        "-q",
+        "--filter=blob:none",
+        "--no-checkout",
+        &source,
+        clone.to_str().unwrap(),
+    ]);
+    let unreachable = "https://example.invalid/repo.git";
+    fixture.git(&[
+        "-C",
+        clone.to_str().unwrap(),
+        "remote",
+        "set-url",
+        "origin",
+        unreachable,
+    ]);
+    let config = place.path().join("gitconfig");
+    std::fs::write(
+        &config,
+        format!("[url \"{source}\"]\n\tinsteadOf = {unreachable}\n"),
+    )
+    .unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let git = git_with_config(bin.path(), "GLOBAL", &config);
+    let repository = resolve_pr_git::Repository::discover(&git, &clone).unwrap();
+    let merge = repository
+        .merge_tree("origin/main", "origin/topic")
+        .unwrap();
+    assert_eq!(merge.outcome, in_a_fresh_clone(&fixture));
+    assert!(merge.outcome.clean, "{:?}", merge.outcome);
+}

@@ -189,3 +189,24 @@ fn more_than_five_hundred_commits_is_a_usage_error() {
         .unwrap_err();
     assert!(matches!(error, Error::Usage { .. }), "{error:?}");
 }
+
+/// A prediction merges as the forge would, whatever the checkout and the repository's
+/// settings: with the attributes of the new base (here `f merge=union`, which trunk added),
+/// the same by `git replay` (a side repository, which sees no worktree) and commit by commit.
+#[test]
+fn a_prediction_takes_the_new_bases_attributes_not_the_checkouts() {
+    let (fixture, base) = diverged(
+        &[("ours", &LINES.replace("2\n", "topic's two\n"))],
+        &LINES.replace("2\n", "trunk's two\n"),
+    );
+    fixture.write(".gitattributes", "f merge=union\n");
+    fixture.commit("union");
+    fixture.git(&["config", "merge.default", "binary"]);
+    fixture.git(&["config", "merge.directoryRenames", "true"]);
+    for checkout in ["main", "topic"] {
+        fixture.checkout(&[checkout]);
+        let prediction = predict(&fixture, "main", &base, "topic");
+        assert!(prediction.clean, "checkout at {checkout}: {prediction:?}");
+        assert!(prediction.final_conflicts.is_empty(), "{prediction:?}");
+    }
+}

@@ -769,3 +769,38 @@ fn a_kill_during_a_rebase_restack_leaves_the_repository_as_it_was() {
         );
     }
 }
+
+/// `git replay` runs in a bare side repository, which has no worktree to read attributes
+/// from: it merges with the new base's (here `f merge=union`), as the prediction and the
+/// rebase fallback (which checks the new base out) do.
+#[test]
+fn both_engines_merge_with_the_new_bases_attributes() {
+    let fixture = Fixture::new();
+    fixture.write("f", LINES);
+    let base = fixture.commit("base");
+    fixture.git(&["checkout", "-q", "-b", "topic"]);
+    fixture.write("f", LINES.replace("2\n", "topic's two\n"));
+    let head = fixture.commit("topic");
+    fixture.checkout(&["main"]);
+    fixture.write("f", LINES.replace("2\n", "trunk's two\n"));
+    fixture.write(".gitattributes", "f merge=union\n");
+    fixture.commit("trunk");
+    let branch = RestackBranch {
+        name: "topic".to_string(),
+        head,
+        old_base: base.clone(),
+    };
+    for engine in [RestackEngine::Replay, RestackEngine::Rebase] {
+        let repo = fixture.repository().with_restack_engine(engine);
+        let prediction = repo.predict_replay("main", &base, "topic").unwrap();
+        assert!(prediction.clean, "{engine:?}: {prediction:?}");
+        let results = repo
+            .restack("main", std::slice::from_ref(&branch))
+            .unwrap_or_else(|e| panic!("{engine:?}: {e:?}"));
+        let merged = fixture.git(&["show", &format!("{}:f", results[0].new_head)]);
+        assert!(
+            merged.contains("trunk's two\ntopic's two\n"),
+            "{engine:?}: {merged}"
+        );
+    }
+}
