@@ -1061,6 +1061,7 @@ fn do_rollback(
                 old_head,
                 new_head,
                 commits: 0,
+                dropped: 0,
                 backup_ref,
                 result_ref,
             });
