@@ -641,6 +641,12 @@ enum Landing {
     Rebase,
     /// Squash-merged, and trunk then added a file the dependent adds too.
     SquashThenConflict,
+    /// Squash-merged together with the dependent's commits (one squash of B's branch): the
+    /// dependent has nothing left of its own.
+    SquashedWithDependent,
+    /// Squash-merged with a line edited while squashing: neither its commits nor its
+    /// changes are in trunk as they were.
+    EditedSquash,
 }
 
 /// main ← A (#1: three commits, the first two rewriting one line) ← B (#2: two commits) ← C
@@ -696,6 +702,19 @@ fn stack_world_named(landing: Landing, names: [&'static str; 3]) -> Stack {
             if landing == Landing::SquashThenConflict {
                 w.commit(&[("b.txt", Some("b from main\n"))], "main adds b.txt");
             }
+            Some(sq)
+        }
+        Landing::EditedSquash => {
+            git(&w.build, &["merge", "-q", "--squash", na]);
+            let edited = lines.replacen("1\n", "A2, edited\n", 1);
+            let sq = w.commit(&[("f.txt", Some(&edited))], "A (#1)");
+            w.commit(&[("h.txt", Some("h\n"))], "unrelated");
+            Some(sq)
+        }
+        Landing::SquashedWithDependent => {
+            git(&w.build, &["merge", "-q", "--squash", nb]);
+            let sq = w.commit(&[], "A and B (#1)");
+            w.commit(&[("h.txt", Some("h\n"))], "unrelated");
             Some(sq)
         }
         Landing::MergeCommit => {
@@ -955,6 +974,45 @@ async fn execute_pushes_with_lease_retargets_and_rolls_back(flavor: Flavor) {
     assert_eq!(out["automation"]["status"], "completed", "{out:#}");
     assert_eq!(s.w.remote_branch("feature-b"), s.b);
     assert_eq!(s.w.remote_branch("feature-c"), s.c);
+    // The retarget stays: the command that undoes it is given, in the text too.
+    let undo = out["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "github_api")
+        .unwrap_or_else(|| panic!("an undo of the retarget: {out:#}"));
+    assert!(undo["command"].as_str().unwrap().contains("feature-a"), "{undo:#}");
+    let text = resolve_pr_tools::call(&ctx, "manage_stacked_prs", json!({
+        "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout,
+    }))
+    .await
+    .expect("plans")
+    .text;
+    assert!(text.contains("#2's base is \"main\""), "{text}");
+}
+
+/// The maintainer edited a line while squashing: no commit or patch of the base matches,
+/// but the forge's merge commit is in trunk with one parent: reported as a squash that
+/// differs slightly, never "trunk shows neither its commits nor its changes".
+async fn an_edited_squash_is_trusted_from_the_forge(flavor: Flavor) {
+    let s = stack_world(Landing::EditedSquash);
+    let sim = stack_sim(flavor, &s).await;
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let (out, text) = call_text(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2)}),
+    )
+    .await;
+    assert_eq!(out["merge_method"], "squash", "{out:#}");
+    assert_eq!(out["squash_merge"], true);
+    let sq = &s.merge_commit.as_deref().unwrap()[..7];
+    assert!(
+        text.contains(&format!("! #1 was squash-merged as {sq}, the forge says; its changes differ slightly")),
+        "{text}"
+    );
+    assert!(!out.to_string().contains("shows neither"), "{out:#}");
+    assert_eq!(out["rebase_strategy"]["recommended"], "onto");
 }
 
 async fn a_merge_commit_leaves_the_choice_to_the_agent(flavor: Flavor) {
@@ -1398,6 +1456,42 @@ async fn a_fork_above_the_users_own_pr_is_left_out_of_the_push(flavor: Flavor) {
     let new_c = git(&fork, &["rev-parse", "refs/heads/feature-c"]);
     git(&s.w.bare, &["fetch", "-q", fork.to_str().unwrap(), "feature-c"]);
     assert_eq!(git(&s.w.bare, &["rev-parse", &format!("{new_c}^")]), new_b);
+}
+
+/// A dependent whose commits all reached trunk in the base's squash: the plan replays 0 of
+/// them (not 2), verifies 0 lines, says the PR has nothing left and can be closed, and
+/// pushes only the PR above; execute with push leaves the dependent's branch alone.
+async fn a_dependent_with_nothing_left_is_not_pushed_but_closed(flavor: Flavor) {
+    let s = stack_world(Landing::SquashedWithDependent);
+    let sim = stack_sim(flavor, &s).await;
+    let checkout = s.w.checkout(&sim, "main");
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let args = json!({
+        "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout,
+    });
+    let (out, text) = call_text(&ctx, "manage_stacked_prs", args.clone()).await;
+    assert!(
+        text.contains("! #2 has nothing left: all 2 of its commit(s) are in main already"),
+        "{text}"
+    );
+    let commands = out["commands"].as_array().unwrap();
+    let check = commands.iter().find(|c| c["type"] == "verification" && c["command"].as_str().unwrap().starts_with("git log")).unwrap();
+    assert_eq!(check["expect_output"], "0 line(s)", "{out:#}");
+    let lines = command_lines(&out);
+    let push = lines.iter().find(|c| c.starts_with("git push")).unwrap();
+    assert!(!push.contains("feature-b"), "{push}");
+    assert!(lines.iter().any(|c| c.starts_with("# close #2")), "{lines:?}");
+    let mut exec = args.clone();
+    exec["execute"] = json!(true);
+    exec["push"] = json!(true);
+    let (out, text) = call_text(&ctx, "manage_stacked_prs", exec).await;
+    assert_eq!(out["automation"]["status"], "completed", "{out:#}");
+    assert!(text.contains("[skipped] push feature-b: #2 has nothing left"), "{text}");
+    assert!(text.contains("2 dropped: already in main"), "{text}");
+    assert_eq!(s.w.remote_branch("feature-b"), s.b, "not emptied on the forge");
+    let main = s.w.remote_branch("main");
+    let new_c = s.w.remote_branch("feature-c");
+    assert_eq!(git(&s.w.bare, &["rev-parse", &format!("{new_c}^")]), main);
 }
 
 /// 25 conflicted files: 20 on the first page, the rest after the cursor; a cursor of another
@@ -1998,6 +2092,8 @@ on_both_forges_mt!(
     stack_bad_inputs,
     plan_commands_run_in_bash_and_hostile_names_stay_data,
     a_fork_dependent_is_planned_from_its_pull_ref_and_never_pushed_here,
+    a_dependent_with_nothing_left_is_not_pushed_but_closed,
+    an_edited_squash_is_trusted_from_the_forge,
     a_fork_above_the_users_own_pr_is_left_out_of_the_push,
     many_conflicts_are_paged,
     a_stale_local_branch_stops_the_commands_before_the_push,
