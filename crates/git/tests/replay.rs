@@ -135,7 +135,7 @@ fn commits_already_in_trunk_are_named_as_emptied() {
     let prediction = predict(&fixture, "main", &base, "topic");
     assert!(prediction.clean);
     assert_eq!(prediction.commits, 3);
-    assert_eq!(prediction.emptied, [first.clone()]);
+    assert_eq!(prediction.emptied, std::slice::from_ref(&first));
     let stack = fixture
         .repository()
         .predict_stack("main", &[(base.clone(), "topic".to_string())])

@@ -981,7 +981,10 @@ async fn execute_pushes_with_lease_retargets_and_rolls_back(flavor: Flavor) {
         .iter()
         .find(|c| c["type"] == "github_api")
         .unwrap_or_else(|| panic!("an undo of the retarget: {out:#}"));
-    assert!(undo["command"].as_str().unwrap().contains("feature-a"), "{undo:#}");
+    assert!(
+        undo["command"].as_str().unwrap().contains("feature-a"),
+        "{undo:#}"
+    );
     let text = resolve_pr_tools::call(&ctx, "manage_stacked_prs", json!({
         "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout,
     }))
@@ -1008,7 +1011,9 @@ async fn an_edited_squash_is_trusted_from_the_forge(flavor: Flavor) {
     assert_eq!(out["squash_merge"], true);
     let sq = &s.merge_commit.as_deref().unwrap()[..7];
     assert!(
-        text.contains(&format!("! #1 was squash-merged as {sq}, the forge says; its changes differ slightly")),
+        text.contains(&format!(
+            "! #1 was squash-merged as {sq}, the forge says; its changes differ slightly"
+        )),
         "{text}"
     );
     assert!(!out.to_string().contains("shows neither"), "{out:#}");
@@ -1329,7 +1334,10 @@ async fn fork_stack_sim(flavor: Flavor, s: &Stack, forked: &[u64]) -> SimHandle 
                 &format!("{sha}:refs/heads/{name}"),
             ],
         );
-        git(&s.w.bare, &["update-ref", "-d", &format!("refs/heads/{name}")]);
+        git(
+            &s.w.bare,
+            &["update-ref", "-d", &format!("refs/heads/{name}")],
+        );
     }
     yaml.push_str("  - owner: someone\n    name: widgets\n");
     Sim::start(scenario(&yaml).with_git_root(s.w.git_root()))
@@ -1374,10 +1382,15 @@ async fn a_fork_dependent_is_planned_from_its_pull_ref_and_never_pushed_here(fla
     });
     let (out, text) = call_text(&ctx, "manage_stacked_prs", args.clone()).await;
     assert_eq!(out["merge_method"], "squash", "{out:#}");
-    assert!(text.contains("#2 is from a fork (someone/widgets)"), "{text}");
+    assert!(
+        text.contains("#2 is from a fork (someone/widgets)"),
+        "{text}"
+    );
     let commands = command_lines(&out);
     assert!(
-        commands.contains(&"git fetch --end-of-options origin refs/pull/2/head:refs/heads/pr-2".to_owned()),
+        commands.contains(
+            &"git fetch --end-of-options origin refs/pull/2/head:refs/heads/pr-2".to_owned()
+        ),
         "{commands:?}"
     );
     let local: Vec<String> = commands
@@ -1386,10 +1399,17 @@ async fn a_fork_dependent_is_planned_from_its_pull_ref_and_never_pushed_here(fla
         .cloned()
         .collect();
     let run = run_in_bash(&checkout, &local);
-    assert!(run.status.success(), "{local:?}\n{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{local:?}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let main = git(&checkout, &["rev-parse", "origin/main"]);
     assert_eq!(
-        git(&checkout, &["rev-list", "--count", &format!("{main}..pr-2")]),
+        git(
+            &checkout,
+            &["rev-list", "--count", &format!("{main}..pr-2")]
+        ),
         "2"
     );
     // The push to the fork, as given, moves the fork's branch.
@@ -1398,7 +1418,11 @@ async fn a_fork_dependent_is_planned_from_its_pull_ref_and_never_pushed_here(fla
         .find(|c| c.starts_with("git push") && c.contains("someone/widgets.git"))
         .expect("a push to the fork");
     let run = run_in_bash(&checkout, std::slice::from_ref(to_fork));
-    assert!(run.status.success(), "{to_fork}\n{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{to_fork}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let fork = s.w.git_root().join("someone").join("widgets.git");
     assert_eq!(
         git(&fork, &["rev-parse", "refs/heads/feature-b"]),
@@ -1410,7 +1434,10 @@ async fn a_fork_dependent_is_planned_from_its_pull_ref_and_never_pushed_here(fla
     push["push"] = json!(true);
     let (out, text) = call_text(&ctx, "manage_stacked_prs", push).await;
     assert_eq!(out["automation"]["status"], "completed", "{out:#}");
-    assert!(text.contains("[skipped] push feature-b: #2 is from a fork"), "{text}");
+    assert!(
+        text.contains("[skipped] push feature-b: #2 is from a fork"),
+        "{text}"
+    );
     assert!(
         git(&s.w.bare, &["for-each-ref", "refs/heads/feature-b"]).is_empty(),
         "no branch made in the base repository"
@@ -1435,11 +1462,17 @@ async fn a_fork_above_the_users_own_pr_is_left_out_of_the_push(flavor: Flavor) {
     let new_b = s.w.remote_branch("feature-b");
     let main = s.w.remote_branch("main");
     assert_eq!(
-        git(&s.w.bare, &["rev-list", "--count", &format!("{main}..{new_b}")]),
+        git(
+            &s.w.bare,
+            &["rev-list", "--count", &format!("{main}..{new_b}")]
+        ),
         "2",
         "the user's own PR is restacked and pushed"
     );
-    assert!(text.contains("#3 is from a fork (someone/widgets)"), "{text}");
+    assert!(
+        text.contains("#3 is from a fork (someone/widgets)"),
+        "{text}"
+    );
     assert!(text.contains("if it fails: The fork refuses your push: ask @alice to run `git rebase --onto upstream/feature-b"), "{text}");
     let commands = command_lines(&out);
     let to_fork = commands
@@ -1447,14 +1480,22 @@ async fn a_fork_above_the_users_own_pr_is_left_out_of_the_push(flavor: Flavor) {
         .find(|c| c.starts_with("git push"))
         .expect("a push to the fork");
     assert!(
-        to_fork.contains("someone/widgets.git") && to_fork.contains("refs/resolve-pr/restack/feature-c:refs/heads/feature-c"),
+        to_fork.contains("someone/widgets.git")
+            && to_fork.contains("refs/resolve-pr/restack/feature-c:refs/heads/feature-c"),
         "{to_fork}"
     );
     let run = run_in_bash(&checkout, std::slice::from_ref(to_fork));
-    assert!(run.status.success(), "{to_fork}\n{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{to_fork}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let fork = s.w.git_root().join("someone").join("widgets.git");
     let new_c = git(&fork, &["rev-parse", "refs/heads/feature-c"]);
-    git(&s.w.bare, &["fetch", "-q", fork.to_str().unwrap(), "feature-c"]);
+    git(
+        &s.w.bare,
+        &["fetch", "-q", fork.to_str().unwrap(), "feature-c"],
+    );
     assert_eq!(git(&s.w.bare, &["rev-parse", &format!("{new_c}^")]), new_b);
 }
 
@@ -1475,20 +1516,35 @@ async fn a_dependent_with_nothing_left_is_not_pushed_but_closed(flavor: Flavor) 
         "{text}"
     );
     let commands = out["commands"].as_array().unwrap();
-    let check = commands.iter().find(|c| c["type"] == "verification" && c["command"].as_str().unwrap().starts_with("git log")).unwrap();
+    let check = commands
+        .iter()
+        .find(|c| {
+            c["type"] == "verification" && c["command"].as_str().unwrap().starts_with("git log")
+        })
+        .unwrap();
     assert_eq!(check["expect_output"], "0 line(s)", "{out:#}");
     let lines = command_lines(&out);
     let push = lines.iter().find(|c| c.starts_with("git push")).unwrap();
     assert!(!push.contains("feature-b"), "{push}");
-    assert!(lines.iter().any(|c| c.starts_with("# close #2")), "{lines:?}");
+    assert!(
+        lines.iter().any(|c| c.starts_with("# close #2")),
+        "{lines:?}"
+    );
     let mut exec = args.clone();
     exec["execute"] = json!(true);
     exec["push"] = json!(true);
     let (out, text) = call_text(&ctx, "manage_stacked_prs", exec).await;
     assert_eq!(out["automation"]["status"], "completed", "{out:#}");
-    assert!(text.contains("[skipped] push feature-b: #2 has nothing left"), "{text}");
+    assert!(
+        text.contains("[skipped] push feature-b: #2 has nothing left"),
+        "{text}"
+    );
     assert!(text.contains("2 dropped: already in main"), "{text}");
-    assert_eq!(s.w.remote_branch("feature-b"), s.b, "not emptied on the forge");
+    assert_eq!(
+        s.w.remote_branch("feature-b"),
+        s.b,
+        "not emptied on the forge"
+    );
     let main = s.w.remote_branch("main");
     let new_c = s.w.remote_branch("feature-c");
     assert_eq!(git(&s.w.bare, &["rev-parse", &format!("{new_c}^")]), main);
