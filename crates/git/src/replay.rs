@@ -37,6 +37,10 @@ pub struct ReplayPrediction {
     /// (`merge-tree --merge-base=<old_base> <new_base> <head>`): what is left to resolve if
     /// the branch were squashed first.
     pub final_conflicts: Vec<String>,
+    /// The commits (old ids) whose change the new base already has: they become empty when
+    /// replayed (cherry-picked to trunk, or part of a squash there), and a restack drops
+    /// them. Only known when the replay is clean.
+    pub emptied: Vec<String>,
 }
 
 /// The identity of scratch commits (never written to the repository; fixed so a prediction
@@ -91,14 +95,21 @@ impl Repository {
             && !has_merges
             && self.restack_engine() == RestackEngine::Replay
             && self.git().version() >= Version::REPLAY;
-        let replayed_cleanly = fast
-            && self
-                .git_replay(Some(scratch.path()), &new_base, &old_base, &head)?
-                .is_some();
-        let conflict = if replayed_cleanly {
-            None
+        let replayed_cleanly = if fast {
+            self.git_replay(Some(scratch.path()), &new_base, &old_base, &head)?
         } else {
-            self.replay_in(scratch.path(), &new_base, &commits)?.err()
+            None
+        };
+        let replayed = match replayed_cleanly {
+            Some(new_head) => Ok(new_head),
+            None => self.replay_in(scratch.path(), &new_base, &commits)?,
+        };
+        let (conflict, emptied) = match replayed {
+            Ok(new_head) => (
+                None,
+                self.emptied(Some(scratch.path()), &new_base, &new_head, &commits)?,
+            ),
+            Err(conflict) => (Some(conflict), Vec::new()),
         };
         let whole = self.merge_in(scratch.path(), Some(&old_base), &new_base, &head)?;
         Ok(ReplayPrediction {
@@ -106,6 +117,7 @@ impl Repository {
             clean: conflict.is_none(),
             conflicts: conflict.into_iter().collect(),
             final_conflicts: whole.conflicts.into_iter().map(|f| f.path).collect(),
+            emptied,
         })
     }
 
@@ -137,7 +149,9 @@ impl Repository {
             let head = self.resolve_commit(head)?;
             let (commits, has_merges) = self.replayable_commits(&old_base, &head)?;
             let onto = current.clone().unwrap_or_else(|| new_base.clone());
-            if let Some(at) = &current {
+            let mut emptied = Vec::new();
+            if let Some(at) = current.clone() {
+                let at = &at;
                 let replayed = if commits.is_empty() {
                     Some(at.clone())
                 } else if fast_engine && !has_merges {
@@ -155,6 +169,9 @@ impl Repository {
                         }
                     },
                 };
+                if let Some(new_head) = &current {
+                    emptied = self.emptied(Some(scratch.path()), at, new_head, &commits)?;
+                }
             }
             let whole = self.merge_in(scratch.path(), Some(&old_base), &onto, &head)?;
             predictions.push(ReplayPrediction {
@@ -162,9 +179,73 @@ impl Repository {
                 clean: stopped.is_none(),
                 conflicts: stopped.iter().cloned().collect(),
                 final_conflicts: whole.conflicts.into_iter().map(|f| f.path).collect(),
+                emptied,
             });
         }
         Ok(predictions)
+    }
+
+    /// Of `commits` (oldest first), replayed one for one as `onto..new_head`, the ones that
+    /// became empty: their replayed tree is their new parent's, though they changed something
+    /// where they were (a commit empty from the start is kept, as a rebase keeps it). Both
+    /// `git replay` and a replay commit by commit keep such commits; a restack drops them.
+    /// Objects are read from `scratch` when given (with the repository's as alternates).
+    pub(crate) fn emptied(
+        &self,
+        scratch: Option<&Path>,
+        onto: &str,
+        new_head: &str,
+        commits: &[CommitInfo],
+    ) -> Result<Vec<String>> {
+        if commits.is_empty() || !commits.iter().any(|c| !c.files.is_empty()) {
+            return Ok(Vec::new());
+        }
+        let exclude = format!("^{onto}");
+        let tree = format!("{onto}^{{tree}}");
+        let args = [
+            "rev-list",
+            "--reverse",
+            "--topo-order",
+            "--no-commit-header",
+            "--format=%T",
+            new_head,
+            &exclude,
+            "--",
+        ];
+        let (listed, onto_tree) = match scratch {
+            Some(scratch) => (
+                self.run_in_scratch(scratch, &args, &[], None, &[0])?,
+                self.run_in_scratch(scratch, &["rev-parse", "--verify", &tree], &[], None, &[0])?,
+            ),
+            None => (
+                self.run(args, &[], &[0])?,
+                self.run(["rev-parse", "--verify", &tree], &[], &[0])?,
+            ),
+        };
+        let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+        let trees: Vec<&str> = listed.lines().map(str::trim).collect();
+        if trees.len() != commits.len() {
+            return Err(Error::UnexpectedOutput {
+                command: "rev-list --format=%T".to_string(),
+                what: format!(
+                    "{} replayed commits for {} replayed",
+                    trees.len(),
+                    commits.len()
+                ),
+            });
+        }
+        let onto_tree = String::from_utf8_lossy(&onto_tree.stdout)
+            .trim()
+            .to_string();
+        let mut parent = onto_tree.as_str();
+        let mut emptied = Vec::new();
+        for (commit, tree) in commits.iter().zip(trees) {
+            if tree == parent && !commit.files.is_empty() {
+                emptied.push(commit.oid.clone());
+            }
+            parent = tree;
+        }
+        Ok(emptied)
     }
 
     /// The non-merge commits of `old_base..head`, oldest first, at most [`REPLAY_LIMIT`]

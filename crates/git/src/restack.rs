@@ -24,8 +24,10 @@ pub enum RestackEngine {
     /// holds merge commits (which `git replay` does not replay) goes through `Rebase`.
     Replay,
     /// `git rebase --onto` in a side repository with a work tree of its own (never a
-    /// worktree registered in the user's repository). Like `git replay`, it keeps commits
-    /// that are or become empty and does not sign commits.
+    /// worktree registered in the user's repository). It keeps commits that are empty from
+    /// the start, drops those that become empty (their change is in the new base already)
+    /// and does not sign commits. A `git replay` that kept a commit that became empty is
+    /// done again this way, so both engines give the same history.
     Rebase,
 }
 
@@ -47,9 +49,12 @@ pub struct RestackResult {
     pub old_head: String,
     pub new_head: String,
     /// Commits on the new head above its new base: every non-merge commit of the old range
-    /// (one that became empty, its change being in the new base already, is kept empty, as
-    /// `git replay` keeps it).
+    /// but the `dropped` ones.
     pub commits: usize,
+    /// Commits of the old range that became empty, their change being in the new base
+    /// already (cherry-picked there, or part of a squash): dropped, as a rebase drops them.
+    /// All of them dropped: the new head is the new base, and the branch has nothing left.
+    pub dropped: usize,
     /// `refs/resolve-pr/backup/<name>`: the old head.
     pub backup_ref: String,
     /// `refs/resolve-pr/restack/<name>`: the new head.
@@ -165,17 +170,25 @@ impl Repository {
                 )));
             }
             let (commits, has_merges) = self.replayable_commits(&old_base, &head)?;
-            let empty = commits.is_empty() && !has_merges;
-            plan.push((branch, head, old_base, empty, has_merges));
+            plan.push((branch, head, old_base, commits, has_merges));
         }
         let mut results = Vec::with_capacity(plan.len());
         let mut base = onto;
-        for (branch, head, old_base, empty, has_merges) in plan {
-            let new_head = if empty {
+        for (branch, head, old_base, replayable, has_merges) in plan {
+            let new_head = if replayable.is_empty() && !has_merges {
                 // Nothing of its own (`git replay` fails on an empty range): the new base.
                 base.clone()
             } else if engine == RestackEngine::Replay && !has_merges {
-                self.replay_branch(&branch.name, &base, &old_base, &head)?
+                let replayed = self.replay_branch(&branch.name, &base, &old_base, &head)?;
+                // `git replay` keeps a commit that became empty; the rebase drops it.
+                if self
+                    .emptied(None, &base, &replayed, &replayable)?
+                    .is_empty()
+                {
+                    replayed
+                } else {
+                    self.rebase_branch(&branch.name, &base, &old_base, &head)?
+                }
             } else {
                 self.rebase_branch(&branch.name, &base, &old_base, &head)?
             };
@@ -185,6 +198,7 @@ impl Repository {
                 old_head: head,
                 new_head: new_head.clone(),
                 commits,
+                dropped: replayable.len().saturating_sub(commits),
                 backup_ref: format!("{REF_NAMESPACE}backup/{}", branch.name),
                 result_ref: format!("{REF_NAMESPACE}restack/{}", branch.name),
             });
@@ -477,9 +491,9 @@ impl Repository {
             "--no-rerere-autoupdate",
             // `git replay` does not sign either; a signing program could also prompt.
             "--no-gpg-sign",
-            // As `git replay` does: a commit that is or becomes empty is kept, so both
-            // engines give the same history.
-            "--empty=keep",
+            // A commit empty from the start is kept; one that becomes empty (its change
+            // is in the new base already) is dropped, as a plain `git rebase` drops it.
+            "--empty=drop",
             "--keep-empty",
             &onto_option,
             "--end-of-options",

@@ -111,6 +111,38 @@ fn a_replay_that_stops_on_the_second_commit() {
     assert_eq!(prediction.final_conflicts, ["f"]);
 }
 
+/// Commits whose change trunk already has (a cherry-pick of the first, a commit empty from
+/// the start, then one of its own) are named as becoming empty, by both engines and by the
+/// stack prediction; the empty-from-the-start one is kept, as a rebase keeps it.
+#[test]
+fn commits_already_in_trunk_are_named_as_emptied() {
+    let (fixture, base) = diverged(
+        &[("one", &LINES.replace("2\n", "two\n"))],
+        &LINES.replace("9\n", "nine\n"),
+    );
+    let first = fixture.git(&["rev-parse", "topic"]).trim().to_string();
+    fixture.git(&["cherry-pick", &first]);
+    fixture.checkout(&["topic"]);
+    fixture.git(&[
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "empty from the start",
+    ]);
+    fixture.write("g", "g\n");
+    fixture.commit("own");
+    let prediction = predict(&fixture, "main", &base, "topic");
+    assert!(prediction.clean);
+    assert_eq!(prediction.commits, 3);
+    assert_eq!(prediction.emptied, std::slice::from_ref(&first));
+    let stack = fixture
+        .repository()
+        .predict_stack("main", &[(base.clone(), "topic".to_string())])
+        .unwrap();
+    assert_eq!(stack[0].emptied, [first]);
+}
+
 /// A commit that conflicts and a later one that reverts it: the replay stops, but the range
 /// as a whole applies.
 #[test]

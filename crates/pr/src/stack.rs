@@ -346,6 +346,7 @@ pub fn plan(
                 clean: true,
                 conflicts: Vec::new(),
                 final_conflicts: Vec::new(),
+                emptied: Vec::new(),
             },
         });
         parent_old_head = pr.head_sha.clone();

@@ -12,7 +12,9 @@
 use resolve_pr_core::{Error, PrRef, Result, ShellCommand};
 use resolve_pr_forge::{PrState, PullFilter, PullListState, PullRequest, format_time};
 use resolve_pr_git::{CommitInfo as GitCommit, PushUpdate, RestackBranch, RestackResult};
-use resolve_pr_pr::stack::{self, BaseState, Boundary, MergeHow, PlanInput, StackPlan, Walked};
+use resolve_pr_pr::stack::{
+    self, BaseState, Boundary, LevelPlan, MergeHow, PlanInput, StackPlan, Walked,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -242,7 +244,35 @@ impl Steps {
     /// Switches to a level's branch and checks that it holds the PR's head: a stale or
     /// missing local branch would otherwise be rebased and pushed over the PR's commits.
     /// Returns the check's number.
-    fn switch_and_check(&mut self, number: u64, branch: &str, head: &str, after: u32) -> u32 {
+    /// A level from a fork has no branch on `remote`: its head (`refs/pull/N/head`) is
+    /// fetched into the local branch `pr-N` first (never over a branch with other commits).
+    fn switch_and_check(
+        &mut self,
+        number: u64,
+        branch: &str,
+        head: &str,
+        after: u32,
+        fork_from: Option<&str>,
+    ) -> u32 {
+        let after = match fork_from {
+            Some(remote) => self.add(
+                Command::new(
+                    CommandType::Git,
+                    render_cmd(ShellCommand::new("git").args([
+                        "fetch",
+                        "--end-of-options",
+                        remote,
+                        &format!("refs/pull/{number}/head:refs/heads/{branch}"),
+                    ])),
+                    format!(
+                        "#{number} is from a fork: fetch its head from {remote}'s \
+                         refs/pull/{number}/head into {branch}."
+                    ),
+                ),
+                Some(after),
+            ),
+            None => after,
+        };
         let switch = self.add(
             Command::new(
                 CommandType::Git,
@@ -258,6 +288,113 @@ impl Steps {
 /// What to do when a rebase the plan predicted to conflict stops.
 const REBASE_ON_FAILURE: &str = "Resolve the conflicted files (predicted_conflicts), `git add` \
     them and `git rebase --continue`; `git rebase --abort` puts the branch back.";
+
+/// A PR of the stack whose head branch lives in another repository (a fork): never in the
+/// push to this repository's remote.
+#[derive(Debug, Clone)]
+struct ForkLevel {
+    number: u64,
+    /// The fork's `owner/name`; `None` when it was deleted.
+    repo: Option<String>,
+    /// Its clone URL, when it is one git may follow (https, http, ssh).
+    url: Option<String>,
+    author: String,
+}
+
+fn fork_levels<'a>(prs: impl Iterator<Item = &'a PullRequest>) -> Vec<ForkLevel> {
+    prs.filter(|p| p.is_from_fork())
+        .map(|p| ForkLevel {
+            number: p.number,
+            repo: p.head_repo.clone(),
+            url: p.head_clone_url.clone().filter(|u| {
+                ["https://", "http://", "ssh://"]
+                    .iter()
+                    .any(|scheme| u.starts_with(scheme))
+            }),
+            author: p.author.login.clone(),
+        })
+        .collect()
+}
+
+fn fork_of(forks: &[ForkLevel], number: u64) -> Option<&ForkLevel> {
+    forks.iter().find(|f| f.number == number)
+}
+
+/// The local branch a level is restacked in: its own name, or `pr-N` for a fork's (whose
+/// name may be any of this repository's branches).
+fn local_branch(l: &LevelPlan, forks: &[ForkLevel]) -> String {
+    match fork_of(forks, l.number) {
+        Some(_) => format!("pr-{}", l.number),
+        None => l.branch.clone(),
+    }
+}
+
+/// The commits a restack of `l` leaves: its own replayed ones but those whose change the new
+/// base already has (dropped).
+fn kept(l: &LevelPlan) -> usize {
+    l.own_replayed.saturating_sub(l.onto.emptied.len())
+}
+
+/// Every commit of `l` is in the new base already: the restacked branch is empty.
+fn nothing_left(l: &LevelPlan) -> bool {
+    l.onto.clean && !l.onto.emptied.is_empty() && kept(l) == 0
+}
+
+/// The push of a fork's level to the fork (`source`: the restacked commit's ref), with a
+/// lease on its old head; what its author does instead when the fork refuses it. `None`
+/// when the fork is gone.
+fn fork_push(l: &LevelPlan, fork: &ForkLevel, source: &str, parent: (&str, &str)) -> Option<Command> {
+    let url = fork.url.as_deref()?;
+    let mut c = Command::new(
+        CommandType::Git,
+        render_cmd(
+            ShellCommand::new("git")
+                .arg("push")
+                .arg(format!("--force-with-lease=refs/heads/{}:{}", l.branch, l.head))
+                .args(["--end-of-options", url])
+                .arg(format!("{source}:refs/heads/{}", l.branch)),
+        ),
+        format!(
+            "#{} is from a fork ({}): push its restacked branch there (works when its author \
+             lets maintainers edit the PR).",
+            l.number,
+            fork.repo.as_deref().unwrap_or("deleted")
+        ),
+    );
+    c.can_automate = false;
+    let (parent_branch, parent_old) = parent;
+    c.on_failure = Some(format!(
+        "The fork refuses your push: ask @{} to run `{}` (upstream: their remote for this \
+         repository) and push.",
+        fork.author,
+        render_cmd(ShellCommand::new("git").args([
+            "rebase",
+            "--onto",
+            &format!("upstream/{parent_branch}"),
+            parent_old,
+            "--end-of-options",
+            &l.branch,
+        ]))
+    ));
+    Some(c)
+}
+
+/// A level with nothing left: a note to close its PR (pushing the empty branch would empty
+/// it, or close it, without a word).
+fn close_note(l: &LevelPlan, trunk: &str) -> Command {
+    let mut c = Command::new(
+        CommandType::Fix,
+        format!("# close #{}: nothing of it is left to merge", l.number),
+        format!(
+            "All {} commit(s) of #{} are in {trunk} already (cherry-picked, or squashed with \
+             its base): close it instead of pushing an empty branch.",
+            l.onto.emptied.len(),
+            l.number
+        ),
+    );
+    c.can_automate = false;
+    c
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -528,25 +665,9 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
     }
     let walked = stack::walk(forge.as_ref(), &dependent_ref.repo, &base, &dependent).await?;
     let trunk_branch = input.onto_base.clone().unwrap_or_else(|| base.base_ref.clone());
-    // A fork's branch lives in the fork: pushing it to the base repository's remote would
-    // create a branch there, not move the PR.
-    if (push || input.rollback)
-        && let Some(fork) = std::iter::once(&dependent)
-            .chain(walked.above.iter())
-            .find(|p| p.is_from_fork())
-    {
-        return Err(Error::logical(format!(
-            "PR #{} comes from a fork ({}): its branch cannot be pushed through this \
-             repository's remote",
-            fork.number,
-            fork.head_repo.as_deref().unwrap_or("deleted")
-        ))
-        .with_suggestion(
-            "Call without push (execute: true still restacks into refs/resolve-pr/restack/), \
-             then push those commits to the fork's remote yourself.",
-        ));
-    }
-
+    // A fork's branch lives in the fork: it is restacked with the others but never pushed
+    // through this repository's remote (that would create a branch here, not move the PR).
+    let forks = fork_levels(std::iter::once(&dependent).chain(walked.above.iter()));
     // Everything local happens off the runtime, in one go.
     let git = local::git(ctx)?;
     let settings = ctx.local.clone();
@@ -562,6 +683,7 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
     };
     let rollback = input.rollback;
     let use_onto = input.use_onto;
+    let forks_here = forks.clone();
     let what = if execute || rollback {
         "restacking the branches"
     } else {
@@ -609,7 +731,7 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
             }
         }
         let input = PlanInput { trunk, ..plan_input };
-        let plan = match stack::plan(&local.repo, &input)? {
+        let mut plan = match stack::plan(&local.repo, &input)? {
             Ok(plan) => plan,
             Err(not) => {
                 return Err(Error::logical(format!(
@@ -626,12 +748,13 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
                 .with_suggestion("Check which PR the dependent was built on."));
             }
         };
-        let strategy = choose(&plan, use_onto);
+        let edited_squash = trust_forge_merge(&local.repo, &mut plan, &input.trunk)?;
+        let strategy = choose(&plan, use_onto, edited_squash);
         let mut steps = Vec::new();
         let mut outcome = None;
         let started = now();
         if rollback {
-            outcome = Some(do_rollback(&local, &plan, &mut steps));
+            outcome = Some(do_rollback(&local, &plan, &forks_here, &mut steps));
         } else if execute && !moved.is_empty() {
             // Restacked from the forge's old view, a rewritten branch would get the commits
             // it no longer has (or trunk's) replayed back onto it and pushed.
@@ -646,7 +769,7 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
             });
             outcome = Some(Err(detail));
         } else if execute {
-            outcome = Some(do_execute(&local, &plan, strategy.0, push, &mut steps));
+            outcome = Some(do_execute(&local, &plan, strategy.0, push, &forks_here, &mut steps));
         }
         if !execute {
             stack_notes.extend(moved.iter().map(|m| format!("The plan is the forge's view, but {m}.")));
@@ -667,6 +790,8 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
             note: local.note,
             stack_notes,
             trunk: input.trunk,
+            forks: forks_here,
+            edited_squash,
         })
     })
     .await?;
@@ -738,6 +863,10 @@ struct LocalWork {
     /// What the remote's branches said beside the forge's heads (ahead, moved).
     stack_notes: Vec<String>,
     trunk: String,
+    forks: Vec<ForkLevel>,
+    /// The base PR was squash-merged with edits: the forge's merge commit, in trunk, matches
+    /// neither its commits nor its changes.
+    edited_squash: bool,
 }
 
 /// A stack branch on the remote, beside the head its pull request reports.
@@ -784,6 +913,38 @@ fn branch_tip(
     })
 }
 
+/// When trunk's history matched neither the base PR's commits nor its changes, but the forge
+/// says it merged as a commit that trunk has with one parent: it was squash-merged, with
+/// edits (a line changed while squashing). Returns whether that was read so.
+fn trust_forge_merge(
+    repo: &resolve_pr_git::Repository,
+    plan: &mut StackPlan,
+    trunk: &str,
+) -> Result<bool> {
+    let BaseState::Merged {
+        how: how @ MergeHow::Unknown,
+        commit: Some(commit),
+    } = &mut plan.base_state
+    else {
+        return Ok(false);
+    };
+    if !repo.has_commit(commit)? || !repo.is_ancestor(commit, trunk)? {
+        return Ok(false);
+    }
+    let Ok((listed, _)) = repo.commits_between(&format!("{commit}~"), commit, 50) else {
+        return Ok(false);
+    };
+    let squash = listed
+        .iter()
+        .any(|c| c.oid == *commit && c.parents.len() == 1);
+    if squash {
+        *how = MergeHow::Squash {
+            commit: commit.clone(),
+        };
+    }
+    Ok(squash)
+}
+
 fn same_repo(a: &PrRef, b: &PrRef) -> bool {
     a.repo.host() == b.repo.host()
         && a.repo.owner.eq_ignore_ascii_case(&b.repo.owner)
@@ -809,9 +970,13 @@ fn merge_method(how: &MergeHow) -> &'static str {
 }
 
 /// The strategy, why, whether the agent should choose, and what to weigh.
-fn choose(plan: &StackPlan, use_onto: Option<bool>) -> (Strategy, String, bool, Vec<String>) {
+fn choose(
+    plan: &StackPlan,
+    use_onto: Option<bool>,
+    edited_squash: bool,
+) -> (Strategy, String, bool, Vec<String>) {
     let dep = &plan.levels[0];
-    let own = dep.own_replayed;
+    let own = kept(dep);
     let onto_clean = plan.levels.iter().all(|l| l.onto.clean);
     let regular_clean = plan.regular.clean;
     let mut considerations = Vec::new();
@@ -823,6 +988,12 @@ fn choose(plan: &StackPlan, use_onto: Option<bool>) -> (Strategy, String, bool, 
                 MergeHow::MergeCommit => considerations.push(format!(
                     "The base PR was merged with a merge commit ({commit}): its commits are in \
                      trunk as they are, so a plain rebase skips them."
+                )),
+                MergeHow::Squash { commit: sq } if edited_squash => considerations.push(format!(
+                    "The base PR was squash-merged as {} (the forge's merge commit); its changes \
+                     differ slightly from the PR's (edited while squashing), so no commit or \
+                     patch of it matches.",
+                    short(sq)
                 )),
                 MergeHow::Squash { commit: sq } => considerations.push(format!(
                     "The base PR was squash-merged as {}: its commits are not in trunk's history.",
@@ -854,7 +1025,12 @@ fn choose(plan: &StackPlan, use_onto: Option<bool>) -> (Strategy, String, bool, 
         }
     }
     considerations.push(format!(
-        "--onto replays only the dependent's own {own} commit(s){}.",
+        "--onto replays only the dependent's own {own} commit(s){}{}.",
+        if dep.onto.emptied.is_empty() {
+            String::new()
+        } else {
+            format!(" ({} more already in trunk are dropped)", dep.onto.emptied.len())
+        },
         if onto_clean { " without conflicts" } else { " and stops at a conflict (predicted_conflicts)" }
     ));
     considerations.push(format!(
@@ -929,6 +1105,7 @@ fn do_execute(
     plan: &StackPlan,
     strategy: Strategy,
     push: bool,
+    forks: &[ForkLevel],
     steps: &mut Vec<StepReport>,
 ) -> std::result::Result<(), String> {
     if plan.up_to_date {
@@ -993,10 +1170,15 @@ fn do_execute(
             step: format!("restack {}", r.name),
             status: "done".to_owned(),
             detail: format!(
-                "{} → {} ({} commit(s)); result in {}, old head kept in {}",
+                "{} → {} ({} commit(s){}); result in {}, old head kept in {}",
                 short(&r.old_head),
                 short(&r.new_head),
                 r.commits,
+                if r.dropped > 0 {
+                    format!(", {} dropped: already in {}", r.dropped, plan.new_base_branch)
+                } else {
+                    String::new()
+                },
                 r.result_ref,
                 r.backup_ref
             ),
@@ -1010,7 +1192,39 @@ fn do_execute(
         });
         return Ok(());
     }
-    let updates: Vec<PushUpdate> = results
+    // A fork's level goes to the fork, and a level with nothing left is not emptied on the
+    // forge: both are left out of the one atomic push (which would otherwise fail, or empty
+    // a PR, as a whole) and said so.
+    let mut pushed = Vec::new();
+    for (r, l) in results.iter().zip(&plan.levels) {
+        let left_out = if let Some(f) = fork_of(forks, l.number) {
+            Some(format!(
+                "#{} is from a fork ({}): not pushed to {}; the commands push it to the fork",
+                l.number,
+                f.repo.as_deref().unwrap_or("deleted"),
+                local.remote
+            ))
+        } else if r.commits == 0 && r.dropped > 0 {
+            Some(format!(
+                "#{} has nothing left (all {} commit(s) are in {}): not pushed; close it",
+                l.number, r.dropped, plan.new_base_branch
+            ))
+        } else {
+            None
+        };
+        match left_out {
+            Some(detail) => steps.push(StepReport {
+                step: format!("push {}", r.name),
+                status: "skipped".to_owned(),
+                detail,
+            }),
+            None => pushed.push(r),
+        }
+    }
+    if pushed.is_empty() {
+        return Ok(());
+    }
+    let updates: Vec<PushUpdate> = pushed
         .iter()
         .map(|r| PushUpdate {
             branch: r.name.clone(),
@@ -1025,7 +1239,7 @@ fn do_execute(
                 status: "done".to_owned(),
                 detail: format!(
                     "pushed {} to {} with --force-with-lease",
-                    results.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", "),
+                    pushed.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", "),
                     local.remote
                 ),
             });
@@ -1047,20 +1261,31 @@ fn do_execute(
 fn do_rollback(
     local: &local::Local,
     plan: &StackPlan,
+    forks: &[ForkLevel],
     steps: &mut Vec<StepReport>,
 ) -> std::result::Result<(), String> {
     let mut results = Vec::new();
-    for l in &plan.levels {
+    // A fork's level was never pushed to this remote.
+    for l in plan.levels.iter().filter(|l| fork_of(forks, l.number).is_none()) {
         let backup_ref = format!("refs/resolve-pr/backup/{}", l.branch);
         let result_ref = format!("refs/resolve-pr/restack/{}", l.branch);
         let backup = local.repo.read_ref(&backup_ref).map_err(|e| Error::from(e).error)?;
         let result = local.repo.read_ref(&result_ref).map_err(|e| Error::from(e).error)?;
+        // A level that was not pushed (nothing left in it) is at its old head still.
+        let tip = local
+            .repo
+            .read_ref(&local::branch_ref(&l.branch))
+            .map_err(|e| Error::from(e).error)?;
+        if tip.is_some() && tip == backup {
+            continue;
+        }
         if let (Some(old_head), Some(new_head)) = (backup, result) {
             results.push(RestackResult {
                 name: l.branch.clone(),
                 old_head,
                 new_head,
                 commits: 0,
+                dropped: 0,
                 backup_ref,
                 result_ref,
             });
@@ -1149,12 +1374,13 @@ fn rebase_commands(remote: &str, new_base_branch: &str, old_base: &str, branch: 
 
 /// After a restack, a push or a rollback that ran: what brings the user's local branches to
 /// the result (`reset --keep` refuses to drop uncommitted changes).
-fn after_execute(work: &LocalWork) -> Vec<Command> {
+fn after_execute(work: &LocalWork, undo_retarget: Option<Command>) -> Vec<Command> {
     let remote = work.remote.as_str();
-    let pushed = work
+    let rolled_back = work
         .steps
         .iter()
-        .any(|s| (s.step == "push" || s.step.starts_with("rollback")) && s.status == "done");
+        .any(|s| s.step.starts_with("rollback") && s.status == "done");
+    let pushed = rolled_back || work.steps.iter().any(|s| s.step == "push" && s.status == "done");
     let mut steps = Steps::default();
     let mut last = None;
     if pushed {
@@ -1167,11 +1393,27 @@ fn after_execute(work: &LocalWork) -> Vec<Command> {
             last,
         ));
     }
-    for l in &work.plan.levels {
+    let levels = &work.plan.levels;
+    for (i, l) in levels.iter().enumerate() {
+        let result = format!("refs/resolve-pr/restack/{}", l.branch);
+        if let Some(fork) = fork_of(&work.forks, l.number) {
+            let parent = match i.checked_sub(1).map(|p| &levels[p]) {
+                Some(below) => (below.branch.as_str(), below.head.as_str()),
+                None => (work.plan.new_base_branch.as_str(), l.old_base.as_str()),
+            };
+            if !rolled_back && let Some(c) = fork_push(l, fork, &result, parent) {
+                last = Some(steps.add(c, last));
+            }
+            continue;
+        }
+        if !rolled_back && nothing_left(l) {
+            last = Some(steps.add(close_note(l, &work.plan.new_base_branch), last));
+            continue;
+        }
         let target = if pushed {
             format!("{remote}/{}", l.branch)
         } else {
-            format!("refs/resolve-pr/restack/{}", l.branch)
+            result
         };
         let switch = steps.add(
             Command::new(
@@ -1194,6 +1436,9 @@ fn after_execute(work: &LocalWork) -> Vec<Command> {
             Some(switch),
         ));
     }
+    if let Some(undo) = undo_retarget {
+        steps.add(undo, last);
+    }
     steps.0
 }
 
@@ -1208,7 +1453,25 @@ fn commands(
 ) -> Vec<Command> {
     let plan = &work.plan;
     if matches!(work.outcome, Some(Ok(()))) && work.steps.iter().any(|s| s.status == "done") {
-        return after_execute(work);
+        let rolled_back = work.steps.iter().any(|s| s.step.starts_with("rollback"));
+        // Rollback moves branches, not the PR's target: a retarget (by this tool or by hand)
+        // is undone by a command.
+        let undo = (rolled_back
+            && base.state == PrState::Merged
+            && dependent.base_ref != base.head_ref
+            && dependent.base_ref == trunk_branch)
+            .then(|| {
+                Command::new(
+                    CommandType::GithubApi,
+                    render_cmd(forge.commands().set_base(dependent_ref, &base.head_ref)),
+                    format!(
+                        "Retarget #{} back to {:?}: rollback does not undo the retarget (the \
+                         branch must still exist).",
+                        dependent.number, base.head_ref
+                    ),
+                )
+            });
+        return after_execute(work, undo);
     }
     if plan.up_to_date {
         return Vec::new();
@@ -1227,20 +1490,33 @@ fn commands(
         None,
     );
     let dep = &plan.levels[0];
-    let verify = steps.switch_and_check(dependent.number, &dep.branch, &dep.head, fetch);
+    let forks = &work.forks;
+    let fork_from = |l: &LevelPlan| fork_of(forks, l.number).map(|_| remote);
+    let dep_local = local_branch(dep, forks);
+    let verify =
+        steps.switch_and_check(dependent.number, &dep_local, &dep.head, fetch, fork_from(dep));
     let (onto, regular) =
-        rebase_commands(remote, &plan.new_base_branch, &dep.old_base, &dep.branch);
+        rebase_commands(remote, &plan.new_base_branch, &dep.old_base, &dep_local);
     let strategy = work.strategy.0;
     let mut rebase = Command::new(
         CommandType::Git,
         if strategy == Strategy::Onto { onto } else { regular },
         match strategy {
             Strategy::Onto => format!(
-                "Replay #{}'s own {} commit(s) after {} onto {remote}/{}.",
+                "Replay #{}'s own {} commit(s) after {} onto {remote}/{}{}.",
                 dependent.number,
-                dep.own_replayed,
+                kept(dep),
                 short(&dep.old_base),
-                plan.new_base_branch
+                plan.new_base_branch,
+                if dep.onto.emptied.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; {} more are in {} already and dropped",
+                        dep.onto.emptied.len(),
+                        plan.new_base_branch
+                    )
+                }
             ),
             Strategy::Regular => format!(
                 "Rebase #{} onto {remote}/{}.",
@@ -1255,10 +1531,11 @@ fn commands(
         rebase.on_failure = Some(REBASE_ON_FAILURE.to_owned());
     }
     let mut last = steps.add(rebase, Some(verify));
-    let mut prev_branch = dep.branch.clone();
+    let mut prev_branch = dep_local.clone();
     let mut prev_old_head = dep.head.clone();
     for l in plan.levels.iter().skip(1) {
-        let check = steps.switch_and_check(l.number, &l.branch, &l.head, last);
+        let l_local = local_branch(l, forks);
+        let check = steps.switch_and_check(l.number, &l_local, &l.head, last, fork_from(l));
         let mut c = Command::new(
             CommandType::Git,
             render_cmd(ShellCommand::new("git").args([
@@ -1267,12 +1544,12 @@ fn commands(
                 &prev_branch,
                 &prev_old_head,
                 "--end-of-options",
-                &l.branch,
+                &l_local,
             ])),
             format!(
                 "Move #{} ({} commit(s)) onto the restacked {prev_branch}: it started after {}.",
                 l.number,
-                l.own_replayed,
+                kept(l),
                 short(&prev_old_head)
             ),
         );
@@ -1281,27 +1558,51 @@ fn commands(
             c.on_failure = Some(REBASE_ON_FAILURE.to_owned());
         }
         last = steps.add(c, Some(check));
-        prev_branch = l.branch.clone();
+        prev_branch = l_local;
         prev_old_head = l.head.clone();
     }
-    let mut push_cmd = ShellCommand::new("git").args(["push", "--atomic"]);
-    for l in &plan.levels {
-        push_cmd = push_cmd.arg(format!("--force-with-lease=refs/heads/{}:{}", l.branch, l.head));
+    // This repository's branches in one atomic push; a fork's each to its fork; a level with
+    // nothing left is not pushed at all (its PR is closed instead).
+    let own: Vec<&LevelPlan> = plan
+        .levels
+        .iter()
+        .filter(|l| fork_of(forks, l.number).is_none() && !nothing_left(l))
+        .collect();
+    if !own.is_empty() {
+        let mut push_cmd = ShellCommand::new("git").args(["push", "--atomic"]);
+        for l in &own {
+            push_cmd =
+                push_cmd.arg(format!("--force-with-lease=refs/heads/{}:{}", l.branch, l.head));
+        }
+        push_cmd = push_cmd.args(["--end-of-options", remote]);
+        for l in &own {
+            push_cmd = push_cmd.arg(format!("refs/heads/{0}:refs/heads/{0}", l.branch));
+        }
+        last = steps.add(
+            Command::new(
+                CommandType::Git,
+                render_cmd(push_cmd),
+                "Push the restacked branches, only if nobody pushed to them since (a lease on \
+                 each old head)."
+                    .to_owned(),
+            ),
+            Some(last),
+        );
     }
-    push_cmd = push_cmd.args(["--end-of-options", remote]);
-    for l in &plan.levels {
-        push_cmd = push_cmd.arg(format!("refs/heads/{0}:refs/heads/{0}", l.branch));
+    for (i, l) in plan.levels.iter().enumerate() {
+        if let Some(fork) = fork_of(forks, l.number) {
+            let parent = match i.checked_sub(1).map(|p| &plan.levels[p]) {
+                Some(below) => (below.branch.as_str(), below.head.as_str()),
+                None => (plan.new_base_branch.as_str(), l.old_base.as_str()),
+            };
+            let source = format!("refs/heads/{}", local_branch(l, forks));
+            if let Some(c) = fork_push(l, fork, &source, parent) {
+                last = steps.add(c, Some(last));
+            }
+        } else if nothing_left(l) {
+            last = steps.add(close_note(l, &plan.new_base_branch), Some(last));
+        }
     }
-    last = steps.add(
-        Command::new(
-            CommandType::Git,
-            render_cmd(push_cmd),
-            "Push the restacked branches, only if nobody pushed to them since (a lease on each \
-             old head)."
-                .to_owned(),
-        ),
-        Some(last),
-    );
     if base.state == PrState::Merged && dependent.base_ref == base.head_ref {
         last = steps.add(
             Command::new(
@@ -1342,14 +1643,14 @@ fn commands(
         render_cmd(ShellCommand::new("git").args([
             "log",
             "--oneline",
-            &format!("{remote}/{}..{}", plan.new_base_branch, dep.branch),
+            &format!("{remote}/{}..{}", plan.new_base_branch, dep_local),
         ])),
         format!(
             "Only #{}'s own commits remain on top of {}.",
             dependent.number, plan.new_base_branch
         ),
     );
-    check.expect_output = Some(format!("{} line(s)", dep.own_replayed));
+    check.expect_output = Some(format!("{} line(s)", kept(dep)));
     steps.add(check, Some(fix));
     steps.0
 }
@@ -1422,9 +1723,10 @@ fn output(
     };
     let base_label = match &how {
         Some(h) => format!(
-            "{}{}",
+            "{}{}{}",
             merge_method(h),
-            merge_commit.as_deref().map(|c| format!(" → {}", short(c))).unwrap_or_default()
+            merge_commit.as_deref().map(|c| format!(" → {}", short(c))).unwrap_or_default(),
+            if work.edited_squash { ", edited" } else { "" }
         ),
         None => String::new(),
     };
@@ -1489,10 +1791,40 @@ fn output(
             walked.siblings.iter().map(|n| format!("#{n}")).collect::<Vec<_>>().join(", ")
         ));
     }
-    if dependent.is_from_fork() {
+    for f in &work.forks {
+        issues.push(match &f.url {
+            Some(_) => format!(
+                "#{} is from a fork ({}): it is left out of the push to {}; the commands push \
+                 it to the fork (when its author lets maintainers edit), or @{} restacks it.",
+                f.number,
+                f.repo.as_deref().unwrap_or("deleted"),
+                work.remote,
+                f.author
+            ),
+            None => format!(
+                "#{} is from a fork that is gone: it is left out of the push; only @{} can \
+                 move it.",
+                f.number, f.author
+            ),
+        });
+    }
+    for l in plan.levels.iter().filter(|l| nothing_left(l)) {
         issues.push(format!(
-            "#{} comes from a fork: pushing it needs the fork's remote.",
-            dependent.number
+            "#{} has nothing left: all {} of its commit(s) are in {} already (cherry-picked, \
+             or squashed with its base); close it rather than push an empty branch.",
+            l.number,
+            l.onto.emptied.len(),
+            plan.new_base_branch
+        ));
+    }
+    if work.edited_squash
+        && let Some(c) = &merge_commit
+    {
+        issues.push(format!(
+            "#{} was squash-merged as {}, the forge says; its changes differ slightly from the \
+             PR's (edited while squashing).",
+            base.number,
+            short(c)
         ));
     }
     let (new_in_base, base_commits) = match &plan.base_state {
@@ -1558,8 +1890,12 @@ fn output(
         dependent_additions: dep.additions,
         dependent_deletions: dep.deletions,
     };
-    let (onto_command, regular_command) =
-        rebase_commands(&work.remote, &plan.new_base_branch, &dep.old_base, &dep.branch);
+    let (onto_command, regular_command) = rebase_commands(
+        &work.remote,
+        &plan.new_base_branch,
+        &dep.old_base,
+        &local_branch(dep, &work.forks),
+    );
     let mut risk_factors = Vec::new();
     if !predicted.is_empty() {
         risk_factors.push(format!(
@@ -1576,7 +1912,9 @@ fn output(
     if plan.levels.len() > 1 {
         risk_factors.push(format!("{} branches move.", plan.levels.len()));
     }
-    if matches!(how, Some(MergeHow::Unknown) | Some(MergeHow::ContentInTrunk)) {
+    if work.edited_squash
+        || matches!(how, Some(MergeHow::Unknown) | Some(MergeHow::ContentInTrunk))
+    {
         risk_factors.push("How the base PR reached trunk could not be matched commit for commit.".to_owned());
     }
     let risk_level = if !predicted.is_empty() {
@@ -1589,13 +1927,28 @@ fn output(
     let executed = matches!(work.outcome, Some(Ok(()))) && work.steps.iter().any(|s| s.status == "done");
     let pushed = work.steps.iter().any(|s| s.step == "push" && s.status == "done");
     let rolled_back = work.steps.iter().any(|s| s.step.starts_with("rollback") && s.status == "done");
+    let left_out = work
+        .steps
+        .iter()
+        .any(|s| s.step.starts_with("push ") && s.status == "skipped");
     let reason_summary = if executed && rolled_back {
-        "Rolled back: the remote branches are at their old heads again (a retarget is not \
-         undone). The commands move your local branches there."
+        "Rolled back: the remote branches are at their old heads again; a retarget is not undone \
+         (the commands say how). The commands move your local branches there."
             .to_owned()
     } else if executed && pushed {
         format!(
-            "Restacked and pushed {} onto {}. The commands bring your local branches to the result.",
+            "Restacked {} onto {}; {}.{} The commands bring your local branches to the result.",
+            plan.levels.iter().map(|l| l.branch.as_str()).collect::<Vec<_>>().join(", "),
+            plan.new_base_branch,
+            work.steps
+                .iter()
+                .find(|s| s.step == "push")
+                .map_or("", |s| s.detail.as_str()),
+            if left_out { " The others were left out (issues)." } else { "" }
+        )
+    } else if executed && left_out {
+        format!(
+            "Restacked {} onto {} into refs/resolve-pr/restack/; nothing was pushed (issues).",
             plan.levels.iter().map(|l| l.branch.as_str()).collect::<Vec<_>>().join(", "),
             plan.new_base_branch
         )
@@ -1705,7 +2058,11 @@ fn output(
         commands,
         automation,
         summary: StackSummary {
-            action_required: if executed { !pushed && !rolled_back } else { changes_detected },
+            action_required: if executed {
+                (!pushed && !rolled_back) || left_out
+            } else {
+                changes_detected
+            },
             reason: reason_summary,
             risk_level,
             risk_factors,
@@ -1728,6 +2085,9 @@ fn render(out: &Output) -> String {
         text.push_str(&format!("\n{n}"));
     }
     text.push_str(&format!("\n{}", out.stack_info.visualization.trim_end()));
+    for issue in &out.issues {
+        text.push_str(&format!("\n! {issue}"));
+    }
     if out.summary.action_required {
         text.push_str(&format!(
             "\nStrategy: {} — {}",
@@ -1746,8 +2106,11 @@ fn render(out: &Output) -> String {
                 p.files.join(", ")
             ));
         }
-        for c in &out.commands {
-            text.push_str(&format!("\n{}. {}", c.step, c.command));
+    }
+    for c in &out.commands {
+        text.push_str(&format!("\n{}. {}", c.step, c.command));
+        if let Some(f) = &c.on_failure {
+            text.push_str(&format!("\n   if it fails: {f}"));
         }
     }
     for s in &out.automation.steps {

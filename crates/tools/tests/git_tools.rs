@@ -667,6 +667,12 @@ enum Landing {
     Rebase,
     /// Squash-merged, and trunk then added a file the dependent adds too.
     SquashThenConflict,
+    /// Squash-merged together with the dependent's commits (one squash of B's branch): the
+    /// dependent has nothing left of its own.
+    SquashedWithDependent,
+    /// Squash-merged with a line edited while squashing: neither its commits nor its
+    /// changes are in trunk as they were.
+    EditedSquash,
 }
 
 /// main ← A (#1: three commits, the first two rewriting one line) ← B (#2: two commits) ← C
@@ -722,6 +728,19 @@ fn stack_world_named(landing: Landing, names: [&'static str; 3]) -> Stack {
             if landing == Landing::SquashThenConflict {
                 w.commit(&[("b.txt", Some("b from main\n"))], "main adds b.txt");
             }
+            Some(sq)
+        }
+        Landing::EditedSquash => {
+            git(&w.build, &["merge", "-q", "--squash", na]);
+            let edited = lines.replacen("1\n", "A2, edited\n", 1);
+            let sq = w.commit(&[("f.txt", Some(&edited))], "A (#1)");
+            w.commit(&[("h.txt", Some("h\n"))], "unrelated");
+            Some(sq)
+        }
+        Landing::SquashedWithDependent => {
+            git(&w.build, &["merge", "-q", "--squash", nb]);
+            let sq = w.commit(&[], "A and B (#1)");
+            w.commit(&[("h.txt", Some("h\n"))], "unrelated");
             Some(sq)
         }
         Landing::MergeCommit => {
@@ -981,6 +1000,50 @@ async fn execute_pushes_with_lease_retargets_and_rolls_back(flavor: Flavor) {
     assert_eq!(out["automation"]["status"], "completed", "{out:#}");
     assert_eq!(s.w.remote_branch("feature-b"), s.b);
     assert_eq!(s.w.remote_branch("feature-c"), s.c);
+    // The retarget stays: the command that undoes it is given, in the text too.
+    let undo = out["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "github_api")
+        .unwrap_or_else(|| panic!("an undo of the retarget: {out:#}"));
+    assert!(
+        undo["command"].as_str().unwrap().contains("feature-a"),
+        "{undo:#}"
+    );
+    let text = resolve_pr_tools::call(&ctx, "manage_stacked_prs", json!({
+        "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout,
+    }))
+    .await
+    .expect("plans")
+    .text;
+    assert!(text.contains("#2's base is \"main\""), "{text}");
+}
+
+/// The maintainer edited a line while squashing: no commit or patch of the base matches,
+/// but the forge's merge commit is in trunk with one parent: reported as a squash that
+/// differs slightly, never "trunk shows neither its commits nor its changes".
+async fn an_edited_squash_is_trusted_from_the_forge(flavor: Flavor) {
+    let s = stack_world(Landing::EditedSquash);
+    let sim = stack_sim(flavor, &s).await;
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let (out, text) = call_text(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2)}),
+    )
+    .await;
+    assert_eq!(out["merge_method"], "squash", "{out:#}");
+    assert_eq!(out["squash_merge"], true);
+    let sq = &s.merge_commit.as_deref().unwrap()[..7];
+    assert!(
+        text.contains(&format!(
+            "! #1 was squash-merged as {sq}, the forge says; its changes differ slightly"
+        )),
+        "{text}"
+    );
+    assert!(!out.to_string().contains("shows neither"), "{out:#}");
+    assert_eq!(out["rebase_strategy"]["recommended"], "onto");
 }
 
 async fn a_merge_commit_leaves_the_choice_to_the_agent(flavor: Flavor) {
@@ -1227,57 +1290,290 @@ async fn plan_commands_run_in_bash_and_hostile_names_stay_data(flavor: Flavor) {
     assert_eq!(git(&checkout, &["rev-parse", &format!("{c}^")]), b);
 }
 
-/// A dependent from a fork: planned from `refs/pull/N/head` like any other, never pushed
-/// through the base repository's remote.
-async fn a_fork_dependent_is_planned_but_never_pushed(flavor: Flavor) {
-    let s = stack_world(Landing::Squash);
+/// The text a client without structured output sees.
+async fn call_text(ctx: &Context, tool: &str, args: Value) -> (Value, String) {
+    let out = resolve_pr_tools::call(ctx, tool, args)
+        .await
+        .expect("answers");
+    (out.structured, out.text)
+}
+
+/// The stack of `stack_world(Squash)` with the PRs of `forked` coming from the fork
+/// `someone/widgets`, whose branches live only there: a bare repository the simulator
+/// serves beside acme/widgets, and no such branch in acme/widgets (only `refs/pull/N/head`).
+async fn fork_stack_sim(flavor: Flavor, s: &Stack, forked: &[u64]) -> SimHandle {
+    let fork = s.w.git_root().join("someone").join("widgets.git");
+    std::fs::create_dir_all(&fork).unwrap();
+    git(&fork, &["init", "-q", "--bare", "-b", "main"]);
+    let mut yaml = String::new();
+    let merged = s.merge_commit.is_some();
     let pulls = [
         Pull {
             number: 1,
-            head: "feature-a",
+            head: s.names[0],
             head_sha: &s.a,
             base: "main",
             base_sha: &s.main_before,
-            state: "merged",
+            state: if merged { "merged" } else { "open" },
             merge_commit: s.merge_commit.as_deref(),
             mergeable: None,
         },
         Pull {
             number: 2,
-            head: "feature-b",
+            head: s.names[1],
             head_sha: &s.b,
-            base: "feature-a",
+            base: s.names[0],
             base_sha: &s.a,
             state: "open",
             merge_commit: None,
             mergeable: None,
         },
+        Pull {
+            number: 3,
+            head: s.names[2],
+            head_sha: &s.c,
+            base: s.names[1],
+            base_sha: &s.b,
+            state: "open",
+            merge_commit: None,
+            mergeable: None,
+        },
     ];
-    let yaml = scenario_yaml(flavor, &pulls).replace(
-        &format!("head: {{ref: \"feature-b\", sha: {}}}", s.b),
-        &format!(
-            "head: {{ref: \"feature-b\", sha: {}, repo: someone/widgets}}",
-            s.b
-        ),
-    );
-    assert!(yaml.contains("someone/widgets"));
-    let sim = Sim::start(scenario(&yaml).with_git_root(s.w.git_root()))
+    yaml.push_str(&scenario_yaml(flavor, &pulls));
+    for n in forked {
+        let (name, sha) = match n {
+            2 => (s.names[1], &s.b),
+            _ => (s.names[2], &s.c),
+        };
+        let from = format!("head: {{ref: {name:?}, sha: {sha}}}");
+        assert!(yaml.contains(&from));
+        yaml = yaml.replace(
+            &from,
+            &format!("head: {{ref: {name:?}, sha: {sha}, repo: someone/widgets}}"),
+        );
+        git(
+            &s.w.build,
+            &[
+                "push",
+                "-q",
+                fork.to_str().unwrap(),
+                &format!("{sha}:refs/heads/{name}"),
+            ],
+        );
+        git(
+            &s.w.bare,
+            &["update-ref", "-d", &format!("refs/heads/{name}")],
+        );
+    }
+    yaml.push_str("  - owner: someone\n    name: widgets\n");
+    Sim::start(scenario(&yaml).with_git_root(s.w.git_root()))
         .await
-        .unwrap();
+        .unwrap()
+}
+
+/// Runs `commands` in bash in `dir`, each as given, and says whether all succeeded.
+fn run_in_bash(dir: &Path, commands: &[String]) -> std::process::Output {
+    let script = commands.join(" && \\\n");
+    Command::new("bash")
+        .args(["--noprofile", "--norc", "-e", "-c", &script])
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_COMMITTER_NAME", "Ada")
+        .env("GIT_COMMITTER_EMAIL", "ada@example.com")
+        .output()
+        .unwrap()
+}
+
+fn command_lines(out: &Value) -> Vec<String> {
+    out["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["command"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// A dependent from a fork whose branch exists only there: the plan fetches its head from
+/// `refs/pull/N/head` into `pr-N` (no `git switch` of a branch this repository lacks), and
+/// its commands run as given; execute with push restacks it but never pushes it through
+/// this repository's remote, and says it is from a fork, in the text too.
+async fn a_fork_dependent_is_planned_from_its_pull_ref_and_never_pushed_here(flavor: Flavor) {
+    let s = stack_world(Landing::Squash);
+    let sim = fork_stack_sim(flavor, &s, &[2]).await;
+    let checkout = s.w.checkout(&sim, "main");
     let ctx = tool_ctx(flavor, &sim, &s.w, None);
-    let args = json!({"base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2)});
-    let out = call(&ctx, "manage_stacked_prs", args.clone())
-        .await
-        .expect("plans");
+    let args = json!({
+        "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout,
+    });
+    let (out, text) = call_text(&ctx, "manage_stacked_prs", args.clone()).await;
     assert_eq!(out["merge_method"], "squash", "{out:#}");
-    assert!(out["issues"].to_string().contains("fork"), "{out:#}");
+    assert!(
+        text.contains("#2 is from a fork (someone/widgets)"),
+        "{text}"
+    );
+    let commands = command_lines(&out);
+    assert!(
+        commands.contains(
+            &"git fetch --end-of-options origin refs/pull/2/head:refs/heads/pr-2".to_owned()
+        ),
+        "{commands:?}"
+    );
+    let local: Vec<String> = commands
+        .iter()
+        .filter(|c| c.starts_with("git ") && !c.starts_with("git push"))
+        .cloned()
+        .collect();
+    let run = run_in_bash(&checkout, &local);
+    assert!(
+        run.status.success(),
+        "{local:?}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let main = git(&checkout, &["rev-parse", "origin/main"]);
+    assert_eq!(
+        git(
+            &checkout,
+            &["rev-list", "--count", &format!("{main}..pr-2")]
+        ),
+        "2"
+    );
+    // The push to the fork, as given, moves the fork's branch.
+    let to_fork = commands
+        .iter()
+        .find(|c| c.starts_with("git push") && c.contains("someone/widgets.git"))
+        .expect("a push to the fork");
+    let run = run_in_bash(&checkout, std::slice::from_ref(to_fork));
+    assert!(
+        run.status.success(),
+        "{to_fork}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let fork = s.w.git_root().join("someone").join("widgets.git");
+    assert_eq!(
+        git(&fork, &["rev-parse", "refs/heads/feature-b"]),
+        git(&checkout, &["rev-parse", "pr-2"])
+    );
+    // execute + push: restacked, nothing pushed to acme/widgets, and said so.
     let mut push = args.clone();
     push["execute"] = json!(true);
     push["push"] = json!(true);
-    let e = call(&ctx, "manage_stacked_prs", push).await.unwrap_err();
-    assert_eq!(e.category.as_str(), "logical", "{e:?}");
-    assert!(e.error.contains("fork"), "{e:?}");
-    assert_eq!(s.w.remote_branch("feature-b"), s.b);
+    let (out, text) = call_text(&ctx, "manage_stacked_prs", push).await;
+    assert_eq!(out["automation"]["status"], "completed", "{out:#}");
+    assert!(
+        text.contains("[skipped] push feature-b: #2 is from a fork"),
+        "{text}"
+    );
+    assert!(
+        git(&s.w.bare, &["for-each-ref", "refs/heads/feature-b"]).is_empty(),
+        "no branch made in the base repository"
+    );
+}
+
+/// A fork's PR above the user's own: execute with push restacks both, pushes the user's
+/// own branch (not one atomic push that fails as a whole), and gives the push of the fork's
+/// level, which works as given, with what its author runs instead.
+async fn a_fork_above_the_users_own_pr_is_left_out_of_the_push(flavor: Flavor) {
+    let s = stack_world(Landing::Squash);
+    let sim = fork_stack_sim(flavor, &s, &[3]).await;
+    let checkout = s.w.checkout(&sim, "main");
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let args = json!({
+        "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout,
+        "execute": true, "push": true,
+    });
+    let (out, text) = call_text(&ctx, "manage_stacked_prs", args).await;
+    assert_eq!(out["automation"]["status"], "completed", "{out:#}");
+    assert_eq!(out["summary"]["action_required"], true, "{out:#}");
+    let new_b = s.w.remote_branch("feature-b");
+    let main = s.w.remote_branch("main");
+    assert_eq!(
+        git(
+            &s.w.bare,
+            &["rev-list", "--count", &format!("{main}..{new_b}")]
+        ),
+        "2",
+        "the user's own PR is restacked and pushed"
+    );
+    assert!(
+        text.contains("#3 is from a fork (someone/widgets)"),
+        "{text}"
+    );
+    assert!(text.contains("if it fails: The fork refuses your push: ask @alice to run `git rebase --onto upstream/feature-b"), "{text}");
+    let commands = command_lines(&out);
+    let to_fork = commands
+        .iter()
+        .find(|c| c.starts_with("git push"))
+        .expect("a push to the fork");
+    assert!(
+        to_fork.contains("someone/widgets.git")
+            && to_fork.contains("refs/resolve-pr/restack/feature-c:refs/heads/feature-c"),
+        "{to_fork}"
+    );
+    let run = run_in_bash(&checkout, std::slice::from_ref(to_fork));
+    assert!(
+        run.status.success(),
+        "{to_fork}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let fork = s.w.git_root().join("someone").join("widgets.git");
+    let new_c = git(&fork, &["rev-parse", "refs/heads/feature-c"]);
+    git(
+        &s.w.bare,
+        &["fetch", "-q", fork.to_str().unwrap(), "feature-c"],
+    );
+    assert_eq!(git(&s.w.bare, &["rev-parse", &format!("{new_c}^")]), new_b);
+}
+
+/// A dependent whose commits all reached trunk in the base's squash: the plan replays 0 of
+/// them (not 2), verifies 0 lines, says the PR has nothing left and can be closed, and
+/// pushes only the PR above; execute with push leaves the dependent's branch alone.
+async fn a_dependent_with_nothing_left_is_not_pushed_but_closed(flavor: Flavor) {
+    let s = stack_world(Landing::SquashedWithDependent);
+    let sim = stack_sim(flavor, &s).await;
+    let checkout = s.w.checkout(&sim, "main");
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let args = json!({
+        "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout,
+    });
+    let (out, text) = call_text(&ctx, "manage_stacked_prs", args.clone()).await;
+    assert!(
+        text.contains("! #2 has nothing left: all 2 of its commit(s) are in main already"),
+        "{text}"
+    );
+    let commands = out["commands"].as_array().unwrap();
+    let check = commands
+        .iter()
+        .find(|c| {
+            c["type"] == "verification" && c["command"].as_str().unwrap().starts_with("git log")
+        })
+        .unwrap();
+    assert_eq!(check["expect_output"], "0 line(s)", "{out:#}");
+    let lines = command_lines(&out);
+    let push = lines.iter().find(|c| c.starts_with("git push")).unwrap();
+    assert!(!push.contains("feature-b"), "{push}");
+    assert!(
+        lines.iter().any(|c| c.starts_with("# close #2")),
+        "{lines:?}"
+    );
+    let mut exec = args.clone();
+    exec["execute"] = json!(true);
+    exec["push"] = json!(true);
+    let (out, text) = call_text(&ctx, "manage_stacked_prs", exec).await;
+    assert_eq!(out["automation"]["status"], "completed", "{out:#}");
+    assert!(
+        text.contains("[skipped] push feature-b: #2 has nothing left"),
+        "{text}"
+    );
+    assert!(text.contains("2 dropped: already in main"), "{text}");
+    assert_eq!(
+        s.w.remote_branch("feature-b"),
+        s.b,
+        "not emptied on the forge"
+    );
+    let main = s.w.remote_branch("main");
+    let new_c = s.w.remote_branch("feature-c");
+    assert_eq!(git(&s.w.bare, &["rev-parse", &format!("{new_c}^")]), main);
 }
 
 /// 25 conflicted files: 20 on the first page, the rest after the cursor; a cursor of another
@@ -1929,7 +2225,10 @@ on_both_forges_mt!(
     open_bases_unchanged_or_moved,
     stack_bad_inputs,
     plan_commands_run_in_bash_and_hostile_names_stay_data,
-    a_fork_dependent_is_planned_but_never_pushed,
+    a_fork_dependent_is_planned_from_its_pull_ref_and_never_pushed_here,
+    a_dependent_with_nothing_left_is_not_pushed_but_closed,
+    an_edited_squash_is_trusted_from_the_forge,
+    a_fork_above_the_users_own_pr_is_left_out_of_the_push,
     many_conflicts_are_paged,
     a_local_pr_costs_three_git_processes_and_a_later_page_none,
     a_stale_local_branch_stops_the_commands_before_the_push,
