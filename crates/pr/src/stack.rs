@@ -7,7 +7,7 @@
 //! caller into `refs/resolve-pr/…`) and writes nothing to it.
 
 use resolve_pr_core::RepoRef;
-use resolve_pr_forge::{Forge, PullFilter, PullListState, PullRequest};
+use resolve_pr_forge::{Forge, ForgeKind, PullFilter, PullListState, PullRequest};
 use resolve_pr_git::{CommitInfo, Landed, ReplayPrediction, Repository};
 
 /// Levels walked at most in each direction.
@@ -29,32 +29,35 @@ pub struct Walked {
     pub requests: usize,
 }
 
+/// Open pull requests read at most, when the whole open list is read at once.
+const OPEN_LIST_LIMIT: usize = 5000;
+
 /// Walks down from `base` (open PRs whose head branch is its base branch) and up
 /// from `dependent` (open PRs based on its head branch), at most [`MAX_LEVELS`] each way.
-/// One list request per level and one more at each end.
+/// GitHub filters its list by branch: one list request per level and one more at each end.
+/// Forgejo and Gitea (before Forgejo 16) ignore those filters, so each level would page
+/// through every open PR: there the open list is read once and every level is found in it.
 pub async fn walk(
     forge: &dyn Forge,
     repo: &RepoRef,
     base: &PullRequest,
     dependent: &PullRequest,
 ) -> resolve_pr_forge::Result<Walked> {
-    let prs = forge.pull_requests();
-    let mut requests = 0;
+    let mut open = OpenPulls {
+        forge,
+        repo,
+        listed: None,
+        requests: 0,
+    };
+    if forge.kind() != ForgeKind::GitHub {
+        open.read_all().await?;
+    }
     let mut below: Vec<PullRequest> = Vec::new();
     let mut seen = vec![base.number, dependent.number];
     let mut branch = base.base_ref.clone();
     for _ in 0..MAX_LEVELS {
-        // Open PRs only: a lower PR that merged is trunk's business now, and a forge that
-        // cannot filter by branch (older Forgejo, Gitea) pages through every PR listed.
-        let filter = PullFilter {
-            state: PullListState::Open,
-            head: Some(branch.clone()),
-            base: None,
-            limit: 10,
-            ..PullFilter::default()
-        };
-        requests += 1;
-        let found = prs.list_pull_requests(repo, &filter).await?;
+        // Open PRs only: a lower PR that merged is trunk's business now.
+        let found = open.with_head(&branch).await?;
         // The most recent PR of that branch that is not a fork's (a fork's head branch of the
         // same name is another branch).
         let Some(next) = found
@@ -72,16 +75,8 @@ pub async fn walk(
     let mut siblings = Vec::new();
     let mut branch = dependent.head_ref.clone();
     for _ in 0..MAX_LEVELS {
-        let filter = PullFilter {
-            state: PullListState::Open,
-            head: None,
-            base: Some(branch.clone()),
-            limit: 10,
-            ..PullFilter::default()
-        };
-        requests += 1;
-        let mut found: Vec<PullRequest> = prs
-            .list_pull_requests(repo, &filter)
+        let mut found: Vec<PullRequest> = open
+            .with_base(&branch)
             .await?
             .into_iter()
             .filter(|p| !seen.contains(&p.number) && p.base_ref == branch)
@@ -98,8 +93,70 @@ pub async fn walk(
         below,
         above,
         siblings,
-        requests,
+        requests: open.requests,
     })
+}
+
+/// The repository's open pull requests by branch: asked of the forge per branch, or found in
+/// the whole open list once it was read.
+struct OpenPulls<'a> {
+    forge: &'a dyn Forge,
+    repo: &'a RepoRef,
+    listed: Option<Vec<PullRequest>>,
+    requests: usize,
+}
+
+impl OpenPulls<'_> {
+    async fn read_all(&mut self) -> resolve_pr_forge::Result<()> {
+        let filter = PullFilter {
+            state: PullListState::Open,
+            limit: OPEN_LIST_LIMIT,
+            ..PullFilter::default()
+        };
+        self.requests += 1;
+        let all = self
+            .forge
+            .pull_requests()
+            .list_pull_requests(self.repo, &filter)
+            .await?;
+        self.listed = Some(all);
+        Ok(())
+    }
+
+    async fn with_head(&mut self, branch: &str) -> resolve_pr_forge::Result<Vec<PullRequest>> {
+        self.matching(Some(branch), None).await
+    }
+
+    async fn with_base(&mut self, branch: &str) -> resolve_pr_forge::Result<Vec<PullRequest>> {
+        self.matching(None, Some(branch)).await
+    }
+
+    async fn matching(
+        &mut self,
+        head: Option<&str>,
+        base: Option<&str>,
+    ) -> resolve_pr_forge::Result<Vec<PullRequest>> {
+        if let Some(all) = &self.listed {
+            return Ok(all
+                .iter()
+                .filter(|p| head.is_none_or(|h| p.head_ref == h && !p.is_from_fork()))
+                .filter(|p| base.is_none_or(|b| p.base_ref == b))
+                .cloned()
+                .collect());
+        }
+        let filter = PullFilter {
+            state: PullListState::Open,
+            head: head.map(str::to_owned),
+            base: base.map(str::to_owned),
+            limit: 10,
+            ..PullFilter::default()
+        };
+        self.requests += 1;
+        self.forge
+            .pull_requests()
+            .list_pull_requests(self.repo, &filter)
+            .await
+    }
 }
 
 /// How the base PR's changes reached trunk.
@@ -447,18 +504,48 @@ fn past_trunk(
 }
 
 /// Where the base PR's own commits start: its merge base with the commit its target branch
-/// was at as the forge last reported it (before a merge, so a merge commit does not hide
-/// them), else with trunk; its head when the histories are unrelated.
+/// was at as the forge last reported it, when that does not already hold the head; else,
+/// for a PR merged with a merge commit, with that commit's first parent (trunk just before
+/// the merge); else with trunk. Its head when the histories are unrelated.
+///
+/// Forgejo and Gitea report a branch's current tip as `base.sha`: once a PR merged with a
+/// merge commit it holds the head, whose merge base with it is the head itself (no own
+/// commits, no changed files), so history says where the target was instead.
 fn base_fork_point(repo: &Repository, input: &PlanInput) -> resolve_pr_git::Result<String> {
     let head = &input.base.head_sha;
-    let target = if !input.base.base_sha.is_empty() && repo.has_commit(&input.base.base_sha)? {
-        input.base.base_sha.as_str()
+    let recorded = input.base.base_sha.as_str();
+    let target = if !recorded.is_empty()
+        && repo.has_commit(recorded)?
+        && !repo.is_ancestor(head, recorded)?
+    {
+        recorded.to_owned()
+    } else if let Some(before) = before_merge_commit(repo, &input.base)? {
+        before
     } else {
-        input.trunk.as_str()
+        input.trunk.clone()
     };
     Ok(repo
-        .merge_base(head, target)?
+        .merge_base(head, &target)?
         .unwrap_or_else(|| head.clone()))
+}
+
+/// The first parent of the base PR's merge commit when it is a merge of the head (two
+/// parents, not the head itself): the target branch just before the merge.
+fn before_merge_commit(
+    repo: &Repository,
+    base: &PullRequest,
+) -> resolve_pr_git::Result<Option<String>> {
+    let Some(merge) = base.merge_commit_sha.as_deref() else {
+        return Ok(None);
+    };
+    if merge == base.head_sha || !repo.has_commit(merge)? {
+        return Ok(None);
+    }
+    let second = repo.resolve_commit(&format!("{merge}^2")).ok();
+    if second.is_none() || !repo.is_ancestor(&base.head_sha, merge)? {
+        return Ok(None);
+    }
+    Ok(repo.resolve_commit(&format!("{merge}^1")).ok())
 }
 
 /// Whether the dependent carries some of the base PR's own commits (an older version of the

@@ -724,9 +724,10 @@ fn stack_world_named(landing: Landing, names: [&'static str; 3]) -> Stack {
     }
 }
 
-async fn stack_sim(flavor: Flavor, s: &Stack) -> SimHandle {
+/// The three PRs of `s` as the forge reports them.
+fn stack_pulls(s: &Stack) -> [Pull<'_>; 3] {
     let merged = s.merge_commit.is_some();
-    let pulls = [
+    [
         Pull {
             number: 1,
             head: s.names[0],
@@ -757,8 +758,11 @@ async fn stack_sim(flavor: Flavor, s: &Stack) -> SimHandle {
             merge_commit: None,
             mergeable: None,
         },
-    ];
-    start(flavor, &s.w, &pulls).await
+    ]
+}
+
+async fn stack_sim(flavor: Flavor, s: &Stack) -> SimHandle {
+    start(flavor, &s.w, &stack_pulls(s)).await
 }
 
 async fn a_squash_merged_base_is_restacked_with_onto(flavor: Flavor) {
@@ -1833,6 +1837,110 @@ async fn a_push_the_forge_has_not_shown_is_restacked_with_the_branch(flavor: Fla
     assert_eq!(git(bare, &["rev-parse", &format!("{c}^")]), b);
 }
 
+/// Forgejo and Gitea report a merged PR's `base.sha` as its target branch's current tip,
+/// which holds a merge commit of the PR: the base's changed files still come from history
+/// (the merge commit's first parent), not from a merge base that is the head itself.
+async fn a_merge_commit_base_reports_its_files_when_base_sha_is_trunks_tip(flavor: Flavor) {
+    let s = stack_world(Landing::MergeCommit);
+    let merge = s.merge_commit.clone().unwrap();
+    let mut pulls = stack_pulls(&s);
+    pulls[0].base_sha = &merge;
+    let sim = start(flavor, &s.w, &pulls).await;
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let out = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2)}),
+    )
+    .await
+    .expect("plans");
+    assert_eq!(out["merge_method"], "merge", "{out:#}");
+    assert_eq!(
+        out["change_summary"]["files_changed_in_base"],
+        json!(["a.txt", "f.txt"]),
+        "{out:#}"
+    );
+    assert_eq!(out["change_summary"]["base_additions"], 2, "{out:#}");
+}
+
+/// A five-level stack: GitHub filters its list by branch (one request a level), Forgejo and
+/// Gitea do not, so there the open list is read once for every level.
+async fn a_five_level_stack_is_walked_with_one_listing_where_the_forge_cannot_filter(
+    flavor: Flavor,
+) {
+    let w = World::new();
+    w.commit(&[("f.txt", Some("f\n"))], "base");
+    let mut heads = Vec::new();
+    let mut from = "main".to_owned();
+    for i in 1..=5 {
+        let branch = format!("level-{i}");
+        w.switch(&branch, Some(&from));
+        heads.push(w.commit(&[(&format!("{i}.txt"), Some("x\n"))], &format!("level {i}")));
+        from = branch;
+    }
+    w.switch("main", None);
+    let main = w.head();
+    let published: Vec<(u64, &str)> = heads
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (i as u64 + 1, h.as_str()))
+        .collect();
+    w.publish(&published);
+    let names: Vec<String> = (0..=5)
+        .map(|i| {
+            if i == 0 {
+                "main".to_owned()
+            } else {
+                format!("level-{i}")
+            }
+        })
+        .collect();
+    let pulls: Vec<Pull<'_>> = (1..=5)
+        .map(|i| Pull {
+            number: i as u64,
+            head: &names[i],
+            head_sha: &heads[i - 1],
+            base: &names[i - 1],
+            base_sha: if i == 1 { &main } else { &heads[i - 2] },
+            state: "open",
+            merge_commit: None,
+            mergeable: None,
+        })
+        .collect();
+    let sim = start(flavor, &w, &pulls).await;
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    sim.clear_requests();
+    let out = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": pr(flavor, &sim, 2), "dependent_pr": pr(flavor, &sim, 3)}),
+    )
+    .await
+    .expect("plans");
+    let stack: Vec<&str> = out["stack"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["branch"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        stack,
+        ["level-1", "level-2", "level-3", "level-4", "level-5"],
+        "{out:#}"
+    );
+    let lists = sim
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/pulls") && r.method == "GET")
+        .count();
+    // GitHub: two levels down (#1, then none), three up (#4, #5, then none).
+    let expected = match flavor {
+        Flavor::GitHub => 5,
+        Flavor::Forgejo => 1,
+    };
+    assert_eq!(lists, expected, "{:?}", sim.requests());
+}
+
 on_both_forges_mt!(
     readiness_merges_locally_when_the_forge_has_not,
     readiness_of_a_clean_pr_with_a_lazy_forge,
@@ -1860,4 +1968,6 @@ on_both_forges_mt!(
     a_dependent_rebased_onto_trunk_replays_none_of_trunks_commits,
     a_colleagues_push_during_execute_is_kept_by_the_lease,
     a_push_the_forge_has_not_shown_is_restacked_with_the_branch,
+    a_merge_commit_base_reports_its_files_when_base_sha_is_trunks_tip,
+    a_five_level_stack_is_walked_with_one_listing_where_the_forge_cannot_filter,
 );
