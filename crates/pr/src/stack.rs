@@ -6,7 +6,7 @@
 //! [`walk`] reads the forge; [`plan`] reads the local repository (commits fetched by the
 //! caller into `refs/resolve-pr/…`) and writes nothing to it.
 
-use resolve_pr_core::RepoRef;
+use resolve_pr_core::{PrRef, RepoRef};
 use resolve_pr_forge::{Forge, ForgeKind, PullFilter, PullListState, PullRequest};
 use resolve_pr_git::{CommitInfo, Landed, ReplayPrediction, Repository};
 
@@ -159,6 +159,45 @@ impl OpenPulls<'_> {
     }
 }
 
+/// What the base PR's timeline records of its head branch (one request): every commit it
+/// was pushed to or from, and its force-pushes. A timeline that cannot be read (an older
+/// Gitea, a token without access) leaves the force-pushes unknown, and says why.
+pub async fn base_history(forge: &dyn Forge, base: &PrRef) -> (BaseHistory, Option<String>) {
+    match forge.pull_requests().head_pushes(base).await {
+        Ok(read) => {
+            let mut tips = Vec::new();
+            let mut force_pushes = Vec::new();
+            for push in read.pushes {
+                if push.forced {
+                    force_pushes.push((push.before.clone(), push.after.clone()));
+                }
+                for oid in push
+                    .before
+                    .into_iter()
+                    .chain(push.after)
+                    .chain(push.commits)
+                {
+                    tips.push((oid, TipSource::Timeline));
+                }
+            }
+            let history = BaseHistory {
+                tips,
+                force_pushes: read.complete.then_some(force_pushes),
+            };
+            let why = (!read.complete)
+                .then(|| format!("#{}'s timeline is longer than was read", base.number));
+            (history, why)
+        }
+        Err(e) => (
+            BaseHistory::default(),
+            Some(format!(
+                "#{}'s timeline could not be read: {e}",
+                base.number
+            )),
+        ),
+    }
+}
+
 /// How the base PR's changes reached trunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BaseState {
@@ -212,6 +251,32 @@ pub enum Boundary {
     /// onto trunk, or trunk merged into it): its own commits start after its merge base with
     /// trunk, so trunk's commits are never replayed as its own.
     Trunk,
+    /// The parent was rewritten after the branch left it: the newest earlier tip of the
+    /// parent's branch that the branch holds (its merge base with one), read from `source`.
+    PreviousTip(TipSource),
+    /// Given by the caller (`PlanInput::old_base`).
+    Given,
+}
+
+/// Where an earlier tip of the base PR's head branch was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TipSource {
+    /// The base PR's timeline on the forge (its force-pushes and pushes).
+    Timeline,
+    /// The reflog of the checkout's remote-tracking branch (`git merge-base --fork-point`).
+    Reflog,
+    /// A ref an earlier call fetched the branch into.
+    EarlierCall,
+}
+
+/// What is recorded of the base PR's head branch before it was where it is now.
+#[derive(Debug, Clone, Default)]
+pub struct BaseHistory {
+    /// Commits the branch pointed at, or that were pushed to it, with where each was read.
+    pub tips: Vec<(String, TipSource)>,
+    /// The force-pushes the base PR's timeline records, oldest first (head before, head
+    /// after); `None` when the timeline could not be read whole.
+    pub force_pushes: Option<Vec<(Option<String>, Option<String>)>>,
 }
 
 /// One branch of the stack that moves.
@@ -236,6 +301,9 @@ pub struct LevelPlan {
     pub onto: ReplayPrediction,
     /// `onto` stops on a commit of a level below (reported there), not on one of this one.
     pub conflict_in_lower: bool,
+    /// No record says where its own commits start: `old_base` is their merge base, and a
+    /// commit its parent dropped by a force-push may be counted as its own. Never pushed.
+    pub guess: bool,
 }
 
 /// What restacking the dependent (and the PRs above it) onto the new base means.
@@ -276,6 +344,11 @@ pub struct PlanInput {
     pub above: Vec<PullRequest>,
     /// Commits listed per level at most.
     pub commit_limit: usize,
+    /// Earlier tips of the base PR's head branch, where the dependent may have left it.
+    pub base_history: BaseHistory,
+    /// Where the dependent's own commits start, as the caller knows it (checked to be an
+    /// ancestor of its head): taken as it is.
+    pub old_base: Option<String>,
 }
 
 /// Why the two PRs do not form a stack.
@@ -345,17 +418,31 @@ pub fn plan(
 
     // The dependent's own commits start after the base's head when it carries it; after the
     // point it left the base otherwise.
-    let (old_base, boundary) = if restacked {
+    let mut guess = false;
+    let (old_base, boundary) = if let Some(given) = &input.old_base {
+        (given.clone(), Boundary::Given)
+    } else if restacked {
         let mb = repo
             .merge_base(&input.trunk, &dep_head)?
             .unwrap_or_else(|| dep_head.clone());
         (mb, Boundary::MergeBase)
-    } else if carries {
-        (base_head.clone(), Boundary::ParentHead)
     } else {
-        left_parent(repo, common_ancestor.clone(), dep)?
+        // A base that dropped its last commits is still in the dependent: an earlier tip
+        // may be newer than its head there too.
+        let (start, boundary) = if carries {
+            (base_head.clone(), Boundary::ParentHead)
+        } else {
+            left_parent(repo, common_ancestor.clone(), dep)?
+        };
+        let (start, boundary) = newest_previous_tip(repo, input, start, boundary)?;
+        guess = is_guess(repo, &input.base_history, &start, boundary)?;
+        (start, boundary)
     };
-    let (old_base, boundary) = past_trunk(repo, &input.trunk, &dep_head, old_base, boundary)?;
+    let (old_base, boundary) = if boundary == Boundary::Given {
+        (old_base, boundary)
+    } else {
+        past_trunk(repo, &input.trunk, &dep_head, old_base, boundary)?
+    };
     let mut levels = Vec::new();
     let mut parent_old_head = dep_head.clone();
     let mut level_base = old_base.clone();
@@ -387,6 +474,7 @@ pub fn plan(
         }
         levels.push(LevelPlan {
             conflict_in_lower: false,
+            guess: i == 0 && guess,
             number: pr.number,
             branch: pr.head_ref.clone(),
             head: pr.head_sha.clone(),
@@ -482,6 +570,74 @@ fn left_parent(
     } else {
         Ok((mb, Boundary::MergeBase))
     }
+}
+
+/// The dependent's own commits start after `start` (from [`left_parent`]) unless an
+/// earlier tip of the base's branch says they start later: every commit reachable from a
+/// tip the branch had is the base's, not the dependent's, so the newest merge base of the
+/// dependent with such a tip is where its own commits start (a commit the base dropped by a
+/// force-push after the dependent left it is then not taken for the dependent's own).
+fn newest_previous_tip(
+    repo: &Repository,
+    input: &PlanInput,
+    start: String,
+    boundary: Boundary,
+) -> resolve_pr_git::Result<(String, Boundary)> {
+    let head = &input.dependent.head_sha;
+    let (mut best, mut boundary) = (start, boundary);
+    for (tip, source) in &input.base_history.tips {
+        if !repo.has_commit(tip)? {
+            continue;
+        }
+        let Some(point) = repo.merge_base(tip, head)? else {
+            continue;
+        };
+        if point != best && repo.is_ancestor(&best, &point)? {
+            best = point;
+            boundary = Boundary::PreviousTip(*source);
+        }
+    }
+    Ok((best, boundary))
+}
+
+/// Whether where the dependent's own commits start (`start`, found as `boundary`) is a
+/// guess: no timeline of the base could be read and nothing newer than the merge base was
+/// recorded; or the timeline has a force-push that may have dropped the dependent's
+/// starting point (its head after is not strictly older than `start`) whose head before is
+/// not in the repository to check. A timeline without such a push says the base's branch
+/// only moved forward since `start` was on it (a rewrite before the PR was opened is not
+/// on any timeline).
+fn is_guess(
+    repo: &Repository,
+    history: &BaseHistory,
+    start: &str,
+    boundary: Boundary,
+) -> resolve_pr_git::Result<bool> {
+    let Some(force_pushes) = &history.force_pushes else {
+        return Ok(boundary == Boundary::MergeBase);
+    };
+    if boundary == Boundary::Given {
+        return Ok(false);
+    }
+    for (before, after) in force_pushes {
+        let before_start = match after {
+            Some(after) if after != start && repo.has_commit(after)? => {
+                repo.is_ancestor(after, start)?
+            }
+            _ => false,
+        };
+        if before_start {
+            continue;
+        }
+        let checkable = match before {
+            Some(before) => repo.has_commit(before)?,
+            None => false,
+        };
+        if !checkable {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// `boundary` moved past trunk's commits: when `head`'s merge base with trunk is newer than

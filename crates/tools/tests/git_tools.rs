@@ -866,8 +866,13 @@ async fn a_squash_merged_base_is_restacked_with_onto(flavor: Flavor) {
     assert!(retarget > kinds.iter().position(|k| *k == "git").unwrap());
     assert!(kinds.contains(&"ci_wait"));
     assert_eq!(out["automation"]["status"], "not_started");
-    // Forge: the two PRs, one list down from #1's base (none), one up per level above #2.
-    assert_eq!(api_requests(&sim), 2 + 1 + 2, "{:?}", sim.requests());
+    // Forge: the two PRs, #1's timeline (its force-pushes), and on GitHub one list down
+    // from #1's base (none) and one up per level above #2; Forgejo's open list once.
+    let lists = match flavor {
+        Flavor::GitHub => 1 + 2,
+        Flavor::Forgejo => 1,
+    };
+    assert_eq!(api_requests(&sim), 2 + 1 + lists, "{:?}", sim.requests());
     assert_eq!(
         snapshot(&checkout),
         before,
@@ -1941,6 +1946,193 @@ async fn a_five_level_stack_is_walked_with_one_listing_where_the_forge_cannot_fi
     assert_eq!(lists, expected, "{:?}", sim.requests());
 }
 
+/// The simulator with `pulls`, where PR #1's head branch was force-pushed as `pushes`
+/// (before, after), as its timeline records it.
+async fn start_with_force_pushes(
+    flavor: Flavor,
+    world: &World,
+    pulls: &[Pull<'_>],
+    pushes: &[(&str, &str)],
+) -> SimHandle {
+    let yaml = scenario_yaml(flavor, pulls);
+    let list: Vec<String> = pushes
+        .iter()
+        .map(|(b, a)| format!("{{before: {b}, after: {a}}}"))
+        .collect();
+    let field = format!("        force_pushes: [{}]\n", list.join(", "));
+    let yaml = yaml.replacen(
+        "      - number: 2\n",
+        &format!("{field}      - number: 2\n"),
+        1,
+    );
+    let sc = scenario(&yaml).with_git_root(world.git_root());
+    Sim::start(sc).await.expect("sim starts")
+}
+
+/// main ← A (#1: a commit on f.txt, then one adding debug.txt) ← B (#2: b.txt, branched from
+/// A's second commit). A's author then dropped the debug.txt commit and force-pushed (from
+/// `dropped_from`: A's second commit, or a later push of it nobody fetched), and A was
+/// squash-merged. The forge reports #2's base as A's branch now (Forgejo recomputes it;
+/// GitHub after #2's next push). Returns the world, A's old tip, A's head, B and `dropped_from`.
+fn force_pushed_base_world(later_push: bool) -> (World, String, String, String, String) {
+    let w = World::new();
+    let lines: String = (1..=10).map(|i| format!("{i}\n")).collect();
+    w.commit(&[("f.txt", Some(&lines))], "base");
+    w.switch("feature-a", Some("main"));
+    let a1 = w.commit(
+        &[("f.txt", Some(&lines.replacen("1\n", "A1\n", 1)))],
+        "A: f",
+    );
+    let old_tip = w.commit(&[("debug.txt", Some("debug\n"))], "A: debug output");
+    w.switch("feature-b", Some("feature-a"));
+    let b = w.commit(&[("b.txt", Some("b\n"))], "B: b.txt");
+    w.switch("feature-a", None);
+    let dropped_from = if later_push {
+        w.commit(&[("more.txt", Some("more\n"))], "A: more")
+    } else {
+        old_tip.clone()
+    };
+    git(&w.build, &["reset", "-q", "--hard", &a1]);
+    w.switch("main", None);
+    git(&w.build, &["merge", "-q", "--squash", "feature-a"]);
+    w.commit(&[], "A (#1)");
+    w.publish(&[(1, &a1), (2, &b)]);
+    (w, old_tip, a1, b, dropped_from)
+}
+
+/// The base PR was force-pushed after the dependent branched (a commit dropped), then
+/// squash-merged: its timeline gives the old tip, so the dropped commit is not the
+/// dependent's own, and the restack and push leave it out.
+async fn a_force_pushed_base_does_not_put_a_dropped_commit_back(flavor: Flavor) {
+    let (w, old_tip, a1, b, _) = force_pushed_base_world(false);
+    let squash = w.remote_branch("main");
+    let pulls = [
+        Pull {
+            number: 1,
+            head: "feature-a",
+            head_sha: &a1,
+            base: "main",
+            base_sha: &squash,
+            state: "merged",
+            merge_commit: Some(&squash),
+            mergeable: None,
+        },
+        Pull {
+            number: 2,
+            head: "feature-b",
+            head_sha: &b,
+            base: "feature-a",
+            base_sha: &a1,
+            state: "open",
+            merge_commit: None,
+            mergeable: None,
+        },
+    ];
+    let sim = start_with_force_pushes(flavor, &w, &pulls, &[(&old_tip, &a1)]).await;
+    let checkout = w.checkout(&sim, "main");
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    let plan = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout}),
+    )
+    .await
+    .expect("plans");
+    assert_eq!(plan["last_upstream_commit"], old_tip.as_str(), "{plan:#}");
+    assert_eq!(
+        plan["change_summary"]["new_commits_in_dependent"], 1,
+        "{plan:#}"
+    );
+    assert!(plan["issues"].to_string().contains("timeline"), "{plan:#}");
+    let out = execute_and_push(flavor, &sim, &ctx, &checkout).await;
+    assert_eq!(out["automation"]["status"], "completed", "{out:#}");
+    let main = w.remote_branch("main");
+    let new_b = w.remote_branch("feature-b");
+    assert_eq!(
+        git(
+            &w.bare,
+            &["log", "--format=%s", &format!("{main}..{new_b}")]
+        ),
+        "B: b.txt"
+    );
+    assert!(
+        git(&w.bare, &["ls-tree", "--name-only", &new_b])
+            .lines()
+            .all(|f| f != "debug.txt"),
+        "the dropped commit came back"
+    );
+}
+
+/// The same, but the base's old head before its force-push was never fetched here and
+/// nothing else records where the dependent left it: the plan says the boundary is a guess,
+/// and a push is refused before anything moves.
+async fn a_guessed_boundary_is_said_and_never_pushed(flavor: Flavor) {
+    let (w, old_tip, a1, b, unseen) = force_pushed_base_world(true);
+    let squash = w.remote_branch("main");
+    let pulls = [
+        Pull {
+            number: 1,
+            head: "feature-a",
+            head_sha: &a1,
+            base: "main",
+            base_sha: &squash,
+            state: "merged",
+            merge_commit: Some(&squash),
+            mergeable: None,
+        },
+        Pull {
+            number: 2,
+            head: "feature-b",
+            head_sha: &b,
+            base: "feature-a",
+            base_sha: &a1,
+            state: "open",
+            merge_commit: None,
+            mergeable: None,
+        },
+    ];
+    let sim = start_with_force_pushes(flavor, &w, &pulls, &[(&unseen, &a1)]).await;
+    let checkout = w.checkout(&sim, "main");
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    let args = json!({"base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout});
+    let out = resolve_pr_tools::call(&ctx, "manage_stacked_prs", args.clone())
+        .await
+        .expect("plans");
+    let plan = &out.structured;
+    assert_eq!(plan["last_upstream_commit"], a1.as_str(), "{plan:#}");
+    assert!(
+        plan["issues"].to_string().contains("is a guess"),
+        "{plan:#}"
+    );
+    assert!(out.text.contains("is a guess"), "{}", out.text);
+    let mut push = args.clone();
+    push["execute"] = json!(true);
+    push["push"] = json!(true);
+    let e = call(&ctx, "manage_stacked_prs", push.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(e.category.as_str(), "logical", "{e:?}");
+    assert!(e.error.contains("guess"), "{e:?}");
+    assert!(
+        e.suggestion.as_deref().unwrap_or("").contains("old_base"),
+        "{e:?}"
+    );
+    assert_eq!(w.remote_branch("feature-b"), b, "nothing pushed");
+    // Given the old base, the restack leaves the dropped commit out and pushes.
+    push["old_base"] = json!(old_tip);
+    let out = call(&ctx, "manage_stacked_prs", push).await.expect("runs");
+    assert_eq!(out["automation"]["status"], "completed", "{out:#}");
+    let main = w.remote_branch("main");
+    let new_b = w.remote_branch("feature-b");
+    assert_eq!(
+        git(
+            &w.bare,
+            &["log", "--format=%s", &format!("{main}..{new_b}")]
+        ),
+        "B: b.txt"
+    );
+}
+
 on_both_forges_mt!(
     readiness_merges_locally_when_the_forge_has_not,
     readiness_of_a_clean_pr_with_a_lazy_forge,
@@ -1970,4 +2162,6 @@ on_both_forges_mt!(
     a_push_the_forge_has_not_shown_is_restacked_with_the_branch,
     a_merge_commit_base_reports_its_files_when_base_sha_is_trunks_tip,
     a_five_level_stack_is_walked_with_one_listing_where_the_forge_cannot_filter,
+    a_force_pushed_base_does_not_put_a_dropped_commit_back,
+    a_guessed_boundary_is_said_and_never_pushed,
 );
