@@ -115,6 +115,8 @@ FORGEJO_OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/issues/{index}"),
     ("get", "/repos/{owner}/{repo}/issues/comments/{id}"),
     ("patch", "/repos/{owner}/{repo}/issues/comments/{id}"),
+    # Stacks: a base PR's timeline, whose `pull_push` comments record its force-pushes.
+    ("get", "/repos/{owner}/{repo}/issues/{index}/timeline"),
 ]
 
 # Go fields that are pointers to scalars, so null when unset, which go-swagger cannot tell

@@ -138,6 +138,19 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> Reply {
                 None => api_error(base, 500, ""),
             }
         }
+        ("GET", ["repos", owner, name, "issues", index, "timeline"]) => {
+            let Some(r) = visible_repo(&world, &caller, owner, name) else {
+                return not_found(base);
+            };
+            match index
+                .parse::<u64>()
+                .ok()
+                .filter(|&n| world.conversation(r, n).is_some())
+            {
+                Some(n) => paged(timeline(base, &world, r, n), req),
+                None => not_found(base),
+            }
+        }
         ("POST", ["repos", owner, name, "issues", index, "comments"]) => {
             let Some(r) = visible_repo(&world, &caller, owner, name) else {
                 return not_found(base);
@@ -1016,6 +1029,52 @@ fn pull_json(
         "pin_order": 0,
         "flow": 0,
     })
+}
+
+/// The timeline of a conversation, oldest first: its comments (`comment`) and, for a pull
+/// request, its force-pushes as `pull_push` comments whose body is the JSON Forgejo writes.
+fn timeline(base: &str, world: &World, r: usize, number: u64) -> Vec<Value> {
+    let mut events: Vec<(String, Value)> = world
+        .comments(r, number)
+        .iter()
+        .map(|c| {
+            let mut v = comment_json(base, world, r, number, c);
+            v["type"] = json!("comment");
+            // A timeline comment has no attachments or migration fields.
+            if let Some(o) = v.as_object_mut() {
+                for field in ["assets", "original_author", "original_author_id"] {
+                    o.remove(field);
+                }
+            }
+            (normalize_time(&c.created_at), v)
+        })
+        .collect();
+    if let Some(Conversation::Pull(p)) = world.conversation(r, number) {
+        let spec = &world.repos[r].spec;
+        let url = format!("{base}/{}/{}/pulls/{number}", spec.owner, spec.name);
+        for (i, f) in p.force_pushes.iter().enumerate() {
+            let at = normalize_time(f.created_at.as_deref().unwrap_or(&p.created_at));
+            let actor = world.user_or_ghost(f.actor.as_deref().unwrap_or(&p.author));
+            let body = json!({"is_force_push": true, "commit_ids": [f.before, f.after]});
+            let id = world.conversation_id(r, number) * 1000 + i as u64;
+            events.push((
+                at.clone(),
+                json!({
+                    "id": id,
+                    "type": "pull_push",
+                    "body": body.to_string(),
+                    "user": user_json(base, &actor),
+                    "html_url": format!("{url}#issuecomment-{id}"),
+                    "pull_request_url": url,
+                    "issue_url": "",
+                    "created_at": at,
+                    "updated_at": at,
+                }),
+            ));
+        }
+    }
+    events.sort_by(|a, b| a.0.cmp(&b.0));
+    events.into_iter().map(|(_, v)| v).collect()
 }
 
 /// Forgejo's `Comment`: `pull_request_url` is set on pull requests, `issue_url` on issues,

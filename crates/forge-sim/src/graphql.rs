@@ -695,6 +695,55 @@ impl ObjectValue for Node<'_> {
                     None => Ok(ResolvedValue::null()),
                 }
             }
+            (
+                Node::Pull {
+                    repo, number, path, ..
+                },
+                "timelineItems",
+            ) => {
+                // Only force-pushes are simulated: a query for other item types is refused.
+                let types: Vec<String> = args
+                    .get("itemTypes")
+                    .and_then(|v| v.as_array())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|t| t.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if types.is_empty() || types.iter().any(|t| t != "HEAD_REF_FORCE_PUSHED_EVENT") {
+                    return Err(unsupported(
+                        ctx,
+                        "PullRequest",
+                        "timelineItems(itemTypes: other than HEAD_REF_FORCE_PUSHED_EVENT)",
+                    ));
+                }
+                let events: Vec<Value> = {
+                    let world = ctx.world();
+                    match world.conversation(*repo, *number) {
+                        Some(Conversation::Pull(p)) => force_push_events(ctx, &world, *repo, p),
+                        _ => Vec::new(),
+                    }
+                };
+                let mut full = path.clone();
+                full.push(key(info));
+                match page_of(ctx, info, full, events.len()) {
+                    Some(page) => {
+                        let items = events[page.start..page.end]
+                            .iter()
+                            .cloned()
+                            .map(Item::Json)
+                            .collect();
+                        Ok(connection(
+                            ctx,
+                            "PullRequestTimelineItemsConnection",
+                            page,
+                            items,
+                        ))
+                    }
+                    None => Ok(ResolvedValue::null()),
+                }
+            }
             (Node::Rollup { .. }, field) => Err(unsupported(ctx, "StatusCheckRollup", field)),
             (
                 Node::Pull {
@@ -852,6 +901,27 @@ impl ObjectValue for Node<'_> {
             (Node::Query(_), field) => Err(unsupported(ctx, "Query", field)),
         }
     }
+}
+
+/// The pull request's force-pushes as GitHub's `HeadRefForcePushedEvent`s, oldest first.
+fn force_push_events(ctx: &Ctx<'_>, world: &World, r: usize, p: &PullSpec) -> Vec<Value> {
+    let id = world.conversation_id(r, p.number);
+    p.force_pushes
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let actor = world.user_or_ghost(f.actor.as_deref().unwrap_or(&p.author));
+            let commit = |oid: &str| json!({"__typename": "Commit", "oid": oid});
+            json!({
+                "__typename": "HeadRefForcePushedEvent",
+                "id": crate::github::node_id("HRFPE", "HeadRefForcePushedEvent", id * 1000 + i as u64),
+                "createdAt": normalize_time(f.created_at.as_deref().unwrap_or(&p.created_at)),
+                "actor": actor_json(ctx.base, &actor),
+                "beforeCommit": commit(&f.before),
+                "afterCommit": commit(&f.after),
+            })
+        })
+        .collect()
 }
 
 /// Whether the pull request's mergeability is still being computed for this request.

@@ -273,6 +273,24 @@ pub struct PullSpec {
     /// What its merge needs beyond reviews, threads and checks (see `readiness`).
     #[serde(default)]
     pub readiness: crate::readiness::ReadinessSpec,
+    /// Force-pushes of its head branch, oldest first: GitHub's `HeadRefForcePushedEvent`s and
+    /// Forgejo/Gitea's `pull_push` timeline comments.
+    #[serde(default)]
+    pub force_pushes: Vec<ForcePushSpec>,
+}
+
+/// A force-push of a pull request's head branch from `before` to `after`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForcePushSpec {
+    pub before: String,
+    pub after: String,
+    /// Who pushed; default: the pull request's author.
+    #[serde(default)]
+    pub actor: Option<String>,
+    /// When; default: the pull request's creation time.
+    #[serde(default)]
+    pub created_at: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -11,6 +11,7 @@ mod readiness;
 pub use readiness::context_glob;
 mod repository;
 mod threads;
+mod timeline;
 
 use crate::time::Timestamp;
 use crate::wording::{not_found_hint, subject};
@@ -29,9 +30,9 @@ use crate::config::{ForgeKind, ForgejoEndpoint};
 use crate::http::{Auth, ClientOptions, Http, Request};
 use crate::{
     Actions, ActionsJobRef, Actor, Artifact, CheckAnnotations, Checks, CiSnapshot, CommandRecipes,
-    Forge, IssueComment, Job, LogStream, Page, PageRequest, PrState, PullFilter, PullRequest,
-    PullRequestDetails, PullRequests, Review, ReviewComment, ReviewFeedback, ReviewThread,
-    ReviewThreads, ThreadCapabilities, WorkflowHistory, WorkflowRun,
+    Forge, HeadPushes, IssueComment, Job, LogStream, Page, PageRequest, PrState, PullFilter,
+    PullRequest, PullRequestDetails, PullRequests, Review, ReviewComment, ReviewFeedback,
+    ReviewThread, ReviewThreads, ThreadCapabilities, WorkflowHistory, WorkflowRun,
 };
 
 /// The id Gitea and Forgejo give their built-in Actions bot (`gitea-actions`,
@@ -471,6 +472,10 @@ impl PullRequests for Forgejo {
 
     async fn set_base(&self, pr: &PrRef, base: &str) -> Result<PullRequest> {
         self.patch_base(pr, base).await
+    }
+
+    async fn head_pushes(&self, pr: &PrRef) -> Result<HeadPushes> {
+        self.fetch_head_pushes(pr).await
     }
 }
 

@@ -138,6 +138,11 @@ pub trait PullRequests: Send + Sync {
     /// wrong number or a closed or merged one writes nothing; the change is never retried
     /// once it may have reached the forge. A branch that does not exist is a `user` error.
     async fn set_base(&self, pr: &PrRef, base: &str) -> Result<PullRequest>;
+
+    /// The pushes to the PR's head branch its timeline records, oldest first: where the
+    /// branch was before it was force-pushed. One request for a timeline of up to 100
+    /// force-pushes (GitHub) or 50 events (Forgejo/Gitea), one more per further page there.
+    async fn head_pushes(&self, pr: &PrRef) -> Result<HeadPushes>;
 }
 
 /// Review threads, reviews, and writing in threads.

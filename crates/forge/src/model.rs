@@ -312,3 +312,26 @@ pub struct ReviewFeedback {
     /// Oldest first.
     pub issue_comments: Vec<IssueComment>,
 }
+
+/// A push to a pull request's head branch, as the pull request's timeline records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeadPush {
+    /// The push replaced commits (a force-push): `before` was the head until then.
+    pub forced: bool,
+    /// The head before the push (forced pushes; GitHub says `null` for a commit it lost).
+    pub before: Option<String>,
+    /// The head after the push (forced pushes).
+    pub after: Option<String>,
+    /// The commits a push that was not forced added (Forgejo/Gitea record them).
+    pub commits: Vec<String>,
+}
+
+/// The pushes to a pull request's head branch that its timeline records, oldest first.
+/// GitHub records force-pushes only; Forgejo/Gitea every push after the pull request was
+/// opened. Neither knows of pushes made before it was opened.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HeadPushes {
+    pub pushes: Vec<HeadPush>,
+    /// Every recorded push is here (false: the timeline was longer than was read).
+    pub complete: bool,
+}

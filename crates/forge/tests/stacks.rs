@@ -79,7 +79,22 @@ repos:
         &sha('0'),
         ", mergeable: true, body: \"Fixes #12\", labels: [bug, \"area: auth\"]",
     );
-    y += &pull(2, "feature/b", &sha('b'), "feature/a", &sha('a'), "");
+    y += &pull(
+        2,
+        "feature/b",
+        &sha('b'),
+        "feature/a",
+        &sha('a'),
+        &format!(
+            ", comments: [{{author: alice, body: hi, created_at: \"2024-01-01T00:03:00Z\"}}], \
+             force_pushes: [{{before: \"{}\", after: \"{}\", created_at: \"2024-01-01T00:05:00Z\"}}, \
+             {{before: \"{}\", after: \"{}\", created_at: \"2024-01-01T00:06:00Z\"}}]",
+            sha('4'),
+            sha('5'),
+            sha('5'),
+            sha('b')
+        ),
+    );
     y += &pull(3, "feature/c", &sha('c'), "feature/b", &sha('b'), "");
     y += &pull(
         4,
@@ -268,7 +283,35 @@ on_every_forge!(
     set_base_changes_what_the_next_read_returns,
     set_base_refuses_before_writing,
     a_failed_retarget_is_not_repeated,
+    force_pushes_are_read_from_the_timeline_in_one_request,
 );
+
+/// The head branch's force-pushes, oldest first, from the pull request's timeline (GitHub's
+/// `HeadRefForcePushedEvent`s, Forgejo/Gitea's `pull_push` comments among the others), in
+/// one request; a pull request without any has none.
+async fn force_pushes_are_read_from_the_timeline_in_one_request(flavor: Flavor) {
+    let fx = Fixture::start(flavor).await;
+    let prs = fx.forge.pull_requests();
+    let read = prs.head_pushes(&fx.pr(2)).await.expect("reads");
+    assert!(read.complete);
+    let pairs: Vec<(Option<String>, Option<String>, bool)> = read
+        .pushes
+        .into_iter()
+        .map(|p| (p.before, p.after, p.forced))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            (Some(sha('4')), Some(sha('5')), true),
+            (Some(sha('5')), Some(sha('b')), true),
+        ]
+    );
+    assert_eq!(fx.requests().len(), 1, "{:?}", fx.requests());
+    let none = prs.head_pushes(&fx.pr(3)).await.expect("reads");
+    assert_eq!(none.pushes, []);
+    assert!(none.complete);
+    fx.assert_no_contract_violations();
+}
 
 async fn a_fork_and_a_merged_pull_request_say_so(flavor: Flavor) {
     let fx = Fixture::start(flavor).await;

@@ -33,6 +33,7 @@
 mod cancel;
 mod error;
 mod fetch;
+mod fork_point;
 mod history;
 mod hunks;
 mod landed;

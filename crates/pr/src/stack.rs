@@ -6,8 +6,8 @@
 //! [`walk`] reads the forge; [`plan`] reads the local repository (commits fetched by the
 //! caller into `refs/resolve-pr/…`) and writes nothing to it.
 
-use resolve_pr_core::RepoRef;
-use resolve_pr_forge::{Forge, PullFilter, PullListState, PullRequest};
+use resolve_pr_core::{PrRef, RepoRef};
+use resolve_pr_forge::{Forge, ForgeKind, PullFilter, PullListState, PullRequest};
 use resolve_pr_git::{CommitInfo, Landed, ReplayPrediction, Repository};
 
 /// Levels walked at most in each direction.
@@ -29,32 +29,35 @@ pub struct Walked {
     pub requests: usize,
 }
 
+/// Open pull requests read at most, when the whole open list is read at once.
+const OPEN_LIST_LIMIT: usize = 5000;
+
 /// Walks down from `base` (open PRs whose head branch is its base branch) and up
 /// from `dependent` (open PRs based on its head branch), at most [`MAX_LEVELS`] each way.
-/// One list request per level and one more at each end.
+/// GitHub filters its list by branch: one list request per level and one more at each end.
+/// Forgejo and Gitea (before Forgejo 16) ignore those filters, so each level would page
+/// through every open PR: there the open list is read once and every level is found in it.
 pub async fn walk(
     forge: &dyn Forge,
     repo: &RepoRef,
     base: &PullRequest,
     dependent: &PullRequest,
 ) -> resolve_pr_forge::Result<Walked> {
-    let prs = forge.pull_requests();
-    let mut requests = 0;
+    let mut open = OpenPulls {
+        forge,
+        repo,
+        listed: None,
+        requests: 0,
+    };
+    if forge.kind() != ForgeKind::GitHub {
+        open.read_all().await?;
+    }
     let mut below: Vec<PullRequest> = Vec::new();
     let mut seen = vec![base.number, dependent.number];
     let mut branch = base.base_ref.clone();
     for _ in 0..MAX_LEVELS {
-        // Open PRs only: a lower PR that merged is trunk's business now, and a forge that
-        // cannot filter by branch (older Forgejo, Gitea) pages through every PR listed.
-        let filter = PullFilter {
-            state: PullListState::Open,
-            head: Some(branch.clone()),
-            base: None,
-            limit: 10,
-            ..PullFilter::default()
-        };
-        requests += 1;
-        let found = prs.list_pull_requests(repo, &filter).await?;
+        // Open PRs only: a lower PR that merged is trunk's business now.
+        let found = open.with_head(&branch).await?;
         // The most recent PR of that branch that is not a fork's (a fork's head branch of the
         // same name is another branch).
         let Some(next) = found
@@ -72,16 +75,8 @@ pub async fn walk(
     let mut siblings = Vec::new();
     let mut branch = dependent.head_ref.clone();
     for _ in 0..MAX_LEVELS {
-        let filter = PullFilter {
-            state: PullListState::Open,
-            head: None,
-            base: Some(branch.clone()),
-            limit: 10,
-            ..PullFilter::default()
-        };
-        requests += 1;
-        let mut found: Vec<PullRequest> = prs
-            .list_pull_requests(repo, &filter)
+        let mut found: Vec<PullRequest> = open
+            .with_base(&branch)
             .await?
             .into_iter()
             .filter(|p| !seen.contains(&p.number) && p.base_ref == branch)
@@ -98,8 +93,109 @@ pub async fn walk(
         below,
         above,
         siblings,
-        requests,
+        requests: open.requests,
     })
+}
+
+/// The repository's open pull requests by branch: asked of the forge per branch, or found in
+/// the whole open list once it was read.
+struct OpenPulls<'a> {
+    forge: &'a dyn Forge,
+    repo: &'a RepoRef,
+    listed: Option<Vec<PullRequest>>,
+    requests: usize,
+}
+
+impl OpenPulls<'_> {
+    async fn read_all(&mut self) -> resolve_pr_forge::Result<()> {
+        let filter = PullFilter {
+            state: PullListState::Open,
+            limit: OPEN_LIST_LIMIT,
+            ..PullFilter::default()
+        };
+        self.requests += 1;
+        let all = self
+            .forge
+            .pull_requests()
+            .list_pull_requests(self.repo, &filter)
+            .await?;
+        self.listed = Some(all);
+        Ok(())
+    }
+
+    async fn with_head(&mut self, branch: &str) -> resolve_pr_forge::Result<Vec<PullRequest>> {
+        self.matching(Some(branch), None).await
+    }
+
+    async fn with_base(&mut self, branch: &str) -> resolve_pr_forge::Result<Vec<PullRequest>> {
+        self.matching(None, Some(branch)).await
+    }
+
+    async fn matching(
+        &mut self,
+        head: Option<&str>,
+        base: Option<&str>,
+    ) -> resolve_pr_forge::Result<Vec<PullRequest>> {
+        if let Some(all) = &self.listed {
+            return Ok(all
+                .iter()
+                .filter(|p| head.is_none_or(|h| p.head_ref == h && !p.is_from_fork()))
+                .filter(|p| base.is_none_or(|b| p.base_ref == b))
+                .cloned()
+                .collect());
+        }
+        let filter = PullFilter {
+            state: PullListState::Open,
+            head: head.map(str::to_owned),
+            base: base.map(str::to_owned),
+            limit: 10,
+            ..PullFilter::default()
+        };
+        self.requests += 1;
+        self.forge
+            .pull_requests()
+            .list_pull_requests(self.repo, &filter)
+            .await
+    }
+}
+
+/// What the base PR's timeline records of its head branch (one request): every commit it
+/// was pushed to or from, and its force-pushes. A timeline that cannot be read (an older
+/// Gitea, a token without access) leaves the force-pushes unknown, and says why.
+pub async fn base_history(forge: &dyn Forge, base: &PrRef) -> (BaseHistory, Option<String>) {
+    match forge.pull_requests().head_pushes(base).await {
+        Ok(read) => {
+            let mut tips = Vec::new();
+            let mut force_pushes = Vec::new();
+            for push in read.pushes {
+                if push.forced {
+                    force_pushes.push((push.before.clone(), push.after.clone()));
+                }
+                for oid in push
+                    .before
+                    .into_iter()
+                    .chain(push.after)
+                    .chain(push.commits)
+                {
+                    tips.push((oid, TipSource::Timeline));
+                }
+            }
+            let history = BaseHistory {
+                tips,
+                force_pushes: read.complete.then_some(force_pushes),
+            };
+            let why = (!read.complete)
+                .then(|| format!("#{}'s timeline is longer than was read", base.number));
+            (history, why)
+        }
+        Err(e) => (
+            BaseHistory::default(),
+            Some(format!(
+                "#{}'s timeline could not be read: {e}",
+                base.number
+            )),
+        ),
+    }
 }
 
 /// How the base PR's changes reached trunk.
@@ -155,6 +251,32 @@ pub enum Boundary {
     /// onto trunk, or trunk merged into it): its own commits start after its merge base with
     /// trunk, so trunk's commits are never replayed as its own.
     Trunk,
+    /// The parent was rewritten after the branch left it: the newest earlier tip of the
+    /// parent's branch that the branch holds (its merge base with one), read from `source`.
+    PreviousTip(TipSource),
+    /// Given by the caller (`PlanInput::old_base`).
+    Given,
+}
+
+/// Where an earlier tip of the base PR's head branch was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TipSource {
+    /// The base PR's timeline on the forge (its force-pushes and pushes).
+    Timeline,
+    /// The reflog of the checkout's remote-tracking branch (`git merge-base --fork-point`).
+    Reflog,
+    /// A ref an earlier call fetched the branch into.
+    EarlierCall,
+}
+
+/// What is recorded of the base PR's head branch before it was where it is now.
+#[derive(Debug, Clone, Default)]
+pub struct BaseHistory {
+    /// Commits the branch pointed at, or that were pushed to it, with where each was read.
+    pub tips: Vec<(String, TipSource)>,
+    /// The force-pushes the base PR's timeline records, oldest first (head before, head
+    /// after); `None` when the timeline could not be read whole.
+    pub force_pushes: Option<Vec<(Option<String>, Option<String>)>>,
 }
 
 /// One branch of the stack that moves.
@@ -179,6 +301,9 @@ pub struct LevelPlan {
     pub onto: ReplayPrediction,
     /// `onto` stops on a commit of a level below (reported there), not on one of this one.
     pub conflict_in_lower: bool,
+    /// No record says where its own commits start: `old_base` is their merge base, and a
+    /// commit its parent dropped by a force-push may be counted as its own. Never pushed.
+    pub guess: bool,
 }
 
 /// What restacking the dependent (and the PRs above it) onto the new base means.
@@ -219,6 +344,11 @@ pub struct PlanInput {
     pub above: Vec<PullRequest>,
     /// Commits listed per level at most.
     pub commit_limit: usize,
+    /// Earlier tips of the base PR's head branch, where the dependent may have left it.
+    pub base_history: BaseHistory,
+    /// Where the dependent's own commits start, as the caller knows it (checked to be an
+    /// ancestor of its head): taken as it is.
+    pub old_base: Option<String>,
 }
 
 /// Why the two PRs do not form a stack.
@@ -288,17 +418,31 @@ pub fn plan(
 
     // The dependent's own commits start after the base's head when it carries it; after the
     // point it left the base otherwise.
-    let (old_base, boundary) = if restacked {
+    let mut guess = false;
+    let (old_base, boundary) = if let Some(given) = &input.old_base {
+        (given.clone(), Boundary::Given)
+    } else if restacked {
         let mb = repo
             .merge_base(&input.trunk, &dep_head)?
             .unwrap_or_else(|| dep_head.clone());
         (mb, Boundary::MergeBase)
-    } else if carries {
-        (base_head.clone(), Boundary::ParentHead)
     } else {
-        left_parent(repo, common_ancestor.clone(), dep)?
+        // A base that dropped its last commits is still in the dependent: an earlier tip
+        // may be newer than its head there too.
+        let (start, boundary) = if carries {
+            (base_head.clone(), Boundary::ParentHead)
+        } else {
+            left_parent(repo, common_ancestor.clone(), dep)?
+        };
+        let (start, boundary) = newest_previous_tip(repo, input, start, boundary)?;
+        guess = is_guess(repo, &input.base_history, &start, boundary)?;
+        (start, boundary)
     };
-    let (old_base, boundary) = past_trunk(repo, &input.trunk, &dep_head, old_base, boundary)?;
+    let (old_base, boundary) = if boundary == Boundary::Given {
+        (old_base, boundary)
+    } else {
+        past_trunk(repo, &input.trunk, &dep_head, old_base, boundary)?
+    };
     let mut levels = Vec::new();
     let mut parent_old_head = dep_head.clone();
     let mut level_base = old_base.clone();
@@ -330,6 +474,7 @@ pub fn plan(
         }
         levels.push(LevelPlan {
             conflict_in_lower: false,
+            guess: i == 0 && guess,
             number: pr.number,
             branch: pr.head_ref.clone(),
             head: pr.head_sha.clone(),
@@ -428,6 +573,74 @@ fn left_parent(
     }
 }
 
+/// The dependent's own commits start after `start` (from [`left_parent`]) unless an
+/// earlier tip of the base's branch says they start later: every commit reachable from a
+/// tip the branch had is the base's, not the dependent's, so the newest merge base of the
+/// dependent with such a tip is where its own commits start (a commit the base dropped by a
+/// force-push after the dependent left it is then not taken for the dependent's own).
+fn newest_previous_tip(
+    repo: &Repository,
+    input: &PlanInput,
+    start: String,
+    boundary: Boundary,
+) -> resolve_pr_git::Result<(String, Boundary)> {
+    let head = &input.dependent.head_sha;
+    let (mut best, mut boundary) = (start, boundary);
+    for (tip, source) in &input.base_history.tips {
+        if !repo.has_commit(tip)? {
+            continue;
+        }
+        let Some(point) = repo.merge_base(tip, head)? else {
+            continue;
+        };
+        if point != best && repo.is_ancestor(&best, &point)? {
+            best = point;
+            boundary = Boundary::PreviousTip(*source);
+        }
+    }
+    Ok((best, boundary))
+}
+
+/// Whether where the dependent's own commits start (`start`, found as `boundary`) is a
+/// guess: no timeline of the base could be read and nothing newer than the merge base was
+/// recorded; or the timeline has a force-push that may have dropped the dependent's
+/// starting point (its head after is not strictly older than `start`) whose head before is
+/// not in the repository to check. A timeline without such a push says the base's branch
+/// only moved forward since `start` was on it (a rewrite before the PR was opened is not
+/// on any timeline).
+fn is_guess(
+    repo: &Repository,
+    history: &BaseHistory,
+    start: &str,
+    boundary: Boundary,
+) -> resolve_pr_git::Result<bool> {
+    let Some(force_pushes) = &history.force_pushes else {
+        return Ok(boundary == Boundary::MergeBase);
+    };
+    if boundary == Boundary::Given {
+        return Ok(false);
+    }
+    for (before, after) in force_pushes {
+        let before_start = match after {
+            Some(after) if after != start && repo.has_commit(after)? => {
+                repo.is_ancestor(after, start)?
+            }
+            _ => false,
+        };
+        if before_start {
+            continue;
+        }
+        let checkable = match before {
+            Some(before) => repo.has_commit(before)?,
+            None => false,
+        };
+        if !checkable {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// `boundary` moved past trunk's commits: when `head`'s merge base with trunk is newer than
 /// `start` (the branch was rebased onto a newer trunk, by a force-push say, or trunk was
 /// merged into it), the branch's own commits start there, so no commit of trunk's is
@@ -448,18 +661,48 @@ fn past_trunk(
 }
 
 /// Where the base PR's own commits start: its merge base with the commit its target branch
-/// was at as the forge last reported it (before a merge, so a merge commit does not hide
-/// them), else with trunk; its head when the histories are unrelated.
+/// was at as the forge last reported it, when that does not already hold the head; else,
+/// for a PR merged with a merge commit, with that commit's first parent (trunk just before
+/// the merge); else with trunk. Its head when the histories are unrelated.
+///
+/// Forgejo and Gitea report a branch's current tip as `base.sha`: once a PR merged with a
+/// merge commit it holds the head, whose merge base with it is the head itself (no own
+/// commits, no changed files), so history says where the target was instead.
 fn base_fork_point(repo: &Repository, input: &PlanInput) -> resolve_pr_git::Result<String> {
     let head = &input.base.head_sha;
-    let target = if !input.base.base_sha.is_empty() && repo.has_commit(&input.base.base_sha)? {
-        input.base.base_sha.as_str()
+    let recorded = input.base.base_sha.as_str();
+    let target = if !recorded.is_empty()
+        && repo.has_commit(recorded)?
+        && !repo.is_ancestor(head, recorded)?
+    {
+        recorded.to_owned()
+    } else if let Some(before) = before_merge_commit(repo, &input.base)? {
+        before
     } else {
-        input.trunk.as_str()
+        input.trunk.clone()
     };
     Ok(repo
-        .merge_base(head, target)?
+        .merge_base(head, &target)?
         .unwrap_or_else(|| head.clone()))
+}
+
+/// The first parent of the base PR's merge commit when it is a merge of the head (two
+/// parents, not the head itself): the target branch just before the merge.
+fn before_merge_commit(
+    repo: &Repository,
+    base: &PullRequest,
+) -> resolve_pr_git::Result<Option<String>> {
+    let Some(merge) = base.merge_commit_sha.as_deref() else {
+        return Ok(None);
+    };
+    if merge == base.head_sha || !repo.has_commit(merge)? {
+        return Ok(None);
+    }
+    let second = repo.resolve_commit(&format!("{merge}^2")).ok();
+    if second.is_none() || !repo.is_ancestor(&base.head_sha, merge)? {
+        return Ok(None);
+    }
+    Ok(repo.resolve_commit(&format!("{merge}^1")).ok())
 }
 
 /// Whether the dependent carries some of the base PR's own commits (an older version of the

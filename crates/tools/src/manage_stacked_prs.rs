@@ -46,6 +46,9 @@ pub struct Input {
     /// true: rebase --onto; false: plain rebase. Default: decided from how the base merged.
     #[serde(default)]
     pub use_onto: Option<bool>,
+    /// The commit the dependent's own commits start after, when the plan calls it a guess.
+    #[serde(default)]
+    pub old_base: Option<String>,
     /// A clone of the repository. Default: the server's working directory if it is one,
     /// else a managed clone.
     #[serde(default)]
@@ -664,6 +667,8 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
         ));
     }
     let walked = stack::walk(forge.as_ref(), &dependent_ref.repo, &base, &dependent).await?;
+    let (base_history, unread) = stack::base_history(forge.as_ref(), &base_ref).await;
+    notes.extend(unread);
     let trunk_branch = input.onto_base.clone().unwrap_or_else(|| base.base_ref.clone());
     // A fork's branch lives in the fork: it is restacked with the others but never pushed
     // through this repository's remote (that would create a branch here, not move the PR).
@@ -680,6 +685,8 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
         dependent: dependent.clone(),
         above: walked.above.clone(),
         commit_limit: COMMIT_LIMIT,
+        base_history,
+        old_base: input.old_base.clone(),
     };
     let rollback = input.rollback;
     let use_onto = input.use_onto;
@@ -701,6 +708,7 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
             .filter(|p| !p.is_from_fork())
             .collect();
         let head_branches: Vec<&str> = checked.iter().map(|p| p.head_ref.as_str()).collect();
+        let kept = earlier_base_tips(&local, &plan_input.base)?;
         let (mut trunk, tips) =
             local::fetch_with_heads(&local, &prs, &[&plan_input.trunk_branch], &head_branches)?;
         let trunk = trunk.remove(0);
@@ -730,7 +738,8 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
                 BranchTip::Moved(why) => moved.push(why),
             }
         }
-        let input = PlanInput { trunk, ..plan_input };
+        let mut input = PlanInput { trunk, ..plan_input };
+        add_base_tips(&local, &mut input, kept)?;
         let mut plan = match stack::plan(&local.repo, &input)? {
             Ok(plan) => plan,
             Err(not) => {
@@ -748,6 +757,9 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
                 .with_suggestion("Check which PR the dependent was built on."));
             }
         };
+        if push && plan.levels[0].guess {
+            return Err(guessed_boundary(&input, &plan.levels[0].old_base));
+        }
         let edited_squash = trust_forge_merge(&local.repo, &mut plan, &input.trunk)?;
         let strategy = choose(&plan, use_onto, edited_squash);
         let mut steps = Vec::new();
@@ -943,6 +955,94 @@ fn trust_forge_merge(
         };
     }
     Ok(squash)
+}
+
+/// The base's head as earlier calls fetched it (before this call's fetch moves the refs).
+fn earlier_base_tips(local: &local::Local, base: &PullRequest) -> Result<Vec<String>> {
+    let mut tips = Vec::new();
+    for r in [local::branch_ref(&base.head_ref), local::pull_ref(base.number)] {
+        tips.extend(local.repo.read_ref(&r)?);
+    }
+    Ok(tips)
+}
+
+/// Adds to the plan's record of the base's branch what this repository knows of it: the
+/// tips earlier calls fetched, and the reflog of the checkout's remote-tracking branch; and
+/// checks a given `old_base` (a commit of the dependent's history).
+fn add_base_tips(local: &local::Local, input: &mut PlanInput, kept: Vec<String>) -> Result<()> {
+    let history = &mut input.base_history;
+    history
+        .tips
+        .extend(kept.into_iter().map(|t| (t, stack::TipSource::EarlierCall)));
+    let head = input.dependent.head_sha.clone();
+    if local.place.is_checkout() && !input.base.is_from_fork() {
+        let upstream = format!("refs/remotes/{}/{}", local.remote, input.base.head_ref);
+        if let Ok(Some(point)) = local.repo.fork_point(&upstream, &head) {
+            history.tips.push((point, stack::TipSource::Reflog));
+        }
+    }
+    if let Some(given) = input.old_base.take() {
+        let found = local.repo.resolve_commit(&given).ok();
+        let Some(oid) = found.filter(|o| local.repo.is_ancestor(o, &head).unwrap_or(false)) else {
+            return Err(Error::user(format!(
+                "old_base {given:?} is not a commit of #{}'s history",
+                input.dependent.number
+            ))
+            .with_suggestion(format!(
+                "Give the commit #{}'s branch was at when #{} branched from it (a full or \
+                 abbreviated id that #{}'s history holds).",
+                input.base.number, input.dependent.number, input.dependent.number
+            )));
+        };
+        input.old_base = Some(oid);
+    }
+    Ok(())
+}
+
+/// Why a guessed boundary is in `issues`, and how to give it.
+fn guess_issue(base: &PullRequest, dependent: &PullRequest, start: &str) -> String {
+    format!(
+        "Where #{}'s own commits start is a guess: nothing records where #{}'s branch was when \
+         #{} left it ({}'s timeline shows a force-push whose old head is not here, or could not \
+         be read), so they are taken to start at their merge base {}, and a commit #{} dropped \
+         may be counted as #{}'s own. Check `git log {}..{}`; give old_base (the commit #{} \
+         left #{}'s branch at) to restack, and push only then.",
+        dependent.number,
+        base.number,
+        dependent.number,
+        base.number,
+        short(start),
+        base.number,
+        dependent.number,
+        short(start),
+        short(&dependent.head_sha),
+        dependent.number,
+        base.number
+    )
+}
+
+/// The error for `push` on a guessed boundary: never push on a guess.
+fn guessed_boundary(input: &PlanInput, start: &str) -> Error {
+    Error::logical(format!(
+        "not pushed: where #{}'s own commits start is a guess ({}, its merge base with #{}: \
+         nothing records where #{}'s branch was when #{} left it), and a restack from a guess \
+         can put back a commit #{} dropped",
+        input.dependent.number,
+        short(start),
+        input.base.number,
+        input.base.number,
+        input.dependent.number,
+        input.base.number
+    ))
+    .with_detail("old_base", start.to_owned())
+    .with_suggestion(format!(
+        "Call again with old_base: the commit #{}'s branch was at when #{} branched from it (see \
+         `git reflog` of the branch, or `git log {}..{}`), or without push to plan first.",
+        input.base.number,
+        input.dependent.number,
+        short(start),
+        short(&input.dependent.head_sha)
+    ))
 }
 
 fn same_repo(a: &PrRef, b: &PrRef) -> bool {
@@ -1767,6 +1867,22 @@ fn output(
             dependent.number,
             short(&dep.old_base)
         ));
+    } else if let Boundary::PreviousTip(source) = dep.boundary {
+        issues.push(format!(
+            "#{}'s branch was force-pushed after #{} left it (its head is {} now): #{}'s own \
+             commits start at {}, where {} shows #{}'s branch was",
+            base.number,
+            dependent.number,
+            short(&base.head_sha),
+            dependent.number,
+            short(&dep.old_base),
+            match source {
+                stack::TipSource::Timeline => "the forge's timeline of the base PR",
+                stack::TipSource::Reflog => "your remote-tracking branch's reflog",
+                stack::TipSource::EarlierCall => "an earlier call's fetch",
+            },
+            base.number
+        ));
     } else if dep.boundary == Boundary::Trunk {
         issues.push(format!(
             "#{} holds {}'s commits up to {}: its own commits are taken to start there, so              none of {}'s is replayed as its own",
@@ -1784,6 +1900,9 @@ fn output(
             short(&base.head_sha),
             short(&dep.old_base)
         ));
+    }
+    if dep.guess {
+        issues.push(guess_issue(base, dependent, &dep.old_base));
     }
     if !walked.siblings.is_empty() {
         issues.push(format!(
@@ -1974,6 +2093,16 @@ fn output(
             "#{} has {} commit(s) #{} lacks.",
             base.number, new_in_base, dependent.number
         )
+    };
+    let reason_summary = if dep.guess && !executed {
+        format!(
+            "{reason_summary} Where #{}'s own commits start ({}) is a guess: check it, or give \
+             old_base; nothing is pushed on a guess.",
+            dependent.number,
+            short(&dep.old_base)
+        )
+    } else {
+        reason_summary
     };
     let mut recommendations = Vec::new();
     if changes_detected {

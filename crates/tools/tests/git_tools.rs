@@ -769,9 +769,10 @@ fn stack_world_named(landing: Landing, names: [&'static str; 3]) -> Stack {
     }
 }
 
-async fn stack_sim(flavor: Flavor, s: &Stack) -> SimHandle {
+/// The three PRs of `s` as the forge reports them.
+fn stack_pulls(s: &Stack) -> [Pull<'_>; 3] {
     let merged = s.merge_commit.is_some();
-    let pulls = [
+    [
         Pull {
             number: 1,
             head: s.names[0],
@@ -802,8 +803,11 @@ async fn stack_sim(flavor: Flavor, s: &Stack) -> SimHandle {
             merge_commit: None,
             mergeable: None,
         },
-    ];
-    start(flavor, &s.w, &pulls).await
+    ]
+}
+
+async fn stack_sim(flavor: Flavor, s: &Stack) -> SimHandle {
+    start(flavor, &s.w, &stack_pulls(s)).await
 }
 
 async fn a_squash_merged_base_is_restacked_with_onto(flavor: Flavor) {
@@ -907,8 +911,13 @@ async fn a_squash_merged_base_is_restacked_with_onto(flavor: Flavor) {
     assert!(retarget > kinds.iter().position(|k| *k == "git").unwrap());
     assert!(kinds.contains(&"ci_wait"));
     assert_eq!(out["automation"]["status"], "not_started");
-    // Forge: the two PRs, one list down from #1's base (none), one up per level above #2.
-    assert_eq!(api_requests(&sim), 2 + 1 + 2, "{:?}", sim.requests());
+    // Forge: the two PRs, #1's timeline (its force-pushes), and on GitHub one list down
+    // from #1's base (none) and one up per level above #2; Forgejo's open list once.
+    let lists = match flavor {
+        Flavor::GitHub => 1 + 2,
+        Flavor::Forgejo => 1,
+    };
+    assert_eq!(api_requests(&sim), 2 + 1 + lists, "{:?}", sim.requests());
     assert_eq!(
         snapshot(&checkout),
         before,
@@ -2207,6 +2216,297 @@ async fn a_push_the_forge_has_not_shown_is_restacked_with_the_branch(flavor: Fla
     assert_eq!(git(bare, &["rev-parse", &format!("{c}^")]), b);
 }
 
+/// Forgejo and Gitea report a merged PR's `base.sha` as its target branch's current tip,
+/// which holds a merge commit of the PR: the base's changed files still come from history
+/// (the merge commit's first parent), not from a merge base that is the head itself.
+async fn a_merge_commit_base_reports_its_files_when_base_sha_is_trunks_tip(flavor: Flavor) {
+    let s = stack_world(Landing::MergeCommit);
+    let merge = s.merge_commit.clone().unwrap();
+    let mut pulls = stack_pulls(&s);
+    pulls[0].base_sha = &merge;
+    let sim = start(flavor, &s.w, &pulls).await;
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let out = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2)}),
+    )
+    .await
+    .expect("plans");
+    assert_eq!(out["merge_method"], "merge", "{out:#}");
+    assert_eq!(
+        out["change_summary"]["files_changed_in_base"],
+        json!(["a.txt", "f.txt"]),
+        "{out:#}"
+    );
+    assert_eq!(out["change_summary"]["base_additions"], 2, "{out:#}");
+}
+
+/// A five-level stack: GitHub filters its list by branch (one request a level), Forgejo and
+/// Gitea do not, so there the open list is read once for every level.
+async fn a_five_level_stack_is_walked_with_one_listing_where_the_forge_cannot_filter(
+    flavor: Flavor,
+) {
+    let w = World::new();
+    w.commit(&[("f.txt", Some("f\n"))], "base");
+    let mut heads = Vec::new();
+    let mut from = "main".to_owned();
+    for i in 1..=5 {
+        let branch = format!("level-{i}");
+        w.switch(&branch, Some(&from));
+        heads.push(w.commit(&[(&format!("{i}.txt"), Some("x\n"))], &format!("level {i}")));
+        from = branch;
+    }
+    w.switch("main", None);
+    let main = w.head();
+    let published: Vec<(u64, &str)> = heads
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (i as u64 + 1, h.as_str()))
+        .collect();
+    w.publish(&published);
+    let names: Vec<String> = (0..=5)
+        .map(|i| {
+            if i == 0 {
+                "main".to_owned()
+            } else {
+                format!("level-{i}")
+            }
+        })
+        .collect();
+    let pulls: Vec<Pull<'_>> = (1..=5)
+        .map(|i| Pull {
+            number: i as u64,
+            head: &names[i],
+            head_sha: &heads[i - 1],
+            base: &names[i - 1],
+            base_sha: if i == 1 { &main } else { &heads[i - 2] },
+            state: "open",
+            merge_commit: None,
+            mergeable: None,
+        })
+        .collect();
+    let sim = start(flavor, &w, &pulls).await;
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    sim.clear_requests();
+    let out = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": pr(flavor, &sim, 2), "dependent_pr": pr(flavor, &sim, 3)}),
+    )
+    .await
+    .expect("plans");
+    let stack: Vec<&str> = out["stack"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["branch"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        stack,
+        ["level-1", "level-2", "level-3", "level-4", "level-5"],
+        "{out:#}"
+    );
+    let lists = sim
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/pulls") && r.method == "GET")
+        .count();
+    // GitHub: two levels down (#1, then none), three up (#4, #5, then none).
+    let expected = match flavor {
+        Flavor::GitHub => 5,
+        Flavor::Forgejo => 1,
+    };
+    assert_eq!(lists, expected, "{:?}", sim.requests());
+}
+
+/// The simulator with `pulls`, where PR #1's head branch was force-pushed as `pushes`
+/// (before, after), as its timeline records it.
+async fn start_with_force_pushes(
+    flavor: Flavor,
+    world: &World,
+    pulls: &[Pull<'_>],
+    pushes: &[(&str, &str)],
+) -> SimHandle {
+    let yaml = scenario_yaml(flavor, pulls);
+    let list: Vec<String> = pushes
+        .iter()
+        .map(|(b, a)| format!("{{before: {b}, after: {a}}}"))
+        .collect();
+    let field = format!("        force_pushes: [{}]\n", list.join(", "));
+    let yaml = yaml.replacen(
+        "      - number: 2\n",
+        &format!("{field}      - number: 2\n"),
+        1,
+    );
+    let sc = scenario(&yaml).with_git_root(world.git_root());
+    Sim::start(sc).await.expect("sim starts")
+}
+
+/// main ← A (#1: a commit on f.txt, then one adding debug.txt) ← B (#2: b.txt, branched from
+/// A's second commit). A's author then dropped the debug.txt commit and force-pushed (from
+/// `dropped_from`: A's second commit, or a later push of it nobody fetched), and A was
+/// squash-merged. The forge reports #2's base as A's branch now (Forgejo recomputes it;
+/// GitHub after #2's next push). Returns the world, A's old tip, A's head, B and `dropped_from`.
+fn force_pushed_base_world(later_push: bool) -> (World, String, String, String, String) {
+    let w = World::new();
+    let lines: String = (1..=10).map(|i| format!("{i}\n")).collect();
+    w.commit(&[("f.txt", Some(&lines))], "base");
+    w.switch("feature-a", Some("main"));
+    let a1 = w.commit(
+        &[("f.txt", Some(&lines.replacen("1\n", "A1\n", 1)))],
+        "A: f",
+    );
+    let old_tip = w.commit(&[("debug.txt", Some("debug\n"))], "A: debug output");
+    w.switch("feature-b", Some("feature-a"));
+    let b = w.commit(&[("b.txt", Some("b\n"))], "B: b.txt");
+    w.switch("feature-a", None);
+    let dropped_from = if later_push {
+        w.commit(&[("more.txt", Some("more\n"))], "A: more")
+    } else {
+        old_tip.clone()
+    };
+    git(&w.build, &["reset", "-q", "--hard", &a1]);
+    w.switch("main", None);
+    git(&w.build, &["merge", "-q", "--squash", "feature-a"]);
+    w.commit(&[], "A (#1)");
+    w.publish(&[(1, &a1), (2, &b)]);
+    (w, old_tip, a1, b, dropped_from)
+}
+
+/// The base PR was force-pushed after the dependent branched (a commit dropped), then
+/// squash-merged: its timeline gives the old tip, so the dropped commit is not the
+/// dependent's own, and the restack and push leave it out.
+async fn a_force_pushed_base_does_not_put_a_dropped_commit_back(flavor: Flavor) {
+    let (w, old_tip, a1, b, _) = force_pushed_base_world(false);
+    let squash = w.remote_branch("main");
+    let pulls = [
+        Pull {
+            number: 1,
+            head: "feature-a",
+            head_sha: &a1,
+            base: "main",
+            base_sha: &squash,
+            state: "merged",
+            merge_commit: Some(&squash),
+            mergeable: None,
+        },
+        Pull {
+            number: 2,
+            head: "feature-b",
+            head_sha: &b,
+            base: "feature-a",
+            base_sha: &a1,
+            state: "open",
+            merge_commit: None,
+            mergeable: None,
+        },
+    ];
+    let sim = start_with_force_pushes(flavor, &w, &pulls, &[(&old_tip, &a1)]).await;
+    let checkout = w.checkout(&sim, "main");
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    let plan = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout}),
+    )
+    .await
+    .expect("plans");
+    assert_eq!(plan["last_upstream_commit"], old_tip.as_str(), "{plan:#}");
+    assert_eq!(
+        plan["change_summary"]["new_commits_in_dependent"], 1,
+        "{plan:#}"
+    );
+    assert!(plan["issues"].to_string().contains("timeline"), "{plan:#}");
+    let out = execute_and_push(flavor, &sim, &ctx, &checkout).await;
+    assert_eq!(out["automation"]["status"], "completed", "{out:#}");
+    let main = w.remote_branch("main");
+    let new_b = w.remote_branch("feature-b");
+    assert_eq!(
+        git(
+            &w.bare,
+            &["log", "--format=%s", &format!("{main}..{new_b}")]
+        ),
+        "B: b.txt"
+    );
+    assert!(
+        git(&w.bare, &["ls-tree", "--name-only", &new_b])
+            .lines()
+            .all(|f| f != "debug.txt"),
+        "the dropped commit came back"
+    );
+}
+
+/// The same, but the base's old head before its force-push was never fetched here and
+/// nothing else records where the dependent left it: the plan says the boundary is a guess,
+/// and a push is refused before anything moves.
+async fn a_guessed_boundary_is_said_and_never_pushed(flavor: Flavor) {
+    let (w, old_tip, a1, b, unseen) = force_pushed_base_world(true);
+    let squash = w.remote_branch("main");
+    let pulls = [
+        Pull {
+            number: 1,
+            head: "feature-a",
+            head_sha: &a1,
+            base: "main",
+            base_sha: &squash,
+            state: "merged",
+            merge_commit: Some(&squash),
+            mergeable: None,
+        },
+        Pull {
+            number: 2,
+            head: "feature-b",
+            head_sha: &b,
+            base: "feature-a",
+            base_sha: &a1,
+            state: "open",
+            merge_commit: None,
+            mergeable: None,
+        },
+    ];
+    let sim = start_with_force_pushes(flavor, &w, &pulls, &[(&unseen, &a1)]).await;
+    let checkout = w.checkout(&sim, "main");
+    let ctx = tool_ctx(flavor, &sim, &w, None);
+    let args = json!({"base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout});
+    let out = resolve_pr_tools::call(&ctx, "manage_stacked_prs", args.clone())
+        .await
+        .expect("plans");
+    let plan = &out.structured;
+    assert_eq!(plan["last_upstream_commit"], a1.as_str(), "{plan:#}");
+    assert!(
+        plan["issues"].to_string().contains("is a guess"),
+        "{plan:#}"
+    );
+    assert!(out.text.contains("is a guess"), "{}", out.text);
+    let mut push = args.clone();
+    push["execute"] = json!(true);
+    push["push"] = json!(true);
+    let e = call(&ctx, "manage_stacked_prs", push.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(e.category.as_str(), "logical", "{e:?}");
+    assert!(e.error.contains("guess"), "{e:?}");
+    assert!(
+        e.suggestion.as_deref().unwrap_or("").contains("old_base"),
+        "{e:?}"
+    );
+    assert_eq!(w.remote_branch("feature-b"), b, "nothing pushed");
+    // Given the old base, the restack leaves the dropped commit out and pushes.
+    push["old_base"] = json!(old_tip);
+    let out = call(&ctx, "manage_stacked_prs", push).await.expect("runs");
+    assert_eq!(out["automation"]["status"], "completed", "{out:#}");
+    let main = w.remote_branch("main");
+    let new_b = w.remote_branch("feature-b");
+    assert_eq!(
+        git(
+            &w.bare,
+            &["log", "--format=%s", &format!("{main}..{new_b}")]
+        ),
+        "B: b.txt"
+    );
+}
+
 on_both_forges_mt!(
     readiness_merges_locally_when_the_forge_has_not,
     readiness_of_a_clean_pr_with_a_lazy_forge,
@@ -2238,4 +2538,8 @@ on_both_forges_mt!(
     a_dependent_rebased_onto_trunk_replays_none_of_trunks_commits,
     a_colleagues_push_during_execute_is_kept_by_the_lease,
     a_push_the_forge_has_not_shown_is_restacked_with_the_branch,
+    a_merge_commit_base_reports_its_files_when_base_sha_is_trunks_tip,
+    a_five_level_stack_is_walked_with_one_listing_where_the_forge_cannot_filter,
+    a_force_pushed_base_does_not_put_a_dropped_commit_back,
+    a_guessed_boundary_is_said_and_never_pushed,
 );

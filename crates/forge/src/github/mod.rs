@@ -12,6 +12,7 @@ pub mod queries;
 mod readiness;
 mod repository;
 mod threads;
+mod timeline;
 
 use crate::time::Timestamp;
 use crate::wording::{not_found_hint, subject};
@@ -31,9 +32,10 @@ use crate::config::{ForgeKind, GitHubEndpoint, Secret};
 use crate::http::{Auth, ClientOptions, EnvLookup, Failure, Http, Request, Retry, parse_json};
 use crate::{
     Actions, ActionsJobRef, Actor, Annotation, Artifact, CheckAnnotations, Checks, CiSnapshot,
-    CommandRecipes, Forge, IssueComment, Job, LogStream, Page, PageRequest, PrState, PullFilter,
-    PullRequest, PullRequestDetails, PullRequests, Review, ReviewComment, ReviewFeedback,
-    ReviewState, ReviewThread, ReviewThreads, ThreadCapabilities, WorkflowHistory, WorkflowRun,
+    CommandRecipes, Forge, HeadPushes, IssueComment, Job, LogStream, Page, PageRequest, PrState,
+    PullFilter, PullRequest, PullRequestDetails, PullRequests, Review, ReviewComment,
+    ReviewFeedback, ReviewState, ReviewThread, ReviewThreads, ThreadCapabilities, WorkflowHistory,
+    WorkflowRun,
 };
 
 /// How long `gh auth token` may take before we stop waiting for it.
@@ -451,6 +453,10 @@ impl PullRequests for GitHub {
         page: PageRequest,
     ) -> Result<Page<PullRequestDetails>> {
         self.fetch_pull_page(repo, filter, page).await
+    }
+
+    async fn head_pushes(&self, pr: &PrRef) -> Result<HeadPushes> {
+        self.fetch_head_pushes(pr).await
     }
 
     /// `PATCH /repos/{o}/{r}/pulls/{n}` with `{"base": …}`, after a read that proves the

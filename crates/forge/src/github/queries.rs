@@ -336,6 +336,14 @@ pub const MERGE_FACTS_MERGEABLE: &str = "query MergeFactsMergeable($owner: Strin
      $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { \
      pullRequest(number: $number) { mergeable mergeStateStatus } } }";
 
+/// The first 100 force-pushes of a pull request's head branch: the head before and after
+/// each (a commit GitHub no longer has is null). A null `pullRequest`: not a pull request.
+pub const HEAD_FORCE_PUSHES: &str = "query HeadForcePushes($owner: String!, $name: String!, \
+     $number: Int!) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { \
+     timelineItems(first: 100, itemTypes: [HEAD_REF_FORCE_PUSHED_EVENT]) { totalCount \
+     nodes { __typename ... on HeadRefForcePushedEvent { beforeCommit { oid } \
+     afterCommit { oid } } } } } } }";
+
 /// `(name, document)` of every document above.
 pub const ALL: &[(&str, &str)] = &[
     ("VIEWER", VIEWER),
@@ -363,4 +371,5 @@ pub const ALL: &[(&str, &str)] = &[
     ("MERGE_FACTS_CHECKS", MERGE_FACTS_CHECKS),
     ("MERGE_FACTS_THREADS", MERGE_FACTS_THREADS),
     ("MERGE_FACTS_MERGEABLE", MERGE_FACTS_MERGEABLE),
+    ("HEAD_FORCE_PUSHES", HEAD_FORCE_PUSHES),
 ];
