@@ -626,14 +626,26 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
                 .filter(|p| !p.is_from_fork() && p.head_ref == dependent.base_ref && p.number != dependent.number)
                 .max_by_key(|p| p.number);
             let Some(base) = found else {
+                // Retargeted by hand after its base merged: the merged PR whose head commit is
+                // one of the dependent's own is the one it was stacked on.
+                let stacked_on = merged_base_of(&*forge, &dependent_ref, &dependent).await;
+                let suggestion = match stacked_on {
+                    Some(n) => format!(
+                        "#{} carries #{n}'s head commit: #{n} merged into {:?}, and #{} was \
+                         probably retargeted by hand since. Call again with base_pr: #{n} to \
+                         restack it.",
+                        dependent.number, dependent.base_ref, dependent.number
+                    ),
+                    None => "Give base_pr if the PR was stacked on one that merged and was \
+                             retargeted."
+                        .to_owned(),
+                };
                 return Err(Error::logical(format!(
                     "PR #{}'s base is {:?}, which is no pull request's head branch: it is not \
                      stacked on another PR",
                     dependent.number, dependent.base_ref
                 ))
-                .with_suggestion(
-                    "Give base_pr if the PR was stacked on one that merged and was retargeted.",
-                ));
+                .with_suggestion(suggestion));
             };
             notes.push(format!(
                 "No base_pr was given: chose #{}, whose head branch {:?} is #{}'s base.",
@@ -1043,6 +1055,34 @@ fn guessed_boundary(input: &PlanInput, start: &str) -> Error {
         short(start),
         short(&input.dependent.head_sha)
     ))
+}
+
+/// The merged PR into `dependent`'s base whose head commit is one of `dependent`'s own
+/// commits (the PR it was stacked on, before a retarget by hand); `None` when none is, or the
+/// forge cannot say. Two requests, on the error path only.
+async fn merged_base_of(
+    forge: &dyn resolve_pr_forge::Forge,
+    dependent_ref: &PrRef,
+    dependent: &PullRequest,
+) -> Option<u64> {
+    let filter = PullFilter {
+        state: PullListState::Merged,
+        head: None,
+        base: Some(dependent.base_ref.clone()),
+        limit: 30,
+        ..PullFilter::default()
+    };
+    let merged = forge
+        .pull_requests()
+        .list_pull_requests(&dependent_ref.repo, &filter)
+        .await
+        .ok()?;
+    let own = forge.repository().pull_commits(dependent_ref).await.ok()?;
+    merged
+        .into_iter()
+        .filter(|p| p.number != dependent.number && p.state == PrState::Merged)
+        .find(|p| own.iter().any(|c| c.sha == p.head_sha))
+        .map(|p| p.number)
 }
 
 fn same_repo(a: &PrRef, b: &PrRef) -> bool {

@@ -810,6 +810,39 @@ async fn stack_sim(flavor: Flavor, s: &Stack) -> SimHandle {
     start(flavor, &s.w, &stack_pulls(s)).await
 }
 
+/// A dependent retargeted to trunk by hand after its base squash-merged: the error that it
+/// is not stacked names the merged PR whose head commit it still carries.
+async fn a_dependent_retargeted_by_hand_is_told_its_merged_base(flavor: Flavor) {
+    let s = stack_world(Landing::Squash);
+    let mut pulls = stack_pulls(&s);
+    let main_now = s.w.remote_branch("main");
+    pulls[1].base = "main";
+    pulls[1].base_sha = &main_now;
+    let mut yaml = scenario_yaml(flavor, &pulls);
+    yaml.push_str(&format!(
+        "    contents:\n      commits:\n        - {{sha: {a}, message: a, authored_at: \"2024-06-01T09:00:00Z\", pull: 2}}\n        - {{sha: {b}, message: b, authored_at: \"2024-06-01T09:30:00Z\", pull: 2}}\n",
+        a = s.a,
+        b = s.b
+    ));
+    let sc = scenario(&yaml).with_git_root(s.w.git_root());
+    let sim = Sim::start(sc).await.expect("sim starts");
+    let checkout = s.w.checkout(&sim, "main");
+    let ctx = tool_ctx(flavor, &sim, &s.w, None);
+    let e = call(
+        &ctx,
+        "manage_stacked_prs",
+        json!({"dependent_pr": pr(flavor, &sim, 2), "directory": checkout}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.category.as_str(), "logical", "{e:?}");
+    let suggestion = e.suggestion.unwrap_or_default();
+    assert!(
+        suggestion.contains("#1 merged") && suggestion.contains("base_pr: #1"),
+        "{suggestion}"
+    );
+}
+
 async fn a_squash_merged_base_is_restacked_with_onto(flavor: Flavor) {
     let s = stack_world(Landing::Squash);
     let sim = stack_sim(flavor, &s).await;
@@ -2518,6 +2551,7 @@ on_both_forges_mt!(
     target_branch_overrides_the_base,
     bad_directories_and_branches_are_clear_errors,
     a_squash_merged_base_is_restacked_with_onto,
+    a_dependent_retargeted_by_hand_is_told_its_merged_base,
     execute_pushes_with_lease_retargets_and_rolls_back,
     a_merge_commit_leaves_the_choice_to_the_agent,
     a_rebase_merge_is_detected,
