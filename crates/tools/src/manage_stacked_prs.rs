@@ -2134,16 +2134,6 @@ fn output(
             base.number, new_in_base, dependent.number
         )
     };
-    let reason_summary = if dep.guess && !executed {
-        format!(
-            "{reason_summary} Where #{}'s own commits start ({}) is a guess: check it, or give \
-             old_base; nothing is pushed on a guess.",
-            dependent.number,
-            short(&dep.old_base)
-        )
-    } else {
-        reason_summary
-    };
     let mut recommendations = Vec::new();
     if changes_detected {
         recommendations.push(format!("Use the {} rebase: {reason}", match strategy {
