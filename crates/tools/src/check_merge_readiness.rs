@@ -285,7 +285,8 @@ async fn local_merge(
         else {
             return Ok(None);
         };
-        let target = local::fetch(&local, &[&pull], &[&pull.base_ref])?.remove(0);
+        // Into refs of this call only, deleted once read.
+        let target = local::fetch_missing(&local, &[&pull], &[(&pull.base_ref, None)])?.remove(0);
         let report = conflicts::check(&local.repo, &target, &pull.head_sha, Limits::default())?;
         Ok(Some(!report.clean))
     })

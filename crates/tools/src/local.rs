@@ -444,13 +444,6 @@ pub(crate) fn branch_ref(branch: &str) -> String {
     format!("refs/resolve-pr/heads/{branch}")
 }
 
-/// Fetches the heads of `prs` (`refs/pull/N/head`, which GitHub, Forgejo and Gitea all have,
-/// also for PRs from forks) that are not present yet, and `branches` always (a branch moves),
-/// in one `git fetch`. Returns the commit each branch is at.
-pub(crate) fn fetch(local: &Local, prs: &[&PullRequest], branches: &[&str]) -> Result<Vec<String>> {
-    Ok(fetch_with_heads(local, prs, branches, &[])?.0)
-}
-
 /// The commit of each branch of `branches`, and every PR head of `prs` present, fetching only
 /// what is missing: a branch comes with the commit the forge says it is at now (`None`:
 /// unknown), and when that commit and every PR head are in the repository already, no git
@@ -556,9 +549,12 @@ pub(crate) fn fetch_missing(
         .collect()
 }
 
-/// [`fetch`], and in the same `git fetch` the head branches `heads` (of pull requests whose
-/// head is in this repository), which may be gone: also the commit each of them is at on the
-/// remote now (`None`: the remote has no such branch).
+/// The heads of `prs` (`refs/pull/N/head`, which GitHub, Forgejo and Gitea all have, also for
+/// PRs from forks) that are not present yet, `branches` always (a branch moves), and the head
+/// branches `heads` (of pull requests whose head is in this repository), which may be gone,
+/// in one `git fetch` into `refs/resolve-pr/heads/…` and `pull/…`, kept: a later stack call
+/// reads where a base branch was from them. Returns the commit each branch is at, and each
+/// head's on the remote now (`None`: the remote has no such branch).
 pub(crate) fn fetch_with_heads(
     local: &Local,
     prs: &[&PullRequest],

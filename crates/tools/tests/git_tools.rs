@@ -1910,6 +1910,11 @@ async fn readiness_merges_locally_when_the_forge_has_not(flavor: Flavor) {
         before,
         "the user's repository is untouched"
     );
+    assert_eq!(
+        git(&checkout, &["for-each-ref", "refs/resolve-pr/"]),
+        "",
+        "what the merge fetched leaves no ref behind"
+    );
 
     // Without a checkout at hand: unknown, and nothing is cloned.
     let ctx = tool_ctx(flavor, &sim, &w, None);
