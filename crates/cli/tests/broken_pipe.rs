@@ -126,7 +126,21 @@ async fn ctrl_c_during_a_call_leaves_no_git_running() {
         .strip_prefix("managed clone ")
         .unwrap()
         .to_owned();
-    // Its remote now accepts connections and never answers.
+    // main moves on the forge, so the next call must fetch it; and the clone's remote now
+    // accepts connections and never answers.
+    git(&build, &["switch", "-q", "main"]);
+    std::fs::write(build.join("h.txt"), "moved\n").unwrap();
+    git(&build, &["add", "-A"]);
+    git(&build, &["commit", "-q", "-m", "main moves"]);
+    git(
+        &build,
+        &[
+            "push",
+            "-q",
+            bare.to_str().unwrap(),
+            "refs/heads/main:refs/heads/main",
+        ],
+    );
     let silent = resolve_pr_testkit::silent_http_remote("/acme/widgets.git");
     git(Path::new(&clone), &["config", "remote.origin.url", &silent]);
     let mut second = tool("{\"pr\": \"acme/widgets#1\"}").spawn().unwrap();
