@@ -280,10 +280,7 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
         if let Some(p) = &position
             && (p.head != pr.head_sha || target_tip.as_deref().is_some_and(|t| t != p.target))
         {
-            return Err(Error::user(
-                "the cursor belongs to another merge: the PR or its target branch moved since",
-            )
-            .with_suggestion("Call again without cursor."));
+            return Err(moved_since_cursor());
         }
         let key = position
             .as_ref()
@@ -359,10 +356,7 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
         if let Some(p) = &position
             && (p.head != report.head || p.target != report.target)
         {
-            return Err(Error::user(
-                "the cursor belongs to another merge: the PR or its target branch moved since",
-            )
-            .with_suggestion("Call again without cursor."));
+            return Err(moved_since_cursor());
         }
         let note = note.clone();
         let note = [chosen, note].into_iter().flatten().collect::<Vec<_>>().join(" ");
@@ -424,10 +418,20 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
             }
         }
         if out.next_cursor.is_some() {
-            text.push_str("\nMore conflicted files: call again with nextCursor.");
+            text.push_str(&format!(
+                "\n{} of {} conflicted files shown here; more: call again with nextCursor.",
+                out.conflicts.len(),
+                out.conflict_count
+            ));
         }
         text
     }
+}
+
+/// A cursor of a merge whose PR head or target moved since the page it came from.
+fn moved_since_cursor() -> Error {
+    Error::user("the cursor belongs to another merge: the PR or its target branch moved since")
+        .with_suggestion("Call again without cursor.")
 }
 
 /// A branch name git would accept, checked before anything runs.

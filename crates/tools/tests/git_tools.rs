@@ -1656,6 +1656,14 @@ async fn many_conflicts_are_paged(flavor: Flavor) {
         .as_str()
         .expect("a next page")
         .to_owned();
+    let text = resolve_pr_tools::call(&ctx, "detect_merge_conflicts", args.clone())
+        .await
+        .unwrap()
+        .text;
+    assert!(
+        text.contains("20 of 25 conflicted files shown here") && text.contains(&cursor),
+        "{text}"
+    );
     let mut next_args = args.clone();
     next_args["cursor"] = json!(cursor);
     let second = call(&ctx, "detect_merge_conflicts", next_args)
