@@ -444,6 +444,26 @@ pub(crate) fn branch_ref(branch: &str) -> String {
     format!("refs/resolve-pr/heads/{branch}")
 }
 
+fn head_ids<'a>(prs: &[&'a PullRequest]) -> Vec<&'a str> {
+    prs.iter().map(|p| p.head_sha.as_str()).collect()
+}
+
+/// Every head of `prs` is here after a fetch; else a `logical` error naming the first that
+/// is not (one `git cat-file --batch-check`).
+fn heads_fetched(local: &Local, prs: &[&PullRequest]) -> Result<()> {
+    let present = local.repo.have_commits(&head_ids(prs))?;
+    if let Some((pr, _)) = prs.iter().zip(present).find(|(_, present)| !present) {
+        return Err(Error::logical(format!(
+            "the head commit {} of pull request #{} could not be fetched from {}",
+            pr.head_sha,
+            pr.number,
+            local.place.describe()
+        ))
+        .with_suggestion("The branch may have been force-pushed since; call again."));
+    }
+    Ok(())
+}
+
 /// The commit of each branch of `branches`, and every PR head of `prs` present, fetching only
 /// what is missing: a branch comes with the commit the forge says it is at now (`None`:
 /// unknown), and when that commit and every PR head are in the repository already, no git
@@ -454,7 +474,7 @@ pub(crate) fn fetch_missing(
     prs: &[&PullRequest],
     branches: &[(&str, Option<&str>)],
 ) -> Result<Vec<String>> {
-    let mut wanted: Vec<&str> = prs.iter().map(|p| p.head_sha.as_str()).collect();
+    let mut wanted = head_ids(prs);
     wanted.extend(branches.iter().filter_map(|(_, tip)| *tip));
     let present = local.repo.have_commits(&wanted)?;
     let heads_present = &present[..prs.len()];
@@ -508,25 +528,7 @@ pub(crate) fn fetch_missing(
             .collect::<Vec<_>>(),
     )?;
     fetched?;
-    let missing_heads: Vec<&&PullRequest> = prs
-        .iter()
-        .zip(
-            local
-                .repo
-                .have_commits(&prs.iter().map(|p| p.head_sha.as_str()).collect::<Vec<_>>())?,
-        )
-        .filter(|(_, present)| !present)
-        .map(|(pr, _)| pr)
-        .collect();
-    if let Some(pr) = missing_heads.first() {
-        return Err(Error::logical(format!(
-            "the head commit {} of pull request #{} could not be fetched from {}",
-            pr.head_sha,
-            pr.number,
-            local.place.describe()
-        ))
-        .with_suggestion("The branch may have been force-pushed since; call again."));
-    }
+    heads_fetched(local, prs)?;
     branches
         .iter()
         .zip(known_tips)
@@ -573,17 +575,7 @@ pub(crate) fn fetch_with_heads(
         }
         Err(e) => return Err(e.into()),
     }
-    for pr in prs {
-        if !local.repo.has_commit(&pr.head_sha)? {
-            return Err(Error::logical(format!(
-                "the head commit {} of pull request #{} could not be fetched from {}",
-                pr.head_sha,
-                pr.number,
-                local.place.describe()
-            ))
-            .with_suggestion("The branch may have been force-pushed since; call again."));
-        }
-    }
+    heads_fetched(local, prs)?;
     let tips = branches
         .iter()
         .map(|b| {
@@ -608,8 +600,9 @@ fn fetch_refs(
     heads: &[&str],
 ) -> resolve_pr_git::Result<()> {
     let mut refspecs = Vec::new();
-    for pr in prs {
-        if !local.repo.has_commit(&pr.head_sha)? {
+    let present = local.repo.have_commits(&head_ids(prs))?;
+    for (pr, present) in prs.iter().zip(present) {
+        if !present {
             refspecs.push((format!("refs/pull/{}/head", pr.number), pull_ref(pr.number)));
         }
     }
