@@ -200,6 +200,10 @@ pub struct BranchRules {
     /// The head must contain the base's tip (GitHub strict status checks, Forgejo/Gitea
     /// `block_on_outdated_branch`).
     pub up_to_date: bool,
+    /// A source requires checks and whether it also requires the head up to date could not
+    /// be read (GitHub classic protection read through GraphQL `refUpdateRule`, which does
+    /// not show `strict`).
+    pub up_to_date_unread: bool,
     /// Approvals given before the last push do not count (Forgejo/Gitea: dismissed on push,
     /// `dismiss_stale_approvals`, or ignored at merge, `ignore_stale_approvals`).
     pub dismiss_stale_approvals: bool,

@@ -12,20 +12,21 @@
 //!   computed it, the local merge answers, else it is unknown.
 //! - **State**: a closed or merged pull request stops here: nothing else is checked.
 //! - **Checks**: a required check that failed, is pending or has not reported blocks. A
-//!   failing check the rules do not require is a warning when the branch requires some
-//!   checks (the project chose which matter); when the branch requires none, every failing
-//!   check blocks, since nothing says which may fail (also when GitHub calls it UNSTABLE). A check whose required-ness could not
-//!   be read and that is not passing is unknown.
+//!   failing check the rules do not require is a warning (the forge merges past it, GitHub
+//!   says UNSTABLE), also when the branch requires none. A check whose required-ness could
+//!   not be read and that is not passing is unknown.
 //! - **Approvals**: GitHub's `reviewDecision` when it gives one (it applies every rule,
 //!   code owners included); otherwise the count of approving latest reviews against the
 //!   rules' `required_approvals`. A review requesting changes blocks on GitHub when the
-//!   decision says so, on Forgejo/Gitea when the rule `block_on_rejected_reviews` is set, and
-//!   wherever no rule decides (no review rule on GitHub, an unprotected branch); a rule that
-//!   was read and does not block on it makes it a warning.
+//!   decision says so, on Forgejo/Gitea when the rule `block_on_rejected_reviews` is set;
+//!   where no rule makes it block (no review rule on GitHub, an unprotected branch) the
+//!   forge merges, so it is a warning.
 //!   Pending review requests block when the rules say official requests must be answered
 //!   (Forgejo/Gitea); every pending request counts, since the API does not mark which are.
-//! - **Up to date**: behind the base blocks only when the rules require the head up to date
-//!   (or GitHub says `BEHIND`); otherwise it is a warning.
+//! - **Up to date**: behind the base blocks when the rules require the head up to date (or
+//!   GitHub says `BEHIND`), whatever else blocks too; when whether they do could not be read
+//!   (classic protection's strict flag, for a token without admin rights) and GitHub's
+//!   verdict does not settle it, it is unknown; otherwise a warning.
 //! - **Conversations**: unresolved threads block when the rules require resolution.
 //! - **Rules that could not be read** (a 403/404 on protection) are unknown, never taken as
 //!   "no rule". On GitHub, a merge state of `CLEAN`, `HAS_HOOKS` or `UNSTABLE` is GitHub's own
@@ -132,10 +133,6 @@ pub enum Blocker {
     RequiredChecksMissing {
         names: Vec<String>,
     },
-    /// Failing checks on a branch that requires none.
-    ChecksFailing {
-        names: Vec<String>,
-    },
     ApprovalsMissing {
         required: u32,
         current: u32,
@@ -180,6 +177,9 @@ pub enum Unknown {
     Behind,
     /// Unresolved threads under a rule that requires resolution.
     Threads,
+    /// Behind the base, and whether a rule requires the head up to date could not be read
+    /// (classic protection's strict flag is shown to admins only).
+    UpToDateRule { by: u64 },
 }
 
 /// Something worth knowing that does not block the merge.
@@ -294,18 +294,11 @@ pub fn assess(facts: &MergeFacts, local_conflicts: Option<bool>) -> Readiness {
         });
         required_checks_passed = Holds::No;
     }
-    let requires_checks = !checks.required.is_empty();
-    let optional_failing: Vec<String> = checks.optional_failing.clone();
-    if !optional_failing.is_empty() {
-        if requires_checks {
-            warnings.push(Warning::OptionalChecksFailing {
-                names: optional_failing,
-            });
-        } else {
-            blockers.push(Blocker::ChecksFailing {
-                names: optional_failing,
-            });
-        }
+    // A failing check no rule requires does not stop the forge's merge: unwise, not blocked.
+    if !checks.optional_failing.is_empty() {
+        warnings.push(Warning::OptionalChecksFailing {
+            names: checks.optional_failing.clone(),
+        });
     }
     if !checks.optional_pending.is_empty() {
         warnings.push(Warning::OptionalChecksPending {
@@ -369,16 +362,15 @@ pub fn assess(facts: &MergeFacts, local_conflicts: Option<bool>) -> Readiness {
         None => {
             let changes = if requesting.is_empty() {
                 Holds::Yes
-            } else if rules.block_on_rejected_reviews || !rules.protected || github {
-                // Under a rule that says so, or where no rule decides (an unprotected branch;
-                // GitHub gives no decision when no review is required), a request for
-                // changes stands in the way.
+            } else if rules.block_on_rejected_reviews {
                 blockers.push(Blocker::ChangesRequested {
                     by: requesting.clone(),
                 });
                 Holds::No
             } else {
-                // A rule was read and chose not to block on rejected reviews.
+                // No rule makes a request for changes block (GitHub gives no decision when
+                // no review is required; an unprotected branch has no rule): the forge
+                // merges, so it is a warning.
                 warnings.push(Warning::ChangesRequested {
                     by: requesting.clone(),
                 });
@@ -412,6 +404,10 @@ pub fn assess(facts: &MergeFacts, local_conflicts: Option<bool>) -> Readiness {
         Some(by) => {
             if behind_blocks {
                 blockers.push(Blocker::Behind { by: Some(by) });
+            } else if rules.up_to_date_unread && !forge_vouches {
+                // A rule may require it up to date and the token cannot see whether it does;
+                // GitHub's merge state names another blocker, so it does not say either.
+                unknowns.push(Unknown::UpToDateRule { by });
             } else {
                 warnings.push(Warning::Behind { by });
             }

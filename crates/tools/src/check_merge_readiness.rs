@@ -34,16 +34,16 @@ pub struct Input {
     pub directory: Option<String>,
 }
 
-/// False also when undecided (see undecided).
+/// Null: could not be decided.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Checks {
-    pub ci_passing: bool,
-    pub approvals_met: bool,
-    pub no_conflicts: bool,
-    pub up_to_date: bool,
-    pub branch_protection_satisfied: bool,
-    pub required_checks_passed: bool,
-    pub no_requested_changes: bool,
+    pub ci_passing: Option<bool>,
+    pub approvals_met: Option<bool>,
+    pub no_conflicts: Option<bool>,
+    pub up_to_date: Option<bool>,
+    pub branch_protection_satisfied: Option<bool>,
+    pub required_checks_passed: Option<bool>,
+    pub no_requested_changes: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -133,9 +133,6 @@ pub struct Output {
     /// True only when every requirement is known to hold.
     pub ready_to_merge: bool,
     pub checks: Checks,
-    /// Names of checks that could not be decided.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub undecided: Vec<String>,
     pub blocking_issues: Vec<BlockingIssue>,
     /// Each keeps ready_to_merge false.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -293,8 +290,12 @@ async fn local_merge(
     .await
 }
 
-fn holds(h: Holds) -> bool {
-    h == Holds::Yes
+fn holds(h: Holds) -> Option<bool> {
+    match h {
+        Holds::Yes => Some(true),
+        Holds::No => Some(false),
+        Holds::Unknown => None,
+    }
 }
 
 fn build(
@@ -304,6 +305,9 @@ fn build(
     verdict: &Readiness,
     note: Option<String>,
 ) -> Output {
+    // A closed or merged PR is not checked further: nothing about it is left undecided.
+    let open = facts.pull.state == resolve_pr_forge::PrState::Open;
+    let holds = |h: Holds| if open { holds(h) } else { Some(false) };
     let checks = Checks {
         ci_passing: holds(verdict.ci_passing),
         approvals_met: holds(verdict.approvals_met),
@@ -313,20 +317,6 @@ fn build(
         required_checks_passed: holds(verdict.required_checks_passed),
         no_requested_changes: holds(verdict.no_requested_changes),
     };
-    let undecided = [
-        ("ci_passing", verdict.ci_passing),
-        ("approvals_met", verdict.approvals_met),
-        ("no_conflicts", verdict.no_conflicts),
-        ("up_to_date", verdict.up_to_date),
-        ("branch_protection_satisfied", verdict.branch_protection_satisfied),
-        ("required_checks_passed", verdict.required_checks_passed),
-        ("no_requested_changes", verdict.no_requested_changes),
-    ]
-    .into_iter()
-    // A closed or merged PR is not checked further: nothing is "undecided" about it.
-    .filter(|(_, h)| *h == Holds::Unknown && facts.pull.state == resolve_pr_forge::PrState::Open)
-    .map(|(n, _)| n.to_owned())
-    .collect();
     let blocking_issues = verdict
         .blockers
         .iter()
@@ -386,7 +376,6 @@ fn build(
         pr: pr_ref.to_string(),
         ready_to_merge: verdict.ready,
         checks,
-        undecided,
         blocking_issues,
         unknown,
         warnings,
@@ -495,18 +484,6 @@ fn blocking_issue(forge: &dyn Forge, pr: &PrRef, facts: &MergeFacts, b: &Blocker
             "Make the workflow that reports them run on this commit (push, or re-run it); a \
              check renamed in CI must be renamed in the branch's rules too.",
         ),
-        Blocker::ChecksFailing { names: n } => BlockingIssue {
-            next_tool: Some("get_failing_tests".to_owned()),
-            ..issue(
-                Category::Ci,
-                format!(
-                    "checks failed: {} (the branch requires no checks, so every failing one \
-                     counts)",
-                    names(n)
-                ),
-                "Fix what failed: get_failing_tests says which tests and where.",
-            )
-        },
         Blocker::ApprovalsMissing { required, current } => {
             let mut i = issue(
                 Category::Approvals,
@@ -535,7 +512,22 @@ fn blocking_issue(forge: &dyn Forge, pr: &PrRef, facts: &MergeFacts, b: &Blocker
             next_tool: Some("analyze_pr_impact".to_owned()),
             ..issue(
                 Category::Approvals,
-                "GitHub requires a review that has not been given".to_owned(),
+                if facts.rules.unknown.is_empty() {
+                    "GitHub requires an approving review that has not been given".to_owned()
+                } else {
+                    format!(
+                        "GitHub requires an approving review (reviewDecision REVIEW_REQUIRED); \
+                         how many approvals, and whose, could not be read: {} unreadable to \
+                         this token",
+                        facts
+                            .rules
+                            .unknown
+                            .iter()
+                            .map(|u| u.source.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                },
                 "Ask for a review: analyze_pr_impact suggests reviewers.",
             )
         },
@@ -643,6 +635,16 @@ fn unknown_requirement(u: &Unknown) -> UnknownRequirement {
             "Call again; or compare the head with the base in a checkout.",
             None,
         ),
+        Unknown::UpToDateRule { by } => item(
+            "up_to_date",
+            format!(
+                "{by} commit{} behind the base, and whether the branch's protection requires \
+                 it up to date could not be read (its strict flag is shown to admins only)",
+                if *by == 1 { "" } else { "s" }
+            ),
+            "Update the branch to be sure, or read the rule with an admin token.",
+            None,
+        ),
         Unknown::Threads => item(
             "conversation_resolution",
             "the branch requires conversations resolved, and the threads could not be read"
@@ -674,7 +676,7 @@ fn warning(w: &Warning) -> Note {
         Warning::ChangesRequested { by } => note(
             Category::Reviews,
             format!(
-                "changes requested by {} (the branch's rule does not block on them)",
+                "changes requested by {} (no rule of the branch makes them block the merge)",
                 by.join(", ")
             ),
         ),

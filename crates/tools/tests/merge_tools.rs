@@ -144,6 +144,9 @@ async fn github_lazy_mergeability_without_a_checkout_is_unknown() {
     })
     .await;
     assert_eq!(out["unknown"][0]["next_tool"], "detect_merge_conflicts");
+    // Not computed is not a conflict: null, not false.
+    assert_eq!(out["checks"]["no_conflicts"], Value::Null, "{out:#}");
+    assert_eq!(out["checks"]["ci_passing"], true);
 }
 
 #[tokio::test]

@@ -519,6 +519,8 @@ fn merge_classic(rules: &mut BranchRules, rule: RefUpdateRule) {
         .flatten()
     {
         add_check(rules, &name);
+        // Whether they must run on the latest base (`strict`) is not shown here.
+        rules.up_to_date_unread = true;
     }
     rules.code_owner_review |= rule.requires_code_owner_reviews;
     rules.conversation_resolution |= rule.requires_conversation_resolution;
