@@ -218,6 +218,8 @@ fn time(t: &Option<String>) -> Value {
 pub(crate) struct GhCtx<'a> {
     pub base: &'a str,
     pub storage: &'a str,
+    /// The caller's token's permission (`None` without a token).
+    pub permission: Option<crate::scenario::Permission>,
 }
 
 /// GitHub CI routes under `/repos/{owner}/{repo}/…`; `None` when the path is not one.
@@ -321,6 +323,12 @@ pub(crate) fn github_route(
             crate::readiness::compare_reply(world, base, r, &basehead.join("/"))
         }
         ["branches", branch, "protection", "required_status_checks"] => {
+            // Classic protection is not for readers (GitHub documents 404; fine-grained
+            // tokens need the Administration permission): a fork's contributor sees only
+            // the rulesets (`rules/branches`, readable with Metadata read).
+            if !ctx.permission.is_some_and(|p| p.can_push()) {
+                return Some(crate::github::error(404, "Not Found"));
+            }
             if spec.branch_protection_forbidden {
                 return Some(crate::github::error(
                     403,

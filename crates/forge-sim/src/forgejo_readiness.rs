@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use crate::scenario::{BranchProtectionSpec, Permission, PullSpec, TokenSpec};
+use crate::scenario::{BranchProtectionSpec, PullSpec, TokenSpec};
 use crate::server::{Reply, Request};
 use crate::state::World;
 
@@ -66,9 +66,7 @@ pub(crate) fn route(
     // Gitea's `isRepoAdmin`: the simulator's admins are write tokens of repositories whose
     // protection is not `branch_protection_forbidden`.
     let admin = !spec.branch_protection_forbidden
-        && caller
-            .as_ref()
-            .is_some_and(|c| c.permission == Permission::Write);
+        && caller.as_ref().is_some_and(|c| c.permission.can_push());
     Some(match rest {
         ["branches", branch @ ..] if !branch.is_empty() => {
             let name = decode(&branch.join("/"));
@@ -76,9 +74,7 @@ pub(crate) fn route(
                 return Some(not_found());
             };
             let rule = protection_of(&spec.branch_protections, &name);
-            let can_write = caller
-                .as_ref()
-                .is_some_and(|c| c.permission == Permission::Write);
+            let can_write = caller.as_ref().is_some_and(|c| c.permission.can_push());
             let commit = json!({
                 "id": sha,
                 "message": format!("Tip of {name}\n"),

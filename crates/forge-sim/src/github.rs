@@ -287,6 +287,7 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String, Option<u
                 let ctx = crate::ci::GhCtx {
                     base,
                     storage: &shared.storage_url,
+                    permission: caller.as_ref().map(|t| t.permission),
                 };
                 match visible_repo(&world, &caller, owner, name) {
                     Some(r) => crate::contents::github_route(base, &world, req, r, rest)

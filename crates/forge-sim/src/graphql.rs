@@ -758,7 +758,9 @@ impl ObjectValue for Node<'_> {
                 let fields = match world.conversation(*repo, *number) {
                     Some(Conversation::Pull(p)) => {
                         let mut fields = pull_request_fields(ctx, &world, *repo, p);
-                        let merge = crate::readiness::pull_fields(&world, ctx.base, *repo, p, lazy);
+                        let merge = crate::readiness::pull_fields(
+                            &world, ctx.base, *repo, p, lazy, ctx.login,
+                        );
                         for (name, value) in merge {
                             fields[name] = value;
                         }
@@ -882,6 +884,10 @@ impl ObjectValue for Node<'_> {
                     None => Err(unsupported(ctx, type_name, field)),
                 },
             },
+            (Node::Repository { repo, .. }, "viewerPermission") => Ok(from_json(
+                ctx,
+                &crate::readiness::viewer_permission_json(&ctx.world(), *repo, ctx.login),
+            )),
             (Node::Repository { repo, .. }, field) => {
                 let fields = repository_fields(ctx, *repo);
                 match fields.get(field) {
@@ -967,18 +973,21 @@ fn readiness_field<'a>(
             crate::readiness::review_requests_json(&world, ctx.base, p),
         ),
         _ => {
-            let (value, forbidden) = crate::readiness::base_ref_json(&world, repo, p);
-            let rule = info
-                .field_selections()
-                .first()
-                .and_then(|f| f.selection_set.fields().find(|f| f.name == "refUpdateRule"));
-            if let (true, Some(rule)) = (forbidden, rule) {
-                full.push(rule.response_key().to_string());
-                ctx.error(
-                    "FORBIDDEN",
-                    full,
-                    "Resource not accessible by personal access token".to_owned(),
-                );
+            let (value, forbidden) = crate::readiness::base_ref_json(&world, repo, p, ctx.login);
+            for name in forbidden {
+                let field = info
+                    .field_selections()
+                    .first()
+                    .and_then(|f| f.selection_set.fields().find(|f| f.name == name));
+                if let Some(field) = field {
+                    let mut at = full.clone();
+                    at.push(field.response_key().to_string());
+                    ctx.error(
+                        "FORBIDDEN",
+                        at,
+                        "Resource not accessible by personal access token".to_owned(),
+                    );
+                }
             }
             return from_json(ctx, &value);
         }

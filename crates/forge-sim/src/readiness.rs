@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::scenario::{BranchProtectionSpec, PullSpec, PullState};
+use crate::scenario::{BranchProtectionSpec, Permission, PullSpec, PullState};
 use crate::server::Reply;
 use crate::state::World;
 
@@ -82,6 +82,16 @@ pub struct MergeRulesSpec {
     /// Rulesets only.
     #[serde(default)]
     pub merge_queue: bool,
+    /// Classic only: the rules bind admins too (`isAdminEnforced`, REST `enforce_admins`).
+    /// Unset, an admin is not bound: `refUpdateRule` (the rules "enforced on the viewer")
+    /// shows an admin none of them, and `viewerCanMergeAsAdmin` is true for them.
+    #[serde(default)]
+    pub enforce_admins: bool,
+    /// Rulesets only: who may bypass the ruleset, logins or `admin` (the repository admin
+    /// role). `rules/branches` still lists its rules to them (they bind everyone else);
+    /// `viewerCanMergeAsAdmin` is true for them.
+    #[serde(default)]
+    pub bypass_actors: Vec<String>,
 }
 
 /// Reads of each pull request's mergeability, by (repository, number).
@@ -268,7 +278,7 @@ fn is_writer(world: &World, r: usize, login: &str) -> bool {
         || world
             .tokens
             .iter()
-            .any(|t| t.login == login && t.permission == crate::scenario::Permission::Write)
+            .any(|t| t.login == login && t.permission.can_push())
         || !world.tokens.iter().any(|t| t.login == login)
 }
 
@@ -417,9 +427,6 @@ pub(crate) fn mergeable_state(
         return "blocked".to_owned();
     }
     let rules = effective(world, r, &p.base.ref_name);
-    if rules.strict && p.readiness.behind_by > 0 {
-        return "behind".to_owned();
-    }
     let checks = contexts(world, base, r, p.number);
     let passed = |name: &str| {
         checks
@@ -434,7 +441,11 @@ pub(crate) fn mergeable_state(
     let unresolved =
         rules.conversation_resolution && world.threads(r, p.number).any(|(_, t)| !t.is_resolved());
     if required_missing || reviews_missing || unresolved {
+        // Updating the branch alone would not let it merge: BLOCKED, also when behind.
         return "blocked".to_owned();
+    }
+    if rules.strict && p.readiness.behind_by > 0 {
+        return "behind".to_owned();
     }
     if checks.iter().any(|(_, o)| *o == Outcome::Failed) {
         return "unstable".to_owned();
@@ -443,12 +454,52 @@ pub(crate) fn mergeable_state(
 }
 
 /// The pull request's GraphQL fields about its merge, for `pull_request_fields`.
+/// The caller's permission on the repository: its token's (`None` without one).
+pub(crate) fn viewer_permission(world: &World, r: usize, login: &str) -> Option<Permission> {
+    if world.repos[r].spec.owner == login {
+        return Some(Permission::Admin);
+    }
+    world
+        .tokens
+        .iter()
+        .find(|t| t.login == login)
+        .map(|t| t.permission)
+}
+
+/// GraphQL `viewerPermission`: ADMIN, WRITE or READ.
+pub(crate) fn viewer_permission_json(world: &World, r: usize, login: &str) -> Value {
+    match viewer_permission(world, r, login) {
+        Some(Permission::Admin) => Value::from("ADMIN"),
+        Some(Permission::Write) => Value::from("WRITE"),
+        Some(Permission::Read) => Value::from("READ"),
+        None => Value::Null,
+    }
+}
+
+/// `viewerCanMergeAsAdmin`: the scenario's, or derived: an admin not bound by a classic
+/// protection of the base (not enforced on admins), or a bypass actor of a ruleset of it.
+fn viewer_can_bypass(world: &World, r: usize, p: &PullSpec, login: &str) -> bool {
+    let admin = viewer_permission(world, r, login) == Some(Permission::Admin);
+    p.readiness.viewer_can_merge_as_admin
+        || protections(world, r, &p.base.ref_name).any(|b| {
+            if b.classic {
+                admin && !b.rules.enforce_admins
+            } else {
+                b.rules
+                    .bypass_actors
+                    .iter()
+                    .any(|a| a == login || (a == "admin" && admin))
+            }
+        })
+}
+
 pub(crate) fn pull_fields(
     world: &World,
     base: &str,
     r: usize,
     p: &PullSpec,
     lazy: bool,
+    login: &str,
 ) -> Vec<(&'static str, Value)> {
     let mergeable = match (lazy, p.mergeable) {
         (true, _) | (_, None) => "UNKNOWN",
@@ -465,7 +516,7 @@ pub(crate) fn pull_fields(
         ("isInMergeQueue", Value::from(p.readiness.in_merge_queue)),
         (
             "viewerCanMergeAsAdmin",
-            Value::from(p.readiness.viewer_can_merge_as_admin),
+            Value::from(viewer_can_bypass(world, r, p, login)),
         ),
         (
             "autoMergeRequest",
@@ -480,37 +531,84 @@ pub(crate) fn pull_fields(
     ]
 }
 
-/// GraphQL `baseRef`, with `refUpdateRule` from the base branch's classic protection (null
-/// when there is none). With `branch_protection_forbidden` the rule is null and `true` comes
-/// back: the caller reports GitHub's FORBIDDEN error on that field.
-pub(crate) fn base_ref_json(world: &World, r: usize, p: &PullSpec) -> (Value, bool) {
+/// GraphQL `baseRef` with the base branch's classic protection, as the caller may see it:
+/// - `refUpdateRule` ("the rules enforced on the viewer", "viewable by non-admins"): the rule
+///   for a caller who may push; for an admin it binds only when enforced on admins (else
+///   every requirement shows off); for a read-only caller (a fork's contributor) null — so a
+///   client cannot tell "no rule" from "hidden" by it;
+/// - `branchProtectionRule` (the whole rule, `isAdminEnforced`, `requiresStrictStatusChecks`):
+///   admins only; others get null and a FORBIDDEN error on that field.
+///
+/// With `branch_protection_forbidden` both are null with FORBIDDEN errors. Returns the value
+/// and the names of the fields to report FORBIDDEN on.
+pub(crate) fn base_ref_json(
+    world: &World,
+    r: usize,
+    p: &PullSpec,
+    login: &str,
+) -> (Value, Vec<&'static str>) {
     let forbidden = world.repos[r].spec.branch_protection_forbidden;
     let classic = protections(world, r, &p.base.ref_name).find(|b| b.classic);
+    let permission = viewer_permission(world, r, login).unwrap_or(Permission::Read);
+    let admin = permission == Permission::Admin;
+    let mut errors = Vec::new();
     let rule = match (forbidden, classic) {
-        (false, Some(b)) => json!({
-            "__typename": "RefUpdateRule",
+        (true, Some(_)) => {
+            errors.push("refUpdateRule");
+            Value::Null
+        }
+        (false, Some(_)) if !permission.can_push() => Value::Null,
+        (false, Some(b)) => {
+            // An admin the rule does not bind sees none of its requirements.
+            let binds = !admin || b.rules.enforce_admins;
+            json!({
+                "__typename": "RefUpdateRule",
+                "pattern": b.branch,
+                "allowsDeletions": false,
+                "allowsForcePushes": false,
+                "blocksCreations": false,
+                "requiredApprovingReviewCount": if binds { b.rules.required_approvals } else { 0 },
+                "requiredStatusCheckContexts": if binds { b.required_checks.clone() } else { Vec::new() },
+                "requiresCodeOwnerReviews": binds && b.rules.code_owner_review,
+                "requiresConversationResolution": binds && b.rules.conversation_resolution,
+                "requiresLinearHistory": binds && b.rules.linear_history,
+                "requiresSignatures": binds && b.rules.signed_commits,
+                "viewerAllowedToDismissReviews": admin,
+                "viewerCanPush": !binds,
+            })
+        }
+        _ => Value::Null,
+    };
+    let whole = match classic {
+        Some(_) if forbidden || !admin => {
+            errors.push("branchProtectionRule");
+            Value::Null
+        }
+        Some(b) => json!({
+            "__typename": "BranchProtectionRule",
             "pattern": b.branch,
-            "allowsDeletions": false,
-            "allowsForcePushes": false,
-            "blocksCreations": false,
-            "requiredApprovingReviewCount": b.rules.required_approvals,
+            "isAdminEnforced": b.rules.enforce_admins,
+            "requiresStrictStatusChecks": b.rules.strict,
+            "requiresStatusChecks": !b.required_checks.is_empty(),
             "requiredStatusCheckContexts": b.required_checks,
+            "requiresApprovingReviews": b.rules.required_approvals > 0,
+            "requiredApprovingReviewCount": b.rules.required_approvals,
             "requiresCodeOwnerReviews": b.rules.code_owner_review,
             "requiresConversationResolution": b.rules.conversation_resolution,
             "requiresLinearHistory": b.rules.linear_history,
-            "requiresSignatures": b.rules.signed_commits,
-            "viewerAllowedToDismissReviews": false,
-            "viewerCanPush": false,
+            "requiresCommitSignatures": b.rules.signed_commits,
+            "dismissesStaleReviews": b.rules.dismiss_stale_reviews,
         }),
-        _ => Value::Null,
+        None => Value::Null,
     };
     let value = json!({
         "__typename": "Ref",
         "name": p.base.ref_name,
         "prefix": "refs/heads/",
         "refUpdateRule": rule,
+        "branchProtectionRule": whole,
     });
-    (value, forbidden && classic.is_some())
+    (value, errors)
 }
 
 /// `GET /repos/{o}/{r}/rules/branches/{branch}`: the rules of every ruleset (non-classic

@@ -135,6 +135,16 @@ pub struct TokenSpec {
 pub enum Permission {
     Read,
     Write,
+    /// Write, and admin rights: reads classic branch protection whole (GraphQL
+    /// `branchProtectionRule`), and is not bound by it unless it is enforced on admins.
+    Admin,
+}
+
+impl Permission {
+    /// May push (write or admin).
+    pub fn can_push(self) -> bool {
+        matches!(self, Permission::Write | Permission::Admin)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use crate::scenario::{
-    CommentSpec, ForgeFlavor, GenerateComments, Permission, PullSpec, PullState, RepoSpec,
-    ReviewThreadSpec, Scenario, ThreadCommentSpec, TokenSpec, UserKind,
+    CommentSpec, ForgeFlavor, GenerateComments, PullSpec, PullState, RepoSpec, ReviewThreadSpec,
+    Scenario, ThreadCommentSpec, TokenSpec, UserKind,
 };
 use crate::time::{format_rfc3339, now_unix, parse_rfc3339};
 
@@ -548,7 +548,7 @@ impl World {
     }
 
     pub fn can_write(&self, token: &TokenSpec) -> bool {
-        token.permission == Permission::Write
+        token.permission.can_push()
     }
 
     pub fn repo_index(&self, owner: &str, name: &str) -> Option<usize> {

@@ -90,7 +90,7 @@ pub struct Note {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct BranchProtection {
-    /// Absent when no source of rules could be read.
+    /// Absent when a source of rules could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub required_approvals: Option<u32>,
     pub current_approvals: u32,
@@ -350,7 +350,11 @@ fn build(
         || !p.required_checks.is_empty()
         || !facts.rules.unknown.is_empty())
         .then(|| BranchProtection {
-            required_approvals: (facts.rules.unknown.is_empty() || !facts.rules.sources.is_empty())
+            // What the sources read require is a floor only while another is unread.
+            required_approvals: facts
+                .rules
+                .unknown
+                .is_empty()
                 .then_some(p.required_approvals),
             current_approvals: p.current_approvals,
             approving_users: p.approving_users.clone(),

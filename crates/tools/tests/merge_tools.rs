@@ -26,14 +26,14 @@ struct Case {
     max_requests: usize,
 }
 
-async fn run(case: &Case) -> (Value, SimHandle) {
+async fn run(case: &Case, token: Option<&str>) -> (Value, SimHandle) {
     let sim = Sim::start(common::scenario(case.scenario))
         .await
         .expect("simulator starts");
-    let token = match case.flavor {
+    let token = token.unwrap_or(match case.flavor {
         Flavor::GitHub => "ghp_write",
         Flavor::Forgejo => "fj_write",
-    };
+    });
     let mut ctx = common::context(case.flavor, &sim, token, [9; 32]);
     // No checkout: the verdict is the forge's alone.
     ctx.local.cwd = None;
@@ -70,7 +70,12 @@ fn unknowns(out: &Value) -> Vec<String> {
 }
 
 async fn check(case: Case) -> Value {
-    let (out, sim) = run(&case).await;
+    check_as(case, None).await
+}
+
+/// `check` with another token than the flavor's writer.
+async fn check_as(case: Case, token: Option<&str>) -> Value {
+    let (out, sim) = run(&case, token).await;
     let requests = sim.requests();
     println!(
         "{} ({:?}): ready {}, blockers {:?}, unknown {:?}, {} requests",
@@ -273,6 +278,92 @@ async fn github_unreadable_rules_are_unknown_never_unprotected() {
         out["branch_protection"].get("required_approvals").is_none(),
         "{out:#}"
     );
+}
+
+#[tokio::test]
+async fn github_a_read_only_token_says_classic_protection_is_unread() {
+    // A fork's contributor: rulesets are read, classic protection is not shown to them.
+    let out = check_as(
+        Case {
+            scenario: "readiness_read_only",
+            flavor: Flavor::GitHub,
+            ready: false,
+            blockers: &["approvals"],
+            unknown: &["branch_protection"],
+            max_requests: 3,
+        },
+        Some("ghp_read"),
+    )
+    .await;
+    let bp = &out["branch_protection"];
+    assert!(bp.get("required_approvals").is_none(), "{out:#}");
+    assert_eq!(bp["required_checks"], json!(["build", "lint"]), "{out:#}");
+    let reason = out["unknown"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("branch protection could not be read")
+            && reason.contains("read access")
+            && reason.contains("Administration"),
+        "{reason}"
+    );
+    let review = out["blocking_issues"][0]["description"].as_str().unwrap();
+    assert!(review.contains("branch protection"), "{review}");
+    // A writer is shown the rule.
+    let out = check(Case {
+        scenario: "readiness_read_only",
+        flavor: Flavor::GitHub,
+        ready: false,
+        blockers: &["approvals"],
+        unknown: &[],
+        max_requests: 3,
+    })
+    .await;
+    assert_eq!(out["branch_protection"]["required_approvals"], 1);
+}
+
+#[tokio::test]
+async fn github_an_admin_not_bound_still_sees_the_rules_that_bind_everyone() {
+    let out = check_as(
+        Case {
+            scenario: "readiness_admin_unbound",
+            flavor: Flavor::GitHub,
+            ready: false,
+            blockers: &["approvals", "up_to_date", "threads"],
+            unknown: &[],
+            max_requests: 3,
+        },
+        Some("ghp_admin"),
+    )
+    .await;
+    let bp = &out["branch_protection"];
+    assert_eq!(bp["required_approvals"], 2, "{out:#}");
+    assert_eq!(
+        bp["rules"],
+        json!(["conversation_resolution", "up_to_date"]),
+        "{out:#}"
+    );
+    let notes = out["warnings"].to_string();
+    assert!(notes.contains("merge past the branch's rules"), "{notes}");
+    assert_eq!(out["merge_state"], "blocked");
+}
+
+#[tokio::test]
+async fn github_behind_beside_another_blocker_is_never_called_not_required() {
+    // The writer sees the classic rule without its strict flag; GitHub says BLOCKED for the
+    // missing approval. Being behind is then unknown, not "the rules do not require it".
+    let out = check(Case {
+        scenario: "readiness_admin_unbound",
+        flavor: Flavor::GitHub,
+        ready: false,
+        blockers: &["approvals", "threads"],
+        unknown: &["up_to_date"],
+        max_requests: 3,
+    })
+    .await;
+    assert!(
+        !out["warnings"].to_string().contains("do not require"),
+        "{out:#}"
+    );
+    assert_eq!(out["checks"]["up_to_date"], false);
 }
 
 #[tokio::test]

@@ -291,11 +291,13 @@ pub const CODE_OWNERS: &str = "query CodeOwners($owner: String!, $name: String!,
 /// Everything `merge_facts` reads in one request: the pull request, its mergeability and
 /// review decision, the latest opinionated review of each writer, pending review requests,
 /// the first 100 checks of the head with `isRequired`, the first 100 review threads'
-/// resolution, and the classic protection rule of the base branch as non-admins may read it
-/// (`refUpdateRule`; a FORBIDDEN error on that field alone leaves the rest usable).
+/// resolution, the viewer's permission, and the classic protection rule of the base branch:
+/// as it binds the viewer (`refUpdateRule`, null to a reader) and whole (`branchProtectionRule`,
+/// admins only); a FORBIDDEN error on either field alone leaves the rest usable.
 /// Connections: 4 under one pull request, 1 point.
 pub const MERGE_FACTS: &str = "query MergeFacts($owner: String!, $name: String!, \
-     $number: Int!) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { \
+     $number: Int!) { repository(owner: $owner, name: $name) { viewerPermission \
+     pullRequest(number: $number) { \
      number title body labels(first: 100) { nodes { name } } state isDraft url headRefName headRefOid baseRefName baseRefOid \
      mergedAt mergeCommit { oid } mergeable mergeStateStatus reviewDecision isInMergeQueue \
      viewerCanMergeAsAdmin autoMergeRequest { mergeMethod } \
@@ -313,7 +315,10 @@ pub const MERGE_FACTS: &str = "query MergeFacts($owner: String!, $name: String!,
      reviewThreads(first: 100) { pageInfo { hasNextPage endCursor } nodes { isResolved } } \
      baseRef { refUpdateRule { requiredApprovingReviewCount requiredStatusCheckContexts \
      requiresCodeOwnerReviews requiresConversationResolution requiresLinearHistory \
-     requiresSignatures } } } } }";
+     requiresSignatures } branchProtectionRule { isAdminEnforced requiresStrictStatusChecks \
+     requiredApprovingReviewCount requiredStatusCheckContexts requiresCodeOwnerReviews \
+     requiresConversationResolution requiresLinearHistory requiresCommitSignatures \
+     dismissesStaleReviews } } } } }";
 
 /// A later page (100) of the head's checks for `merge_facts`.
 pub const MERGE_FACTS_CHECKS: &str = "query MergeFactsChecks($owner: String!, \

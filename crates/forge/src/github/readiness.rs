@@ -45,8 +45,16 @@ pub(crate) async fn merge_facts(forge: &GitHub, pr: &PrRef) -> Result<MergeFacts
     let (data, errors) = graphql_partial(forge, queries::MERGE_FACTS, variables(pr, None)).await?;
     // A FORBIDDEN (or any) error on `refUpdateRule` alone says classic protection cannot be
     // read; any other error fails the call as `GitHub::graphql` would.
-    let (rule_errors, other): (Vec<GraphQlError>, Vec<GraphQlError>) =
-        errors.into_iter().partition(is_ref_update_rule_error);
+    let (rule_errors, other): (Vec<GraphQlError>, Vec<GraphQlError>) = errors
+        .into_iter()
+        .partition(|e| is_rule_error(e, "refUpdateRule"));
+    let (whole_errors, other): (Vec<GraphQlError>, Vec<GraphQlError>) = other
+        .into_iter()
+        .partition(|e| is_rule_error(e, "branchProtectionRule"));
+    let viewer_permission = data
+        .pointer("/repository/viewerPermission")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     if let Some(e) = graphql_error(&other, "query MergeFacts", forge.http.forge()) {
         return Err(match e {
             Error::NotFound { .. } => forge
@@ -110,19 +118,56 @@ pub(crate) async fn merge_facts(forge: &GitHub, pr: &PrRef) -> Result<MergeFacts
             reason: reason(&e),
         }),
     }
+    let (ref_rule, whole) = match pull.base_ref {
+        Some(b) => (b.ref_update_rule, b.branch_protection_rule),
+        None => (None, None),
+    };
+    let mut admin_unbound = false;
+    let admin = viewer_permission.as_deref() == Some("ADMIN");
     match (
+        admin,
+        whole_errors.first(),
+        whole,
         rule_errors.first(),
-        pull.base_ref.and_then(|b| b.ref_update_rule),
+        ref_rule,
     ) {
-        (Some(e), _) => rules.unknown.push(UnreadRules {
+        // An admin reads the whole rule: what binds everyone, strict included, even when it
+        // does not bind the admin (refUpdateRule then shows the admin none of it).
+        (true, None, Some(rule), _, _) => {
+            admin_unbound = !rule.is_admin_enforced;
+            merge_whole_classic(&mut rules, rule);
+        }
+        (true, None, None, None, None) => {}
+        (_, _, _, Some(e), _) => rules.unknown.push(UnreadRules {
             source: CLASSIC.to_owned(),
             reason: match &e.kind {
                 Some(kind) => format!("GraphQL {kind}: {}", e.message),
                 None => format!("GraphQL: {}", e.message),
             },
         }),
-        (None, Some(rule)) => merge_classic(&mut rules, rule),
-        (None, None) => {}
+        (_, _, _, None, Some(rule)) => merge_classic(&mut rules, rule),
+        // A reader (a fork's contributor) is shown no rule whether or not there is one.
+        (_, _, _, None, None)
+            if !matches!(
+                viewer_permission.as_deref(),
+                Some("WRITE" | "MAINTAIN" | "ADMIN")
+            ) =>
+        {
+            rules.unknown.push(UnreadRules {
+                source: CLASSIC.to_owned(),
+                reason: format!(
+                    "not shown to a token with {} access to the repository: GitHub shows \
+                     classic protection to those who may push (GraphQL refUpdateRule) and \
+                     whole to admins (REST GET branches/{base}/protection needs the \
+                     Administration read permission); rulesets were read",
+                    viewer_permission
+                        .as_deref()
+                        .unwrap_or("unknown (an app's)")
+                        .to_ascii_lowercase()
+                ),
+            });
+        }
+        (_, _, _, None, None) => {}
     }
     // On GitHub a writer's change request blocks while approvals are required.
     rules.block_on_rejected_reviews = rules.required_approvals > 0;
@@ -228,7 +273,7 @@ pub(crate) async fn merge_facts(forge: &GitHub, pr: &PrRef) -> Result<MergeFacts
             .auto_merge_request
             .and_then(|a| a.merge_method)
             .map(|m| m.to_ascii_lowercase()),
-        viewer_can_bypass: pull.viewer_can_merge_as_admin,
+        viewer_can_bypass: pull.viewer_can_merge_as_admin || admin_unbound,
         requests: requests.load(Ordering::Relaxed),
     })
 }
@@ -293,15 +338,15 @@ async fn graphql_partial(
         .await
 }
 
-/// Whether a GraphQL error is about the classic protection rule (its path ends there).
-fn is_ref_update_rule_error(error: &GraphQlError) -> bool {
+/// Whether a GraphQL error is about a classic protection field (its path ends there).
+fn is_rule_error(error: &GraphQlError, field: &str) -> bool {
     error
         .path
         .as_ref()
         .and_then(Value::as_array)
         .and_then(|p| p.last())
         .and_then(Value::as_str)
-        == Some("refUpdateRule")
+        == Some(field)
 }
 
 /// Every active ruleset rule of the base branch (`GET rules/branches/{base}`, one page of
@@ -526,6 +571,25 @@ fn merge_classic(rules: &mut BranchRules, rule: RefUpdateRule) {
     rules.conversation_resolution |= rule.requires_conversation_resolution;
     rules.linear_history |= rule.requires_linear_history;
     rules.signed_commits |= rule.requires_signatures;
+}
+
+/// Classic protection whole, as admins read it (`branchProtectionRule`): what binds
+/// everyone the rule binds, its strict flag included.
+fn merge_whole_classic(rules: &mut BranchRules, rule: WholeRule) {
+    merge_classic(
+        rules,
+        RefUpdateRule {
+            required_approving_review_count: rule.required_approving_review_count,
+            required_status_check_contexts: rule.required_status_check_contexts,
+            requires_code_owner_reviews: rule.requires_code_owner_reviews,
+            requires_conversation_resolution: rule.requires_conversation_resolution,
+            requires_linear_history: rule.requires_linear_history,
+            requires_signatures: rule.requires_commit_signatures,
+        },
+    );
+    rules.up_to_date_unread = false;
+    rules.up_to_date |= rule.requires_strict_status_checks;
+    rules.dismiss_stale_approvals |= rule.dismisses_stale_reviews;
 }
 
 fn add_check(rules: &mut BranchRules, name: &str) {
@@ -770,6 +834,30 @@ struct ThreadNode {
 #[serde(rename_all = "camelCase")]
 struct BaseRef {
     ref_update_rule: Option<RefUpdateRule>,
+    #[serde(default)]
+    branch_protection_rule: Option<WholeRule>,
+}
+
+/// `BranchProtectionRule`: classic protection whole (admins).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WholeRule {
+    #[serde(default)]
+    is_admin_enforced: bool,
+    #[serde(default)]
+    requires_strict_status_checks: bool,
+    required_approving_review_count: Option<i64>,
+    required_status_check_contexts: Option<Vec<Option<String>>>,
+    #[serde(default)]
+    requires_code_owner_reviews: bool,
+    #[serde(default)]
+    requires_conversation_resolution: bool,
+    #[serde(default)]
+    requires_linear_history: bool,
+    #[serde(default)]
+    requires_commit_signatures: bool,
+    #[serde(default)]
+    dismisses_stale_reviews: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -966,17 +1054,15 @@ mod tests {
             serde_json::from_value(json!({"type": "FORBIDDEN", "message": "no", "path": path}))
                 .unwrap()
         };
-        assert!(is_ref_update_rule_error(&error(json!([
+        let on_rule = |e: &GraphQlError| is_rule_error(e, "refUpdateRule");
+        assert!(on_rule(&error(json!([
             "repository",
             "pullRequest",
             "baseRef",
             "refUpdateRule"
         ]))));
-        assert!(!is_ref_update_rule_error(&error(json!([
-            "repository",
-            "pullRequest"
-        ]))));
-        assert!(!is_ref_update_rule_error(&error(Value::Null)));
+        assert!(!on_rule(&error(json!(["repository", "pullRequest"]))));
+        assert!(!on_rule(&error(Value::Null)));
     }
 }
 
