@@ -304,3 +304,152 @@ async fn classic_protection_through_ref_update_rule() {
     assert_eq!(status, 403);
     assert_clean(&sim);
 }
+
+async fn as_token(sim: &SimHandle, token: &str, query: &str) -> Value {
+    common::client()
+        .post(format!("{}/graphql", sim.base_url()))
+        .bearer_auth(token)
+        .json(&json!({"query": query, "variables": {"n": 1}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+async fn scenario_file(name: &str, change: impl FnOnce(&mut Scenario)) -> SimHandle {
+    let path = format!("{}/scenarios/{name}.yaml", env!("CARGO_MANIFEST_DIR"));
+    let mut scenario = Scenario::from_file(std::path::Path::new(&path)).expect(&path);
+    change(&mut scenario);
+    Sim::start(scenario).await.expect("the simulator starts")
+}
+
+const VIEWER: &str = "query($n: Int!) { repository(owner: \"octo\", name: \"app\") { \
+    viewerPermission pullRequest(number: $n) { mergeStateStatus viewerCanMergeAsAdmin \
+    baseRef { refUpdateRule { requiredApprovingReviewCount requiresConversationResolution } \
+    branchProtectionRule { isAdminEnforced requiresStrictStatusChecks \
+    requiredApprovingReviewCount } } } } }";
+
+/// Who may read which rule (GitHub's schema: `refUpdateRule` is the rule "enforced on the
+/// viewer", `branchProtectionRule` admins'; REST classic protection needs admin rights, and
+/// `rules/branches` only read access).
+#[tokio::test]
+async fn classic_protection_by_viewer_and_rulesets_for_everyone() {
+    let sim = scenario_file("readiness_admin_unbound", |_| {}).await;
+    // A writer: the rule as it binds them, not the whole rule.
+    let answer = as_token(&sim, "ghp_write", VIEWER).await;
+    let repo = &answer["data"]["repository"];
+    assert_eq!(repo["viewerPermission"], "WRITE");
+    let base = &repo["pullRequest"]["baseRef"];
+    assert_eq!(base["refUpdateRule"]["requiredApprovingReviewCount"], 2);
+    assert_eq!(base["branchProtectionRule"], Value::Null);
+    assert_eq!(answer["errors"][0]["type"], "FORBIDDEN");
+    assert_eq!(
+        answer["errors"][0]["path"],
+        json!([
+            "repository",
+            "pullRequest",
+            "baseRef",
+            "branchProtectionRule"
+        ])
+    );
+    assert_eq!(repo["pullRequest"]["viewerCanMergeAsAdmin"], false);
+    // Behind and short of approvals: BLOCKED, not BEHIND.
+    assert_eq!(repo["pullRequest"]["mergeStateStatus"], "BLOCKED");
+    // An admin the rule does not bind: nothing enforced on them, the whole rule readable.
+    let answer = as_token(&sim, "ghp_admin", VIEWER).await;
+    assert_eq!(answer.get("errors"), None, "{answer:#}");
+    let repo = &answer["data"]["repository"];
+    assert_eq!(repo["viewerPermission"], "ADMIN");
+    let base = &repo["pullRequest"]["baseRef"];
+    assert_eq!(base["refUpdateRule"]["requiredApprovingReviewCount"], 0);
+    assert_eq!(
+        base["refUpdateRule"]["requiresConversationResolution"],
+        false
+    );
+    assert_eq!(
+        base["branchProtectionRule"]["requiredApprovingReviewCount"],
+        2
+    );
+    assert_eq!(
+        base["branchProtectionRule"]["requiresStrictStatusChecks"],
+        true
+    );
+    assert_eq!(base["branchProtectionRule"]["isAdminEnforced"], false);
+    assert_eq!(repo["pullRequest"]["viewerCanMergeAsAdmin"], true);
+    // Enforced on admins: the admin is bound like everyone.
+    let sim = scenario_file("readiness_admin_unbound", |s| {
+        s.repos[0].branch_protections[0].rules.enforce_admins = true;
+    })
+    .await;
+    let answer = as_token(&sim, "ghp_admin", VIEWER).await;
+    let pull = &answer["data"]["repository"]["pullRequest"];
+    assert_eq!(
+        pull["baseRef"]["refUpdateRule"]["requiredApprovingReviewCount"],
+        2
+    );
+    assert_eq!(pull["viewerCanMergeAsAdmin"], false);
+
+    // A reader (a fork's contributor): no classic rule shown, REST protection 404, and the
+    // rulesets still listed.
+    let sim = scenario_file("readiness_read_only", |_| {}).await;
+    let answer = as_token(&sim, "ghp_read", VIEWER).await;
+    let repo = &answer["data"]["repository"];
+    assert_eq!(repo["viewerPermission"], "READ");
+    assert_eq!(repo["pullRequest"]["baseRef"]["refUpdateRule"], Value::Null);
+    let read = |path: &'static str| {
+        let url = format!("{}{path}", sim.base_url());
+        async move {
+            let r = common::client()
+                .get(url)
+                .bearer_auth("ghp_read")
+                .send()
+                .await
+                .unwrap();
+            (
+                r.status().as_u16(),
+                r.json::<Value>().await.unwrap_or(Value::Null),
+            )
+        }
+    };
+    let (status, _) = read("/repos/octo/app/branches/main/protection/required_status_checks").await;
+    assert_eq!(status, 404);
+    let (status, rules) = read("/repos/octo/app/rules/branches/main").await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        rules[0]["parameters"]["required_status_checks"],
+        json!([{"context": "lint"}])
+    );
+    let (status, _) = get(
+        &sim,
+        "/repos/octo/app/branches/main/protection/required_status_checks",
+    )
+    .await;
+    assert_eq!(status, 200, "a writer reads it");
+    assert_clean(&sim);
+}
+
+/// A ruleset's bypass actors still see its rules (they bind everyone else) and may merge
+/// past them; others may not.
+#[tokio::test]
+async fn ruleset_bypass_actors_see_the_rules_and_may_bypass() {
+    let sim = scenario_file("readiness_read_only", |s| {
+        s.repos[0].branch_protections[1].rules.bypass_actors = vec!["alice".into()];
+    })
+    .await;
+    let answer = as_token(&sim, "ghp_write", VIEWER).await;
+    assert_eq!(
+        answer["data"]["repository"]["pullRequest"]["viewerCanMergeAsAdmin"],
+        true
+    );
+    let (status, rules) = get(&sim, "/repos/octo/app/rules/branches/main").await;
+    assert_eq!(status, 200);
+    assert_eq!(rules.as_array().map(Vec::len), Some(1), "{rules:#}");
+    let answer = as_token(&sim, "ghp_read", VIEWER).await;
+    assert_eq!(
+        answer["data"]["repository"]["pullRequest"]["viewerCanMergeAsAdmin"],
+        false
+    );
+    assert_clean(&sim);
+}
