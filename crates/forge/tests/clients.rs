@@ -1115,6 +1115,42 @@ fn feedback_documents_cost_one_point_each() {
     }
 }
 
+/// A round of the feedback read asks for any mix of lists, long threads and reactions in one
+/// document; every mix validates, and even the largest costs 1 point.
+#[test]
+fn feedback_rounds_validate_and_cost_one_point() {
+    use resolve_pr_forge::github::queries::{self, FeedbackRound};
+    let vars = serde_json::json!({});
+    for bits in 0u8..8 {
+        for (threads, reactions) in [
+            (0, 0),
+            (1, 0),
+            (0, 1),
+            (
+                queries::FEEDBACK_THREADS_PER_ROUND,
+                queries::FEEDBACK_REACTIONS_PER_ROUND,
+            ),
+        ] {
+            let round = FeedbackRound {
+                threads: bits & 1 != 0,
+                reviews: bits & 2 != 0,
+                comments: bits & 4 != 0,
+                thread_comments: threads,
+                reactions,
+            };
+            if round.is_empty() {
+                continue;
+            }
+            let document = queries::review_feedback_round(&round);
+            if let Err(problems) = resolve_pr_forge_sim::validate_graphql(&document) {
+                panic!("{round:?} does not validate: {problems:?}\n{document}");
+            }
+            let points = resolve_pr_forge_sim::graphql_points(&document, &vars).expect("priced");
+            assert_eq!(points, 1, "{round:?}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn forgejo_flavour_is_detected_once() {
     for (flavor, expected) in [

@@ -245,3 +245,53 @@ fn secrets_are_masked_in_excerpts_as_in_focus_points() {
     assert!(!text.contains("AKIAIOSFODNN7EXAMPLE"), "{text}");
     assert!(text.contains("aws_access_key_id"), "{text}");
 }
+
+/// A real fix's shape: one changed line in the source, ~460 lines of new tests spread over
+/// eight hunks. At any budget the fix's line is shown whole, and the tests get what is left,
+/// every hunk of them a share, each cut rather than some dropped.
+#[test]
+fn a_one_line_fix_is_shown_beside_many_test_lines_at_any_budget() {
+    let src = numbered(40, "let limit =");
+    let fixed = edit(&src, &[20], "let limit = len - 1; // fixed");
+    let src_patch = git_patch("src/parser.rs", &src, &fixed);
+    let tests_before = numbered(200, "assert_eq!(parse(x),");
+    let mut tests_after = String::new();
+    for (i, line) in tests_before.lines().enumerate() {
+        tests_after.push_str(line);
+        tests_after.push('\n');
+        if (i + 1) % 25 == 0 {
+            for k in 0..58 {
+                tests_after.push_str(&format!(
+                    "    assert_eq!(parse(\"case {i} {k}\"), Ok({k}));\n"
+                ));
+            }
+        }
+    }
+    let test_patch = git_patch("tests/parser.rs", &tests_before, &tests_after);
+    let files = vec![
+        file("src/parser.rs", Some(src_patch.clone()), 1, 1),
+        file("tests/parser.rs", Some(test_patch.clone()), 464, 0),
+    ];
+    let test_hunks = test_patch.lines().filter(|l| l.starts_with("@@")).count();
+    assert_eq!((test_hunks, lines(&src_patch)), (8, 9), "{src_patch}");
+    assert!(lines(&test_patch) + lines(&src_patch) > 500);
+
+    for budget in [120, 500] {
+        let plan = plan_excerpts(&files, budget);
+        assert_eq!(plan.lines_shown, budget, "budget {budget}");
+        let fix = plan.per_file[0].as_ref().expect("the fix is shown");
+        assert_eq!(fix.text, src_patch.trim_end(), "budget {budget}");
+        assert!(fix.text.contains("+let limit = len - 1; // fixed 20"));
+        let tests = plan.per_file[1].as_ref().expect("the tests are shown");
+        // Every test hunk gets a share: cut ones, none left out.
+        assert_eq!(tests.hunks_shown, 8, "budget {budget}");
+        assert!(tests.hunks_cut > 0, "budget {budget}");
+        assert!(
+            plan.omitted
+                .iter()
+                .all(|o| o.path == "tests/parser.rs" && o.hunks == 0),
+            "budget {budget}: {:?}",
+            plan.omitted
+        );
+    }
+}

@@ -446,4 +446,39 @@ mod tests {
             c.resolve_condition
         );
     }
+
+    /// Bots open their comments with markers the forge does not show; the condition quotes
+    /// what a reader sees.
+    #[test]
+    fn the_condition_quotes_the_visible_text_not_html_comments() {
+        let pr = PrRef::parse("acme/widgets#7").unwrap();
+        let f = forge(config(&[]), &pr);
+        let b = CommandBuilder::new(f.commands(), &pr, ForgeKind::GitHub, caps(true));
+        let mut t = thread();
+        t.comments[0].body = "<!-- This is an auto-generated comment by CodeRabbit -->\n\
+            <!-- suggestion_start -->\n[//]: # (fingerprint: 42)\n\
+            _Potential issue_ <sub>critical</sub>\n\n**Off by one: `Vec<u8>` ends \
+            early**\n<details>\n<summary>Fix</summary>\n\n<!-- fix -->len - 1\n</details>"
+            .into();
+        let c = b.thread(&t).unwrap();
+        assert!(
+            c.resolve_condition.ends_with(
+                ": '_Potential issue_ critical **Off by one: `Vec<u8>` ends early** Fix len - 1'"
+            ),
+            "{}",
+            c.resolve_condition
+        );
+        let c = b
+            .conversation(
+                ConversationItem::IssueComment,
+                "<!-- walkthrough_start -->\nLooks good <!-- -->overall",
+                "https://example.com/c/1",
+            )
+            .unwrap();
+        assert!(
+            c.resolve_condition.ends_with(": 'Looks good overall'"),
+            "{}",
+            c.resolve_condition
+        );
+    }
 }

@@ -446,21 +446,7 @@ after the fix is verified.";
 /// put the substance there (CodeRabbit's fix prompts and suggestions).
 fn readable_body(body: &str) -> String {
     // A comment the budget cut open runs up to the cut marker.
-    const CUT_MARKER: &str = "\n…[cut:";
-    let mut out = String::with_capacity(body.len());
-    let mut rest = body;
-    while let Some(open) = rest.find("<!--") {
-        out.push_str(&rest[..open]);
-        let inside = &rest[open + 4..];
-        rest = match inside.find("-->") {
-            Some(close) => &inside[close + 3..],
-            None => match inside.find(CUT_MARKER) {
-                Some(marker) => &inside[marker..],
-                None => "",
-            },
-        };
-    }
-    out.push_str(rest);
+    let out = crate::shared::without_html_comments(body, "\n…[cut:");
     let mut text = String::with_capacity(out.len());
     let mut blank_run = 0;
     for line in out.trim().lines() {

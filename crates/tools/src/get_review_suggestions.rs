@@ -167,8 +167,8 @@ impl Tool for GetReviewSuggestions {
     const TITLE: &'static str = "Get review suggestions";
     const DESCRIPTION: &'static str = "Everything to review a PR in one call, within a token \
 budget: metadata, every file's status and stats, diff excerpts within max_diff_lines (source \
-before tests, config and docs, generated, lock and vendored files last; hunks with focus points \
-and larger hunks first; what was left out is listed), focus points from fixed patterns (new \
+and tests first, lockfiles last; each file gets a share, small hunks whole first, large ones \
+cut; what was left out is listed), focus points from fixed patterns (new \
 unsafe, eval/exec, SQL built by concatenation, secret-like strings, removed tests, TODOs, \
 changed public signatures) naming their lines, exported symbols removed or changed (compared \
 with tree-sitter: Rust, TypeScript/JavaScript, Python, Go), a checklist per file category and \

@@ -187,10 +187,109 @@ pub fn pr_from_ref(pr: &str, mut problems: Vec<String>) -> Result<PrRef> {
     }
 }
 
-/// `text` with runs of whitespace collapsed, cut to `max_chars` characters (with `…`), for
-/// quoting a comment inside a sentence.
+/// `text` without its HTML comments (`<!-- … -->`): invisible where the forge renders
+/// Markdown, bots keep state, markers and fingerprints in them. A comment left open (a cut
+/// body) runs up to `stop` when it holds it, else to the end.
+pub fn without_html_comments(text: &str, stop: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find("<!--") {
+        out.push_str(&rest[..open]);
+        let inside = &rest[open + 4..];
+        rest = match inside.find("-->") {
+            Some(close) => &inside[close + 3..],
+            None => match (!stop.is_empty()).then(|| inside.find(stop)).flatten() {
+                Some(at) => &inside[at..],
+                None => "",
+            },
+        };
+    }
+    out.push_str(rest);
+    out
+}
+
+/// HTML tags Markdown comments use for layout: not shown themselves, their text is.
+const LAYOUT_TAGS: &[&str] = &[
+    "a",
+    "b",
+    "blockquote",
+    "br",
+    "code",
+    "details",
+    "div",
+    "em",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "i",
+    "img",
+    "kbd",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "span",
+    "strong",
+    "sub",
+    "summary",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+];
+
+/// `text` as a reader of the rendered Markdown sees it, roughly: without HTML comments,
+/// Markdown's comment idiom (`[//]: # (…)` lines) and layout tags (their text stays). A `<`
+/// that opens no known tag (`Vec<u8>`) is kept.
+fn visible_text(text: &str) -> String {
+    let text = without_html_comments(text, "");
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        if line.trim_start().starts_with("[//]: #") {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(open) = rest.find('<') {
+            out.push_str(&rest[..open]);
+            let after = &rest[open + 1..];
+            let name: String = after
+                .trim_start_matches('/')
+                .chars()
+                .take_while(char::is_ascii_alphanumeric)
+                .collect::<String>()
+                .to_ascii_lowercase();
+            match after.find('>') {
+                Some(close) if LAYOUT_TAGS.contains(&name.as_str()) => {
+                    out.push(' ');
+                    rest = &after[close + 1..];
+                }
+                _ => {
+                    out.push('<');
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        out.push('\n');
+    }
+    out
+}
+
+/// `text` as the forge shows it ([`visible_text`]) with runs of whitespace collapsed, cut to
+/// `max_chars` characters (with `…`), for quoting a comment inside a sentence.
 pub fn excerpt(text: &str, max_chars: usize) -> String {
-    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let collapsed = visible_text(text)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     if collapsed.chars().count() > max_chars {
         let cut: String = collapsed.chars().take(max_chars).collect();
         format!("{}…", cut.trim_end())

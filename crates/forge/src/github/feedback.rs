@@ -1,7 +1,9 @@
 //! A pull request's review feedback on GitHub (`review_feedback`), read for few points
 //! and kept per process. One GraphQL request reads the pull request with the first page of
-//! its threads, reviews and conversation comments; later pages, long threads and the
-//! reactions of unresolved threads follow only when there are any.
+//! its threads, reviews and conversation comments; what else is needed (later pages, long
+//! threads, the reactions of unresolved threads) follows in rounds of one request each, every
+//! list, thread and reaction batch a round needs asked for together as aliases, so a small
+//! pull request costs 2 requests and a large one a request per 100 items of its longest list.
 //!
 //! Each answer is kept as a snapshot together with its *version*: the head commit,
 //! `updatedAt`, every thread's resolution, and the count, edit times and minimized state of
@@ -12,19 +14,18 @@
 //! does not cover (reactions, edits past an item's first 100 siblings) is bounded by the
 //! snapshot's age. A restart loses only snapshots.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use futures_util::{StreamExt, TryStreamExt, stream};
 use resolve_pr_core::PrRef;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::threads::{
-    Connection, GqlActor, GqlCommit, GqlReactionGroup, GqlThread, actor, big_int, decode,
-    minimized, reactions,
+    Connection, GqlActor, GqlComment, GqlCommit, GqlReactionGroup, GqlThread, Partial, actor,
+    big_int, decode, minimized, reactions,
 };
 use super::{GitHub, queries};
 use crate::time::Timestamp;
@@ -41,8 +42,6 @@ const MAX_SNAPSHOTS: usize = 16;
 const MAX_AGE: Duration = Duration::from_secs(10 * 60);
 /// GitHub's `nodes(ids:)` takes at most 100 ids.
 const REACTIONS_PER_REQUEST: usize = 100;
-/// Reaction requests in flight at once (GitHub's secondary limit frowns on more).
-const CONCURRENCY: usize = 4;
 
 /// Snapshots of review feedback by pull request, for one GitHub endpoint.
 #[derive(Default)]
@@ -502,50 +501,50 @@ impl GitHub {
             Some(r) => (r.nodes, r.page_info.next(None, 1, "reviews")?),
             None => (Vec::new(), None),
         };
-        // The three lists continue side by side; each one's pages follow its cursor.
-        let (more_threads, more_reviews, more_comments) = tokio::try_join!(
-            self.later_pages::<GqlThread>(
-                pr,
-                queries::REVIEW_FEEDBACK_THREADS,
-                "reviewThreads",
-                review_threads.page_info.next(None, 1, "review threads")?,
-            ),
-            self.later_pages::<GqlReview>(
-                pr,
-                queries::REVIEW_FEEDBACK_REVIEWS,
-                "reviews",
-                reviews_after,
-            ),
-            self.later_pages::<GqlIssueComment>(
-                pr,
-                queries::REVIEW_FEEDBACK_COMMENTS,
-                "comments",
-                comments.page_info.next(None, 1, "conversation comments")?,
-            ),
-        )?;
+        let mut rest = Rest {
+            threads_after: review_threads.page_info.next(None, 1, "review threads")?,
+            reviews_after,
+            comments_after: comments.page_info.next(None, 1, "conversation comments")?,
+            threads: Vec::new(),
+            reviews: first_reviews.into_iter().flatten().collect(),
+            comments: comments.nodes.into_iter().flatten().collect(),
+            found: HashMap::new(),
+            asked: HashSet::new(),
+            pages: [1; 3],
+        };
+        for thread in review_threads.nodes.into_iter().flatten() {
+            version.threads.push(ThreadTally::of(&thread));
+            rest.threads.push((thread.into_partial(), 1));
+        }
+        while let Some(round) = rest.next_round() {
+            self.read_round(pr, &mut rest, &round, &mut version).await?;
+        }
 
-        let threads: Vec<GqlThread> = review_threads
-            .nodes
+        let Rest {
+            threads,
+            reviews,
+            comments,
+            found,
+            ..
+        } = rest;
+        let threads: Vec<ReviewThread> = threads
             .into_iter()
-            .flatten()
-            .chain(more_threads)
+            .map(|(partial, _)| {
+                let mut thread = partial.thread;
+                for comment in &mut thread.comments {
+                    if let Some(r) = comment.node_id.as_ref().and_then(|id| found.get(id)) {
+                        comment.reactions = Some(r.clone());
+                    }
+                }
+                thread
+            })
             .collect();
-        version.threads = threads.iter().map(ThreadTally::of).collect();
-        let partials = threads.into_iter().map(GqlThread::into_partial).collect();
-        let mut threads = self.complete_threads(partials).await?;
-        self.add_reactions(&mut threads).await?;
-
-        let reviews = first_reviews
+        let reviews = reviews
             .into_iter()
-            .flatten()
-            .chain(more_reviews)
             .filter_map(GqlReview::into_domain)
             .collect();
         let issue_comments = comments
-            .nodes
             .into_iter()
-            .flatten()
-            .chain(more_comments)
             .map(GqlIssueComment::into_domain)
             .collect();
         let state = match state.as_str() {
@@ -596,87 +595,213 @@ impl GitHub {
         Ok((feedback, version))
     }
 
-    /// Reactions of the comments of unresolved threads (the feedback still open), 100 comments
-    /// a request: asked for by id they cost 1 point a request, where inside the thread pages
-    /// they would cost 100.
-    async fn add_reactions(&self, threads: &mut [ReviewThread]) -> Result<()> {
-        let ids: Vec<String> = threads
-            .iter()
-            .filter(|t| !t.is_resolved)
-            .flat_map(|t| t.comments.iter())
-            .filter(|c| c.reactions.is_none())
-            .filter_map(|c| c.node_id.clone())
-            .collect();
-        if ids.is_empty() {
-            return Ok(());
-        }
-        let chunks: Vec<Vec<String>> = ids
-            .chunks(REACTIONS_PER_REQUEST)
-            .map(<[String]>::to_vec)
-            .collect();
-        let found: HashMap<String, Reactions> = stream::iter(chunks)
-            .map(|chunk| self.read_reactions(chunk))
-            .buffer_unordered(CONCURRENCY)
-            .try_concat()
-            .await?
-            .into_iter()
-            .collect();
-        for comment in threads.iter_mut().flat_map(|t| t.comments.iter_mut()) {
-            if let Some(r) = comment.node_id.as_ref().and_then(|id| found.get(id)) {
-                comment.reactions = Some(r.clone());
-            }
-        }
-        Ok(())
-    }
-
-    async fn read_reactions(&self, ids: Vec<String>) -> Result<Vec<(String, Reactions)>> {
-        let data = self
-            .graphql(queries::REVIEW_COMMENT_REACTIONS, json!({ "ids": ids }))
-            .await
-            .map_err(|e| match e {
-                // A comment deleted since its thread was read.
-                Error::NotFound { .. } => Error::invalid_body(format!(
-                    "a review comment went away while its reactions were read: {}",
-                    e.message()
-                ))
-                .with_suggestion("Call again: the pull request changed meanwhile."),
-                _ => e,
-            })?;
-        let nodes: Vec<Option<ReactionNode>> = decode(
-            data.get("nodes").cloned().unwrap_or(Value::Null),
-            "review comment reactions",
-        )?;
-        Ok(nodes
-            .into_iter()
-            .flatten()
-            .filter_map(|n| Some((n.id?, reactions(n.reaction_groups)?)))
-            .collect())
-    }
-
-    /// The pages after the first of one list of the pull request (`field`), in order.
-    async fn later_pages<T: DeserializeOwned>(
+    /// One round of [`queries::review_feedback_round`]: what `rest` still needs, in one
+    /// request; its answers go into `rest` (and new threads into `version`).
+    async fn read_round(
         &self,
         pr: &PrRef,
-        document: &str,
-        field: &str,
-        mut after: Option<String>,
-    ) -> Result<Vec<T>> {
-        let mut items = Vec::new();
-        let mut pages = 1u32;
-        while let Some(cursor) = after.take() {
-            pages += 1;
-            let pull = self
-                .pull_data(pr, document, Self::pull_variables(pr, Some(&cursor)))
-                .await?;
-            let page: Connection<T> = decode(
-                pull.get(field).cloned().unwrap_or(Value::Null),
-                &format!("the {field} of a pull request"),
-            )?;
-            items.extend(page.nodes.into_iter().flatten());
-            after = page.page_info.next(Some(&cursor), pages, field)?;
+        rest: &mut Rest,
+        round: &Round,
+        version: &mut Version,
+    ) -> Result<()> {
+        let shape = &round.shape;
+        let mut variables = serde_json::Map::new();
+        if shape.threads || shape.reviews || shape.comments {
+            variables.extend(
+                Self::pull_variables(pr, None)
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            );
         }
-        Ok(items)
+        for (name, cursor) in [
+            ("threads", &rest.threads_after),
+            ("reviews", &rest.reviews_after),
+            ("comments", &rest.comments_after),
+        ] {
+            if let Some(cursor) = cursor {
+                variables.insert(name.to_owned(), Value::from(cursor.as_str()));
+            }
+        }
+        for (i, &t) in round.long_threads.iter().enumerate() {
+            let partial = &rest.threads[t].0;
+            variables.insert(format!("t{i}"), Value::from(partial.thread.id.as_str()));
+            variables.insert(
+                format!("a{i}"),
+                Value::from(partial.more_after.as_deref().unwrap_or("")),
+            );
+        }
+        for (i, ids) in round.reactions.chunks(REACTIONS_PER_REQUEST).enumerate() {
+            variables.insert(format!("r{i}"), json!(ids));
+        }
+        let document = queries::review_feedback_round(shape);
+        let data = match self.graphql(&document, Value::Object(variables)).await {
+            Ok(data) => data,
+            // A thread or comment deleted since it was read.
+            Err(e @ Error::NotFound { .. }) => {
+                return Err(Error::invalid_body(format!(
+                    "a review thread or comment went away while the feedback was read: {}",
+                    e.message()
+                ))
+                .with_suggestion("Call again: the pull request changed meanwhile."));
+            }
+            Err(e) => return Err(e),
+        };
+        if shape.threads || shape.reviews || shape.comments {
+            let pull = data
+                .pointer("/repository/pullRequest")
+                .filter(|v| !v.is_null())
+                .cloned()
+                .ok_or_else(|| self.pull_not_found(pr))?;
+            if let Some(after) = rest.threads_after.take() {
+                rest.pages[0] += 1;
+                let page: Connection<GqlThread> = field(
+                    &pull,
+                    "reviewThreads",
+                    "the review threads of a pull request",
+                )?;
+                rest.threads_after =
+                    page.page_info
+                        .next(Some(&after), rest.pages[0], "review threads")?;
+                for thread in page.nodes.into_iter().flatten() {
+                    version.threads.push(ThreadTally::of(&thread));
+                    rest.threads.push((thread.into_partial(), 1));
+                }
+            }
+            if let Some(after) = rest.reviews_after.take() {
+                rest.pages[1] += 1;
+                let page: Connection<GqlReview> =
+                    field(&pull, "reviews", "the reviews of a pull request")?;
+                rest.reviews_after = page
+                    .page_info
+                    .next(Some(&after), rest.pages[1], "reviews")?;
+                rest.reviews.extend(page.nodes.into_iter().flatten());
+            }
+            if let Some(after) = rest.comments_after.take() {
+                rest.pages[2] += 1;
+                let page: Connection<GqlIssueComment> = field(
+                    &pull,
+                    "comments",
+                    "the conversation comments of a pull request",
+                )?;
+                rest.comments_after =
+                    page.page_info
+                        .next(Some(&after), rest.pages[2], "conversation comments")?;
+                rest.comments.extend(page.nodes.into_iter().flatten());
+            }
+        }
+        for (i, &t) in round.long_threads.iter().enumerate() {
+            let (partial, pages) = &mut rest.threads[t];
+            let comments = data
+                .get(format!("t{i}"))
+                .and_then(|node| node.get("comments"))
+                .filter(|v| !v.is_null())
+                .cloned()
+                .ok_or_else(|| {
+                    Error::invalid_body(format!(
+                        "GitHub stopped returning review thread {} while its comments were \
+                         being paged",
+                        partial.thread.id
+                    ))
+                    .with_suggestion("Retry; the thread may have been deleted meanwhile.")
+                })?;
+            let page: Connection<GqlComment> = decode(comments, "review thread comments")?;
+            *pages += 1;
+            let root = partial.thread.comments.first().map(|c| c.id);
+            partial.thread.comments.extend(
+                page.nodes
+                    .into_iter()
+                    .flatten()
+                    .map(|c| c.into_domain(root)),
+            );
+            let after = partial.more_after.take();
+            partial.more_after =
+                page.page_info
+                    .next(after.as_deref(), *pages, "thread comments")?;
+        }
+        for i in 0..shape.reactions {
+            let nodes: Vec<Option<ReactionNode>> = decode(
+                data.get(format!("r{i}")).cloned().unwrap_or(Value::Null),
+                "review comment reactions",
+            )?;
+            rest.found.extend(
+                nodes
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|n| Some((n.id?, reactions(n.reaction_groups)?))),
+            );
+        }
+        rest.asked.extend(round.reactions.iter().cloned());
+        Ok(())
     }
+}
+
+/// What the feedback read still has to ask for after its first request, and what it has.
+struct Rest {
+    threads_after: Option<String>,
+    reviews_after: Option<String>,
+    comments_after: Option<String>,
+    /// Each thread with the pages of its comments read.
+    threads: Vec<(Partial, u32)>,
+    reviews: Vec<GqlReview>,
+    comments: Vec<GqlIssueComment>,
+    /// Reactions by comment node id.
+    found: HashMap<String, Reactions>,
+    /// Comment node ids whose reactions were asked for.
+    asked: HashSet<String>,
+    /// Pages read of threads, reviews and comments.
+    pages: [u32; 3],
+}
+
+/// One round: its document's shape, which threads' comments continue (indices into
+/// [`Rest::threads`]) and whose reactions are asked for.
+struct Round {
+    shape: queries::FeedbackRound,
+    long_threads: Vec<usize>,
+    reactions: Vec<String>,
+}
+
+impl Rest {
+    /// What the next round asks for: every list's next page, the next page of long
+    /// threads' comments, and the reactions of the unresolved threads' comments read so far
+    /// (the feedback still open); `None` when everything is read.
+    fn next_round(&self) -> Option<Round> {
+        let long_threads: Vec<usize> = self
+            .threads
+            .iter()
+            .enumerate()
+            .filter(|(_, (p, _))| p.more_after.is_some())
+            .map(|(i, _)| i)
+            .take(queries::FEEDBACK_THREADS_PER_ROUND)
+            .collect();
+        let reactions: Vec<String> = self
+            .threads
+            .iter()
+            .filter(|(p, _)| !p.thread.is_resolved)
+            .flat_map(|(p, _)| p.thread.comments.iter())
+            .filter(|c| c.reactions.is_none())
+            .filter_map(|c| c.node_id.clone())
+            .filter(|id| !self.asked.contains(id))
+            .take(REACTIONS_PER_REQUEST * queries::FEEDBACK_REACTIONS_PER_ROUND)
+            .collect();
+        let shape = queries::FeedbackRound {
+            threads: self.threads_after.is_some(),
+            reviews: self.reviews_after.is_some(),
+            comments: self.comments_after.is_some(),
+            thread_comments: long_threads.len(),
+            reactions: reactions.len().div_ceil(REACTIONS_PER_REQUEST),
+        };
+        (!shape.is_empty()).then_some(Round {
+            shape,
+            long_threads,
+            reactions,
+        })
+    }
+}
+
+/// The list `name` of a pull request's answer.
+fn field<T: DeserializeOwned>(pull: &Value, name: &str, what: &str) -> Result<T> {
+    decode(pull.get(name).cloned().unwrap_or(Value::Null), what)
 }
 
 #[cfg(test)]

@@ -114,18 +114,28 @@ pub const REQUIRED_CHECKS: &str = "query RequiredChecks($owner: String!, $name: 
 // the big pages on purpose: a reactions count under 100 threads x 100 comments is 10,000
 // requests (100 points); asked for the listed comments by id, it is 1 point per 100.
 
+/// Review comment fields as the feedback list reads them (no reactions: see below).
+macro_rules! feedback_comment_fields {
+    () => {
+        "id fullDatabaseId body createdAt updatedAt url diffHunk authorAssociation \
+         author { login __typename } commit { oid } isMinimized minimizedReason"
+    };
+}
+
 /// A review thread's fields the feedback list shows (no `resolvedBy`: only unresolved threads
-/// are listed), with its first 100 comments; longer threads continue with
-/// `REVIEW_THREAD_COMMENTS`.
+/// are listed), with its first 100 comments; longer threads continue in
+/// [`review_feedback_round`].
 macro_rules! feedback_thread_page {
     () => {
-        "fragment FeedbackThreadPage on PullRequestReviewThreadConnection { \
-         pageInfo { hasNextPage endCursor } nodes { \
-         id isResolved isOutdated path line startLine originalLine originalStartLine diffSide \
-         subjectType viewerCanResolve viewerCanUnresolve viewerCanReply \
-         comments(first: 100) { totalCount pageInfo { hasNextPage endCursor } nodes { \
-         id fullDatabaseId body createdAt updatedAt url diffHunk authorAssociation \
-         author { login __typename } commit { oid } isMinimized minimizedReason } } } }"
+        concat!(
+            "fragment FeedbackThreadPage on PullRequestReviewThreadConnection { \
+             pageInfo { hasNextPage endCursor } nodes { \
+             id isResolved isOutdated path line startLine originalLine originalStartLine \
+             diffSide subjectType viewerCanResolve viewerCanUnresolve viewerCanReply \
+             comments(first: 100) { totalCount pageInfo { hasNextPage endCursor } nodes { ",
+            feedback_comment_fields!(),
+            " } } } }"
+        )
     };
 }
 
@@ -168,37 +178,98 @@ pub const REVIEW_FEEDBACK: &str = concat!(
     feedback_comment_page!()
 );
 
-/// A later page (100) of the feedback list's review threads.
-pub const REVIEW_FEEDBACK_THREADS: &str = concat!(
-    "query ReviewFeedbackThreads($owner: String!, $name: String!, $number: Int!, \
-     $after: String!) { repository(owner: $owner, name: $name) { \
-     pullRequest(number: $number) { \
-     reviewThreads(first: 100, after: $after) { ...FeedbackThreadPage } } } } ",
-    feedback_thread_page!()
-);
+/// Long threads' comment pages asked for in one round at most.
+pub const FEEDBACK_THREADS_PER_ROUND: usize = 20;
+/// Reaction lists (of 100 comments each) asked for in one round at most.
+pub const FEEDBACK_REACTIONS_PER_ROUND: usize = 10;
 
-/// A later page (100) of the feedback list's reviews.
-pub const REVIEW_FEEDBACK_REVIEWS: &str = concat!(
-    "query ReviewFeedbackReviews($owner: String!, $name: String!, $number: Int!, \
-     $after: String!) { repository(owner: $owner, name: $name) { \
-     pullRequest(number: $number) { reviews(first: 100, after: $after, \
-     states: [CHANGES_REQUESTED, COMMENTED]) { ...FeedbackReviewPage } } } } ",
-    feedback_review_page!()
-);
+/// What one round after [`REVIEW_FEEDBACK`] asks for, all in one request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FeedbackRound {
+    /// The next page (100) of review threads (`$threads`: the cursor).
+    pub threads: bool,
+    /// The next page (100) of reviews (`$reviews`).
+    pub reviews: bool,
+    /// The next page (100) of conversation comments (`$comments`).
+    pub comments: bool,
+    /// Long threads' next comment pages: thread `$t0`… after `$a0`…, answered as `t0`….
+    pub thread_comments: usize,
+    /// Reactions of up to 100 review comments each, ids `$r0`…, answered as `r0`….
+    pub reactions: usize,
+}
 
-/// A later page (100) of the feedback list's conversation comments.
-pub const REVIEW_FEEDBACK_COMMENTS: &str = concat!(
-    "query ReviewFeedbackComments($owner: String!, $name: String!, $number: Int!, \
-     $after: String!) { repository(owner: $owner, name: $name) { \
-     pullRequest(number: $number) { \
-     comments(first: 100, after: $after) { ...FeedbackCommentPage } } } } ",
-    feedback_comment_page!()
-);
+impl FeedbackRound {
+    pub fn is_empty(&self) -> bool {
+        *self == FeedbackRound::default()
+    }
+}
 
-/// Reaction counts of up to 100 review comments by node id.
-pub const REVIEW_COMMENT_REACTIONS: &str = "query ReviewCommentReactions($ids: [ID!]!) { \
-     nodes(ids: $ids) { ... on PullRequestReviewComment { id \
-     reactionGroups { content reactors { totalCount } } } } }";
+/// One round of the feedback read after the first request: whatever the lists, the long
+/// threads and the reactions still need, as aliases of one document, so a round trip is
+/// paid once per round rather than once per list, thread and 100 reactions. Reactions are
+/// asked for by id on purpose: a reactions count inside a page of 100 threads x 100 comments
+/// is 10,000 requests (100 points), by id 1 per 100 comments. With at most
+/// [`FEEDBACK_THREADS_PER_ROUND`] and [`FEEDBACK_REACTIONS_PER_ROUND`], a round costs 1
+/// point (101 + 2 + 20 + 10 requests).
+pub fn review_feedback_round(round: &FeedbackRound) -> String {
+    let threads = round.thread_comments.min(FEEDBACK_THREADS_PER_ROUND);
+    let reactions = round.reactions.min(FEEDBACK_REACTIONS_PER_ROUND);
+    let mut vars = Vec::new();
+    let mut fields = String::new();
+    let mut fragments = String::new();
+    let mut pull = String::new();
+    if round.threads {
+        vars.push("$threads: String!".to_owned());
+        pull.push_str(" reviewThreads(first: 100, after: $threads) { ...FeedbackThreadPage }");
+        fragments.push_str(concat!(" ", feedback_thread_page!()));
+    }
+    if round.reviews {
+        vars.push("$reviews: String!".to_owned());
+        pull.push_str(
+            " reviews(first: 100, after: $reviews, states: [CHANGES_REQUESTED, COMMENTED]) \
+             { ...FeedbackReviewPage }",
+        );
+        fragments.push_str(concat!(" ", feedback_review_page!()));
+    }
+    if round.comments {
+        vars.push("$comments: String!".to_owned());
+        pull.push_str(" comments(first: 100, after: $comments) { ...FeedbackCommentPage }");
+        fragments.push_str(concat!(" ", feedback_comment_page!()));
+    }
+    if !pull.is_empty() {
+        vars.splice(
+            0..0,
+            [
+                "$owner: String!".to_owned(),
+                "$name: String!".to_owned(),
+                "$number: Int!".to_owned(),
+            ],
+        );
+        fields.push_str(&format!(
+            " repository(owner: $owner, name: $name) {{ pullRequest(number: $number) {{{pull} }} }}"
+        ));
+    }
+    for i in 0..threads {
+        vars.push(format!("$t{i}: ID!, $a{i}: String!"));
+        fields.push_str(&format!(
+            " t{i}: node(id: $t{i}) {{ ... on PullRequestReviewThread {{ \
+             comments(first: 100, after: $a{i}) {{ pageInfo {{ hasNextPage endCursor }} \
+             nodes {{ {} }} }} }} }}",
+            feedback_comment_fields!()
+        ));
+    }
+    for i in 0..reactions {
+        vars.push(format!("$r{i}: [ID!]!"));
+        fields.push_str(&format!(
+            " r{i}: nodes(ids: $r{i}) {{ ... on PullRequestReviewComment {{ id \
+             reactionGroups {{ content reactors {{ totalCount }} }} }} }}"
+        ));
+    }
+    format!(
+        "query ReviewFeedbackRound({}) {{{fields} }}{fragments}",
+        vars.join(", ")
+    )
+}
 
 /// What tells whether a snapshot of the feedback is still current, for 1 point per 100
 /// threads: the head commit and `updatedAt` (new comments and reviews move it), every
@@ -365,10 +436,6 @@ pub const ALL: &[(&str, &str)] = &[
     ("UNRESOLVE_REVIEW_THREAD", UNRESOLVE_REVIEW_THREAD),
     ("REQUIRED_CHECKS", REQUIRED_CHECKS),
     ("REVIEW_FEEDBACK", REVIEW_FEEDBACK),
-    ("REVIEW_FEEDBACK_THREADS", REVIEW_FEEDBACK_THREADS),
-    ("REVIEW_FEEDBACK_REVIEWS", REVIEW_FEEDBACK_REVIEWS),
-    ("REVIEW_FEEDBACK_COMMENTS", REVIEW_FEEDBACK_COMMENTS),
-    ("REVIEW_COMMENT_REACTIONS", REVIEW_COMMENT_REACTIONS),
     ("REVIEW_FEEDBACK_VERSION", REVIEW_FEEDBACK_VERSION),
     ("RECENT_CLOSED_PULLS", RECENT_CLOSED_PULLS),
     ("CODE_OWNERS", CODE_OWNERS),

@@ -210,7 +210,7 @@ pub(super) fn reactions(groups: Option<Vec<GqlReactionGroup>>) -> Option<Reactio
 
 impl GqlComment {
     /// `root`: the id of the thread's first comment, which every later comment answers.
-    fn into_domain(self, root: Option<u64>) -> ReviewComment {
+    pub(super) fn into_domain(self, root: Option<u64>) -> ReviewComment {
         let id = self.full_database_id.unwrap_or(0);
         ReviewComment {
             id,
@@ -244,7 +244,7 @@ pub(super) fn minimized(is_minimized: bool, reason: Option<String>) -> Option<Mi
 pub(super) struct Partial {
     pub(super) thread: ReviewThread,
     /// The cursor after the comments we have, when there are more.
-    more_after: Option<String>,
+    pub(super) more_after: Option<String>,
 }
 
 impl GqlThread {

@@ -222,25 +222,12 @@ const BUILTIN: &[(Area, &[&str])] = &[
             "Makefile",
         ],
     ),
+    // By language before by directory: Go code under `web/` is backend, never frontend.
     (
         Area::Frontend,
         &[
-            "frontend/",
-            "web/",
-            "ui/",
-            "*.tsx",
-            "*.jsx",
-            "*.ts",
-            "*.js",
-            "*.mjs",
-            "*.cjs",
-            "*.vue",
-            "*.svelte",
-            "*.css",
-            "*.scss",
-            "*.sass",
-            "*.less",
-            "*.html",
+            "*.tsx", "*.jsx", "*.ts", "*.js", "*.mjs", "*.cjs", "*.vue", "*.svelte", "*.css",
+            "*.scss", "*.sass", "*.less", "*.html",
         ],
     ),
     (
@@ -251,6 +238,8 @@ const BUILTIN: &[(Area, &[&str])] = &[
             "*.proto",
         ],
     ),
+    // A file no language rule placed, under a frontend's directory (assets, templates).
+    (Area::Frontend, &["frontend/", "web/", "ui/"]),
 ];
 
 /// Where a path rule came from.
@@ -412,15 +401,41 @@ fn size_risk(lines: u64, files: usize) -> Risk {
     }
 }
 
-fn size_reason(lines: u64, additions: u64, deletions: u64, files: usize) -> String {
-    format!(
+/// What size a file adds to a risk: (lines, files). Tests added make a change no riskier, so
+/// a test file counts only its deleted lines (tests removed), and as a file only with some.
+fn counted_size(file: &ChangedFile, area: Area) -> (u64, usize) {
+    if area == Area::Tests {
+        (file.deletions, usize::from(file.deletions > 0))
+    } else {
+        (file.additions + file.deletions, 1)
+    }
+}
+
+/// `files` and their lines as changed, the risk of the `counted` (lines, files) (see
+/// [`counted_size`]), and what of tests was not counted.
+fn size_reason(
+    files: usize,
+    additions: u64,
+    deletions: u64,
+    counted: (u64, usize),
+    tests_added: u64,
+) -> String {
+    let lines = additions + deletions;
+    let mut reason = format!(
         "{files} file{} and {lines} line{} changed (+{additions} -{deletions}): {} by size \
          (medium from {MEDIUM_LINES} lines or {MEDIUM_FILES} files, high from {HIGH_LINES} \
          lines or {HIGH_FILES} files)",
         plural(files),
         plural(lines as usize),
-        size_risk(lines, files)
-    )
+        size_risk(counted.0, counted.1)
+    );
+    if tests_added > 0 {
+        reason.push_str(&format!(
+            "; lines added to tests (+{tests_added}) are not counted, nor test files without \
+             deletions"
+        ));
+    }
+    reason
 }
 
 pub(crate) fn plural(n: usize) -> &'static str {
@@ -641,7 +656,12 @@ pub fn impact_areas(files: &[ChangedFile], rules: &AreaRules) -> Vec<ImpactArea>
         .map(|(area, acc)| {
             let additions: u64 = acc.files.iter().map(|f| f.additions).sum();
             let deletions: u64 = acc.files.iter().map(|f| f.deletions).sum();
-            let lines = additions + deletions;
+            let counted = acc
+                .files
+                .iter()
+                .map(|f| counted_size(f, area))
+                .fold((0, 0), |(l, n), (fl, fn_)| (l + fl, n + fn_));
+            let tests_added = if area == Area::Tests { additions } else { 0 };
             let mut reasons = Vec::new();
             for ((by, glob), n) in &acc.by {
                 reasons.push(format!(
@@ -658,9 +678,15 @@ pub fn impact_areas(files: &[ChangedFile], rules: &AreaRules) -> Vec<ImpactArea>
                     if unmatched == 1 { "es" } else { "" }
                 ));
             }
-            let mut risk = size_risk(lines, acc.files.len());
+            let mut risk = size_risk(counted.0, counted.1);
             let mut parts = vec![format!("size {risk}")];
-            reasons.push(size_reason(lines, additions, deletions, acc.files.len()));
+            reasons.push(size_reason(
+                acc.files.len(),
+                additions,
+                deletions,
+                counted,
+                tests_added,
+            ));
             for s in SENSITIVE {
                 let hit: Vec<&str> = acc
                     .files
@@ -736,30 +762,53 @@ pub struct RiskFactor {
 /// config rule's minimum risk that a file met.
 pub fn risk_factors(files: &[ChangedFile], rules: &AreaRules) -> (Risk, Vec<RiskFactor>) {
     let mut factors = Vec::new();
-    let additions: u64 = files.iter().map(|f| f.additions).sum();
+    // Tests added are not counted ([`counted_size`]): they make the change no riskier.
+    let (mut additions, mut tests_added, mut counted_files) = (0, 0, 0);
+    for file in files {
+        let area = rules.area_of(&file.path);
+        if area == Area::Tests {
+            tests_added += file.additions;
+        } else {
+            additions += file.additions;
+        }
+        counted_files += counted_size(file, area).1;
+    }
     let deletions: u64 = files.iter().map(|f| f.deletions).sum();
     let lines = additions + deletions;
     let by_lines = size_risk(lines, 0);
     if by_lines > Risk::Low {
+        let mut description = format!(
+            "{lines} lines changed (+{additions} -{deletions}); medium from {MEDIUM_LINES}, \
+             high from {HIGH_LINES}"
+        );
+        if tests_added > 0 {
+            description.push_str(&format!(
+                "; lines added to tests (+{tests_added}) are not counted"
+            ));
+        }
         factors.push(RiskFactor {
             factor: "change_size".into(),
             severity: by_lines,
-            description: format!(
-                "{lines} lines changed (+{additions} -{deletions}); medium from {MEDIUM_LINES}, \
-                 high from {HIGH_LINES}"
-            ),
+            description,
             files: Vec::new(),
         });
     }
-    let by_files = size_risk(0, files.len());
+    let by_files = size_risk(0, counted_files);
     if by_files > Risk::Low {
+        let mut description = format!(
+            "{counted_files} files changed; medium from {MEDIUM_FILES}, high from {HIGH_FILES}"
+        );
+        let uncounted = files.len() - counted_files;
+        if uncounted > 0 {
+            description.push_str(&format!(
+                "; {uncounted} test file{} without deletions not counted",
+                plural(uncounted)
+            ));
+        }
         factors.push(RiskFactor {
             factor: "file_count".into(),
             severity: by_files,
-            description: format!(
-                "{} files changed; medium from {MEDIUM_FILES}, high from {HIGH_FILES}",
-                files.len()
-            ),
+            description,
             files: Vec::new(),
         });
     }

@@ -28,8 +28,9 @@
 //! | 4 | database | `migrations/` `migrate/` `alembic/` `*.sql` `*.prisma` `db/schema.rb` |
 //! | 5 | docs | `docs/` `doc/` `*.md` `*.mdx` `*.rst` `*.adoc` `LICENSE*` `CHANGELOG*` |
 //! | 6 | config | `*.config.js` `*.config.ts` `*.config.mjs` `*.config.cjs` `*.toml` `*.yaml` `*.yml` `*.ini` `*.cfg` `*.conf` `.env*` `.*rc` `.editorconfig` `.gitignore` `.gitattributes` `tsconfig*.json` `Makefile` |
-//! | 7 | frontend | `frontend/` `web/` `ui/` `*.tsx` `*.jsx` `*.ts` `*.js` `*.mjs` `*.cjs` `*.vue` `*.svelte` `*.css` `*.scss` `*.sass` `*.less` `*.html` |
+//! | 7 | frontend | `*.tsx` `*.jsx` `*.ts` `*.js` `*.mjs` `*.cjs` `*.vue` `*.svelte` `*.css` `*.scss` `*.sass` `*.less` `*.html` |
 //! | 8 | backend | `*.rs` `*.go` `*.py` `*.java` `*.kt` `*.scala` `*.rb` `*.php` `*.cs` `*.c` `*.h` `*.cc` `*.cpp` `*.hpp` `*.ex` `*.exs` `*.erl` `*.hs` `*.swift` `*.proto` |
+//! | 9 | frontend | `frontend/` `web/` `ui/` (what no language rule placed: the language decides first) |
 //!
 //! # Risk
 //!
@@ -37,7 +38,8 @@
 //!
 //! - size: lines added plus deleted, and files: medium from 300 lines or 10 files, high
 //!   from 1,000 lines or 30 files (per area in [`impact_areas`], for the whole change in
-//!   [`risk_factors`]);
+//!   [`risk_factors`]); tests added make a change no riskier, so of a `tests` file only its
+//!   deleted lines count, and the file only when it has some;
 //! - sensitive paths (the path, or the path before a rename): database migrations (a
 //!   `migrations`, `migration`, `migrate` or `alembic` directory) and security-sensitive
 //!   code (a path word in [`SECURITY_WORDS`]: `auth`, `crypto`, `secrets`, …) are high; CI

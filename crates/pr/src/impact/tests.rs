@@ -59,6 +59,11 @@ fn builtin_table_golden() {
         ("static/site.css", Area::Frontend),
         ("src/main.rs", Area::Backend),
         ("api/handlers.go", Area::Backend),
+        // The language decides before the directory: Go API code under `web/` is backend.
+        ("web/api/handlers.go", Area::Backend),
+        ("ui/server/main.rs", Area::Backend),
+        ("web/src/app.js", Area::Frontend),
+        ("web/static/logo.svg", Area::Frontend),
         ("assets/logo.png", Area::Other),
         ("data.bin", Area::Other),
     ];
@@ -228,6 +233,50 @@ fn risk_factors_name_each_kind_with_its_files() {
     // Nothing notable: low, no factors.
     let (overall, factors) = risk_factors(&[file("src/a.rs", 3, 1)], &AreaRules::builtin());
     assert_eq!((overall, factors.len()), (Risk::Low, 0));
+}
+
+#[test]
+fn tests_added_do_not_raise_the_risk() {
+    // A one-line fix with 1,200 lines of new tests in 40 files is as risky as the fix.
+    let mut files = vec![file("src/parser.rs", 1, 1)];
+    files.extend((0..40).map(|i| file(&format!("tests/case_{i}.rs"), 30, 0)));
+    let rules = AreaRules::builtin();
+    let (overall, factors) = risk_factors(&files, &rules);
+    assert_eq!((overall, factors), (Risk::Low, Vec::new()));
+    let areas = impact_areas(&files, &rules);
+    let tests = areas.iter().find(|a| a.area == Area::Tests).unwrap();
+    assert_eq!(
+        (tests.files.len(), tests.additions, tests.risk),
+        (40, 1200, Risk::Low)
+    );
+    assert!(
+        tests.reasons.iter().any(|r| r.contains(
+            "lines added to tests (+1200) are not counted, nor test files without deletions"
+        )),
+        "{:?}",
+        tests.reasons
+    );
+
+    // Tests removed still count: they were the change's safety net.
+    let removed = [file("src/parser.rs", 1, 1), file("tests/old.rs", 0, 400)];
+    let (overall, factors) = risk_factors(&removed, &rules);
+    assert_eq!(overall, Risk::Medium);
+    assert_eq!(
+        factors[0].description,
+        "402 lines changed (+1 -401); medium from 300, high from 1000"
+    );
+    // The same fix with much source around it is rated by its source lines alone.
+    let mixed = [
+        file("src/parser.rs", 350, 0),
+        file("tests/parser.rs", 900, 0),
+    ];
+    let (overall, factors) = risk_factors(&mixed, &rules);
+    assert_eq!(overall, Risk::Medium);
+    assert_eq!(
+        factors[0].description,
+        "350 lines changed (+350 -0); medium from 300, high from 1000; lines added to tests \
+         (+900) are not counted"
+    );
 }
 
 proptest! {

@@ -90,21 +90,27 @@ struct Candidate {
     tier: u8,
     focused: bool,
     lines: usize,
+    /// Its place among its file's hunks: focused ones first, then smaller ones.
+    rank: usize,
 }
 
 /// Chooses which hunks of `files` to show in at most `max_lines` lines (headers and
 /// markers count).
 ///
-/// Priority: `Source` and `Test` files first, then `Config`, `Docs` and `Build`, then
-/// `Generated` and `Vendored`, lockfiles last ([`file_category`]); within a class, hunks with
-/// a focus point ([`focus_points`]) other than a public declaration before others, then
-/// larger hunks before smaller, then file and hunk order. Hunks are taken in that order, whole when they fit in what is left; a hunk that
-/// does not fit is cut at a line boundary when at least 3 lines are left (its header, its
-/// first lines, and a marker line `… N more lines of this hunk not shown`), filling the
-/// budget; otherwise it is left out. Each file shows its chosen hunks in patch order.
+/// Files are taken by class: `Source` and `Test` first, then `Config`, `Docs` and `Build`,
+/// then `Generated` and `Vendored`, lockfiles last ([`file_category`]); a class gets what the
+/// classes before it left. Within a class, smaller hunks come first (a fix's one changed line
+/// sits in a small hunk), each shown whole while it fits and while a line share stays for
+/// every file not yet shown. From the first hunk that does not fit on, the hunks left share
+/// what is left evenly (a hunk smaller than its share is shown whole, the rest of it goes to
+/// the others), each cut at a line boundary: its header, its first lines and a marker line
+/// `… N more lines of this hunk not shown`, at least 3 lines. When the rest is too small for
+/// 3 lines each, every file's first hunk (by focus point ([`focus_points`]) other than a
+/// public declaration, then size) gets its share before any file's second. Each file shows
+/// its chosen hunks in patch order.
 ///
-/// What of a lockfile does not fit is left out as "lockfile", and so is a lockfile without a
-/// patch. Another file
+/// A lockfile's hunks are shown whole or not at all; what of a lockfile is not shown is left
+/// out as "lockfile", and so is a lockfile without a patch. Another file
 /// without a patch is left out as binary when it has no changed lines, else as "no patch
 /// from the forge"; a renamed file without changes and a patch without hunks are shown as
 /// an empty excerpt.
@@ -130,6 +136,7 @@ pub fn plan_excerpts(files: &[ChangedFile], max_lines: usize) -> ExcerptPlan {
     let mut candidates = Vec::new();
     for (file, (f, hs)) in files.iter().zip(&parsed).enumerate() {
         let Some(hs) = hs else { continue };
+        let first = candidates.len();
         for (hunk, lines) in hs.iter().enumerate() {
             // Focus state (a Rust test module seen) is per hunk, so reading one hunk alone
             // finds the points the whole patch has in it. A public declaration alone does not
@@ -144,25 +151,17 @@ pub fn plan_excerpts(files: &[ChangedFile], max_lines: usize) -> ExcerptPlan {
                 tier: tier(categories[file]),
                 focused,
                 lines: lines.len(),
+                rank: 0,
             });
         }
+        let own = &mut candidates[first..];
+        own.sort_by_key(|c| (!c.focused, c.lines, c.hunk));
+        for (rank, c) in own.iter_mut().enumerate() {
+            c.rank = rank;
+        }
     }
-    candidates.sort_by(|a, b| {
-        (
-            a.tier,
-            !a.focused,
-            std::cmp::Reverse(a.lines),
-            a.file,
-            a.hunk,
-        )
-            .cmp(&(
-                b.tier,
-                !b.focused,
-                std::cmp::Reverse(b.lines),
-                b.file,
-                b.hunk,
-            ))
-    });
+    // Smaller first: a small hunk shown whole says more than a large one's first lines.
+    candidates.sort_by_key(|c| (c.tier, c.lines, !c.focused, c.file, c.hunk));
 
     // For each file's hunks: how many lines of it are shown (None: left out).
     let mut shown: Vec<Vec<Option<usize>>> = parsed
@@ -170,18 +169,46 @@ pub fn plan_excerpts(files: &[ChangedFile], max_lines: usize) -> ExcerptPlan {
         .map(|hs| hs.as_ref().map_or_else(Vec::new, |hs| vec![None; hs.len()]))
         .collect();
     let mut left = max_lines;
-    for c in &candidates {
-        if c.lines <= left {
-            shown[c.file][c.hunk] = Some(c.lines);
-            left -= c.lines;
-        } else if left >= MIN_CUT && c.tier < tier(FileCategory::Lock) {
-            // Half a lockfile hunk says nothing; other hunks are cut.
-            // Header and body lines, then the marker line.
-            shown[c.file][c.hunk] = Some(left - 1);
-            left = 0;
+    let lock = tier(FileCategory::Lock);
+    let mut start = 0;
+    while start < candidates.len() {
+        let class = candidates[start].tier;
+        let end = start + candidates[start..].partition_point(|c| c.tier == class);
+        let class_hunks = &candidates[start..end];
+        start = end;
+        if class == lock {
+            // Half a lockfile hunk says nothing.
+            for c in class_hunks {
+                if c.lines <= left {
+                    shown[c.file][c.hunk] = Some(c.lines);
+                    left -= c.lines;
+                }
+            }
+            continue;
+        }
+        let mut has_share = vec![false; files.len()];
+        let mut waiting = class_hunks
+            .iter()
+            .map(|c| c.file)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        for (i, c) in class_hunks.iter().enumerate() {
+            // A share of MIN_CUT lines for every other file of the class not shown yet (all
+            // of whose hunks are still ahead: every hunk before this one was shown).
+            let others = waiting - usize::from(!has_share[c.file]);
+            if c.lines + others * MIN_CUT <= left {
+                shown[c.file][c.hunk] = Some(c.lines);
+                left -= c.lines;
+                if !has_share[c.file] {
+                    has_share[c.file] = true;
+                    waiting -= 1;
+                }
+                continue;
+            }
+            share_evenly(&class_hunks[i..], &mut shown, &mut left);
+            break;
         }
     }
-
     let mut per_file = Vec::with_capacity(files.len());
     let mut omitted = Vec::new();
     let mut lines_shown = 0;
@@ -266,6 +293,32 @@ pub fn plan_excerpts(files: &[ChangedFile], max_lines: usize) -> ExcerptPlan {
         lines_shown,
         lines_total,
         omitted,
+    }
+}
+
+/// Shares `left` evenly among `rest` (in size order), each hunk cut to its share; when
+/// `left` is too small for [`MIN_CUT`] lines each, those first by their file's rank (every
+/// file's first hunk before any file's second) are taken.
+fn share_evenly(rest: &[Candidate], shown: &mut [Vec<Option<usize>>], left: &mut usize) {
+    let room = *left / MIN_CUT;
+    let mut taken: Vec<&Candidate> = rest.iter().collect();
+    if taken.len() > room {
+        taken.sort_by_key(|c| (c.rank, !c.focused, c.lines, c.file, c.hunk));
+        taken.truncate(room);
+        taken.sort_by_key(|c| (c.lines, !c.focused, c.file, c.hunk));
+    }
+    let mut count = taken.len();
+    for c in taken {
+        let share = *left / count;
+        count -= 1;
+        if c.lines <= share {
+            shown[c.file][c.hunk] = Some(c.lines);
+            *left -= c.lines;
+        } else {
+            // Header and body lines, then the marker line.
+            shown[c.file][c.hunk] = Some(share - 1);
+            *left -= share;
+        }
     }
 }
 
