@@ -413,6 +413,8 @@ struct Section {
     inline: Vec<Inline>,
     inline_done: HashMap<String, Details>,
     inline_seen: HashSet<String>,
+    /// Printed inside nextest's report of a test (see [`CargoTest::nextest_output`]).
+    nextest: bool,
 }
 
 /// A section that ended, waiting for cargo's rerun hint.
@@ -430,6 +432,9 @@ pub struct CargoTest {
     section: Option<Section>,
     ended: Vec<Ended>,
     out: Vec<(u64, Failure)>,
+    /// A nextest header of unindented captured output was the last thing seen: the libtest
+    /// run that follows is inside nextest's report of a test, nextest's to report.
+    nextest_output: bool,
 }
 
 impl CargoTest {
@@ -441,6 +446,9 @@ impl CargoTest {
         let Some(mut s) = self.section.take() else {
             return;
         };
+        if s.nextest {
+            return;
+        }
         if let Some((Some(n), reader)) = s.block.take() {
             s.found[n].block = Some(reader.finish());
         }
@@ -559,6 +567,7 @@ impl CargoTest {
                 inline: Vec::new(),
                 inline_done: HashMap::new(),
                 inline_seen: HashSet::new(),
+                nextest: std::mem::take(&mut self.nextest_output),
             });
         }
     }
@@ -700,6 +709,13 @@ impl LineParser for CargoTest {
         }
         if !self.ended.is_empty() {
             self.hint_line(line);
+        }
+        if self.section.is_none() {
+            if super::nextest::flat_output_header(line) {
+                self.nextest_output = true;
+            } else if self.nextest_output && (nextest_status(line) || is_binary_line(line)) {
+                self.nextest_output = false;
+            }
         }
         match &mut self.section {
             Some(s) => s.line(offset, line),
