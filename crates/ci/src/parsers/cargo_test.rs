@@ -25,7 +25,7 @@
 //! `thread '…'` line and for the 3 lines after a section ends. Every other line it reads
 //! carries one of [`TRIGGERS`]: `running `, `Running `, `Doc-tests `, `FAILED` (libtest may
 //! colour it: `test x ... \x1b[31mFAILED`), `---- `, `failures:`, `thread '`,
-//! `stack backtrace:`, `test result:`, `to rerun pass`. Passing tests (`test x ... ok`) are
+//! `backtrace:`, `t result:`, `rerun pass`. Passing tests (`test x ... ok`) are
 //! never looked at.
 
 use std::collections::{HashMap, HashSet};
@@ -47,6 +47,11 @@ const INLINE_LINES: usize = 60;
 const HINT_LINES: usize = 4;
 
 /// The substrings (in the raw log) of every line this parser reads while not busy.
+///
+/// `t result:`, `backtrace:` and `rerun pass` stand for `test result:`, `stack backtrace:`
+/// and `to rerun pass`: the scanner's search checks each candidate by its first three bytes,
+/// and `tes`, `sta` and `to ` start a good part of every passing test's line (`tests/…`,
+/// `test_…`, `status`), which made the skip over a large pytest log three times slower.
 pub const TRIGGERS: &[&str] = &[
     "running ",
     "Running ",
@@ -56,9 +61,9 @@ pub const TRIGGERS: &[&str] = &[
     "---- ",
     "failures:",
     "thread '",
-    "stack backtrace:",
-    "test result:",
-    "to rerun pass",
+    "backtrace:",
+    "t result:",
+    "rerun pass",
 ];
 
 static RUNNING_TESTS: LazyLock<Regex> =

@@ -97,9 +97,10 @@ pub const SPEC: ParserSpec = ParserSpec {
         "Ran ",
         "failures",
         "Time: ",
-        // A libtest run's start and end (also cargo_test's triggers).
+        // A libtest run's start and end (also cargo_test's triggers; `t result:` for `test
+        // result:`, see there).
         "running ",
-        "test result:",
+        "t result:",
     ],
     new: || Box::<Generic>::default(),
     fallback: true,
