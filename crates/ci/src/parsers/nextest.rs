@@ -584,7 +584,8 @@ error: test run failed
     /// locates the test, and the libtest report in it is not also a `cargo test` failure.
     #[test]
     fn unindented_output_under_its_header_locates_the_test() {
-        let body = |header: &dyn Fn(&str) -> String| {
+        type Header = fn(&str) -> String;
+        let body = |header: Header| {
             format!(
                 "        PASS [   0.002s] alpha tests::ok\n        FAIL [   0.003s] alpha::integration module::test_name\n{}\n\nrunning 1 test\ntest module::test_name ... FAILED\n\nfailures:\n\nfailures:\n    module::test_name\n\ntest result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 3 filtered out; finished in 0.00s\n\n{}\nthread 'module::test_name' panicked at alpha/tests/integration.rs:12:5:\nassertion `left == right` failed\n  left: 1\n right: 2\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n        PASS [   0.004s] alpha tests::later\n------------\n     Summary [   0.010s] 3 tests run: 2 passed, 1 failed, 0 skipped\n        FAIL [   0.003s] alpha::integration module::test_name\nerror: test run failed\n",
                 header("STDOUT"),
@@ -596,11 +597,11 @@ error: test run failed
         let bar = |s: &str| format!("──── {s}:             alpha::integration module::test_name");
         let ascii = |s: &str| format!("---- {s}:             alpha::integration module::test_name");
         let flat = |s: &str| format!("── {} ──", s.to_lowercase());
-        let headers: [(&str, &dyn Fn(&str) -> String); 4] = [
-            ("0.9.70", &old),
-            ("0.9.90", &bar),
-            ("ascii", &ascii),
-            ("flat", &flat),
+        let headers: [(&str, Header); 4] = [
+            ("0.9.70", old),
+            ("0.9.90", bar),
+            ("ascii", ascii),
+            ("flat", flat),
         ];
         // libtest's own block header for a test named `output` is not nextest's.
         assert!(!flat_output_header("---- output stdout ----"));
