@@ -2,10 +2,11 @@
 //! `grep -c FAIL` on the same file in the same run (a reference, since the machine is shared
 //! and noisy), and peak memory.
 //!
-//!     cargo bench -p resolve-pr-ci --bench throughput [-- SIZE_MB]
+//!     cargo bench -p resolve-pr-ci --bench throughput [-- SIZE_MB] [CASE...]
 //!
-//! Three logs of SIZE_MB (default 100), written to a temporary file in pieces (the bench
-//! never holds a log in memory, so peak RSS is the scanner's):
+//! CASE picks logs by name (`sparse corpus green dense pytest`; all by default). Logs of
+//! SIZE_MB (default 100; 40 for `pytest`), written to a temporary file in pieces (the bench never holds a log
+//! in memory, so peak RSS is the scanner's):
 //! - `sparse`: what a large failed CI job log looks like, the issue's "mostly passing output
 //!   with a few failures": build output and passing tests of several frameworks, with one
 //!   real failing run of each framework (the first corpus log of each that has failures)
@@ -15,6 +16,17 @@
 //! - `green`: the same build output and passing tests, no failure at all.
 //! - `dense`: the corpus logs back to back with little noise: failures everywhere, the
 //!   worst case for a scanner that skips what no parser needs.
+//! - `pytest`: one large `pytest -v` run, as a big suite's job log holds it: the progress
+//!   lines of a real run (the corpus's `pytest/verbose.log`) repeated for many test files,
+//!   the passing ones only after the first, then that run's failures and summary once
+//!   (`RESOLVE_PR_BENCH_LOG=FILE` reads a log of one's own instead).
+//!
+//! Releases side by side: with `RESOLVE_PR_BASELINE` set to an earlier `resolve-pr` binary,
+//! the `pytest` log is also parsed by `resolve-pr ci parse --json` of that binary and of
+//! this tree's (`RESOLVE_PR_BIN`, default `target/release/resolve-pr`; build it first with
+//! `cargo build --release -p resolve-pr`), alternating between the two for `ROUNDS` rounds
+//! (default 9) so that the machine's load falls on both alike; the medians and their ratio
+//! are printed.
 
 #![allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
 
@@ -24,10 +36,15 @@ use std::process::Command;
 use std::time::Instant;
 
 fn main() {
-    let size_mb: u64 = std::env::args()
-        .skip(1)
-        .find_map(|a| a.parse().ok())
-        .unwrap_or(100);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let size_given: Option<u64> = args.iter().find_map(|a| a.parse().ok());
+    let size_mb = size_given.unwrap_or(100);
+    let cases: Vec<&str> = args
+        .iter()
+        .filter(|a| !a.starts_with('-') && a.parse::<u64>().is_err())
+        .map(String::as_str)
+        .collect();
+    let wanted = |name: &str| cases.is_empty() || cases.contains(&name);
     let seed = corpus_seed();
     let sparse_noise = sparse_noise();
     let dense_noise: String = (0..200)
@@ -53,6 +70,9 @@ fn main() {
         ("green", sparse_noise.as_bytes(), None),
         ("dense", dense_noise.as_bytes(), Some((&seed, 0))),
     ] {
+        if !wanted(name) {
+            continue;
+        }
         let (seed, seed_every): (&[u8], u64) = match seed {
             Some((s, every)) => (s.as_slice(), every),
             None => (&[], u64::MAX),
@@ -92,6 +112,174 @@ fn main() {
             println!("  each parser alone on the {name} log: {breakdown}");
         }
     }
+    if wanted("pytest") {
+        // The issue's real pytest log was 41.7 MB.
+        pytest_case(size_given.unwrap_or(40) * 1024 * 1024);
+    }
+}
+
+/// The `pytest` case: in-process throughput, each parser alone, and the two releases' CLIs
+/// side by side.
+fn pytest_case(target: u64) {
+    // A real log of one's own instead: RESOLVE_PR_BENCH_LOG=path (kept).
+    let given = std::env::var_os("RESOLVE_PR_BENCH_LOG").map(PathBuf::from);
+    let path = given.clone().unwrap_or_else(|| {
+        let path = std::env::temp_dir().join(format!(
+            "resolve-pr-bench-pytest-{}.log",
+            std::process::id()
+        ));
+        write_pytest_log(&path, target);
+        path
+    });
+    let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let mb = bytes as f64 / 1048576.0;
+    let mut best = f64::MAX;
+    let mut found = 0;
+    for _ in 0..3 {
+        let start = Instant::now();
+        let file = std::fs::File::open(&path).expect("open log");
+        let report = resolve_pr_ci::Scanner::new()
+            .read_from(file)
+            .expect("read log");
+        best = best.min(start.elapsed().as_secs_f64());
+        found = report.found.len();
+    }
+    println!(
+        "pytest: {mb:.1} MB in {best:.3} s = {:.0} MB/s (best of 3), {found} failures",
+        mb / best
+    );
+    println!(
+        "  each parser alone on the pytest log: {}",
+        breakdown(&path)
+    );
+    side_by_side(&path, mb);
+    if given.is_none() {
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
+/// `resolve-pr ci parse --json` of an earlier release and of this tree on the same log, in
+/// alternation; medians and their ratio.
+fn side_by_side(path: &Path, mb: f64) {
+    let Some(baseline) = std::env::var_os("RESOLVE_PR_BASELINE").map(PathBuf::from) else {
+        println!("  (set RESOLVE_PR_BASELINE to an earlier resolve-pr binary to compare releases)");
+        return;
+    };
+    let current = std::env::var_os("RESOLVE_PR_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/release/resolve-pr")
+        });
+    if !current.is_file() {
+        println!(
+            "  no {} (cargo build --release -p resolve-pr, or set RESOLVE_PR_BIN)",
+            current.display()
+        );
+        return;
+    }
+    let rounds: usize = std::env::var("ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(9);
+    let run = |bin: &Path| {
+        let start = Instant::now();
+        let out = Command::new(bin)
+            .args(["ci", "parse", "--json"])
+            .arg(path)
+            .output()
+            .expect("resolve-pr runs");
+        let secs = start.elapsed().as_secs_f64();
+        // Exit status 1 says failures were found; anything else is a broken run.
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{} failed: {}",
+            bin.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (secs, out.stdout.len())
+    };
+    let (mut old, mut new) = (Vec::new(), Vec::new());
+    let (mut old_out, mut new_out) = (0, 0);
+    for i in 0..rounds {
+        // ABBA order: neither binary always runs first (page cache, frequency ramps).
+        let order: [bool; 2] = if i % 2 == 0 {
+            [true, false]
+        } else {
+            [false, true]
+        };
+        for is_old in order {
+            if is_old {
+                let (t, n) = run(&baseline);
+                old.push(t);
+                old_out = n;
+            } else {
+                let (t, n) = run(&current);
+                new.push(t);
+                new_out = n;
+            }
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (o, n) = (median(&mut old), median(&mut new));
+    println!(
+        "  ci parse --json, median of {rounds} alternating runs: baseline {o:.3} s = {:.0} MB/s \
+         ({old_out} bytes of JSON), this tree {n:.3} s = {:.0} MB/s ({new_out} bytes); \
+         this tree / baseline time = {:.2}",
+        mb / o,
+        mb / n,
+        n / o,
+    );
+}
+
+/// A large `pytest -v` log from the corpus's real verbose run: its header, its progress
+/// lines once as they are and then, renamed to other test files, only the passing ones
+/// until the log is `target` bytes, then its failures and summary.
+fn write_pytest_log(path: &Path, target: u64) {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/pytest/verbose.log");
+    let text = std::fs::read_to_string(corpus).expect("pytest corpus log");
+    let lines: Vec<&str> = text.lines().collect();
+    let is_progress = |l: &str| l.contains("tests/") && l.contains("::") && l.ends_with("%]");
+    let first = lines
+        .iter()
+        .position(|l| is_progress(l))
+        .expect("progress lines");
+    let last = lines
+        .iter()
+        .rposition(|l| is_progress(l))
+        .expect("progress lines");
+    let mut w = BufWriter::new(std::fs::File::create(path).expect("create log"));
+    let mut written = 0u64;
+    let put = |w: &mut BufWriter<std::fs::File>, written: &mut u64, line: &str| {
+        w.write_all(line.as_bytes()).expect("write");
+        w.write_all(b"\n").expect("write");
+        *written += line.len() as u64 + 1;
+    };
+    for line in &lines[..=last] {
+        put(&mut w, &mut written, line);
+    }
+    let passing: Vec<&str> = lines[first..=last]
+        .iter()
+        .copied()
+        .filter(|l| l.contains(" PASSED ") || l.contains(" SKIPPED ") || l.contains(" XPASS "))
+        .collect();
+    let mut shard = 0;
+    while written < target {
+        shard += 1;
+        for line in &passing {
+            put(
+                &mut w,
+                &mut written,
+                &line.replacen("tests/", &format!("tests/shard_{shard}/"), 1),
+            );
+        }
+    }
+    for line in &lines[last + 1..] {
+        put(&mut w, &mut written, line);
+    }
+    w.flush().expect("flush");
 }
 
 /// Seconds each parser takes alone on the log (with the segmenter and the skip).

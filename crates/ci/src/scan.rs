@@ -343,6 +343,27 @@ mod tests {
         );
     }
 
+    /// The search checks each candidate position by a pattern's first three bytes: a
+    /// pattern starting like the lines of passing tests (`tests/…`, `test_…`, `status`,
+    /// English `to `) makes nearly every line a candidate, and `test result:`, `stack
+    /// backtrace:` and `to rerun pass` made the skip over a large pytest log three times
+    /// slower.
+    #[test]
+    fn no_searched_pattern_starts_like_passing_output() {
+        let mut triggers: Vec<&'static str> = Segmenter::TRIGGERS.to_vec();
+        for spec in parsers::PARSERS {
+            triggers.extend_from_slice(spec.triggers);
+        }
+        // Measured on pytest logs; other starts are not a rule (which patterns share the
+        // search's buckets matters as much: `There was 1 failure:` as `1 failure:` was slower).
+        let common = ["tes", "sta", "to "];
+        let bad: Vec<_> = search_patterns(triggers)
+            .into_iter()
+            .filter(|p| common.iter().any(|c| p.starts_with(c)))
+            .collect();
+        assert!(bad.is_empty(), "{bad:?}");
+    }
+
     #[test]
     fn a_trigger_that_contains_another_is_not_searched_for() {
         assert_eq!(

@@ -97,9 +97,10 @@ pub const SPEC: ParserSpec = ParserSpec {
         "Ran ",
         "failures",
         "Time: ",
-        // A libtest run's start and end (also cargo_test's triggers).
+        // A libtest run's start and end (also cargo_test's triggers; `t result:` for `test
+        // result:`, see there).
         "running ",
-        "test result:",
+        "t result:",
     ],
     new: || Box::<Generic>::default(),
     fallback: true,
@@ -320,20 +321,28 @@ impl Generic {
         if consequence(t) {
             return None;
         }
-        if let Some(c) = RUSTC.captures(t) {
+        // Each pattern below needs a word the line must hold: checked first, since most
+        // lines delivered here (a trigger of any parser) are none of these.
+        if t.starts_with("error")
+            && let Some(c) = RUSTC.captures(t)
+        {
             let mut b = Block::new(Kind::Diagnostic, offset, t.to_owned());
             b.error_type = c.get(1).map(|m| m.as_str().to_owned());
             b.keep_message(t);
             return Some(b);
         }
-        if let Some(c) = COMPILER.captures(t) {
+        if t.contains("error:")
+            && let Some(c) = COMPILER.captures(t)
+        {
             let mut b = Block::new(Kind::Diagnostic, offset, format!("error: {}", &c[3]));
             b.file = Some(relative_path(&c[1]));
             b.line = c[2].parse().ok();
             b.keep_message(t);
             return Some(b);
         }
-        if let Some(c) = TSC.captures(t) {
+        if t.contains("): error TS")
+            && let Some(c) = TSC.captures(t)
+        {
             let mut b = Block::new(
                 Kind::Diagnostic,
                 offset,
@@ -358,7 +367,8 @@ impl Generic {
             b.error_type = rest.strip_prefix("code ").map(|c| c.trim().to_owned());
             return Some(b);
         }
-        if let Some(c) = EXCEPTION.captures(t)
+        if t.contains("Error")
+            && let Some(c) = EXCEPTION.captures(t)
             && (c[1].ends_with("Error") || c[1].ends_with(".Error"))
         {
             let mut b = Block::new(Kind::Exception, offset, t.to_owned());
@@ -366,7 +376,7 @@ impl Generic {
             b.keep_message(t);
             return Some(b);
         }
-        if FATAL.is_match(t) {
+        if t.contains("FATAL") && FATAL.is_match(t) {
             let mut b = Block::new(Kind::Line, offset, t.trim().to_owned());
             b.keep_message(t.trim());
             return Some(b);

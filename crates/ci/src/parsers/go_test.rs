@@ -22,7 +22,11 @@
 //! output in `testname`/`standard-verbose` is not), the directory of a message's file is that
 //! relative package. Build failures come as `WARN invalid TestEvent: FAIL\t<pkg> [build
 //! failed]` (and again after `bad output from test2json: `), before the compiler errors that
-//! locate them. With `--rerun-fails`, `DONE N runs` says how many runs there were: a test
+//! locate them; with Go 1.24+ (build errors as JSON events) the `FAIL\t<pkg> [build failed]`
+//! line streams, the summary lists the package as `=== FAIL: <pkg>  (0.00s)` (no test) with
+//! that line again, and the compiler errors come only under `=== Errors`: one failure per
+//! package, located by them. With `--hide-summary=output` the summary names tests without
+//! their output: the streamed `-v` output of the same test locates it. With `--rerun-fails`, `DONE N runs` says how many runs there were: a test
 //! whose last failing run is not the last run passed on its re-run and is flaky.
 //!
 //! Reported: each failing test as go names it (`TestX`, `TestX/sub_case`), except a test one
@@ -107,6 +111,9 @@ struct SumRec {
     trace: String,
     /// For a package-level block, the import path its `FAIL\t<pkg>` line names.
     import_path: Option<String>,
+    /// For a package-level block, `build failed` or `setup failed` when its `FAIL\t<pkg>
+    /// [build failed]` line says so (Go 1.24+ reports build errors as events).
+    build: Option<&'static str>,
 }
 
 #[derive(Default)]
@@ -222,8 +229,26 @@ impl LineParser for GoTest {
             self.end_block(block);
         }
         let mut done = std::mem::take(&mut self.done);
+        if !self.sum_recs.is_empty() {
+            // gotestsum's summary names every failed test once per run; what it echoed of
+            // the tests' output would name them again. A build failure it lists (Go 1.24+)
+            // is one already seen when its `FAIL\t<pkg> [build failed]` line streamed.
+            self.fill_summary_from(&done);
+            done.retain(|r| !r.plain || is_build_failure(r));
+            let sums = self.summary_failures();
+            for rec in sums {
+                if !(is_build_failure(&rec)
+                    && done
+                        .iter()
+                        .any(|d| is_build_failure(d) && d.name == rec.name))
+                {
+                    done.push(rec);
+                }
+            }
+        }
         // Build failures printed before their compiler errors (gotestsum prints its
-        // `FAIL\t<pkg> [build failed]` warning first): located now.
+        // `FAIL\t<pkg> [build failed]` warning first, Go 1.24+ its `=== Errors` last):
+        // located now.
         for rec in &mut done {
             if is_build_failure(rec) && rec.file.is_none() {
                 let package = rec.package.clone().unwrap_or_default();
@@ -235,12 +260,17 @@ impl LineParser for GoTest {
                 }
             }
         }
-        if !self.sum_recs.is_empty() {
-            // gotestsum's summary names every failed test once per run; what it echoed of
-            // the tests' output would name them again.
-            done.retain(|r| !r.plain || is_build_failure(r));
-            let sums = self.summary_failures();
-            done.extend(sums);
+        // A compiler error without a directory (`./x_test.go`, go test run in the package's
+        // directory) belongs to the one build failure still unlocated, if only one is.
+        let mut unlocated = done
+            .iter_mut()
+            .filter(|r| is_build_failure(r) && r.file.is_none());
+        if let (Some(rec), None) = (unlocated.next(), unlocated.next())
+            && let Some(d) = self.diags.iter().find(|d| !d.path.contains('/'))
+        {
+            rec.file = Some(d.path.clone());
+            rec.line = Some(d.line);
+            rec.message = d.message.clone();
         }
         done.into_iter()
             .take(MAX_FAILURES)
@@ -454,10 +484,7 @@ impl GoTest {
         };
         if let Some(rest) = body.strip_prefix("FAIL\t") {
             let rest = rest.trim_end();
-            for (suffix, kind) in [
-                (" [build failed]", "build failed"),
-                (" [setup failed]", "setup failed"),
-            ] {
+            for (suffix, kind) in BUILD_SUFFIXES {
                 if let Some(p) = rest.strip_suffix(suffix) {
                     let p = p.trim();
                     let seen = self.done.iter().any(|r| is_build_failure(r) && r.name == p);
@@ -600,6 +627,41 @@ impl GoTest {
         }
     }
 
+    /// `--hide-summary=output` shows the summary's tests without their output: what the
+    /// streamed output said of the same test (its message, location, panic) fills them.
+    fn fill_summary_from(&mut self, done: &[Rec]) {
+        for r in &mut self.sum_recs {
+            if r.name.is_empty() || (r.file.is_some() && !r.message.is_empty()) {
+                continue;
+            }
+            let Some(p) = done.iter().find(|d| {
+                d.plain
+                    && !d.package_level
+                    && d.name == r.name
+                    && d.package.as_deref().is_some_and(|p| {
+                        r.package == "."
+                            || p == r.package
+                            || p.ends_with(&format!("/{}", r.package))
+                    })
+            }) else {
+                continue;
+            };
+            if r.file.is_none() && p.file.is_some() {
+                r.file.clone_from(&p.file);
+                r.file_is_path = p.file_is_path;
+                r.line = p.line;
+            }
+            if r.message.is_empty() {
+                r.message.clone_from(&p.message);
+                r.own_message |= p.own_message;
+            }
+            if r.trace.is_empty() && p.error_type.as_deref() == Some("panic") {
+                r.trace.clone_from(&p.trace);
+                r.panicked = true;
+            }
+        }
+    }
+
     /// The summary's tests that failed on their last run, as failures.
     fn summary_failures(&self) -> Vec<Rec> {
         let runs = self.runs.max(1);
@@ -624,6 +686,17 @@ impl GoTest {
                     format!("./{}", r.package)
                 };
                 let package_level = r.name.is_empty();
+                if let (true, Some(kind), Some(path)) = (package_level, r.build, &r.import_path) {
+                    return Rec {
+                        offset: r.offset,
+                        name: path.clone(),
+                        package: Some(path.clone()),
+                        package_level: true,
+                        error_type: Some(kind.to_owned()),
+                        message: kind.to_owned(),
+                        ..Rec::default()
+                    };
+                }
                 Rec {
                     offset: r.offset,
                     name: if package_level {
@@ -790,6 +863,12 @@ fn is_build_failure(r: &Rec) -> bool {
         )
 }
 
+/// How `FAIL\t<pkg>` says a package's tests did not build or set up.
+const BUILD_SUFFIXES: [(&str, &str); 2] = [
+    (" [build failed]", "build failed"),
+    (" [setup failed]", "setup failed"),
+];
+
 /// Prefixes gotestsum puts before output lines test2json could not read.
 const GOTESTSUM_WARNINGS: [&str; 2] = ["WARN invalid TestEvent: ", "bad output from test2json: "];
 
@@ -895,9 +974,18 @@ fn sum_line(b: &mut SumRec, text: &str) {
         if b.name.is_empty()
             && let Some(rest) = body.strip_prefix("FAIL\t")
         {
-            let path = rest.split('\t').next().unwrap_or(rest).trim();
-            if path == b.package || path.ends_with(&format!("/{}", b.package)) {
+            let mut path = rest.split('\t').next().unwrap_or(rest).trim();
+            let mut build = None;
+            for (suffix, kind) in BUILD_SUFFIXES {
+                if let Some(p) = path.strip_suffix(suffix) {
+                    path = p.trim();
+                    build = Some(kind);
+                }
+            }
+            // `.` is the module's root package, whatever its import path.
+            if path == b.package || b.package == "." || path.ends_with(&format!("/{}", b.package)) {
                 b.import_path = Some(path.to_owned());
+                b.build = build;
             }
             return;
         }
@@ -1327,6 +1415,128 @@ mod tests {
         );
         assert_eq!(got[2].file_path.as_deref(), Some("inventory/sku_test.go"));
         assert_eq!(got[2].error_type.as_deref(), Some("panic"));
+    }
+
+    /// Go 1.24+ reports build errors as JSON events: gotestsum prints no `WARN invalid
+    /// TestEvent`, lists the package in `=== Failed` as `=== FAIL: <pkg>  (0.00s)` (no test
+    /// name) with its `FAIL\t<import path> [build failed]` line, and the compiler errors
+    /// only under `=== Errors` (without their `# <pkg>` header). One failure per package,
+    /// located by its compiler error.
+    #[test]
+    fn gotestsum_build_failures_of_go_1_24() {
+        let run = |log: &str| {
+            crate::parse_log(log.as_bytes())
+                .into_iter()
+                .map(|f| {
+                    (
+                        f.test_name,
+                        f.file_path,
+                        f.line_number,
+                        f.error_type,
+                        f.error_message,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let s = |v: &str| Some(v.to_owned());
+        // standard-verbose: the package's FAIL line streams, then the summary names it again.
+        let log = concat!(
+            "=== RUN   TestOk\n--- PASS: TestOk (0.00s)\nPASS\nok  \texample.com/m/good\t0.01s\n",
+            "FAIL\texample.com/m/internal/cacher [build failed]\n",
+            "=== RUN   TestA\n    a_test.go:42: want 1, got 2\n--- FAIL: TestA (0.00s)\n",
+            "FAIL\nFAIL\texample.com/m/a\t0.01s\n",
+            "\n=== Failed\n=== FAIL: a TestA (0.00s)\n    a_test.go:42: want 1, got 2\n",
+            "\n=== FAIL: internal/cacher  (0.00s)\n",
+            "FAIL\texample.com/m/internal/cacher [build failed]\n",
+            "\n=== Errors\n",
+            "internal/cacher/directory_test.go:321:10: undefined: assert.foo\n\n",
+            "\nDONE 2 tests, 2 failures, 1 error in 1.2s\n",
+        );
+        assert_eq!(
+            run(log),
+            [
+                (
+                    "example.com/m/internal/cacher".to_owned(),
+                    s("internal/cacher/directory_test.go"),
+                    Some(321),
+                    s("build failed"),
+                    "undefined: assert.foo".to_owned()
+                ),
+                (
+                    "TestA".to_owned(),
+                    s("a/a_test.go"),
+                    Some(42),
+                    None,
+                    "want 1, got 2".to_owned()
+                ),
+            ]
+        );
+        // pkgname: the package only in the summary (gotestsum issue 500's output).
+        let log = concat!(
+            "\u{2716}  tmp2\n\n=== Failed\n=== FAIL: tmp2  (0.00s)\n",
+            "FAIL\tgotest.tools/gotestsum/tmp2 [build failed]\n\n=== Errors\n",
+            "tmp2/main_test.go:8:3: go:embed only allowed in Go files that import \"embed\"\n\n",
+            "\nDONE 0 tests, 1 failure, 1 error in 0.5s\n",
+        );
+        assert_eq!(
+            run(log),
+            [(
+                "gotest.tools/gotestsum/tmp2".to_owned(),
+                s("tmp2/main_test.go"),
+                Some(8),
+                s("build failed"),
+                "go:embed only allowed in Go files that import \"embed\"".to_owned()
+            )]
+        );
+        // The module's root package (`.`), no compiler error shown: still one failure.
+        let log = "FAIL\ttestgo [build failed]\n\n=== Failed\n=== FAIL: .  (0.00s)\nFAIL\ttestgo [build failed]\n\nDONE 0 tests, 1 failure in 0.348s\n";
+        assert_eq!(
+            run(log),
+            [(
+                "testgo".to_owned(),
+                None,
+                None,
+                s("build failed"),
+                "build failed".to_owned()
+            )]
+        );
+        // go test run in the package's directory: `./x_test.go`, the one unlocated package's.
+        let log = "\n=== Failed\n=== FAIL: example.com/internal/cacher  (0.00s)\nFAIL\texample.com/internal/cacher [build failed]\n\n=== Errors\n./directory_test.go:321:10: undefined: assert.foo\n\n\nDONE 0 tests, 1 failure, 1 error\n";
+        assert_eq!(
+            run(log),
+            [(
+                "example.com/internal/cacher".to_owned(),
+                s("directory_test.go"),
+                Some(321),
+                s("build failed"),
+                "undefined: assert.foo".to_owned()
+            )]
+        );
+    }
+
+    /// `gotestsum --format standard-verbose --hide-summary=output`: the summary names the
+    /// failed tests without their output; the streamed `-v` output locates them, messages
+    /// before the `--- FAIL` header or under it.
+    #[test]
+    fn gotestsum_summary_without_output_keeps_the_streamed_location() {
+        let log = concat!(
+            "=== RUN   TestX\n    foo_test.go:42: message\n--- FAIL: TestX (0.00s)\n",
+            "=== RUN   TestY\n--- FAIL: TestY (0.00s)\n    foo_test.go:50: under header\n",
+            "FAIL\nFAIL\texample.com/m/foo\t0.01s\n",
+            "\n=== Failed\n=== FAIL: foo TestX (0.00s)\n\n=== FAIL: foo TestY (0.00s)\n",
+            "\nDONE 2 tests, 2 failures in 0.2s\n",
+        );
+        let got = crate::parse_log(log.as_bytes());
+        assert_eq!(
+            crate::parsers::named_at(&got),
+            [
+                ("TestX", Some("foo/foo_test.go"), Some(42)),
+                ("TestY", Some("foo/foo_test.go"), Some(50)),
+            ],
+        );
+        assert_eq!(got[0].error_message, "message");
+        assert_eq!(got[1].error_message, "under header");
+        assert_eq!(got[0].confidence, Confidence::High);
     }
 
     #[test]

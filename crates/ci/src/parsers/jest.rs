@@ -347,8 +347,10 @@ impl PnpmPrefix {
     /// `line` without the prefix; `fail_line` says whether the rest of a prefixed line with
     /// `FAIL` is the framework's (then its prefix is learnt).
     pub(crate) fn strip<'a>(&mut self, line: &'a str, fail_line: impl Fn(&str) -> bool) -> &'a str {
+        // `contains(": ")` first: the prefix needs it, and most lines with `FAIL` lack it.
         if line.contains("FAIL")
             && !line.starts_with(' ')
+            && line.contains(": ")
             && let Some(c) = PNPM_PREFIX.captures(line)
         {
             let whole = c.get(0).map_or(0, |m| m.end());

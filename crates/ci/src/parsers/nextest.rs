@@ -10,6 +10,12 @@
 //! `LEAK-FAIL` (`LKFAIL`); `LEAK` is a pass that left a process behind; `SLOW` and `TERMINATING`/`TRMNTG` lines (`[>  2.000s]`) are progress, not
 //! results.
 //!
+//! Older nextest (and `--no-output-indent`) prints the output unindented under a header of
+//! its own (`--- STDOUT:              beta tests::x ---` up to 0.9.7x, `──── STDOUT: beta
+//! tests::x` up to 0.9.94, `── stderr ──`): it is read to the next status line, nextest's
+//! `------------` rule or a verb of its own at column 12 (`Summary [`), and the libtest
+//! report inside it is left to this parser.
+//!
 //! With `--no-capture` a test's output comes unindented before its status line, from
 //! libtest's `running 1 test` on: it is read then and given to the status line that
 //! follows (the libtest report inside it is left to this parser, not `cargo_test`).
@@ -63,6 +69,9 @@ struct Attempt {
     status: String,
     lines: usize,
     reader: DetailsReader,
+    /// The output comes unindented under a header of its own ([`flat_output_header`]): it
+    /// runs to the next status line or nextest's own closing lines.
+    flat: bool,
 }
 
 /// The nextest parser. See the module documentation.
@@ -161,6 +170,7 @@ impl Nextest {
                 status: full_status(status),
                 lines: 0,
                 reader: DetailsReader::default(),
+                flat: false,
             });
         } else {
             let passed_on = attempt.or_else(|| c.get(3).and_then(|m| m.as_str().parse().ok()));
@@ -179,6 +189,56 @@ fn output_header(line: &str) -> bool {
     ((t.starts_with("stdout ") || t.starts_with("stderr ")) && t.ends_with('─'))
         || t.starts_with("--- STDOUT:")
         || t.starts_with("--- STDERR:")
+}
+
+/// nextest's header of captured output printed unindented: `--- STDOUT:              beta
+/// tests::x ---` (0.9.7x and before, `--- TRY 2 STDERR: …` on a retry), `──── STDOUT:
+/// beta tests::x` (0.9.8x to 0.9.94; `----` with ASCII-only output), and `── stdout ──`
+/// (`--no-output-indent`).
+pub(crate) fn flat_output_header(line: &str) -> bool {
+    let rest = line.trim_start_matches(['-', '─']);
+    if rest.len() == line.len() {
+        return false;
+    }
+    let Some(rest) = rest.strip_prefix(' ') else {
+        return false;
+    };
+    let rest = match rest.strip_prefix("TRY ") {
+        Some(r) => r
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start(),
+        None => rest,
+    };
+    ["STDOUT:", "STDERR:", "OUTPUT:", "EXECFAIL:"]
+        .iter()
+        .any(|h| rest.starts_with(h))
+        || ["stdout ", "stderr ", "output ", "execfail "]
+            .iter()
+            .filter_map(|h| rest.strip_prefix(h))
+            .any(|bars| {
+                let bars = bars.trim_end();
+                !bars.is_empty() && bars.chars().all(|c| c == '-' || c == '─')
+            })
+}
+
+/// Where unindented captured output ends besides a status or progress line: nextest's
+/// `------------` rule before its summary, a verb it right-aligns to column 12 (`Summary
+/// [`, `Cancelling due to …`, `Starting …`), or `error: test run failed`.
+fn flat_output_end(line: &str) -> bool {
+    let t = line.trim_end();
+    if t.len() >= 12 && t.chars().all(|c| c == '-' || c == '─') {
+        return true;
+    }
+    if line.starts_with("error: test run failed") {
+        return true;
+    }
+    line.as_bytes().get(12) == Some(&b' ')
+        && line.get(..12).is_some_and(|head| {
+            matches!(
+                head.trim_start(),
+                "Summary" | "Cancelling" | "Canceling" | "Starting"
+            )
+        })
 }
 
 /// A progress line of another test: `SLOW [>  1.000s]`, `TERMINATING [>  2.000s]`, `TRY 1
@@ -243,6 +303,21 @@ impl LineParser for Nextest {
             return;
         }
         if let Some(a) = &mut self.attempt {
+            if flat_output_header(line) {
+                a.flat = true;
+                return;
+            }
+            if a.flat {
+                if flat_output_end(line) || progress_line(line) {
+                    self.end_attempt();
+                } else {
+                    a.lines += 1;
+                    if line != "running 1 test" {
+                        a.reader.line(line);
+                    }
+                }
+                return;
+            }
             if line.starts_with("────")
                 || !(line.is_empty() || line.starts_with(' '))
                 || progress_line(line)
@@ -501,6 +576,52 @@ error: test run failed
         let names: Vec<_> = found.iter().map(|f| f.test_name.as_str()).collect();
         assert_eq!(names, ["tests::spawns", "tests::leaks"]);
         assert_eq!(found[0].error_type.as_deref(), Some("leak-fail"));
+    }
+
+    /// Captured output nextest printed unindented under a header of its own: `--- STDOUT:
+    /// <binary> <test> ---` (0.9.7x and before), `──── STDOUT: <binary> <test>` (0.9.8x to
+    /// 0.9.94; `----` in ASCII) and `── stderr ──` (`--no-output-indent`). The panic in it
+    /// locates the test, and the libtest report in it is not also a `cargo test` failure.
+    #[test]
+    fn unindented_output_under_its_header_locates_the_test() {
+        type Header = fn(&str) -> String;
+        let body = |header: Header| {
+            format!(
+                "        PASS [   0.002s] alpha tests::ok\n        FAIL [   0.003s] alpha::integration module::test_name\n{}\n\nrunning 1 test\ntest module::test_name ... FAILED\n\nfailures:\n\nfailures:\n    module::test_name\n\ntest result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 3 filtered out; finished in 0.00s\n\n{}\nthread 'module::test_name' panicked at alpha/tests/integration.rs:12:5:\nassertion `left == right` failed\n  left: 1\n right: 2\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n        PASS [   0.004s] alpha tests::later\n------------\n     Summary [   0.010s] 3 tests run: 2 passed, 1 failed, 0 skipped\n        FAIL [   0.003s] alpha::integration module::test_name\nerror: test run failed\n",
+                header("STDOUT"),
+                header("STDERR"),
+            )
+        };
+        let old =
+            |s: &str| format!("\n--- {s}:              alpha::integration module::test_name ---");
+        let bar = |s: &str| format!("──── {s}:             alpha::integration module::test_name");
+        let ascii = |s: &str| format!("---- {s}:             alpha::integration module::test_name");
+        let flat = |s: &str| format!("── {} ──", s.to_lowercase());
+        let headers: [(&str, Header); 4] = [
+            ("0.9.70", old),
+            ("0.9.90", bar),
+            ("ascii", ascii),
+            ("flat", flat),
+        ];
+        // libtest's own block header for a test named `output` is not nextest's.
+        assert!(!flat_output_header("---- output stdout ----"));
+        for (name, header) in headers {
+            let log = body(header);
+            let found = crate::parse_log(log.as_bytes());
+            assert_eq!(found.len(), 1, "{name}: {found:#?}");
+            let f = &found[0];
+            assert_eq!(f.framework, Framework::Nextest, "{name}");
+            assert_eq!(f.test_name, "module::test_name", "{name}");
+            assert_eq!(
+                (f.file_path.as_deref(), f.line_number),
+                (Some("alpha/tests/integration.rs"), Some(12)),
+                "{name}"
+            );
+            assert_eq!(
+                f.error_message, "assertion `left == right` failed\n  left: 1\n right: 2",
+                "{name}"
+            );
+        }
     }
 
     #[test]
