@@ -323,17 +323,18 @@ pub(crate) fn github_route(
             crate::readiness::compare_reply(world, base, r, &basehead.join("/"))
         }
         ["branches", branch, "protection", "required_status_checks"] => {
-            // Classic protection is not for readers (GitHub documents 404; fine-grained
-            // tokens need the Administration permission): a fork's contributor sees only
-            // the rulesets (`rules/branches`, readable with Metadata read).
-            if !ctx.permission.is_some_and(|p| p.can_push()) {
-                return Some(crate::github::error(404, "Not Found"));
-            }
+            // Classic protection over REST is for admins (fine-grained tokens and apps need
+            // the Administration permission; others get 404): who may push sees the rule
+            // through GraphQL's `refUpdateRule`, everyone sees the rulesets
+            // (`rules/branches`, readable with Metadata read).
             if spec.branch_protection_forbidden {
                 return Some(crate::github::error(
                     403,
                     "Resource not accessible by personal access token",
                 ));
+            }
+            if ctx.permission != Some(crate::scenario::Permission::Admin) {
+                return Some(crate::github::error(404, "Not Found"));
             }
             match spec
                 .branch_protections

@@ -426,7 +426,11 @@ async fn classic_protection_by_viewer_and_rulesets_for_everyone() {
         "/repos/octo/app/branches/main/protection/required_status_checks",
     )
     .await;
-    assert_eq!(status, 200, "a writer reads it");
+    assert_eq!(
+        status, 404,
+        "REST classic protection is for admins (Administration read); a writer sees the rule \
+         through GraphQL's refUpdateRule"
+    );
     assert_clean(&sim);
 }
 

@@ -174,10 +174,14 @@ pub struct CheckContext {
     pub url: Option<String>,
 }
 
-/// How a check stands. Neutral and skipped count as passing, as the forges count them.
+/// How a check stands. Skipped passes a rule, as the forges count it, but is counted apart
+/// from passed, as the CI rollup (`get_failing_tests`) counts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CheckOutcome {
     Passed,
+    /// Completed neither passed nor failed (GitHub: neutral or skipped; Forgejo/Gitea:
+    /// skipped).
+    Skipped,
     Failed,
     Pending,
 }

@@ -217,13 +217,12 @@ async fn github_snapshot_maps_check_runs_statuses_and_required_checks() {
         Some("Build #88 failed: 3 tests failed")
     );
 
-    // Rulesets name them; classic protection is not there (404), which a reader cannot tell
-    // from "may not read it", so the set is partial: GraphQL answered for every check that
-    // has not passed.
+    // Rulesets name them; classic protection over REST is for admins (404 to this writer),
+    // and GraphQL's `refUpdateRule` shows a writer no classic rule, so the set is complete;
+    // GraphQL also answered for every check that has not passed.
     assert_eq!(snap.required.names, ["test / pytest", "ci/jenkins"]);
-    assert_eq!(snap.required.known, Known::Partial);
-    assert_eq!(unread(&snap), ["classic branch protection"]);
-    assert!(snap.required.unread[0].reason.contains("404"));
+    assert_eq!(snap.required.known, Known::Complete);
+    assert!(unread(&snap).is_empty());
     assert_eq!(snap.required.is_required("test / cargo"), Some(false));
     assert_eq!(snap.required.is_required("ci/jenkins"), Some(true));
     fx.assert_no_contract_violations();
@@ -362,17 +361,26 @@ async fn github_no_checks_at_all() {
     let fx = Fixture::start("ci_none").await;
     let snap = fx.snapshot(10).await;
     assert!(snap.checks.is_empty());
-    // The ruleset endpoint answered (no rules); classic protection said 404, which may be
-    // "not protected" or "not yours to read", and with no check GraphQL has nothing to say.
+    // The ruleset endpoint answered (no rules); classic protection over REST said 404 (it
+    // is for admins), and GraphQL's `refUpdateRule` shows this writer no classic rule.
     assert!(snap.required.names.is_empty());
-    assert_eq!(snap.required.known, Known::Partial);
-    assert_eq!(unread(&snap), ["classic branch protection"]);
+    assert_eq!(snap.required.known, Known::Complete);
+    assert!(unread(&snap).is_empty());
     fx.assert_no_contract_violations();
+}
+
+/// The fixture's token with admin rights, which classic protection over REST needs.
+fn as_admin(s: &mut Scenario) {
+    for t in &mut s.tokens {
+        if t.token == GH_TOKEN {
+            t.permission = resolve_pr_forge_sim::Permission::Admin;
+        }
+    }
 }
 
 #[tokio::test]
 async fn github_required_checks_from_classic_protection() {
-    let fx = Fixture::start("ci_passed").await;
+    let fx = Fixture::start_with("ci_passed", as_admin).await;
     let snap = fx.snapshot(9).await;
     assert_eq!(
         snap.required,
@@ -468,7 +476,7 @@ async fn github_required_checks_from_graphql_when_protection_is_forbidden() {
 /// With classic protection readable, the branch rules are complete: no GraphQL query.
 #[tokio::test]
 async fn github_readable_protection_needs_no_graphql() {
-    let fx = Fixture::start("ci_passed").await;
+    let fx = Fixture::start_with("ci_passed", as_admin).await;
     fx.snapshot(9).await;
     assert_eq!(fx.requests_to("/graphql").len(), 0);
 }
@@ -1084,4 +1092,29 @@ async fn github_required_checks_stay_unknown_when_graphql_fails() {
             "{what}"
         );
     }
+}
+
+/// A writer cannot read classic protection over REST (admins only), but GraphQL's
+/// `refUpdateRule` shows it the rule, with the required checks that never reported: the set
+/// is complete, so the rollup waits for them instead of calling a green head passed.
+#[tokio::test]
+async fn github_a_writer_reads_classic_protection_through_graphql() {
+    let fx = Fixture::start_with("ci_passed", |s| {
+        for b in &mut s.repos[0].branch_protections {
+            b.required_checks
+                .extend(["e2e (linux)".to_owned(), "e2e (mac)".to_owned()]);
+        }
+    })
+    .await;
+    let snap = fx.snapshot(9).await;
+    assert_eq!(snap.required.known, Known::Complete, "{:?}", snap.required);
+    for name in ["build", "e2e (linux)", "e2e (mac)"] {
+        assert!(snap.required.names.iter().any(|n| n == name), "{name}");
+    }
+    assert_eq!(fx.requests_to("/protection/required_status_checks")[0].status, 404);
+    assert_eq!(fx.requests_to("/graphql").len(), 1);
+    fx.sim.clear_requests();
+    fx.snapshot(9).await;
+    assert_eq!(fx.requests_to("/graphql").len(), 0, "answered from memory");
+    fx.assert_no_contract_violations();
 }

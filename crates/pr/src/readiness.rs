@@ -92,6 +92,8 @@ pub struct Protection {
     /// Required checks: names the rules list and head checks the forge marks required.
     pub required_checks: Vec<String>,
     pub passing_checks: Vec<String>,
+    /// Completed neither passed nor failed (neutral, skipped): they pass a rule.
+    pub skipped_checks: Vec<String>,
     pub failing_checks: Vec<String>,
     pub pending_checks: Vec<String>,
     /// Required checks that have not reported on the head.
@@ -528,6 +530,7 @@ pub fn assess(facts: &MergeFacts, local_conflicts: Option<bool>) -> Readiness {
             pending_reviewers: facts.review_requests.clone(),
             required_checks: checks.required,
             passing_checks: checks.passing,
+            skipped_checks: checks.skipped,
             failing_checks: checks.failing,
             pending_checks: checks.pending,
             missing_checks: checks.missing,
@@ -547,6 +550,7 @@ pub fn assess(facts: &MergeFacts, local_conflicts: Option<bool>) -> Readiness {
 struct SortedChecks {
     required: Vec<String>,
     passing: Vec<String>,
+    skipped: Vec<String>,
     failing: Vec<String>,
     pending: Vec<String>,
     missing: Vec<String>,
@@ -582,6 +586,8 @@ fn sort_checks(checks: &[CheckContext], rules: &BranchRules) -> SortedChecks {
         }
         match c.outcome {
             CheckOutcome::Passed => out.passing.push(c.name.clone()),
+            // Skipped passes a rule; it is counted apart, as the CI rollup counts it.
+            CheckOutcome::Skipped => out.skipped.push(c.name.clone()),
             CheckOutcome::Failed => {
                 out.failing.push(c.name.clone());
                 match req {
@@ -612,6 +618,7 @@ fn sort_checks(checks: &[CheckContext], rules: &BranchRules) -> SortedChecks {
     // A check with the same name reported twice (a check run and a status) is one name.
     for list in [
         &mut out.passing,
+        &mut out.skipped,
         &mut out.failing,
         &mut out.pending,
         &mut out.required_failing,

@@ -119,6 +119,8 @@ pub struct BranchProtection {
 pub struct CiSummary {
     pub total: u64,
     pub passed: u64,
+    /// Neutral or skipped: not failures (counted as get_failing_tests counts them).
+    pub skipped: u64,
     /// At most 20 names.
     pub failed: Vec<String>,
     pub failed_count: u64,
@@ -361,7 +363,9 @@ fn build(
             requesting_changes: p.requesting_changes.clone(),
             pending_reviewers: p.pending_reviewers.clone(),
             required_checks: p.required_checks.iter().take(MAX_NAMES * 2).cloned().collect(),
-            passing_checks: required(&p.passing_checks),
+            passing_checks: required(
+                &[p.passing_checks.as_slice(), p.skipped_checks.as_slice()].concat(),
+            ),
             failing_checks: required(&p.failing_checks),
             pending_checks: required(&p.pending_checks),
             missing_checks: p.missing_checks.clone(),
@@ -371,6 +375,7 @@ fn build(
     let ci = CiSummary {
         total: facts.checks.len() as u64,
         passed: p.passing_checks.len() as u64,
+        skipped: p.skipped_checks.len() as u64,
         failed: p.failing_checks.iter().take(MAX_NAMES).cloned().collect(),
         failed_count: p.failing_checks.len() as u64,
         pending: p.pending_checks.iter().take(MAX_NAMES).cloned().collect(),

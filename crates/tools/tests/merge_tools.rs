@@ -516,3 +516,46 @@ async fn a_pr_that_is_not_there_is_a_user_error() {
         .expect_err("bad reference");
     assert_eq!(err.category, resolve_pr_core::Category::User, "{err:?}");
 }
+
+/// One rollup: get_failing_tests and check_merge_readiness in one server count the same
+/// checks the same way (skipped apart from passed), and both see the required checks that
+/// never ran, which a writer reads through GraphQL (REST's classic protection is for
+/// admins): get_failing_tests does not call a green head `passed` while they are missing.
+#[tokio::test]
+async fn github_both_tools_count_one_rollup_and_see_required_checks_that_never_ran() {
+    let mut yaml = common::scenario_text("readiness_clean");
+    let runs = "        check_runs:\n";
+    assert!(yaml.contains(runs));
+    yaml = yaml.replace(
+        runs,
+        &format!(
+            "{runs}          - {{name: \"docs\", conclusion: skipped, started_at: \"2024-06-01T09:10:00Z\", completed_at: \"2024-06-01T09:11:00Z\"}}\n          - {{name: \"bench\", conclusion: neutral, started_at: \"2024-06-01T09:10:00Z\", completed_at: \"2024-06-01T09:11:00Z\"}}\n"
+        ),
+    );
+    let classic = "required_checks: [build, test]";
+    assert!(yaml.contains(classic));
+    yaml = yaml.replace(
+        classic,
+        "required_checks: [build, test, \"e2e (linux)\", \"e2e (mac)\", \"e2e (windows)\"]",
+    );
+    let sim = Sim::start(common::scenario(&yaml)).await.expect("simulator starts");
+    let mut ctx = common::context(Flavor::GitHub, &sim, "ghp_write", [9; 32]);
+    ctx.local.cwd = None;
+    let pr = json!({ "pr": "octo/app#1" });
+    let ready = call(&ctx, "check_merge_readiness", pr.clone()).await.unwrap().structured;
+    let tests = call(&ctx, "get_failing_tests", pr).await.unwrap().structured;
+
+    let missing = ["e2e (linux)", "e2e (mac)", "e2e (windows)"];
+    assert_eq!(ready["ready_to_merge"], false, "{ready:#}");
+    assert_eq!(ready["branch_protection"]["missing_checks"], json!(missing), "{ready:#}");
+    let counts = &tests["checks"];
+    assert_eq!(counts["missing_required"], 3, "{tests:#}");
+    assert_ne!(tests["status"], "passed", "{tests:#}");
+    // The same counts: 3 passed (build, test, lint) and 2 skipped (skipped, neutral).
+    assert_eq!(ready["ci"]["passed"], 3, "{ready:#}");
+    assert_eq!(ready["ci"]["skipped"], 2, "{ready:#}");
+    for key in ["total", "passed", "skipped"] {
+        assert_eq!(ready["ci"][key], counts[key], "{key}: {ready:#} {tests:#}");
+    }
+    assert_eq!(ready["ci"]["failed_count"], counts["failed"]);
+}

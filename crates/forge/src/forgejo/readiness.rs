@@ -374,7 +374,8 @@ fn encode(segment: &str, keep_slash: bool) -> String {
 /// when its state is `success` (`warning` does not pass; `skipped` is passed over).
 fn outcome(state: &str) -> CheckOutcome {
     match state {
-        "success" | "skipped" => CheckOutcome::Passed,
+        "success" => CheckOutcome::Passed,
+        "skipped" => CheckOutcome::Skipped,
         "pending" => CheckOutcome::Pending,
         "failure" | "error" | "warning" => CheckOutcome::Failed,
         _ => CheckOutcome::Pending,
@@ -705,7 +706,7 @@ mod tests {
     #[test]
     fn status_states_map_to_outcomes() {
         assert_eq!(outcome("success"), CheckOutcome::Passed);
-        assert_eq!(outcome("skipped"), CheckOutcome::Passed);
+        assert_eq!(outcome("skipped"), CheckOutcome::Skipped);
         assert_eq!(outcome("warning"), CheckOutcome::Failed);
         assert_eq!(outcome("error"), CheckOutcome::Failed);
         assert_eq!(outcome("pending"), CheckOutcome::Pending);

@@ -124,12 +124,24 @@ impl GitHub {
         let mut read = rules.unread.len() < 2;
         let mut unread = rules.unread;
         let mut not_required = Vec::new();
+        let classic_unread = unread.iter().any(|u| u.source == CLASSIC);
         if !unread.is_empty() {
-            match self.required_by_graphql(pr, sha, checks).await {
+            match self.required_by_graphql(pr, sha, checks, classic_unread).await {
                 Ok(None) => {}
-                Ok(Some((answers, memo))) => {
+                Ok(Some((answer, memo))) => {
                     read = true;
                     cached &= memo;
+                    // Classic protection as those who may push see it: its required checks
+                    // include those that have not reported yet.
+                    if let Some(classic) = answer.classic {
+                        unread.retain(|u| u.source != CLASSIC);
+                        for name in classic {
+                            if !names.contains(&name) {
+                                names.push(name);
+                            }
+                        }
+                    }
+                    let answers = answer.is_required;
                     for name in required_names(&answers) {
                         if !names.contains(&name) {
                             names.push(name);
@@ -165,18 +177,20 @@ impl GitHub {
         (required, cached)
     }
 
-    /// GraphQL's `isRequired` answers for the pull request, when any check that has not
-    /// passed has no answer yet for this head commit (one query, paged by 100; later polls
-    /// of the same commit and checks are answered from memory), with whether the answers
-    /// came from memory. `Ok(None)` when there is nothing to ask; `Err` says why the query
-    /// could not answer (an error, an older Enterprise server, a token without GraphQL, the
-    /// head moved meanwhile).
+    /// GraphQL's `isRequired` answers for the pull request, and classic protection as
+    /// `refUpdateRule` shows it, when any check that has not passed has no answer yet for
+    /// this head commit or classic protection could not be read over REST (one query, paged
+    /// by 100; later polls of the same commit and checks are answered from memory), with
+    /// whether the answers came from memory. `Ok(None)` when there is nothing to ask; `Err`
+    /// says why the query could not answer (an error, an older Enterprise server, a token
+    /// without GraphQL, the head moved meanwhile).
     async fn required_by_graphql(
         &self,
         pr: &PrRef,
         sha: &str,
         checks: &[Check],
-    ) -> std::result::Result<Option<(HashMap<String, bool>, bool)>, String> {
+        classic_unread: bool,
+    ) -> std::result::Result<Option<(RequiredAnswers, bool)>, String> {
         let open: Vec<&str> = checks
             .iter()
             .filter(|c| {
@@ -184,16 +198,18 @@ impl GitHub {
             })
             .map(|c| c.name.as_str())
             .collect();
-        if open.is_empty() {
+        if open.is_empty() && !classic_unread {
             return Ok(None);
         }
         let key = format!("{}#{}@{sha}", pr.repo.full_name(), pr.number);
+        // Every answer in memory holds classic protection as the query saw it.
         if let Some(known) = self.required_memo.get(&key)
-            && open.iter().all(|n| known.contains_key(*n))
+            && open.iter().all(|n| known.is_required.contains_key(*n))
         {
             return Ok(Some((known, true)));
         }
         let mut answers: HashMap<String, bool> = HashMap::new();
+        let mut classic: Option<Vec<String>> = None;
         let mut after: Option<String> = None;
         for page in 1u32.. {
             let variables = json!({
@@ -202,18 +218,42 @@ impl GitHub {
                 "number": pr.number,
                 "after": after,
             });
-            let data = self
-                .graphql(queries::REQUIRED_CHECKS, variables)
-                .await
-                .map_err(|e| {
-                    tracing::debug!(error = %e, "required checks: GraphQL unanswered");
-                    format!("the query failed: {e}")
-                })?;
+            let (data, errors) =
+                super::readiness::graphql_partial(self, queries::REQUIRED_CHECKS, variables)
+                    .await
+                    .map_err(|e| {
+                        tracing::debug!(error = %e, "required checks: GraphQL unanswered");
+                        format!("the query failed: {e}")
+                    })?;
+            // An error on `refUpdateRule` alone (FORBIDDEN) leaves classic protection
+            // unread; any other fails the query.
+            let (rule_errors, other): (Vec<_>, Vec<_>) = errors
+                .into_iter()
+                .partition(|e| super::readiness::is_rule_error(e, "refUpdateRule"));
+            if let Some(e) = other.first() {
+                return Err(format!("the query failed: {}", e.message));
+            }
             let answer: GqlRequired = serde_json::from_value(data)
                 .map_err(|e| format!("its answer could not be read: {e}"))?;
-            let Some(pull) = answer.repository.and_then(|r| r.pull_request) else {
+            let Some(repository) = answer.repository else {
+                return Err("it did not find the repository".to_string());
+            };
+            let may_push = matches!(
+                repository.viewer_permission.as_deref(),
+                Some("ADMIN" | "MAINTAIN" | "WRITE")
+            );
+            let Some(pull) = repository.pull_request else {
                 return Err("it did not find the pull request".to_string());
             };
+            if page == 1 && rule_errors.is_empty() {
+                // The rule as it binds those who may push; null to them means no rule (to a
+                // reader it may mean hidden, so it stays unread).
+                classic = match pull.base_ref.and_then(|b| b.ref_update_rule) {
+                    Some(rule) => Some(rule.required_status_check_contexts),
+                    None if may_push => Some(Vec::new()),
+                    None => None,
+                };
+            }
             if pull.head_ref_oid != sha {
                 return Err(format!(
                     "the head moved to {} while it was read",
@@ -235,8 +275,12 @@ impl GitHub {
                 _ => break,
             }
         }
-        self.required_memo.put(key, answers.clone());
-        Ok(Some((answers, false)))
+        let answer = RequiredAnswers {
+            is_required: answers,
+            classic,
+        };
+        self.required_memo.put(key, answer.clone());
+        Ok(Some((answer, false)))
     }
 
     /// Names of required checks from rulesets and classic branch protection, best effort:
@@ -580,16 +624,26 @@ fn unread_reason(classic: bool, e: &Error) -> String {
 /// rules, so a poll of the same commit asks again only for checks it has not seen; entries
 /// start over past a bound, like the other caches of a long-running server.
 #[derive(Debug, Default)]
-pub(crate) struct RequiredMemo(Mutex<HashMap<String, HashMap<String, bool>>>);
+pub(crate) struct RequiredMemo(Mutex<HashMap<String, RequiredAnswers>>);
+
+/// What the required-checks query said about one head commit.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RequiredAnswers {
+    /// `isRequired` per reported check.
+    is_required: HashMap<String, bool>,
+    /// The required checks of classic protection, as those who may push see them; `None`
+    /// when the token could not see it.
+    classic: Option<Vec<String>>,
+}
 
 const REQUIRED_MEMO_ENTRIES: usize = 256;
 
 impl RequiredMemo {
-    fn get(&self, key: &str) -> Option<HashMap<String, bool>> {
+    fn get(&self, key: &str) -> Option<RequiredAnswers> {
         self.0.lock().ok()?.get(key).cloned()
     }
 
-    fn put(&self, key: String, answers: HashMap<String, bool>) {
+    fn put(&self, key: String, answers: RequiredAnswers) {
         if let Ok(mut map) = self.0.lock() {
             if map.len() >= REQUIRED_MEMO_ENTRIES {
                 map.clear();
@@ -617,6 +671,8 @@ struct GqlRequired {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct GqlRepository {
+    #[serde(default)]
+    viewer_permission: Option<String>,
     pull_request: Option<GqlPull>,
 }
 
@@ -624,7 +680,23 @@ struct GqlRepository {
 #[serde(rename_all = "camelCase")]
 struct GqlPull {
     head_ref_oid: String,
+    #[serde(default)]
+    base_ref: Option<GqlBaseRef>,
     status_check_rollup: Option<GqlRollup>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GqlBaseRef {
+    #[serde(default)]
+    ref_update_rule: Option<GqlRefUpdateRule>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GqlRefUpdateRule {
+    #[serde(default)]
+    required_status_check_contexts: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

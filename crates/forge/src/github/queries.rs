@@ -100,11 +100,15 @@ pub const UNRESOLVE_REVIEW_THREAD: &str = concat!(
 
 /// Which checks of a pull request's head commit are required to merge it: one page (100)
 /// of the head's check runs and commit statuses, each with `isRequired` for this pull
-/// request. Branch rules answer this too, but classic branch protection needs admin rights;
-/// `isRequired` needs only read access. `headRefOid` says which commit the answer is for.
+/// request, and the base's classic protection as those who may push see it
+/// (`refUpdateRule`, with `viewerPermission` to tell "no rule" from "hidden"). REST's
+/// classic protection needs admin rights; these need push (`refUpdateRule`) or read access
+/// (`isRequired`, which knows only the checks that reported). `headRefOid` says which commit
+/// the answer is for.
 pub const REQUIRED_CHECKS: &str = "query RequiredChecks($owner: String!, $name: String!, \
      $number: Int!, $after: String) { repository(owner: $owner, name: $name) { \
-     pullRequest(number: $number) { headRefOid statusCheckRollup { \
+     viewerPermission pullRequest(number: $number) { headRefOid \
+     baseRef { refUpdateRule { requiredStatusCheckContexts } } statusCheckRollup { \
      contexts(first: 100, after: $after) { pageInfo { hasNextPage endCursor } \
      nodes { __typename ... on CheckRun { name isRequired(pullRequestNumber: $number) } \
      ... on StatusContext { context isRequired(pullRequestNumber: $number) } } } } } } }";

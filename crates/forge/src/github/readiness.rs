@@ -293,7 +293,7 @@ fn variables(pr: &PrRef, after: Option<&str>) -> Value {
 /// Runs a query whose answer may hold errors on some fields beside its data, and returns
 /// both. Transient errors are retried as `GitHub::graphql` retries them; an answer without
 /// data is that call's error.
-async fn graphql_partial(
+pub(super) async fn graphql_partial(
     forge: &GitHub,
     document: &str,
     variables: Value,
@@ -339,7 +339,7 @@ async fn graphql_partial(
 }
 
 /// Whether a GraphQL error is about a classic protection field (its path ends there).
-fn is_rule_error(error: &GraphQlError, field: &str) -> bool {
+pub(super) fn is_rule_error(error: &GraphQlError, field: &str) -> bool {
     error
         .path
         .as_ref()
@@ -797,9 +797,8 @@ impl ContextNode {
         let (name, outcome, url) = match self.typename.as_str() {
             "CheckRun" => {
                 let outcome = match (self.status.as_deref(), self.conclusion.as_deref()) {
-                    (Some("COMPLETED"), Some("SUCCESS" | "NEUTRAL" | "SKIPPED")) => {
-                        CheckOutcome::Passed
-                    }
+                    (Some("COMPLETED"), Some("SUCCESS")) => CheckOutcome::Passed,
+                    (Some("COMPLETED"), Some("NEUTRAL" | "SKIPPED")) => CheckOutcome::Skipped,
                     (Some("COMPLETED"), _) => CheckOutcome::Failed,
                     _ => CheckOutcome::Pending,
                 };
@@ -995,8 +994,8 @@ mod tests {
         use CheckOutcome::*;
         for (conclusion, want) in [
             ("SUCCESS", Passed),
-            ("NEUTRAL", Passed),
-            ("SKIPPED", Passed),
+            ("NEUTRAL", Skipped),
+            ("SKIPPED", Skipped),
             ("FAILURE", Failed),
             ("TIMED_OUT", Failed),
             ("CANCELLED", Failed),
