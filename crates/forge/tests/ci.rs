@@ -1111,7 +1111,10 @@ async fn github_a_writer_reads_classic_protection_through_graphql() {
     for name in ["build", "e2e (linux)", "e2e (mac)"] {
         assert!(snap.required.names.iter().any(|n| n == name), "{name}");
     }
-    assert_eq!(fx.requests_to("/protection/required_status_checks")[0].status, 404);
+    assert_eq!(
+        fx.requests_to("/protection/required_status_checks")[0].status,
+        404
+    );
     assert_eq!(fx.requests_to("/graphql").len(), 1);
     fx.sim.clear_requests();
     fx.snapshot(9).await;

@@ -538,16 +538,28 @@ async fn github_both_tools_count_one_rollup_and_see_required_checks_that_never_r
         classic,
         "required_checks: [build, test, \"e2e (linux)\", \"e2e (mac)\", \"e2e (windows)\"]",
     );
-    let sim = Sim::start(common::scenario(&yaml)).await.expect("simulator starts");
+    let sim = Sim::start(common::scenario(&yaml))
+        .await
+        .expect("simulator starts");
     let mut ctx = common::context(Flavor::GitHub, &sim, "ghp_write", [9; 32]);
     ctx.local.cwd = None;
     let pr = json!({ "pr": "octo/app#1" });
-    let ready = call(&ctx, "check_merge_readiness", pr.clone()).await.unwrap().structured;
-    let tests = call(&ctx, "get_failing_tests", pr).await.unwrap().structured;
+    let ready = call(&ctx, "check_merge_readiness", pr.clone())
+        .await
+        .unwrap()
+        .structured;
+    let tests = call(&ctx, "get_failing_tests", pr)
+        .await
+        .unwrap()
+        .structured;
 
     let missing = ["e2e (linux)", "e2e (mac)", "e2e (windows)"];
     assert_eq!(ready["ready_to_merge"], false, "{ready:#}");
-    assert_eq!(ready["branch_protection"]["missing_checks"], json!(missing), "{ready:#}");
+    assert_eq!(
+        ready["branch_protection"]["missing_checks"],
+        json!(missing),
+        "{ready:#}"
+    );
     let counts = &tests["checks"];
     assert_eq!(counts["missing_required"], 3, "{tests:#}");
     assert_ne!(tests["status"], "passed", "{tests:#}");

@@ -126,7 +126,10 @@ impl GitHub {
         let mut not_required = Vec::new();
         let classic_unread = unread.iter().any(|u| u.source == CLASSIC);
         if !unread.is_empty() {
-            match self.required_by_graphql(pr, sha, checks, classic_unread).await {
+            match self
+                .required_by_graphql(pr, sha, checks, classic_unread)
+                .await
+            {
                 Ok(None) => {}
                 Ok(Some((answer, memo))) => {
                     read = true;
