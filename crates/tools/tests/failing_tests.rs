@@ -1056,15 +1056,12 @@ async fn each_junit_report_goes_to_its_own_job() {
         of("test / unittest"),
         [pair("tests.test_cart.CartTest.test_total", "junit")]
     );
-    // mocha-junit-reporter names a test `title.full title`: it stays beside the log's entry.
+    // mocha-junit-reporter's testcase is the log's test: one entry.
     assert_eq!(
         of("test / mocha"),
-        [
-            pair("cart sums line items", "log"),
-            pair("sums line items.cart sums line items", "junit"),
-        ]
+        [pair("cart sums line items", "junit")]
     );
-    assert_eq!(first["total_failures"], 4);
+    assert_eq!(first["total_failures"], 3);
     for check in first["failed_checks"].as_array().unwrap() {
         let note = check["note"].as_str().unwrap_or("");
         assert!(
@@ -1073,6 +1070,62 @@ async fn each_junit_report_goes_to_its_own_job() {
             "{check:#}"
         );
     }
+    fx.assert_contract();
+}
+
+/// A mocha job and a unittest job that print their failures and write JUnit reports
+/// (mocha-junit-reporter, unittest-xml-reporting; real output of both): each failing test
+/// comes out once, under the name its log gives it, with the log's reproduce command and
+/// the test's own file, not the assertion helper's.
+#[tokio::test]
+async fn a_test_in_both_the_report_and_the_log_is_one_failure() {
+    let yaml = include_str!("scenarios/ci_mocha_xmlrunner_junit.yaml");
+    let fx = Fixture::start(yaml, Flavor::GitHub).await;
+    let (first, failures) = fx
+        .all_failures(json!({"pr": fx.pr(Flavor::GitHub, 8)}))
+        .await;
+    let got: Vec<(&str, &str, &str, u64, &str)> = failures
+        .iter()
+        .map(|f| {
+            (
+                f["check_name"].as_str().unwrap(),
+                f["test_name"].as_str().unwrap(),
+                f["file_path"].as_str().unwrap_or(""),
+                f["line_number"].as_u64().unwrap_or(0),
+                f["source"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let (m, u) = ("test / mocha", "test / unittest");
+    let pricing = "tests/test_pricing.py";
+    assert_eq!(
+        got,
+        [
+            (m, "cart totals sums line items", "test/cart.spec.js", 12, "junit"),
+            (m, "cart totals applies the discount", "test/cart.spec.js", 15, "junit"),
+            (m, "cart checkout charges the card", "test/cart.spec.js", 20, "junit"),
+            (m, "money rounds half up", "test/money.spec.js", 5, "junit"),
+            (u, "tests.test_api", "tests/test_api.py", 3, "junit"),
+            (u, "tests.test_pricing.PricingTest.test_parse", pricing, 16, "junit"),
+            (u, "tests.test_pricing.WarehouseTest", pricing, 25, "junit"),
+            (u, "tests.test_pricing.PricingTest.test_discount", pricing, 13, "junit"),
+            (u, "tests.test_pricing.PricingTest.test_total", pricing, 10, "junit"),
+        ],
+        "{first:#}"
+    );
+    assert_eq!(first["total_failures"], 9);
+    assert_eq!(first["failure_counts"]["tests"], 9);
+    for f in &failures {
+        assert!(f["reproduce_command"].is_string(), "{f:#}");
+    }
+    assert_eq!(
+        named(&failures, "cart totals sums line items")["reproduce_command"],
+        "npx mocha test/cart.spec.js --grep 'cart totals sums line items'"
+    );
+    assert_eq!(
+        named(&failures, "tests.test_pricing.WarehouseTest")["reproduce_command"],
+        "python -m unittest tests.test_pricing.WarehouseTest"
+    );
     fx.assert_contract();
 }
 
