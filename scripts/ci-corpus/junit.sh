@@ -10,6 +10,11 @@
 #   jest     jest-junit          vs  jest --json --outputFile
 #   nextest  --profile ci junit  vs  the run's closing summary listing (libtest JSON is unstable)
 #   phpunit  --log-junit         vs  --log-teamcity
+# junit/mocha_junit_reporter.xml and junit/xmlrunner.xml were made by hand from junit-mocha/
+# (npx mocha --reporter mocha-multi-reporters --reporter-options configFile=reporters.json
+# 'test/**/*.spec.js') and junit-xmlrunner/ (python -m xmlrunner discover -s tests -t .
+# --output-file …), run in /home/runner/work/shop/shop, their expected.json from the logs of
+# the same runs; the tools scenario ci_mocha_xmlrunner_junit.yaml holds both logs and reports.
 # Maven surefire is not in the corpus: it needs Maven Central, which was unreachable where the
 # corpus was made (DNS for repo.maven.apache.org failed).
 #

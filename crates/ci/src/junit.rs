@@ -29,13 +29,23 @@
 //!   `Class.method` with the fully qualified class.
 //! - PHPUnit (a testcase with `class` and `assertions` attributes): `Class::method`, data
 //!   sets included (`CalcTest::testPairs with data set #1`).
+//! - mocha-junit-reporter (`<testsuites name="Mocha Tests">`, or a testcase whose `name` is
+//!   its `classname` after other words, or the other way round): mocha's full title, as
+//!   mocha's own output names the test.
+//! - unittest-xml-reporting (a testcase with a `timestamp` and a `.py` file): unittest's id
+//!   as its log prints it: `pkg.mod.Class.test`, subtest parameters dropped (one failure per
+//!   test), `pkg.mod.Class` for a failed `setUpClass`, `pkg.mod` for a module that failed
+//!   to import.
 //!
 //! ## Locations
 //! The file is the testcase's `file` attribute (made repository-relative); for pytest the
-//! node id's file, for surefire `src/test/java/<package>/<Class>.java` (Maven's layout) when
-//! the trace has a frame in `<Class>.java`. The line is the failing line the failure text
-//! names in that file (the last such frame for pytest, whose tracebacks end at the failure;
-//! the first for the others), else the `line` attribute (which is the test's definition;
+//! node id's file, for mocha the enclosing `<testsuite>`'s `file` (mocha-junit-reporter
+//! writes the spec file there), for unittest-xml-reporting the test id's module among the
+//! frames (its `file` attribute is another test's for a fixture error), for surefire
+//! `src/test/java/<package>/<Class>.java` (Maven's layout) when the trace has a frame in
+//! `<Class>.java`. The line is the failing line the failure text names in that file (the
+//! last such frame for Python, whose tracebacks end at the failure; the first for the
+//! others), else the `line` attribute (which is the test's definition;
 //! pytest writes it 0-based). Without a file attribute: the failure text's first frame in a
 //! file that looks like a test (`tests/`, `__tests__/`, `.test.`, `_test.`, `test_` …), else
 //! its first frame outside dependencies and toolchains.
@@ -43,7 +53,8 @@
 //! ## Reproduce commands
 //! For the recognised producers only: `python -m pytest <node id>`, `cargo nextest run -p
 //! <crate> -E 'binary_id(<binary>) & test(=<test>)'`, `npx jest [<file>] -t '^<name>$'`,
-//! `mvn test -Dtest=<Class>#<method>`, `vendor/bin/phpunit --filter '<Class::method>$' [<file>]`.
+//! `mvn test -Dtest=<Class>#<method>`, `vendor/bin/phpunit --filter '<Class::method>$' [<file>]`,
+//! `npx mocha [<file>] --grep <title>`, `python -m unittest <id>`.
 //!
 //! Confidence is `high`: the report is the framework's own structured record.
 
@@ -142,7 +153,7 @@ const MAX_SUITE_NAME: usize = 200;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JunitReport {
     /// The tool that wrote it, when the report says (`pytest`, `cargo-nextest`, `jest`,
-    /// `maven-surefire`, `phpunit`).
+    /// `maven-surefire`, `phpunit`, `mocha`, `unittest` for unittest-xml-reporting).
     pub tool: Option<&'static str>,
     /// The `name`s of its `<testsuites>` and `<testsuite>` elements, distinct, in document
     /// order (at most 64, each cut to 200 bytes): `Mocha Tests`, `alpha`,
@@ -229,6 +240,10 @@ enum Producer {
     JestJunit,
     Surefire,
     Phpunit,
+    /// mocha-junit-reporter: `<testsuites name="Mocha Tests">`, or told by a testcase.
+    Mocha,
+    /// unittest-xml-reporting (xmlrunner), told by its testcases.
+    Xmlrunner,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -248,6 +263,10 @@ struct Case {
     line: Option<u64>,
     class: Option<String>,
     phpunit: bool,
+    /// The `file` of the innermost enclosing `<testsuite>` that has one.
+    suite_file: Option<String>,
+    /// Written by unittest-xml-reporting: a `timestamp` on the testcase and a Python file.
+    xmlrunner: bool,
     /// The first `<failure>`/`<error>`: (element name, message, type).
     problem: Option<(String, Option<String>, Option<String>)>,
     /// Failed tries recorded as `<flakyFailure>`, `<flakyError>`, `<rerunFailure>` or
@@ -263,7 +282,11 @@ struct State {
     suites: Vec<String>,
     /// A testcase had PHPUnit's attributes.
     phpunit_cases: bool,
+    /// A testcase had unittest-xml-reporting's.
+    xmlrunner_cases: bool,
     stack: Vec<Elem>,
+    /// The `file` attribute of each open `<testsuite>`.
+    suite_files: Vec<Option<String>>,
     case: Option<Case>,
     failures: Vec<(String, Failure)>,
     flaky: Vec<FlakyTest>,
@@ -331,8 +354,11 @@ impl State {
             Some(Producer::JestJunit) => Some("jest"),
             Some(Producer::Surefire) => Some("maven-surefire"),
             Some(Producer::Phpunit) => Some("phpunit"),
-            // PHPUnit is told by its testcases, not its root.
-            Some(Producer::Unknown) | None => self.phpunit_cases.then_some("phpunit"),
+            Some(Producer::Mocha) => Some("mocha"),
+            Some(Producer::Xmlrunner) => Some("unittest"),
+            // PHPUnit and unittest-xml-reporting are told by their testcases, not the root.
+            Some(Producer::Unknown) | None if self.phpunit_cases => Some("phpunit"),
+            Some(Producer::Unknown) | None => self.xmlrunner_cases.then_some("unittest"),
         };
         Ok(JunitReport {
             tool,
@@ -356,6 +382,7 @@ impl State {
                 (_, Some("pytest tests")) | ("testsuite", Some("pytest")) => Producer::Pytest,
                 (_, Some("nextest-run")) => Producer::Nextest,
                 (_, Some("jest tests")) => Producer::JestJunit,
+                ("testsuites", Some("Mocha Tests")) => Producer::Mocha,
                 _ if attrs
                     .iter()
                     .any(|(n, v)| n.ends_with("SchemaLocation") && v.contains("surefire")) =>
@@ -378,16 +405,25 @@ impl State {
             self.suites.push(bounded_str(suite, MAX_SUITE_NAME));
         }
         let in_case = self.stack.last() == Some(&Elem::Case);
+        let file = attr("file").filter(|f| !f.is_empty()).map(str::to_owned);
         let elem = match name.as_str() {
-            "testsuites" | "testsuite" => Elem::Suite,
+            "testsuites" | "testsuite" => {
+                self.suite_files.push(file);
+                Elem::Suite
+            }
             "testcase" => {
+                let suite_file = self.suite_files.iter().rev().flatten().next().cloned();
+                let python = |f: &Option<String>| f.as_deref().is_some_and(|f| f.ends_with(".py"));
                 self.case = Some(Case {
                     classname: attr("classname").unwrap_or_default().to_owned(),
                     name: attr("name").unwrap_or_default().to_owned(),
-                    file: attr("file").filter(|f| !f.is_empty()).map(str::to_owned),
+                    xmlrunner: attr("timestamp").is_some()
+                        && (python(&file) || python(&suite_file)),
+                    file,
                     line: attr("line").and_then(|l| l.trim().parse().ok()),
                     class: attr("class").map(str::to_owned),
                     phpunit: attr("class").is_some() && attr("assertions").is_some(),
+                    suite_file,
                     ..Case::default()
                 });
                 Elem::Case
@@ -421,11 +457,21 @@ impl State {
         if self.stack.last() == Some(&Elem::Case) && self.case.as_ref().is_some_and(|c| c.phpunit) {
             self.phpunit_cases = true;
         }
-        if self.stack.pop() == Some(Elem::Case)
+        if self.stack.last() == Some(&Elem::Case) && self.case.as_ref().is_some_and(|c| c.xmlrunner)
+        {
+            self.xmlrunner_cases = true;
+        }
+        let popped = self.stack.pop();
+        if popped == Some(Elem::Suite) {
+            self.suite_files.pop();
+        }
+        if popped == Some(Elem::Case)
             && let Some(case) = self.case.take()
         {
             let producer = match self.producer {
                 Some(Producer::Unknown) | None if case.phpunit => Producer::Phpunit,
+                Some(Producer::Unknown) | None if case.xmlrunner => Producer::Xmlrunner,
+                Some(Producer::Unknown) | None if mocha_names(&case).is_some() => Producer::Mocha,
                 Some(p) => p,
                 None => Producer::Unknown,
             };
@@ -568,8 +614,74 @@ fn name_and_file(producer: Producer, case: &Case) -> (String, Option<String>) {
             let class = class.trim_start_matches('\\');
             (format!("{class}::{name}"), None)
         }
+        Producer::Mocha => {
+            let full = mocha_names(case)
+                .or_else(|| (name == classname).then(|| name.to_owned()))
+                .unwrap_or_else(|| dotted(classname, name));
+            let file = case.file.as_deref().or(case.suite_file.as_deref());
+            (full, file.map(relative_path))
+        }
+        Producer::Xmlrunner => (xmlrunner_id(classname, name), None),
         _ => (dotted(classname, name), None),
     }
+}
+
+/// mocha-junit-reporter's full title (describe titles and the test title joined with
+/// spaces): by default the `name`, with the test's own title as `classname`; switched
+/// (`testCaseSwitchClassnameAndName`) the other way round.
+fn mocha_names(case: &Case) -> Option<String> {
+    let (classname, name) = (case.classname.trim(), case.name.trim());
+    if classname.is_empty() || name.is_empty() {
+        return None;
+    }
+    let ends = |full: &str, title: &str| {
+        full.strip_suffix(title)
+            .is_some_and(|head| head.ends_with(' '))
+    };
+    if ends(name, classname) {
+        Some(name.to_owned())
+    } else if ends(classname, name) {
+        Some(classname.to_owned())
+    } else {
+        None
+    }
+}
+
+/// The test id unittest prints, from unittest-xml-reporting's split of it: subtest
+/// parameters dropped (`pkg.C.test_x (n=1)` is `pkg.C.test_x`), a class or module fixture
+/// named by its class or module (`setUpClass (pkg.C)` is `pkg.C`), an import error by its
+/// module (`unittest.loader._FailedTest.pkg.test_x` is `pkg.test_x`).
+fn xmlrunner_id(classname: &str, name: &str) -> String {
+    let full = dotted(classname, name);
+    if let Some(module) = full.strip_prefix("unittest.loader._FailedTest.") {
+        return module.to_owned();
+    }
+    let Some((first, rest)) = full.split_once(' ') else {
+        return full;
+    };
+    let fixture = matches!(
+        first,
+        "setUpClass" | "tearDownClass" | "setUpModule" | "tearDownModule"
+    );
+    match rest
+        .trim_start()
+        .strip_prefix('(')
+        .and_then(|r| r.split_once(')'))
+    {
+        Some((inner, _)) if fixture && !inner.is_empty() => inner.to_owned(),
+        _ => first.to_owned(),
+    }
+}
+
+/// unittest's location: the last frame in the test id's module (the longest dotted prefix
+/// that names a file among the frames), as unittest's log reader takes it.
+fn xmlrunner_location(id: &str, frames: &[(String, u64)]) -> Option<(String, u64)> {
+    let parts: Vec<&str> = id.split('.').collect();
+    (1..=parts.len()).rev().find_map(|n| {
+        let module = format!("{}.py", parts[..n].join("/"));
+        let (_, line) = frames.iter().rev().find(|(p, _)| same_file(p, &module))?;
+        Some((module, *line))
+    })
 }
 
 fn dotted(classname: &str, name: &str) -> String {
@@ -651,6 +763,13 @@ fn location(
     known_file: Option<String>,
     frames: &[(String, u64)],
 ) -> (Option<String>, Option<u64>) {
+    if producer == Producer::Xmlrunner {
+        // The file attribute of a fixture or import error is another test's, or unittest's.
+        let id = xmlrunner_id(case.classname.trim(), case.name.trim());
+        if let Some((file, line)) = xmlrunner_location(&id, frames) {
+            return (Some(file), Some(line));
+        }
+    }
     let file = known_file.or_else(|| case.file.as_deref().map(relative_path));
     if let Some(file) = file {
         let mut in_file = frames.iter().filter(|(p, _)| same_file(p, &file));
@@ -809,6 +928,8 @@ fn reproduce(
             };
             reproduce::phpunit(&filter, file)
         }
+        Producer::Mocha => reproduce::mocha(file, &escape_regex(test_name)),
+        Producer::Xmlrunner => reproduce::unittest(test_name),
         Producer::Unknown => None,
     }
 }
@@ -1046,7 +1167,7 @@ mod report_tests {
             br#"<testsuites name="Mocha Tests"><testsuite name="cart" file="test/cart.spec.js"/></testsuites>"#,
         )
         .unwrap();
-        assert_eq!(mocha.tool, None);
+        assert_eq!(mocha.tool, Some("mocha"));
         assert_eq!(mocha.suites, ["Mocha Tests", "cart"]);
         let php = parse_junit_report(
             br#"<testsuites><testsuite name=""><testcase name="testA" class="CalcTest" classname="CalcTest" assertions="1"/></testsuite></testsuites>"#,

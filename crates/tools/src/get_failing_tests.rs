@@ -343,6 +343,11 @@ pub struct Output {
     pub poll_info: Option<PollInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wait: Option<WaitReport>,
+    /// The failed checks whose first failure is on this page: the text says their step and
+    /// log lines on this page only (`failed_checks` has them on every page).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub first_shown_checks: Vec<String>,
 }
 
 /// A page position: failures are recomputed on every page, so the cursor pins the commit
@@ -447,6 +452,15 @@ run). instructions.priority: what to fix first and why.";
         let failure_counts = FailureCounts::of(&all);
         let (shown, next) = page(&all, &finished, position.as_ref(), &snapshot.head_sha);
         let next_cursor = next.map(|p| ctx.cursors.encode(Self::NAME, raw, &p));
+        let first_shown_checks = failed_checks
+            .iter()
+            .filter(|c| {
+                all.iter()
+                    .position(|f| f.check_name == c.name)
+                    .is_some_and(|i| shown.contains(&i))
+            })
+            .map(|c| c.name.clone())
+            .collect();
         let rollup = &state.rollup;
         let instructions = instructions(rollup, &all, &failure_counts, &failed_checks);
         let poll_info = (rollup.active() > 0).then(|| poll_info(ctx, &state));
@@ -488,6 +502,7 @@ run). instructions.priority: what to fix first and why.";
             instructions,
             poll_info,
             wait,
+            first_shown_checks,
         })
     }
 
@@ -538,7 +553,12 @@ run). instructions.priority: what to fix first and why.";
             ));
         }
 
-        for c in &out.failed_checks {
+        // Said once, on the page where the check's first failure is.
+        for c in out
+            .failed_checks
+            .iter()
+            .filter(|c| out.first_shown_checks.contains(&c.name))
+        {
             if let Some(script) = &c.failed_step_script {
                 // Log text, labelled as such: anything the job printed can look like a step.
                 text.push_str(&format!(
@@ -547,8 +567,11 @@ run). instructions.priority: what to fix first and why.";
                     crate::shared::first_line(script, 160)
                 ));
             }
-            if let Some(cmd) = &c.log_command {
-                text.push_str(&format!("\n[{}] failed log: {cmd}", c.name));
+            match (&c.log_command, &c.details_url) {
+                (Some(cmd), _) => text.push_str(&format!("\n[{}] failed log: {cmd}", c.name)),
+                // Another CI (Jenkins, Buildkite, …): its page is where the log is.
+                (None, Some(url)) => text.push_str(&format!("\n[{}] details: {url}", c.name)),
+                (None, None) => {}
             }
         }
         if let Some(p) = &out.poll_info {
@@ -557,9 +580,9 @@ run). instructions.priority: what to fix first and why.";
                 p.message, p.retry_after_seconds
             ));
         }
-        if out.next_cursor.is_some() {
+        if let Some(cursor) = &out.next_cursor {
             text.push_str(&format!(
-                "\n(showing {} of {} failures: call again with nextCursor for more)",
+                "\n(showing {} of {} failures: call again with cursor {cursor} for more)",
                 out.failures.len(),
                 out.total_failures
             ));

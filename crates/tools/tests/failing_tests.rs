@@ -1056,15 +1056,9 @@ async fn each_junit_report_goes_to_its_own_job() {
         of("test / unittest"),
         [pair("tests.test_cart.CartTest.test_total", "junit")]
     );
-    // mocha-junit-reporter names a test `title.full title`: it stays beside the log's entry.
-    assert_eq!(
-        of("test / mocha"),
-        [
-            pair("cart sums line items", "log"),
-            pair("sums line items.cart sums line items", "junit"),
-        ]
-    );
-    assert_eq!(first["total_failures"], 4);
+    // mocha-junit-reporter's testcase is the log's test: one entry.
+    assert_eq!(of("test / mocha"), [pair("cart sums line items", "junit")]);
+    assert_eq!(first["total_failures"], 3);
     for check in first["failed_checks"].as_array().unwrap() {
         let note = check["note"].as_str().unwrap_or("");
         assert!(
@@ -1073,6 +1067,242 @@ async fn each_junit_report_goes_to_its_own_job() {
             "{check:#}"
         );
     }
+    fx.assert_contract();
+}
+
+/// A mocha job and a unittest job that print their failures and write JUnit reports
+/// (mocha-junit-reporter, unittest-xml-reporting; real output of both): each failing test
+/// comes out once, under the name its log gives it, with the log's reproduce command and
+/// the test's own file, not the assertion helper's.
+#[tokio::test]
+async fn a_test_in_both_the_report_and_the_log_is_one_failure() {
+    let yaml = include_str!("scenarios/ci_mocha_xmlrunner_junit.yaml");
+    let fx = Fixture::start(yaml, Flavor::GitHub).await;
+    let (first, failures) = fx
+        .all_failures(json!({"pr": fx.pr(Flavor::GitHub, 8)}))
+        .await;
+    let got: Vec<(&str, &str, &str, u64, &str)> = failures
+        .iter()
+        .map(|f| {
+            (
+                f["check_name"].as_str().unwrap(),
+                f["test_name"].as_str().unwrap(),
+                f["file_path"].as_str().unwrap_or(""),
+                f["line_number"].as_u64().unwrap_or(0),
+                f["source"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let (m, u) = ("test / mocha", "test / unittest");
+    let pricing = "tests/test_pricing.py";
+    assert_eq!(
+        got,
+        [
+            (
+                m,
+                "cart totals sums line items",
+                "test/cart.spec.js",
+                12,
+                "junit"
+            ),
+            (
+                m,
+                "cart totals applies the discount",
+                "test/cart.spec.js",
+                15,
+                "junit"
+            ),
+            (
+                m,
+                "cart checkout charges the card",
+                "test/cart.spec.js",
+                20,
+                "junit"
+            ),
+            (m, "money rounds half up", "test/money.spec.js", 5, "junit"),
+            (u, "tests.test_api", "tests/test_api.py", 3, "junit"),
+            (
+                u,
+                "tests.test_pricing.PricingTest.test_parse",
+                pricing,
+                16,
+                "junit"
+            ),
+            (u, "tests.test_pricing.WarehouseTest", pricing, 25, "junit"),
+            (
+                u,
+                "tests.test_pricing.PricingTest.test_discount",
+                pricing,
+                13,
+                "junit"
+            ),
+            (
+                u,
+                "tests.test_pricing.PricingTest.test_total",
+                pricing,
+                10,
+                "junit"
+            ),
+        ],
+        "{first:#}"
+    );
+    assert_eq!(first["total_failures"], 9);
+    assert_eq!(first["failure_counts"]["tests"], 9);
+    for f in &failures {
+        assert!(f["reproduce_command"].is_string(), "{f:#}");
+    }
+    assert_eq!(
+        named(&failures, "cart totals sums line items")["reproduce_command"],
+        "npx mocha test/cart.spec.js --grep 'cart totals sums line items'"
+    );
+    assert_eq!(
+        named(&failures, "tests.test_pricing.WarehouseTest")["reproduce_command"],
+        "python -m unittest tests.test_pricing.WarehouseTest"
+    );
+    fx.assert_contract();
+}
+
+/// A PR with 21 failed Actions jobs (3 failing tests each, a two-line step script) and a
+/// failed Jenkins check: 64 failures on 7 pages.
+fn many_checks_yaml() -> String {
+    let mut jobs = String::new();
+    let mut runs = String::new();
+    for n in 1..=21u64 {
+        let id = 9500 + n;
+        let done = format!("2024-05-01T10:{n:02}:00Z");
+        jobs.push_str(&format!(
+            r#"          - id: {id}
+            run_id: 9500
+            name: "test / shard {n}"
+            workflow_name: CI
+            status: completed
+            conclusion: failure
+            started_at: "2024-05-01T10:00:00Z"
+            completed_at: "{done}"
+            steps:
+              - {{name: Set up job, conclusion: success}}
+              - {{name: Test, conclusion: failure}}
+            log: |
+              2024-05-01T10:00:00.0000000Z ##[group]Run pip install -e '.[test]'
+              2024-05-01T10:00:00.0010000Z pip install -e '.[test]'
+              2024-05-01T10:00:00.0020000Z python -m pytest -p no:cacheprovider --shard-id={n} --num-shards=21 tests/
+              2024-05-01T10:00:00.0030000Z shell: /usr/bin/bash -e {{0}}
+              2024-05-01T10:00:00.0040000Z ##[endgroup]
+              2024-05-01T10:00:01.0000000Z ============================= test session starts ==============================
+              2024-05-01T10:00:01.0010000Z collected 5 items
+              2024-05-01T10:00:01.0020000Z 
+              2024-05-01T10:00:01.0030000Z tests/test_shard{n}.py ..FFF                                                [100%]
+              2024-05-01T10:00:01.0040000Z 
+              2024-05-01T10:00:01.0050000Z =========================== short test summary info ============================
+              2024-05-01T10:00:01.0060000Z FAILED tests/test_shard{n}.py::test_total - assert 30 == 31
+              2024-05-01T10:00:01.0070000Z FAILED tests/test_shard{n}.py::test_discount - assert 90 == 91
+              2024-05-01T10:00:01.0080000Z FAILED tests/test_shard{n}.py::test_rounding - assert 2.5 == 2.6
+              2024-05-01T10:00:01.0090000Z ========================= 3 failed, 2 passed in 0.12s ==========================
+              2024-05-01T10:00:02.0000000Z ##[error]Process completed with exit code 1.
+"#
+        ));
+        runs.push_str(&format!(
+            "          - {{name: \"test / shard {n}\", job_id: {id}, conclusion: failure, started_at: \"2024-05-01T10:00:00Z\", completed_at: \"{done}\"}}\n"
+        ));
+    }
+    format!(
+        r#"forge: github
+now: "2024-05-01T12:00:00Z"
+tokens:
+  - {{token: ghp_read, login: carol, permission: read}}
+users:
+  - {{login: bob, id: 1002, name: Bob Contributor}}
+repos:
+  - owner: acme
+    name: widgets
+    pulls:
+      - number: 9
+        title: "Sharded suite fails everywhere"
+        author: bob
+        head: {{ref: feature-9, sha: c1b2c3d4e5f60718293a4b5c6d7e8f9012345678}}
+        base: {{ref: main, sha: 0000000000000000000000000000000000000000}}
+        created_at: "2024-05-01T09:55:00Z"
+        workflow_runs:
+          - {{id: 9500, number: 44, name: CI, status: completed, conclusion: failure, started_at: "2024-05-01T10:00:00Z"}}
+        workflow_jobs:
+{jobs}        check_runs:
+{runs}          - {{name: "continuous-integration/jenkins/pr-merge", app: jenkins, conclusion: failure, started_at: "2024-05-01T10:00:00Z", completed_at: "2024-05-01T10:30:00Z", details_url: "https://jenkins.acme.example/job/widgets/job/PR-9/3/display/redirect", title: "Build failed"}}
+"#
+    )
+}
+
+/// Paging through a PR with 22 failed checks: each check's step and log lines are said
+/// once, on the page of its first failure; the summary says it names only some checks; the
+/// Jenkins check's link is in the text; the text says the cursor to call again with. The
+/// whole answer's text stays within a token bound (measured: 14,499 o200k tokens before,
+/// when every page repeated every check's lines; 7,259 after).
+#[tokio::test]
+async fn a_paged_answer_says_each_checks_lines_once() {
+    let fx = Fixture::start(&many_checks_yaml(), Flavor::GitHub).await;
+    let mut args = json!({"pr": fx.pr(Flavor::GitHub, 9)});
+    let mut pages: Vec<(Value, String)> = Vec::new();
+    loop {
+        let out = call(&fx.ctx, "get_failing_tests", args.clone())
+            .await
+            .unwrap_or_else(|e| panic!("{}", e.to_json()));
+        let cursor = out.structured["nextCursor"].as_str().map(str::to_owned);
+        pages.push((out.structured, out.text));
+        match cursor {
+            Some(c) => {
+                assert!(pages.last().unwrap().1.contains(&format!("cursor {c}")));
+                args["cursor"] = json!(c);
+            }
+            None => break,
+        }
+    }
+    let (first, first_text) = &pages[0];
+    assert_eq!(first["total_failures"], 64, "{first:#}");
+    assert_eq!(pages.len(), 7);
+    let summary = first["instructions"]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains(
+            "in 22 of 22 checks: test / shard 1 (3), test / shard 2 (3), test / shard 3 (3), \
+             test / shard 4 (3), 18 more failed checks"
+        ),
+        "{summary}"
+    );
+    assert!(first_text.contains(summary));
+    let all_text: String = pages
+        .iter()
+        .map(|(_, t)| t.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    for n in 1..=21 {
+        let check = format!("[test / shard {n}]");
+        let first_page = pages
+            .iter()
+            .position(|(out, _)| {
+                out["failures"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|f| f["check_name"] == check.trim_matches(['[', ']']))
+            })
+            .unwrap();
+        for what in [" step ran (from the log, not verified): ", " failed log: "] {
+            let line = format!("{check}{what}");
+            assert_eq!(all_text.matches(&line).count(), 1, "{line}\n{all_text}");
+            assert!(
+                pages[first_page].1.contains(&line),
+                "{line} not on page {first_page}"
+            );
+        }
+    }
+    let jenkins = "[continuous-integration/jenkins/pr-merge] details: \
+                   https://jenkins.acme.example/job/widgets/job/PR-9/3/display/redirect";
+    assert_eq!(all_text.matches(jenkins).count(), 1, "{all_text}");
+    let bpe = tiktoken_rs::o200k_base().expect("o200k_base ships with tiktoken-rs");
+    let tokens = bpe.encode_ordinary(&all_text).len();
+    println!(
+        "7 pages of text: {tokens} o200k tokens, {} bytes",
+        all_text.len()
+    );
+    assert!(tokens <= 8_000, "{tokens} tokens");
     fx.assert_contract();
 }
 

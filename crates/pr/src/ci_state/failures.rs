@@ -406,11 +406,20 @@ fn merge_junit(existing: &mut TestFailure, report: &Failure) {
     existing.test_name.clone_from(&report.test_name);
     existing.source = Source::Junit;
     existing.confidence = Confidence::High;
-    if report.file_path.is_some() {
-        existing.file_path.clone_from(&report.file_path);
-    }
-    if report.line_number.is_some() {
-        existing.line_number = report.line_number;
+    // The log's reader picks the test's own frame (mocha's `Context.<anonymous>`, unittest's
+    // module); a report's frame in another file is most often an assertion helper's.
+    let own_file = existing.line_number.is_some()
+        && existing
+            .file_path
+            .as_ref()
+            .is_some_and(|f| report.file_path.as_ref().is_some_and(|r| r != f));
+    if !own_file {
+        if report.file_path.is_some() {
+            existing.file_path.clone_from(&report.file_path);
+        }
+        if report.line_number.is_some() {
+            existing.line_number = report.line_number;
+        }
     }
     if existing.error_type.is_none() {
         existing.error_type.clone_from(&report.error_type);
@@ -792,6 +801,73 @@ pub(crate) mod tests {
             step: None,
             source: Source::Log,
         }
+    }
+
+    #[test]
+    fn a_report_merges_into_the_logs_entry_and_keeps_the_tests_own_location() {
+        let check = resolve_pr_forge::Check {
+            id: 1,
+            name: "test / mocha".into(),
+            kind: CheckKind::CheckRun,
+            state: CheckState::Completed,
+            conclusion: None,
+            started_at: None,
+            completed_at: None,
+            details_url: None,
+            app: None,
+            title: None,
+            summary: None,
+            text: None,
+            annotations_count: 0,
+            actions_job: None,
+        };
+        let mut log = failed("cart totals sums line items", "test / mocha", "boom", None);
+        log.file_path = Some("test/cart.spec.js".into());
+        log.line_number = Some(12);
+        log.confidence = Confidence::Medium;
+        log.framework = Some(Framework::Mocha);
+        log.reproduce_command = Some("npx mocha test/cart.spec.js --grep 'x'".into());
+        let mut findings = CheckFindings {
+            failures: vec![log],
+            ..Default::default()
+        };
+        // A report that took the first frame of the trace: the assertion helper's.
+        let report = Failure {
+            test_name: "cart totals sums line items".into(),
+            file_path: Some("test/helpers/money.js".into()),
+            line_number: Some(4),
+            error_type: Some("AssertionError".into()),
+            error_message: "expected total 31, got 30".into(),
+            stack_trace: None,
+            confidence: Confidence::High,
+            framework: Framework::Junit,
+            reproduce_command: None,
+        };
+        merge_report_failure(&check, &mut findings, &report);
+        assert_eq!(findings.failures.len(), 1, "{:#?}", findings.failures);
+        let f = &findings.failures[0];
+        assert_eq!(f.source, Source::Junit);
+        assert_eq!(
+            (f.file_path.as_deref(), f.line_number),
+            (Some("test/cart.spec.js"), Some(12))
+        );
+        assert!(f.reproduce_command.is_some());
+        // Without a line the log's location gives way to the report's.
+        let mut log = failed("t", "test / mocha", "boom", None);
+        log.line_number = None;
+        let mut findings = CheckFindings {
+            failures: vec![log],
+            ..Default::default()
+        };
+        let report = Failure {
+            test_name: "t".into(),
+            ..report
+        };
+        merge_report_failure(&check, &mut findings, &report);
+        assert_eq!(
+            findings.failures[0].file_path.as_deref(),
+            Some("test/helpers/money.js")
+        );
     }
 
     #[test]

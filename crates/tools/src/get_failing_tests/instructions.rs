@@ -9,6 +9,8 @@ use crate::Context;
 
 /// Entries in `instructions.priority`, and commands in `instructions.commands`.
 const MAX_PRIORITY: usize = 10;
+/// Failed checks the summary names.
+const NAMED_CHECKS: usize = 4;
 
 /// Why a failure goes where it does, as agents read it.
 fn reason(cause: Cause) -> &'static str {
@@ -139,11 +141,19 @@ fn summary(rollup: &Rollup<'_>, counts: &FailureCounts, checks: &[FailedCheck]) 
             } else {
                 what
             };
-            let names: Vec<String> = checks
+            let mut names: Vec<String> = checks
                 .iter()
-                .take(4)
+                .take(NAMED_CHECKS)
                 .map(|c| format!("{} ({})", c.name, c.failures))
                 .collect();
+            // A cut list says so: the others' failures follow on the next pages.
+            if checks.len() > NAMED_CHECKS {
+                names.push(format!(
+                    "{} more failed check{}, each named with its failures page by page",
+                    checks.len() - NAMED_CHECKS,
+                    plural(checks.len() - NAMED_CHECKS)
+                ));
+            }
             format!(
                 "{what} in {} of {} check{}: {}{}",
                 checks.len(),
