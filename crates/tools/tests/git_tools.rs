@@ -1935,7 +1935,10 @@ async fn readiness_merges_locally_when_the_forge_has_not(flavor: Flavor) {
     .expect("answers");
     assert_eq!(out["ready_to_merge"], false);
     assert!(out.get("conflicts_checked_by").is_none(), "{out:#}");
-    assert!(out["checks"]["no_conflicts"].is_null(), "unknown, not false: {out:#}");
+    assert!(
+        out["checks"]["no_conflicts"].is_null(),
+        "unknown, not false: {out:#}"
+    );
     assert_eq!(
         out["unknown"][0]["next_tool"], "detect_merge_conflicts",
         "{out:#}"
