@@ -634,16 +634,22 @@ impl GoTest {
             if r.name.is_empty() || (r.file.is_some() && !r.message.is_empty()) {
                 continue;
             }
-            let Some(p) = done.iter().find(|d| {
-                d.plain
-                    && !d.package_level
-                    && d.name == r.name
-                    && d.package.as_deref().is_some_and(|p| {
-                        r.package == "."
-                            || p == r.package
-                            || p.ends_with(&format!("/{}", r.package))
-                    })
-            }) else {
+            // `.` is the module's root package: of the packages with a test of that name, the
+            // one with the shortest import path (the root is a prefix of every other).
+            let Some(p) = done
+                .iter()
+                .filter(|d| {
+                    d.plain
+                        && !d.package_level
+                        && d.name == r.name
+                        && d.package.as_deref().is_some_and(|p| {
+                            r.package == "."
+                                || p == r.package
+                                || p.ends_with(&format!("/{}", r.package))
+                        })
+                })
+                .min_by_key(|d| d.package.as_deref().map_or(usize::MAX, str::len))
+            else {
                 continue;
             };
             if r.file.is_none() && p.file.is_some() {
@@ -1537,6 +1543,32 @@ mod tests {
         assert_eq!(got[0].error_message, "message");
         assert_eq!(got[1].error_message, "under header");
         assert_eq!(got[0].confidence, Confidence::High);
+    }
+
+    /// `.` in the summary is the module's root package, not a subpackage that streamed a
+    /// test of the same name first.
+    #[test]
+    fn gotestsum_root_package_summary_takes_the_roots_streamed_location() {
+        let log = concat!(
+            "=== RUN   TestX\n    sub_test.go:7: in sub\n--- FAIL: TestX (0.00s)\n",
+            "FAIL\nFAIL\texample.com/m/sub\t0.01s\n",
+            "=== RUN   TestX\n    root_test.go:3: in root\n--- FAIL: TestX (0.00s)\n",
+            "FAIL\nFAIL\texample.com/m\t0.01s\n",
+            "\n=== Failed\n=== FAIL: . TestX (0.00s)\n",
+            "\nDONE 2 tests, 2 failures in 0.2s\n",
+        );
+        let got = crate::parse_log(log.as_bytes());
+        let root = got
+            .iter()
+            .find(|f| f.error_message == "in root")
+            .unwrap_or_else(|| panic!("{got:#?}"));
+        assert_eq!(root.file_path.as_deref(), Some("root_test.go"), "{got:#?}");
+        assert!(
+            !got.iter()
+                .any(|f| f.file_path.as_deref() == Some("root_test.go")
+                    && f.error_message == "in sub"),
+            "{got:#?}"
+        );
     }
 
     #[test]
