@@ -287,7 +287,9 @@ pub(crate) fn handle(shared: &Shared, req: &Request) -> (Reply, String, Option<u
                 let ctx = crate::ci::GhCtx {
                     base,
                     storage: &shared.storage_url,
-                    permission: caller.as_ref().map(|t| t.permission),
+                    administration: caller.as_ref().is_some_and(|t| {
+                        t.permission == crate::scenario::Permission::Admin && t.administration
+                    }),
                 };
                 match visible_repo(&world, &caller, owner, name) {
                     Some(r) => crate::contents::github_route(base, &world, req, r, rest)

@@ -579,8 +579,15 @@ pub(crate) fn base_ref_json(
         }
         _ => Value::Null,
     };
+    // An admin's token without the Administration permission may not read the whole rule.
+    let administration = admin
+        && world
+            .tokens
+            .iter()
+            .find(|t| t.login == login)
+            .is_none_or(|t| t.administration);
     let whole = match classic {
-        Some(_) if forbidden || !admin => {
+        Some(_) if forbidden || !administration => {
             errors.push("branchProtectionRule");
             Value::Null
         }

@@ -128,6 +128,19 @@ pub struct TokenSpec {
     pub token: String,
     pub login: String,
     pub permission: Permission,
+    /// `false`: an admin's fine-grained token or app without the Administration permission,
+    /// which may not read classic protection whole (REST 404, GraphQL `branchProtectionRule`
+    /// FORBIDDEN) though its user is an admin.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub administration: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

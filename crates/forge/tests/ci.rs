@@ -1121,3 +1121,23 @@ async fn github_a_writer_reads_classic_protection_through_graphql() {
     assert_eq!(fx.requests_to("/graphql").len(), 0, "answered from memory");
     fx.assert_no_contract_violations();
 }
+
+/// An admin whose token lacks the Administration permission reads classic protection
+/// neither over REST nor whole; `refUpdateRule` shows it only what binds it, nothing when
+/// the rule is not enforced on admins: the set stays partial, never "no rule".
+#[tokio::test]
+async fn github_an_admin_token_without_administration_leaves_classic_protection_unread() {
+    let fx = Fixture::start_with("ci_passed", |s| {
+        for t in &mut s.tokens {
+            if t.token == GH_TOKEN {
+                t.permission = resolve_pr_forge_sim::Permission::Admin;
+                t.administration = false;
+            }
+        }
+    })
+    .await;
+    let snap = fx.snapshot(9).await;
+    assert_eq!(snap.required.known, Known::Partial, "{:?}", snap.required);
+    assert_eq!(unread(&snap), ["classic branch protection"]);
+    fx.assert_no_contract_violations();
+}

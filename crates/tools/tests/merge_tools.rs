@@ -346,6 +346,38 @@ async fn github_an_admin_not_bound_still_sees_the_rules_that_bind_everyone() {
     assert_eq!(out["merge_state"], "blocked");
 }
 
+/// An admin whose token lacks the Administration permission (a fine-grained token) is
+/// shown neither the whole rule nor, through `refUpdateRule`, what does not bind it: classic
+/// protection is unread, never "no rule".
+#[tokio::test]
+async fn github_an_admin_token_without_administration_leaves_classic_protection_unread() {
+    let admin = "{token: ghp_admin, login: erin, permission: admin}";
+    let yaml = common::scenario_text("readiness_admin_unbound");
+    assert!(yaml.contains(admin));
+    let yaml = yaml.replace(
+        admin,
+        "{token: ghp_admin, login: erin, permission: admin, administration: false}",
+    );
+    let out = check_as(
+        Case {
+            scenario: Box::leak(yaml.into_boxed_str()),
+            flavor: Flavor::GitHub,
+            ready: false,
+            blockers: &["approvals"],
+            unknown: &["up_to_date", "branch_protection"],
+            max_requests: 3,
+        },
+        Some("ghp_admin"),
+    )
+    .await;
+    let reason = out["unknown"][1]["reason"].as_str().unwrap();
+    assert!(reason.contains("Administration"), "{reason}");
+    assert!(
+        out["branch_protection"].get("required_approvals").is_none(),
+        "{out:#}"
+    );
+}
+
 #[tokio::test]
 async fn github_behind_beside_another_blocker_is_never_called_not_required() {
     // The writer sees the classic rule without its strict flag; GitHub says BLOCKED for the

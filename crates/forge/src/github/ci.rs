@@ -241,18 +241,28 @@ impl GitHub {
             let Some(repository) = answer.repository else {
                 return Err("it did not find the repository".to_string());
             };
-            let may_push = matches!(
-                repository.viewer_permission.as_deref(),
-                Some("ADMIN" | "MAINTAIN" | "WRITE")
-            );
+            let permission = repository.viewer_permission.as_deref();
+            let may_push = matches!(permission, Some("MAINTAIN" | "WRITE"));
+            let admin = permission == Some("ADMIN");
             let Some(pull) = repository.pull_request else {
                 return Err("it did not find the pull request".to_string());
             };
             if page == 1 && rule_errors.is_empty() {
                 // The rule as it binds those who may push; null to them means no rule (to a
                 // reader it may mean hidden, so it stays unread).
-                classic = match pull.base_ref.and_then(|b| b.ref_update_rule) {
-                    Some(rule) => Some(rule.required_status_check_contexts),
+                // An admin (whose token could not read REST) is shown only what binds the
+                // admin: nothing when the rule is not enforced on admins, so an empty or null
+                // rule leaves it unread.
+                let contexts = pull.base_ref.and_then(|b| b.ref_update_rule).map(|r| {
+                    r.required_status_check_contexts
+                        .into_iter()
+                        .flatten()
+                        .flatten()
+                        .collect::<Vec<String>>()
+                });
+                classic = match contexts {
+                    Some(names) if admin && names.is_empty() => None,
+                    Some(names) => Some(names),
                     None if may_push => Some(Vec::new()),
                     None => None,
                 };
@@ -698,8 +708,9 @@ struct GqlBaseRef {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct GqlRefUpdateRule {
+    /// `[String]` in the schema: the list and its items may be null.
     #[serde(default)]
-    required_status_check_contexts: Vec<String>,
+    required_status_check_contexts: Option<Vec<Option<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -1125,6 +1136,29 @@ impl GhArtifact {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `requiredStatusCheckContexts` is `[String]`: the list or its items may be null, which
+    /// must not lose the rest of the answer.
+    #[test]
+    fn null_required_contexts_read_as_none() {
+        for contexts in [json!(null), json!([null, "build"])] {
+            let answer: GqlRequired = serde_json::from_value(json!({"repository": {
+                "viewerPermission": "WRITE",
+                "pullRequest": {"headRefOid": "abc",
+                    "baseRef": {"refUpdateRule": {"requiredStatusCheckContexts": contexts}},
+                    "statusCheckRollup": null}}}))
+            .expect("decodes");
+            let pull = answer.repository.unwrap().pull_request.unwrap();
+            let rule = pull.base_ref.unwrap().ref_update_rule.unwrap();
+            let names: Vec<String> = rule
+                .required_status_check_contexts
+                .into_iter()
+                .flatten()
+                .flatten()
+                .collect();
+            assert!(names.is_empty() || names == ["build"]);
+        }
+    }
 
     #[test]
     fn run_and_job_from_details_url() {

@@ -138,6 +138,25 @@ pub(crate) async fn merge_facts(forge: &GitHub, pr: &PrRef) -> Result<MergeFacts
             merge_whole_classic(&mut rules, rule);
         }
         (true, None, None, None, None) => {}
+        // An admin whose token may not read the whole rule (a fine-grained token without
+        // Administration read): `refUpdateRule` shows only what binds this admin, which is
+        // nothing when the rule is not enforced on admins, so what binds everyone else is
+        // unread.
+        (true, Some(e), _, None, ref_rule) => {
+            if let Some(rule) = ref_rule {
+                merge_classic(&mut rules, rule);
+            }
+            rules.up_to_date_unread = true;
+            rules.unknown.push(UnreadRules {
+                source: CLASSIC.to_owned(),
+                reason: format!(
+                    "the whole rule is not shown to this admin token ({}): what binds those \
+                     who are not admins could not be read; a token with the Administration \
+                     read permission reads it",
+                    e.message
+                ),
+            });
+        }
         (_, _, _, Some(e), _) => rules.unknown.push(UnreadRules {
             source: CLASSIC.to_owned(),
             reason: match &e.kind {
