@@ -824,7 +824,9 @@ fn dependency(path: &str) -> bool {
         || path.starts_with("library/")
 }
 
-fn looks_like_test(path: &str) -> bool {
+/// Whether a path is where tests live by the usual conventions (`tests/`, `__tests__/`,
+/// `*.spec.*`, `test_*.py`, `*_test.go`, …).
+pub fn looks_like_test(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     path.starts_with("tests/")
         || path.starts_with("test/")

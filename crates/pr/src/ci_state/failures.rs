@@ -407,12 +407,17 @@ fn merge_junit(existing: &mut TestFailure, report: &Failure) {
     existing.source = Source::Junit;
     existing.confidence = Confidence::High;
     // The log's reader picks the test's own frame (mocha's `Context.<anonymous>`, unittest's
-    // module); a report's frame in another file is most often an assertion helper's.
+    // module); a report's frame in another file is most often an assertion helper's. The
+    // log's location stays unless it is outside the tests and the report's is a test file
+    // (the log's reader then fell back to a helper's or library's frame).
     let own_file = existing.line_number.is_some()
-        && existing
-            .file_path
-            .as_ref()
-            .is_some_and(|f| report.file_path.as_ref().is_some_and(|r| r != f));
+        && existing.file_path.as_ref().is_some_and(|f| {
+            report.file_path.as_ref().is_some_and(|r| {
+                r != f
+                    && (resolve_pr_ci::junit::looks_like_test(f)
+                        || !resolve_pr_ci::junit::looks_like_test(r))
+            })
+        });
     if !own_file {
         if report.file_path.is_some() {
             existing.file_path.clone_from(&report.file_path);
@@ -867,6 +872,27 @@ pub(crate) mod tests {
         assert_eq!(
             findings.failures[0].file_path.as_deref(),
             Some("test/helpers/money.js")
+        );
+        // A log whose reader fell back to a frame outside the tests gives way to a report
+        // that names the test's file.
+        let mut log = failed("u", "test / mocha", "boom", None);
+        log.file_path = Some("src/lib/assert.js".into());
+        log.line_number = Some(3);
+        let mut findings = CheckFindings {
+            failures: vec![log],
+            ..Default::default()
+        };
+        let report = Failure {
+            test_name: "u".into(),
+            file_path: Some("test/cart.spec.js".into()),
+            line_number: Some(12),
+            ..report
+        };
+        merge_report_failure(&check, &mut findings, &report);
+        let f = &findings.failures[0];
+        assert_eq!(
+            (f.file_path.as_deref(), f.line_number),
+            (Some("test/cart.spec.js"), Some(12))
         );
     }
 
