@@ -248,7 +248,8 @@ const LAYOUT_TAGS: &[&str] = &[
 
 /// `text` as a reader of the rendered Markdown sees it, roughly: without HTML comments,
 /// Markdown's comment idiom (`[//]: # (…)` lines) and layout tags (their text stays). A `<`
-/// that opens no known tag (`Vec<u8>`) is kept.
+/// that opens no known tag (`Vec<u8>`, `Result<A, B>`, `i<a && b> 0`) is kept, and so is
+/// everything inside a code span.
 fn visible_text(text: &str) -> String {
     let text = without_html_comments(text, "");
     let mut out = String::with_capacity(text.len());
@@ -256,31 +257,47 @@ fn visible_text(text: &str) -> String {
         if line.trim_start().starts_with("[//]: #") {
             continue;
         }
-        let mut rest = line;
-        while let Some(open) = rest.find('<') {
-            out.push_str(&rest[..open]);
-            let after = &rest[open + 1..];
-            let name: String = after
-                .trim_start_matches('/')
-                .chars()
-                .take_while(char::is_ascii_alphanumeric)
-                .collect::<String>()
-                .to_ascii_lowercase();
-            match after.find('>') {
-                Some(close) if LAYOUT_TAGS.contains(&name.as_str()) => {
-                    out.push(' ');
-                    rest = &after[close + 1..];
-                }
-                _ => {
-                    out.push('<');
-                    rest = after;
-                }
+        // Between backticks is code: odd pieces stay as they are.
+        for (i, piece) in line.split('`').enumerate() {
+            if i > 0 {
+                out.push('`');
+            }
+            if i % 2 == 1 {
+                out.push_str(piece);
+            } else {
+                without_layout_tags(piece, &mut out);
             }
         }
-        out.push_str(rest);
         out.push('\n');
     }
     out
+}
+
+/// Appends `text` to `out` without its layout tags (`<sub>`, `</details>`, `<br/>`): a tag
+/// name as HTML writes it (lowercase), then whitespace, `/` or `>`.
+fn without_layout_tags(text: &str, out: &mut String) {
+    let mut rest = text;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let body = after.strip_prefix('/').unwrap_or(after);
+        let tag = LAYOUT_TAGS.iter().find(|t| {
+            body.strip_prefix(**t)
+                .and_then(|r| r.chars().next())
+                .is_some_and(|c| c.is_whitespace() || c == '/' || c == '>')
+        });
+        match (tag, after.find('>')) {
+            (Some(_), Some(close)) => {
+                out.push(' ');
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push('<');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
 }
 
 /// `text` as the forge shows it ([`visible_text`]) with runs of whitespace collapsed, cut to
@@ -379,5 +396,35 @@ pub(crate) fn issue_ref(issue: &PrRef) -> String {
     match shown.strip_suffix(&format!("/pulls/{}", issue.number)) {
         Some(repo) => format!("{repo}/issues/{}", issue.number),
         None => shown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::excerpt;
+
+    /// Layout tags go, their text stays; generics, comparisons and code spans that look like
+    /// tags are the comment's text.
+    #[test]
+    fn excerpts_keep_what_only_looks_like_a_tag() {
+        for (body, want) in [
+            ("<sub>critical</sub> <B>kept</B>", "critical <B>kept</B>"),
+            (
+                "returns Result<A, B> and PhantomData<P>",
+                "returns Result<A, B> and PhantomData<P>",
+            ),
+            ("fn f<I: Iterator>(i: I)", "fn f<I: Iterator>(i: I)"),
+            ("while i<a.len() && b> 0", "while i<a.len() && b> 0"),
+            (
+                "wrap it in `<details>` please<br/>",
+                "wrap it in `<details>` please",
+            ),
+            (
+                "<details><summary>Fix</summary>len - 1</details>",
+                "Fix len - 1",
+            ),
+        ] {
+            assert_eq!(excerpt(body, 200), want, "{body}");
+        }
     }
 }
