@@ -1205,29 +1205,17 @@ fn many_checks_yaml() -> String {
             "          - {{name: \"test / shard {n}\", job_id: {id}, conclusion: failure, started_at: \"2024-05-01T10:00:00Z\", completed_at: \"{done}\"}}\n"
         ));
     }
-    format!(
-        r#"forge: github
-now: "2024-05-01T12:00:00Z"
-tokens:
-  - {{token: ghp_read, login: carol, permission: read}}
-users:
-  - {{login: bob, id: 1002, name: Bob Contributor}}
-repos:
-  - owner: acme
-    name: widgets
-    pulls:
-      - number: 9
-        title: "Sharded suite fails everywhere"
-        author: bob
-        head: {{ref: feature-9, sha: c1b2c3d4e5f60718293a4b5c6d7e8f9012345678}}
-        base: {{ref: main, sha: 0000000000000000000000000000000000000000}}
-        created_at: "2024-05-01T09:55:00Z"
-        workflow_runs:
+    pr_scenario(
+        9,
+        "Sharded suite fails everywhere",
+        &format!(
+            r#"        workflow_runs:
           - {{id: 9500, number: 44, name: CI, status: completed, conclusion: failure, started_at: "2024-05-01T10:00:00Z"}}
         workflow_jobs:
 {jobs}        check_runs:
 {runs}          - {{name: "continuous-integration/jenkins/pr-merge", app: jenkins, conclusion: failure, started_at: "2024-05-01T10:00:00Z", completed_at: "2024-05-01T10:30:00Z", details_url: "https://jenkins.acme.example/job/widgets/job/PR-9/3/display/redirect", title: "Build failed"}}
 "#
+        ),
     )
 }
 
@@ -1678,6 +1666,12 @@ async fn with_history_reads_a_bounded_number_of_logs() {
 /// A GitHub scenario of one pull request, acme/widgets#7, whose CI is `ci`: YAML of its
 /// `workflow_runs`, `workflow_jobs` and `check_runs`, at the pull request's indentation.
 fn pr7_scenario(title: &str, ci: &str) -> String {
+    pr_scenario(7, title, ci)
+}
+
+/// A GitHub scenario of one pull request, acme/widgets#`number`, whose CI is `ci` (as for
+/// [`pr7_scenario`]).
+fn pr_scenario(number: u64, title: &str, ci: &str) -> String {
     format!(
         r#"forge: github
 now: "2024-05-02T12:00:00Z"
@@ -1689,10 +1683,10 @@ repos:
   - owner: acme
     name: widgets
     pulls:
-      - number: 7
+      - number: {number}
         title: "{title}"
         author: bob
-        head: {{ref: feature-7, sha: a1b2c3d4e5f60718293a4b5c6d7e8f9012345678}}
+        head: {{ref: feature-{number}, sha: a1b2c3d4e5f60718293a4b5c6d7e8f9012345678}}
         base: {{ref: main, sha: 0000000000000000000000000000000000000000}}
         created_at: "2024-05-01T09:55:00Z"
 {ci}"#
