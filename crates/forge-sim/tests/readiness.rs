@@ -23,9 +23,13 @@ async fn start(name: &str, change: impl FnOnce(&mut Scenario)) -> SimHandle {
 }
 
 async fn get(sim: &SimHandle, path: &str) -> (u16, Value) {
+    get_as(sim, TOKEN, path).await
+}
+
+async fn get_as(sim: &SimHandle, token: &str, path: &str) -> (u16, Value) {
     let response = common::client()
         .get(format!("{}{path}", sim.base_url()))
-        .bearer_auth(TOKEN)
+        .bearer_auth(token)
         .send()
         .await
         .unwrap();
@@ -34,16 +38,7 @@ async fn get(sim: &SimHandle, path: &str) -> (u16, Value) {
 }
 
 async fn graphql(sim: &SimHandle, query: &str) -> Value {
-    common::client()
-        .post(format!("{}/graphql", sim.base_url()))
-        .bearer_auth(TOKEN)
-        .json(&json!({"query": query, "variables": {"n": 1}}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    as_token(sim, TOKEN, query).await
 }
 
 /// `(mergeStateStatus, reviewDecision)` through GraphQL, and the same state through REST.
@@ -398,21 +393,7 @@ async fn classic_protection_by_viewer_and_rulesets_for_everyone() {
     let repo = &answer["data"]["repository"];
     assert_eq!(repo["viewerPermission"], "READ");
     assert_eq!(repo["pullRequest"]["baseRef"]["refUpdateRule"], Value::Null);
-    let read = |path: &'static str| {
-        let url = format!("{}{path}", sim.base_url());
-        async move {
-            let r = common::client()
-                .get(url)
-                .bearer_auth("ghp_read")
-                .send()
-                .await
-                .unwrap();
-            (
-                r.status().as_u16(),
-                r.json::<Value>().await.unwrap_or(Value::Null),
-            )
-        }
-    };
+    let read = |path: &'static str| get_as(&sim, "ghp_read", path);
     let (status, _) = read("/repos/octo/app/branches/main/protection/required_status_checks").await;
     assert_eq!(status, 404);
     let (status, rules) = read("/repos/octo/app/rules/branches/main").await;
