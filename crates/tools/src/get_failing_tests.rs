@@ -580,9 +580,10 @@ run). instructions.priority: what to fix first and why.";
                 p.message, p.retry_after_seconds
             ));
         }
-        if let Some(cursor) = &out.next_cursor {
+        // The cursor itself follows on the registry's `nextCursor:` line.
+        if out.next_cursor.is_some() {
             text.push_str(&format!(
-                "\n(showing {} of {} failures: call again with cursor {cursor} for more)",
+                "\n(showing {} of {} failures; more: call again with nextCursor)",
                 out.failures.len(),
                 out.total_failures
             ));

@@ -1237,7 +1237,9 @@ async fn a_paged_answer_says_each_checks_lines_once() {
         pages.push((out.structured, out.text));
         match cursor {
             Some(c) => {
-                assert!(pages.last().unwrap().1.contains(&format!("cursor {c}")));
+                let text = &pages.last().unwrap().1;
+                assert_eq!(text.matches(c.as_str()).count(), 1, "the cursor once: {text}");
+                assert!(text.ends_with(&format!("\nnextCursor: {c}")), "{text}");
                 args["cursor"] = json!(c);
             }
             None => break,
