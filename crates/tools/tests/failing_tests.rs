@@ -1238,7 +1238,11 @@ async fn a_paged_answer_says_each_checks_lines_once() {
         match cursor {
             Some(c) => {
                 let text = &pages.last().unwrap().1;
-                assert_eq!(text.matches(c.as_str()).count(), 1, "the cursor once: {text}");
+                assert_eq!(
+                    text.matches(c.as_str()).count(),
+                    1,
+                    "the cursor once: {text}"
+                );
                 assert!(text.ends_with(&format!("\nnextCursor: {c}")), "{text}");
                 args["cursor"] = json!(c);
             }
