@@ -377,6 +377,10 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
         })
     }
 
+    fn shown(out: &Output) -> Option<(usize, Option<usize>)> {
+        Some((out.conflicts.len(), usize::try_from(out.conflict_count).ok()))
+    }
+
     fn render(out: &Output) -> String {
         let mut text = if out.has_conflicts {
             format!(
@@ -416,13 +420,6 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
             for step in &i.resolution_steps {
                 text.push_str(&format!("\n  {step}"));
             }
-        }
-        if out.next_cursor.is_some() {
-            text.push_str(&format!(
-                "\n{} of {} conflicted files shown here; more: call again with nextCursor.",
-                out.conflicts.len(),
-                out.conflict_count
-            ));
         }
         text
     }

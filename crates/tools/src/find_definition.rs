@@ -32,4 +32,8 @@ impl Tool for FindDefinition {
     fn render(output: &LocationsOutput) -> String {
         render_locations_output("Definitions", output)
     }
+
+    fn shown(output: &LocationsOutput) -> Option<(usize, Option<usize>)> {
+        Some((output.locations.len(), Some(output.total)))
+    }
 }

@@ -32,4 +32,8 @@ impl Tool for FindImplementations {
     fn render(output: &LocationsOutput) -> String {
         render_locations_output("Implementations", output)
     }
+
+    fn shown(output: &LocationsOutput) -> Option<(usize, Option<usize>)> {
+        Some((output.locations.len(), Some(output.total)))
+    }
 }

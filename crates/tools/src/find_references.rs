@@ -35,4 +35,8 @@ impl Tool for FindReferences {
     fn render(output: &LocationsOutput) -> String {
         render_locations_output("References", output)
     }
+
+    fn shown(output: &LocationsOutput) -> Option<(usize, Option<usize>)> {
+        Some((output.locations.len(), Some(output.total)))
+    }
 }

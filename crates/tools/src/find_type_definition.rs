@@ -32,4 +32,8 @@ impl Tool for FindTypeDefinition {
     fn render(output: &LocationsOutput) -> String {
         render_locations_output("Type definitions", output)
     }
+
+    fn shown(output: &LocationsOutput) -> Option<(usize, Option<usize>)> {
+        Some((output.locations.len(), Some(output.total)))
+    }
 }

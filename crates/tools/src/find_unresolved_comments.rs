@@ -374,9 +374,6 @@ after the fix is verified.";
                 out.summary.minimized
             ));
         }
-        if out.next_cursor.is_some() {
-            text.push_str(" (more: call again with nextCursor)");
-        }
         if out.comments.is_empty() {
             return text;
         }

@@ -164,6 +164,12 @@ name, or a failure's line.";
         })
     }
 
+    fn shown(out: &Output) -> Option<(usize, Option<usize>)> {
+        let shown = out.incoming.iter().chain(&out.outgoing).map(Vec::len).sum();
+        let total = out.incoming_total.unwrap_or(0) + out.outgoing_total.unwrap_or(0);
+        Some((shown, Some(total)))
+    }
+
     fn render(out: &Output) -> String {
         let f = &out.function;
         let mut text = format!(

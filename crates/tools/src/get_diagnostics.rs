@@ -248,6 +248,10 @@ languages by their language server. Errors first, 50 a page.";
         })
     }
 
+    fn shown(out: &Output) -> Option<(usize, Option<usize>)> {
+        Some((out.diagnostics.len(), Some(out.total)))
+    }
+
     fn render(out: &Output) -> String {
         let mut text = format!(
             "{} errors, {} warnings in {} files checked by {} (positions count from 0)",

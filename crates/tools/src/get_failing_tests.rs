@@ -506,6 +506,10 @@ run). instructions.priority: what to fix first and why.";
         })
     }
 
+    fn shown(out: &Output) -> Option<(usize, Option<usize>)> {
+        Some((out.failures.len(), Some(out.total_failures)))
+    }
+
     fn render(out: &Output) -> String {
         let mut text = format!(
             "{} CI {} ({}): {}",
@@ -578,14 +582,6 @@ run). instructions.priority: what to fix first and why.";
             text.push_str(&format!(
                 "\n{} (retry in {} s)",
                 p.message, p.retry_after_seconds
-            ));
-        }
-        // The cursor itself follows on the registry's `nextCursor:` line.
-        if out.next_cursor.is_some() {
-            text.push_str(&format!(
-                "\n(showing {} of {} failures; more: call again with nextCursor)",
-                out.failures.len(),
-                out.total_failures
             ));
         }
         text

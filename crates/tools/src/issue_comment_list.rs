@@ -105,9 +105,6 @@ Enterprise, Forgejo or Gitea, oldest first, 20 a page. For a pull request use pr
             out.comments.len(),
             out.issue
         );
-        if out.next_cursor.is_some() {
-            text.push_str(" (more: call again with nextCursor)");
-        }
         text.push(':');
         for c in &out.comments {
             text.push_str(&format!(

@@ -191,8 +191,6 @@ GitHub, GitHub Enterprise, Forgejo or Gitea, newest first, 20 a page; filter by 
         );
         if let Some(stopped) = &out.search_stopped {
             text.push_str(&format!(" ({stopped})"));
-        } else if out.next_cursor.is_some() {
-            text.push_str(" (more: call again with nextCursor)");
         }
         text.push(':');
         for i in &out.issues {

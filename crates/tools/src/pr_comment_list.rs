@@ -105,9 +105,6 @@ are in review threads: find_unresolved_comments lists those.";
             out.comments.len(),
             out.pr
         );
-        if out.next_cursor.is_some() {
-            text.push_str(" (more: call again with nextCursor)");
-        }
         text.push(':');
         for c in &out.comments {
             // GitHub App logins already end in "[bot]".

@@ -300,9 +300,6 @@ filters the forge lacks are applied to those. pr_get gives one in full.";
             out.pull_requests.len(),
             out.repository
         );
-        if out.next_cursor.is_some() {
-            text.push_str(" (more: call again with nextCursor)");
-        }
         text.push(':');
         for p in &out.pull_requests {
             let draft = if p.draft { " draft" } else { "" };

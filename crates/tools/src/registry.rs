@@ -170,6 +170,12 @@ pub(crate) trait Tool {
 
     fn render(output: &Self::Output) -> String;
 
+    /// For a paged output: how many items this page shows, and how many there are in all
+    /// when known. The registry says so, with the next page's call, on the text's last line.
+    fn shown(_output: &Self::Output) -> Option<(usize, Option<usize>)> {
+        None
+    }
+
     /// Whether a call with these (unvalidated) arguments may take minutes.
     fn runs_long(_args: &Value) -> bool {
         false
@@ -221,10 +227,9 @@ pub(crate) fn spec<T: Tool>() -> ToolSpec {
                     T::NAME
                 ))
             })?;
-            // A client that shows the model only the text (not structuredContent) must still
-            // be able to ask for the next page: the cursor goes into the text too.
-            if let Some(cursor) = structured.get("nextCursor").and_then(Value::as_str) {
-                text.push_str(&format!("\nnextCursor: {cursor}"));
+            if let Some(line) = next_page_line(T::NAME, &args, &structured, T::shown(&output)) {
+                text.push('\n');
+                text.push_str(&line);
             }
             Ok(ToolOutput { structured, text })
         })
@@ -241,6 +246,35 @@ pub(crate) fn spec<T: Tool>() -> ToolSpec {
         runs_long: T::runs_long,
         writes_only_when_asked: T::WRITES_ONLY_WHEN_ASKED,
     }
+}
+
+/// A client that shows the model only the text (not structuredContent) must still see that
+/// there is more and be able to ask for it: one line with what this page shows and the exact
+/// arguments of the next call (the given ones, with the cursor). The cursor is the output's
+/// `nextCursor` (PR tools) or `next_cursor` (code tools).
+fn next_page_line(
+    tool: &str,
+    args: &Value,
+    structured: &Value,
+    shown: Option<(usize, Option<usize>)>,
+) -> Option<String> {
+    let cursor = ["nextCursor", "next_cursor"]
+        .iter()
+        .find_map(|k| structured.get(*k).and_then(Value::as_str))?;
+    let mut next = match args {
+        Value::Object(map) => map.clone(),
+        _ => serde_json::Map::new(),
+    };
+    next.insert("cursor".to_owned(), Value::String(cursor.to_owned()));
+    let shown = match shown {
+        Some((n, Some(total))) => format!("Showing {n} of {total}; next"),
+        Some((n, None)) => format!("Showing {n}; next"),
+        None => "Next".to_owned(),
+    };
+    Some(format!(
+        "{shown} page: call {tool} with {}",
+        Value::Object(next)
+    ))
 }
 
 /// The arguments as the tool's input type. serde decides; when it refuses, the input schema
@@ -305,6 +339,42 @@ pub async fn call(ctx: &Context, name: &str, args: Value) -> Result<ToolOutput> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_code_tools_page_says_what_is_shown_and_the_next_call() {
+        // Code tools' outputs name the cursor `next_cursor`: their text said nothing of it.
+        let out = crate::code::LocationsOutput {
+            target: None,
+            locations: Vec::new(),
+            total: 124,
+            next_cursor: Some("c2".to_owned()),
+            partial: false,
+            indexing: None,
+            server: "rust-analyzer".to_owned(),
+            warnings: Vec::new(),
+        };
+        let structured = serde_json::to_value(&out).unwrap();
+        let args = serde_json::json!({"symbol": "Foo", "cursor": "c1"});
+        let line = next_page_line("find_references", &args, &structured, Some((50, Some(124))));
+        assert_eq!(
+            line.as_deref(),
+            Some(
+                r#"Showing 50 of 124; next page: call find_references with {"cursor":"c2","symbol":"Foo"}"#
+            )
+        );
+        // The last page: nothing to say.
+        let last = serde_json::json!({"total": 3, "locations": []});
+        assert_eq!(
+            next_page_line("find_references", &args, &last, Some((3, Some(3)))),
+            None
+        );
+        // A PR tool's key, arguments not given, total unknown.
+        let pr = serde_json::json!({"nextCursor": "p2"});
+        assert_eq!(
+            next_page_line("pr_list", &Value::Null, &pr, Some((30, None))).as_deref(),
+            Some(r#"Showing 30; next page: call pr_list with {"cursor":"p2"}"#)
+        );
+    }
 
     #[test]
     fn every_output_schema_admits_the_error_model_and_nothing_else() {

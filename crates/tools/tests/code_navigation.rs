@@ -1015,3 +1015,46 @@ async fn a_file_too_large_for_a_server_is_skipped_and_said() {
     assert_eq!(out.structured["files_checked"], 3, "{}", out.text);
     ctx.lsp.shutdown_all().await;
 }
+
+/// A reference list longer than a page: the text (all some clients show) says how many are
+/// shown of how many, and its last line is the next call, whose arguments, called as given,
+/// answer the rest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_code_tools_text_gives_the_next_pages_call() {
+    let ctx = context();
+    if !available(&ctx, "python").await {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().canonicalize().unwrap();
+    let calls: String = (0..60).map(|_| "tick()\n").collect();
+    std::fs::write(
+        ws.join("clock.py"),
+        format!("def tick():\n    return 1\n\n\n{calls}"),
+    )
+    .unwrap();
+    let args = json!({"directory": ws, "symbol": "tick", "language": "python"});
+    let first = resolve_pr_tools::call(&ctx, "find_references", args)
+        .await
+        .unwrap();
+    assert_eq!(first.structured["total"], 61, "{}", first.text);
+    let last = first.text.lines().last().unwrap();
+    let prefix = "Showing 50 of 61; next page: call find_references with ";
+    let next: Value = serde_json::from_str(
+        last.strip_prefix(prefix)
+            .unwrap_or_else(|| panic!("no next call in:\n{}", first.text)),
+    )
+    .unwrap();
+    assert_eq!(next["cursor"], first.structured["next_cursor"]);
+    let second = resolve_pr_tools::call(&ctx, "find_references", next)
+        .await
+        .unwrap();
+    assert_eq!(
+        second.structured["locations"].as_array().unwrap().len(),
+        11,
+        "{}",
+        second.text
+    );
+    assert!(!second.text.contains("next page"), "{}", second.text);
+    ctx.lsp.shutdown_all().await;
+}

@@ -88,16 +88,20 @@ async fn walks_a_long_conversation_page_by_page(flavor: Flavor) {
         seen.extend(page);
         match out.structured.get("nextCursor").and_then(Value::as_str) {
             Some(c) => {
-                // A client that shows the model only the text can page too.
+                // A client that shows the model only the text can page too: the last line
+                // is the next call, the arguments given with the cursor.
+                let mut next = args.clone();
+                next["cursor"] = json!(c);
                 assert!(
-                    out.text.ends_with(&format!("\nnextCursor: {c}")),
+                    out.text
+                        .ends_with(&format!("\nNext page: call pr_comment_list with {next}")),
                     "{}",
                     out.text
                 );
                 cursor = Some(c.to_owned());
             }
             None => {
-                assert!(!out.text.contains("nextCursor:"), "{}", out.text);
+                assert!(!out.text.contains("Next page"), "{}", out.text);
                 break;
             }
         }

@@ -1243,8 +1243,20 @@ async fn a_paged_answer_says_each_checks_lines_once() {
                     1,
                     "the cursor once: {text}"
                 );
-                assert!(text.ends_with(&format!("\nnextCursor: {c}")), "{text}");
+                let (shown, total) = {
+                    let page = &pages.last().unwrap().0;
+                    (
+                        page["failures"].as_array().unwrap().len(),
+                        &page["total_failures"],
+                    )
+                };
                 args["cursor"] = json!(c);
+                assert!(
+                    text.ends_with(&format!(
+                        "\nShowing {shown} of {total}; next page: call get_failing_tests with {args}"
+                    )),
+                    "{text}"
+                );
             }
             None => break,
         }

@@ -1660,12 +1660,14 @@ async fn many_conflicts_are_paged(flavor: Flavor) {
         .await
         .unwrap()
         .text;
-    assert!(
-        text.contains("20 of 25 conflicted files shown here") && text.contains(&cursor),
-        "{text}"
-    );
     let mut next_args = args.clone();
     next_args["cursor"] = json!(cursor);
+    assert!(
+        text.ends_with(&format!(
+            "\nShowing 20 of 25; next page: call detect_merge_conflicts with {next_args}"
+        )),
+        "{text}"
+    );
     let second = call(&ctx, "detect_merge_conflicts", next_args)
         .await
         .unwrap();
