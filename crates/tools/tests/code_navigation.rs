@@ -654,7 +654,7 @@ async fn every_nested_project_is_asked_for_a_name() {
     let out = resolve_pr_tools::call(
         &ctx,
         "search_symbols",
-        json!({"directory": ws, "query": "e", "language": "go", "symbol_kind": "function"}),
+        json!({"directory": ws, "query": "e", "language": "go", "symbol_kind": "function", "match": "substring"}),
     )
     .await
     .unwrap();
@@ -1056,5 +1056,129 @@ async fn a_code_tools_text_gives_the_next_pages_call() {
         second.text
     );
     assert!(!second.text.contains("next page"), "{}", second.text);
+    ctx.lsp.shutdown_all().await;
+}
+
+/// search_symbols with file_path: the file's outline from the server, nested (a method under
+/// its class), each symbol from its name to its declaration's last line, paged like a search.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_symbols_gives_a_files_outline() {
+    let ctx = context();
+    if !available(&ctx, "python").await {
+        return;
+    }
+    let project = copy_project("python");
+    let dir = project.path().canonicalize().unwrap();
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "search_symbols",
+        json!({"directory": dir, "file_path": "shapes.py"}),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    let text = &out.text;
+    assert!(text.starts_with("Outline of shapes.py: "), "{text}");
+    for line in [
+        "\nclass Shape 4:6-8\n  method area 8:8\n",
+        "\nclass Circle 11:6-16\n  method __init__ 12:8-13\n",
+        "\n  method area 15:8-16\n",
+        "\nfunction total_area 27:4-32\n",
+    ] {
+        assert!(text.contains(line), "{line:?} in\n{text}");
+    }
+    let area = &out.structured["symbols"][1];
+    assert_eq!(
+        (
+            &area["name"],
+            &area["container"],
+            &area["location"]["range"]["end"]["line"]
+        ),
+        (&json!("area"), &json!("Shape"), &json!(8)),
+        "{area}"
+    );
+    // A query narrows the outline to the names it names.
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "search_symbols",
+        json!({"directory": dir, "file_path": "shapes.py", "query": "Circle.area"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.structured["total"], 1, "{}", out.text);
+    assert!(
+        out.text.ends_with("\n  method area 15:8-16"),
+        "{}",
+        out.text
+    );
+    // A long file's outline is paged, the next call said.
+    let many: String = (0..60)
+        .map(|i| format!("def f{i}():\n    pass\n\n"))
+        .collect();
+    std::fs::write(dir.join("many.py"), many).unwrap();
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "search_symbols",
+        json!({"directory": dir, "file_path": "many.py"}),
+    )
+    .await
+    .unwrap();
+    let last = out.text.lines().last().unwrap();
+    assert!(
+        last.starts_with("Showing 50 of 60; next page: call search_symbols with {")
+            && last.contains(r#""file_path":"many.py""#),
+        "{}",
+        out.text
+    );
+    ctx.lsp.shutdown_all().await;
+}
+
+/// search_symbols lists the names the query names, and counts the names that merely contain
+/// it (with how to list them); a qualified query chooses by container.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_symbols_lists_exact_names_and_counts_the_rest() {
+    let ctx = context();
+    if !available(&ctx, "python").await {
+        return;
+    }
+    let project = copy_project("python");
+    let dir = project.path().canonicalize().unwrap();
+    let search = |args: Value| {
+        let ctx = &ctx;
+        async move {
+            resolve_pr_tools::call(ctx, "search_symbols", args)
+                .await
+                .unwrap_or_else(|e| panic!("{e:?}"))
+        }
+    };
+    let out = search(json!({"directory": dir, "query": "area"})).await;
+    assert_eq!(
+        out.text,
+        "3 symbols (positions count from 0); not listed: 1 containing it (match \"substring\")\n\
+         method area shapes.py 8:8 in Shape\n\
+         method area shapes.py 15:8 in Circle\n\
+         method area shapes.py 23:8 in Square"
+    );
+    assert_eq!(out.structured["not_listed"], json!({"substring": 1}));
+    let out = search(json!({"directory": dir, "query": "area", "match": "substring"})).await;
+    assert_eq!(out.structured["total"], 4, "{}", out.text);
+    assert!(
+        out.text.ends_with("\nfunction total_area shapes.py 27:4"),
+        "{}",
+        out.text
+    );
+    let out = search(json!({"directory": dir, "query": "Circle.area"})).await;
+    assert_eq!(out.structured["total"], 1, "{}", out.text);
+    assert!(
+        out.text.ends_with("\nmethod area shapes.py 15:8 in Circle"),
+        "{}",
+        out.text
+    );
+    // Nothing named so: the closest names, said so.
+    let out = search(json!({"directory": dir, "query": "are"})).await;
+    assert!(
+        out.text.starts_with("3 symbols (positions count from 0); none named exactly so, these are those starting with it; not listed: 1 containing it"),
+        "{}",
+        out.text
+    );
     ctx.lsp.shutdown_all().await;
 }
