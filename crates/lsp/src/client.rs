@@ -44,7 +44,8 @@ const SETTLE: Duration = Duration::from_millis(500);
 /// The same for an empty report, which pyright pushes for a changed document before its
 /// analysis ends: on a loaded machine the real report can come more than SETTLE later.
 const EMPTY_SETTLE: Duration = Duration::from_secs(2);
-/// Bytes of the server's stderr kept, to explain a failed start.
+/// Bytes of the server's stderr kept, to log why a start failed or it died (never put in
+/// an answer).
 const STDERR_TAIL: usize = 4096;
 
 /// How to start a server.
@@ -278,15 +279,15 @@ impl Client {
         let answer = match client.request_raw("initialize", params).await {
             Ok(answer) => answer,
             Err(e) => {
-                // Say why, from what the server printed, when it just died.
+                // What the server printed goes to the log, never into an answer (a Node
+                // stack trace is noise to an agent, and the server's words are not ours).
                 let said = inner.stderr_text();
+                if !said.is_empty() {
+                    tracing::warn!(server = config.name, stderr = %said, "initialize failed");
+                }
                 return Err(Error::ServerFailed {
                     server: config.name,
-                    message: if said.is_empty() {
-                        format!("initialize failed: {e}")
-                    } else {
-                        format!("initialize failed: {e}; it printed: {said}")
-                    },
+                    message: format!("initialize failed: {e}"),
                 });
             }
         };
@@ -963,13 +964,12 @@ async fn read_loop(inner: Weak<Inner>, mut stdout: BufReader<tokio::process::Chi
         }
     };
     if let Some(inner) = inner.upgrade() {
+        // What it printed is logged, not put in the error answers carry.
         let said = inner.stderr_text();
-        let last = said.lines().last().unwrap_or("").to_owned();
-        inner.mark_exited(if last.is_empty() {
-            why
-        } else {
-            format!("{why}; it last printed: {last}")
-        });
+        if !said.is_empty() {
+            tracing::warn!(server = inner.name, stderr = %said, "{why}");
+        }
+        inner.mark_exited(why);
         // Reap it, and anything it left behind.
         inner.kill_all();
     }
