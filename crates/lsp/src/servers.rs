@@ -499,34 +499,46 @@ fn skipped_dir(name: &str) -> bool {
 }
 
 /// The language's source files under `root`, sorted, at most `max` (and whether there were
-/// more); dependencies, build output and hidden directories left out.
+/// more): what `.gitignore`, `.ignore` and `.git/info/exclude` leave out is left out (also
+/// without a `.git`: a copied checkout ignores the same), and so are hidden directories,
+/// dependencies and build output. The walk stops at the first file past `max`.
 pub fn source_files(root: &Path, language: Language, max: usize) -> (Vec<PathBuf>, bool) {
+    source_files_where(root, max, |path| Language::of_path(path) == Some(language))
+}
+
+/// The files under `root` that `keep` takes, walked as [`source_files`] walks.
+pub fn source_files_where(
+    root: &Path,
+    max: usize,
+    keep: impl Fn(&Path) -> bool,
+) -> (Vec<PathBuf>, bool) {
+    let walk = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(false)
+        .ignore(true)
+        .parents(true)
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !e.file_type().is_some_and(|t| t.is_dir())
+                || !skipped_dir(&e.file_name().to_string_lossy())
+        })
+        .build();
     let mut out = Vec::new();
-    let mut stack = vec![root.to_owned()];
     let mut more = false;
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+    for entry in walk.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) || !keep(entry.path()) {
             continue;
-        };
-        let mut entries: Vec<_> = entries.flatten().collect();
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries {
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                if !skipped_dir(&entry.file_name().to_string_lossy()) {
-                    stack.push(path);
-                }
-            } else if kind.is_file() && Language::of_path(&path) == Some(language) {
-                if out.len() >= max {
-                    more = true;
-                } else {
-                    out.push(path);
-                }
-            }
         }
+        if out.len() >= max {
+            more = true;
+            break;
+        }
+        out.push(entry.into_path());
     }
     out.sort();
     (out, more)
@@ -713,6 +725,44 @@ mod tests {
             Language::detect(ws),
             vec![Language::TypeScript, Language::Go]
         );
+    }
+
+    #[test]
+    fn the_walk_honours_ignore_files_and_stops_at_its_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        let write = |rel: &str, text: &str| {
+            let path = ws.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(".gitignore", "generated/\n*.gen.ts\n");
+        write("web/.ignore", "fixtures/\n");
+        write("src/a.ts", "");
+        write("src/b.gen.ts", "");
+        write("generated/c.ts", "");
+        write("web/fixtures/d.ts", "");
+        write("web/e.ts", "");
+        write(".hidden/f.ts", "");
+        write("node_modules/x/g.ts", "");
+        let rel = |files: Vec<PathBuf>| -> Vec<String> {
+            files
+                .iter()
+                .map(|f| f.strip_prefix(ws).unwrap().display().to_string())
+                .collect()
+        };
+        let (files, more) = source_files(ws, Language::TypeScript, 100);
+        assert_eq!(rel(files), ["src/a.ts", "web/e.ts"]);
+        assert!(!more);
+        // Past the limit the walk stops, and says there is more.
+        for i in 0..50 {
+            write(&format!("many/m{i:02}.ts"), "");
+        }
+        let (files, more) = source_files(ws, Language::TypeScript, 3);
+        assert_eq!(files.len(), 3);
+        assert!(more);
+        let (_, more) = source_files(ws, Language::TypeScript, 52);
+        assert!(!more);
     }
 
     #[tokio::test]
