@@ -468,7 +468,7 @@ impl Client {
                 server: inner.name,
                 method: method.to_owned(),
                 code,
-                message,
+                message: without_trace(inner.name, method, &message),
             }),
             Err(_) => Err(Error::ServerFailed {
                 server: inner.name,
@@ -975,6 +975,34 @@ async fn read_loop(inner: Weak<Inner>, mut stdout: BufReader<tokio::process::Chi
     }
 }
 
+/// A server's error message without a stack trace, at most 200 characters: tsserver puts
+/// its Node stack in the message ("TypeScript Server Error (5.9.3) No Project." then 15 lines
+/// of `at ...`). The lines before the first stack frame are kept, joined; the whole message
+/// is logged.
+fn without_trace(server: &str, method: &str, message: &str) -> String {
+    let said: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("at "))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let said = said.join(" ");
+    if said == message && said.chars().count() <= 200 {
+        return said;
+    }
+    tracing::debug!(
+        server,
+        method,
+        message,
+        "a server's error message, its stack left out"
+    );
+    let mut cut: String = said.chars().take(200).collect();
+    if cut.len() < said.len() {
+        cut.push('…');
+    }
+    cut
+}
+
 /// The value at a dotted section of the settings (`"rust-analyzer"`, `"python.analysis"`).
 fn lookup_section(settings: &Value, section: &str) -> Value {
     let mut at = settings;
@@ -1075,6 +1103,23 @@ fn group_resident_bytes(pid: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_servers_error_message_loses_its_stack_trace() {
+        let tsserver = "<main> TypeScript Server Error (5.9.3)\nNo Project.\nError: No Project.\n    at Object.ThrowNoProject (/x/node_modules/typescript/lib/typescript.js:181:11)\n    at ProjectService.getDefaultProject (/x/typescript.js:190:20)";
+        assert_eq!(
+            without_trace("t", "workspace/symbol", tsserver),
+            "<main> TypeScript Server Error (5.9.3) No Project. Error: No Project."
+        );
+        assert_eq!(
+            without_trace("t", "m", "content modified"),
+            "content modified"
+        );
+        assert_eq!(
+            without_trace("t", "m", &"x".repeat(300)).chars().count(),
+            201
+        );
+    }
 
     #[test]
     fn an_error_reported_as_progress_is_not_indexing() {
