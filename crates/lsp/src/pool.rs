@@ -128,13 +128,16 @@ pub struct Availability {
     pub found: std::result::Result<Installed, Missing>,
 }
 
+/// What a start of one (language, root) holds while it runs.
+type StartGate = Arc<tokio::sync::Mutex<()>>;
+
 struct PoolInner {
     config: PoolConfig,
     /// The servers it knows (`servers::SERVERS`, or a test's own).
     registry: &'static [servers::ServerSpec],
     slots: tokio::sync::Mutex<HashMap<(Language, PathBuf), Slot>>,
     /// One start lock per (language, root) being started: a start holds its own only.
-    starting: std::sync::Mutex<HashMap<(Language, PathBuf), Arc<tokio::sync::Mutex<()>>>>,
+    starting: std::sync::Mutex<HashMap<(Language, PathBuf), StartGate>>,
     probes: tokio::sync::Mutex<HashMap<&'static str, std::result::Result<Installed, Missing>>>,
     reaper: std::sync::Once,
 }
