@@ -225,6 +225,16 @@ impl Pool {
         started
     }
 
+    /// Whether a live server for `language` at `root` is running (nothing is started).
+    pub async fn is_running(&self, language: Language, root: &Path) -> bool {
+        self.inner
+            .slots
+            .lock()
+            .await
+            .get(&(language, root.to_owned()))
+            .is_some_and(|s| !s.server.client.exited())
+    }
+
     /// The live server of a slot, marked used; a dead one is forgotten.
     async fn running_server(&self, key: &(Language, PathBuf)) -> Option<Server> {
         let mut slots = self.inner.slots.lock().await;

@@ -424,12 +424,31 @@ pub(crate) struct NameScope {
 /// [`Language::projects_holding`]), [`MAX_PROJECTS`] at most, those holding it in the most
 /// files first. A language none of whose sources hold it is not asked (no server is started
 /// for it), unless the scan stopped early: then its largest projects are asked as before.
+/// When every project of the language already has its server running, they are asked
+/// without a scan (it would start nothing, and costs up to 0.7 s on a large checkout).
 pub(crate) async fn projects_for_name(
+    ctx: &Context,
     language: Language,
     workspace: &Path,
     name: &str,
     ignore_case: bool,
 ) -> NameScope {
+    let (roots, left_out) = {
+        let workspace = workspace.to_owned();
+        tokio::task::spawn_blocking(move || project_roots(language, &workspace))
+            .await
+            .unwrap_or((Vec::new(), Some(String::new())))
+    };
+    let mut all_running = left_out.is_none() && !roots.is_empty();
+    for root in &roots {
+        all_running &= ctx.lsp.is_running(language, root).await;
+    }
+    if all_running {
+        return NameScope {
+            projects: roots.into_iter().map(|r| (r, Vec::new())).collect(),
+            note: None,
+        };
+    }
     let scan = {
         let (workspace, name) = (workspace.to_owned(), name.to_owned());
         tokio::task::spawn_blocking(move || {
@@ -529,7 +548,7 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
     };
     let languages = languages(&workspace, args.language)?;
     for &language in &languages {
-        let scope = projects_for_name(language, &workspace, &name, false).await;
+        let scope = projects_for_name(ctx, language, &workspace, &name, false).await;
         notes.extend(scope.note);
         for (root, files) in scope.projects {
             let server = match server_holding(ctx, language, &root, &files).await {

@@ -111,7 +111,7 @@ servers; exact names first, 50 a page.";
         // server is started, nor project loaded, for sources that cannot hold the name.
         let mut asked: Vec<(Language, PathBuf, Vec<PathBuf>)> = Vec::new();
         for language in languages(&ws, input.language.as_deref())? {
-            let scope = projects_for_name(language, &ws, query, true).await;
+            let scope = projects_for_name(ctx, language, &ws, query, true).await;
             asked.extend(scope.projects.into_iter().map(|(r, f)| (language, r, f)));
             not_asked.extend(scope.note);
         }
