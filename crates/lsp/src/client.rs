@@ -44,7 +44,8 @@ const SETTLE: Duration = Duration::from_millis(500);
 /// The same for an empty report, which pyright pushes for a changed document before its
 /// analysis ends: on a loaded machine the real report can come more than SETTLE later.
 const EMPTY_SETTLE: Duration = Duration::from_secs(2);
-/// Bytes of the server's stderr kept, to explain a failed start.
+/// Bytes of the server's stderr kept, to log why a start failed or it died (never put in
+/// an answer).
 const STDERR_TAIL: usize = 4096;
 
 /// How to start a server.
@@ -278,15 +279,15 @@ impl Client {
         let answer = match client.request_raw("initialize", params).await {
             Ok(answer) => answer,
             Err(e) => {
-                // Say why, from what the server printed, when it just died.
+                // What the server printed goes to the log, never into an answer (a Node
+                // stack trace is noise to an agent, and the server's words are not ours).
                 let said = inner.stderr_text();
+                if !said.is_empty() {
+                    tracing::warn!(server = config.name, stderr = %said, "initialize failed");
+                }
                 return Err(Error::ServerFailed {
                     server: config.name,
-                    message: if said.is_empty() {
-                        format!("initialize failed: {e}")
-                    } else {
-                        format!("initialize failed: {e}; it printed: {said}")
-                    },
+                    message: format!("initialize failed: {e}"),
                 });
             }
         };
@@ -467,7 +468,7 @@ impl Client {
                 server: inner.name,
                 method: method.to_owned(),
                 code,
-                message,
+                message: without_trace(inner.name, method, &message),
             }),
             Err(_) => Err(Error::ServerFailed {
                 server: inner.name,
@@ -963,16 +964,43 @@ async fn read_loop(inner: Weak<Inner>, mut stdout: BufReader<tokio::process::Chi
         }
     };
     if let Some(inner) = inner.upgrade() {
+        // What it printed is logged, not put in the error answers carry.
         let said = inner.stderr_text();
-        let last = said.lines().last().unwrap_or("").to_owned();
-        inner.mark_exited(if last.is_empty() {
-            why
-        } else {
-            format!("{why}; it last printed: {last}")
-        });
+        if !said.is_empty() {
+            tracing::warn!(server = inner.name, stderr = %said, "{why}");
+        }
+        inner.mark_exited(why);
         // Reap it, and anything it left behind.
         inner.kill_all();
     }
+}
+
+/// A server's error message without a stack trace, at most 200 characters: tsserver puts
+/// its Node stack in the message ("TypeScript Server Error (5.9.3) No Project." then 15 lines
+/// of `at ...`). The lines before the first stack frame are kept, joined; the whole message
+/// is logged.
+fn without_trace(server: &str, method: &str, message: &str) -> String {
+    let said: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("at "))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let said = said.join(" ");
+    if said == message && said.chars().count() <= 200 {
+        return said;
+    }
+    tracing::debug!(
+        server,
+        method,
+        message,
+        "a server's error message, its stack left out"
+    );
+    let mut cut: String = said.chars().take(200).collect();
+    if cut.len() < said.len() {
+        cut.push('…');
+    }
+    cut
 }
 
 /// The value at a dotted section of the settings (`"rust-analyzer"`, `"python.analysis"`).
@@ -1075,6 +1103,23 @@ fn group_resident_bytes(pid: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_servers_error_message_loses_its_stack_trace() {
+        let tsserver = "<main> TypeScript Server Error (5.9.3)\nNo Project.\nError: No Project.\n    at Object.ThrowNoProject (/x/node_modules/typescript/lib/typescript.js:181:11)\n    at ProjectService.getDefaultProject (/x/typescript.js:190:20)";
+        assert_eq!(
+            without_trace("t", "workspace/symbol", tsserver),
+            "<main> TypeScript Server Error (5.9.3) No Project. Error: No Project."
+        );
+        assert_eq!(
+            without_trace("t", "m", "content modified"),
+            "content modified"
+        );
+        assert_eq!(
+            without_trace("t", "m", &"x".repeat(300)).chars().count(),
+            201
+        );
+    }
 
     #[test]
     fn an_error_reported_as_progress_is_not_indexing() {

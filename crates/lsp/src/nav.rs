@@ -258,11 +258,17 @@ impl Server {
                 if self.client.open_documents().await == 0 {
                     let (root, language) = (self.root.clone(), self.language);
                     let limit = self.max_file_bytes;
+                    // A file of this root's own project, not of a project nested in it
+                    // (tsserver would load that one instead).
                     let first = tokio::task::spawn_blocking(move || {
-                        crate::servers::source_files(&root, language, 20)
-                            .0
-                            .into_iter()
-                            .find(|f| std::fs::metadata(f).is_ok_and(|m| m.len() <= limit))
+                        let (files, _) = crate::servers::source_files(&root, language, 2000);
+                        let fits =
+                            |f: &PathBuf| std::fs::metadata(f).is_ok_and(|m| m.len() <= limit);
+                        files
+                            .iter()
+                            .find(|f| fits(f) && language.project_root(f, &root) == root)
+                            .or_else(|| files.iter().find(|f| fits(f)))
+                            .cloned()
                     })
                     .await
                     .ok()

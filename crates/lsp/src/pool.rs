@@ -128,11 +128,16 @@ pub struct Availability {
     pub found: std::result::Result<Installed, Missing>,
 }
 
+/// What a start of one (language, root) holds while it runs.
+type StartGate = Arc<tokio::sync::Mutex<()>>;
+
 struct PoolInner {
     config: PoolConfig,
     /// The servers it knows (`servers::SERVERS`, or a test's own).
     registry: &'static [servers::ServerSpec],
     slots: tokio::sync::Mutex<HashMap<(Language, PathBuf), Slot>>,
+    /// One start lock per (language, root) being started: a start holds its own only.
+    starting: std::sync::Mutex<HashMap<(Language, PathBuf), StartGate>>,
     probes: tokio::sync::Mutex<HashMap<&'static str, std::result::Result<Installed, Missing>>>,
     reaper: std::sync::Once,
 }
@@ -161,6 +166,7 @@ impl Pool {
                 config,
                 registry,
                 slots: tokio::sync::Mutex::new(HashMap::new()),
+                starting: std::sync::Mutex::new(HashMap::new()),
                 probes: tokio::sync::Mutex::new(HashMap::new()),
                 reaper: std::sync::Once::new(),
             }),
@@ -176,18 +182,73 @@ impl Pool {
         self.inner.config.trust.of(root)
     }
 
-    /// The server for `language` at `root`, started if it is not running.
+    /// The server for `language` at `root`, started if it is not running. A start (up to a
+    /// minute for a cold server) holds only its own (language, root)'s start lock, never the
+    /// pool's: questions to other servers, and other starts, go on meanwhile; a second caller
+    /// for the same root waits for that start and takes its server.
     pub async fn server(&self, language: Language, root: &Path) -> Result<Server> {
         self.start_reaper();
         let key = (language, root.to_owned());
-        let mut slots = self.inner.slots.lock().await;
-        if let Some(slot) = slots.get_mut(&key) {
-            if !slot.server.client.exited() {
-                slot.last_used = Instant::now();
-                return Ok(slot.server.clone());
-            }
-            slots.remove(&key);
+        if let Some(server) = self.running_server(&key).await {
+            return Ok(server);
         }
+        let gate = self
+            .inner
+            .starting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key.clone())
+            .or_default()
+            .clone();
+        let _starting = gate.lock().await;
+        // Started by the caller this one waited for.
+        if let Some(server) = self.running_server(&key).await {
+            return Ok(server);
+        }
+        let started = self.start(language, root).await;
+        if let Ok(server) = &started {
+            let now = Instant::now();
+            self.inner.slots.lock().await.insert(
+                key.clone(),
+                Slot {
+                    server: server.clone(),
+                    started: now,
+                    last_used: now,
+                },
+            );
+        }
+        self.inner
+            .starting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&key);
+        started
+    }
+
+    /// Whether a live server for `language` at `root` is running (nothing is started).
+    pub async fn is_running(&self, language: Language, root: &Path) -> bool {
+        self.inner
+            .slots
+            .lock()
+            .await
+            .get(&(language, root.to_owned()))
+            .is_some_and(|s| !s.server.client.exited())
+    }
+
+    /// The live server of a slot, marked used; a dead one is forgotten.
+    async fn running_server(&self, key: &(Language, PathBuf)) -> Option<Server> {
+        let mut slots = self.inner.slots.lock().await;
+        let slot = slots.get_mut(key)?;
+        if slot.server.client.exited() {
+            slots.remove(key);
+            return None;
+        }
+        slot.last_used = Instant::now();
+        Some(slot.server.clone())
+    }
+
+    /// Starts a server for `language` at `root` (the pool's lock is not held meanwhile).
+    async fn start(&self, language: Language, root: &Path) -> Result<Server> {
         // The first server whose program is found is started at once; its version command
         // (half a second for a Node server) runs only when the start fails, to tell "not
         // really installed" (rustup's proxy without the component) from a failing server.
@@ -206,7 +267,7 @@ impl Pool {
                 }
             }));
         };
-        self.make_room(&mut slots).await;
+        self.make_room().await;
         let spec = installed.spec;
         let config = &self.inner.config;
         let trust = config.trust.of(root);
@@ -276,15 +337,6 @@ impl Pool {
             disk,
             warmed: Arc::new(tokio::sync::OnceCell::new()),
         };
-        let now = Instant::now();
-        slots.insert(
-            key,
-            Slot {
-                server: server.clone(),
-                started: now,
-                last_used: now,
-            },
-        );
         Ok(server)
     }
 
@@ -400,33 +452,41 @@ impl Pool {
     }
 
     /// Before another server starts: shut down the least recently used until the others'
-    /// memory is under the cap.
-    async fn make_room(&self, slots: &mut HashMap<(Language, PathBuf), Slot>) {
-        slots.retain(|_, s| !s.server.client.exited());
-        loop {
-            let total: u64 = slots
-                .values()
-                .map(|s| s.server.client.resident_bytes())
-                .sum();
-            if total <= self.inner.config.memory_cap_bytes || slots.is_empty() {
-                return;
+    /// memory is under the cap. The slots are taken out under the lock and shut down after
+    /// it is released.
+    async fn make_room(&self) {
+        let mut going = Vec::new();
+        {
+            let mut slots = self.inner.slots.lock().await;
+            slots.retain(|_, s| !s.server.client.exited());
+            loop {
+                let total: u64 = slots
+                    .values()
+                    .map(|s| s.server.client.resident_bytes())
+                    .sum();
+                if total <= self.inner.config.memory_cap_bytes || slots.is_empty() {
+                    break;
+                }
+                let Some(oldest) = slots
+                    .iter()
+                    .min_by_key(|(_, s)| s.last_used)
+                    .map(|(k, _)| k.clone())
+                else {
+                    break;
+                };
+                if let Some(slot) = slots.remove(&oldest) {
+                    tracing::info!(
+                        server = slot.server.installed.spec.name,
+                        root = %slot.server.root.display(),
+                        total,
+                        "shutting down the least recently used server: memory cap"
+                    );
+                    going.push(slot);
+                }
             }
-            let Some(oldest) = slots
-                .iter()
-                .min_by_key(|(_, s)| s.last_used)
-                .map(|(k, _)| k.clone())
-            else {
-                return;
-            };
-            if let Some(slot) = slots.remove(&oldest) {
-                tracing::info!(
-                    server = slot.server.installed.spec.name,
-                    root = %slot.server.root.display(),
-                    total,
-                    "shutting down the least recently used server: memory cap"
-                );
-                slot.server.client.shutdown(Duration::from_secs(2)).await;
-            }
+        }
+        for slot in going {
+            slot.server.client.shutdown(Duration::from_secs(2)).await;
         }
     }
 

@@ -101,12 +101,10 @@ impl Language {
                 "pyrightconfig.json",
                 "requirements.txt",
             ],
-            Language::C => &[
-                "compile_commands.json",
-                "compile_flags.txt",
-                ".clangd",
-                "CMakeLists.txt",
-            ],
+            // A compile database makes a clangd project; a CMakeLists.txt does not (a nested
+            // one is a part of its parent's build, and clangd reads no CMake): without a
+            // database, one clangd for the whole workspace.
+            Language::C => &["compile_commands.json", "compile_flags.txt", ".clangd"],
             Language::Go => &["go.work", "go.mod"],
         }
     }
@@ -116,11 +114,16 @@ impl Language {
     /// project's (a checkout without `go.mod` at its top may hold several Go modules, each of
     /// which needs its own server), and the workspace for files in none. Found from at most
     /// 5,000 of the language's files.
+    /// TypeScript's nested projects are asked each, even under a top-level `package.json`
+    /// or `tsconfig.json` (a pnpm/npm/yarn workspace, a solution `tsconfig.json` with
+    /// `references`): tsserver loads only the projects of the files opened in it, so a server
+    /// at the top knows nothing of `packages/*`.
     pub fn project_roots(self, workspace: &Path) -> Vec<PathBuf> {
-        if self
-            .root_markers()
-            .iter()
-            .any(|m| workspace.join(m).is_file())
+        if self != Language::TypeScript
+            && self
+                .root_markers()
+                .iter()
+                .any(|m| workspace.join(m).is_file())
         {
             return vec![self.project_root(workspace, workspace)];
         }
@@ -197,66 +200,99 @@ impl Language {
         }
     }
 
-    /// The languages a workspace holds, from marker files at its top and the extensions of
-    /// the files there and one level down (bounded: a look, not a walk).
+    /// The languages a workspace holds source files of, in the walk [`source_files`] makes
+    /// (ignored files, dependencies and build output left out), bounded: at most 20,000
+    /// entries looked at, five levels down. A marker alone (a stray `package.json`, a
+    /// `CMakeLists.txt`) is no reason to start a server.
     pub fn detect(workspace: &Path) -> Vec<Language> {
         let mut found = Vec::new();
-        for lang in Language::ALL {
-            if lang
-                .root_markers()
-                .iter()
-                .any(|m| workspace.join(m).is_file())
+        let walk = walker(workspace).max_depth(Some(5)).build();
+        for entry in walk.flatten().take(20_000) {
+            if entry.file_type().is_some_and(|t| t.is_file())
+                && let Some(lang) = Language::of_path(entry.path())
+                && !found.contains(&lang)
             {
                 found.push(lang);
-            }
-        }
-        // Directories to look into, with the count of entries looked at so far.
-        fn look(dir: &Path, found: &mut Vec<Language>, seen: &mut usize) -> Vec<PathBuf> {
-            let Ok(entries) = std::fs::read_dir(dir) else {
-                return Vec::new();
-            };
-            let mut dirs = Vec::new();
-            for entry in entries.flatten().take(500) {
-                *seen += 1;
-                let path = entry.path();
-                if path.is_dir() {
-                    let name = entry.file_name();
-                    let name = name.to_string_lossy();
-                    if !name.starts_with('.') && name != "node_modules" && name != "target" {
-                        dirs.push(path);
-                    }
-                } else if let Some(lang) = Language::of_path(&path)
-                    && !found.contains(&lang)
-                {
-                    found.push(lang);
-                }
-            }
-            dirs
-        }
-        // Three levels down (a monorepo's web/ and services/*), breadth first, bounded.
-        let mut seen = 0;
-        let mut level = vec![workspace.to_owned()];
-        for _ in 0..4 {
-            let mut next = Vec::new();
-            for dir in level.iter().take(200) {
-                if seen > 20_000 {
+                if found.len() == Language::ALL.len() {
                     break;
                 }
-                for lang in Language::ALL {
-                    if !found.contains(&lang)
-                        && lang.root_markers().iter().any(|m| dir.join(m).is_file())
-                    {
-                        found.push(lang);
-                    }
-                }
-                next.extend(look(dir, &mut found, &mut seen));
             }
-            level = next;
         }
         found.sort();
         found
     }
+
+    /// The projects (roots, as [`Language::project_root`] gives them) whose source files
+    /// contain `needle` as text, each with those files (the first [`HOLDING_FILES`]), the
+    /// project with the most such files first; and whether the scan was complete. The scan is
+    /// bounded: [`SCAN_FILES`] files and [`SCAN_BYTES`] bytes at most, files over 4 MiB
+    /// skipped. A by-name question asks these projects only: a server is not started, nor a
+    /// project loaded, for sources that cannot hold the name.
+    pub fn projects_holding(
+        self,
+        workspace: &Path,
+        needle: &str,
+        ignore_case: bool,
+    ) -> (Vec<(PathBuf, Vec<PathBuf>)>, bool) {
+        let needle = if ignore_case {
+            needle.to_lowercase()
+        } else {
+            needle.to_owned()
+        };
+        let (files, more) = source_files(workspace, self, SCAN_FILES);
+        let mut complete = !more;
+        let mut read = 0u64;
+        let mut projects: Vec<(PathBuf, Vec<PathBuf>, usize)> = Vec::new();
+        for file in files {
+            let Ok(meta) = std::fs::metadata(&file) else {
+                continue;
+            };
+            if meta.len() > 4 << 20 {
+                continue;
+            }
+            read += meta.len();
+            if read > SCAN_BYTES {
+                complete = false;
+                break;
+            }
+            let Ok(bytes) = std::fs::read(&file) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            let holds = if ignore_case {
+                text.to_lowercase().contains(&needle)
+            } else {
+                text.contains(needle.as_str())
+            };
+            if !holds {
+                continue;
+            }
+            let root = self.project_root(&file, workspace);
+            match projects.iter_mut().find(|(r, _, _)| *r == root) {
+                Some((_, files, n)) => {
+                    *n += 1;
+                    if files.len() < HOLDING_FILES {
+                        files.push(file);
+                    }
+                }
+                None => projects.push((root, vec![file], 1)),
+            }
+        }
+        projects.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        (
+            projects.into_iter().map(|(r, f, _)| (r, f)).collect(),
+            complete,
+        )
+    }
 }
+
+/// Source files a name's text scan reads at most ([`Language::projects_holding`]).
+pub const SCAN_FILES: usize = 20_000;
+/// Bytes a name's text scan reads at most (about 0.7 s here, for a scan that finds nothing
+/// to skip: 256 MiB took 2.8 s).
+pub const SCAN_BYTES: u64 = 64 << 20;
+/// Files holding a name kept per project (opened in its server before asking).
+pub const HOLDING_FILES: usize = 4;
 
 impl std::fmt::Display for Language {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -499,37 +535,55 @@ fn skipped_dir(name: &str) -> bool {
 }
 
 /// The language's source files under `root`, sorted, at most `max` (and whether there were
-/// more); dependencies, build output and hidden directories left out.
+/// more): what `.gitignore`, `.ignore` and `.git/info/exclude` leave out is left out (also
+/// without a `.git`: a copied checkout ignores the same), and so are hidden directories,
+/// dependencies and build output. The walk stops at the first file past `max`.
 pub fn source_files(root: &Path, language: Language, max: usize) -> (Vec<PathBuf>, bool) {
+    source_files_where(root, max, |path| Language::of_path(path) == Some(language))
+}
+
+/// The files under `root` that `keep` takes, walked as [`source_files`] walks.
+pub fn source_files_where(
+    root: &Path,
+    max: usize,
+    keep: impl Fn(&Path) -> bool,
+) -> (Vec<PathBuf>, bool) {
+    let walk = walker(root).build();
     let mut out = Vec::new();
-    let mut stack = vec![root.to_owned()];
     let mut more = false;
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+    for entry in walk.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) || !keep(entry.path()) {
             continue;
-        };
-        let mut entries: Vec<_> = entries.flatten().collect();
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries {
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                if !skipped_dir(&entry.file_name().to_string_lossy()) {
-                    stack.push(path);
-                }
-            } else if kind.is_file() && Language::of_path(&path) == Some(language) {
-                if out.len() >= max {
-                    more = true;
-                } else {
-                    out.push(path);
-                }
-            }
         }
+        if out.len() >= max {
+            more = true;
+            break;
+        }
+        out.push(entry.into_path());
     }
     out.sort();
     (out, more)
+}
+
+/// The checkout walk: ignore files honoured, hidden, dependency and build directories
+/// skipped, in file-name order.
+fn walker(root: &Path) -> ignore::WalkBuilder {
+    let mut walk = ignore::WalkBuilder::new(root);
+    walk.hidden(true)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(false)
+        .ignore(true)
+        .parents(true)
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !e.file_type().is_some_and(|t| t.is_dir())
+                || !skipped_dir(&e.file_name().to_string_lossy())
+        });
+    walk
 }
 
 /// A server found on this machine.
@@ -707,12 +761,110 @@ mod tests {
         std::fs::write(ws.join("web/src/app/main.ts"), "").unwrap();
         std::fs::create_dir_all(ws.join("services/api")).unwrap();
         std::fs::write(ws.join("services/api/go.mod"), "module x\n").unwrap();
+        std::fs::create_dir_all(ws.join("services/api/cmd")).unwrap();
+        std::fs::write(ws.join("services/api/cmd/main.go"), "package main\n").unwrap();
         std::fs::create_dir_all(ws.join("node_modules/x")).unwrap();
         std::fs::write(ws.join("node_modules/x/a.py"), "").unwrap();
         assert_eq!(
             Language::detect(ws),
             vec![Language::TypeScript, Language::Go]
         );
+    }
+
+    /// A C checkout with a stray package.json (no TS/JS sources) and a CMakeLists.txt in a
+    /// subdirectory: C only, and one clangd root (no compile database: the workspace).
+    #[test]
+    fn a_marker_alone_is_no_language_and_a_nested_cmake_list_no_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::write(ws.join("package.json"), "{}").unwrap();
+        std::fs::write(ws.join("CMakeLists.txt"), "add_subdirectory(lib)\n").unwrap();
+        std::fs::write(ws.join("main.c"), "int main(void) { return 0; }\n").unwrap();
+        std::fs::create_dir_all(ws.join("lib")).unwrap();
+        std::fs::write(ws.join("lib/CMakeLists.txt"), "add_library(l l.c)\n").unwrap();
+        std::fs::write(ws.join("lib/l.c"), "int l(void) { return 1; }\n").unwrap();
+        std::fs::create_dir_all(ws.join("python")).unwrap();
+        std::fs::write(ws.join("python/pyproject.toml"), "").unwrap();
+        assert_eq!(Language::detect(ws), vec![Language::C]);
+        assert_eq!(Language::C.project_roots(ws), vec![ws.to_path_buf()]);
+        assert_eq!(Language::C.project_root(&ws.join("lib/l.c"), ws), ws);
+        // A compile database makes its directory a root.
+        std::fs::write(ws.join("lib/compile_commands.json"), "[]").unwrap();
+        assert_eq!(
+            Language::C.project_root(&ws.join("lib/l.c"), ws),
+            ws.join("lib")
+        );
+    }
+
+    /// A pnpm workspace: each package under packages/ is a project of its own, though the
+    /// top has a package.json; the projects holding a name are found by their text.
+    #[test]
+    fn each_package_of_a_typescript_workspace_is_a_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::write(ws.join("package.json"), "{\"private\": true}").unwrap();
+        std::fs::write(ws.join("pnpm-workspace.yaml"), "packages: ['packages/*']\n").unwrap();
+        std::fs::write(ws.join("eslint.config.mjs"), "export default [];\n").unwrap();
+        for (p, text) in [
+            ("a", "export class Widget {}\n"),
+            ("b", "export const b = 1;\n"),
+            ("c", "export class widget {}\n"),
+        ] {
+            let pkg = ws.join("packages").join(p);
+            std::fs::create_dir_all(pkg.join("src")).unwrap();
+            std::fs::write(pkg.join("package.json"), "{}").unwrap();
+            std::fs::write(pkg.join("tsconfig.json"), "{}").unwrap();
+            std::fs::write(pkg.join("src/index.ts"), text).unwrap();
+        }
+        let mut roots = Language::TypeScript.project_roots(ws);
+        roots.sort();
+        let p = |x: &str| ws.join("packages").join(x);
+        assert_eq!(roots, vec![ws.to_path_buf(), p("a"), p("b"), p("c")]);
+        let (holding, complete) = Language::TypeScript.projects_holding(ws, "Widget", false);
+        assert!(complete);
+        assert_eq!(holding, vec![(p("a"), vec![p("a").join("src/index.ts")])]);
+        let (holding, _) = Language::TypeScript.projects_holding(ws, "widget", true);
+        assert_eq!(holding.len(), 2);
+        let (holding, complete) = Language::Python.projects_holding(ws, "Widget", false);
+        assert!(holding.is_empty() && complete);
+    }
+
+    #[test]
+    fn the_walk_honours_ignore_files_and_stops_at_its_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        let write = |rel: &str, text: &str| {
+            let path = ws.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(".gitignore", "generated/\n*.gen.ts\n");
+        write("web/.ignore", "fixtures/\n");
+        write("src/a.ts", "");
+        write("src/b.gen.ts", "");
+        write("generated/c.ts", "");
+        write("web/fixtures/d.ts", "");
+        write("web/e.ts", "");
+        write(".hidden/f.ts", "");
+        write("node_modules/x/g.ts", "");
+        let rel = |files: Vec<PathBuf>| -> Vec<String> {
+            files
+                .iter()
+                .map(|f| f.strip_prefix(ws).unwrap().display().to_string())
+                .collect()
+        };
+        let (files, more) = source_files(ws, Language::TypeScript, 100);
+        assert_eq!(rel(files), ["src/a.ts", "web/e.ts"]);
+        assert!(!more);
+        // Past the limit the walk stops, and says there is more.
+        for i in 0..50 {
+            write(&format!("many/m{i:02}.ts"), "");
+        }
+        let (files, more) = source_files(ws, Language::TypeScript, 3);
+        assert_eq!(files.len(), 3);
+        assert!(more);
+        let (_, more) = source_files(ws, Language::TypeScript, 52);
+        assert!(!more);
     }
 
     #[tokio::test]

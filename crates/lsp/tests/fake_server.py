@@ -15,6 +15,8 @@ argument:
                  Budget in src/types.rs), by substring of the query
   late-symbols   like symbols, but answers workspace/symbol with nothing for its first
                  1.5 s and reports no indexing at all (pyright finding a project's files)
+  slow-start     like normal, but takes 3 s to answer initialize when its root's name is `slow`
+  noisy-crash    prints a Node-like stack trace to stderr and exits when asked to initialize
 
 textDocument/hover makes it exit at once (a crash). On start it opens a progress token
 ("Indexing"), and ends it when asked for references or sent `fake/endIndexing`. It exits when its input ends.
@@ -91,6 +93,12 @@ while True:
     mid = msg.get("id")
     if method == "initialize":
         root_uri[0] = msg["params"].get("rootUri")
+        if mode == "noisy-crash":
+            sys.stderr.write("Error: Cannot find module 'typescript'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1145:15)\n")
+            sys.stderr.flush()
+            os._exit(1)
+        if mode == "slow-start" and (root_uri[0] or "").rstrip("/").endswith("/slow"):
+            time.sleep(3)
         send({"jsonrpc": "2.0", "id": mid, "result": {
             "capabilities": {"definitionProvider": True, "referencesProvider": True, "hoverProvider": True,
                              "workspaceSymbolProvider": mode in ("symbols", "late-symbols")},
@@ -106,7 +114,7 @@ while True:
             send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32801, "message": "content modified"}})
             if dropped[0] == 1:
                 send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "idx", "value": {"kind": "end"}}})
-        elif mode in ("normal", "content-modified"):
+        elif mode in ("normal", "content-modified", "slow-start"):
             send({"jsonrpc": "2.0", "id": mid, "result": {
                 "uri": "file:///configured/" + str(config_value[0]),
                 "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}})

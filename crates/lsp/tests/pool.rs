@@ -484,3 +484,73 @@ async fn a_program_that_exits_at_once_is_not_installed() {
         "{err:?}"
     );
 }
+
+/// A server that is slow to start (up to a minute for a cold one) holds up only the callers
+/// of its own root: another root's server starts and answers meanwhile.
+#[tokio::test]
+async fn a_slow_start_does_not_hold_up_another_roots_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path().canonicalize().unwrap();
+    let (slow, fast) = (top.join("slow"), top.join("fast"));
+    for root in [&slow, &fast] {
+        std::fs::create_dir_all(root).unwrap();
+        std::fs::write(root.join("main.go"), "package main\n\nfunc main() {}\n").unwrap();
+    }
+    let config = PoolConfig {
+        request_timeout: Duration::from_secs(10),
+        ..config()
+    };
+    let pool = Pool::with_registry(config, registry("slow-start"));
+    let slow_start = tokio::spawn({
+        let (pool, slow) = (pool.clone(), slow.clone());
+        async move {
+            pool.server(Language::Go, &slow)
+                .await
+                .map(|_| Instant::now())
+        }
+    });
+    // The slow one has begun its start.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let asked = Instant::now();
+    let server = pool.server(Language::Go, &fast).await.unwrap();
+    let answer = server
+        .definition(&fast.join("main.go"), IN_MAIN)
+        .await
+        .unwrap();
+    let answered = Instant::now();
+    assert_eq!(answer.value.len(), 1);
+    assert!(
+        answered - asked < Duration::from_millis(2000),
+        "the fast root waited {:?}",
+        answered - asked
+    );
+    // A second caller for the slow root waits for the same start: one server.
+    let second = pool.server(Language::Go, &slow).await.unwrap();
+    let slow_done = slow_start.await.unwrap().unwrap();
+    assert!(
+        answered < slow_done,
+        "the fast root answered after the slow one started"
+    );
+    assert_eq!(pool.running().await.len(), 2);
+    drop(second);
+    pool.shutdown_all().await;
+}
+
+/// What a server prints on stderr (a Node stack trace) is logged, never put in an error an
+/// answer carries.
+#[tokio::test]
+async fn a_servers_stderr_is_not_in_the_error() {
+    let (_dir, root, _file) = project();
+    let pool = Pool::with_registry(config(), registry("noisy-crash"));
+    let err = pool
+        .server(Language::Go, &root)
+        .await
+        .err()
+        .expect("refused");
+    let said = err.to_string();
+    assert!(said.contains("initialize failed"), "{said}");
+    assert!(
+        !said.contains("Cannot find module") && !said.contains("loader:1145"),
+        "{said}"
+    );
+}

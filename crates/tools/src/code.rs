@@ -412,6 +412,109 @@ pub(crate) fn projects_not_asked(
     ))
 }
 
+/// The projects of one language a question about a name asks.
+pub(crate) struct NameScope {
+    /// Each project's root, and files of it holding the name (opened before asking).
+    pub projects: Vec<(PathBuf, Vec<PathBuf>)>,
+    /// Projects that hold the name but were not asked, or a scan that stopped early.
+    pub note: Option<String>,
+}
+
+/// The projects of `language` whose sources hold `name` as text (a bounded scan,
+/// [`Language::projects_holding`]), [`MAX_PROJECTS`] at most, those holding it in the most
+/// files first. A language none of whose sources hold it is not asked (no server is started
+/// for it), unless the scan stopped early: then its largest projects are asked as before.
+/// When every project of the language already has its server running, they are asked
+/// without a scan (it would start nothing, and costs up to 0.7 s on a large checkout).
+pub(crate) async fn projects_for_name(
+    ctx: &Context,
+    language: Language,
+    workspace: &Path,
+    name: &str,
+    ignore_case: bool,
+) -> NameScope {
+    let (roots, left_out) = {
+        let workspace = workspace.to_owned();
+        tokio::task::spawn_blocking(move || project_roots(language, &workspace))
+            .await
+            .unwrap_or((Vec::new(), Some(String::new())))
+    };
+    let mut all_running = left_out.is_none() && !roots.is_empty();
+    for root in &roots {
+        all_running &= ctx.lsp.is_running(language, root).await;
+    }
+    if all_running {
+        return NameScope {
+            projects: roots.into_iter().map(|r| (r, Vec::new())).collect(),
+            note: None,
+        };
+    }
+    let scan = {
+        let (workspace, name) = (workspace.to_owned(), name.to_owned());
+        tokio::task::spawn_blocking(move || {
+            language.projects_holding(&workspace, &name, ignore_case)
+        })
+    };
+    // A scan that failed (it cannot panic, but a task can be lost) asks as before.
+    let (mut holding, complete) = scan.await.unwrap_or((Vec::new(), false));
+    // A name no source holds as text may still be made by a macro (`PREFIX(fill_window)`
+    // in C, a Rust `macro_rules!` or derive): for the languages with such macros the
+    // projects are asked as before rather than answered "not found" unasked.
+    let macros_make_names = matches!(language, Language::Rust | Language::C);
+    if holding.is_empty() && (!complete || macros_make_names) {
+        let (roots, note) = project_roots(language, workspace);
+        return NameScope {
+            projects: roots.into_iter().map(|r| (r, Vec::new())).collect(),
+            note,
+        };
+    }
+    let left_out: Vec<PathBuf> = holding
+        .split_off(holding.len().min(MAX_PROJECTS))
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect();
+    let mut note = projects_not_asked(language, workspace, &left_out);
+    if !complete {
+        let stopped = format!(
+            "{language}: the text scan for the name stopped at its limit ({} files); projects past it were not asked",
+            resolve_pr_lsp::servers::SCAN_FILES
+        );
+        note = Some(match note {
+            Some(n) => format!("{n}; {stopped}"),
+            None => stopped,
+        });
+    }
+    NameScope {
+        projects: holding,
+        note,
+    }
+}
+
+/// The server of a project, with the files holding a name opened in it: tsserver loads the
+/// project of each file opened (and an inferred project has only its open files), so it is
+/// not asked about a project it has not loaded.
+pub(crate) async fn server_holding(
+    ctx: &Context,
+    language: Language,
+    root: &Path,
+    files: &[PathBuf],
+) -> std::result::Result<Server, resolve_pr_lsp::Error> {
+    let server = ctx.lsp.server(language, root).await?;
+    for file in files {
+        // A file that cannot be opened (gone since the scan, too large) is left unopened:
+        // the question is asked all the same.
+        let _ = server.open(file).await;
+    }
+    Ok(server)
+}
+
+/// The name a by-name target's sources hold as text: its last segment (`Budget::cut`,
+/// `Budget.cut` hold `cut`), without an argument list.
+pub(crate) fn name_text(name: &str) -> &str {
+    let name = name.split('(').next().unwrap_or(name);
+    name.rsplit(['.', ':', '#']).next().unwrap_or(name).trim()
+}
+
 /// A target made concrete, with the server that answers about it.
 pub(crate) struct Aimed {
     pub server: Server,
@@ -442,9 +545,17 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
     // the error says so for all of them: a server still indexing first (call again), then
     // "not found" (naming every server asked), then whatever else went wrong.
     let mut failures: Vec<Error> = Vec::new();
-    for language in languages(&workspace, args.language)? {
-        for root in project_roots(language, &workspace).0 {
-            let server = match ctx.lsp.server(language, &root).await {
+    let mut notes: Vec<String> = Vec::new();
+    let name = match &target {
+        Target::Symbol { name, .. } => name_text(name).to_owned(),
+        _ => String::new(),
+    };
+    let languages = languages(&workspace, args.language)?;
+    for &language in &languages {
+        let scope = projects_for_name(ctx, language, &workspace, &name, false).await;
+        notes.extend(scope.note);
+        for (root, files) in scope.projects {
+            let server = match server_holding(ctx, language, &root, &files).await {
                 Ok(s) => s,
                 Err(e) => {
                     let missing = e.code() == "SERVER_NOT_INSTALLED";
@@ -467,7 +578,22 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
             }
         }
     }
-    Err(name_found_nowhere(failures))
+    if failures.is_empty() {
+        let names: Vec<&str> = languages.iter().map(|l| l.as_str()).collect();
+        failures.push(
+            Error::user(format!(
+                "no {} source file in the checkout contains `{name}`",
+                names.join(" or ")
+            ))
+            .with_code("SYMBOL_NOT_FOUND")
+            .with_suggestion("Check the spelling, or find it with search_symbols; or give file_path and position."),
+        );
+    }
+    let mut err = name_found_nowhere(failures);
+    if !notes.is_empty() && err.code.as_deref() == Some("SYMBOL_NOT_FOUND") {
+        err.error = format!("{}; not asked: {}", err.error, notes.join("; "));
+    }
+    Err(err)
 }
 
 /// The one error for a name no language found: a server still indexing first (calling
@@ -1229,6 +1355,14 @@ mod tests {
         assert_eq!(at(15).as_deref(), Some("add_numbers"));
         assert_eq!(at(20).as_deref(), Some("add_numbers"));
         assert_eq!(at(22), None);
+    }
+
+    #[test]
+    fn a_qualified_name_is_scanned_for_by_its_last_segment() {
+        assert_eq!(super::name_text("Budget::cut"), "cut");
+        assert_eq!(super::name_text("Budget.cut"), "cut");
+        assert_eq!(super::name_text("area(self)"), "area");
+        assert_eq!(super::name_text("Registry"), "Registry");
     }
 
     #[test]

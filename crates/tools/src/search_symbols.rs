@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{SymbolInfo, Texts, check_cursor, display_path, file_in, languages, lsp_error, page, position, project_roots, server_for_file, symbol_info, workspace};
+use crate::code::{SymbolInfo, Texts, check_cursor, display_path, file_in, languages, lsp_error, page, position, projects_for_name, server_for_file, server_holding, symbol_info, workspace};
 use crate::registry::Tool;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -294,14 +294,16 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
         let mut found: Vec<(Match, (String, Language, resolve_pr_lsp::Symbol))> = Vec::new();
         let (mut servers, mut skipped, mut partial) = (Vec::new(), Vec::new(), false);
         let mut not_asked = Vec::new();
-        let mut asked: Vec<(Language, PathBuf)> = Vec::new();
+        // Only the projects whose sources hold the query as text (any case) are asked: no
+        // server is started, nor project loaded, for sources that cannot hold the name.
+        let mut asked: Vec<(Language, PathBuf, Vec<PathBuf>)> = Vec::new();
         for language in languages(&ws, input.language.as_deref())? {
-            let (roots, left_out) = project_roots(language, &ws);
-            asked.extend(roots.into_iter().map(|r| (language, r)));
-            not_asked.extend(left_out);
+            let scope = projects_for_name(ctx, language, &ws, query, true).await;
+            asked.extend(scope.projects.into_iter().map(|(r, f)| (language, r, f)));
+            not_asked.extend(scope.note);
         }
-        for (language, root) in asked {
-            let answer = match ctx.lsp.server(language, &root).await {
+        for (language, root, files) in asked {
+            let answer = match server_holding(ctx, language, &root, &files).await {
                 Ok(server) => {
                     let name = server.installed.spec.name.to_owned();
                     if !servers.contains(&name) {

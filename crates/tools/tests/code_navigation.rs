@@ -1182,3 +1182,205 @@ async fn search_symbols_lists_exact_names_and_counts_the_rest() {
     );
     ctx.lsp.shutdown_all().await;
 }
+
+fn write_file(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A pnpm workspace (packages/*, a root package.json and a root-level .mjs) with a class of
+/// one name in four packages: each package is a project tsserver loads only when one of its
+/// files is open, so each package holding the name is asked, and the name is found in all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_package_of_a_typescript_monorepo_is_asked_for_a_name() {
+    let ctx = context();
+    if !available(&ctx, "typescript").await {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().canonicalize().unwrap();
+    write_file(&ws, "pnpm-workspace.yaml", "packages: ['packages/*']\n");
+    write_file(
+        &ws,
+        "package.json",
+        "{\"name\": \"mono\", \"private\": true, \"type\": \"module\"}\n",
+    );
+    write_file(
+        &ws,
+        "eslint.config.mjs",
+        "export default [{ rules: {} }];\n",
+    );
+    let tsconfig = "{\"compilerOptions\": {\"strict\": true, \"target\": \"es2020\", \"module\": \"commonjs\"}, \"include\": [\"src\"]}\n";
+    for p in ["a", "b", "c", "d"] {
+        write_file(
+            &ws,
+            &format!("packages/{p}/package.json"),
+            &format!("{{\"name\": \"@mono/{p}\", \"version\": \"1.0.0\"}}\n"),
+        );
+        write_file(&ws, &format!("packages/{p}/tsconfig.json"), tsconfig);
+        write_file(
+            &ws,
+            &format!("packages/{p}/src/util.ts"),
+            &format!("export function helper_{p}(): number {{\n  return 1;\n}}\n"),
+        );
+        write_file(
+            &ws,
+            &format!("packages/{p}/src/registry.ts"),
+            &format!(
+                "import {{ helper_{p} }} from './util';\n\nexport class Registry {{\n  size(): number {{\n    return helper_{p}();\n  }}\n}}\n"
+            ),
+        );
+    }
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "search_symbols",
+        json!({"directory": ws, "query": "Registry", "symbol_kind": "class"}),
+    )
+    .await
+    .unwrap();
+    let files: BTreeSet<String> = out.structured["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["name"] == "Registry")
+        .map(|s| s["location"]["file_path"].as_str().unwrap().to_owned())
+        .collect();
+    let expected: BTreeSet<String> = ["a", "b", "c", "d"]
+        .iter()
+        .map(|p| format!("packages/{p}/src/registry.ts"))
+        .collect();
+    assert_eq!(files, expected, "{}", out.text);
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "find_definition",
+        json!({"directory": ws, "symbol": "Registry"}),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("Registry: {e:?}"));
+    let file = out.structured["locations"][0]["file_path"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(expected.contains(&file), "{}", out.text);
+    assert_eq!(out.structured["locations"][0]["range"]["start"]["line"], 2);
+    // A name no source holds: said so, no server asked about it.
+    let err = resolve_pr_tools::call(
+        &ctx,
+        "find_definition",
+        json!({"directory": ws, "symbol": "Nowhere"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code.as_deref(), Some("SYMBOL_NOT_FOUND"), "{err:?}");
+    ctx.lsp.shutdown_all().await;
+}
+
+/// A C-only checkout (a CMakeLists.txt at the top and in a subdirectory, a stray package.json
+/// with no TS/JS sources, two helper Python scripts): only clangd is started, and one of it,
+/// whether asked by name or about a file of the subdirectory; no server's stderr in answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_c_checkout_starts_one_clangd_and_nothing_else() {
+    let ctx = context();
+    if !available(&ctx, "c").await {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().canonicalize().unwrap();
+    write_file(
+        &ws,
+        "CMakeLists.txt",
+        "cmake_minimum_required(VERSION 3.10)\nproject(calc C)\nadd_subdirectory(lib)\nadd_executable(calc main.c)\n",
+    );
+    write_file(
+        &ws,
+        "package.json",
+        "{\"name\": \"calc-docs\", \"private\": true}\n",
+    );
+    write_file(
+        &ws,
+        "main.c",
+        "#include \"lib/total.h\"\n\nint main(void) {\n  return lib_total(2, 3) == 5 ? 0 : 1;\n}\n",
+    );
+    write_file(&ws, "lib/CMakeLists.txt", "add_library(total total.c)\n");
+    write_file(&ws, "lib/total.h", "int lib_total(int a, int b);\n");
+    write_file(
+        &ws,
+        "lib/total.c",
+        "#include \"total.h\"\n\nint lib_total(int a, int b) {\n  return a + b;\n}\n",
+    );
+    write_file(&ws, "scripts/gen.py", "def generate():\n    return 1\n");
+    write_file(&ws, "scripts/check.py", "def check():\n    return 2\n");
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "search_symbols",
+        json!({"directory": ws, "query": "lib_total"}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        out.structured["total"].as_u64().unwrap() >= 1,
+        "{}",
+        out.text
+    );
+    assert_eq!(out.structured["servers"], json!(["clangd"]), "{}", out.text);
+    assert!(!out.text.contains("skipped"), "{}", out.text);
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "find_definition",
+        json!({"directory": ws, "file_path": "lib/total.c", "position": {"line": 2, "character": 6}}),
+    )
+    .await
+    .unwrap();
+    // clangd gives the header's declaration or the definition.
+    let file = out.structured["locations"][0]["file_path"].clone();
+    assert!(
+        file == "lib/total.h" || file == "lib/total.c",
+        "{}",
+        out.text
+    );
+    let running: Vec<(String, PathBuf)> = ctx
+        .lsp
+        .running()
+        .await
+        .into_iter()
+        .map(|r| (r.server.to_owned(), r.root))
+        .collect();
+    assert_eq!(running, vec![("clangd".to_owned(), ws.clone())]);
+    ctx.lsp.shutdown_all().await;
+}
+
+/// A name that no source holds as text, made by token pasting (zlib-ng's
+/// `PREFIX(fill_window)` is `zng_fill_window`): the text scan finds nothing, and clangd is
+/// asked all the same rather than the name answered "not found" unasked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_name_made_by_a_macro_is_still_asked_of_clangd() {
+    let ctx = context();
+    if !available(&ctx, "c").await {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().canonicalize().unwrap();
+    let database =
+        json!([{"directory": ws, "file": "window.c", "arguments": ["cc", "-c", "window.c"]}]);
+    write_file(&ws, "compile_commands.json", &database.to_string());
+    write_file(&ws, "prefix.h", "#define PREFIX(x) zng_ ## x\n");
+    write_file(
+        &ws,
+        "window.c",
+        "#include \"prefix.h\"\n\nvoid PREFIX(fill_window)(int *s) {\n  *s = 1;\n}\n\nvoid slide(int *s) {\n  PREFIX(fill_window)(s);\n}\n",
+    );
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "find_definition",
+        json!({"directory": ws, "symbol": "zng_fill_window"}),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(
+        out.structured["target"]["location"]["file_path"], "window.c",
+        "{}",
+        out.text
+    );
+    ctx.lsp.shutdown_all().await;
+}
