@@ -989,11 +989,17 @@ fn path_segment_before(text: &str, line: u32, character: u32) -> Option<String> 
         units += u32::try_from(c.len_utf16()).unwrap_or(1);
     }
     let before = l[..byte].trim_end().strip_suffix("::")?.trim_end();
-    let start = before
-        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .map(|i| i + 1)
-        .unwrap_or(0);
+    let start = word_start(before, |c| c.is_alphanumeric() || c == '_');
     Some(before[start..].to_owned())
+}
+
+/// The byte offset where the run of `is_word` characters that ends `text` starts: just past
+/// the last other character, whatever its width in bytes.
+fn word_start(text: &str, is_word: impl Fn(char) -> bool) -> usize {
+    text.char_indices()
+        .rev()
+        .find(|&(_, c)| !is_word(c))
+        .map_or(0, |(i, c)| i + c.len_utf8())
 }
 
 /// The first character after a position that is not a space (on its line).
@@ -1028,10 +1034,7 @@ fn identifier_at(path: &Path, pos: resolve_pr_lsp::Pos) -> Option<String> {
         units += u32::try_from(c.len_utf16()).unwrap_or(1);
     }
     let at = at.unwrap_or(line.len());
-    let start = line[..at]
-        .rfind(|c: char| !is_word(c))
-        .map(|i| i + 1)
-        .unwrap_or(0);
+    let start = word_start(&line[..at], is_word);
     let end = line[at..]
         .find(|c: char| !is_word(c))
         .map(|i| at + i)
@@ -1229,6 +1232,8 @@ mod tests {
         assert_eq!(at(15).as_deref(), Some("add_numbers"));
         assert_eq!(at(20).as_deref(), Some("add_numbers"));
         assert_eq!(at(22), None);
+        std::fs::write(&f, "x(«add_numbers»)\n").unwrap();
+        assert_eq!(at(5).as_deref(), Some("add_numbers"));
     }
 
     #[test]
@@ -1242,6 +1247,15 @@ mod tests {
             Some("thiserror")
         );
         assert_eq!(path_segment_before("cut(a)", 0, 0), None);
+        // A multi-byte character right before the path (columns in UTF-16 units).
+        assert_eq!(
+            path_segment_before("«budget::cut(a)»", 0, 9).as_deref(),
+            Some("budget")
+        );
+        assert_eq!(
+            path_segment_before("😀budget::cut", 0, 10).as_deref(),
+            Some("budget")
+        );
     }
 
     #[test]
