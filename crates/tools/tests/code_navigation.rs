@@ -574,6 +574,66 @@ async fn rust_diagnostics_say_when_a_dependency_stopped_the_build() {
     .await
     .unwrap();
     assert_eq!(own.structured["errors"], 1, "{}", own.text);
+    // What rustc's span label says is kept, on the line an agent reads.
+    assert!(
+        own.text
+            .contains("mismatched types: expected `i32`, found `&str`"),
+        "{}",
+        own.text
+    );
+}
+
+/// A toolchain older than the checkout asks for: cargo check cannot run, so rust-analyzer's
+/// own diagnostics answer, with a short note saying why, instead of an IO_ERROR.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rust_diagnostics_fall_back_to_the_server_when_cargo_cannot_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = context_trusting(TrustPolicy::dirs([dir.path()]));
+    if !available(&ctx, "rust").await {
+        return;
+    }
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"m\"\nversion = \"0.1.0\"\nedition = \"2021\"\nrust-version = \"1.999\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/lib.rs"),
+        "pub fn f() -> i32 {\n    1\n}\n\npub fn g( {\n",
+    )
+    .unwrap();
+    for args in [
+        json!({"directory": root, "file_path": "src/lib.rs"}),
+        json!({"directory": root, "language": "rust"}),
+    ] {
+        let out = resolve_pr_tools::call(&ctx, "get_diagnostics", args)
+            .await
+            .expect("get_diagnostics");
+        assert!(
+            out.structured["errors"].as_u64().unwrap() >= 1,
+            "{}",
+            out.text
+        );
+        assert!(
+            out.structured["checked_by"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c == "rust-analyzer"),
+            "{}",
+            out.text
+        );
+        assert!(
+            out.text.contains("cargo check could not run")
+                && out.text.contains("requires rustc 1.999"),
+            "{}",
+            out.text
+        );
+        assert!(out.text.lines().count() < 10, "{}", out.text);
+    }
+    ctx.lsp.shutdown_all().await;
 }
 
 #[tokio::test]
