@@ -417,6 +417,113 @@ pub(crate) struct Aimed {
     pub server: Server,
     pub resolved: resolve_pr_lsp::Resolved,
     pub workspace: PathBuf,
+    /// A JavaScript/TypeScript failure's test (the callback passed to `it`/`test`), which
+    /// `resolved.symbol` names; `resolved.pos` is then the call nearest the failure of a
+    /// function defined in the checkout (the function under test), if there is one.
+    pub test: Option<TestTarget>,
+}
+
+/// The test a failure's line is in, found by syntax.
+pub(crate) struct TestTarget {
+    pub runner: String,
+    /// The callback's lines, zero-based, both included.
+    pub body_lines: (u32, u32),
+    /// Where the callback starts (line, UTF-16 column).
+    pub body_start: (u32, u32),
+    /// The function under test the answer is about, `None` when no call in the test
+    /// before the failure reaches the checkout's code.
+    pub subject: Option<String>,
+}
+
+/// Framework calls a test is made of (never the function under test).
+const TEST_FRAMEWORK: [&str; 6] = ["expect", "assert", "vi", "jest", "sinon", "chai"];
+
+/// A failure's line inside a JavaScript/TypeScript test callback (`it("adds", () => {..})`),
+/// which servers' outlines do not name: the test, and as the position to ask at, the call
+/// nearest before the failure of a function the checkout defines (not a test framework's
+/// nor a library's, which sit in `node_modules`).
+async fn aim_at_test(
+    server: &Server,
+    workspace: &Path,
+    path: &Path,
+    line: u32,
+) -> Option<(resolve_pr_lsp::Resolved, TestTarget)> {
+    let language = match server.language {
+        Language::TypeScript => resolve_pr_syntax::Language::for_path(&path.to_string_lossy())?,
+        _ => return None,
+    };
+    let file = path.to_owned();
+    let (test, calls) = tokio::task::spawn_blocking(move || {
+        let text = std::fs::read_to_string(&file).ok()?;
+        let test = resolve_pr_syntax::test_at(language, &text, line)?;
+        let mut calls = resolve_pr_syntax::calls_in(language, &text, test.body_lines.0, line)
+            .unwrap_or_default();
+        calls.retain(|(_, o)| (o.line, o.character) >= test.body_start);
+        Some((test, calls))
+    })
+    .await
+    .ok()??;
+    // Nearest the failure first; at most a few asked.
+    let mut candidates: Vec<&(String, resolve_pr_syntax::Occurrence)> = calls
+        .iter()
+        .filter(|(name, _)| !TEST_FRAMEWORK.contains(&name.as_str()))
+        .collect();
+    candidates.sort_by_key(|(_, o)| std::cmp::Reverse((o.line, o.character)));
+    let mut subject = None;
+    for (name, at) in candidates.into_iter().take(8) {
+        let pos = resolve_pr_lsp::Pos {
+            line: at.line,
+            character: at.character,
+        };
+        let Ok(found) = server.definition(path, pos).await else {
+            continue;
+        };
+        let ours = found.value.iter().any(|l| {
+            l.path.starts_with(workspace)
+                && l.path != path
+                && !l.path.components().any(|c| c.as_os_str() == "node_modules")
+        });
+        if ours {
+            subject = Some((name.clone(), pos));
+            break;
+        }
+    }
+    let at = resolve_pr_lsp::Pos {
+        line: test.at.line,
+        character: test.at.character,
+    };
+    let symbol = resolve_pr_lsp::Symbol {
+        name: test.title.clone(),
+        kind: "function",
+        container: None,
+        detail: Some(test.runner.clone()),
+        location: Loc {
+            path: path.to_owned(),
+            range: resolve_pr_lsp::Span {
+                start: at,
+                end: resolve_pr_lsp::Pos {
+                    line: test.at.line,
+                    character: test.at.end_character,
+                },
+            },
+        },
+        full_range: None,
+    };
+    let resolved = resolve_pr_lsp::Resolved {
+        path: path.to_owned(),
+        pos: subject.as_ref().map_or(at, |(_, p)| *p),
+        symbol: Some(symbol),
+        others: Vec::new(),
+    };
+    Some((
+        resolved,
+        TestTarget {
+            runner: test.runner,
+            body_lines: test.body_lines,
+            body_start: test.body_start,
+            subject: subject.map(|(n, _)| n),
+        },
+    ))
 }
 
 /// Finds the server and the position for a target. A symbol by name is looked for in each
@@ -431,11 +538,22 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
             "file_path"
         };
         let server = server_for_file(ctx, &workspace, &file, field).await?;
+        if let Target::Failure { path, line } = &target
+            && let Some((resolved, test)) = aim_at_test(&server, &workspace, path, *line).await
+        {
+            return Ok(Aimed {
+                server,
+                resolved,
+                workspace,
+                test: Some(test),
+            });
+        }
         let resolved = server.resolve(&target).await.map_err(lsp_error)?;
         return Ok(Aimed {
             server,
             resolved,
             workspace,
+            test: None,
         });
     }
     // Each language the checkout holds is asked until one knows the name. When none does,
@@ -461,6 +579,7 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
                         server,
                         resolved,
                         workspace,
+                        test: None,
                     });
                 }
                 Err(e) => failures.push(lsp_error(e)),
@@ -695,6 +814,16 @@ pub struct LocationsOutput {
 
 /// Warnings about how a target was resolved.
 pub(crate) fn target_warnings(texts: &mut Texts, aimed: &Aimed) -> Vec<String> {
+    if let (Some(test), Some(symbol)) = (&aimed.test, &aimed.resolved.symbol) {
+        let about = match &test.subject {
+            Some(name) => format!("the answer is about {name}, the call nearest before the failure of a function the checkout defines"),
+            None => "no call in it before the failure reaches the checkout's code, so the answer is about the test's own call".to_owned(),
+        };
+        return vec![format!(
+            "FROM_FAILURE: the line is in the test {}({:?}) at line {}; {about}. get_call_hierarchy gives the calls the test makes.",
+            test.runner, symbol.name, symbol.location.range.start.line
+        )];
+    }
     let others = &aimed.resolved.others;
     if others.is_empty() {
         return Vec::new();

@@ -1075,3 +1075,176 @@ async fn a_file_too_large_for_a_server_is_skipped_and_said() {
     assert_eq!(out.structured["files_checked"], 3, "{}", out.text);
     ctx.lsp.shutdown_all().await;
 }
+
+/// A vitest/jest failure's line sits in the callback passed to `it(...)`: from_failure
+/// targets that test (named by its title); its outgoing calls are the calls inside the
+/// callback, and find_definition goes to the function under test (the call nearest before
+/// the failure of a function the checkout defines, not vitest's `expect`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn from_failure_finds_the_test_of_a_vitest_failure() {
+    let ctx = context();
+    if !available(&ctx, "typescript").await {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "package.json",
+        "{\"name\": \"t\", \"version\": \"0.1.0\", \"private\": true, \"type\": \"module\"}\n",
+    );
+    write(
+        "tsconfig.json",
+        "{\"compilerOptions\": {\"target\": \"ES2022\", \"module\": \"NodeNext\", \"moduleResolution\": \"NodeNext\", \"strict\": true}, \"include\": [\"src\"]}\n",
+    );
+    write(
+        "node_modules/vitest/package.json",
+        "{\"name\": \"vitest\", \"version\": \"1.0.0\", \"type\": \"module\", \"types\": \"index.d.ts\"}\n",
+    );
+    write(
+        "node_modules/vitest/index.d.ts",
+        "export declare function describe(name: string, body: () => void): void;\n\
+         export declare function it(name: string, body: () => void): void;\n\
+         export declare function expect(value: unknown): { toBe(other: unknown): void };\n",
+    );
+    write(
+        "src/math.ts",
+        "export function add(a: number, b: number): number {\n  return a - b;\n}\n",
+    );
+    write(
+        "src/math.test.ts",
+        "import { describe, it, expect } from \"vitest\";\n\
+         import { add } from \"./math.js\";\n\
+         \n\
+         describe(\"math\", () => {\n\
+         \x20 it(\"adds two numbers\", () => {\n\
+         \x20   const sum = add(1, 2);\n\
+         \x20   expect(sum).toBe(3);\n\
+         \x20 });\n\
+         });\n",
+    );
+    // vitest reports the assertion's line, 7 (from 1).
+    let failure = json!({"directory": root, "from_failure": "src/math.test.ts:7"});
+    let mut args = failure.clone();
+    args["direction"] = json!("outgoing");
+    let out = resolve_pr_tools::call(&ctx, "get_call_hierarchy", args)
+        .await
+        .expect("get_call_hierarchy");
+    assert_eq!(
+        out.structured["function"]["name"], "adds two numbers",
+        "{}",
+        out.text
+    );
+    assert_eq!(
+        out.structured["function"]["location"]["range"]["start"]["line"], 4,
+        "{}",
+        out.text
+    );
+    let callees: BTreeSet<(String, String)> = out.structured["outgoing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["symbol"]["name"].as_str().unwrap().to_owned(),
+                c["symbol"]["location"]["file_path"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            )
+        })
+        .collect();
+    assert!(
+        callees.contains(&("add".to_owned(), "src/math.ts".to_owned())),
+        "{}",
+        out.text
+    );
+    assert!(callees.iter().any(|(n, _)| n == "expect"), "{}", out.text);
+    // The runner's own call is not one the test makes.
+    assert!(!callees.iter().any(|(n, _)| n == "it"), "{}", out.text);
+    let def = resolve_pr_tools::call(&ctx, "find_definition", failure.clone())
+        .await
+        .expect("find_definition");
+    assert_eq!(
+        def.structured["target"]["name"], "adds two numbers",
+        "{}",
+        def.text
+    );
+    assert_eq!(
+        set_of_locations(&def.structured["locations"]),
+        BTreeSet::from([("src/math.ts".to_owned(), 0)]),
+        "{}",
+        def.text
+    );
+    assert!(def.text.contains("about add"), "{}", def.text);
+    ctx.lsp.shutdown_all().await;
+}
+
+/// rust-analyzer's outgoing calls miss calls written in macro arguments: a test whose calls
+/// sit in `assert_eq!` is said to call nothing. Those calls come back from a syntax scan,
+/// resolved to their definitions and marked as text matches.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn outgoing_calls_include_calls_inside_macro_arguments() {
+    let ctx = context();
+    if !available(&ctx, "rust").await {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"m\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/lib.rs"),
+        "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub fn double(a: i32) -> i32 {\n    add(a, a)\n}\n\n#[test]\nfn adds() {\n    assert_eq!(add(1, 2), 3);\n    assert_eq!(double(2), add(2, 2));\n}\n",
+    )
+    .unwrap();
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "get_call_hierarchy",
+        json!({"directory": root, "from_failure": "src/lib.rs:11", "direction": "outgoing"}),
+    )
+    .await
+    .expect("get_call_hierarchy");
+    assert_eq!(out.structured["function"]["name"], "adds", "{}", out.text);
+    let callees: BTreeSet<(String, u64, usize, String)> = out.structured["outgoing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["symbol"]["name"].as_str().unwrap().to_owned(),
+                c["symbol"]["location"]["range"]["start"]["line"]
+                    .as_u64()
+                    .unwrap(),
+                c["call_sites"].as_array().unwrap().len(),
+                c["symbol"]["location"]["source"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        callees,
+        BTreeSet::from([
+            ("add".to_owned(), 0, 2, "text".to_owned()),
+            ("double".to_owned(), 4, 1, "text".to_owned()),
+        ]),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("calls (2)") && out.text.contains("[text match]"),
+        "{}",
+        out.text
+    );
+    ctx.lsp.shutdown_all().await;
+}
