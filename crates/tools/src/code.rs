@@ -888,7 +888,7 @@ pub(crate) async fn locate(
     };
     found.extend(missed.iter().map(|l| (l, true)));
     let (locations, total, next_cursor) =
-        page_locations(ctx, tool, raw, cursor, &aimed.workspace, found)?;
+        page_locations(ctx, tool, raw, cursor, &aimed.workspace, found).await?;
     let mut texts = Texts::default();
     let target = aimed
         .resolved
@@ -908,9 +908,9 @@ pub(crate) async fn locate(
 }
 
 /// Sorts `found` (each with whether a syntax scan found it) by file and position, and shows
-/// the page the cursor asks for, reading context lines for that page only. The page, the
-/// total and the next cursor.
-pub(crate) fn page_locations(
+/// the page the cursor asks for, reading context lines for that page only (off the async
+/// runtime). The page, the total and the next cursor.
+pub(crate) async fn page_locations(
     ctx: &Context,
     tool: &str,
     raw: &Value,
@@ -925,8 +925,20 @@ pub(crate) fn page_locations(
     keyed.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
     let total = keyed.len();
     let (shown, next_cursor) = page(ctx, tool, raw, cursor, keyed)?;
-    let mut texts = Texts::default();
-    let locations = locations_of(&mut texts, workspace, shown);
+    let shown: Vec<(String, resolve_pr_lsp::Pos, resolve_pr_lsp::Loc, bool)> = shown
+        .into_iter()
+        .map(|(p, at, l, text)| (p, at, l.clone(), text))
+        .collect();
+    let ws = workspace.to_owned();
+    let locations = tokio::task::spawn_blocking(move || {
+        let shown = shown
+            .iter()
+            .map(|(p, at, l, text)| (p.clone(), *at, l, *text))
+            .collect();
+        locations_of(&mut Texts::default(), &ws, shown)
+    })
+    .await
+    .map_err(|e| Error::unknown(format!("reading the context lines failed: {e}")))?;
     Ok((locations, total, next_cursor))
 }
 
@@ -994,9 +1006,6 @@ const SCAN_FILE_BYTES: u64 = 4 << 20;
 /// names it, and that is a reference the server finds), so a different item of the same
 /// name elsewhere is not taken for it. Each is a candidate, marked as found by text.
 async fn macro_references(aimed: &Aimed, found: &[Loc]) -> Vec<Loc> {
-    let Some(name) = identifier_at(&aimed.resolved.path, aimed.resolved.pos) else {
-        return Vec::new();
-    };
     // The declaring module's name, as a path names it (`budget` for budget.rs).
     let module = aimed
         .resolved
@@ -1014,94 +1023,118 @@ async fn macro_references(aimed: &Aimed, found: &[Loc]) -> Vec<Loc> {
                 Some(stem)
             }
         });
-    let mut files: Vec<PathBuf> = found.iter().map(|l| l.path.clone()).collect();
-    files.push(aimed.resolved.path.clone());
-    files.sort();
-    files.dedup();
-    let found_at: std::collections::HashSet<(PathBuf, u32, u32)> = found
-        .iter()
-        .map(|l| (l.path.clone(), l.range.start.line, l.range.start.character))
-        .collect();
+    let asked = (aimed.resolved.path.clone(), aimed.resolved.pos);
     let found = found.to_vec();
+    // Every file is read here, off the async runtime, once, and none is held past its scan.
     tokio::task::spawn_blocking(move || {
-        // How the server's references use the name: the character after it (`(` for calls,
-        // `,` or `;` in imports, `::` for a path). A macro token followed by something else
-        // (`cut.len()` where a local variable shares a function's name) is not taken.
-        let mut texts: std::collections::HashMap<PathBuf, String> =
-            std::collections::HashMap::new();
-        let mut read = |p: &Path| -> Option<String> {
-            if let Some(t) = texts.get(p) {
-                return Some(t.clone());
-            }
-            if std::fs::metadata(p)
-                .map(|m| m.len() > SCAN_FILE_BYTES)
-                .unwrap_or(true)
-            {
-                return None;
-            }
-            let t = std::fs::read_to_string(p).ok()?;
-            texts.insert(p.to_owned(), t.clone());
-            Some(t)
-        };
-        let mut follows = std::collections::HashSet::new();
-        for l in &found {
-            if let Some(text) = read(&l.path)
-                && let Some(c) = char_after(&text, l.range.end)
-            {
-                follows.insert(c);
-            }
-        }
-        let mut out = Vec::new();
-        for file in files {
-            let Some(text) = read(&file) else { continue };
-            let Ok(hits) = resolve_pr_syntax::identifier_occurrences(
-                resolve_pr_syntax::Language::Rust,
-                &text,
-                &name,
-            ) else {
-                continue;
-            };
-            for hit in hits.into_iter().filter(|h| h.in_macro) {
-                if found_at.contains(&(file.clone(), hit.line, hit.character)) {
-                    continue;
-                }
-                let end = resolve_pr_lsp::Pos {
-                    line: hit.line,
-                    character: hit.end_character,
-                };
-                // Calls only (what the server misses in macros), of a name the server's
-                // references also call.
-                if char_after(&text, end) != Some('(')
-                    || (!follows.is_empty() && !follows.contains(&'('))
-                {
-                    continue;
-                }
-                // A path names another item (`thiserror::Error`, `forge::Error::new`) unless
-                // its last segment is the declaring module.
-                if let Some(segment) = path_segment_before(&text, hit.line, hit.character)
-                    && Some(segment.as_str()) != module.as_deref()
-                {
-                    continue;
-                }
-                out.push(Loc {
-                    path: file.clone(),
-                    range: resolve_pr_lsp::Span {
-                        start: resolve_pr_lsp::Pos {
-                            line: hit.line,
-                            character: hit.character,
-                        },
-                        end: resolve_pr_lsp::Pos {
-                            line: hit.line,
-                            character: hit.end_character,
-                        },
-                    },
-                });
-            }
-        }
-        out
+        scan_macro_calls(&asked, module.as_deref(), &found, &mut |p| read_scanned(p))
     })
     .await
     .unwrap_or_default()
+}
+
+/// A file's text for a syntax scan: none for a file too big (generated) or unreadable.
+fn read_scanned(path: &Path) -> Option<String> {
+    if std::fs::metadata(path)
+        .map(|m| m.len() > SCAN_FILE_BYTES)
+        .unwrap_or(true)
+    {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
+}
+
+/// The scan of [`macro_references`]: the name at `asked`, looked for in the file asked about
+/// (first, where the name is read) and those of the server's references, each file read once
+/// by `read` and dropped after its scan.
+fn scan_macro_calls(
+    asked: &(PathBuf, resolve_pr_lsp::Pos),
+    module: Option<&str>,
+    found: &[Loc],
+    read: &mut dyn FnMut(&Path) -> Option<String>,
+) -> Vec<Loc> {
+    let mut files: Vec<PathBuf> = found.iter().map(|l| l.path.clone()).collect();
+    files.sort();
+    files.dedup();
+    files.retain(|f| *f != asked.0);
+    files.insert(0, asked.0.clone());
+    let found_at: std::collections::HashSet<(&Path, u32, u32)> = found
+        .iter()
+        .map(|l| {
+            (
+                l.path.as_path(),
+                l.range.start.line,
+                l.range.start.character,
+            )
+        })
+        .collect();
+    let mut name: Option<String> = None;
+    // How the server's references use the name: the character after it (`(` for calls,
+    // `,` or `;` in imports, `::` for a path). A macro token followed by something else
+    // (`cut.len()` where a local variable shares a function's name) is not taken.
+    let mut follows = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for file in files {
+        let Some(text) = read(&file) else {
+            if name.is_none() {
+                return Vec::new();
+            }
+            continue;
+        };
+        if name.is_none() {
+            name = identifier_in(&text, asked.1);
+        }
+        let Some(name) = name.as_deref() else {
+            return Vec::new();
+        };
+        for l in found.iter().filter(|l| l.path == file) {
+            if let Some(c) = char_after(&text, l.range.end) {
+                follows.insert(c);
+            }
+        }
+        let Ok(hits) = resolve_pr_syntax::identifier_occurrences(
+            resolve_pr_syntax::Language::Rust,
+            &text,
+            name,
+        ) else {
+            continue;
+        };
+        for hit in hits.into_iter().filter(|h| h.in_macro) {
+            if found_at.contains(&(file.as_path(), hit.line, hit.character)) {
+                continue;
+            }
+            let end = resolve_pr_lsp::Pos {
+                line: hit.line,
+                character: hit.end_character,
+            };
+            // Calls only (what the server misses in macros).
+            if char_after(&text, end) != Some('(') {
+                continue;
+            }
+            // A path names another item (`thiserror::Error`, `forge::Error::new`) unless
+            // its last segment is the declaring module.
+            if let Some(segment) = path_segment_before(&text, hit.line, hit.character)
+                && Some(segment.as_str()) != module
+            {
+                continue;
+            }
+            out.push(Loc {
+                path: file.clone(),
+                range: resolve_pr_lsp::Span {
+                    start: resolve_pr_lsp::Pos {
+                        line: hit.line,
+                        character: hit.character,
+                    },
+                    end,
+                },
+            });
+        }
+    }
+    // Only of a name the server's references also call.
+    if !follows.is_empty() && !follows.contains(&'(') {
+        return Vec::new();
+    }
+    out
 }
 
 /// The path segment right before an identifier (`budget` in `budget::cut`), if a `::` is
@@ -1148,8 +1181,13 @@ fn char_after(text: &str, pos: resolve_pr_lsp::Pos) -> Option<char> {
 }
 
 /// The identifier at a position of a file (the name a reference search is about).
+#[cfg(test)]
 fn identifier_at(path: &Path, pos: resolve_pr_lsp::Pos) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    identifier_in(&std::fs::read_to_string(path).ok()?, pos)
+}
+
+/// The identifier at a position of a text.
+fn identifier_in(text: &str, pos: resolve_pr_lsp::Pos) -> Option<String> {
     let line = text.split('\n').nth(pos.line as usize)?;
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     // The character column (UTF-16) as a char index.
@@ -1255,6 +1293,38 @@ mod tests {
         let again = texts.line(&locs[49].path, 0);
         assert_eq!(again.as_deref(), Some("// file 49"));
         assert_eq!(texts.files_read(), PAGE);
+    }
+
+    /// The macro scan of find_references reads each file once, the one asked about first
+    /// (where the name is read), and keeps only calls of the name.
+    #[test]
+    fn the_macro_scan_reads_each_file_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        let p = |line, character| resolve_pr_lsp::Pos { line, character };
+        let file = |name: &str, text: &str| {
+            let path = ws.join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let lib = file("lib.rs", "pub fn cut(a: i32) -> i32 { a }\n");
+        let a = file("a.rs", "fn f() { cut(1); assert!(cut(2) > 0); }\n");
+        let b = file("b.rs", "fn g() { cut(3); dbg!(cut.len()); }\n");
+        let at = |path: &PathBuf, line, character| Loc {
+            path: path.clone(),
+            range: resolve_pr_lsp::Span {
+                start: p(line, character),
+                end: p(line, character + 3),
+            },
+        };
+        let found = vec![at(&a, 0, 9), at(&b, 0, 9), at(&a, 0, 9)];
+        let mut reads: Vec<PathBuf> = Vec::new();
+        let out = scan_macro_calls(&(lib.clone(), p(0, 7)), Some("lib"), &found, &mut |f| {
+            reads.push(f.to_owned());
+            read_scanned(f)
+        });
+        assert_eq!(reads, vec![lib, a.clone(), b]);
+        assert_eq!(out, vec![at(&a, 0, 25)]);
     }
 
     struct Recorder(std::sync::Mutex<Vec<(f64, String)>>);
