@@ -73,13 +73,18 @@ pub async fn check(root: &Path, package: Option<&str>, timeout: Duration) -> Res
     Ok(diags)
 }
 
-/// What cargo said when it failed, cut short: its first few lines (the `error:` line and the
-/// cause), joined, never a whole dump.
+/// What cargo said when it failed, cut short: its first few lines (the `error:` line and its
+/// causes), joined, never a whole dump.
 fn first_lines(stderr: &str) -> String {
     const LINES: usize = 3;
     const CHARS: usize = 200;
     let mut said: Vec<String> = Vec::new();
-    for line in stderr.lines().map(str::trim).filter(|l| !l.is_empty()) {
+    // "Caused by:" only introduces the next line, which says it.
+    for line in stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && *l != "Caused by:")
+    {
         let line: String = line.chars().take(CHARS).collect();
         if !said.contains(&line) {
             said.push(line);
@@ -262,8 +267,10 @@ mod tests {
         let said = "error: rustc 1.95.0 is not supported by the following packages:\n  m@0.1.0 requires rustc 1.999\n  m@0.1.0 requires rustc 1.999\n\nCaused by:\n  a\n  b\n  c\n";
         assert_eq!(
             first_lines(said),
-            "error: rustc 1.95.0 is not supported by the following packages: / m@0.1.0 requires rustc 1.999 / Caused by:"
+            "error: rustc 1.95.0 is not supported by the following packages: / m@0.1.0 requires rustc 1.999 / a"
         );
+        let manifest = "error: failed to parse manifest at `/w/Cargo.toml`\n\nCaused by:\n  failed to parse the `edition` key\n\nCaused by:\n  supported edition values are `2015`, `2018`, `2021`, or `2024`, but `2099` is unknown\n";
+        assert!(first_lines(manifest).ends_with("but `2099` is unknown"));
         assert!(first_lines("").contains("said nothing"));
     }
 
