@@ -65,9 +65,77 @@ pub async fn check(root: &Path, package: Option<&str>, timeout: Duration) -> Res
     if !output.status.success() && diags.is_empty() {
         // Failed before compiling anything (a broken manifest): say what cargo said.
         let stderr = String::from_utf8_lossy(&output.stderr);
-        return Err(Error::Io(format!("cargo check failed: {}", stderr.trim())));
+        return Err(Error::Io(format!(
+            "cargo check could not run: {}",
+            first_lines(&stderr)
+        )));
     }
     Ok(diags)
+}
+
+/// What cargo said when it failed, cut short: its first few lines (the `error:` line and its
+/// causes), joined, never a whole dump.
+fn first_lines(stderr: &str) -> String {
+    const LINES: usize = 3;
+    const CHARS: usize = 200;
+    let mut said: Vec<String> = Vec::new();
+    // "Caused by:" only introduces the next line, which says it.
+    for line in stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && *l != "Caused by:")
+    {
+        let line: String = line.chars().take(CHARS).collect();
+        if !said.contains(&line) {
+            said.push(line);
+        }
+        if said.len() == LINES {
+            break;
+        }
+    }
+    if said.is_empty() {
+        return "it exited with an error and said nothing".to_owned();
+    }
+    said.join(" / ")
+}
+
+/// A compiler message with what its spans and notes add: the primary span's label ("expected
+/// `i32`, found `&str`") on the first line, then each child note or help (up to a few) on a
+/// line of its own.
+fn message_text(message: &Value, primary: &Value) -> String {
+    const CHILDREN: usize = 4;
+    let mut text = message
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    if let Some(label) = primary
+        .get("label")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !text.contains(l))
+    {
+        text.push_str(": ");
+        text.push_str(label);
+    }
+    let children = message
+        .get("children")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for child in children.iter().take(CHILDREN) {
+        let level = child.get("level").and_then(Value::as_str).unwrap_or("note");
+        let Some(said) = child
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+        else {
+            continue;
+        };
+        text.push_str(&format!("\n{level}: {said}"));
+    }
+    text
 }
 
 /// The diagnostics in cargo's JSON messages, paths made absolute against the workspace root.
@@ -89,11 +157,6 @@ pub fn parse(json_lines: &str, root: &Path) -> Vec<Diag> {
             Some("note") | Some("help") => "information",
             _ => continue,
         };
-        let text = message
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
         let code = message
             .get("code")
             .and_then(|c| c.get("code"))
@@ -110,6 +173,7 @@ pub fn parse(json_lines: &str, root: &Path) -> Vec<Diag> {
         else {
             continue;
         };
+        let text = message_text(message, span);
         let Some(file) = span.get("file_name").and_then(Value::as_str) else {
             continue;
         };
@@ -186,6 +250,28 @@ mod tests {
         );
         assert_eq!(d[0].code.as_deref(), Some("E0308"));
         assert_eq!(d[0].severity, "error");
+    }
+
+    #[test]
+    fn a_message_keeps_its_label_and_notes() {
+        let msg = r#"{"reason":"compiler-message","message":{"level":"error","message":"mismatched types","code":{"code":"E0308"},"children":[{"level":"note","message":"function defined here","spans":[]},{"level":"help","message":"try `.parse()`","spans":[]}],"spans":[{"file_name":"src/lib.rs","is_primary":false,"label":"expected `i32` because of return type","line_start":1,"column_start":15,"line_end":1,"column_end":18},{"file_name":"src/lib.rs","is_primary":true,"label":"expected `i32`, found `&str`","line_start":2,"column_start":5,"line_end":2,"column_end":19}]}}"#;
+        let d = parse(msg, Path::new("/w"));
+        assert_eq!(
+            d[0].message,
+            "mismatched types: expected `i32`, found `&str`\nnote: function defined here\nhelp: try `.parse()`"
+        );
+    }
+
+    #[test]
+    fn what_cargo_said_is_cut_to_its_first_lines() {
+        let said = "error: rustc 1.95.0 is not supported by the following packages:\n  m@0.1.0 requires rustc 1.999\n  m@0.1.0 requires rustc 1.999\n\nCaused by:\n  a\n  b\n  c\n";
+        assert_eq!(
+            first_lines(said),
+            "error: rustc 1.95.0 is not supported by the following packages: / m@0.1.0 requires rustc 1.999 / a"
+        );
+        let manifest = "error: failed to parse manifest at `/w/Cargo.toml`\n\nCaused by:\n  failed to parse the `edition` key\n\nCaused by:\n  supported edition values are `2015`, `2018`, `2021`, or `2024`, but `2099` is unknown\n";
+        assert!(first_lines(manifest).ends_with("but `2099` is unknown"));
+        assert!(first_lines("").contains("said nothing"));
     }
 
     #[test]

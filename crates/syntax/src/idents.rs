@@ -252,12 +252,12 @@ impl Scan<'_> {
 }
 
 /// The byte offsets where lines start, with LSP's line ends.
-struct LineIndex {
+pub(crate) struct LineIndex {
     starts: Vec<usize>,
 }
 
 impl LineIndex {
-    fn new(source: &str) -> LineIndex {
+    pub(crate) fn new(source: &str) -> LineIndex {
         let bytes = source.as_bytes();
         let mut starts = vec![0];
         for (i, &b) in bytes.iter().enumerate() {
@@ -270,7 +270,7 @@ impl LineIndex {
     }
 
     /// The line and UTF-16 column of a byte offset that lies on a character boundary.
-    fn position(&self, source: &str, offset: usize) -> (u32, u32) {
+    pub(crate) fn position(&self, source: &str, offset: usize) -> (u32, u32) {
         let line = self
             .starts
             .partition_point(|&s| s <= offset)

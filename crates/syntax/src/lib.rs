@@ -18,6 +18,7 @@
 //! server's references, which can miss uses inside macro arguments. It also reads C, whose
 //! exports are not read.
 
+mod calls;
 mod compare;
 mod ecma;
 mod go;
@@ -28,6 +29,7 @@ mod rust;
 
 use tree_sitter::{Node, Parser, Tree};
 
+pub use calls::{TestCall, calls_in, test_at};
 pub use compare::{ApiChange, compare};
 pub use idents::{Occurrence, identifier_occurrences};
 

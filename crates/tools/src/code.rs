@@ -520,6 +520,113 @@ pub(crate) struct Aimed {
     pub server: Server,
     pub resolved: resolve_pr_lsp::Resolved,
     pub workspace: PathBuf,
+    /// A JavaScript/TypeScript failure's test (the callback passed to `it`/`test`), which
+    /// `resolved.symbol` names; `resolved.pos` is then the call nearest the failure of a
+    /// function defined in the checkout (the function under test), if there is one.
+    pub test: Option<TestTarget>,
+}
+
+/// The test a failure's line is in, found by syntax.
+pub(crate) struct TestTarget {
+    pub runner: String,
+    /// The callback's lines, zero-based, both included.
+    pub body_lines: (u32, u32),
+    /// Where the callback starts (line, UTF-16 column).
+    pub body_start: (u32, u32),
+    /// The function under test the answer is about, `None` when no call in the test
+    /// before the failure reaches the checkout's code.
+    pub subject: Option<String>,
+}
+
+/// Framework calls a test is made of (never the function under test).
+const TEST_FRAMEWORK: [&str; 6] = ["expect", "assert", "vi", "jest", "sinon", "chai"];
+
+/// A failure's line inside a JavaScript/TypeScript test callback (`it("adds", () => {..})`),
+/// which servers' outlines do not name: the test, and as the position to ask at, the call
+/// nearest before the failure of a function the checkout defines (not a test framework's
+/// nor a library's, which sit in `node_modules`).
+async fn aim_at_test(
+    server: &Server,
+    workspace: &Path,
+    path: &Path,
+    line: u32,
+) -> Option<(resolve_pr_lsp::Resolved, TestTarget)> {
+    let language = match server.language {
+        Language::TypeScript => resolve_pr_syntax::Language::for_path(&path.to_string_lossy())?,
+        _ => return None,
+    };
+    let file = path.to_owned();
+    let (test, calls) = tokio::task::spawn_blocking(move || {
+        let text = std::fs::read_to_string(&file).ok()?;
+        let test = resolve_pr_syntax::test_at(language, &text, line)?;
+        let mut calls = resolve_pr_syntax::calls_in(language, &text, test.body_lines.0, line)
+            .unwrap_or_default();
+        calls.retain(|(_, o)| (o.line, o.character) >= test.body_start);
+        Some((test, calls))
+    })
+    .await
+    .ok()??;
+    // Nearest the failure first; at most a few asked.
+    let mut candidates: Vec<&(String, resolve_pr_syntax::Occurrence)> = calls
+        .iter()
+        .filter(|(name, _)| !TEST_FRAMEWORK.contains(&name.as_str()))
+        .collect();
+    candidates.sort_by_key(|(_, o)| std::cmp::Reverse((o.line, o.character)));
+    let mut subject = None;
+    for (name, at) in candidates.into_iter().take(8) {
+        let pos = resolve_pr_lsp::Pos {
+            line: at.line,
+            character: at.character,
+        };
+        let Ok(found) = server.definition(path, pos).await else {
+            continue;
+        };
+        let ours = found.value.iter().any(|l| {
+            l.path.starts_with(workspace)
+                && l.path != path
+                && !l.path.components().any(|c| c.as_os_str() == "node_modules")
+        });
+        if ours {
+            subject = Some((name.clone(), pos));
+            break;
+        }
+    }
+    let at = resolve_pr_lsp::Pos {
+        line: test.at.line,
+        character: test.at.character,
+    };
+    let symbol = resolve_pr_lsp::Symbol {
+        name: test.title.clone(),
+        kind: "function",
+        container: None,
+        detail: Some(test.runner.clone()),
+        location: Loc {
+            path: path.to_owned(),
+            range: resolve_pr_lsp::Span {
+                start: at,
+                end: resolve_pr_lsp::Pos {
+                    line: test.at.line,
+                    character: test.at.end_character,
+                },
+            },
+        },
+        full_range: None,
+    };
+    let resolved = resolve_pr_lsp::Resolved {
+        path: path.to_owned(),
+        pos: subject.as_ref().map_or(at, |(_, p)| *p),
+        symbol: Some(symbol),
+        others: Vec::new(),
+    };
+    Some((
+        resolved,
+        TestTarget {
+            runner: test.runner,
+            body_lines: test.body_lines,
+            body_start: test.body_start,
+            subject: subject.map(|(n, _)| n),
+        },
+    ))
 }
 
 /// Finds the server and the position for a target. A symbol by name is looked for in each
@@ -534,11 +641,22 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
             "file_path"
         };
         let server = server_for_file(ctx, &workspace, &file, field).await?;
+        if let Target::Failure { path, line } = &target
+            && let Some((resolved, test)) = aim_at_test(&server, &workspace, path, *line).await
+        {
+            return Ok(Aimed {
+                server,
+                resolved,
+                workspace,
+                test: Some(test),
+            });
+        }
         let resolved = server.resolve(&target).await.map_err(lsp_error)?;
         return Ok(Aimed {
             server,
             resolved,
             workspace,
+            test: None,
         });
     }
     // Each language the checkout holds is asked until one knows the name. When none does,
@@ -572,6 +690,7 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
                         server,
                         resolved,
                         workspace,
+                        test: None,
                     });
                 }
                 Err(e) => failures.push(lsp_error(e)),
@@ -821,6 +940,16 @@ pub struct LocationsOutput {
 
 /// Warnings about how a target was resolved.
 pub(crate) fn target_warnings(texts: &mut Texts, aimed: &Aimed) -> Vec<String> {
+    if let (Some(test), Some(symbol)) = (&aimed.test, &aimed.resolved.symbol) {
+        let about = match &test.subject {
+            Some(name) => format!("the answer is about {name}, the call nearest before the failure of a function the checkout defines"),
+            None => "no call in it before the failure reaches the checkout's code, so the answer is about the test's own call".to_owned(),
+        };
+        return vec![format!(
+            "FROM_FAILURE: the line is in the test {}({:?}) at line {}; {about}. get_call_hierarchy gives the calls the test makes.",
+            test.runner, symbol.name, symbol.location.range.start.line
+        )];
+    }
     let others = &aimed.resolved.others;
     if others.is_empty() {
         return Vec::new();
@@ -885,7 +1014,7 @@ pub(crate) async fn locate(
     };
     found.extend(missed.iter().map(|l| (l, true)));
     let (locations, total, next_cursor) =
-        page_locations(ctx, tool, raw, cursor, &aimed.workspace, found)?;
+        page_locations(ctx, tool, raw, cursor, &aimed.workspace, found).await?;
     let mut texts = Texts::default();
     let target = aimed
         .resolved
@@ -905,9 +1034,9 @@ pub(crate) async fn locate(
 }
 
 /// Sorts `found` (each with whether a syntax scan found it) by file and position, and shows
-/// the page the cursor asks for, reading context lines for that page only. The page, the
-/// total and the next cursor.
-pub(crate) fn page_locations(
+/// the page the cursor asks for, reading context lines for that page only (off the async
+/// runtime). The page, the total and the next cursor.
+pub(crate) async fn page_locations(
     ctx: &Context,
     tool: &str,
     raw: &Value,
@@ -922,8 +1051,20 @@ pub(crate) fn page_locations(
     keyed.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
     let total = keyed.len();
     let (shown, next_cursor) = page(ctx, tool, raw, cursor, keyed)?;
-    let mut texts = Texts::default();
-    let locations = locations_of(&mut texts, workspace, shown);
+    let shown: Vec<(String, resolve_pr_lsp::Pos, resolve_pr_lsp::Loc, bool)> = shown
+        .into_iter()
+        .map(|(p, at, l, text)| (p, at, l.clone(), text))
+        .collect();
+    let ws = workspace.to_owned();
+    let locations = tokio::task::spawn_blocking(move || {
+        let shown = shown
+            .iter()
+            .map(|(p, at, l, text)| (p.clone(), *at, l, *text))
+            .collect();
+        locations_of(&mut Texts::default(), &ws, shown)
+    })
+    .await
+    .map_err(|e| Error::unknown(format!("reading the context lines failed: {e}")))?;
     Ok((locations, total, next_cursor))
 }
 
@@ -991,9 +1132,6 @@ const SCAN_FILE_BYTES: u64 = 4 << 20;
 /// names it, and that is a reference the server finds), so a different item of the same
 /// name elsewhere is not taken for it. Each is a candidate, marked as found by text.
 async fn macro_references(aimed: &Aimed, found: &[Loc]) -> Vec<Loc> {
-    let Some(name) = identifier_at(&aimed.resolved.path, aimed.resolved.pos) else {
-        return Vec::new();
-    };
     // The declaring module's name, as a path names it (`budget` for budget.rs).
     let module = aimed
         .resolved
@@ -1011,94 +1149,118 @@ async fn macro_references(aimed: &Aimed, found: &[Loc]) -> Vec<Loc> {
                 Some(stem)
             }
         });
-    let mut files: Vec<PathBuf> = found.iter().map(|l| l.path.clone()).collect();
-    files.push(aimed.resolved.path.clone());
-    files.sort();
-    files.dedup();
-    let found_at: std::collections::HashSet<(PathBuf, u32, u32)> = found
-        .iter()
-        .map(|l| (l.path.clone(), l.range.start.line, l.range.start.character))
-        .collect();
+    let asked = (aimed.resolved.path.clone(), aimed.resolved.pos);
     let found = found.to_vec();
+    // Every file is read here, off the async runtime, once, and none is held past its scan.
     tokio::task::spawn_blocking(move || {
-        // How the server's references use the name: the character after it (`(` for calls,
-        // `,` or `;` in imports, `::` for a path). A macro token followed by something else
-        // (`cut.len()` where a local variable shares a function's name) is not taken.
-        let mut texts: std::collections::HashMap<PathBuf, String> =
-            std::collections::HashMap::new();
-        let mut read = |p: &Path| -> Option<String> {
-            if let Some(t) = texts.get(p) {
-                return Some(t.clone());
-            }
-            if std::fs::metadata(p)
-                .map(|m| m.len() > SCAN_FILE_BYTES)
-                .unwrap_or(true)
-            {
-                return None;
-            }
-            let t = std::fs::read_to_string(p).ok()?;
-            texts.insert(p.to_owned(), t.clone());
-            Some(t)
-        };
-        let mut follows = std::collections::HashSet::new();
-        for l in &found {
-            if let Some(text) = read(&l.path)
-                && let Some(c) = char_after(&text, l.range.end)
-            {
-                follows.insert(c);
-            }
-        }
-        let mut out = Vec::new();
-        for file in files {
-            let Some(text) = read(&file) else { continue };
-            let Ok(hits) = resolve_pr_syntax::identifier_occurrences(
-                resolve_pr_syntax::Language::Rust,
-                &text,
-                &name,
-            ) else {
-                continue;
-            };
-            for hit in hits.into_iter().filter(|h| h.in_macro) {
-                if found_at.contains(&(file.clone(), hit.line, hit.character)) {
-                    continue;
-                }
-                let end = resolve_pr_lsp::Pos {
-                    line: hit.line,
-                    character: hit.end_character,
-                };
-                // Calls only (what the server misses in macros), of a name the server's
-                // references also call.
-                if char_after(&text, end) != Some('(')
-                    || (!follows.is_empty() && !follows.contains(&'('))
-                {
-                    continue;
-                }
-                // A path names another item (`thiserror::Error`, `forge::Error::new`) unless
-                // its last segment is the declaring module.
-                if let Some(segment) = path_segment_before(&text, hit.line, hit.character)
-                    && Some(segment.as_str()) != module.as_deref()
-                {
-                    continue;
-                }
-                out.push(Loc {
-                    path: file.clone(),
-                    range: resolve_pr_lsp::Span {
-                        start: resolve_pr_lsp::Pos {
-                            line: hit.line,
-                            character: hit.character,
-                        },
-                        end: resolve_pr_lsp::Pos {
-                            line: hit.line,
-                            character: hit.end_character,
-                        },
-                    },
-                });
-            }
-        }
-        out
+        scan_macro_calls(&asked, module.as_deref(), &found, &mut |p| read_scanned(p))
     })
     .await
     .unwrap_or_default()
+}
+
+/// A file's text for a syntax scan: none for a file too big (generated) or unreadable.
+fn read_scanned(path: &Path) -> Option<String> {
+    if std::fs::metadata(path)
+        .map(|m| m.len() > SCAN_FILE_BYTES)
+        .unwrap_or(true)
+    {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
+}
+
+/// The scan of [`macro_references`]: the name at `asked`, looked for in the file asked about
+/// (first, where the name is read) and those of the server's references, each file read once
+/// by `read` and dropped after its scan.
+fn scan_macro_calls(
+    asked: &(PathBuf, resolve_pr_lsp::Pos),
+    module: Option<&str>,
+    found: &[Loc],
+    read: &mut dyn FnMut(&Path) -> Option<String>,
+) -> Vec<Loc> {
+    let mut files: Vec<PathBuf> = found.iter().map(|l| l.path.clone()).collect();
+    files.sort();
+    files.dedup();
+    files.retain(|f| *f != asked.0);
+    files.insert(0, asked.0.clone());
+    let found_at: std::collections::HashSet<(&Path, u32, u32)> = found
+        .iter()
+        .map(|l| {
+            (
+                l.path.as_path(),
+                l.range.start.line,
+                l.range.start.character,
+            )
+        })
+        .collect();
+    let mut name: Option<String> = None;
+    // How the server's references use the name: the character after it (`(` for calls,
+    // `,` or `;` in imports, `::` for a path). A macro token followed by something else
+    // (`cut.len()` where a local variable shares a function's name) is not taken.
+    let mut follows = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for file in files {
+        let Some(text) = read(&file) else {
+            if name.is_none() {
+                return Vec::new();
+            }
+            continue;
+        };
+        if name.is_none() {
+            name = identifier_in(&text, asked.1);
+        }
+        let Some(name) = name.as_deref() else {
+            return Vec::new();
+        };
+        for l in found.iter().filter(|l| l.path == file) {
+            if let Some(c) = char_after(&text, l.range.end) {
+                follows.insert(c);
+            }
+        }
+        let Ok(hits) = resolve_pr_syntax::identifier_occurrences(
+            resolve_pr_syntax::Language::Rust,
+            &text,
+            name,
+        ) else {
+            continue;
+        };
+        for hit in hits.into_iter().filter(|h| h.in_macro) {
+            if found_at.contains(&(file.as_path(), hit.line, hit.character)) {
+                continue;
+            }
+            let end = resolve_pr_lsp::Pos {
+                line: hit.line,
+                character: hit.end_character,
+            };
+            // Calls only (what the server misses in macros).
+            if char_after(&text, end) != Some('(') {
+                continue;
+            }
+            // A path names another item (`thiserror::Error`, `forge::Error::new`) unless
+            // its last segment is the declaring module.
+            if let Some(segment) = path_segment_before(&text, hit.line, hit.character)
+                && Some(segment.as_str()) != module
+            {
+                continue;
+            }
+            out.push(Loc {
+                path: file.clone(),
+                range: resolve_pr_lsp::Span {
+                    start: resolve_pr_lsp::Pos {
+                        line: hit.line,
+                        character: hit.character,
+                    },
+                    end,
+                },
+            });
+        }
+    }
+    // Only of a name the server's references also call.
+    if !follows.is_empty() && !follows.contains(&'(') {
+        return Vec::new();
+    }
+    out
 }
 
 /// The path segment right before an identifier (`budget` in `budget::cut`), if a `::` is
@@ -1115,11 +1277,17 @@ fn path_segment_before(text: &str, line: u32, character: u32) -> Option<String> 
         units += u32::try_from(c.len_utf16()).unwrap_or(1);
     }
     let before = l[..byte].trim_end().strip_suffix("::")?.trim_end();
-    let start = before
-        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .map(|i| i + 1)
-        .unwrap_or(0);
+    let start = word_start(before, |c| c.is_alphanumeric() || c == '_');
     Some(before[start..].to_owned())
+}
+
+/// The byte offset where the run of `is_word` characters that ends `text` starts: just past
+/// the last other character, whatever its width in bytes.
+fn word_start(text: &str, is_word: impl Fn(char) -> bool) -> usize {
+    text.char_indices()
+        .rev()
+        .find(|&(_, c)| !is_word(c))
+        .map_or(0, |(i, c)| i + c.len_utf8())
 }
 
 /// The first character after a position that is not a space (on its line).
@@ -1139,8 +1307,13 @@ fn char_after(text: &str, pos: resolve_pr_lsp::Pos) -> Option<char> {
 }
 
 /// The identifier at a position of a file (the name a reference search is about).
+#[cfg(test)]
 fn identifier_at(path: &Path, pos: resolve_pr_lsp::Pos) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    identifier_in(&std::fs::read_to_string(path).ok()?, pos)
+}
+
+/// The identifier at a position of a text.
+fn identifier_in(text: &str, pos: resolve_pr_lsp::Pos) -> Option<String> {
     let line = text.split('\n').nth(pos.line as usize)?;
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     // The character column (UTF-16) as a char index.
@@ -1154,10 +1327,7 @@ fn identifier_at(path: &Path, pos: resolve_pr_lsp::Pos) -> Option<String> {
         units += u32::try_from(c.len_utf16()).unwrap_or(1);
     }
     let at = at.unwrap_or(line.len());
-    let start = line[..at]
-        .rfind(|c: char| !is_word(c))
-        .map(|i| i + 1)
-        .unwrap_or(0);
+    let start = word_start(&line[..at], is_word);
     let end = line[at..]
         .find(|c: char| !is_word(c))
         .map(|i| at + i)
@@ -1249,6 +1419,38 @@ mod tests {
         let again = texts.line(&locs[49].path, 0);
         assert_eq!(again.as_deref(), Some("// file 49"));
         assert_eq!(texts.files_read(), PAGE);
+    }
+
+    /// The macro scan of find_references reads each file once, the one asked about first
+    /// (where the name is read), and keeps only calls of the name.
+    #[test]
+    fn the_macro_scan_reads_each_file_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        let p = |line, character| resolve_pr_lsp::Pos { line, character };
+        let file = |name: &str, text: &str| {
+            let path = ws.join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let lib = file("lib.rs", "pub fn cut(a: i32) -> i32 { a }\n");
+        let a = file("a.rs", "fn f() { cut(1); assert!(cut(2) > 0); }\n");
+        let b = file("b.rs", "fn g() { cut(3); dbg!(cut.len()); }\n");
+        let at = |path: &PathBuf, line, character| Loc {
+            path: path.clone(),
+            range: resolve_pr_lsp::Span {
+                start: p(line, character),
+                end: p(line, character + 3),
+            },
+        };
+        let found = vec![at(&a, 0, 9), at(&b, 0, 9), at(&a, 0, 9)];
+        let mut reads: Vec<PathBuf> = Vec::new();
+        let out = scan_macro_calls(&(lib.clone(), p(0, 7)), Some("lib"), &found, &mut |f| {
+            reads.push(f.to_owned());
+            read_scanned(f)
+        });
+        assert_eq!(reads, vec![lib, a.clone(), b]);
+        assert_eq!(out, vec![at(&a, 0, 25)]);
     }
 
     struct Recorder(std::sync::Mutex<Vec<(f64, String)>>);
@@ -1355,6 +1557,8 @@ mod tests {
         assert_eq!(at(15).as_deref(), Some("add_numbers"));
         assert_eq!(at(20).as_deref(), Some("add_numbers"));
         assert_eq!(at(22), None);
+        std::fs::write(&f, "x(«add_numbers»)\n").unwrap();
+        assert_eq!(at(5).as_deref(), Some("add_numbers"));
     }
 
     #[test]
@@ -1376,6 +1580,15 @@ mod tests {
             Some("thiserror")
         );
         assert_eq!(path_segment_before("cut(a)", 0, 0), None);
+        // A multi-byte character right before the path (columns in UTF-16 units).
+        assert_eq!(
+            path_segment_before("«budget::cut(a)»", 0, 9).as_deref(),
+            Some("budget")
+        );
+        assert_eq!(
+            path_segment_before("😀budget::cut", 0, 10).as_deref(),
+            Some("budget")
+        );
     }
 
     #[test]

@@ -77,6 +77,9 @@ name, or a failure's line.";
         check_cursor(ctx, Self::NAME, raw, input.cursor.as_deref())?;
         let aimed = aim(ctx, &input.target()).await?;
         let server = &aimed.server;
+        if let Some(test) = &aimed.test {
+            return test_hierarchy(ctx, raw, &input, &aimed, test).await;
+        }
         let items = server
             .call_items(&aimed.resolved.path, aimed.resolved.pos)
             .await
@@ -128,7 +131,27 @@ name, or a failure's line.";
         if direction != Direction::Incoming {
             let answer = server.outgoing_calls(&item).await.map_err(lsp_error)?;
             partial |= answer.indexing.is_some();
-            let (shown, total, next) = convert(answer.value, &mut texts)?;
+            let mut calls = answer.value;
+            // rust-analyzer does not see calls in macro arguments (`assert_eq!(f(x), 1)`):
+            // those found by syntax, resolved by the server, are added and marked.
+            let mut by_text = Vec::new();
+            if server.language == resolve_pr_lsp::Language::Rust
+                && let Some(path) = resolve_pr_lsp::uri::to_path(&item.uri)
+            {
+                let lines = (item.range.start.line, item.range.end.line);
+                let found = syntax_calls(resolve_pr_syntax::Language::Rust, &path, lines).await;
+                for call in callees(server, &path, found).await {
+                    match calls.iter_mut().find(|c| c.other.location == call.other.location) {
+                        Some(known) => known.sites.extend(call.sites),
+                        None => {
+                            by_text.push(call.other.location.clone());
+                            calls.push(call);
+                        }
+                    }
+                }
+            }
+            let (mut shown, total, next) = convert(calls, &mut texts)?;
+            mark_text(&mut shown, ws, &by_text);
             (outgoing, outgoing_total, next_out) = (Some(shown), Some(total), next);
         }
         let function_loc = resolve_pr_lsp::Loc {
@@ -200,6 +223,9 @@ name, or a failure's line.";
                     c.symbol.location.file_path,
                     sites.join(", ")
                 ));
+                if c.symbol.location.source.as_deref() == Some("text") {
+                    text.push_str(" [text match]");
+                }
             }
         }
         for w in &out.warnings {
@@ -208,4 +234,147 @@ name, or a failure's line.";
         }
         text
     }
+}
+
+/// The calls in lines `lines` of a file that syntax finds (see [`resolve_pr_syntax::calls_in`]).
+async fn syntax_calls(
+    language: resolve_pr_syntax::Language,
+    path: &std::path::Path,
+    lines: (u32, u32),
+) -> Vec<(String, resolve_pr_syntax::Occurrence)> {
+    let path = path.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let text = std::fs::read_to_string(&path).ok()?;
+        resolve_pr_syntax::calls_in(language, &text, lines.0, lines.1).ok()
+    })
+    .await
+    .ok()
+    .flatten()
+    .unwrap_or_default()
+}
+
+/// Calls found by syntax, each resolved by the server's go-to-definition (one that resolves
+/// nowhere is left out), grouped by the function called.
+async fn callees(
+    server: &resolve_pr_lsp::Server,
+    path: &std::path::Path,
+    found: Vec<(String, resolve_pr_syntax::Occurrence)>,
+) -> Vec<resolve_pr_lsp::Call> {
+    /// Calls resolved at most: each is a question to the server.
+    const MAX_CALLS: usize = 100;
+    let mut out: Vec<resolve_pr_lsp::Call> = Vec::new();
+    for (name, at) in found.into_iter().take(MAX_CALLS) {
+        let site = resolve_pr_lsp::Loc {
+            path: path.to_owned(),
+            range: resolve_pr_lsp::Span {
+                start: resolve_pr_lsp::Pos { line: at.line, character: at.character },
+                end: resolve_pr_lsp::Pos { line: at.line, character: at.end_character },
+            },
+        };
+        let Ok(answer) = server.definition(path, site.range.start).await else {
+            continue;
+        };
+        let Some(definition) = answer.value.into_iter().next() else {
+            continue;
+        };
+        if let Some(known) = out.iter_mut().find(|c| c.other.location == definition) {
+            known.sites.push(site);
+            continue;
+        }
+        // Its kind from the outline of the file that defines it.
+        let kind = server
+            .document_symbols(&definition.path)
+            .await
+            .ok()
+            .and_then(|symbols| {
+                symbols
+                    .into_iter()
+                    .find(|s| s.location.range.start == definition.range.start)
+                    .map(|s| s.kind)
+            })
+            .unwrap_or("function");
+        out.push(resolve_pr_lsp::Call {
+            other: resolve_pr_lsp::Symbol {
+                name,
+                kind,
+                container: None,
+                detail: None,
+                location: definition,
+                full_range: None,
+            },
+            sites: vec![site],
+        });
+    }
+    out
+}
+
+/// Marks the callees found by syntax (by their definitions) as text matches.
+fn mark_text(shown: &mut [CallOut], ws: &std::path::Path, by_text: &[resolve_pr_lsp::Loc]) {
+    for c in shown {
+        let found_by_text = by_text.iter().any(|l| {
+            display_path(ws, &l.path) == c.symbol.location.file_path
+                && range(l.range) == c.symbol.location.range
+        });
+        if found_by_text {
+            c.symbol.location.source = Some("text".to_owned());
+        }
+    }
+}
+
+/// The call hierarchy of a JavaScript/TypeScript test callback: the calls it makes (found by
+/// syntax, resolved by the server); nothing calls it but the test runner.
+async fn test_hierarchy(
+    ctx: &Context,
+    raw: &Value,
+    input: &Input,
+    aimed: &crate::code::Aimed,
+    test: &crate::code::TestTarget,
+) -> Result<Output> {
+    let server = &aimed.server;
+    let ws = &aimed.workspace;
+    let path = &aimed.resolved.path;
+    let direction = input.direction.unwrap_or_default();
+    let mut texts = Texts::default();
+    let (mut outgoing, mut outgoing_total, mut next_cursor) = (None, None, None);
+    if direction != Direction::Incoming {
+        let language = resolve_pr_syntax::Language::for_path(&path.to_string_lossy())
+            .unwrap_or(resolve_pr_syntax::Language::TypeScript);
+        let mut found = syntax_calls(language, path, test.body_lines).await;
+        found.retain(|(_, o)| (o.line, o.character) >= test.body_start);
+        let mut calls = callees(server, path, found).await;
+        calls.sort_by(|a, b| {
+            (display_path(ws, &a.other.location.path), a.other.location.range.start)
+                .cmp(&(display_path(ws, &b.other.location.path), b.other.location.range.start))
+        });
+        let total = calls.len();
+        let (shown, next) = page(ctx, GetCallHierarchy::NAME, raw, input.cursor.as_deref(), calls)?;
+        outgoing = Some(
+            shown
+                .iter()
+                .map(|c| CallOut {
+                    symbol: symbol_info(&mut texts, ws, server.language, &c.other),
+                    call_sites: c.sites.iter().map(|l| range(l.range)).collect(),
+                })
+                .collect(),
+        );
+        (outgoing_total, next_cursor) = (Some(total), next);
+    }
+    let symbol = aimed.resolved.symbol.as_ref().ok_or_else(|| {
+        Error::unknown("a test target without its symbol").with_code("SYMBOL_NOT_FOUND")
+    })?;
+    Ok(Output {
+        function: symbol_info(&mut texts, ws, server.language, symbol),
+        // Only the test runner calls a test.
+        incoming: (direction != Direction::Outgoing).then(Vec::new),
+        incoming_total: (direction != Direction::Outgoing).then_some(0),
+        outgoing,
+        outgoing_total,
+        next_cursor,
+        partial: false,
+        server: server.installed.spec.name.to_owned(),
+        warnings: vec![format!(
+            "FROM_FAILURE: the line is in the test {}({:?}); these are the calls it makes.",
+            test.runner, symbol.name
+        )],
+    })
 }

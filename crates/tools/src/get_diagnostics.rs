@@ -1,7 +1,8 @@
 //! `get_diagnostics`: errors and warnings for a file or the whole workspace. Rust's come from
 //! `cargo check` in a trusted checkout (rust-analyzer's own check is off, so it is run only
 //! when asked) and from rust-analyzer's own diagnostics in an untrusted one (cargo check
-//! would run its build scripts); other languages' from their server, asked for or waited for after the file is opened. A whole
+//! would run its build scripts, and when cargo cannot run, e.g. a toolchain older than the
+//! checkout's `rust-version`, with a note saying why); other languages' from their server, asked for or waited for after the file is opened. A whole
 //! workspace of another language is checked file by file, up to a bound.
 
 use std::path::Path;
@@ -108,11 +109,23 @@ languages by their language server. Errors first, 50 a page.";
                 files_checked = 1;
                 // An untrusted checkout's build scripts must not run: rust-analyzer's own
                 // diagnostics instead of cargo check.
-                if language == Language::Rust && ctx.lsp.trust_of(&root) == Trust::Trusted {
+                let checked = if language == Language::Rust && ctx.lsp.trust_of(&root) == Trust::Trusted {
                     let package = resolve_pr_lsp::cargo::package_of(&path, &root);
-                    let all = resolve_pr_lsp::cargo::check(&root, package.as_deref(), CARGO_CHECK_TIMEOUT)
-                        .await
-                        .map_err(lsp_error)?;
+                    match resolve_pr_lsp::cargo::check(&root, package.as_deref(), CARGO_CHECK_TIMEOUT).await {
+                        Ok(all) => Some(all),
+                        // cargo could not run (a toolchain older than the checkout's
+                        // rust-version or edition, a broken manifest): rust-analyzer's own
+                        // diagnostics instead, saying why.
+                        Err(e @ resolve_pr_lsp::Error::Io(_)) => {
+                            not_checked.push(cargo_fallback(&e));
+                            None
+                        }
+                        Err(e) => return Err(lsp_error(e)),
+                    }
+                } else {
+                    None
+                };
+                if let Some(all) = checked {
                     let elsewhere: Option<String> = all
                         .iter()
                         .find(|d| d.severity == "error" && d.location.path != path)
@@ -138,6 +151,8 @@ languages by their language server. Errors first, 50 a page.";
             }
             None => {
                 for language in languages(&ws, input.language.as_deref())? {
+                    // Rust projects that cargo check could not check, for their server.
+                    let mut by_server: Vec<std::path::PathBuf> = Vec::new();
                     if language == Language::Rust && ctx.lsp.trust_of(&ws) == Trust::Trusted {
                         let (roots, left_out) = project_roots(language, &ws);
                         not_checked.extend(left_out);
@@ -150,12 +165,22 @@ languages by their language server. Errors first, 50 a page.";
                                         checked_by.push("cargo check".to_owned());
                                     }
                                 }
+                                // rust-analyzer's own diagnostics for this project instead.
+                                Err(e @ resolve_pr_lsp::Error::Io(_)) => {
+                                    not_checked.push(format!("rust ({}): {}", display_path(&ws, &root), cargo_fallback(&e)));
+                                    by_server.push(root);
+                                }
                                 Err(e) => not_checked.push(format!("rust ({}): {e}", display_path(&ws, &root))),
                             }
                         }
-                        continue;
+                        if by_server.is_empty() {
+                            continue;
+                        }
                     }
                     let (mut by_root, more) = language.files_by_project(&ws, MAX_FILES);
+                    if !by_server.is_empty() {
+                        by_root.retain(|(root, _)| by_server.contains(root));
+                    }
                     if more {
                         not_checked.push(format!(
                             "{language}: only the first {MAX_FILES} files were checked; give file_path for others"
@@ -276,6 +301,13 @@ languages by their language server. Errors first, 50 a page.";
         }
         text
     }
+}
+
+/// Why a file's Rust diagnostics are rust-analyzer's own, not cargo check's.
+fn cargo_fallback(e: &resolve_pr_lsp::Error) -> String {
+    format!(
+        "{e}; rust-analyzer's own diagnostics (syntax, names, some type errors) are shown instead"
+    )
 }
 
 fn rust_files(root: &Path) -> usize {

@@ -574,6 +574,66 @@ async fn rust_diagnostics_say_when_a_dependency_stopped_the_build() {
     .await
     .unwrap();
     assert_eq!(own.structured["errors"], 1, "{}", own.text);
+    // What rustc's span label says is kept, on the line an agent reads.
+    assert!(
+        own.text
+            .contains("mismatched types: expected `i32`, found `&str`"),
+        "{}",
+        own.text
+    );
+}
+
+/// A toolchain older than the checkout asks for: cargo check cannot run, so rust-analyzer's
+/// own diagnostics answer, with a short note saying why, instead of an IO_ERROR.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rust_diagnostics_fall_back_to_the_server_when_cargo_cannot_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = context_trusting(TrustPolicy::dirs([dir.path()]));
+    if !available(&ctx, "rust").await {
+        return;
+    }
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"m\"\nversion = \"0.1.0\"\nedition = \"2021\"\nrust-version = \"1.999\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/lib.rs"),
+        "pub fn f() -> i32 {\n    1\n}\n\npub fn g( {\n",
+    )
+    .unwrap();
+    for args in [
+        json!({"directory": root, "file_path": "src/lib.rs"}),
+        json!({"directory": root, "language": "rust"}),
+    ] {
+        let out = resolve_pr_tools::call(&ctx, "get_diagnostics", args)
+            .await
+            .expect("get_diagnostics");
+        assert!(
+            out.structured["errors"].as_u64().unwrap() >= 1,
+            "{}",
+            out.text
+        );
+        assert!(
+            out.structured["checked_by"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c == "rust-analyzer"),
+            "{}",
+            out.text
+        );
+        assert!(
+            out.text.contains("cargo check could not run")
+                && out.text.contains("requires rustc 1.999"),
+            "{}",
+            out.text
+        );
+        assert!(out.text.lines().count() < 10, "{}", out.text);
+    }
+    ctx.lsp.shutdown_all().await;
 }
 
 #[tokio::test]
@@ -1379,6 +1439,181 @@ async fn a_name_made_by_a_macro_is_still_asked_of_clangd() {
     .unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(
         out.structured["target"]["location"]["file_path"], "window.c",
+        "{}",
+        out.text
+    );
+    ctx.lsp.shutdown_all().await;
+}
+
+/// A vitest/jest failure's line sits in the callback passed to `it(...)`: from_failure
+/// targets that test (named by its title); its outgoing calls are the calls inside the
+/// callback, and find_definition goes to the function under test (the call nearest before
+/// the failure of a function the checkout defines, not vitest's `expect`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn from_failure_finds_the_test_of_a_vitest_failure() {
+    let ctx = context();
+    if !available(&ctx, "typescript").await {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "package.json",
+        "{\"name\": \"t\", \"version\": \"0.1.0\", \"private\": true, \"type\": \"module\"}\n",
+    );
+    write(
+        "tsconfig.json",
+        "{\"compilerOptions\": {\"target\": \"ES2022\", \"module\": \"NodeNext\", \"moduleResolution\": \"NodeNext\", \"strict\": true}, \"include\": [\"src\"]}\n",
+    );
+    write(
+        "node_modules/vitest/package.json",
+        "{\"name\": \"vitest\", \"version\": \"1.0.0\", \"type\": \"module\", \"types\": \"index.d.ts\"}\n",
+    );
+    write(
+        "node_modules/vitest/index.d.ts",
+        "export declare function describe(name: string, body: () => void): void;\n\
+         export declare function it(name: string, body: () => void): void;\n\
+         export declare function expect(value: unknown): { toBe(other: unknown): void };\n",
+    );
+    write(
+        "src/math.ts",
+        "export function add(a: number, b: number): number {\n  return a - b;\n}\n",
+    );
+    write(
+        "src/math.test.ts",
+        "import { describe, it, expect } from \"vitest\";\n\
+         import { add } from \"./math.js\";\n\
+         \n\
+         describe(\"math\", () => {\n\
+         \x20 it(\"adds two numbers\", () => {\n\
+         \x20   const sum = add(1, 2);\n\
+         \x20   expect(sum).toBe(3);\n\
+         \x20 });\n\
+         });\n",
+    );
+    // vitest reports the assertion's line, 7 (from 1).
+    let failure = json!({"directory": root, "from_failure": "src/math.test.ts:7"});
+    let mut args = failure.clone();
+    args["direction"] = json!("outgoing");
+    let out = resolve_pr_tools::call(&ctx, "get_call_hierarchy", args)
+        .await
+        .expect("get_call_hierarchy");
+    assert_eq!(
+        out.structured["function"]["name"], "adds two numbers",
+        "{}",
+        out.text
+    );
+    assert_eq!(
+        out.structured["function"]["location"]["range"]["start"]["line"], 4,
+        "{}",
+        out.text
+    );
+    let callees: BTreeSet<(String, String)> = out.structured["outgoing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["symbol"]["name"].as_str().unwrap().to_owned(),
+                c["symbol"]["location"]["file_path"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            )
+        })
+        .collect();
+    assert!(
+        callees.contains(&("add".to_owned(), "src/math.ts".to_owned())),
+        "{}",
+        out.text
+    );
+    assert!(callees.iter().any(|(n, _)| n == "expect"), "{}", out.text);
+    // The runner's own call is not one the test makes.
+    assert!(!callees.iter().any(|(n, _)| n == "it"), "{}", out.text);
+    let def = resolve_pr_tools::call(&ctx, "find_definition", failure.clone())
+        .await
+        .expect("find_definition");
+    assert_eq!(
+        def.structured["target"]["name"], "adds two numbers",
+        "{}",
+        def.text
+    );
+    assert_eq!(
+        set_of_locations(&def.structured["locations"]),
+        BTreeSet::from([("src/math.ts".to_owned(), 0)]),
+        "{}",
+        def.text
+    );
+    assert!(def.text.contains("about add"), "{}", def.text);
+    ctx.lsp.shutdown_all().await;
+}
+
+/// rust-analyzer's outgoing calls miss calls written in macro arguments: a test whose calls
+/// sit in `assert_eq!` is said to call nothing. Those calls come back from a syntax scan,
+/// resolved to their definitions and marked as text matches (unless the server found that
+/// function called elsewhere in the body: then only its call sites are added).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn outgoing_calls_include_calls_inside_macro_arguments() {
+    let ctx = context();
+    if !available(&ctx, "rust").await {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"m\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/lib.rs"),
+        "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub fn double(a: i32) -> i32 {\n    add(a, a)\n}\n\n#[test]\nfn adds() {\n    let _ = add(0, 0);\n    assert_eq!(add(1, 2), 3);\n    assert_eq!(double(2), add(2, 2));\n}\n",
+    )
+    .unwrap();
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "get_call_hierarchy",
+        json!({"directory": root, "from_failure": "src/lib.rs:11", "direction": "outgoing"}),
+    )
+    .await
+    .expect("get_call_hierarchy");
+    assert_eq!(out.structured["function"]["name"], "adds", "{}", out.text);
+    let callees: BTreeSet<(String, u64, usize, String)> = out.structured["outgoing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["symbol"]["name"].as_str().unwrap().to_owned(),
+                c["symbol"]["location"]["range"]["start"]["line"]
+                    .as_u64()
+                    .unwrap(),
+                c["call_sites"].as_array().unwrap().len(),
+                c["symbol"]["location"]["source"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        callees,
+        BTreeSet::from([
+            // Called outside a macro too: the server's, with the sites in macros added.
+            ("add".to_owned(), 0, 3, String::new()),
+            ("double".to_owned(), 4, 1, "text".to_owned()),
+        ]),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("calls (2)") && out.text.contains("[text match]"),
         "{}",
         out.text
     );
