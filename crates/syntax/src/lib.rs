@@ -20,6 +20,7 @@
 
 mod compare;
 mod ecma;
+mod enclosing;
 mod go;
 mod idents;
 mod python;
@@ -29,6 +30,7 @@ mod rust;
 use tree_sitter::{Node, Parser, Tree};
 
 pub use compare::{ApiChange, compare};
+pub use enclosing::{Enclosing, enclosing_declaration, enclosing_declarations, in_import};
 pub use idents::{Occurrence, identifier_occurrences};
 
 /// The largest source read (8 MiB): larger files are generated or data, not API.
