@@ -54,6 +54,39 @@ pub struct Location {
     pub source: Option<String>,
 }
 
+// A reference and the function, method or type it sits in (read with tree-sitter; only
+// find_references says it, so the other tools' schemas do not grow).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Reference {
+    #[serde(flatten)]
+    pub location: Location,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+}
+
+/// An item of a list of locations, as the text shows it.
+pub(crate) trait Shown {
+    fn location(&self) -> &Location;
+    fn container(&self) -> Option<&str> {
+        None
+    }
+}
+
+impl Shown for Location {
+    fn location(&self) -> &Location {
+        self
+    }
+}
+
+impl Shown for Reference {
+    fn location(&self) -> &Location {
+        &self.location
+    }
+    fn container(&self) -> Option<&str> {
+        self.container.as_deref()
+    }
+}
+
 // A symbol where it is declared (no doc comment: it would repeat in every schema that holds one).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SymbolInfo {
@@ -183,6 +216,20 @@ pub(crate) fn lsp_error(e: resolve_pr_lsp::Error) -> Error {
         E::Io(_) => Error::unknown(message),
     };
     error.with_code(code)
+}
+
+/// An error whose message names files inside the workspace relative to it, as every answer
+/// and the agent's own arguments do.
+pub(crate) fn relative_error(mut e: Error, workspace: &Path) -> Error {
+    let prefix = format!("{}/", workspace.display());
+    e.error = e.error.replace(&prefix, "");
+    if let Some(details) = e.details.as_mut()
+        && let Some(Value::String(path)) = details.get_mut("path")
+        && let Some(rest) = path.strip_prefix(&prefix)
+    {
+        *path = rest.to_owned();
+    }
+    e
 }
 
 /// The workspace: `directory`, else the server's working directory; canonical.
@@ -353,9 +400,12 @@ pub(crate) async fn server_for_file(
     path: &Path,
     field: &str,
 ) -> Result<Server> {
-    let language = language_of(path, field)?;
+    let language = language_of(path, field).map_err(|e| relative_error(e, workspace))?;
     let root = language.project_root(path, workspace);
-    ctx.lsp.server(language, &root).await.map_err(lsp_error)
+    ctx.lsp
+        .server(language, &root)
+        .await
+        .map_err(|e| relative_error(lsp_error(e), workspace))
 }
 
 /// The languages a by-name question looks in: the one named, else those the workspace
@@ -431,7 +481,10 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
             "file_path"
         };
         let server = server_for_file(ctx, &workspace, &file, field).await?;
-        let resolved = server.resolve(&target).await.map_err(lsp_error)?;
+        let resolved = server
+            .resolve(&target)
+            .await
+            .map_err(|e| relative_error(lsp_error(e), &workspace))?;
         return Ok(Aimed {
             server,
             resolved,
@@ -568,6 +621,46 @@ impl Texts {
             source: None,
         }
     }
+
+    /// The whole text of a file (as far as it is small enough to read), from the lines held.
+    fn source(&mut self, path: &Path) -> Option<String> {
+        self.line(path, 0);
+        let (held, lines) = self.files.front()?;
+        (held == path).then(|| lines.as_ref().map(|l| l.join("\n")))?
+    }
+}
+
+/// The tree-sitter grammar of a file, when the syntax crate reads its language.
+fn grammar_of(path: &Path) -> Option<resolve_pr_syntax::Language> {
+    resolve_pr_syntax::Language::for_path(&path.to_string_lossy())
+}
+
+/// The declaration (function, method, type) holding each position of one file, read with
+/// tree-sitter: one parse for the file, one lookup per position.
+fn containers_in(
+    texts: &mut Texts,
+    path: &Path,
+    positions: &[resolve_pr_lsp::Pos],
+) -> Vec<Option<String>> {
+    let found = grammar_of(path)
+        .zip(texts.source(path))
+        .map(|(language, source)| {
+            resolve_pr_syntax::enclosing_declarations(
+                language,
+                &source,
+                &positions
+                    .iter()
+                    .map(|p| (p.line, p.character))
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap_or_default()
+        });
+    match found {
+        Some(found) if found.len() == positions.len() => {
+            found.into_iter().map(|e| e.map(|e| e.name)).collect()
+        }
+        _ => vec![None; positions.len()],
+    }
 }
 
 /// Relative to the workspace with `/`, or absolute when outside it.
@@ -645,12 +738,16 @@ pub(crate) fn page<T>(
 }
 
 /// One line per location, zero-based like the arguments.
-pub(crate) fn render_locations(out: &mut String, locations: &[Location]) {
-    for l in locations {
+pub(crate) fn render_locations<L: Shown>(out: &mut String, locations: &[L]) {
+    for shown in locations {
+        let l = shown.location();
         out.push_str(&format!(
             "\n{} {}:{}",
             l.file_path, l.range.start.line, l.range.start.character
         ));
+        if let Some(c) = shown.container() {
+            out.push_str(&format!(" (in {c})"));
+        }
         if l.source.as_deref() == Some("text") {
             out.push_str(" [text match]");
         }
@@ -673,11 +770,11 @@ pub(crate) enum Goto {
 /// The answer of find_definition, find_references, find_implementations and
 /// find_type_definition.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct LocationsOutput {
-    /// The symbol named by symbol or from_failure.
+pub struct LocationsOutput<L = Location> {
+    /// The symbol asked about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<SymbolInfo>,
-    pub locations: Vec<Location>,
+    pub locations: Vec<L>,
     /// On every page.
     pub total: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -724,6 +821,99 @@ pub(crate) fn target_warnings(texts: &mut Texts, aimed: &Aimed) -> Vec<String> {
     )]
 }
 
+/// What clangd lacks without a compile database (`compile_commands.json` beside the file or
+/// in an ancestor, or in a `build/` below one; or `compile_flags.txt`), where it looks for
+/// one: it guesses the flags and indexes only the files it opened, so an answer may be
+/// short. None for other servers.
+pub(crate) fn guessed_flags(server: &Server, file: &Path) -> Option<String> {
+    if server.language != Language::C {
+        return None;
+    }
+    let has = |dir: &Path| {
+        [
+            "compile_commands.json",
+            "build/compile_commands.json",
+            "compile_flags.txt",
+        ]
+        .iter()
+        .any(|m| dir.join(m).is_file())
+    };
+    if file.ancestors().skip(1).any(has) || server.root.ancestors().any(has) {
+        return None;
+    }
+    Some(
+        "NO_COMPILE_DATABASE: clangd found no compile_commands.json, so it guesses compiler \
+         flags and sees only files it opened; this may be incomplete. Generate one: CMake \
+         -DCMAKE_EXPORT_COMPILE_COMMANDS=ON, Bear `bear -- make`, or meson (in its build \
+         directory)."
+            .to_owned(),
+    )
+}
+
+/// The symbol a position names, for an answer about a position: the declaration whose name
+/// is there, else the declaration its definition is (from the files' outlines).
+pub(crate) async fn symbol_at(
+    server: &Server,
+    path: &Path,
+    pos: resolve_pr_lsp::Pos,
+    definitions: Option<&[Loc]>,
+) -> Option<resolve_pr_lsp::Symbol> {
+    let name = identifier_at(path, pos)?;
+    let named = |s: &resolve_pr_lsp::Symbol, at: &Loc| {
+        let bare = s.name.rsplit([':', '.']).next().unwrap_or(&s.name);
+        s.location.path == at.path
+            && s.location.range.start <= at.range.start
+            && at.range.start <= s.location.range.end
+            && (bare == name || s.name == name)
+    };
+    let here = Loc {
+        path: path.to_owned(),
+        range: resolve_pr_lsp::Span {
+            start: pos,
+            end: pos,
+        },
+    };
+    if let Ok(symbols) = server.document_symbols(path).await
+        && let Some(s) = symbols.into_iter().find(|s| named(s, &here))
+    {
+        return Some(s);
+    }
+    let asked;
+    let definitions = match definitions {
+        Some(d) => d,
+        None => {
+            asked = server.definition(path, pos).await.ok()?.value;
+            &asked
+        }
+    };
+    for def in definitions.iter().take(2) {
+        if let Ok(symbols) = server.document_symbols(&def.path).await
+            && let Some(s) = symbols.into_iter().find(|s| named(s, def))
+        {
+            return Some(s);
+        }
+    }
+    None
+}
+
+/// Whether a location is inside an import (`use`, `import`, a re-export): such a location is
+/// where a name is made visible, not where it is defined.
+fn in_import(texts: &mut Texts, loc: &Loc) -> bool {
+    let Some(language) = grammar_of(&loc.path) else {
+        return false;
+    };
+    let Some(source) = texts.source(&loc.path) else {
+        return false;
+    };
+    resolve_pr_syntax::in_import(
+        language,
+        &source,
+        loc.range.start.line,
+        loc.range.start.character,
+    )
+    .unwrap_or(false)
+}
+
 /// Asks one location question about a target and pages the answer.
 pub(crate) async fn locate(
     ctx: &Context,
@@ -732,7 +922,7 @@ pub(crate) async fn locate(
     cursor: Option<&str>,
     raw: &Value,
     goto: Goto,
-) -> Result<LocationsOutput> {
+) -> Result<LocationsOutput<Reference>> {
     check_cursor(ctx, tool, raw, cursor)?;
     let aimed = aim(ctx, args).await?;
     let (path, pos) = (&aimed.resolved.path, aimed.resolved.pos);
@@ -745,11 +935,41 @@ pub(crate) async fn locate(
             include_declaration,
         } => server.references(path, pos, include_declaration).await,
     }
-    .map_err(lsp_error)?;
+    .map_err(|e| relative_error(lsp_error(e), &aimed.workspace))?;
+    let mut texts = Texts::default();
+    let mut warnings = Vec::new();
+    // A definition that is an import (Rust's `pub use`) re-exports the name: it is said
+    // apart, not listed as a definition (unless nothing else was found).
+    let mut value = answer.value.clone();
+    if matches!(goto, Goto::Definition) {
+        let (imports, defined): (Vec<Loc>, Vec<Loc>) = value
+            .iter()
+            .cloned()
+            .partition(|l| in_import(&mut texts, l));
+        if !imports.is_empty() && !defined.is_empty() {
+            let listed: Vec<String> = imports
+                .iter()
+                .take(5)
+                .map(|l| {
+                    format!(
+                        "{} {}:{}",
+                        display_path(&aimed.workspace, &l.path),
+                        l.range.start.line,
+                        l.range.start.character
+                    )
+                })
+                .collect();
+            warnings.push(format!(
+                "RE_EXPORTED: also made visible (not defined) at {}{}",
+                listed.join(", "),
+                if imports.len() > 5 { ", ..." } else { "" }
+            ));
+            value = defined;
+        }
+    }
     // Every location, with whether a syntax scan found it; sorted and paged before any file
     // is read for its context line.
-    let mut found: Vec<(&resolve_pr_lsp::Loc, bool)> =
-        answer.value.iter().map(|l| (l, false)).collect();
+    let mut found: Vec<(&resolve_pr_lsp::Loc, bool)> = value.iter().map(|l| (l, false)).collect();
     let missed = if matches!(goto, Goto::References { .. })
         && server.language == resolve_pr_lsp::Language::Rust
     {
@@ -758,24 +978,57 @@ pub(crate) async fn locate(
         Vec::new()
     };
     found.extend(missed.iter().map(|l| (l, true)));
-    let (locations, total, next_cursor) =
-        page_locations(ctx, tool, raw, cursor, &aimed.workspace, found)?;
-    let mut texts = Texts::default();
-    let target = aimed
-        .resolved
-        .symbol
+    let with_containers = matches!(goto, Goto::References { .. });
+    let (locations, total, next_cursor) = page_locations(
+        ctx,
+        tool,
+        raw,
+        cursor,
+        &aimed.workspace,
+        found,
+        with_containers,
+    )?;
+    let symbol = match &aimed.resolved.symbol {
+        Some(s) => Some(s.clone()),
+        None => {
+            let definitions = matches!(goto, Goto::Definition).then_some(answer.value.as_slice());
+            symbol_at(server, path, pos, definitions).await
+        }
+    };
+    let target = symbol
         .as_ref()
         .map(|s| symbol_info(&mut texts, &aimed.workspace, server.language, s));
+    warnings.extend(target_warnings(&mut texts, &aimed));
+    let guessed = guessed_flags(server, path);
+    let partial = answer.indexing.is_some() || guessed.is_some();
+    warnings.extend(guessed);
     Ok(LocationsOutput {
         target,
         locations,
         total,
         next_cursor,
-        partial: answer.indexing.is_some(),
+        partial,
         indexing: answer.indexing,
         server: server.installed.spec.name.to_owned(),
-        warnings: target_warnings(&mut texts, &aimed),
+        warnings,
     })
+}
+
+impl LocationsOutput<Reference> {
+    /// The answer without the containers of its locations (which only find_references
+    /// gives).
+    pub(crate) fn plain(self) -> LocationsOutput<Location> {
+        LocationsOutput {
+            target: self.target,
+            locations: self.locations.into_iter().map(|r| r.location).collect(),
+            total: self.total,
+            next_cursor: self.next_cursor,
+            partial: self.partial,
+            indexing: self.indexing,
+            server: self.server,
+            warnings: self.warnings,
+        }
+    }
 }
 
 /// Sorts `found` (each with whether a syntax scan found it) by file and position, and shows
@@ -788,7 +1041,8 @@ pub(crate) fn page_locations(
     cursor: Option<&str>,
     workspace: &Path,
     found: Vec<(&resolve_pr_lsp::Loc, bool)>,
-) -> Result<(Vec<Location>, usize, Option<String>)> {
+    with_containers: bool,
+) -> Result<(Vec<Reference>, usize, Option<String>)> {
     let mut keyed: Vec<(String, resolve_pr_lsp::Pos, &resolve_pr_lsp::Loc, bool)> = found
         .into_iter()
         .map(|(l, text)| (display_path(workspace, &l.path), l.range.start, l, text))
@@ -797,7 +1051,7 @@ pub(crate) fn page_locations(
     let total = keyed.len();
     let (shown, next_cursor) = page(ctx, tool, raw, cursor, keyed)?;
     let mut texts = Texts::default();
-    let locations = locations_of(&mut texts, workspace, shown);
+    let locations = locations_of(&mut texts, workspace, shown, with_containers);
     Ok((locations, total, next_cursor))
 }
 
@@ -806,18 +1060,37 @@ fn locations_of(
     texts: &mut Texts,
     workspace: &Path,
     shown: Vec<(String, resolve_pr_lsp::Pos, &resolve_pr_lsp::Loc, bool)>,
-) -> Vec<Location> {
-    shown
-        .into_iter()
-        .map(|(_, _, l, text)| Location {
-            source: text.then(|| "text".to_owned()),
-            ..texts.location(workspace, l)
-        })
-        .collect()
+    with_containers: bool,
+) -> Vec<Reference> {
+    let mut out: Vec<Reference> = Vec::with_capacity(shown.len());
+    // Sorted by file: each file's locations are looked up in one parse.
+    let mut at = 0;
+    while at < shown.len() {
+        let path = &shown[at].2.path;
+        let end = at + shown[at..].iter().take_while(|s| &s.2.path == path).count();
+        let positions: Vec<resolve_pr_lsp::Pos> =
+            shown[at..end].iter().map(|s| s.2.range.start).collect();
+        let containers = if with_containers {
+            containers_in(texts, path, &positions)
+        } else {
+            vec![None; positions.len()]
+        };
+        for ((_, _, l, text), container) in shown[at..end].iter().zip(containers) {
+            out.push(Reference {
+                location: Location {
+                    source: text.then(|| "text".to_owned()),
+                    ..texts.location(workspace, l)
+                },
+                container,
+            });
+        }
+        at = end;
+    }
+    out
 }
 
 /// The text of a location answer.
-pub(crate) fn render_locations_output(what: &str, out: &LocationsOutput) -> String {
+pub(crate) fn render_locations_output<L: Shown>(what: &str, out: &LocationsOutput<L>) -> String {
     let mut text = match &out.target {
         Some(t) => format!(
             "{} of {} {} ({} {}:{}): {}",
@@ -1113,7 +1386,10 @@ mod tests {
         keyed.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
         let shown: Vec<_> = keyed.into_iter().take(PAGE).collect();
         let mut texts = Texts::default();
-        let page = locations_of(&mut texts, ws, shown);
+        let page: Vec<Location> = locations_of(&mut texts, ws, shown, false)
+            .into_iter()
+            .map(|r| r.location)
+            .collect();
         assert_eq!(page.len(), PAGE);
         assert_eq!(page[0].file_path, "f000.rs");
         assert_eq!(page[0].context.as_deref(), Some("fn target_0() {}"));

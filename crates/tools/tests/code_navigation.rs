@@ -1015,3 +1015,135 @@ async fn a_file_too_large_for_a_server_is_skipped_and_said() {
     assert_eq!(out.structured["files_checked"], 3, "{}", out.text);
     ctx.lsp.shutdown_all().await;
 }
+
+/// clangd on the C sample: references without the declaration leave out the definition and
+/// the prototype wherever they were asked from; each names the function it sits in; an
+/// answer about a position is headed by the symbol's name; an error names the file as the
+/// agent does (relative). Without a compile database every answer is marked partial, and
+/// says once how to make one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clangd_answers_name_what_they_are_about_and_what_they_lack() {
+    let ctx = context();
+    if !available(&ctx, "c").await {
+        return;
+    }
+    // Every check is made, and all that fail are said together.
+    let mut wrong: Vec<String> = Vec::new();
+    macro_rules! check {
+        ($ok:expr, $($say:tt)*) => {
+            if !$ok {
+                wrong.push(format!($($say)*));
+            }
+        };
+    }
+    let project = copy_project("c");
+    let dir = project.path().canonicalize().unwrap();
+    let call = |tool: &'static str, args: Value| {
+        let mut args = args;
+        args["directory"] = json!(dir);
+        let ctx = &ctx;
+        async move { resolve_pr_tools::call(ctx, tool, args).await }
+    };
+    let calls: BTreeSet<(String, u64)> = [6, 7, 8].map(|l| ("main.c".to_owned(), l)).into();
+    // Asked at the definition (clangd's definition there is the prototype in util.h).
+    let mut refs = None;
+    for _ in 0..60 {
+        let out = call(
+            "find_references",
+            json!({"file_path": "util.c", "position": {"line": 2, "character": 4}, "include_declaration": false}),
+        )
+        .await
+        .unwrap();
+        let done = set_of_locations(&out.structured["locations"]).len() >= 3;
+        refs = Some(out);
+        if done {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let refs = refs.unwrap();
+    check!(
+        set_of_locations(&refs.structured["locations"]) == calls,
+        "{}",
+        refs.text
+    );
+    check!(
+        refs.text.starts_with("References of function add_numbers"),
+        "{}",
+        refs.text
+    );
+    check!(
+        refs.structured["locations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["container"] == "main"),
+        "{}",
+        refs.structured
+    );
+    check!(refs.text.contains("main.c 6:16 (in main)"), "{}", refs.text);
+    check!(
+        refs.structured.get("partial").is_none(),
+        "{}",
+        refs.structured
+    );
+    check!(!refs.text.contains("compile_commands"), "{}", refs.text);
+    let info = call(
+        "get_symbol_info",
+        json!({"file_path": "main.c", "position": {"line": 6, "character": 16}}),
+    )
+    .await
+    .unwrap();
+    check!(
+        info.text.starts_with("function add_numbers"),
+        "{}",
+        info.text
+    );
+    // An error names the file relative to the checkout, as the agent gave it.
+    std::fs::write(dir.join("notes.txt"), "x\n").unwrap();
+    let err = call(
+        "find_definition",
+        json!({"file_path": "notes.txt", "position": {"line": 0, "character": 0}}),
+    )
+    .await
+    .unwrap_err();
+    check!(!err.error.contains(&dir.display().to_string()), "{err:?}");
+    check!(err.error.contains("notes.txt"), "{err:?}");
+    let err = call("find_definition", json!({"from_failure": "main.c:1"}))
+        .await
+        .unwrap_err();
+    check!(!err.error.contains(&dir.display().to_string()), "{err:?}");
+    ctx.lsp.shutdown_all().await;
+
+    // No compile database: clangd guesses the flags.
+    std::fs::remove_file(dir.join("compile_commands.json")).unwrap();
+    let ctx = context();
+    let call = |tool: &'static str, args: Value| {
+        let mut args = args;
+        args["directory"] = json!(dir);
+        let ctx = &ctx;
+        async move { resolve_pr_tools::call(ctx, tool, args).await }
+    };
+    for (tool, args) in [
+        (
+            "find_references",
+            json!({"file_path": "util.c", "position": {"line": 2, "character": 4}}),
+        ),
+        ("get_symbol_info", json!({"symbol": "add_numbers"})),
+    ] {
+        let out = call(tool, args).await.unwrap();
+        check!(
+            out.structured["partial"] == true,
+            "{tool}: {}",
+            out.structured
+        );
+        check!(
+            out.text.matches("CMAKE_EXPORT_COMPILE_COMMANDS").count() == 1,
+            "{tool}: {}",
+            out.text
+        );
+        check!(out.text.contains("bear -- make"), "{tool}: {}", out.text);
+    }
+    ctx.lsp.shutdown_all().await;
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
