@@ -467,6 +467,43 @@ pub(crate) struct Aimed {
     pub server: Server,
     pub resolved: resolve_pr_lsp::Resolved,
     pub workspace: PathBuf,
+    /// Where a name asked for is re-exported (a Rust `pub use`), which is not where it is
+    /// declared.
+    pub re_exports: Vec<resolve_pr_lsp::Symbol>,
+}
+
+/// A name's matches without its re-exports: rust-analyzer lists a `pub use` among a name's
+/// symbols, and ahead of the declaration when its file sorts first. The declaration is taken;
+/// the re-exports are said apart. When every match is a re-export, nothing changes.
+fn without_re_exports(
+    mut resolved: resolve_pr_lsp::Resolved,
+) -> (resolve_pr_lsp::Resolved, Vec<resolve_pr_lsp::Symbol>) {
+    let Some(first) = resolved.symbol.take() else {
+        return (resolved, Vec::new());
+    };
+    let mut texts = Texts::default();
+    let all: Vec<resolve_pr_lsp::Symbol> = std::iter::once(first)
+        .chain(std::mem::take(&mut resolved.others))
+        .collect();
+    let (re_exports, declared): (Vec<_>, Vec<_>) = all
+        .into_iter()
+        .partition(|s| in_import(&mut texts, &s.location));
+    let mut declared = declared.into_iter();
+    match declared.next() {
+        Some(first) => {
+            resolved.path = first.location.path.clone();
+            resolved.pos = first.location.range.start;
+            resolved.symbol = Some(first);
+            resolved.others = declared.collect();
+            (resolved, re_exports)
+        }
+        None => {
+            let mut all = re_exports.into_iter();
+            resolved.symbol = all.next();
+            resolved.others = all.collect();
+            (resolved, Vec::new())
+        }
+    }
 }
 
 /// Finds the server and the position for a target. A symbol by name is looked for in each
@@ -489,6 +526,7 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
             server,
             resolved,
             workspace,
+            re_exports: Vec::new(),
         });
     }
     // Each language the checkout holds is asked until one knows the name. When none does,
@@ -510,10 +548,12 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
             };
             match server.resolve(&target).await {
                 Ok(resolved) => {
+                    let (resolved, re_exports) = without_re_exports(resolved);
                     return Ok(Aimed {
                         server,
                         resolved,
                         workspace,
+                        re_exports,
                     });
                 }
                 Err(e) => failures.push(lsp_error(e)),
@@ -792,9 +832,16 @@ pub struct LocationsOutput<L = Location> {
 
 /// Warnings about how a target was resolved.
 pub(crate) fn target_warnings(texts: &mut Texts, aimed: &Aimed) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if !aimed.re_exports.is_empty() {
+        warnings.push(re_exported(
+            &aimed.workspace,
+            aimed.re_exports.iter().map(|s| &s.location),
+        ));
+    }
     let others = &aimed.resolved.others;
     if others.is_empty() {
-        return Vec::new();
+        return warnings;
     }
     let listed: Vec<String> = others
         .iter()
@@ -807,7 +854,7 @@ pub(crate) fn target_warnings(texts: &mut Texts, aimed: &Aimed) -> Vec<String> {
             )
         })
         .collect();
-    vec![format!(
+    warnings.push(format!(
         "AMBIGUOUS_TARGET: {} more {} this name ({}{}); the answer is for the first. \
          Give a qualified name, symbol_kind, or file_path and position to choose.",
         others.len(),
@@ -818,7 +865,30 @@ pub(crate) fn target_warnings(texts: &mut Texts, aimed: &Aimed) -> Vec<String> {
         },
         listed.join(", "),
         if others.len() > 5 { ", ..." } else { "" }
-    )]
+    ));
+    warnings
+}
+
+/// The note for where a name is re-exported (made visible, not defined).
+fn re_exported<'a>(workspace: &Path, places: impl Iterator<Item = &'a Loc>) -> String {
+    let places: Vec<&Loc> = places.collect();
+    let listed: Vec<String> = places
+        .iter()
+        .take(5)
+        .map(|l| {
+            format!(
+                "{} {}:{}",
+                display_path(workspace, &l.path),
+                l.range.start.line,
+                l.range.start.character
+            )
+        })
+        .collect();
+    format!(
+        "RE_EXPORTED: also made visible (not defined) at {}{}",
+        listed.join(", "),
+        if places.len() > 5 { ", ..." } else { "" }
+    )
 }
 
 /// What clangd lacks without a compile database (`compile_commands.json` beside the file or
@@ -947,23 +1017,7 @@ pub(crate) async fn locate(
             .cloned()
             .partition(|l| in_import(&mut texts, l));
         if !imports.is_empty() && !defined.is_empty() {
-            let listed: Vec<String> = imports
-                .iter()
-                .take(5)
-                .map(|l| {
-                    format!(
-                        "{} {}:{}",
-                        display_path(&aimed.workspace, &l.path),
-                        l.range.start.line,
-                        l.range.start.character
-                    )
-                })
-                .collect();
-            warnings.push(format!(
-                "RE_EXPORTED: also made visible (not defined) at {}{}",
-                listed.join(", "),
-                if imports.len() > 5 { ", ..." } else { "" }
-            ));
+            warnings.push(re_exported(&aimed.workspace, imports.iter()));
             value = defined;
         }
     }

@@ -185,9 +185,12 @@ fn clean_hover(text: &str) -> String {
         }
         out.push(unlink(line));
     }
-    // Separators left with nothing between them, or at the end.
+    // Separators left with nothing between them, or at the end; blank lines left in a run.
     let mut kept: Vec<String> = Vec::new();
     for line in out {
+        if line.trim().is_empty() && kept.last().is_some_and(|l| l.trim().is_empty()) {
+            continue;
+        }
         if line.trim() == "---" && kept.iter().rev().find(|l| !l.trim().is_empty()).is_none_or(|l| l.trim() == "---") {
             continue;
         }
@@ -293,6 +296,7 @@ mod tests {
         assert!(clean.contains("pub fn numbers() -> Numbers\n```"), "{clean}");
         assert!(clean.ends_with("The numbers, see `Numbers` and docs."), "{clean}");
         assert_eq!(clean.matches("---").count(), 1, "{clean}");
+        assert!(!clean.contains("\n\n\n"), "{clean}");
         // Square brackets that are not links stay.
         assert_eq!(super::clean_hover("let a = v[0](x);"), "let a = v[0](x);");
     }
