@@ -896,19 +896,7 @@ fn re_exported<'a>(workspace: &Path, places: impl Iterator<Item = &'a Loc>) -> S
 /// one: it guesses the flags and indexes only the files it opened, so an answer may be
 /// short. None for other servers.
 pub(crate) fn guessed_flags(server: &Server, file: &Path) -> Option<String> {
-    if server.language != Language::C {
-        return None;
-    }
-    let has = |dir: &Path| {
-        [
-            "compile_commands.json",
-            "build/compile_commands.json",
-            "compile_flags.txt",
-        ]
-        .iter()
-        .any(|m| dir.join(m).is_file())
-    };
-    if file.ancestors().skip(1).any(has) || server.root.ancestors().any(has) {
+    if server.language != Language::C || has_compile_database(file, &server.root) {
         return None;
     }
     Some(
@@ -918,6 +906,21 @@ pub(crate) fn guessed_flags(server: &Server, file: &Path) -> Option<String> {
          directory)."
             .to_owned(),
     )
+}
+
+/// Whether clangd finds a compile database for a file: in its directory or an ancestor, or
+/// in a `build/` below one of those (the server's root and its ancestors too).
+fn has_compile_database(file: &Path, root: &Path) -> bool {
+    let has = |dir: &Path| {
+        [
+            "compile_commands.json",
+            "build/compile_commands.json",
+            "compile_flags.txt",
+        ]
+        .iter()
+        .any(|m| dir.join(m).is_file())
+    };
+    file.ancestors().skip(1).any(has) || root.ancestors().any(has)
 }
 
 /// The symbol a position names, for an answer about a position: the declaration whose name
@@ -1559,6 +1562,33 @@ mod tests {
         assert_eq!(at(15).as_deref(), Some("add_numbers"));
         assert_eq!(at(20).as_deref(), Some("add_numbers"));
         assert_eq!(at(22), None);
+    }
+
+    #[test]
+    fn a_compile_database_is_found_where_clangd_looks() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("lib");
+        let file = root.join("src/deep/a.c");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "int x;\n").unwrap();
+        assert!(!has_compile_database(&file, &root));
+        for at in [
+            "lib/src/compile_flags.txt",
+            "lib/build/compile_commands.json",
+            "compile_commands.json",
+            "lib/src/deep/build/compile_commands.json",
+        ] {
+            let marker = dir.path().join(at);
+            std::fs::create_dir_all(marker.parent().unwrap()).unwrap();
+            std::fs::write(&marker, "[]").unwrap();
+            assert!(has_compile_database(&file, &root), "{at}");
+            std::fs::remove_file(&marker).unwrap();
+        }
+        // A build/ elsewhere (not below an ancestor) is not looked in.
+        let other = dir.path().join("lib/tools/build/compile_commands.json");
+        std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+        std::fs::write(&other, "[]").unwrap();
+        assert!(!has_compile_database(&file, &root));
     }
 
     #[test]
