@@ -1252,6 +1252,18 @@ async fn rust_answers_tell_re_exports_and_give_bodies() {
         !hover.contains("align = ") && !hover.contains("\n\n\n"),
         "{hover}"
     );
+    // At the declaration rust-analyzer adds the memory layout (`size = 8, align = 0x8`).
+    let at = call(
+        "get_symbol_info",
+        json!({"file_path": "src/shapes.rs", "position": {"line": 1, "character": 11}}),
+    )
+    .await
+    .unwrap();
+    let hover = at.structured["info"].as_str().unwrap_or("");
+    check!(
+        hover.contains("A circle.") && !hover.contains("align = "),
+        "layout in hover: {hover:?}"
+    );
     // The body of a method asked at a call, and of a long function, cut and said.
     let area = call(
         "get_symbol_info",
