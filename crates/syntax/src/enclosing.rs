@@ -18,28 +18,37 @@ pub struct Enclosing {
     pub end_line: u32,
 }
 
-/// The innermost named declaration (function, method, type, class) that holds the position
-/// (zero-based line, UTF-16 column), or none at the top level. Anonymous functions are
-/// passed through to the declaration around them. A source with syntax errors is read as
-/// far as tree-sitter recovers.
+/// The innermost named declaration (function, method, type, class) at the position
+/// (zero-based line, UTF-16 column): the one whose name is there, else the one holding it;
+/// none at the top level. Anonymous functions are passed through to the declaration around
+/// them. A source with syntax errors is read as far as tree-sitter recovers.
 pub fn enclosing_declaration(
     language: Language,
     source: &str,
     line: u32,
     character: u32,
 ) -> Result<Option<Enclosing>, SyntaxError> {
-    Ok(
-        enclosing_declarations(language, source, &[(line, character)])?
-            .pop()
-            .flatten(),
-    )
+    Ok(find(language, source, &[(line, character)], false)?
+        .pop()
+        .flatten())
 }
 
-/// [`enclosing_declaration`] for each of several positions of one source, parsed once.
+/// For each of several positions of one source (parsed once), the declaration holding it
+/// (what a use sits in): as [`enclosing_declaration`], except that a position at a
+/// declaration's own name is in what holds that declaration.
 pub fn enclosing_declarations(
     language: Language,
     source: &str,
     positions: &[(u32, u32)],
+) -> Result<Vec<Option<Enclosing>>, SyntaxError> {
+    find(language, source, positions, true)
+}
+
+fn find(
+    language: Language,
+    source: &str,
+    positions: &[(u32, u32)],
+    outside_own_name: bool,
 ) -> Result<Vec<Option<Enclosing>>, SyntaxError> {
     let tree = parse(language, source)?;
     let lines: Vec<&str> = source.split('\n').collect();
@@ -54,7 +63,12 @@ pub fn enclosing_declarations(
             };
             let mut node = tree.root_node().descendant_for_point_range(point, point)?;
             loop {
-                if let Some((name, kind)) = declared(language, node, source) {
+                // A declaration's own name is not inside it: `fn f` is declared in what
+                // holds `f`.
+                let at_its_name = outside_own_name
+                    && name_node(node)
+                        .is_some_and(|n| n.start_position() <= point && point < n.end_position());
+                if !at_its_name && let Some((name, kind)) = declared(language, node, source) {
                     return Some(Enclosing {
                         name,
                         kind,
@@ -202,6 +216,20 @@ fn declared(language: Language, node: Node<'_>, source: &str) -> Option<(String,
             }
             _ => None,
         },
+    }
+}
+
+/// The node of the name a declaration declares.
+fn name_node(node: Node<'_>) -> Option<Node<'_>> {
+    if let Some(n) = node.child_by_field_name("name") {
+        return Some(n);
+    }
+    let mut at = node.child_by_field_name("declarator")?;
+    loop {
+        match at.kind() {
+            "identifier" | "field_identifier" => return Some(at),
+            _ => at = at.child_by_field_name("declarator")?,
+        }
     }
 }
 

@@ -339,10 +339,12 @@ fn timing_of_a_large_rust_file() {
 /// qualified by their type, anonymous functions passed through.
 #[test]
 fn the_declaration_around_a_position() {
-    use resolve_pr_syntax::enclosing_declaration;
+    use resolve_pr_syntax::{enclosing_declaration, enclosing_declarations};
     let at = |language, source: &str, line, character| {
-        enclosing_declaration(language, source, line, character)
+        enclosing_declarations(language, source, &[(line, character)])
             .unwrap()
+            .pop()
+            .flatten()
             .map(|e| (e.name, e.kind, e.start_line, e.end_line))
     };
     let rust = "struct Stack<T>(Vec<T>);\nimpl<T> Stack<T> {\n    fn push(&mut self) {\n        let f = || go();\n    }\n}\nfn free() { go(); }\n";
@@ -385,6 +387,21 @@ fn the_declaration_around_a_position() {
     );
     assert_eq!(at(Language::C, c, 0, 5), None);
     assert_eq!(at(Language::C, c, 9, 0), None);
+    // At a declaration's own name: what holds it.
+    assert_eq!(at(Language::C, c, 1, 20), None);
+    assert_eq!(at(Language::Rust, rust, 2, 8), None);
+    assert_eq!(
+        at(Language::Python, python, 2, 8),
+        Some(("A".into(), "class", 1, 3))
+    );
+    // Asked for one position, the declaration whose name is there.
+    let own = enclosing_declaration(Language::C, c, 1, 20)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (own.name.as_str(), own.start_line, own.end_line),
+        ("name", 1, 3)
+    );
 }
 
 /// Imports and re-exports, where a name is made visible rather than defined.
