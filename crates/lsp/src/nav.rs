@@ -484,21 +484,26 @@ impl Server {
         let declarations: Vec<Loc> = if include_declaration {
             Vec::new()
         } else {
-            // The definition, and in C the prototypes too (`textDocument/declaration`).
+            // The definition, and in C the prototypes too (`textDocument/declaration`); then
+            // the same asked from each of those, as clangd asked at a definition answers with
+            // the prototype only (and at the prototype, with the definition).
             let at =
                 json!({"textDocument": params["textDocument"], "position": params["position"]});
-            let mut places = self
-                .ask::<Option<GotoDefinitionResponse>>("textDocument/definition", at.clone())
-                .await
-                .map(flatten_definition)
-                .unwrap_or_default();
-            if self.client.capabilities().declaration_provider.is_some() {
-                places.extend(
-                    self.ask::<Option<GotoDefinitionResponse>>("textDocument/declaration", at)
-                        .await
-                        .map(flatten_definition)
-                        .unwrap_or_default(),
-                );
+            let mut places = self.declarations_at(at).await;
+            let first: Vec<Loc> = places.iter().take(4).cloned().collect();
+            for place in first {
+                // A server answers about open documents only.
+                if self.open(&place.path).await.is_err() {
+                    continue;
+                }
+                let Ok(uri) = uri::from_path(&place.path) else {
+                    continue;
+                };
+                let at = json!({
+                    "textDocument": {"uri": uri.as_str()},
+                    "position": {"line": place.range.start.line, "character": place.range.start.character},
+                });
+                places.extend(self.declarations_at(at).await);
             }
             places
         };
@@ -522,6 +527,25 @@ impl Server {
                 .any(|d| d.path == l.path && d.range.start == l.range.start)
         });
         Ok(answer)
+    }
+
+    /// Where the definition and the declarations of what is at a position are (none when
+    /// the server cannot say).
+    async fn declarations_at(&self, at: Value) -> Vec<Loc> {
+        let mut places = self
+            .ask::<Option<GotoDefinitionResponse>>("textDocument/definition", at.clone())
+            .await
+            .map(flatten_definition)
+            .unwrap_or_default();
+        if self.client.capabilities().declaration_provider.is_some() {
+            places.extend(
+                self.ask::<Option<GotoDefinitionResponse>>("textDocument/declaration", at)
+                    .await
+                    .map(flatten_definition)
+                    .unwrap_or_default(),
+            );
+        }
+        places
     }
 
     /// Hover text at a position (markdown as the server wrote it).

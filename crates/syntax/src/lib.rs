@@ -21,6 +21,7 @@
 mod calls;
 mod compare;
 mod ecma;
+mod enclosing;
 mod go;
 mod idents;
 mod python;
@@ -31,6 +32,7 @@ use tree_sitter::{Node, Parser, Tree};
 
 pub use calls::{TestCall, calls_in, test_at};
 pub use compare::{ApiChange, compare};
+pub use enclosing::{Enclosing, enclosing_declaration, enclosing_declarations, in_import};
 pub use idents::{Occurrence, identifier_occurrences};
 
 /// The largest source read (8 MiB): larger files are generated or data, not API.

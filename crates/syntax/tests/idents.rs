@@ -334,3 +334,87 @@ fn timing_of_a_large_rust_file() {
         elapsed.as_secs_f64() * 1000.0
     );
 }
+
+/// The declaration around a position, in each language: the innermost named one, methods
+/// qualified by their type, anonymous functions passed through.
+#[test]
+fn the_declaration_around_a_position() {
+    use resolve_pr_syntax::{enclosing_declaration, enclosing_declarations};
+    let at = |language, source: &str, line, character| {
+        enclosing_declarations(language, source, &[(line, character)])
+            .unwrap()
+            .pop()
+            .flatten()
+            .map(|e| (e.name, e.kind, e.start_line, e.end_line))
+    };
+    let rust = "struct Stack<T>(Vec<T>);\nimpl<T> Stack<T> {\n    fn push(&mut self) {\n        let f = || go();\n    }\n}\nfn free() { go(); }\n";
+    assert_eq!(
+        at(Language::Rust, rust, 3, 19),
+        Some(("Stack::push".into(), "method", 2, 4))
+    );
+    assert_eq!(
+        at(Language::Rust, rust, 6, 12),
+        Some(("free".into(), "function", 6, 6))
+    );
+    assert_eq!(
+        at(Language::Rust, rust, 0, 18),
+        Some(("Stack".into(), "struct", 0, 0))
+    );
+    let python = "import os\nclass A:\n    def f(self):\n        return g()\n";
+    assert_eq!(
+        at(Language::Python, python, 3, 15),
+        Some(("A.f".into(), "method", 2, 3))
+    );
+    assert_eq!(at(Language::Python, python, 0, 8), None);
+    let ts = "class A {\n  m() { return g(); }\n}\nconst h = () => {\n  it('x', () => g());\n};\n";
+    assert_eq!(
+        at(Language::TypeScript, ts, 1, 15),
+        Some(("A.m".into(), "method", 1, 1))
+    );
+    assert_eq!(
+        at(Language::TypeScript, ts, 4, 17),
+        Some(("h".into(), "function", 3, 5))
+    );
+    let go = "package p\nfunc (s *Stack[T]) Push() {\n\tgo1()\n}\n";
+    assert_eq!(
+        at(Language::Go, go, 2, 2),
+        Some(("Stack.Push".into(), "method", 1, 3))
+    );
+    let c = "int add(int a, int b);\nstatic const char *name(void) {\n  return add(1, 2) ? \"😀\" : 0;\n}\n";
+    assert_eq!(
+        at(Language::C, c, 2, 12),
+        Some(("name".into(), "function", 1, 3))
+    );
+    assert_eq!(at(Language::C, c, 0, 5), None);
+    assert_eq!(at(Language::C, c, 9, 0), None);
+    // At a declaration's own name: what holds it.
+    assert_eq!(at(Language::C, c, 1, 20), None);
+    assert_eq!(at(Language::Rust, rust, 2, 8), None);
+    assert_eq!(
+        at(Language::Python, python, 2, 8),
+        Some(("A".into(), "class", 1, 3))
+    );
+    // Asked for one position, the declaration whose name is there.
+    let own = enclosing_declaration(Language::C, c, 1, 20)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (own.name.as_str(), own.start_line, own.end_line),
+        ("name", 1, 3)
+    );
+}
+
+/// Imports and re-exports, where a name is made visible rather than defined.
+#[test]
+fn a_position_inside_an_import() {
+    use resolve_pr_syntax::in_import;
+    let rust = "pub use crate::shapes::{\n    Circle,\n    Square,\n};\npub struct Circle;\n";
+    assert!(in_import(Language::Rust, rust, 1, 4).unwrap());
+    assert!(in_import(Language::Rust, rust, 0, 25).unwrap());
+    assert!(!in_import(Language::Rust, rust, 4, 11).unwrap());
+    let ts = "export { A } from './a';\nimport { B } from './b';\nexport const C = 1;\n";
+    assert!(in_import(Language::TypeScript, ts, 0, 9).unwrap());
+    assert!(in_import(Language::TypeScript, ts, 1, 9).unwrap());
+    assert!(!in_import(Language::TypeScript, ts, 2, 13).unwrap());
+    assert!(in_import(Language::Python, "from a import b\n", 0, 14).unwrap());
+}

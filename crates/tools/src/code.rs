@@ -54,6 +54,39 @@ pub struct Location {
     pub source: Option<String>,
 }
 
+// A reference and the function, method or type it sits in (read with tree-sitter; only
+// find_references says it, so the other tools' schemas do not grow).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Reference {
+    #[serde(flatten)]
+    pub location: Location,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+}
+
+/// An item of a list of locations, as the text shows it.
+pub(crate) trait Shown {
+    fn location(&self) -> &Location;
+    fn container(&self) -> Option<&str> {
+        None
+    }
+}
+
+impl Shown for Location {
+    fn location(&self) -> &Location {
+        self
+    }
+}
+
+impl Shown for Reference {
+    fn location(&self) -> &Location {
+        &self.location
+    }
+    fn container(&self) -> Option<&str> {
+        self.container.as_deref()
+    }
+}
+
 // A symbol where it is declared (no doc comment: it would repeat in every schema that holds one).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SymbolInfo {
@@ -183,6 +216,20 @@ pub(crate) fn lsp_error(e: resolve_pr_lsp::Error) -> Error {
         E::Io(_) => Error::unknown(message),
     };
     error.with_code(code)
+}
+
+/// An error whose message names files inside the workspace relative to it, as every answer
+/// and the agent's own arguments do.
+pub(crate) fn relative_error(mut e: Error, workspace: &Path) -> Error {
+    let prefix = format!("{}/", workspace.display());
+    e.error = e.error.replace(&prefix, "");
+    if let Some(details) = e.details.as_mut()
+        && let Some(Value::String(path)) = details.get_mut("path")
+        && let Some(rest) = path.strip_prefix(&prefix)
+    {
+        *path = rest.to_owned();
+    }
+    e
 }
 
 /// The workspace: `directory`, else the server's working directory; canonical.
@@ -353,9 +400,12 @@ pub(crate) async fn server_for_file(
     path: &Path,
     field: &str,
 ) -> Result<Server> {
-    let language = language_of(path, field)?;
+    let language = language_of(path, field).map_err(|e| relative_error(e, workspace))?;
     let root = language.project_root(path, workspace);
-    ctx.lsp.server(language, &root).await.map_err(lsp_error)
+    ctx.lsp
+        .server(language, &root)
+        .await
+        .map_err(|e| relative_error(lsp_error(e), workspace))
 }
 
 /// The languages a by-name question looks in: the one named, else those the workspace
@@ -520,6 +570,9 @@ pub(crate) struct Aimed {
     pub server: Server,
     pub resolved: resolve_pr_lsp::Resolved,
     pub workspace: PathBuf,
+    /// Where a name asked for is re-exported (a Rust `pub use`), which is not where it is
+    /// declared.
+    pub re_exports: Vec<resolve_pr_lsp::Symbol>,
     /// A JavaScript/TypeScript failure's test (the callback passed to `it`/`test`), which
     /// `resolved.symbol` names; `resolved.pos` is then the call nearest the failure of a
     /// function defined in the checkout (the function under test), if there is one.
@@ -629,6 +682,40 @@ async fn aim_at_test(
     ))
 }
 
+/// A name's matches without its re-exports: rust-analyzer lists a `pub use` among a name's
+/// symbols, and ahead of the declaration when its file sorts first. The declaration is taken;
+/// the re-exports are said apart. When every match is a re-export, nothing changes.
+fn without_re_exports(
+    mut resolved: resolve_pr_lsp::Resolved,
+) -> (resolve_pr_lsp::Resolved, Vec<resolve_pr_lsp::Symbol>) {
+    let Some(first) = resolved.symbol.take() else {
+        return (resolved, Vec::new());
+    };
+    let mut texts = Texts::default();
+    let all: Vec<resolve_pr_lsp::Symbol> = std::iter::once(first)
+        .chain(std::mem::take(&mut resolved.others))
+        .collect();
+    let (re_exports, declared): (Vec<_>, Vec<_>) = all
+        .into_iter()
+        .partition(|s| in_import(&mut texts, &s.location));
+    let mut declared = declared.into_iter();
+    match declared.next() {
+        Some(first) => {
+            resolved.path = first.location.path.clone();
+            resolved.pos = first.location.range.start;
+            resolved.symbol = Some(first);
+            resolved.others = declared.collect();
+            (resolved, re_exports)
+        }
+        None => {
+            let mut all = re_exports.into_iter();
+            resolved.symbol = all.next();
+            resolved.others = all.collect();
+            (resolved, Vec::new())
+        }
+    }
+}
+
 /// Finds the server and the position for a target. A symbol by name is looked for in each
 /// language the workspace holds, until one server knows it.
 pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
@@ -649,14 +736,19 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
                 resolved,
                 workspace,
                 test: Some(test),
+                re_exports: Vec::new(),
             });
         }
-        let resolved = server.resolve(&target).await.map_err(lsp_error)?;
+        let resolved = server
+            .resolve(&target)
+            .await
+            .map_err(|e| relative_error(lsp_error(e), &workspace))?;
         return Ok(Aimed {
             server,
             resolved,
             workspace,
             test: None,
+            re_exports: Vec::new(),
         });
     }
     // Each language the checkout holds is asked until one knows the name. When none does,
@@ -686,11 +778,13 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
             };
             match server.resolve(&target).await {
                 Ok(resolved) => {
+                    let (resolved, re_exports) = without_re_exports(resolved);
                     return Ok(Aimed {
                         server,
                         resolved,
                         workspace,
                         test: None,
+                        re_exports,
                     });
                 }
                 Err(e) => failures.push(lsp_error(e)),
@@ -813,6 +907,46 @@ impl Texts {
             source: None,
         }
     }
+
+    /// The whole text of a file (as far as it is small enough to read), from the lines held.
+    fn source(&mut self, path: &Path) -> Option<String> {
+        self.line(path, 0);
+        let (held, lines) = self.files.front()?;
+        (held == path).then(|| lines.as_ref().map(|l| l.join("\n")))?
+    }
+}
+
+/// The tree-sitter grammar of a file, when the syntax crate reads its language.
+fn grammar_of(path: &Path) -> Option<resolve_pr_syntax::Language> {
+    resolve_pr_syntax::Language::for_path(&path.to_string_lossy())
+}
+
+/// The declaration (function, method, type) holding each position of one file, read with
+/// tree-sitter: one parse for the file, one lookup per position.
+fn containers_in(
+    texts: &mut Texts,
+    path: &Path,
+    positions: &[resolve_pr_lsp::Pos],
+) -> Vec<Option<String>> {
+    let found = grammar_of(path)
+        .zip(texts.source(path))
+        .map(|(language, source)| {
+            resolve_pr_syntax::enclosing_declarations(
+                language,
+                &source,
+                &positions
+                    .iter()
+                    .map(|p| (p.line, p.character))
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap_or_default()
+        });
+    match found {
+        Some(found) if found.len() == positions.len() => {
+            found.into_iter().map(|e| e.map(|e| e.name)).collect()
+        }
+        _ => vec![None; positions.len()],
+    }
 }
 
 /// Relative to the workspace with `/`, or absolute when outside it.
@@ -890,12 +1024,16 @@ pub(crate) fn page<T>(
 }
 
 /// One line per location, zero-based like the arguments.
-pub(crate) fn render_locations(out: &mut String, locations: &[Location]) {
-    for l in locations {
+pub(crate) fn render_locations<L: Shown>(out: &mut String, locations: &[L]) {
+    for shown in locations {
+        let l = shown.location();
         out.push_str(&format!(
             "\n{} {}:{}",
             l.file_path, l.range.start.line, l.range.start.character
         ));
+        if let Some(c) = shown.container() {
+            out.push_str(&format!(" (in {c})"));
+        }
         if l.source.as_deref() == Some("text") {
             out.push_str(" [text match]");
         }
@@ -918,11 +1056,11 @@ pub(crate) enum Goto {
 /// The answer of find_definition, find_references, find_implementations and
 /// find_type_definition.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct LocationsOutput {
-    /// The symbol named by symbol or from_failure.
+pub struct LocationsOutput<L = Location> {
+    /// The symbol asked about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<SymbolInfo>,
-    pub locations: Vec<Location>,
+    pub locations: Vec<L>,
     /// On every page.
     pub total: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -940,6 +1078,7 @@ pub struct LocationsOutput {
 
 /// Warnings about how a target was resolved.
 pub(crate) fn target_warnings(texts: &mut Texts, aimed: &Aimed) -> Vec<String> {
+    let mut warnings = Vec::new();
     if let (Some(test), Some(symbol)) = (&aimed.test, &aimed.resolved.symbol) {
         let about = match &test.subject {
             Some(name) => format!("the answer is about {name}, the call nearest before the failure of a function the checkout defines"),
@@ -950,9 +1089,15 @@ pub(crate) fn target_warnings(texts: &mut Texts, aimed: &Aimed) -> Vec<String> {
             test.runner, symbol.name, symbol.location.range.start.line
         )];
     }
+    if !aimed.re_exports.is_empty() {
+        warnings.push(re_exported(
+            &aimed.workspace,
+            aimed.re_exports.iter().map(|s| &s.location),
+        ));
+    }
     let others = &aimed.resolved.others;
     if others.is_empty() {
-        return Vec::new();
+        return warnings;
     }
     let listed: Vec<String> = others
         .iter()
@@ -965,7 +1110,7 @@ pub(crate) fn target_warnings(texts: &mut Texts, aimed: &Aimed) -> Vec<String> {
             )
         })
         .collect();
-    vec![format!(
+    warnings.push(format!(
         "AMBIGUOUS_TARGET: {} more {} this name ({}{}); the answer is for the first. \
          Give a qualified name, symbol_kind, or file_path and position to choose.",
         others.len(),
@@ -976,7 +1121,126 @@ pub(crate) fn target_warnings(texts: &mut Texts, aimed: &Aimed) -> Vec<String> {
         },
         listed.join(", "),
         if others.len() > 5 { ", ..." } else { "" }
-    )]
+    ));
+    warnings
+}
+
+/// The note for where a name is re-exported (made visible, not defined).
+fn re_exported<'a>(workspace: &Path, places: impl Iterator<Item = &'a Loc>) -> String {
+    let places: Vec<&Loc> = places.collect();
+    let listed: Vec<String> = places
+        .iter()
+        .take(5)
+        .map(|l| {
+            format!(
+                "{} {}:{}",
+                display_path(workspace, &l.path),
+                l.range.start.line,
+                l.range.start.character
+            )
+        })
+        .collect();
+    format!(
+        "RE_EXPORTED: also made visible (not defined) at {}{}",
+        listed.join(", "),
+        if places.len() > 5 { ", ..." } else { "" }
+    )
+}
+
+/// What clangd lacks without a compile database (`compile_commands.json` beside the file or
+/// in an ancestor, or in a `build/` below one; or `compile_flags.txt`), where it looks for
+/// one: it guesses the flags and indexes only the files it opened, so an answer may be
+/// short. None for other servers.
+pub(crate) fn guessed_flags(server: &Server, file: &Path) -> Option<String> {
+    if server.language != Language::C || has_compile_database(file, &server.root) {
+        return None;
+    }
+    Some(
+        "NO_COMPILE_DATABASE: clangd found no compile_commands.json, so it guesses compiler \
+         flags and sees only files it opened; this may be incomplete. Generate one: CMake \
+         -DCMAKE_EXPORT_COMPILE_COMMANDS=ON, Bear `bear -- make`, or meson (in its build \
+         directory)."
+            .to_owned(),
+    )
+}
+
+/// Whether clangd finds a compile database for a file: in its directory or an ancestor, or
+/// in a `build/` below one of those (the server's root and its ancestors too).
+fn has_compile_database(file: &Path, root: &Path) -> bool {
+    let has = |dir: &Path| {
+        [
+            "compile_commands.json",
+            "build/compile_commands.json",
+            "compile_flags.txt",
+        ]
+        .iter()
+        .any(|m| dir.join(m).is_file())
+    };
+    file.ancestors().skip(1).any(has) || root.ancestors().any(has)
+}
+
+/// The symbol a position names, for an answer about a position: the declaration whose name
+/// is there, else the declaration its definition is (from the files' outlines).
+pub(crate) async fn symbol_at(
+    server: &Server,
+    path: &Path,
+    pos: resolve_pr_lsp::Pos,
+    definitions: Option<&[Loc]>,
+) -> Option<resolve_pr_lsp::Symbol> {
+    let name = identifier_at(path, pos)?;
+    let named = |s: &resolve_pr_lsp::Symbol, at: &Loc| {
+        let bare = s.name.rsplit([':', '.']).next().unwrap_or(&s.name);
+        s.location.path == at.path
+            && s.location.range.start <= at.range.start
+            && at.range.start <= s.location.range.end
+            && (bare == name || s.name == name)
+    };
+    let here = Loc {
+        path: path.to_owned(),
+        range: resolve_pr_lsp::Span {
+            start: pos,
+            end: pos,
+        },
+    };
+    if let Ok(symbols) = server.document_symbols(path).await
+        && let Some(s) = symbols.into_iter().find(|s| named(s, &here))
+    {
+        return Some(s);
+    }
+    let asked;
+    let definitions = match definitions {
+        Some(d) => d,
+        None => {
+            asked = server.definition(path, pos).await.ok()?.value;
+            &asked
+        }
+    };
+    for def in definitions.iter().take(2) {
+        if let Ok(symbols) = server.document_symbols(&def.path).await
+            && let Some(s) = symbols.into_iter().find(|s| named(s, def))
+        {
+            return Some(s);
+        }
+    }
+    None
+}
+
+/// Whether a location is inside an import (`use`, `import`, a re-export): such a location is
+/// where a name is made visible, not where it is defined.
+fn in_import(texts: &mut Texts, loc: &Loc) -> bool {
+    let Some(language) = grammar_of(&loc.path) else {
+        return false;
+    };
+    let Some(source) = texts.source(&loc.path) else {
+        return false;
+    };
+    resolve_pr_syntax::in_import(
+        language,
+        &source,
+        loc.range.start.line,
+        loc.range.start.character,
+    )
+    .unwrap_or(false)
 }
 
 /// Asks one location question about a target and pages the answer.
@@ -987,7 +1251,7 @@ pub(crate) async fn locate(
     cursor: Option<&str>,
     raw: &Value,
     goto: Goto,
-) -> Result<LocationsOutput> {
+) -> Result<LocationsOutput<Reference>> {
     check_cursor(ctx, tool, raw, cursor)?;
     let aimed = aim(ctx, args).await?;
     let (path, pos) = (&aimed.resolved.path, aimed.resolved.pos);
@@ -1000,11 +1264,25 @@ pub(crate) async fn locate(
             include_declaration,
         } => server.references(path, pos, include_declaration).await,
     }
-    .map_err(lsp_error)?;
+    .map_err(|e| relative_error(lsp_error(e), &aimed.workspace))?;
+    let mut texts = Texts::default();
+    let mut warnings = Vec::new();
+    // A definition that is an import (Rust's `pub use`) re-exports the name: it is said
+    // apart, not listed as a definition (unless nothing else was found).
+    let mut value = answer.value.clone();
+    if matches!(goto, Goto::Definition) {
+        let (imports, defined): (Vec<Loc>, Vec<Loc>) = value
+            .iter()
+            .cloned()
+            .partition(|l| in_import(&mut texts, l));
+        if !imports.is_empty() && !defined.is_empty() {
+            warnings.push(re_exported(&aimed.workspace, imports.iter()));
+            value = defined;
+        }
+    }
     // Every location, with whether a syntax scan found it; sorted and paged before any file
     // is read for its context line.
-    let mut found: Vec<(&resolve_pr_lsp::Loc, bool)> =
-        answer.value.iter().map(|l| (l, false)).collect();
+    let mut found: Vec<(&resolve_pr_lsp::Loc, bool)> = value.iter().map(|l| (l, false)).collect();
     let missed = if matches!(goto, Goto::References { .. })
         && server.language == resolve_pr_lsp::Language::Rust
     {
@@ -1013,24 +1291,58 @@ pub(crate) async fn locate(
         Vec::new()
     };
     found.extend(missed.iter().map(|l| (l, true)));
-    let (locations, total, next_cursor) =
-        page_locations(ctx, tool, raw, cursor, &aimed.workspace, found).await?;
-    let mut texts = Texts::default();
-    let target = aimed
-        .resolved
-        .symbol
+    let with_containers = matches!(goto, Goto::References { .. });
+    let (locations, total, next_cursor) = page_locations(
+        ctx,
+        tool,
+        raw,
+        cursor,
+        &aimed.workspace,
+        found,
+        with_containers,
+    )
+    .await?;
+    let symbol = match &aimed.resolved.symbol {
+        Some(s) => Some(s.clone()),
+        None => {
+            let definitions = matches!(goto, Goto::Definition).then_some(answer.value.as_slice());
+            symbol_at(server, path, pos, definitions).await
+        }
+    };
+    let target = symbol
         .as_ref()
         .map(|s| symbol_info(&mut texts, &aimed.workspace, server.language, s));
+    warnings.extend(target_warnings(&mut texts, &aimed));
+    let guessed = guessed_flags(server, path);
+    let partial = answer.indexing.is_some() || guessed.is_some();
+    warnings.extend(guessed);
     Ok(LocationsOutput {
         target,
         locations,
         total,
         next_cursor,
-        partial: answer.indexing.is_some(),
+        partial,
         indexing: answer.indexing,
         server: server.installed.spec.name.to_owned(),
-        warnings: target_warnings(&mut texts, &aimed),
+        warnings,
     })
+}
+
+impl LocationsOutput<Reference> {
+    /// The answer without the containers of its locations (which only find_references
+    /// gives).
+    pub(crate) fn plain(self) -> LocationsOutput<Location> {
+        LocationsOutput {
+            target: self.target,
+            locations: self.locations.into_iter().map(|r| r.location).collect(),
+            total: self.total,
+            next_cursor: self.next_cursor,
+            partial: self.partial,
+            indexing: self.indexing,
+            server: self.server,
+            warnings: self.warnings,
+        }
+    }
 }
 
 /// Sorts `found` (each with whether a syntax scan found it) by file and position, and shows
@@ -1043,7 +1355,8 @@ pub(crate) async fn page_locations(
     cursor: Option<&str>,
     workspace: &Path,
     found: Vec<(&resolve_pr_lsp::Loc, bool)>,
-) -> Result<(Vec<Location>, usize, Option<String>)> {
+    with_containers: bool,
+) -> Result<(Vec<Reference>, usize, Option<String>)> {
     let mut keyed: Vec<(String, resolve_pr_lsp::Pos, &resolve_pr_lsp::Loc, bool)> = found
         .into_iter()
         .map(|(l, text)| (display_path(workspace, &l.path), l.range.start, l, text))
@@ -1061,7 +1374,7 @@ pub(crate) async fn page_locations(
             .iter()
             .map(|(p, at, l, text)| (p.clone(), *at, l, *text))
             .collect();
-        locations_of(&mut Texts::default(), &ws, shown)
+        locations_of(&mut Texts::default(), &ws, shown, with_containers)
     })
     .await
     .map_err(|e| Error::unknown(format!("reading the context lines failed: {e}")))?;
@@ -1073,18 +1386,37 @@ fn locations_of(
     texts: &mut Texts,
     workspace: &Path,
     shown: Vec<(String, resolve_pr_lsp::Pos, &resolve_pr_lsp::Loc, bool)>,
-) -> Vec<Location> {
-    shown
-        .into_iter()
-        .map(|(_, _, l, text)| Location {
-            source: text.then(|| "text".to_owned()),
-            ..texts.location(workspace, l)
-        })
-        .collect()
+    with_containers: bool,
+) -> Vec<Reference> {
+    let mut out: Vec<Reference> = Vec::with_capacity(shown.len());
+    // Sorted by file: each file's locations are looked up in one parse.
+    let mut at = 0;
+    while at < shown.len() {
+        let path = &shown[at].2.path;
+        let end = at + shown[at..].iter().take_while(|s| &s.2.path == path).count();
+        let positions: Vec<resolve_pr_lsp::Pos> =
+            shown[at..end].iter().map(|s| s.2.range.start).collect();
+        let containers = if with_containers {
+            containers_in(texts, path, &positions)
+        } else {
+            vec![None; positions.len()]
+        };
+        for ((_, _, l, text), container) in shown[at..end].iter().zip(containers) {
+            out.push(Reference {
+                location: Location {
+                    source: text.then(|| "text".to_owned()),
+                    ..texts.location(workspace, l)
+                },
+                container,
+            });
+        }
+        at = end;
+    }
+    out
 }
 
 /// The text of a location answer.
-pub(crate) fn render_locations_output(what: &str, out: &LocationsOutput) -> String {
+pub(crate) fn render_locations_output<L: Shown>(what: &str, out: &LocationsOutput<L>) -> String {
     let mut text = match &out.target {
         Some(t) => format!(
             "{} of {} {} ({} {}:{}): {}",
@@ -1307,7 +1639,6 @@ fn char_after(text: &str, pos: resolve_pr_lsp::Pos) -> Option<char> {
 }
 
 /// The identifier at a position of a file (the name a reference search is about).
-#[cfg(test)]
 fn identifier_at(path: &Path, pos: resolve_pr_lsp::Pos) -> Option<String> {
     identifier_in(&std::fs::read_to_string(path).ok()?, pos)
 }
@@ -1409,7 +1740,10 @@ mod tests {
         keyed.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
         let shown: Vec<_> = keyed.into_iter().take(PAGE).collect();
         let mut texts = Texts::default();
-        let page = locations_of(&mut texts, ws, shown);
+        let page: Vec<Location> = locations_of(&mut texts, ws, shown, false)
+            .into_iter()
+            .map(|r| r.location)
+            .collect();
         assert_eq!(page.len(), PAGE);
         assert_eq!(page[0].file_path, "f000.rs");
         assert_eq!(page[0].context.as_deref(), Some("fn target_0() {}"));
@@ -1567,6 +1901,33 @@ mod tests {
         assert_eq!(super::name_text("Budget.cut"), "cut");
         assert_eq!(super::name_text("area(self)"), "area");
         assert_eq!(super::name_text("Registry"), "Registry");
+    }
+
+    #[test]
+    fn a_compile_database_is_found_where_clangd_looks() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("lib");
+        let file = root.join("src/deep/a.c");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "int x;\n").unwrap();
+        assert!(!has_compile_database(&file, &root));
+        for at in [
+            "lib/src/compile_flags.txt",
+            "lib/build/compile_commands.json",
+            "compile_commands.json",
+            "lib/src/deep/build/compile_commands.json",
+        ] {
+            let marker = dir.path().join(at);
+            std::fs::create_dir_all(marker.parent().unwrap()).unwrap();
+            std::fs::write(&marker, "[]").unwrap();
+            assert!(has_compile_database(&file, &root), "{at}");
+            std::fs::remove_file(&marker).unwrap();
+        }
+        // A build/ elsewhere (not below an ancestor) is not looked in.
+        let other = dir.path().join("lib/tools/build/compile_commands.json");
+        std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+        std::fs::write(&other, "[]").unwrap();
+        assert!(!has_compile_database(&file, &root));
     }
 
     #[test]

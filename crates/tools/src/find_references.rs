@@ -4,7 +4,7 @@ use resolve_pr_core::Result;
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{Goto, LocationsOutput, locate, render_locations_output, target_input};
+use crate::code::{Goto, LocationsOutput, Reference, locate, render_locations_output, target_input};
 use crate::registry::Tool;
 
 target_input! {
@@ -26,17 +26,17 @@ impl Tool for FindReferences {
     const TOOLSET: crate::Toolset = crate::Toolset::Code;
     const ANNOTATIONS: crate::registry::Annotations = crate::code::READ_LOCAL;
     type Input = Input;
-    type Output = LocationsOutput;
+    type Output = LocationsOutput<Reference>;
 
-    async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<LocationsOutput> {
+    async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<LocationsOutput<Reference>> {
         locate(ctx, Self::NAME, &input.target(), input.cursor.as_deref(), raw, Goto::References { include_declaration: input.include_declaration.unwrap_or(true) }).await
     }
 
-    fn render(output: &LocationsOutput) -> String {
+    fn render(output: &LocationsOutput<Reference>) -> String {
         render_locations_output("References", output)
     }
 
-    fn shown(output: &LocationsOutput) -> Option<(usize, Option<usize>)> {
+    fn shown(output: &LocationsOutput<Reference>) -> Option<(usize, Option<usize>)> {
         Some((output.locations.len(), Some(output.total)))
     }
 }

@@ -343,7 +343,7 @@ mod tests {
     #[test]
     fn a_code_tools_page_says_what_is_shown_and_the_next_call() {
         // Code tools' outputs name the cursor `next_cursor`: their text said nothing of it.
-        let out = crate::code::LocationsOutput {
+        let out: crate::code::LocationsOutput = crate::code::LocationsOutput {
             target: None,
             locations: Vec::new(),
             total: 124,

@@ -1619,3 +1619,314 @@ async fn outgoing_calls_include_calls_inside_macro_arguments() {
     );
     ctx.lsp.shutdown_all().await;
 }
+
+/// clangd on the C sample: references without the declaration leave out the definition and
+/// the prototype wherever they were asked from; each names the function it sits in; an
+/// answer about a position is headed by the symbol's name; an error names the file as the
+/// agent does (relative). Without a compile database every answer is marked partial, and
+/// says once how to make one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clangd_answers_name_what_they_are_about_and_what_they_lack() {
+    let ctx = context();
+    if !available(&ctx, "c").await {
+        return;
+    }
+    // Every check is made, and all that fail are said together.
+    let mut wrong: Vec<String> = Vec::new();
+    macro_rules! check {
+        ($ok:expr, $($say:tt)*) => {
+            if !$ok {
+                wrong.push(format!($($say)*));
+            }
+        };
+    }
+    let project = copy_project("c");
+    let dir = project.path().canonicalize().unwrap();
+    let call = |tool: &'static str, args: Value| {
+        let mut args = args;
+        args["directory"] = json!(dir);
+        let ctx = &ctx;
+        async move { resolve_pr_tools::call(ctx, tool, args).await }
+    };
+    let calls: BTreeSet<(String, u64)> = [6, 7, 8].map(|l| ("main.c".to_owned(), l)).into();
+    // Asked at the definition (clangd's definition there is the prototype in util.h).
+    let mut refs = None;
+    for _ in 0..60 {
+        let out = call(
+            "find_references",
+            json!({"file_path": "util.c", "position": {"line": 2, "character": 4}, "include_declaration": false}),
+        )
+        .await
+        .unwrap();
+        let done = set_of_locations(&out.structured["locations"]).len() >= 3;
+        refs = Some(out);
+        if done {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let refs = refs.unwrap();
+    check!(
+        set_of_locations(&refs.structured["locations"]) == calls,
+        "{}",
+        refs.text
+    );
+    check!(
+        refs.text.starts_with("References of function add_numbers"),
+        "{}",
+        refs.text
+    );
+    check!(
+        refs.structured["locations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["container"] == "main"),
+        "{}",
+        refs.structured
+    );
+    check!(refs.text.contains("main.c 6:16 (in main)"), "{}", refs.text);
+    check!(
+        refs.structured.get("partial").is_none(),
+        "{}",
+        refs.structured
+    );
+    check!(!refs.text.contains("compile_commands"), "{}", refs.text);
+    let info = call(
+        "get_symbol_info",
+        json!({"file_path": "main.c", "position": {"line": 6, "character": 16}}),
+    )
+    .await
+    .unwrap();
+    check!(
+        info.text.starts_with("function add_numbers"),
+        "{}",
+        info.text
+    );
+    // An error names the file relative to the checkout, as the agent gave it.
+    std::fs::write(dir.join("notes.txt"), "x\n").unwrap();
+    let err = call(
+        "find_definition",
+        json!({"file_path": "notes.txt", "position": {"line": 0, "character": 0}}),
+    )
+    .await
+    .unwrap_err();
+    check!(!err.error.contains(&dir.display().to_string()), "{err:?}");
+    check!(err.error.contains("notes.txt"), "{err:?}");
+    let err = call("find_definition", json!({"from_failure": "main.c:1"}))
+        .await
+        .unwrap_err();
+    check!(!err.error.contains(&dir.display().to_string()), "{err:?}");
+    ctx.lsp.shutdown_all().await;
+
+    // No compile database: clangd guesses the flags.
+    std::fs::remove_file(dir.join("compile_commands.json")).unwrap();
+    let ctx = context();
+    let call = |tool: &'static str, args: Value| {
+        let mut args = args;
+        args["directory"] = json!(dir);
+        let ctx = &ctx;
+        async move { resolve_pr_tools::call(ctx, tool, args).await }
+    };
+    for (tool, args) in [
+        (
+            "find_references",
+            json!({"file_path": "util.c", "position": {"line": 2, "character": 4}}),
+        ),
+        ("get_symbol_info", json!({"symbol": "add_numbers"})),
+    ] {
+        let out = call(tool, args).await.unwrap();
+        check!(
+            out.structured["partial"] == true,
+            "{tool}: {}",
+            out.structured
+        );
+        check!(
+            out.text.matches("CMAKE_EXPORT_COMPILE_COMMANDS").count() == 1,
+            "{tool}: {}",
+            out.text
+        );
+        check!(out.text.contains("bear -- make"), "{tool}: {}", out.text);
+    }
+    ctx.lsp.shutdown_all().await;
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// rust-analyzer on a crate that re-exports a type: the `pub use` is not listed as a
+/// definition (it is said apart, as a re-export); hover text carries no editor artefacts
+/// (notable traits, memory layout); `include_body` gives the symbol's source, cut to a
+/// budget with what was cut said; each reference names the function it sits in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rust_answers_tell_re_exports_and_give_bodies() {
+    let ctx = context();
+    if !available(&ctx, "rust").await {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"m\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    let long_body: String = (0..400)
+        .map(|i| format!("        let _v{i} = {i};\n"))
+        .collect();
+    std::fs::write(
+        root.join("src/lib.rs"),
+        format!("mod shapes;\npub use shapes::Circle;\n\n/// Counts to three.\npub fn numbers() -> std::ops::Range<u32> {{\n    0..3\n}}\n\npub fn total() -> f64 {{\n    let c = Circle {{ r: 1.0 }};\n    c.area() + Circle::unit().area()\n}}\n\npub fn long() {{\n{long_body}}}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/shapes.rs"),
+        "/// A circle.\npub struct Circle {\n    pub r: f64,\n}\n\nimpl Circle {\n    pub fn unit() -> Circle {\n        Circle { r: 1.0 }\n    }\n\n    pub fn area(&self) -> f64 {\n        3.0 * self.r * self.r\n    }\n}\n",
+    )
+    .unwrap();
+    let call = |tool: &'static str, args: Value| {
+        let mut args = args;
+        args["directory"] = json!(root);
+        let ctx = &ctx;
+        async move { resolve_pr_tools::call(ctx, tool, args).await }
+    };
+    // rust-analyzer answers once it has loaded the crate.
+    let mut defs = None;
+    for _ in 0..120 {
+        let out = call(
+            "find_definition",
+            json!({"file_path": "src/lib.rs", "position": {"line": 9, "character": 13}}),
+        )
+        .await;
+        if let Ok(out) = out
+            && out.structured["total"].as_u64().unwrap_or(0) > 0
+            && out.structured["partial"] != true
+        {
+            defs = Some(out);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let defs = defs.expect("rust-analyzer answered");
+    // Every check is made, and all that fail are said together.
+    let mut wrong: Vec<String> = Vec::new();
+    macro_rules! check {
+        ($ok:expr, $($say:tt)*) => {
+            if !$ok {
+                wrong.push(format!($($say)*));
+            }
+        };
+    }
+    check!(
+        set_of_locations(&defs.structured["locations"]).len() == 1,
+        "{}",
+        defs.text
+    );
+    let by_name = call("find_definition", json!({"symbol": "Circle"}))
+        .await
+        .unwrap();
+    let declared: BTreeSet<(String, u64)> = [("src/shapes.rs".to_owned(), 1)].into();
+    check!(
+        set_of_locations(&by_name.structured["locations"]) == declared,
+        "{}",
+        by_name.text
+    );
+    check!(
+        by_name.structured["target"]["location"]["file_path"] == "src/shapes.rs",
+        "{}",
+        by_name.text
+    );
+    check!(
+        by_name
+            .text
+            .contains("RE_EXPORTED: also made visible (not defined) at src/lib.rs 1:16"),
+        "{}",
+        by_name.text
+    );
+    check!(
+        !by_name.text.contains("AMBIGUOUS_TARGET"),
+        "{}",
+        by_name.text
+    );
+    let info = call("get_symbol_info", json!({"symbol": "Circle"}))
+        .await
+        .unwrap();
+    let hover = info.structured["info"].as_str().unwrap_or("");
+    check!(hover.contains("A circle."), "{hover}");
+    check!(
+        !hover.contains("align = ") && !hover.contains("\n\n\n"),
+        "{hover}"
+    );
+    // At the declaration rust-analyzer adds the memory layout (`size = 8, align = 0x8`).
+    let at = call(
+        "get_symbol_info",
+        json!({"file_path": "src/shapes.rs", "position": {"line": 1, "character": 11}}),
+    )
+    .await
+    .unwrap();
+    let hover = at.structured["info"].as_str().unwrap_or("");
+    check!(
+        hover.contains("A circle.") && !hover.contains("align = "),
+        "layout in hover: {hover:?}"
+    );
+    // The body of a method asked at a call, and of a long function, cut and said.
+    let area = call(
+        "get_symbol_info",
+        json!({"file_path": "src/lib.rs", "position": {"line": 10, "character": 6}, "include_body": true}),
+    )
+    .await;
+    match area {
+        Ok(area) => {
+            check!(
+                area.structured["body"]
+                    == "    pub fn area(&self) -> f64 {\n        3.0 * self.r * self.r\n    }",
+                "{}",
+                area.structured
+            );
+            check!(area.text.starts_with("method area"), "{}", area.text);
+            check!(
+                area.text.contains("\nsource:\n    pub fn area"),
+                "{}",
+                area.text
+            );
+        }
+        Err(e) => wrong.push(format!("include_body: {e:?}")),
+    }
+    match call(
+        "get_symbol_info",
+        json!({"symbol": "long", "include_body": true}),
+    )
+    .await
+    {
+        Ok(long) => {
+            let body = long.structured["body"].as_str().unwrap_or("");
+            check!(
+                body.starts_with("pub fn long() {\n        let _v0 = 0;"),
+                "{body:.100}"
+            );
+            check!(body.len() < 8_300, "{} bytes", body.len());
+            check!(
+                body.contains("…[cut: showing lines 13-"),
+                "{}",
+                &body[body.len().saturating_sub(200)..]
+            );
+        }
+        Err(e) => wrong.push(format!("include_body: {e:?}")),
+    }
+    let refs = call("find_references", json!({"symbol": "Circle"}))
+        .await
+        .unwrap();
+    let in_total = refs.structured["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["container"] == "total")
+        .count();
+    check!(in_total == 2, "{}", refs.text);
+    check!(
+        refs.text.contains("src/shapes.rs 7:8 (in Circle::unit)"),
+        "{}",
+        refs.text
+    );
+    ctx.lsp.shutdown_all().await;
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
