@@ -15,14 +15,24 @@ use crate::nav::{Diag, Loc, Pos, Span};
 ///
 /// With `package`, only that package (and what it needs) is checked: for one file's
 /// diagnostics, far less than the whole workspace on a cold cache.
-pub async fn check(root: &Path, package: Option<&str>, timeout: Duration) -> Result<Vec<Diag>> {
+pub async fn check(root: &Path, package: Option<&str>, timeout: Duration) -> Result<Check> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut args = vec!["check".to_owned()];
     match package {
         Some(p) => args.extend(["--package".to_owned(), p.to_owned()]),
         None => args.push("--workspace".to_owned()),
     };
-    args.extend(["--all-targets", "--message-format=json", "--quiet"].map(str::to_owned));
+    // `--keep-going`: a target that fails (a nightly-only bench on a stable toolchain) does
+    // not stop the others, so their files are checked and said to be.
+    args.extend(
+        [
+            "--all-targets",
+            "--keep-going",
+            "--message-format=json",
+            "--quiet",
+        ]
+        .map(str::to_owned),
+    );
     // Contained as the servers are (its own group, cgroup and mark, with a watchdog): killed
     // with this process, its rustc and build scripts (and what they leave behind) do not run
     // on.
@@ -70,7 +80,55 @@ pub async fn check(root: &Path, package: Option<&str>, timeout: Duration) -> Res
             first_lines(&stderr)
         )));
     }
-    Ok(diags)
+    Ok(Check {
+        compiled: compiled_targets(&stdout, root),
+        diags,
+    })
+}
+
+/// What a `cargo check` found, and which targets it compiled.
+#[derive(Debug, Clone, Default)]
+pub struct Check {
+    pub diags: Vec<Diag>,
+    /// The root source file of each target compiled (`src/lib.rs`, `tests/a.rs`), absolute.
+    pub compiled: Vec<PathBuf>,
+}
+
+impl Check {
+    /// Whether a file belongs to a target that compiled: it is a compiled target's root file
+    /// or sits in the directory of one (its modules). A file of no compiled target was not
+    /// checked, whatever it holds.
+    pub fn compiled_file(&self, file: &Path) -> bool {
+        self.compiled
+            .iter()
+            .any(|root| root == file || root.parent().is_some_and(|dir| file.starts_with(dir)))
+    }
+}
+
+/// The root source files of the targets cargo's JSON messages say were compiled
+/// (`compiler-artifact`), absolute against the workspace root.
+pub fn compiled_targets(json_lines: &str, root: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for line in json_lines.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if v.get("reason").and_then(Value::as_str) != Some("compiler-artifact") {
+            continue;
+        }
+        let Some(src) = v
+            .get("target")
+            .and_then(|t| t.get("src_path"))
+            .and_then(Value::as_str)
+        else {
+            continue;
+        };
+        let path = root.join(src);
+        if !out.contains(&path) {
+            out.push(path);
+        }
+    }
+    out
 }
 
 /// What cargo said when it failed, cut short: its first few lines (the `error:` line and its
@@ -250,6 +308,26 @@ mod tests {
         );
         assert_eq!(d[0].code.as_deref(), Some("E0308"));
         assert_eq!(d[0].severity, "error");
+    }
+
+    #[test]
+    fn a_file_is_checked_when_a_target_holding_it_compiled() {
+        let lines = [
+            r#"{"reason":"compiler-artifact","target":{"kind":["lib"],"name":"semver","src_path":"/w/semver/src/lib.rs"}}"#,
+            r#"{"reason":"compiler-artifact","target":{"kind":["test"],"name":"t","src_path":"/w/semver/tests/test_version.rs"}}"#,
+            r#"{"reason":"compiler-message","message":{"level":"error","message":"`#![feature]` may not be used on the stable release channel","spans":[{"file_name":"semver/benches/parse.rs","is_primary":true,"line_start":1,"column_start":1,"line_end":1,"column_end":10}]}}"#,
+        ]
+        .join("\n");
+        let check = Check {
+            diags: parse(&lines, Path::new("/w")),
+            compiled: compiled_targets(&lines, Path::new("/w")),
+        };
+        assert_eq!(check.diags.len(), 1);
+        assert!(check.compiled_file(Path::new("/w/semver/src/lib.rs")));
+        assert!(check.compiled_file(Path::new("/w/semver/src/parse.rs")));
+        assert!(check.compiled_file(Path::new("/w/semver/tests/test_version.rs")));
+        assert!(!check.compiled_file(Path::new("/w/semver/benches/parse.rs")));
+        assert!(!check.compiled_file(Path::new("/w/other/src/lib.rs")));
     }
 
     #[test]

@@ -127,15 +127,17 @@ languages by their language server. Errors first, 50 a page.";
                 };
                 if let Some(all) = checked {
                     let elsewhere: Option<String> = all
+                        .diags
                         .iter()
                         .find(|d| d.severity == "error" && d.location.path != path)
                         .map(|d| display_path(&ws, &d.location.path));
-                    let own: Vec<_> = all.into_iter().filter(|d| d.location.path == path).collect();
-                    if let Some(elsewhere) = elsewhere.filter(|_| own.is_empty()) {
-                        // cargo stops at a crate that fails: a crate that depends on it is not
-                        // compiled, so "no errors here" is not known.
+                    let compiled = all.compiled_file(&path);
+                    let own: Vec<_> = all.diags.into_iter().filter(|d| d.location.path == path).collect();
+                    if let Some(elsewhere) = elsewhere.filter(|_| own.is_empty() && !compiled) {
+                        // A target that fails stops those that depend on it: when no target
+                        // holding this file compiled, "no errors here" is not known.
                         not_checked.push(format!(
-                            "{file}: cargo check stopped at errors in {elsewhere}; a crate that depends on it was not compiled"
+                            "{file}: cargo check stopped at errors in {elsewhere} before a target holding it compiled"
                         ));
                     }
                     found.extend(own);
@@ -160,7 +162,7 @@ languages by their language server. Errors first, 50 a page.";
                             match resolve_pr_lsp::cargo::check(&root, None, CARGO_CHECK_TIMEOUT).await {
                                 Ok(all) => {
                                     files_checked += rust_files(&root);
-                                    found.extend(all);
+                                    found.extend(all.diags);
                                     if !checked_by.iter().any(|c| c == "cargo check") {
                                         checked_by.push("cargo check".to_owned());
                                     }

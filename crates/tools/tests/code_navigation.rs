@@ -1930,3 +1930,50 @@ async fn rust_answers_tell_re_exports_and_give_bodies() {
     ctx.lsp.shutdown_all().await;
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// One target that fails (a test file with a type error, as a nightly-only bench is on
+/// stable) does not make the library's files "not checked": the library compiled, and cargo
+/// said so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_of_a_target_that_compiled_is_checked_though_another_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = context_trusting(TrustPolicy::dirs([dir.path()]));
+    if !available(&ctx, "rust").await {
+        return;
+    }
+    let root = dir.path().canonicalize().unwrap();
+    write_file(
+        &root,
+        "Cargo.toml",
+        "[package]\nname = \"lib_ok\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    );
+    write_file(&root, "src/lib.rs", "pub fn one() -> i32 {\n    1\n}\n");
+    write_file(
+        &root,
+        "tests/broken.rs",
+        "#[test]\nfn t() {\n    let x: i32 = \"s\";\n    assert_eq!(x, lib_ok::one());\n}\n",
+    );
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "get_diagnostics",
+        json!({"directory": root, "file_path": "src/lib.rs"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.structured["errors"], 0, "{}", out.text);
+    assert!(
+        out.structured
+            .get("not_checked")
+            .is_none_or(|n| n.as_array().is_some_and(Vec::is_empty)),
+        "{}",
+        out.text
+    );
+    let broken = resolve_pr_tools::call(
+        &ctx,
+        "get_diagnostics",
+        json!({"directory": root, "file_path": "tests/broken.rs"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(broken.structured["errors"], 1, "{}", broken.text);
+}
