@@ -577,6 +577,9 @@ pub(crate) struct Aimed {
     /// `resolved.symbol` names; `resolved.pos` is then the call nearest the failure of a
     /// function defined in the checkout (the function under test), if there is one.
     pub test: Option<TestTarget>,
+    /// Other projects whose sources hold the name asked by, not asked once this one
+    /// answered (a monorepo's packages each defining it).
+    pub also_in: Vec<PathBuf>,
 }
 
 /// The test a failure's line is in, found by syntax.
@@ -737,6 +740,7 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
                 workspace,
                 test: Some(test),
                 re_exports: Vec::new(),
+                also_in: Vec::new(),
             });
         }
         let resolved = server
@@ -749,6 +753,7 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
             workspace,
             test: None,
             re_exports: Vec::new(),
+            also_in: Vec::new(),
         });
     }
     // Each language the checkout holds is asked until one knows the name. When none does,
@@ -764,7 +769,10 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
     for &language in &languages {
         let scope = projects_for_name(ctx, language, &workspace, &name, false).await;
         notes.extend(scope.note);
-        for (root, files) in scope.projects {
+        let roots: Vec<PathBuf> = scope.projects.iter().map(|(r, _)| r.clone()).collect();
+        for (i, (root, files)) in scope.projects.into_iter().enumerate() {
+            // The other projects whose sources hold the name, not asked once one answers.
+            let also_in: Vec<PathBuf> = roots.iter().skip(i + 1).cloned().collect();
             let server = match server_holding(ctx, language, &root, &files).await {
                 Ok(s) => s,
                 Err(e) => {
@@ -785,6 +793,7 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
                         workspace,
                         test: None,
                         re_exports,
+                        also_in,
                     });
                 }
                 Err(e) => failures.push(lsp_error(e)),
@@ -1095,6 +1104,25 @@ pub(crate) fn target_warnings(texts: &mut Texts, aimed: &Aimed) -> Vec<String> {
             aimed.re_exports.iter().map(|s| &s.location),
         ));
     }
+    if !aimed.also_in.is_empty() {
+        let names: Vec<String> = aimed
+            .also_in
+            .iter()
+            .map(|r| display_path(&aimed.workspace, r))
+            .map(|r| if r.is_empty() { ".".to_owned() } else { r })
+            .collect();
+        warnings.push(format!(
+            "AMBIGUOUS_TARGET: the name is also in {} other {} ({}), not asked; the answer is \
+             for the first. Give file_path and position, or directory, to ask another.",
+            names.len(),
+            if names.len() == 1 {
+                "project"
+            } else {
+                "projects"
+            },
+            names.join(", ")
+        ));
+    }
     let others = &aimed.resolved.others;
     if others.is_empty() {
         return warnings;
@@ -1155,14 +1183,21 @@ pub(crate) fn guessed_flags(server: &Server, file: &Path) -> Option<String> {
     if server.language != Language::C || has_compile_database(file, &server.root) {
         return None;
     }
-    Some(
-        "NO_COMPILE_DATABASE: clangd found no compile_commands.json, so it guesses compiler \
+    Some(NO_COMPILE_DATABASE.to_owned())
+}
+
+/// [`guessed_flags`] for a project as a whole (a question asked of it, not of one file).
+pub(crate) fn guessed_flags_in(language: Language, root: &Path) -> Option<String> {
+    if language != Language::C || has_compile_database(&root.join("."), root) {
+        return None;
+    }
+    Some(NO_COMPILE_DATABASE.to_owned())
+}
+
+const NO_COMPILE_DATABASE: &str = "NO_COMPILE_DATABASE: clangd found no compile_commands.json, so it guesses compiler \
          flags and sees only files it opened; this may be incomplete. Generate one: CMake \
          -DCMAKE_EXPORT_COMPILE_COMMANDS=ON, Bear `bear -- make`, or meson (in its build \
-         directory)."
-            .to_owned(),
-    )
-}
+         directory).";
 
 /// Whether clangd finds a compile database for a file: in its directory or an ancestor, or
 /// in a `build/` below one of those (the server's root and its ancestors too).

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{Range, SymbolInfo, Texts, aim, check_cursor, display_path, lsp_error, page, range, symbol_info, target_input, target_warnings};
+use crate::code::{Range, SymbolInfo, Texts, aim, check_cursor, display_path, guessed_flags, lsp_error, page, range, symbol_info, target_input, target_warnings};
 use crate::registry::Tool;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
@@ -174,6 +174,9 @@ name, or a failure's line.";
             container: item.detail.clone().filter(|d| !d.is_empty()),
             location: texts.location(ws, &function_loc),
         };
+        // clangd without a compile database sees only the files it opened: callers in others
+        // are missing.
+        let guessed = guessed_flags(server, &aimed.resolved.path);
         Ok(Output {
             function,
             incoming,
@@ -181,9 +184,9 @@ name, or a failure's line.";
             outgoing,
             outgoing_total,
             next_cursor: next_in.or(next_out),
-            partial,
+            partial: partial || guessed.is_some(),
             server: server.installed.spec.name.to_owned(),
-            warnings: target_warnings(&mut texts, &aimed),
+            warnings: target_warnings(&mut texts, &aimed).into_iter().chain(guessed).collect(),
         })
     }
 

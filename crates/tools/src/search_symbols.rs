@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{SymbolInfo, Texts, check_cursor, display_path, file_in, languages, lsp_error, page, position, projects_for_name, server_for_file, server_holding, symbol_info, workspace};
+use crate::code::{SymbolInfo, Texts, check_cursor, display_path, file_in, guessed_flags_in, languages, lsp_error, page, position, project_roots, projects_for_name, server_for_file, server_holding, symbol_info, workspace};
 use crate::registry::Tool;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -86,6 +86,9 @@ pub struct Output {
     /// Languages whose server could not answer, and why; projects not asked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
+    /// Each starts with its code (NO_COMPILE_DATABASE).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// Looser matches, counted by the match that lists them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub not_listed: BTreeMap<String, usize>,
@@ -168,6 +171,53 @@ fn closeness(name: &str, container: Option<&str>, file: &str, query: &Query<'_>)
     } else {
         Match::Any
     })
+}
+
+/// Symbols named `name` that their server gave without a container (typescript-language-
+/// server does not name a method's class) get the declaration around them, by tree-sitter,
+/// so that a qualified query (`Registry.size`) can choose by it. Each file parsed once, off
+/// the async runtime.
+async fn with_containers(
+    symbols: Vec<resolve_pr_lsp::Symbol>,
+    name: &str,
+) -> Vec<resolve_pr_lsp::Symbol> {
+    let name = name.to_owned();
+    let fallback = symbols.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut symbols = symbols;
+        let mut by_file: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
+        for (i, s) in symbols.iter().enumerate() {
+            if s.container.is_none() && bare(&s.name).0.eq_ignore_ascii_case(&name) {
+                by_file.entry(s.location.path.clone()).or_default().push(i);
+            }
+        }
+        for (path, indices) in by_file {
+            let Some(language) = resolve_pr_syntax::Language::for_path(&path.to_string_lossy())
+            else {
+                continue;
+            };
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let positions: Vec<(u32, u32)> = indices
+                .iter()
+                .map(|&i| {
+                    let at = symbols[i].location.range.start;
+                    (at.line, at.character)
+                })
+                .collect();
+            let Ok(found) = resolve_pr_syntax::enclosing_declarations(language, &text, &positions)
+            else {
+                continue;
+            };
+            for (&i, around) in indices.iter().zip(found) {
+                symbols[i].container = around.map(|e| e.name);
+            }
+        }
+        symbols
+    })
+    .await
+    .unwrap_or(fallback)
 }
 
 /// Keeps the matches `wanted` lists (or, when there are none, the closest there are) and
@@ -256,6 +306,7 @@ async fn outline(
         partial: false,
         servers: vec![server.installed.spec.name.to_owned()],
         skipped: Vec::new(),
+        warnings: Vec::new(),
         widened: (query.is_some() && listed > input.matching.unwrap_or_default()).then_some(listed),
         not_listed,
         outline: Some((file, levels)),
@@ -293,12 +344,25 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
         // the context lines of the page shown.
         let mut found: Vec<(Match, (String, Language, resolve_pr_lsp::Symbol))> = Vec::new();
         let (mut servers, mut skipped, mut partial) = (Vec::new(), Vec::new(), false);
+        let mut warnings: Vec<String> = Vec::new();
         let mut not_asked = Vec::new();
         // Only the projects whose sources hold the query as text (any case) are asked: no
         // server is started, nor project loaded, for sources that cannot hold the name.
         let mut asked: Vec<(Language, PathBuf, Vec<PathBuf>)> = Vec::new();
         for language in languages(&ws, input.language.as_deref())? {
-            let scope = projects_for_name(ctx, language, &ws, query, true).await;
+            // A qualified name's sources hold its last part; a loose (fuzzy) match need not
+            // be in any text, so `match: "any"` asks every project as before.
+            if input.matching == Some(Match::Any) {
+                let ws = ws.clone();
+                let (roots, left_out) =
+                    tokio::task::spawn_blocking(move || project_roots(language, &ws))
+                        .await
+                        .unwrap_or_default();
+                asked.extend(roots.into_iter().map(|r| (language, r, Vec::new())));
+                not_asked.extend(left_out);
+                continue;
+            }
+            let scope = projects_for_name(ctx, language, &ws, parsed.name, true).await;
             asked.extend(scope.projects.into_iter().map(|(r, f)| (language, r, f)));
             not_asked.extend(scope.note);
         }
@@ -326,7 +390,17 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
                 }
             };
             partial |= answer.indexing.is_some();
-            for s in answer.value {
+            if let Some(guessed) = guessed_flags_in(language, &root) {
+                partial = true;
+                if !warnings.contains(&guessed) {
+                    warnings.push(guessed);
+                }
+            }
+            let mut value = answer.value;
+            if parsed.qualifier.is_some() {
+                value = with_containers(value, parsed.name).await;
+            }
+            for s in value {
                 if !s.location.path.starts_with(&ws) || kind.as_deref().is_some_and(|k| k != s.kind) {
                     continue;
                 }
@@ -374,6 +448,7 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
             partial,
             servers,
             skipped,
+            warnings,
             not_listed,
             outline: None,
             widened: (listed > wanted).then_some(listed),
@@ -435,6 +510,10 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
                     }
                 }
             }
+        }
+        for w in &out.warnings {
+            text.push('\n');
+            text.push_str(w);
         }
         for s in &out.skipped {
             text.push_str(&format!("\nskipped {s}"));

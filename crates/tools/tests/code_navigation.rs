@@ -1324,6 +1324,22 @@ async fn every_package_of_a_typescript_monorepo_is_asked_for_a_name() {
         .to_owned();
     assert!(expected.contains(&file), "{}", out.text);
     assert_eq!(out.structured["locations"][0]["range"]["start"]["line"], 2);
+    // The other packages defining it are named, not silently dropped.
+    assert!(
+        out.text
+            .contains("AMBIGUOUS_TARGET: the name is also in 3 other projects"),
+        "{}",
+        out.text
+    );
+    // A qualified name is looked for by its last part in the packages' texts.
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "search_symbols",
+        json!({"directory": ws, "query": "Registry.size"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.structured["total"], 4, "{}", out.text);
     // A name no source holds: said so, no server asked about it.
     let err = resolve_pr_tools::call(
         &ctx,
