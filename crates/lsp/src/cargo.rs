@@ -80,8 +80,11 @@ pub async fn check(root: &Path, package: Option<&str>, timeout: Duration) -> Res
             first_lines(&stderr)
         )));
     }
+    let compiled = compiled_targets(&stdout, root);
+    let targets = target_roots(root, &compiled);
     Ok(Check {
-        compiled: compiled_targets(&stdout, root),
+        compiled,
+        targets,
         diags,
     })
 }
@@ -90,8 +93,12 @@ pub async fn check(root: &Path, package: Option<&str>, timeout: Duration) -> Res
 #[derive(Debug, Clone, Default)]
 pub struct Check {
     pub diags: Vec<Diag>,
-    /// The root source file of each target compiled (`src/lib.rs`, `tests/a.rs`), absolute.
+    /// The root source file of each target compiled (`src/lib.rs`, `tests/a.rs`), absolute;
+    /// build scripts are not targets whose files are checked.
     pub compiled: Vec<PathBuf>,
+    /// The root source file of every target of the packages checked, compiled or not (from
+    /// the failed ones' messages and `src/bin`, `tests`, `benches`, `examples` on disk).
+    pub targets: Vec<PathBuf>,
 }
 
 impl Check {
@@ -99,10 +106,63 @@ impl Check {
     /// or sits in the directory of one (its modules). A file of no compiled target was not
     /// checked, whatever it holds.
     pub fn compiled_file(&self, file: &Path) -> bool {
-        self.compiled
+        if self.compiled.iter().any(|root| root == file) {
+            return true;
+        }
+        // Another target's root file (`src/bin/x.rs`, `benches/b.rs`) is that target's, not
+        // a module of the target whose directory holds it.
+        if self.targets.iter().any(|root| root == file) {
+            return false;
+        }
+        // The module tree of the target whose directory is nearest above the file.
+        let nearest = self
+            .targets
             .iter()
-            .any(|root| root == file || root.parent().is_some_and(|dir| file.starts_with(dir)))
+            .filter_map(|root| root.parent().map(|dir| (root, dir)))
+            .filter(|(_, dir)| file.starts_with(dir))
+            .max_by_key(|(_, dir)| dir.components().count());
+        nearest.is_some_and(|(root, dir)| {
+            self.compiled
+                .iter()
+                .any(|c| c == root || c.parent() == Some(dir))
+        })
     }
+}
+
+/// The root files of the targets of the packages whose targets compiled, as cargo finds
+/// them by convention beside each package's `src/lib.rs`/`src/main.rs` (`src/bin/*.rs`,
+/// `tests/*.rs`, `benches/*.rs`, `examples/*.rs`), with those compiled: enough to tell a
+/// module of the library from a target of its own that failed.
+fn target_roots(root: &Path, compiled: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = compiled.to_vec();
+    let packages: Vec<&Path> = compiled
+        .iter()
+        .filter_map(|c| c.parent())
+        .filter(|d| d.ends_with("src"))
+        .filter_map(Path::parent)
+        .filter(|p| p.starts_with(root))
+        .collect();
+    for package in packages {
+        for dir in ["src/bin", "tests", "benches", "examples"] {
+            let Ok(entries) = std::fs::read_dir(package.join(dir)) else {
+                continue;
+            };
+            for entry in entries.flatten().take(1000) {
+                let path = entry.path();
+                let root_file = if path.is_dir() {
+                    path.join("main.rs")
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    path
+                } else {
+                    continue;
+                };
+                if !out.contains(&root_file) {
+                    out.push(root_file);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The root source files of the targets cargo's JSON messages say were compiled
@@ -116,13 +176,19 @@ pub fn compiled_targets(json_lines: &str, root: &Path) -> Vec<PathBuf> {
         if v.get("reason").and_then(Value::as_str) != Some("compiler-artifact") {
             continue;
         }
-        let Some(src) = v
-            .get("target")
-            .and_then(|t| t.get("src_path"))
-            .and_then(Value::as_str)
-        else {
+        let Some(target) = v.get("target") else {
             continue;
         };
+        let build_script = target
+            .get("kind")
+            .and_then(Value::as_array)
+            .is_some_and(|k| k.iter().any(|k| k == "custom-build"));
+        let Some(src) = target.get("src_path").and_then(Value::as_str) else {
+            continue;
+        };
+        if build_script {
+            continue;
+        }
         let path = root.join(src);
         if !out.contains(&path) {
             out.push(path);
@@ -313,20 +379,30 @@ mod tests {
     #[test]
     fn a_file_is_checked_when_a_target_holding_it_compiled() {
         let lines = [
+            r#"{"reason":"compiler-artifact","target":{"kind":["custom-build"],"name":"build-script-build","src_path":"/w/semver/build.rs"}}"#,
             r#"{"reason":"compiler-artifact","target":{"kind":["lib"],"name":"semver","src_path":"/w/semver/src/lib.rs"}}"#,
             r#"{"reason":"compiler-artifact","target":{"kind":["test"],"name":"t","src_path":"/w/semver/tests/test_version.rs"}}"#,
             r#"{"reason":"compiler-message","message":{"level":"error","message":"`#![feature]` may not be used on the stable release channel","spans":[{"file_name":"semver/benches/parse.rs","is_primary":true,"line_start":1,"column_start":1,"line_end":1,"column_end":10}]}}"#,
         ]
         .join("\n");
+        let compiled = compiled_targets(&lines, Path::new("/w"));
+        let mut targets = compiled.clone();
+        targets.push(PathBuf::from("/w/semver/benches/parse.rs"));
+        targets.push(PathBuf::from("/w/semver/src/bin/tool.rs"));
         let check = Check {
             diags: parse(&lines, Path::new("/w")),
-            compiled: compiled_targets(&lines, Path::new("/w")),
+            compiled,
+            targets,
         };
         assert_eq!(check.diags.len(), 1);
         assert!(check.compiled_file(Path::new("/w/semver/src/lib.rs")));
         assert!(check.compiled_file(Path::new("/w/semver/src/parse.rs")));
         assert!(check.compiled_file(Path::new("/w/semver/tests/test_version.rs")));
         assert!(!check.compiled_file(Path::new("/w/semver/benches/parse.rs")));
+        // A bin beside the library is its own target, not a module of the library; a build
+        // script compiling is no target's files compiling.
+        assert!(!check.compiled_file(Path::new("/w/semver/src/bin/tool.rs")));
+        assert!(!check.compiled_file(Path::new("/w/semver/build.rs")));
         assert!(!check.compiled_file(Path::new("/w/other/src/lib.rs")));
     }
 

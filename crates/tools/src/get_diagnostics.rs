@@ -152,7 +152,7 @@ languages by their language server. Errors first, 50 a page.";
                 }
             }
             None => {
-                for language in languages(&ws, input.language.as_deref())? {
+                for language in languages(&ws, input.language.as_deref()).await? {
                     // Rust projects that cargo check could not check, for their server.
                     let mut by_server: Vec<std::path::PathBuf> = Vec::new();
                     if language == Language::Rust && ctx.lsp.trust_of(&ws) == Trust::Trusted {
