@@ -192,37 +192,54 @@ impl Pool {
         if let Some(server) = self.running_server(&key).await {
             return Ok(server);
         }
-        let gate = self
-            .inner
-            .starting
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(key.clone())
-            .or_default()
-            .clone();
-        let _starting = gate.lock().await;
-        // Started by the caller this one waited for.
-        if let Some(server) = self.running_server(&key).await {
-            return Ok(server);
+        loop {
+            let gate = self
+                .inner
+                .starting
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(key.clone())
+                .or_default()
+                .clone();
+            let _starting = gate.lock().await;
+            // Started by the caller this one waited for.
+            if let Some(server) = self.running_server(&key).await {
+                return Ok(server);
+            }
+            // That caller's start failed and its gate is gone: a newer caller may hold a new
+            // one, so this one queues there rather than starting a second copy beside it.
+            let current = self
+                .inner
+                .starting
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&key)
+                .is_some_and(|g| Arc::ptr_eq(g, &gate));
+            if !current {
+                continue;
+            }
+            let started = self.start(language, root).await;
+            if let Ok(server) = &started {
+                let now = Instant::now();
+                self.inner.slots.lock().await.insert(
+                    key.clone(),
+                    Slot {
+                        server: server.clone(),
+                        started: now,
+                        last_used: now,
+                    },
+                );
+            }
+            let mut starting = self
+                .inner
+                .starting
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if starting.get(&key).is_some_and(|g| Arc::ptr_eq(g, &gate)) {
+                starting.remove(&key);
+            }
+            return started;
         }
-        let started = self.start(language, root).await;
-        if let Ok(server) = &started {
-            let now = Instant::now();
-            self.inner.slots.lock().await.insert(
-                key.clone(),
-                Slot {
-                    server: server.clone(),
-                    started: now,
-                    last_used: now,
-                },
-            );
-        }
-        self.inner
-            .starting
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&key);
-        started
     }
 
     /// Whether a live server for `language` at `root` is running (nothing is started).
