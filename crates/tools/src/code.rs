@@ -410,16 +410,22 @@ pub(crate) async fn server_for_file(
 
 /// The languages a by-name question looks in: the one named, else those the workspace
 /// holds.
-pub(crate) fn languages(workspace: &Path, named: Option<&str>) -> Result<Vec<Language>> {
+pub(crate) async fn languages(workspace: &Path, named: Option<&str>) -> Result<Vec<Language>> {
     if let Some(name) = named {
         return Ok(vec![language_named(name)?]);
     }
-    let found = Language::detect(workspace);
+    // A bounded walk of the checkout: off the async runtime.
+    let found = {
+        let workspace = workspace.to_owned();
+        tokio::task::spawn_blocking(move || Language::detect(&workspace))
+            .await
+            .unwrap_or_default()
+    };
     if found.is_empty() {
-        return Err(Error::user(format!(
-            "{} holds no source files of a language the code tools read",
-            workspace.display()
-        ))
+        return Err(Error::user(
+            "the checkout holds no source files of a language the code tools read (rust, \
+             typescript, python, c, go)",
+        )
         .with_code("UNSUPPORTED_LANGUAGE")
         .with_suggestion("Give directory (the checkout), or language."));
     }
@@ -489,7 +495,10 @@ pub(crate) async fn projects_for_name(
             .await
             .unwrap_or((Vec::new(), Some(String::new())))
     };
-    let mut all_running = left_out.is_none() && !roots.is_empty();
+    // tsserver's inferred project at a checkout's root knows only the files open in it: the
+    // scan's files are opened whatever runs.
+    let mut all_running =
+        language != Language::TypeScript && left_out.is_none() && !roots.is_empty();
     for root in &roots {
         all_running &= ctx.lsp.is_running(language, root).await;
     }
@@ -765,7 +774,7 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
         Target::Symbol { name, .. } => name_text(name).to_owned(),
         _ => String::new(),
     };
-    let languages = languages(&workspace, args.language)?;
+    let languages = languages(&workspace, args.language).await?;
     for &language in &languages {
         let scope = projects_for_name(ctx, language, &workspace, &name, false).await;
         notes.extend(scope.note);
@@ -966,8 +975,34 @@ pub(crate) fn display_path(workspace: &Path, path: &Path) -> String {
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/"),
-        Err(_) => path.display().to_string(),
+        Err(_) => outside_path(path),
     }
+}
+
+/// A path outside the checkout (a toolchain's or a dependency's source, where a definition
+/// or a callee may be), shortened to what names it: the standard library or package
+/// directory it is in and the path below, not the machine's home and install layout.
+fn outside_path(path: &Path) -> String {
+    let full = path.to_string_lossy();
+    const PLACES: [(&str, &str); 6] = [
+        ("/lib/rustlib/src/rust/library/", "<rust std>/"),
+        ("/registry/src/", "<cargo registry>/"),
+        ("/node_modules/", "<node_modules>/"),
+        ("/site-packages/", "<site-packages>/"),
+        ("/typeshed-fallback/", "<typeshed>/"),
+        ("/pkg/mod/", "<go modules>/"),
+    ];
+    for (marker, name) in PLACES {
+        if let Some(at) = full.rfind(marker) {
+            let mut rest = &full[at + marker.len()..];
+            // The registry's index directory (`index.crates.io-…/`) says nothing.
+            if marker == "/registry/src/" {
+                rest = rest.split_once('/').map_or(rest, |(_, r)| r);
+            }
+            return format!("{name}{rest}");
+        }
+    }
+    full.into_owned()
 }
 
 /// The symbol as the contract shows it.
@@ -1985,6 +2020,33 @@ mod tests {
             path_segment_before("😀budget::cut", 0, 10).as_deref(),
             Some("budget")
         );
+    }
+
+    #[test]
+    fn a_path_outside_the_checkout_is_named_by_where_it_lives() {
+        let ws = Path::new("/work/checkout");
+        let cases = [
+            (
+                "/root/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/lib/rustlib/src/rust/library/core/src/result.rs",
+                "<rust std>/core/src/result.rs",
+            ),
+            (
+                "/root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/serde-1.0.0/src/lib.rs",
+                "<cargo registry>/serde-1.0.0/src/lib.rs",
+            ),
+            (
+                "/work/checkout/node_modules/vitest/dist/index.d.ts",
+                "node_modules/vitest/dist/index.d.ts",
+            ),
+            (
+                "/home/u/.nvm/lib/node_modules/typescript/lib/lib.es5.d.ts",
+                "<node_modules>/typescript/lib/lib.es5.d.ts",
+            ),
+            ("/usr/include/stdio.h", "/usr/include/stdio.h"),
+        ];
+        for (path, shown) in cases {
+            assert_eq!(display_path(ws, Path::new(path)), shown);
+        }
     }
 
     #[test]

@@ -349,7 +349,7 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
         // Only the projects whose sources hold the query as text (any case) are asked: no
         // server is started, nor project loaded, for sources that cannot hold the name.
         let mut asked: Vec<(Language, PathBuf, Vec<PathBuf>)> = Vec::new();
-        for language in languages(&ws, input.language.as_deref())? {
+        for language in languages(&ws, input.language.as_deref()).await? {
             // A qualified name's sources hold its last part; a loose (fuzzy) match need not
             // be in any text, so `match: "any"` asks every project as before.
             if input.matching == Some(Match::Any) {
