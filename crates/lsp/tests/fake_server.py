@@ -16,6 +16,8 @@ argument:
   late-symbols   like symbols, but answers workspace/symbol with nothing for its first
                  1.5 s and reports no indexing at all (pyright finding a project's files)
   slow-start     like normal, but takes 3 s to answer initialize when its root's name is `slow`
+  fail-then-slow counts its starts in the root's `starts` file; the first exits after a
+                 second, the others answer initialize after a second and a half
   noisy-crash    prints a Node-like stack trace to stderr and exits when asked to initialize
 
 textDocument/hover makes it exit at once (a crash). On start it opens a progress token
@@ -97,6 +99,17 @@ while True:
             sys.stderr.write("Error: Cannot find module 'typescript'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1145:15)\n")
             sys.stderr.flush()
             os._exit(1)
+        if mode == "fail-then-slow":
+            # Each start is counted in the root; the first fails after a second, the others
+            # answer after a second and a half.
+            root = (root_uri[0] or "").removeprefix("file://")
+            with open(os.path.join(root, "starts"), "a") as f:
+                f.write("start\n")
+            with open(os.path.join(root, "starts")) as f:
+                first = len(f.readlines()) == 1
+            time.sleep(1.0 if first else 1.5)
+            if first:
+                os._exit(1)
         if mode == "slow-start" and (root_uri[0] or "").rstrip("/").endswith("/slow"):
             time.sleep(3)
         send({"jsonrpc": "2.0", "id": mid, "result": {

@@ -536,6 +536,37 @@ async fn a_slow_start_does_not_hold_up_another_roots_server() {
     pool.shutdown_all().await;
 }
 
+/// A start that fails while another caller waits for it: the waiter and a caller who comes
+/// while the waiter starts again share one start, so the root gets one server, not two (the
+/// second would have replaced the first in the pool, uncounted by its limits).
+#[tokio::test]
+async fn after_a_failed_start_the_waiter_and_a_newcomer_share_one_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("main.go"), "package main\n\nfunc main() {}\n").unwrap();
+    let config = PoolConfig {
+        request_timeout: Duration::from_secs(10),
+        ..config()
+    };
+    let pool = Pool::with_registry(config, registry("fail-then-slow"));
+    let call = |pool: &Pool| {
+        let (pool, root) = (pool.clone(), root.clone());
+        tokio::spawn(async move { pool.server(Language::Go, &root).await.map(|_| ()) })
+    };
+    let first = call(&pool);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let waiter = call(&pool);
+    // The first start fails at about a second; the waiter's start then takes one and a half.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let newcomer = call(&pool);
+    assert!(first.await.unwrap().is_err());
+    waiter.await.unwrap().unwrap();
+    newcomer.await.unwrap().unwrap();
+    let starts = std::fs::read_to_string(root.join("starts")).unwrap();
+    assert_eq!(starts.lines().count(), 2, "started: {starts:?}");
+    pool.shutdown_all().await;
+}
+
 /// What a server prints on stderr (a Node stack trace) is logged, never put in an error an
 /// answer carries.
 #[tokio::test]
