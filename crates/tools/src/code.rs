@@ -805,7 +805,25 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
                         also_in,
                     });
                 }
-                Err(e) => failures.push(lsp_error(e)),
+                Err(e) => {
+                    let mut e = lsp_error(e);
+                    // clangd without a compile database indexes only the files it opened:
+                    // its "not found" is not to be trusted, and says so.
+                    if e.code.as_deref() == Some("SYMBOL_NOT_FOUND")
+                        && guessed_flags_in(language, &root).is_some()
+                    {
+                        e.error.push_str(
+                            " (clangd has no compile database, so it saw only the files it \
+                             opened: this may be wrong)",
+                        );
+                        e = e.with_suggestion(
+                            "Generate compile_commands.json (CMake \
+                             -DCMAKE_EXPORT_COMPILE_COMMANDS=ON, `bear -- make`, or meson's \
+                             build directory), or give file_path and position.",
+                        );
+                    }
+                    failures.push(e)
+                }
             }
         }
     }

@@ -1423,6 +1423,16 @@ async fn a_c_checkout_starts_one_clangd_and_nothing_else() {
         .map(|r| (r.server.to_owned(), r.root))
         .collect();
     assert_eq!(running, vec![("clangd".to_owned(), ws.clone())]);
+    // Without a compile database clangd's "not found" is a guess, and says so.
+    let err = resolve_pr_tools::call(
+        &ctx,
+        "find_definition",
+        json!({"directory": ws, "symbol": "lib_average"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code.as_deref(), Some("SYMBOL_NOT_FOUND"), "{err:?}");
+    assert!(err.error.contains("no compile database"), "{err:?}");
     ctx.lsp.shutdown_all().await;
 }
 
