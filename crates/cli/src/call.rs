@@ -27,9 +27,13 @@ pub async fn run(name: &str, arguments: Option<&str>, options: &Options) -> Exit
         }
     };
     match outcome {
-        Ok(structured) => {
+        Ok((structured, failed)) => {
             print_json(&structured);
-            ExitCode::SUCCESS
+            if failed {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
         }
         Err(e) => {
             print_json(&e.to_json());
@@ -38,7 +42,11 @@ pub async fn run(name: &str, arguments: Option<&str>, options: &Options) -> Exit
     }
 }
 
-async fn call(name: &str, arguments: Option<&str>, options: &Options) -> Result<Value, Error> {
+async fn call(
+    name: &str,
+    arguments: Option<&str>,
+    options: &Options,
+) -> Result<(Value, bool), Error> {
     let args = parse_arguments(name, arguments, || {
         let mut text = String::new();
         std::io::stdin().read_to_string(&mut text).map(|_| text)
@@ -47,7 +55,9 @@ async fn call(name: &str, arguments: Option<&str>, options: &Options) -> Result<
     let tool = selection.find(name)?;
     let mut ctx = crate::context_from_environment()?;
     ctx.read_only = options.read_only;
-    Ok(tool.call(&ctx, args).await?.structured)
+    let out = tool.call(&ctx, args).await?;
+    // A failed action (a restack that stopped) prints what happened and exits 1.
+    Ok((out.structured, out.failed))
 }
 
 /// The arguments as JSON; `-` reads them from stdin, nothing means `{}`. Bad JSON is the

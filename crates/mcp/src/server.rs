@@ -233,6 +233,9 @@ pub(crate) fn call_result(outcome: Result<ToolOutput, ToolError>) -> CallToolRes
         Ok(out) => {
             let mut result = CallToolResult::structured(out.structured);
             result.content = vec![ContentBlock::text(out.text)];
+            if out.failed {
+                result.is_error = Some(true);
+            }
             result
         }
         Err(e) => {
@@ -306,10 +309,29 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_action_is_an_error_result_with_what_happened() {
+        let r = call_result(Ok(ToolOutput {
+            structured: json!({"automation": {"status": "failed"}}),
+            text: "restack failed at step 2; rolled back".into(),
+            failed: true,
+        }));
+        assert_eq!(r.is_error, Some(true));
+        assert_eq!(
+            r.structured_content,
+            Some(json!({"automation": {"status": "failed"}}))
+        );
+        assert_eq!(
+            r.content[0].as_text().map(|t| t.text.as_str()),
+            Some("restack failed at step 2; rolled back")
+        );
+    }
+
+    #[test]
     fn success_result_has_structured_content_and_the_tool_text() {
         let r = call_result(Ok(ToolOutput {
             structured: json!({"pr": "o/r#1"}),
             text: "done".into(),
+            failed: false,
         }));
         assert_eq!(r.is_error, Some(false));
         assert_eq!(r.structured_content, Some(json!({"pr": "o/r#1"})));

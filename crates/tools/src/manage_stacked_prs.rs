@@ -523,6 +523,12 @@ into refs/resolve-pr/ (push and retarget only when asked; rollback undoes a push
         run(ctx, input).await
     }
 
+    /// An execution that failed (stopped before moving, or rolled back) is a failed call,
+    /// whatever the output says of it.
+    fn failed(out: &Output) -> bool {
+        out.automation.status == AutomationState::Failed
+    }
+
     fn render(out: &Output) -> String {
         render(out)
     }

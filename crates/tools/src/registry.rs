@@ -93,6 +93,9 @@ pub struct Annotations {
 pub struct ToolOutput {
     pub structured: Value,
     pub text: String,
+    /// The action the call asked for failed (a restack stopped, rolled back): the output
+    /// says what happened, and MCP marks the result `isError` so no client reads success.
+    pub failed: bool,
 }
 
 /// The context, the tool's input schema (to word argument errors) and the arguments.
@@ -176,6 +179,12 @@ pub(crate) trait Tool {
         None
     }
 
+    /// Whether the action the call asked for failed, though the tool answered with what
+    /// happened (see [`ToolOutput::failed`]).
+    fn failed(_output: &Self::Output) -> bool {
+        false
+    }
+
     /// Whether a call with these (unvalidated) arguments may take minutes.
     fn runs_long(_args: &Value) -> bool {
         false
@@ -231,7 +240,12 @@ pub(crate) fn spec<T: Tool>() -> ToolSpec {
                 text.push('\n');
                 text.push_str(&line);
             }
-            Ok(ToolOutput { structured, text })
+            let failed = T::failed(&output);
+            Ok(ToolOutput {
+                structured,
+                text,
+                failed,
+            })
         })
     }
     ToolSpec {

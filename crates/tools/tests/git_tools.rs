@@ -968,7 +968,11 @@ async fn execute_pushes_with_lease_retargets_and_rolls_back(flavor: Flavor) {
         "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2),
         "directory": checkout, "execute": true, "push": true, "retarget": true,
     });
-    let out = call(&ctx, "manage_stacked_prs", args).await.expect("runs");
+    let answered = resolve_pr_tools::call(&ctx, "manage_stacked_prs", args)
+        .await
+        .expect("runs");
+    assert!(!answered.failed, "{}", answered.text);
+    let out = answered.structured;
     assert_eq!(out["automation"]["status"], "completed", "{out:#}");
     assert_eq!(out["summary"]["action_required"], false, "{out:#}");
     let after: Vec<&str> = out["commands"]
@@ -1126,12 +1130,15 @@ async fn predicted_conflicts_stop_execute_before_anything_moves(flavor: Flavor) 
     let sim = stack_sim(flavor, &s).await;
     let checkout = s.w.checkout(&sim, "main");
     let ctx = tool_ctx(flavor, &sim, &s.w, None);
-    let out = call(&ctx, "manage_stacked_prs", json!({
+    let answered = resolve_pr_tools::call(&ctx, "manage_stacked_prs", json!({
         "base_pr": pr(flavor, &sim, 1), "dependent_pr": pr(flavor, &sim, 2), "directory": checkout,
         "execute": true, "push": true,
     }))
     .await
     .expect("answers");
+    // The execution asked for failed: the call says so (MCP's isError), not only its output.
+    assert!(answered.failed, "{}", answered.text);
+    let out = answered.structured;
     let predicted = &out["predicted_conflicts"][0];
     assert_eq!(predicted["branch"], "feature-b", "{out:#}");
     assert_eq!(predicted["files"], json!(["b.txt"]));
