@@ -343,12 +343,7 @@ async fn find_references_adds_calls_inside_macros_the_server_misses() {
     }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(
-        root.join("Cargo.toml"),
-        "[package]\nname = \"m\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
-    )
-    .unwrap();
+    cargo_package(&root, "m");
     std::fs::write(
         root.join("src/main.rs"),
         "macro_rules! opaque {\n    ($($t:tt)*) => {};\n}\n\nfn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\nfn main() {\n    let x = add(1, 2);\n    opaque!(add(x, 3));\n    let add_len = 1;\n    println!(\"{}\", add_len);\n    opaque!(add.len());\n    opaque!(other::add(1, 2));\n}\n",
@@ -1243,6 +1238,19 @@ async fn search_symbols_lists_exact_names_and_counts_the_rest() {
     ctx.lsp.shutdown_all().await;
 }
 
+/// A one-package Cargo workspace at `root` (its own `[workspace]`, so no enclosing one is
+/// looked for), sources to be written by the test.
+fn cargo_package(root: &Path, name: &str) {
+    write_file(
+        root,
+        "Cargo.toml",
+        &format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"
+        ),
+    );
+    std::fs::create_dir_all(root.join("src")).unwrap();
+}
+
 fn write_file(root: &Path, rel: &str, text: &str) {
     let path = root.join(rel);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -1591,12 +1599,7 @@ async fn outgoing_calls_include_calls_inside_macro_arguments() {
     }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(
-        root.join("Cargo.toml"),
-        "[package]\nname = \"m\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
-    )
-    .unwrap();
+    cargo_package(&root, "m");
     std::fs::write(
         root.join("src/lib.rs"),
         "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub fn double(a: i32) -> i32 {\n    add(a, a)\n}\n\n#[test]\nfn adds() {\n    let _ = add(0, 0);\n    assert_eq!(add(1, 2), 3);\n    assert_eq!(double(2), add(2, 2));\n}\n",
@@ -1790,12 +1793,7 @@ async fn rust_answers_tell_re_exports_and_give_bodies() {
     }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(
-        root.join("Cargo.toml"),
-        "[package]\nname = \"m\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
-    )
-    .unwrap();
+    cargo_package(&root, "m");
     let long_body: String = (0..400)
         .map(|i| format!("        let _v{i} = {i};\n"))
         .collect();
@@ -1968,11 +1966,7 @@ async fn a_file_of_a_target_that_compiled_is_checked_though_another_failed() {
         return;
     }
     let root = dir.path().canonicalize().unwrap();
-    write_file(
-        &root,
-        "Cargo.toml",
-        "[package]\nname = \"lib_ok\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
-    );
+    cargo_package(&root, "lib_ok");
     write_file(&root, "src/lib.rs", "pub fn one() -> i32 {\n    1\n}\n");
     write_file(
         &root,
