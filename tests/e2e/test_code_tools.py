@@ -671,3 +671,80 @@ def test_an_untrusted_checkout_cannot_choose_the_rust_toolchain(home: Path, tmp_
         env={**env, "RESOLVE_PR_TRUST": str(project)}, cwd=tmp_path, capture_output=True, text=True, timeout=180,
     )
     assert "CANARY-rust-analyzer" in sung(), trusted.stdout + trusted.stderr
+
+
+# --- A first code question answers before the client gives up ------------------------------
+
+
+def stuck_gopls(tmp_path: Path) -> tuple[Path, Path]:
+    """A Go checkout, and a directory holding a `gopls` that never finishes starting (the
+    stand-in server of crates/lsp/tests in its `stuck-start` mode): a cold server on a
+    machine too busy to start it in a minute."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    fake = REPO_ROOT / "crates/lsp/tests/fake_server.py"
+    gopls = bindir / "gopls"
+    gopls.write_text(f"#!/bin/sh\nexec {sys.executable} {fake} stuck-start\n")
+    gopls.chmod(0o755)
+    project = tmp_path / "checkout"
+    project.mkdir()
+    (project / "go.mod").write_text("module example.com/stuck\n\ngo 1.21\n")
+    (project / "main.go").write_text("package main\n\nfunc helper() {}\n\nfunc main() { helper() }\n")
+    return project, bindir
+
+
+def test_a_first_code_question_answers_before_the_clients_timeout(home: Path, tmp_path: Path) -> None:
+    """Both clients with their default timeouts (the Inspector's TypeScript SDK ends a request
+    after 60 s whatever progress says; the Python SDK waits as long as it takes): the call
+    answers within RESOLVE_PR_CODE_CALL_WAIT's default 45 s, saying the server is still
+    starting and when to ask again, with progress every few seconds meanwhile."""
+    project, bindir = stuck_gopls(tmp_path)
+    env = lsp_env(home, {"RESOLVE_PR_LSP_PATH": str(bindir)})
+    args = {"directory": str(project), "symbol": "helper"}
+    through_inspector: dict[str, Any] = {}
+
+    def ask_inspector() -> None:
+        started = time.monotonic()
+        called = inspector(
+            home, env, "--method", "tools/call", "--tool-name", "find_definition",
+            "--tool-args-json", json.dumps(args),
+        )
+        through_inspector.update(run=called, seconds=time.monotonic() - started)
+
+    thread = threading.Thread(target=ask_inspector)
+    thread.start()
+
+    async def ask_python() -> tuple[Any, float, list[tuple[float, str]]]:
+        progress: list[tuple[float, str]] = []
+        started = time.monotonic()
+
+        async def heard(done: float, total: float | None, message: str | None) -> None:
+            progress.append((time.monotonic() - started, message or ""))
+
+        async with mcp_session(env) as session:
+            await session.initialize()
+            result = await session.call_tool("find_definition", args, progress_callback=heard)
+        return result, time.monotonic() - started, progress
+
+    result, seconds, progress = run(ask_python())
+    thread.join(timeout=150)
+    assert seconds < 55, f"answered after {seconds:.0f} s"
+    assert result.is_error, result.structured_content
+    error = result.structured_content
+    assert error["code"] == "SERVER_INDEXING", error
+    assert "gopls for " in error["error"] and "is starting" in error["error"], error
+    assert error["retry_after"] > 0, error
+    assert "Ask again in about" in result.content[0].text, result.content[0].text
+    # Progress all along, naming what is waited on.
+    times = [t for t, _ in progress]
+    assert len(progress) >= 6, progress
+    assert all(b - a < 8 for a, b in zip([0.0, *times], times)), progress
+    assert any("gopls" in m and "starting" in m for _, m in progress), progress
+
+    called = through_inspector["run"]
+    assert through_inspector["seconds"] < 58, through_inspector["seconds"]
+    assert called.returncode == 5, called.stdout + called.stderr
+    assert_no_warning(called)
+    answered = json.loads(called.stdout)
+    assert answered["isError"] is True, answered
+    assert answered["structuredContent"]["code"] == "SERVER_INDEXING", answered

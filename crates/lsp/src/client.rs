@@ -401,7 +401,7 @@ impl Client {
     /// passed. Then the caller is told the server is busy (`SERVER_INDEXING`).
     pub async fn request_raw(&self, method: &str, params: Value) -> Result<Value> {
         let started = Instant::now();
-        let deadline = started + self.inner.retry_window;
+        let deadline = crate::deadline::wait_until(self.inner.retry_window);
         let mut pause = Duration::from_millis(100);
         let mut dropped = 0u32;
         loop {

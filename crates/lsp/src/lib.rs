@@ -14,11 +14,13 @@
 //!   hardened.
 //! - [`contain`]: every started program in its own process group, cgroup and environment
 //!   mark, killed whole, with a watchdog for when this process dies.
+//! - [`deadline`]: a code call's deadline, which every wait for a server inside it respects.
 //! - `disk`: files changed on disk, reported to servers that do not watch them.
 
 pub mod cargo;
 pub mod client;
 pub mod contain;
+pub mod deadline;
 mod disk;
 mod error;
 pub mod nav;
@@ -30,6 +32,6 @@ pub mod uri;
 
 pub use error::{Error, Result};
 pub use nav::{Answer, Call, Diag, Loc, Pos, Resolved, Span, Symbol, Target};
-pub use pool::{Availability, Pool, PoolConfig, Running, Server};
+pub use pool::{Availability, Busy, Pool, PoolConfig, Running, Server};
 pub use servers::{Installed, Language, Missing};
 pub use trust::{Trust, TrustPolicy};

@@ -335,7 +335,7 @@ impl Server {
         F: Fn() -> Fut,
         Fut: Future<Output = Result<T>>,
     {
-        let deadline = Instant::now() + self.ready_wait;
+        let deadline = crate::deadline::wait_until(self.ready_wait);
         self.warm_up().await;
         if wide || !self.installed.spec.answers_while_indexing {
             self.client.wait_ready(deadline).await;
@@ -765,7 +765,7 @@ impl Server {
             // loads it (rust-analyzer does for seconds), the answer is an empty list.
             self.warm_up().await;
             self.client
-                .wait_ready(Instant::now() + self.ready_wait)
+                .wait_ready(crate::deadline::wait_until(self.ready_wait))
                 .await;
             let report: Value = self
                 .ask(
@@ -782,7 +782,7 @@ impl Server {
         }
         let published = self
             .client
-            .published_diagnostics(path, version, Instant::now() + wait)
+            .published_diagnostics(path, version, crate::deadline::wait_until(wait))
             .await;
         Ok(published.map(|p| {
             p.diagnostics

@@ -30,12 +30,21 @@ pub struct PoolConfig {
     /// what the server has, marked partial. Also how long a request the server keeps
     /// dropping while its workspace changes is asked again.
     pub ready_wait: Duration,
+    /// How long one code tool call may take before it answers with what it has, or with
+    /// what the servers are still doing: under the 60 s after which the TypeScript SDK (MCP
+    /// Inspector, many clients) gives up on a request whatever progress says. A server start
+    /// or `cargo check` the call leaves goes on for the next call.
+    pub call_wait: Duration,
     /// Which checkouts may run their own code; the others' servers run hardened.
     pub trust: TrustPolicy,
     /// A source file larger than this is not given to a server (nor read for context): said
     /// as skipped instead.
     pub max_file_bytes: u64,
 }
+
+/// See [`PoolConfig::call_wait`]: a quarter of a minute's margin under the usual client
+/// timeout, for a machine busy enough that the answer itself takes seconds to write.
+pub const DEFAULT_CALL_WAIT: Duration = Duration::from_secs(45);
 
 impl Default for PoolConfig {
     fn default() -> Self {
@@ -45,6 +54,7 @@ impl Default for PoolConfig {
             request_timeout: Duration::from_secs(60),
             cancel_grace: Duration::from_secs(5),
             ready_wait: Duration::from_secs(40),
+            call_wait: DEFAULT_CALL_WAIT,
             trust: TrustPolicy::nothing(),
             max_file_bytes: 4 << 20,
         }
@@ -52,8 +62,9 @@ impl Default for PoolConfig {
 }
 
 impl PoolConfig {
-    /// The defaults, with `RESOLVE_PR_LSP_IDLE_SECONDS`, `RESOLVE_PR_LSP_MEMORY_MIB` and
-    /// `RESOLVE_PR_LSP_MAX_FILE_MIB` read from the environment when set, and trust as [`TrustPolicy::from_env`] gives it (the
+    /// The defaults, with `RESOLVE_PR_LSP_IDLE_SECONDS`, `RESOLVE_PR_LSP_MEMORY_MIB`,
+    /// `RESOLVE_PR_LSP_MAX_FILE_MIB` and `RESOLVE_PR_CODE_CALL_WAIT` (seconds) read from the
+    /// environment when set, and trust as [`TrustPolicy::from_env`] gives it (the
     /// working directory's project and `RESOLVE_PR_TRUST`).
     pub fn from_env() -> Self {
         let mut config = PoolConfig {
@@ -73,6 +84,9 @@ impl PoolConfig {
         }
         if let Some(m) = number("RESOLVE_PR_LSP_MAX_FILE_MIB") {
             config.max_file_bytes = m.max(1) << 20;
+        }
+        if let Some(s) = number("RESOLVE_PR_CODE_CALL_WAIT") {
+            config.call_wait = Duration::from_secs(s.max(1));
         }
         config
     }
@@ -121,6 +135,18 @@ pub struct Running {
     pub idle: Duration,
 }
 
+/// A server starting, or running and indexing, as [`Pool::busy`] reads it.
+#[derive(Debug, Clone)]
+pub struct Busy {
+    pub language: Language,
+    pub server: &'static str,
+    pub root: PathBuf,
+    /// Starting, for this long.
+    pub starting_for: Option<Duration>,
+    /// Running, and what it said it is busy with.
+    pub indexing: Option<String>,
+}
+
 /// Each known server: installed (where, which version) or why not.
 #[derive(Debug, Clone)]
 pub struct Availability {
@@ -131,6 +157,9 @@ pub struct Availability {
 /// What a start of one (language, root) holds while it runs.
 type StartGate = Arc<tokio::sync::Mutex<()>>;
 
+/// A start under way: which server, since when.
+type StartUnderWay = (&'static str, Instant);
+
 struct PoolInner {
     config: PoolConfig,
     /// The servers it knows (`servers::SERVERS`, or a test's own).
@@ -138,6 +167,8 @@ struct PoolInner {
     slots: tokio::sync::Mutex<HashMap<(Language, PathBuf), Slot>>,
     /// One start lock per (language, root) being started: a start holds its own only.
     starting: std::sync::Mutex<HashMap<(Language, PathBuf), StartGate>>,
+    /// The starts under way: which server, since when (for [`Pool::busy`]).
+    starts: std::sync::Mutex<HashMap<(Language, PathBuf), StartUnderWay>>,
     probes: tokio::sync::Mutex<HashMap<&'static str, std::result::Result<Installed, Missing>>>,
     reaper: std::sync::Once,
 }
@@ -167,6 +198,7 @@ impl Pool {
                 registry,
                 slots: tokio::sync::Mutex::new(HashMap::new()),
                 starting: std::sync::Mutex::new(HashMap::new()),
+                starts: std::sync::Mutex::new(HashMap::new()),
                 probes: tokio::sync::Mutex::new(HashMap::new()),
                 reaper: std::sync::Once::new(),
             }),
@@ -186,12 +218,65 @@ impl Pool {
     /// minute for a cold server) holds only its own (language, root)'s start lock, never the
     /// pool's: questions to other servers, and other starts, go on meanwhile; a second caller
     /// for the same root waits for that start and takes its server.
+    ///
+    /// The start runs as a task of its own: a caller that gives up (its call's deadline, a
+    /// cancelled request) leaves it running, so the next call finds the server started or
+    /// further along, not a start from zero that a slow machine never finishes in one call.
     pub async fn server(&self, language: Language, root: &Path) -> Result<Server> {
         self.start_reaper();
         let key = (language, root.to_owned());
         if let Some(server) = self.running_server(&key).await {
             return Ok(server);
         }
+        let pool = self.clone();
+        let started = tokio::spawn(async move { pool.gated_start(key).await }).await;
+        started.unwrap_or_else(|e| {
+            Err(Error::ServerFailed {
+                server: "language server",
+                message: format!("its start ended abnormally: {e}"),
+            })
+        })
+    }
+
+    /// What a start under way and the running servers' indexing are, read without waiting on
+    /// any lock: a call reports it as progress while it waits, and says it when its deadline
+    /// comes first. A running server whose state cannot be read at once is left out.
+    pub fn busy(&self) -> Vec<Busy> {
+        let mut out: Vec<Busy> = self
+            .inner
+            .starts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|((language, root), (server, since))| Busy {
+                language: *language,
+                server,
+                root: root.clone(),
+                starting_for: Some(since.elapsed()),
+                indexing: None,
+            })
+            .collect();
+        if let Ok(slots) = self.inner.slots.try_lock() {
+            out.extend(slots.values().filter_map(|s| {
+                let client = &s.server.client;
+                let indexing = (!client.exited())
+                    .then(|| client.status().indexing())
+                    .flatten()?;
+                Some(Busy {
+                    language: s.server.language,
+                    server: s.server.installed.spec.name,
+                    root: s.server.root.clone(),
+                    starting_for: None,
+                    indexing: Some(indexing),
+                })
+            }));
+        }
+        out.sort_by(|a, b| (a.language, &a.root).cmp(&(b.language, &b.root)));
+        out
+    }
+
+    async fn gated_start(&self, key: (Language, PathBuf)) -> Result<Server> {
+        let (language, root) = (key.0, key.1.as_path());
         loop {
             let gate = self
                 .inner
@@ -219,6 +304,11 @@ impl Pool {
                 continue;
             }
             let started = self.start(language, root).await;
+            self.inner
+                .starts
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&key);
             if let Ok(server) = &started {
                 let now = Instant::now();
                 self.inner.slots.lock().await.insert(
@@ -284,6 +374,14 @@ impl Pool {
                 }
             }));
         };
+        self.inner
+            .starts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(
+                (language, root.to_owned()),
+                (installed.spec.name, Instant::now()),
+            );
         self.make_room().await;
         let spec = installed.spec;
         let config = &self.inner.config;

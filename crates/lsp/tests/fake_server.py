@@ -19,6 +19,7 @@ argument:
   fail-then-slow counts its starts in the root's `starts` file; the first exits after a
                  second, the others answer initialize after a second and a half
   noisy-crash    prints a Node-like stack trace to stderr and exits when asked to initialize
+  stuck-start    never answers initialize (a cold server on a machine too busy to start it)
 
 textDocument/hover makes it exit at once (a crash). On start it opens a progress token
 ("Indexing"), and ends it when asked for references or sent `fake/endIndexing`. It exits when its input ends.
@@ -99,6 +100,9 @@ while True:
             sys.stderr.write("Error: Cannot find module 'typescript'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1145:15)\n")
             sys.stderr.flush()
             os._exit(1)
+        if mode == "stuck-start":
+            while True:
+                time.sleep(3600)
         if mode == "fail-then-slow":
             # Each start is counted in the root; the first fails after a second, the others
             # answer after a second and a half.

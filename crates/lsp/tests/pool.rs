@@ -585,3 +585,45 @@ async fn a_servers_stderr_is_not_in_the_error() {
         "{said}"
     );
 }
+
+/// A caller that gives up on a slow start (its call's deadline passed) leaves the start
+/// running, said by `busy` while it runs: the next call takes the started server instead
+/// of starting one from zero, which on a slow machine would never finish within one call.
+#[tokio::test]
+async fn a_start_whose_caller_gave_up_goes_on_and_is_said_to_be_under_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap().join("slow");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("main.go"), "package main\n\nfunc main() {}\n").unwrap();
+    let config = PoolConfig {
+        request_timeout: Duration::from_secs(10),
+        ..config()
+    };
+    let pool = Pool::with_registry(config, registry("slow-start"));
+    let gave_up =
+        tokio::time::timeout(Duration::from_millis(700), pool.server(Language::Go, &root)).await;
+    assert!(
+        gave_up.is_err(),
+        "the start took 3 s, the caller waited 0.7"
+    );
+    let busy = pool.busy();
+    assert_eq!(busy.len(), 1, "{busy:?}");
+    assert_eq!(busy[0].server, "fake");
+    assert!(busy[0].starting_for.is_some(), "{busy:?}");
+    // Without anyone asking, the start ends and the server is there.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !pool.is_running(Language::Go, &root).await {
+        assert!(
+            Instant::now() < deadline,
+            "the abandoned start did not go on"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(pool.busy().iter().all(|b| b.starting_for.is_none()));
+    let asked = Instant::now();
+    let server = pool.server(Language::Go, &root).await.unwrap();
+    assert!(asked.elapsed() < Duration::from_secs(1), "started again");
+    drop(server);
+    assert_eq!(pool.running().await.len(), 1);
+    pool.shutdown_all().await;
+}

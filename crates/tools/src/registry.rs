@@ -217,10 +217,10 @@ pub(crate) fn spec<T: Tool>() -> ToolSpec {
         Box::pin(async move {
             let input: T::Input = parse_args(T::NAME, input_schema, &args)?;
             let output = if T::TOOLSET == Toolset::Code {
-                crate::code::heartbeat(
+                crate::code::bounded(
                     ctx,
                     T::NAME,
-                    crate::local::PROGRESS_EVERY,
+                    crate::code::PROGRESS_EVERY,
                     T::run(ctx, input, &args),
                 )
                 .await?
