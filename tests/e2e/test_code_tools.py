@@ -191,7 +191,7 @@ async def _listed(home: Path) -> None:
         assert toolsets.get("code") == CODE_TOOLS, toolsets
         assert sorted(n for tools_of in toolsets.values() for n in tools_of) == sorted(names)
         # They say the conventions the code tools share, once.
-        for phrase in ("Positions count from 0", "UTF-16", "file_path is relative", "SERVER_NOT_INSTALLED"):
+        for phrase in ("structured output count from 0", "file:line:column from 1", "UTF-16", "file_path is relative", "SERVER_NOT_INSTALLED"):
             assert phrase in init.instructions, phrase
     # `--toolsets code` offers exactly these, and its instructions still say the conventions.
     assert [t["name"] for t in registry(home, "--toolsets", "code")] == CODE_TOOLS
@@ -199,7 +199,7 @@ async def _listed(home: Path) -> None:
         init = await session.initialize()
         assert [t.name for t in (await session.list_tools()).tools] == CODE_TOOLS
         assert list(toolsets_in(init.instructions or "")) == ["code"]
-        assert "Positions count from 0" in init.instructions
+        assert "structured output count from 0" in init.instructions
 
 
 @pytest.mark.parametrize("language", ["python", "rust"])
@@ -241,7 +241,7 @@ async def _navigate(language: str, project: Path, env: dict[str, str]) -> None:
                 errors = sorted(validators[tool].iter_errors(out), key=str)
                 assert not errors, f"{tool} output does not match its outputSchema: {errors[0]}"
                 assert text.strip(), f"{tool}: empty text rendering"
-                assert "positions count from 0" in text, f"{tool}: zero-based positions unsaid: {text}"
+                assert "line:column from 1; a position argument counts from 0" in text, f"{tool}: how positions count unsaid: {text}"
                 assert out["server"] == spec["server"].split()[0].removesuffix("-langserver"), out["server"]
                 # Where the tool corrects the server (fixtures README: product_answer).
                 if "product_answer" in query:
@@ -343,7 +343,7 @@ def test_find_definition_through_the_inspector(home: Path, tmp_path: Path) -> No
     out = result["structuredContent"]
     assert mismatch(out, query["expect"], query.get("text_extra")) == [], out
     assert out["server"] == "basedpyright"
-    assert "positions count from 0" in result["content"][0]["text"]
+    assert "line:column from 1; a position argument counts from 0" in result["content"][0]["text"]
 
 
 # --- No language server outlives the MCP server -------------------------------------------

@@ -1086,13 +1086,29 @@ pub(crate) fn page<T>(
     Ok((shown, next))
 }
 
-/// One line per location, zero-based like the arguments.
+/// What a code tool's text says once about its positions: `file:line:column` counts from 1,
+/// as compilers and editors print it, while the structured output and the `position`
+/// argument count from 0, as LSP and seed 002 do.
+pub(crate) const ONE_BASED: &str = "(line:column from 1; a position argument counts from 0)";
+
+/// `file:line:column`, counting from 1 (see [`ONE_BASED`]).
+pub(crate) fn shown_at(file: &str, line: u32, character: u32) -> String {
+    format!(
+        "{file}:{}:{}",
+        u64::from(line) + 1,
+        u64::from(character) + 1
+    )
+}
+
+/// One line per location, `file:line:column` from 1.
 pub(crate) fn render_locations<L: Shown>(out: &mut String, locations: &[L]) {
     for shown in locations {
         let l = shown.location();
-        out.push_str(&format!(
-            "\n{} {}:{}",
-            l.file_path, l.range.start.line, l.range.start.character
+        out.push('\n');
+        out.push_str(&shown_at(
+            &l.file_path,
+            l.range.start.line,
+            l.range.start.character,
         ));
         if let Some(c) = shown.container() {
             out.push_str(&format!(" (in {c})"));
@@ -1149,7 +1165,9 @@ pub(crate) fn target_warnings(texts: &mut Texts, aimed: &Aimed) -> Vec<String> {
         };
         return vec![format!(
             "FROM_FAILURE: the line is in the test {}({:?}) at line {}; {about}. get_call_hierarchy gives the calls the test makes.",
-            test.runner, symbol.name, symbol.location.range.start.line
+            test.runner,
+            symbol.name,
+            u64::from(symbol.location.range.start.line) + 1
         )];
     }
     if !aimed.re_exports.is_empty() {
@@ -1186,10 +1204,7 @@ pub(crate) fn target_warnings(texts: &mut Texts, aimed: &Aimed) -> Vec<String> {
         .take(5)
         .map(|s| {
             let l = texts.location(&aimed.workspace, &s.location);
-            format!(
-                "{} {}:{}",
-                l.file_path, l.range.start.line, l.range.start.character
-            )
+            shown_at(&l.file_path, l.range.start.line, l.range.start.character)
         })
         .collect();
     warnings.push(format!(
@@ -1214,11 +1229,10 @@ fn re_exported<'a>(workspace: &Path, places: impl Iterator<Item = &'a Loc>) -> S
         .iter()
         .take(5)
         .map(|l| {
-            format!(
-                "{} {}:{}",
-                display_path(workspace, &l.path),
+            shown_at(
+                &display_path(workspace, &l.path),
                 l.range.start.line,
-                l.range.start.character
+                l.range.start.character,
             )
         })
         .collect();
@@ -1508,18 +1522,21 @@ fn locations_of(
 pub(crate) fn render_locations_output<L: Shown>(what: &str, out: &LocationsOutput<L>) -> String {
     let mut text = match &out.target {
         Some(t) => format!(
-            "{} of {} {} ({} {}:{}): {}",
+            "{} of {} {} ({}): {}",
             what,
             t.symbol_kind,
             t.name,
-            t.location.file_path,
-            t.location.range.start.line,
-            t.location.range.start.character,
+            shown_at(
+                &t.location.file_path,
+                t.location.range.start.line,
+                t.location.range.start.character
+            ),
             out.total
         ),
         None => format!("{what}: {}", out.total),
     };
-    text.push_str(" (positions count from 0)");
+    text.push(' ');
+    text.push_str(ONE_BASED);
     if let Some(i) = &out.indexing {
         text.push_str(&format!(
             "; {} is still indexing ({i}), so this may be incomplete",

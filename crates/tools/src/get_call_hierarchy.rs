@@ -199,8 +199,11 @@ name, or a failure's line.";
     fn render(out: &Output) -> String {
         let f = &out.function;
         let mut text = format!(
-            "{} {} ({} {}:{}; positions count from 0)",
-            f.symbol_kind, f.name, f.location.file_path, f.location.range.start.line, f.location.range.start.character
+            "{} {} ({}) {}",
+            f.symbol_kind,
+            f.name,
+            crate::code::shown_at(&f.location.file_path, f.location.range.start.line, f.location.range.start.character),
+            crate::code::ONE_BASED
         );
         if out.partial {
             text.push_str("; the server is still indexing, so this may be incomplete");
@@ -217,7 +220,7 @@ name, or a failure's line.";
                 let sites: Vec<String> = c
                     .call_sites
                     .iter()
-                    .map(|s| format!("{}:{}", s.start.line, s.start.character))
+                    .map(|s| format!("{}:{}", u64::from(s.start.line) + 1, u64::from(s.start.character) + 1))
                     .collect();
                 text.push_str(&format!(
                     "\n  {} {} ({}), {sites_in} {}",

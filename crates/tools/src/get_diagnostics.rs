@@ -281,19 +281,22 @@ languages by their language server. Errors first, 50 a page.";
 
     fn render(out: &Output) -> String {
         let mut text = format!(
-            "{} errors, {} warnings in {} files checked by {} (positions count from 0)",
+            "{} errors, {} warnings in {} files checked by {} {}",
             out.errors,
             out.warnings,
             out.files_checked,
-            out.checked_by.join(", ")
+            out.checked_by.join(", "),
+            crate::code::ONE_BASED
         );
         for d in &out.diagnostics {
             text.push_str(&format!(
-                "\n{} {} {}:{}{}: {}",
+                "\n{} {}{}: {}",
                 d.severity,
-                d.location.file_path,
-                d.location.range.start.line,
-                d.location.range.start.character,
+                crate::code::shown_at(
+                    &d.location.file_path,
+                    d.location.range.start.line,
+                    d.location.range.start.character
+                ),
                 d.code.as_deref().map(|c| format!(" [{c}]")).unwrap_or_default(),
                 d.message.lines().next().unwrap_or("")
             ));

@@ -93,7 +93,13 @@ impl Tool for GetSymbolInfo {
 
     fn render(out: &Output) -> String {
         let mut text = match &out.target {
-            Some(t) => format!("{} {} ({} {}:{})", t.symbol_kind, t.name, t.location.file_path, t.location.range.start.line, t.location.range.start.character),
+            Some(t) => format!(
+                "{} {} ({}) {}",
+                t.symbol_kind,
+                t.name,
+                crate::code::shown_at(&t.location.file_path, t.location.range.start.line, t.location.range.start.character),
+                crate::code::ONE_BASED
+            ),
             None => "Symbol".to_owned(),
         };
         if out.partial && !out.warnings.iter().any(|w| w.starts_with("NO_COMPILE_DATABASE")) {
@@ -107,7 +113,10 @@ impl Tool for GetSymbolInfo {
             None => text.push_str(": the server has no information about it"),
         }
         for d in &out.definitions {
-            text.push_str(&format!("\ndefined at {} {}:{}", d.file_path, d.range.start.line, d.range.start.character));
+            text.push_str(&format!(
+                "\ndefined at {}",
+                crate::code::shown_at(&d.file_path, d.range.start.line, d.range.start.character)
+            ));
         }
         if let Some(b) = &out.body {
             text.push_str("\nsource:\n");

@@ -462,10 +462,10 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
     fn render(out: &Output) -> String {
         let mut text = match &out.outline {
             Some((file, _)) => format!(
-                "Outline of {file}: {} symbols (positions count from 0; name line:character-last line)",
+                "Outline of {file}: {} symbols (name line:column-last line, from 1; a position argument counts from 0)",
                 out.total
             ),
-            None => format!("{} symbols (positions count from 0)", out.total),
+            None => format!("{} symbols {}", out.total, crate::code::ONE_BASED),
         };
         if out.partial {
             text.push_str("; a server is still indexing, so this may be incomplete");
@@ -493,17 +493,19 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
                         "  ".repeat(*depth),
                         s.symbol_kind,
                         s.name,
-                        start.line,
-                        start.character
+                        u64::from(start.line) + 1,
+                        u64::from(start.character) + 1
                     ));
                     if end.line > start.line {
-                        text.push_str(&format!("-{}", end.line));
+                        text.push_str(&format!("-{}", u64::from(end.line) + 1));
                     }
                 }
                 None => {
                     text.push_str(&format!(
-                        "\n{} {} {} {}:{}",
-                        s.symbol_kind, s.name, s.location.file_path, start.line, start.character
+                        "\n{} {} {}",
+                        s.symbol_kind,
+                        s.name,
+                        crate::code::shown_at(&s.location.file_path, start.line, start.character)
                     ));
                     if let Some(c) = &s.container {
                         text.push_str(&format!(" in {c}"));

@@ -1134,10 +1134,10 @@ async fn search_symbols_gives_a_files_outline() {
     let text = &out.text;
     assert!(text.starts_with("Outline of shapes.py: "), "{text}");
     for line in [
-        "\nclass Shape 4:6-8\n  method area 8:8\n",
-        "\nclass Circle 11:6-16\n  method __init__ 12:8-13\n",
-        "\n  method area 15:8-16\n",
-        "\nfunction total_area 27:4-32\n",
+        "\nclass Shape 5:7-9\n  method area 9:9\n",
+        "\nclass Circle 12:7-17\n  method __init__ 13:9-14\n",
+        "\n  method area 16:9-17\n",
+        "\nfunction total_area 28:5-33\n",
     ] {
         assert!(text.contains(line), "{line:?} in\n{text}");
     }
@@ -1161,7 +1161,7 @@ async fn search_symbols_gives_a_files_outline() {
     .unwrap();
     assert_eq!(out.structured["total"], 1, "{}", out.text);
     assert!(
-        out.text.ends_with("\n  method area 15:8-16"),
+        out.text.ends_with("\n  method area 16:9-17"),
         "{}",
         out.text
     );
@@ -1208,30 +1208,30 @@ async fn search_symbols_lists_exact_names_and_counts_the_rest() {
     let out = search(json!({"directory": dir, "query": "area"})).await;
     assert_eq!(
         out.text,
-        "3 symbols (positions count from 0); not listed: 1 containing it (match \"substring\")\n\
-         method area shapes.py 8:8 in Shape\n\
-         method area shapes.py 15:8 in Circle\n\
-         method area shapes.py 23:8 in Square"
+        "3 symbols (line:column from 1; a position argument counts from 0); not listed: 1 containing it (match \"substring\")\n\
+         method area shapes.py:9:9 in Shape\n\
+         method area shapes.py:16:9 in Circle\n\
+         method area shapes.py:24:9 in Square"
     );
     assert_eq!(out.structured["not_listed"], json!({"substring": 1}));
     let out = search(json!({"directory": dir, "query": "area", "match": "substring"})).await;
     assert_eq!(out.structured["total"], 4, "{}", out.text);
     assert!(
-        out.text.ends_with("\nfunction total_area shapes.py 27:4"),
+        out.text.ends_with("\nfunction total_area shapes.py:28:5"),
         "{}",
         out.text
     );
     let out = search(json!({"directory": dir, "query": "Circle.area"})).await;
     assert_eq!(out.structured["total"], 1, "{}", out.text);
     assert!(
-        out.text.ends_with("\nmethod area shapes.py 15:8 in Circle"),
+        out.text.ends_with("\nmethod area shapes.py:16:9 in Circle"),
         "{}",
         out.text
     );
     // Nothing named so: the closest names, said so.
     let out = search(json!({"directory": dir, "query": "are"})).await;
     assert!(
-        out.text.starts_with("3 symbols (positions count from 0); none named exactly so, these are those starting with it; not listed: 1 containing it"),
+        out.text.starts_with("3 symbols (line:column from 1; a position argument counts from 0); none named exactly so, these are those starting with it; not listed: 1 containing it"),
         "{}",
         out.text
     );
@@ -1714,7 +1714,7 @@ async fn clangd_answers_name_what_they_are_about_and_what_they_lack() {
         "{}",
         refs.structured
     );
-    check!(refs.text.contains("main.c 6:16 (in main)"), "{}", refs.text);
+    check!(refs.text.contains("main.c:7:17 (in main)"), "{}", refs.text);
     check!(
         refs.structured.get("partial").is_none(),
         "{}",
@@ -1862,7 +1862,7 @@ async fn rust_answers_tell_re_exports_and_give_bodies() {
     check!(
         by_name
             .text
-            .contains("RE_EXPORTED: also made visible (not defined) at src/lib.rs 1:16"),
+            .contains("RE_EXPORTED: also made visible (not defined) at src/lib.rs:2:17"),
         "{}",
         by_name.text
     );
@@ -1947,7 +1947,7 @@ async fn rust_answers_tell_re_exports_and_give_bodies() {
         .count();
     check!(in_total == 2, "{}", refs.text);
     check!(
-        refs.text.contains("src/shapes.rs 7:8 (in Circle::unit)"),
+        refs.text.contains("src/shapes.rs:8:9 (in Circle::unit)"),
         "{}",
         refs.text
     );
