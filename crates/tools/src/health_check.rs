@@ -165,7 +165,11 @@ memory, and the languages of the workspace.";
     }
 
     fn render(out: &Output) -> String {
-        let mut text = format!("Code intelligence: {}; workspace languages: {}", out.status, out.languages.join(", "));
+        let mut text = format!("Code intelligence: {}", out.status);
+        if !out.missing.is_empty() {
+            text.push_str(&format!(" (no server installed for {})", out.missing.join(", ")));
+        }
+        text.push_str(&format!("; workspace languages: {}", out.languages.join(", ")));
         for s in &out.servers {
             if s.installed {
                 text.push_str(&format!(
@@ -177,6 +181,8 @@ memory, and the languages of the workspace.";
                 ));
             } else if let Some(used) = out.servers.iter().find(|o| o.language == s.language && o.preferred) {
                 text.push_str(&format!("\n{} {}: not installed, not needed ({} is asked)", s.language, s.server, used.server));
+            } else if !out.languages.contains(&s.language) {
+                text.push_str(&format!("\n{} {}: not installed, not needed here", s.language, s.server));
             } else {
                 text.push_str(&format!("\n{} {}: not installed; install: {}", s.language, s.server, s.install));
             }
@@ -202,5 +208,56 @@ memory, and the languages of the workspace.";
             out.total_memory_mib, out.escapes
         ));
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(language: &str, name: &str, installed: bool) -> ServerOut {
+        ServerOut {
+            language: language.into(),
+            server: name.into(),
+            installed,
+            version: installed.then(|| "1.0".into()),
+            path: None,
+            reason: (!installed).then(|| format!("{name} is not on PATH")),
+            install: format!("install {name}"),
+            preferred: installed,
+        }
+    }
+
+    /// A Python checkout: the missing Go server is not asked for, and a missing server of
+    /// the checkout's own languages is named in the first line.
+    #[test]
+    fn only_the_checkouts_languages_ask_for_an_install() {
+        let mut out = Output {
+            status: "healthy".into(),
+            servers: vec![server("python", "basedpyright", true), server("go", "gopls", false)],
+            running: Vec::new(),
+            languages: vec!["python".into()],
+            missing: Vec::new(),
+            idle_timeout_seconds: 600,
+            memory_cap_mib: 8192,
+            trusted: true,
+            runs: Vec::new(),
+            escapes: "nothing".into(),
+            total_memory_mib: 30,
+        };
+        let text = HealthCheck::render(&out);
+        assert!(text.starts_with("Code intelligence: healthy; workspace languages: python"), "{text}");
+        assert!(text.contains("\ngo gopls: not installed, not needed here"), "{text}");
+        assert!(!text.contains("install gopls"), "{text}");
+        out.status = "degraded".into();
+        out.missing = vec!["c".into()];
+        out.languages.push("c".into());
+        out.servers.push(server("c", "clangd", false));
+        let text = HealthCheck::render(&out);
+        assert!(
+            text.starts_with("Code intelligence: degraded (no server installed for c); workspace languages: python, c"),
+            "{text}"
+        );
+        assert!(text.contains("\nc clangd: not installed; install: install clangd"), "{text}");
     }
 }
