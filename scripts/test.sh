@@ -20,6 +20,14 @@ cargo clippy --locked -p resolve-pr --all-targets -- -D warnings
 cargo clippy --locked -p resolve-pr --no-default-features --all-targets -- -D warnings
 cargo clippy --locked -p resolve-pr-forge-sim --no-default-features --lib -- -D warnings
 
+echo "== the minimum Rust (rust-version in Cargo.toml) builds what users install"
+# Dependencies raise their own minimum without a major version; a build with exactly this
+# toolchain is what keeps `rust-version` true. Its own target directory: another toolchain's
+# artifacts would be rebuilt by every other step.
+MSRV=1.90
+rustup toolchain install "$MSRV" --profile minimal --no-self-update >/dev/null
+CARGO_TARGET_DIR=target/msrv cargo "+$MSRV" check --locked -p resolve-pr --bins
+
 echo "== cargo deny (licences, duplicate versions, sources, advisories: deny.toml)"
 # Pinned, from crates.io, built once per machine (about 7 minutes of CPU on 2 cores).
 CARGO_DENY_VERSION=0.20.2

@@ -56,3 +56,64 @@ fn the_readme_names_every_toolset() {
         "README.md's `serve --toolsets` line must name the toolsets {listed}"
     );
 }
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+
+/// The licence Cargo.toml declares is in the repository, once per licence.
+#[test]
+fn the_declared_licences_are_in_the_repository() {
+    let manifest = std::fs::read_to_string(format!("{ROOT}/Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains("license = \"MIT OR Apache-2.0\""),
+        "the workspace's licence changed: change LICENSE-* and this test with it"
+    );
+    let mit = std::fs::read_to_string(format!("{ROOT}/LICENSE-MIT")).expect("LICENSE-MIT");
+    assert!(mit.starts_with("MIT License") && mit.contains("WITHOUT WARRANTY"));
+    let apache =
+        std::fs::read_to_string(format!("{ROOT}/LICENSE-APACHE")).expect("LICENSE-APACHE");
+    assert!(apache.contains("Apache License") && apache.contains("Version 2.0"));
+}
+
+/// Every `cargo install` the README shows builds the tested versions (`--locked`); the
+/// minimum Rust it names is the manifest's, and CI builds with exactly that toolchain.
+#[test]
+fn installs_are_locked_and_the_minimum_rust_is_the_manifests_and_checked() {
+    for line in README.lines().filter(|l| l.contains("cargo install")) {
+        assert!(line.contains("--locked"), "not --locked: {line}");
+    }
+    let manifest = std::fs::read_to_string(format!("{ROOT}/Cargo.toml")).unwrap();
+    let msrv = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .expect("rust-version in Cargo.toml");
+    assert!(
+        README.contains(&format!("Rust {msrv} or later")),
+        "the README does not name Rust {msrv}"
+    );
+    let test_script = std::fs::read_to_string(format!("{ROOT}/scripts/test.sh")).unwrap();
+    assert!(
+        test_script.contains(&format!("MSRV={msrv}")),
+        "scripts/test.sh does not build with Rust {msrv}"
+    );
+}
+
+/// Configuration examples name the variable that holds a token, never a token: teams commit
+/// these files.
+#[test]
+fn client_examples_take_tokens_from_the_environment() {
+    for line in README.lines() {
+        let literal = ["\"ghp_", "=ghp_", "\"glpat", "\"gho_"]
+            .iter()
+            .any(|t| line.contains(t));
+        assert!(!literal, "a literal token in an example: {line}");
+    }
+    for needed in [
+        "\"${GITHUB_TOKEN}\"",
+        "${env:GITHUB_TOKEN}",
+        "env_vars = [",
+        "RESOLVE_PR_LSP_PATH",
+    ] {
+        assert!(README.contains(needed), "the README lacks {needed}");
+    }
+}
