@@ -69,8 +69,7 @@ fn the_declared_licences_are_in_the_repository() {
     );
     let mit = std::fs::read_to_string(format!("{ROOT}/LICENSE-MIT")).expect("LICENSE-MIT");
     assert!(mit.starts_with("MIT License") && mit.contains("WITHOUT WARRANTY"));
-    let apache =
-        std::fs::read_to_string(format!("{ROOT}/LICENSE-APACHE")).expect("LICENSE-APACHE");
+    let apache = std::fs::read_to_string(format!("{ROOT}/LICENSE-APACHE")).expect("LICENSE-APACHE");
     assert!(apache.contains("Apache License") && apache.contains("Version 2.0"));
 }
 

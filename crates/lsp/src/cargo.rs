@@ -60,12 +60,17 @@ pub async fn check(root: &Path, package: Option<&str>, timeout: Duration) -> Res
         }
     }
     let _reap = Reap(&containment, leader);
+    // Within the call's deadline too: a check cut short keeps what it compiled in the
+    // target directory, so the next call's check goes on from there.
+    let until = crate::deadline::wait_until(timeout);
+    let timeout = until.saturating_duration_since(std::time::Instant::now());
     let output = match tokio::time::timeout(timeout, child.wait_with_output()).await {
         Ok(Ok(output)) => output,
         Ok(Err(e)) => return Err(Error::Io(format!("cargo check could not run: {e}"))),
         Err(_) => {
             return Err(Error::Timeout(format!(
-                "cargo check did not finish within {} s",
+                "cargo check did not finish within {} s (what it compiled is kept: the next \
+                 call's check goes on from there)",
                 timeout.as_secs()
             )));
         }
@@ -356,6 +361,38 @@ fn utf16_column(text: &str, line: u64, chars: u64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A check that outlasts the call's deadline ends at it (not at its own, longer limit),
+    /// saying that what it compiled is kept.
+    #[tokio::test]
+    async fn a_check_ends_at_the_calls_deadline() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"slow\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("src/lib.rs"), "").unwrap();
+        std::fs::write(
+            root.join("build.rs"),
+            "fn main() { std::thread::sleep(std::time::Duration::from_secs(60)); }\n",
+        )
+        .unwrap();
+        let started = std::time::Instant::now();
+        let deadline = started + Duration::from_secs(3);
+        let e = crate::deadline::within(deadline, check(root, None, Duration::from_secs(600)))
+            .await
+            .unwrap_err();
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(matches!(e, Error::Timeout(_)), "{e:?}");
+        assert!(e.to_string().contains("what it compiled is kept"), "{e}");
+    }
 
     #[test]
     fn reads_primary_spans_once_and_skips_other_messages() {

@@ -116,7 +116,8 @@ languages by their language server. Errors first, 50 a page.";
                         // cargo could not run (a toolchain older than the checkout's
                         // rust-version or edition, a broken manifest): rust-analyzer's own
                         // diagnostics instead, saying why.
-                        Err(e @ resolve_pr_lsp::Error::Io(_)) => {
+                        // Or did not finish within the call's time: the same, saying so.
+                        Err(e @ (resolve_pr_lsp::Error::Io(_) | resolve_pr_lsp::Error::Timeout(_))) => {
                             not_checked.push(cargo_fallback(&e));
                             None
                         }
@@ -168,7 +169,7 @@ languages by their language server. Errors first, 50 a page.";
                                     }
                                 }
                                 // rust-analyzer's own diagnostics for this project instead.
-                                Err(e @ resolve_pr_lsp::Error::Io(_)) => {
+                                Err(e @ (resolve_pr_lsp::Error::Io(_) | resolve_pr_lsp::Error::Timeout(_))) => {
                                     not_checked.push(format!("rust ({}): {}", display_path(&ws, &root), cargo_fallback(&e)));
                                     by_server.push(root);
                                 }
