@@ -1,15 +1,21 @@
-//! `resolve-pr demo`: the tools against the bundled forge simulator, one simulated GitHub and
-//! one simulated Forgejo on 127.0.0.1. The forges are configured from a private environment
-//! map, never the process's, so the demo reads no config file and no token and reaches no network.
-
-#![allow(clippy::print_stdout, reason = "prints the demo, step by step")]
+//! `resolve-pr demo`: every toolset against the bundled forge simulator and a sample checkout.
+//! Each stage is a simulated forge holding one situation (a PR from red to merged, what a PR
+//! affects, Forgejo, a conflict and a stack in a real git repository), and the last is code
+//! navigation on a small Python checkout the demo writes, where a language server is
+//! installed. The forges are configured from a private environment map, never the process's,
+//! so the demo reads no config file and no token and reaches no network.
+//!
+//! `resolve-pr demo --serve STAGE` keeps one stage's simulator up on a fixed port, so each
+//! call the demo printed can be run again by hand.
 
 use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context as _, anyhow};
+use anyhow::{Context as _, anyhow, bail};
 use resolve_pr_core::CursorCodec;
 use resolve_pr_core::ShellCommand;
 use resolve_pr_core::terminal::{json_escaped, printable};
@@ -20,9 +26,19 @@ use serde_json::{Value, json};
 
 use crate::style::Style;
 
-/// Far more than the demo needs (well under a second on a laptop); a hang must not look like work.
-const DEADLINE: Duration = Duration::from_secs(30);
+/// The whole demo; a cold language server takes seconds, a hang must not look like work.
+const DEADLINE: Duration = Duration::from_secs(240);
+/// Lines of each answer's text shown; the rest is counted.
+const SHOWN_LINES: usize = 8;
 const DEMO_COMMENT: &str = "Thanks for the review! CI is green now; ready to merge from my side.";
+
+/// The stages `--serve` can keep up, with the port the demo's hand-run commands name.
+const SERVABLE: [(&str, u16); 4] = [
+    ("demo-github", 8701),
+    ("impact_github", 8702),
+    ("demo-forgejo", 8703),
+    ("stack", 8704),
+];
 
 pub async fn run(style: Style) -> anyhow::Result<ExitCode> {
     tokio::time::timeout(DEADLINE, demo(style))
@@ -35,39 +51,90 @@ pub async fn run(style: Style) -> anyhow::Result<ExitCode> {
         })?
 }
 
-/// One simulated forge and what the demo does there.
+/// One simulated forge: the situation it holds and how to reach it by hand.
 struct Stage {
     label: &'static str,
+    /// What `demo --serve` takes to serve the same scenario.
+    serve: &'static str,
     sim: SimHandle,
-    /// The `repository` argument that routes to this simulator.
-    repository: String,
-    pull_request_number: u64,
+    ctx: Context,
+    /// The variables a call by hand sets, for the simulator `demo --serve` starts.
+    hand_vars: Vec<String>,
+    /// The simulator's host as the demo runs it, and as `demo --serve` runs it.
+    host: (String, String),
 }
 
-async fn demo(style: Style) -> anyhow::Result<ExitCode> {
-    let github = Scenario::builtin("demo-github").context("the demo-github scenario is missing")?;
-    let forgejo =
-        Scenario::builtin("demo-forgejo").context("the demo-forgejo scenario is missing")?;
-    let (gh_token, (gh_owner, gh_repo, gh_pr)) = (demo_token(&github)?, demo_pull(&github)?);
-    let (fj_token, (fj_owner, fj_repo, fj_pr)) = (demo_token(&forgejo)?, demo_pull(&forgejo)?);
-    let (gh_sim, fj_sim) = tokio::try_join!(Sim::start(github), Sim::start(forgejo))
-        .context("cannot start the forge simulator")?;
-    let gh_url = gh_sim.base_url().to_string();
-    let fj_url = fj_sim.base_url().to_string();
-    let fj_host = fj_url
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_owned();
+impl Stage {
+    async fn start(
+        label: &'static str,
+        serve: &'static str,
+        scenario: Scenario,
+        cache: &Path,
+    ) -> anyhow::Result<Stage> {
+        let forgejo = scenario.forge != resolve_pr_forge_sim::ForgeFlavor::Github;
+        let token = write_token(&scenario)?;
+        let sim = Sim::start(scenario)
+            .await
+            .context("cannot start the forge simulator")?;
+        let url = sim.base_url().to_string();
+        let port = SERVABLE
+            .iter()
+            .find(|(n, _)| *n == serve)
+            .map(|(_, p)| *p)
+            .unwrap_or(0);
+        let hand_url = format!("http://127.0.0.1:{port}");
+        let vars = |url: &str| forge_vars(forgejo, url, &token);
+        let ctx = forge_context(&vars(&url), cache)?;
+        Ok(Stage {
+            label,
+            serve,
+            hand_vars: vars(&hand_url)
+                .into_iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect(),
+            host: (host_of(&url), host_of(&hand_url)),
+            sim,
+            ctx,
+        })
+    }
+}
 
-    // Exactly the variables a user would set, in a map of our own: the forge layer's
-    // environment hook reads tokens from here and `gh auth token` is never asked.
-    let env: BTreeMap<&str, String> = BTreeMap::from([
-        ("GITHUB_API_URL", gh_url.clone()),
-        ("GITHUB_TOKEN", gh_token),
-        ("FORGEJO_HOST", fj_url.clone()),
-        ("FORGEJO_TOKEN", fj_token),
-    ]);
-    let env = Arc::new(env);
+/// The variables that point the tools at a simulated forge: exactly what a user sets.
+fn forge_vars(forgejo: bool, url: &str, token: &str) -> Vec<(&'static str, String)> {
+    if forgejo {
+        vec![
+            ("FORGEJO_HOST", url.to_owned()),
+            ("FORGEJO_TOKEN", token.to_owned()),
+        ]
+    } else {
+        vec![
+            ("GITHUB_API_URL", url.to_owned()),
+            ("GITHUB_TOKEN", token.to_owned()),
+        ]
+    }
+}
+
+/// The token of a scenario that may write (the demo posts comments).
+fn write_token(scenario: &Scenario) -> anyhow::Result<String> {
+    scenario
+        .tokens
+        .iter()
+        .find(|t| t.permission == Permission::Write)
+        .map(|t| t.token.clone())
+        .context("a demo scenario has no token with write permission")
+}
+
+fn host_of(url: &str) -> String {
+    url.trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned()
+}
+
+/// A tools context reaching the forges `vars` name (exactly the variables a user would set,
+/// in a map of our own: the forge layer's environment hook reads tokens from here and `gh
+/// auth token` is never asked), with managed clones in the demo's own directory.
+fn forge_context(vars: &[(&'static str, String)], cache: &Path) -> anyhow::Result<Context> {
+    let env: Arc<BTreeMap<&'static str, String>> = Arc::new(vars.iter().cloned().collect());
     let lookup = {
         let env = env.clone();
         move |k: &str| env.get(k).cloned()
@@ -84,88 +151,177 @@ async fn demo(style: Style) -> anyhow::Result<ExitCode> {
         ..ClientOptions::default()
     };
     // A key for this run only: the demo must not create the user's cursor key file.
-    let ctx = Context::new(
+    let mut ctx = Context::new(
         Arc::new(Forges::with_options(config, options)),
         CursorCodec::new(random_key()),
     );
+    ctx.local.cwd = None;
+    ctx.local.cache_dir = Some(cache.to_owned());
+    Ok(ctx)
+}
 
-    let mut out = Printer {
-        style,
-        failed: false,
+async fn demo(style: Style) -> anyhow::Result<ExitCode> {
+    let scratch = tempfile::Builder::new()
+        .prefix("resolve-pr-demo.")
+        .tempdir()
+        .context("cannot make the demo's temporary directory")?;
+    let cache = scratch.path().join("clones");
+    let builtin = |name: &str| {
+        Scenario::builtin(name).with_context(|| format!("the {name} scenario is missing"))
     };
-    out.banner(&gh_url, &fj_url);
-    let stages = [
-        Stage {
-            label: "GitHub",
-            sim: gh_sim,
-            repository: format!("{gh_owner}/{gh_repo}"),
-            pull_request_number: gh_pr,
-        },
-        Stage {
-            label: "Forgejo",
-            sim: fj_sim,
-            repository: format!("{fj_host}/{fj_owner}/{fj_repo}"),
-            pull_request_number: fj_pr,
-        },
-    ];
-    for stage in &stages {
-        out.section(stage);
-        let pr = json!({"repository": stage.repository, "pull_request_number": stage.pull_request_number});
-        out.step(
-            &ctx,
-            stage,
-            "list the conversation",
-            "pr_comment_list",
-            pr.clone(),
-            true,
-        )
-        .await;
-        let mut create = pr.clone();
-        create["comment"] = json!(DEMO_COMMENT);
-        out.step(
-            &ctx,
-            stage,
-            "post a comment",
-            "pr_comment_create",
-            create,
-            true,
-        )
-        .await;
-        // Walk to the last page, where the new comment is.
-        let mut args = pr.clone();
-        loop {
-            let step = out
-                .step(
-                    &ctx,
-                    stage,
-                    "list again: the new comment is there",
-                    "pr_comment_list",
-                    args.clone(),
-                    true,
-                )
-                .await;
-            match step.and_then(|v| v.get("nextCursor").cloned()) {
-                Some(cursor) => args["cursor"] = cursor,
-                None => break,
-            }
-        }
-    }
-    let github = &stages[0];
+    let stack_scenario = build_stack(&scratch.path().join("stack"))?;
+    let (github, impact, forgejo, stack) = tokio::try_join!(
+        Stage::start(
+            "A pull request from red to merged (GitHub)",
+            "demo-github",
+            builtin("demo-github")?,
+            &cache
+        ),
+        Stage::start(
+            "What a pull request affects, and how to review it",
+            "impact_github",
+            builtin("impact_github")?,
+            &cache
+        ),
+        Stage::start(
+            "The same on Forgejo",
+            "demo-forgejo",
+            builtin("demo-forgejo")?,
+            &cache
+        ),
+        Stage::start(
+            "A conflict, and a stack to restack after a squash merge",
+            "stack",
+            stack_scenario,
+            &cache
+        ),
+    )?;
+
+    let mut out = Printer::new(style);
+    out.banner();
+
+    // A PR from red to merged.
+    out.section(&github);
+    let gh = &github;
     out.step(
-        &ctx,
-        github,
-        "which tests fail in CI, where, and how to rerun them",
-        "get_failing_tests",
-        json!({"pr": format!("{}#{}", github.repository, github.pull_request_number)}),
+        gh,
+        "the open pull requests",
+        "pr_list",
+        json!({"repository": "acme/widgets"}),
         true,
     )
     .await;
+    out.step(
+        gh,
+        "one of them",
+        "pr_get",
+        json!({"repository": "acme/widgets", "pull_request_number": 7}),
+        true,
+    )
+    .await;
+    out.step(
+        gh,
+        "which tests fail in CI, where, and how to rerun them",
+        "get_failing_tests",
+        json!({"pr": "acme/widgets#7"}),
+        true,
+    )
+    .await;
+    let threads = out
+        .step(
+            gh,
+            "the review comments still open",
+            "find_unresolved_comments",
+            json!({"pr": "acme/widgets#7"}),
+            true,
+        )
+        .await;
+    let comment_id = threads
+        .as_ref()
+        .and_then(|t| t["comments"].as_array())
+        .and_then(|c| {
+            c.iter()
+                .find(|c| c["type"] == "review_comment" && c.get("in_reply_to_id").is_none())
+        })
+        .and_then(|c| c["id"].as_u64());
+    match comment_id {
+        Some(id) => {
+            out.step(gh, "reply in the thread", "reply_to_review_thread", json!({"pr": "acme/widgets#7", "comment_id": id, "body": "Moved the sleep out of the lock in the last commit."}), true).await;
+            out.step(
+                gh,
+                "resolve it",
+                "resolve_review_thread",
+                json!({"pr": "acme/widgets#7", "comment_id": id}),
+                true,
+            )
+            .await;
+            out.step(
+                gh,
+                "reopen it (a resolve can be undone)",
+                "unresolve_review_thread",
+                json!({"pr": "acme/widgets#7", "comment_id": id}),
+                true,
+            )
+            .await;
+        }
+        None => out.failed("find_unresolved_comments listed no review thread to reply to"),
+    }
+    out.step(
+        gh,
+        "can it merge, and what blocks it",
+        "check_merge_readiness",
+        json!({"pr": "acme/widgets#7"}),
+        true,
+    )
+    .await;
+    let pr = json!({"repository": "acme/widgets", "pull_request_number": 7});
+    out.step(gh, "the conversation", "pr_comment_list", pr.clone(), true)
+        .await;
+    let mut create = pr.clone();
+    create["comment"] = json!(DEMO_COMMENT);
+    let posted = out
+        .step(gh, "post a comment", "pr_comment_create", create, true)
+        .await;
+    if let Some(id) = posted.as_ref().and_then(|p| p["comment"]["id"].as_u64()) {
+        let mut edit = pr.clone();
+        edit["comment_id"] = json!(id);
+        edit["body"] = json!(format!("{DEMO_COMMENT} (edited)"));
+        out.step(gh, "edit it", "pr_comment_edit", edit, true).await;
+    }
+    out.step(
+        gh,
+        "the issues",
+        "issue_list",
+        json!({"repository": "acme/widgets"}),
+        true,
+    )
+    .await;
+    let issue = json!({"repository": "acme/widgets", "issue_number": 3});
+    out.step(
+        gh,
+        "an issue's comments",
+        "issue_comment_list",
+        issue.clone(),
+        true,
+    )
+    .await;
+    let mut create = issue.clone();
+    create["comment"] = json!("Fixed by acme/widgets#7.");
+    let posted = out
+        .step(gh, "comment on it", "issue_comment_create", create, true)
+        .await;
+    if let Some(id) = posted.as_ref().and_then(|p| p["comment"]["id"].as_u64()) {
+        let mut edit = issue.clone();
+        edit["comment_id"] = json!(id);
+        edit["body"] = json!("Fixed by acme/widgets#7 once it merges.");
+        out.step(gh, "edit that comment", "issue_comment_edit", edit, true)
+            .await;
+    }
     // One mistake an agent makes: the error says which category and how to fix it, and
     // nothing reaches the forge.
     let bad = json!({"repository": "not a repository", "pull_request_number": 0, "comment": "  "});
     out.step(
-        &ctx,
-        github,
+        gh,
         "a bad call is refused before anything is written",
         "pr_comment_create",
         bad,
@@ -173,9 +329,72 @@ async fn demo(style: Style) -> anyhow::Result<ExitCode> {
     )
     .await;
 
+    out.section(&impact);
+    out.step(
+        &impact,
+        "what it changes, what that touches, how risky",
+        "analyze_pr_impact",
+        json!({"pr": "octo/app#7"}),
+        true,
+    )
+    .await;
+    out.step(
+        &impact,
+        "where to look first, with the diff that matters",
+        "get_review_suggestions",
+        json!({"pr": "octo/app#7", "max_diff_lines": 20}),
+        true,
+    )
+    .await;
+
+    out.section(&forgejo);
+    let fj_repo = format!("{}/acme/widgets", forgejo.host.0);
+    out.step(
+        &forgejo,
+        "the review comments still open",
+        "find_unresolved_comments",
+        json!({"pr": format!("{fj_repo}#7")}),
+        true,
+    )
+    .await;
+    out.step(
+        &forgejo,
+        "post a comment",
+        "pr_comment_create",
+        json!({"repository": fj_repo, "pull_request_number": 7, "comment": DEMO_COMMENT}),
+        true,
+    )
+    .await;
+
+    out.section(&stack);
+    out.step(
+        &stack,
+        "does #3 conflict with its base, and where",
+        "detect_merge_conflicts",
+        json!({"pr": "acme/widgets#3"}),
+        true,
+    )
+    .await;
+    out.step(
+        &stack,
+        "#2 was stacked on #1, which was squash-merged: the plan",
+        "manage_stacked_prs",
+        json!({"base_pr": "acme/widgets#1", "dependent_pr": "acme/widgets#2"}),
+        true,
+    )
+    .await;
+    match checkout(&stack, scratch.path()) {
+        Ok(dir) => {
+            out.step(&stack, "the same, carried out in a clone of the demo's own (execute: true)", "manage_stacked_prs", json!({"base_pr": "acme/widgets#1", "dependent_pr": "acme/widgets#2", "directory": dir.display().to_string(), "execute": true}), true).await;
+        }
+        Err(e) => out.failed(&format!("cannot make the clone to restack in: {e:#}")),
+    }
+
+    code_stage(&mut out, scratch.path()).await;
+
     // The simulator checks its own answers against the forges' API descriptions. A slip there
     // is the simulator's bug, not the user's problem, so it is reported but does not fail the demo.
-    for stage in &stages {
+    for stage in [&github, &impact, &forgejo, &stack] {
         for violation in stage.sim.contract_violations() {
             tracing::warn!(
                 forge = stage.label,
@@ -184,8 +403,12 @@ async fn demo(style: Style) -> anyhow::Result<ExitCode> {
         }
     }
     out.footer();
-    for stage in stages {
+    for stage in [github, impact, forgejo, stack] {
         stage.sim.shutdown().await;
+    }
+    // The reader stopped early (`demo | head`): what it did not read is not a failure.
+    if out.closed {
+        return Ok(ExitCode::SUCCESS);
     }
     Ok(if out.failed {
         ExitCode::FAILURE
@@ -194,25 +417,324 @@ async fn demo(style: Style) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// A token of the scenario that may write (the demo posts a comment).
-fn demo_token(s: &Scenario) -> anyhow::Result<String> {
-    s.tokens
-        .iter()
-        .find(|t| t.permission == Permission::Write)
-        .map(|t| t.token.clone())
-        .context("the demo scenario has no token with write permission")
+/// The code tools on a small Python checkout the demo writes, when a Python language server
+/// is installed; otherwise one line says which and how to install it.
+async fn code_stage(out: &mut Printer, scratch: &Path) {
+    let dir = scratch.join("shapes");
+    let written = std::fs::create_dir_all(&dir).and_then(|()| {
+        std::fs::write(dir.join("shapes.py"), SHAPES_PY)?;
+        std::fs::write(dir.join("main.py"), MAIN_PY)
+    });
+    if let Err(e) = written {
+        out.failed(&format!("cannot write the sample checkout: {e}"));
+        return;
+    }
+    let mut ctx = match forge_context(&[], &scratch.join("clones")) {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            out.failed(&format!("{e:#}"));
+            return;
+        }
+    };
+    ctx.lsp = resolve_pr_lsp::Pool::new(resolve_pr_lsp::PoolConfig {
+        // A cold server on a busy machine: the demo waits longer than an MCP client would.
+        call_wait: Duration::from_secs(90),
+        ..resolve_pr_lsp::PoolConfig::from_env()
+    });
+    let code = CodeStage {
+        dir: dir.display().to_string(),
+    };
+    out.code_section(&code);
+    let python: Vec<_> = ctx
+        .lsp
+        .availability()
+        .await
+        .into_iter()
+        .filter(|a| a.language == resolve_pr_lsp::Language::Python)
+        .collect();
+    if !python.iter().any(|a| a.found.is_ok()) {
+        let install = python
+            .first()
+            .map(|a| match &a.found {
+                Ok(i) => i.spec.install,
+                Err(m) => m.spec.install,
+            })
+            .unwrap_or("pipx install basedpyright");
+        out.skipped(
+            &CODE_TOOLS,
+            &format!("no Python language server is installed (install: {install})"),
+        );
+        return;
+    }
+    let at = |args: Value| {
+        let mut args = args;
+        args["directory"] = json!(code.dir);
+        args
+    };
+    let steps: [(&str, &str, Value); 9] = [
+        ("which servers answer here", "health_check", at(json!({}))),
+        (
+            "where a name is defined",
+            "find_definition",
+            at(json!({"symbol": "total_area"})),
+        ),
+        (
+            "who uses it",
+            "find_references",
+            at(json!({"symbol": "area", "symbol_kind": "method"})),
+        ),
+        (
+            "what implements a method",
+            "find_implementations",
+            at(json!({"file_path": "shapes.py", "position": {"line": 1, "character": 8}})),
+        ),
+        (
+            "the type of a variable",
+            "find_type_definition",
+            at(json!({"file_path": "main.py", "position": {"line": 2, "character": 0}})),
+        ),
+        (
+            "names in the checkout",
+            "search_symbols",
+            at(json!({"query": "area"})),
+        ),
+        (
+            "what a name is, with its body",
+            "get_symbol_info",
+            at(json!({"symbol": "Circle", "include_body": true})),
+        ),
+        (
+            "who calls what",
+            "get_call_hierarchy",
+            at(json!({"symbol": "total_area"})),
+        ),
+        (
+            "what the type checker says",
+            "get_diagnostics",
+            at(json!({"file_path": "main.py"})),
+        ),
+    ];
+    for (what, tool, args) in steps {
+        out.code_step(&ctx, what, tool, args).await;
+    }
+    ctx.lsp.shutdown_all().await;
 }
 
-/// The first pull request of the scenario: owner, repository, number.
-fn demo_pull(s: &Scenario) -> anyhow::Result<(String, String, u64)> {
-    s.repos
-        .iter()
-        .find_map(|r| {
-            r.pulls
-                .first()
-                .map(|p| (r.owner.clone(), r.name.clone(), p.number))
-        })
-        .context("the demo scenario has no pull request")
+const CODE_TOOLS: [&str; 9] = [
+    "health_check",
+    "find_definition",
+    "find_references",
+    "find_implementations",
+    "find_type_definition",
+    "search_symbols",
+    "get_symbol_info",
+    "get_call_hierarchy",
+    "get_diagnostics",
+];
+
+const SHAPES_PY: &str = "class Shape:
+    def area(self) -> float:
+        raise NotImplementedError
+
+
+class Circle(Shape):
+    def __init__(self, radius: float) -> None:
+        self.radius = radius
+
+    def area(self) -> float:
+        return 3.14159 * self.radius * self.radius
+
+
+class Square(Shape):
+    def __init__(self, side: float) -> None:
+        self.side = side
+
+    def area(self) -> float:
+        return self.side * self.side
+
+
+def total_area(shapes: list[Shape]) -> float:
+    return sum(shape.area() for shape in shapes)
+";
+
+const MAIN_PY: &str = "from shapes import Circle, Square, total_area
+
+circle = Circle(1.0)
+print(total_area([circle, Square(2.0)]))
+count: int = \"three\"
+";
+
+struct CodeStage {
+    dir: String,
+}
+
+/// The repository of the stack stage, made with git: main ← feature-a (#1, squash-merged) ←
+/// feature-b (#2), and feature-x (#3), which conflicts with main; a bare copy under
+/// `dir/git` that the simulator serves over smart HTTP. Returns the scenario.
+fn build_stack(dir: &Path) -> anyhow::Result<Scenario> {
+    let work = dir.join("work");
+    std::fs::create_dir_all(&work)?;
+    git(&work, &["init", "-q", "-b", "main"])?;
+    let lines: String = (1..=10).map(|i| format!("{i}\n")).collect();
+    let commit = |files: &[(&str, &str)], message: &str| -> anyhow::Result<String> {
+        for (path, content) in files {
+            std::fs::write(work.join(path), content)?;
+        }
+        git(&work, &["add", "-A"])?;
+        git(&work, &["commit", "-q", "--allow-empty", "-m", message])?;
+        git(&work, &["rev-parse", "HEAD"])
+    };
+    let base = commit(&[("fetch.rs", &lines), ("README.md", "widgets\n")], "base")?;
+    git(&work, &["switch", "-q", "-c", "feature-a"])?;
+    commit(
+        &[("fetch.rs", &lines.replacen("1\n", "retry 1\n", 1))],
+        "A: retry once",
+    )?;
+    let a = commit(
+        &[("fetch.rs", &lines.replacen("1\n", "retry 2\n", 1))],
+        "A: retry twice",
+    )?;
+    git(&work, &["switch", "-q", "-c", "feature-b"])?;
+    let b = commit(&[("budget.rs", "budget\n")], "B: a retry budget")?;
+    git(&work, &["switch", "-q", "-c", "feature-x", "main"])?;
+    let x = commit(&[("README.md", "widgets, from the PR\n")], "X: README")?;
+    git(&work, &["switch", "-q", "main"])?;
+    git(&work, &["merge", "-q", "--squash", "feature-a"])?;
+    let squash = commit(&[], "A: retries (#1)")?;
+    let main = commit(&[("README.md", "widgets, from main\n")], "main: README")?;
+    let bare = dir.join("git/acme/widgets.git");
+    std::fs::create_dir_all(&bare)?;
+    git(&bare, &["init", "-q", "--bare", "-b", "main"])?;
+    let bare_path = bare.display().to_string();
+    git(
+        &work,
+        &["push", "-q", &bare_path, "refs/heads/*:refs/heads/*"],
+    )?;
+    for (n, sha) in [(1, &a), (2, &b), (3, &x)] {
+        git(
+            &work,
+            &[
+                "push",
+                "-q",
+                &bare_path,
+                &format!("{sha}:refs/pull/{n}/head"),
+            ],
+        )?;
+    }
+    let mut yaml = format!(
+        "forge: github\nnow: \"2024-06-01T12:00:00Z\"\ngit_root: {}\ntokens:\n  - {{token: ghp_demo_write, login: alice, permission: write}}\nrepos:\n  - owner: acme\n    name: widgets\n    pulls:\n",
+        json!(dir.join("git").display().to_string())
+    );
+    let pulls = [
+        (1, "feature-a", &a, "main", &base, "merged", Some(&squash)),
+        (2, "feature-b", &b, "feature-a", &a, "open", None),
+        (3, "feature-x", &x, "main", &main, "open", None),
+    ];
+    for (n, head, head_sha, base_ref, base_sha, state, merge) in pulls {
+        yaml.push_str(&format!(
+            "      - number: {n}\n        title: PR {n}\n        author: alice\n        state: {state}\n        head: {{ref: {head}, sha: {head_sha}}}\n        base: {{ref: {base_ref}, sha: {base_sha}}}\n        created_at: \"2024-06-01T00:00:00Z\"\n"
+        ));
+        if let Some(merge) = merge {
+            yaml.push_str(&format!(
+                "        merge_commit_sha: {merge}\n        merged_at: \"2024-06-01T11:00:00Z\"\n        merged_by: alice\n"
+            ));
+        }
+    }
+    Scenario::from_yaml(&yaml).map_err(|e| anyhow!("the stack scenario: {e}"))
+}
+
+/// A clone of the stack stage's repository with the PRs' branches, to restack in.
+fn checkout(stack: &Stage, scratch: &Path) -> anyhow::Result<PathBuf> {
+    let dir = scratch.join("checkout");
+    let url = format!("{}/acme/widgets.git", stack.sim.base_url());
+    git(
+        scratch,
+        &["clone", "-q", "--", &url, &dir.display().to_string()],
+    )?;
+    for branch in ["feature-a", "feature-b", "main"] {
+        git(&dir, &["switch", "-q", branch])?;
+    }
+    git(&dir, &["config", "user.name", "Ada"])?;
+    git(&dir, &["config", "user.email", "ada@example.com"])?;
+    Ok(dir)
+}
+
+/// git with a fixed identity and no user configuration.
+fn git(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Ada")
+        .env("GIT_AUTHOR_EMAIL", "ada@example.com")
+        .env("GIT_COMMITTER_NAME", "Ada")
+        .env("GIT_COMMITTER_EMAIL", "ada@example.com")
+        // The same commits, so the same ids, on every run.
+        .env("GIT_AUTHOR_DATE", "2024-06-01T10:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2024-06-01T10:00:00Z")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .output()
+        .context("cannot run git (the demo's conflict and stack stage needs it)")?;
+    if !out.status.success() {
+        bail!(
+            "git {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// `resolve-pr demo --serve STAGE [--port N]`: one stage's simulator, kept up until Ctrl-C,
+/// with the variables to set for calls by hand.
+pub async fn serve(name: &str, port: Option<u16>, style: Style) -> anyhow::Result<ExitCode> {
+    let Some((_, default_port)) = SERVABLE.iter().find(|(n, _)| *n == name) else {
+        bail!(
+            "no demo stage {name:?}; --serve takes one of {}",
+            SERVABLE.map(|(n, _)| n).join(", ")
+        );
+    };
+    let scratch = tempfile::Builder::new()
+        .prefix("resolve-pr-demo.")
+        .tempdir()
+        .context("cannot make a temporary directory")?;
+    let scenario = if name == "stack" {
+        build_stack(&scratch.path().join("stack"))?
+    } else {
+        Scenario::builtin(name).with_context(|| format!("the {name} scenario is missing"))?
+    };
+    let forgejo = scenario.forge != resolve_pr_forge_sim::ForgeFlavor::Github;
+    let token = write_token(&scenario)?;
+    let port = port.unwrap_or(*default_port);
+    let sim = Sim::start_on(scenario, port)
+        .await
+        .with_context(|| format!("cannot serve on port {port} (--port takes another)"))?;
+    let url = sim.base_url().to_string();
+    let export = ShellCommand::new("export").args(
+        forge_vars(forgejo, url.trim_end_matches('/'), &token)
+            .into_iter()
+            .map(|(k, v)| format!("{k}={v}")),
+    );
+    let mut out = Printer::new(style);
+    out.line(&style.bold(&format!(
+        "Serving the demo's {name} stage at {url} (Ctrl-C stops it)."
+    )));
+    out.line(&format!(
+        "In another terminal:\n  {export}\n  resolve-pr tool … as the demo printed it"
+    ));
+    if name == "stack" {
+        let clone =
+            ShellCommand::new("git").args(["clone", "--", &format!("{url}/acme/widgets.git")]);
+        out.line(&format!(
+            "  {clone}   # the repository, with the PRs' branches"
+        ));
+    }
+    tokio::signal::ctrl_c()
+        .await
+        .context("cannot wait for Ctrl-C")?;
+    sim.shutdown().await;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn random_key() -> [u8; 32] {
@@ -223,122 +745,272 @@ fn random_key() -> [u8; 32] {
     key
 }
 
-/// Prints the demo for a person (sections, the tools' text renderings) or a program (one
-/// JSON object per step).
+/// Prints the demo for a person (sections, what each answer gives) or a program (one JSON
+/// object per step). Output that can no longer be written (a reader that stopped, as `demo |
+/// head` does) ends the printing quietly.
 struct Printer {
     style: Style,
     failed: bool,
+    closed: bool,
+    /// Each tool run, or why not.
+    tools: BTreeMap<String, Option<String>>,
 }
 
 impl Printer {
-    fn banner(&self, gh_url: &str, fj_url: &str) {
+    fn new(style: Style) -> Printer {
+        Printer {
+            style,
+            failed: false,
+            closed: false,
+            tools: BTreeMap::new(),
+        }
+    }
+
+    fn line(&mut self, text: &str) {
+        if self.closed {
+            return;
+        }
+        let mut stdout = std::io::stdout().lock();
+        if writeln!(stdout, "{text}")
+            .and_then(|()| stdout.flush())
+            .is_err()
+        {
+            self.closed = true;
+        }
+    }
+
+    fn failed(&mut self, why: &str) {
+        self.failed = true;
+        if self.style.json {
+            let line = json!({"error": why}).to_string();
+            self.line(&line);
+        } else {
+            let line = self.style.red(why);
+            self.line(&line);
+        }
+    }
+
+    fn banner(&mut self) {
         if self.style.json {
             return;
         }
-        println!(
-            "{}\n{}\n",
-            self.style
-                .bold("resolve-pr demo: the tools against a simulated GitHub and Forgejo"),
-            self.style.dim(&format!(
-                "No token and no network: both forges run in this process ({gh_url}, {fj_url})."
-            ))
+        let title = self
+            .style
+            .bold("resolve-pr demo: every tool, on simulated forges and a sample checkout");
+        let sub = self.style.dim(
+            "No token and no network: the forges run in this process (the bundled simulator), \
+             the git repository and the checkout in a temporary directory.",
         );
+        self.line(&format!("{title}\n{sub}\n"));
     }
 
-    fn section(&self, stage: &Stage) {
-        if !self.style.json {
-            println!(
-                "{}",
-                self.style
-                    .bold(&format!("== {} ({}) ==", stage.label, stage.sim.base_url()))
-            );
+    fn section(&mut self, stage: &Stage) {
+        if self.style.json {
+            return;
+        }
+        let title = self.style.bold(&format!("== {} ==", stage.label));
+        let serve = ShellCommand::new("resolve-pr").args(["demo", "--serve", stage.serve]);
+        let export = ShellCommand::new("export").args(stage.hand_vars.iter().map(String::as_str));
+        let hand = self.style.dim(&format!(
+            "By hand: `{serve}` serves this forge; then, in another terminal, `{export}` and the commands below."
+        ));
+        self.line(&format!("{title}\n{hand}\n"));
+    }
+
+    fn code_section(&mut self, code: &CodeStage) {
+        if self.style.json {
+            return;
+        }
+        let title = self
+            .style
+            .bold("== Code navigation through a language server, on a small Python checkout ==");
+        let hand = self.style.dim(&format!(
+            "The checkout is {} (removed when the demo ends); by hand, give your own checkout as directory.",
+            code.dir
+        ));
+        self.line(&format!("{title}\n{hand}\n"));
+    }
+
+    fn skipped(&mut self, tools: &[&str], why: &str) {
+        for tool in tools {
+            self.tools.insert((*tool).to_owned(), Some(why.to_owned()));
+        }
+        if self.style.json {
+            let line = json!({"skipped": tools, "reason": why}).to_string();
+            self.line(&line);
+        } else {
+            let line = format!("skipped: {} ({why})\n", tools.join(", "));
+            self.line(&line);
         }
     }
 
-    /// Calls a tool, prints what happened, and returns its structured output on success.
-    /// `expect_ok` says whether success is the point of the step; either way a surprise marks
-    /// the demo failed.
+    /// Calls a tool on a stage's forge, prints what happened, and returns its structured
+    /// output on success. `expect_ok` says whether success is the point of the step; either
+    /// way a surprise marks the demo failed.
     async fn step(
         &mut self,
-        ctx: &Context,
         stage: &Stage,
         what: &str,
         tool: &str,
         args: Value,
         expect_ok: bool,
     ) -> Option<Value> {
+        if self.closed {
+            return None;
+        }
         let before = stage.sim.requests().len();
-        let outcome = resolve_pr_tools::call(ctx, tool, args.clone()).await;
+        let outcome = resolve_pr_tools::call(&stage.ctx, tool, args.clone()).await;
         let http_requests = stage.sim.requests().len().saturating_sub(before);
+        // As a call by hand names it: the port of `demo --serve`.
+        let hand_args = compact_args(&args).replace(&stage.host.0, &stage.host.1);
+        let requests = format!("{http_requests} HTTP request(s) to the simulator");
+        self.report(
+            stage.label,
+            what,
+            tool,
+            &args,
+            &hand_args,
+            outcome,
+            expect_ok,
+            Some((http_requests, requests)),
+        )
+    }
+
+    async fn code_step(
+        &mut self,
+        ctx: &Context,
+        what: &str,
+        tool: &str,
+        args: Value,
+    ) -> Option<Value> {
+        if self.closed {
+            return None;
+        }
+        let outcome = resolve_pr_tools::call(ctx, tool, args.clone()).await;
+        let hand_args = compact_args(&args);
+        self.report("code", what, tool, &args, &hand_args, outcome, true, None)
+    }
+
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one report line per step, from two kinds of step"
+    )]
+    fn report(
+        &mut self,
+        stage: &str,
+        what: &str,
+        tool: &str,
+        args: &Value,
+        hand_args: &str,
+        outcome: resolve_pr_core::Result<resolve_pr_tools::ToolOutput>,
+        expect_ok: bool,
+        http: Option<(usize, String)>,
+    ) -> Option<Value> {
         if outcome.is_ok() != expect_ok {
             self.failed = true;
         }
+        self.tools.entry(tool.to_owned()).or_insert(None);
         if self.style.json {
             let mut line = json!({
-                "forge": stage.label.to_ascii_lowercase(),
+                "stage": stage,
                 "step": what,
                 "tool": tool,
                 "arguments": args,
                 "ok": outcome.is_ok(),
-                "http_requests": http_requests,
             });
+            if let Some((n, _)) = &http {
+                line["http_requests"] = json!(n);
+            }
             match &outcome {
                 Ok(o) => line["result"] = o.structured.clone(),
                 Err(e) => line["error"] = e.to_json(),
             }
-            println!("{}", json_escaped(&line.to_string()));
-        } else {
-            println!("{} {}", self.style.green("▸"), what);
-            println!(
-                "  {}",
-                // Built like every command the product shows, so it can be pasted as-is
-                // whatever the arguments contain.
-                self.style.dim(&format!(
-                    "$ {}",
-                    ShellCommand::new("resolve-pr")
-                        .args(["tool", tool])
-                        .arg(compact_args(&args))
-                ))
-            );
-            match &outcome {
-                Ok(o) => o.text.lines().for_each(|line| println!("  {line}")),
-                Err(e) => {
-                    println!(
-                        "  {} {}",
-                        self.style.red(&format!("error ({}):", e.category.as_str())),
-                        printable(&e.error)
-                    );
-                    if let Some(s) = &e.suggestion {
-                        println!("  {} {}", self.style.bold("suggestion:"), printable(s));
-                    }
+            self.line(&json_escaped(&line.to_string()));
+            return outcome.ok().map(|o| o.structured);
+        }
+        let mut text = vec![format!("{} {}", self.style.green("▸"), what)];
+        // Built like every command the product shows, so it can be pasted as-is whatever the
+        // arguments contain.
+        text.push(format!(
+            "  {}",
+            self.style.dim(&format!(
+                "$ {}",
+                ShellCommand::new("resolve-pr")
+                    .args(["tool", tool])
+                    .arg(hand_args)
+            ))
+        ));
+        match &outcome {
+            Ok(o) => {
+                let lines: Vec<&str> = o.text.lines().collect();
+                for line in lines.iter().take(SHOWN_LINES) {
+                    text.push(format!("  {line}"));
+                }
+                if lines.len() > SHOWN_LINES {
+                    text.push(format!(
+                        "  {}",
+                        self.style
+                            .dim(&format!("… {} more lines", lines.len() - SHOWN_LINES))
+                    ));
                 }
             }
-            println!(
-                "  {}\n",
-                self.style.dim(&format!(
-                    "({http_requests} HTTP request(s) to the simulator)"
-                ))
-            );
+            Err(e) => {
+                text.push(format!(
+                    "  {} {}",
+                    self.style.red(&format!("error ({}):", e.category.as_str())),
+                    printable(&e.error)
+                ));
+                if let Some(s) = &e.suggestion {
+                    text.push(format!(
+                        "  {} {}",
+                        self.style.bold("suggestion:"),
+                        printable(s)
+                    ));
+                }
+            }
         }
+        if let Some((_, requests)) = &http {
+            text.push(format!("  {}", self.style.dim(&format!("({requests})"))));
+        }
+        text.push(String::new());
+        self.line(&text.join("\n"));
         outcome.ok().map(|o| o.structured)
     }
 
-    fn footer(&self) {
+    fn footer(&mut self) {
+        let all: Vec<&'static str> = resolve_pr_tools::all().iter().map(|t| t.name).collect();
+        let ran = all
+            .iter()
+            .filter(|t| matches!(self.tools.get(**t), Some(None)))
+            .count();
+        let unrun: Vec<&str> = all
+            .iter()
+            .filter(|t| !self.tools.contains_key(**t))
+            .copied()
+            .collect();
+        if !unrun.is_empty() {
+            self.failed = true;
+        }
         if self.style.json {
+            let line = json!({"ran": ran, "tools": all.len(), "not_run": unrun}).to_string();
+            self.line(&line);
             return;
         }
-        if self.failed {
-            println!(
-                "{}",
-                self.style
-                    .red("Some step did not behave as expected (see above).")
-            );
-        } else {
-            println!(
-                "{}",
-                self.style.dim("Next: `resolve-pr serve` in your agent's MCP config, or `resolve-pr tools` to see every tool.")
-            );
+        let mut text = format!("Ran {ran} of {} tools.", all.len());
+        if !unrun.is_empty() {
+            text.push_str(&format!(" Not run: {}.", unrun.join(", ")));
         }
+        let summary = if self.failed {
+            self.style.red(&format!(
+                "{text} Some step did not behave as expected (see above)."
+            ))
+        } else {
+            self.style.bold(&text)
+        };
+        let next = self.style.dim(
+            "Next: `resolve-pr serve` in your agent's MCP config (see the README), or `resolve-pr tools` to see every tool.",
+        );
+        self.line(&format!("{summary}\n{next}"));
     }
 }
 

@@ -122,11 +122,20 @@ enum Command {
     Ci(CiCommand),
     /// Run every tool against the bundled forge simulator: no token, no network, a few seconds.
     #[cfg(feature = "demo")]
-    #[command(after_help = "Examples:\n  resolve-pr demo\n  resolve-pr demo --json | jq -c .")]
+    #[command(
+        after_help = "Examples:\n  resolve-pr demo\n  resolve-pr demo --json | jq -c .\n  resolve-pr demo --serve demo-github    # then the commands it printed, by hand"
+    )]
     Demo {
-        /// Print one JSON object per step even on a terminal.
+        /// Print one JSON object per step instead of text.
         #[arg(long)]
         json: bool,
+        /// Keep one stage's simulated forge up (demo-github, impact_github, demo-forgejo or
+        /// stack) on the port the demo's commands name, to run them by hand; Ctrl-C stops it.
+        #[arg(long, value_name = "STAGE")]
+        serve: Option<String>,
+        /// With --serve: another port.
+        #[arg(long, requires = "serve")]
+        port: Option<u16>,
     },
 }
 
@@ -296,7 +305,10 @@ fn main() -> ExitCode {
                 selection,
             } => Ok(call::run(&name, arguments.as_deref(), &selection.options()).await),
             #[cfg(feature = "demo")]
-            Command::Demo { json } => demo::run(style::Style::detect(json)).await,
+            Command::Demo { json, serve, port } => match serve {
+                Some(stage) => demo::serve(&stage, port, style::Style::for_people(false)).await,
+                None => demo::run(style::Style::for_people(json)).await,
+            },
             Command::Ci(CiCommand::Parse { source, json }) => {
                 ci_parse::run(&source, style::Style::detect(json))
             }

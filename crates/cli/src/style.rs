@@ -22,6 +22,16 @@ impl Style {
         }
     }
 
+    /// For output meant to be read (the demo): text even through a pipe (`demo | less`),
+    /// JSON only when asked; colour only on a terminal.
+    #[cfg(feature = "demo")]
+    pub fn for_people(json: bool) -> Style {
+        Style {
+            json,
+            ..Style::detect(false)
+        }
+    }
+
     pub fn bold(&self, s: &str) -> String {
         self.paint("1", s)
     }

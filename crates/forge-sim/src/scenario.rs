@@ -778,6 +778,11 @@ pub(crate) const REACTIONS: [&str; 8] = [
 /// always built in, and the tests' ones.
 const DEMO_BUILTIN: &[(&str, &str)] = &[
     ("demo-github", include_str!("../scenarios/demo-github.yaml")),
+    // What a PR affects and how to review it: the demo's impact stage.
+    (
+        "impact_github",
+        include_str!("../scenarios/impact_github.yaml"),
+    ),
     (
         "demo-forgejo",
         include_str!("../scenarios/demo-forgejo.yaml"),
@@ -824,10 +829,6 @@ const TEST_BUILTIN: &[(&str, &str)] = &[
     ("ci_running", include_str!("../scenarios/ci_running.yaml")),
     ("ci_passed", include_str!("../scenarios/ci_passed.yaml")),
     ("ci_none", include_str!("../scenarios/ci_none.yaml")),
-    (
-        "impact_github",
-        include_str!("../scenarios/impact_github.yaml"),
-    ),
     (
         "impact_forgejo",
         include_str!("../scenarios/impact_forgejo.yaml"),
