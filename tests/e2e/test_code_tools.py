@@ -67,7 +67,10 @@ def lsp_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The server environment of test_mcp_stdio.py plus what finds the language servers: PATH,
     RESOLVE_PR_LSP_PATH, and rustup's and cargo's homes and toolchain (HOME is a temporary
     directory, where the rustup proxy of rust-analyzer would find no toolchain)."""
-    env = {"PATH": os.environ.get("PATH", "")}
+    # A cold rust-analyzer on a loaded machine can take longer than the 45 s a code call
+    # answers within by default; these tests check answers, not that bound (the test of the
+    # bound below removes this).
+    env = {"PATH": os.environ.get("PATH", ""), "RESOLVE_PR_CODE_CALL_WAIT": "240"}
     for var in ("RESOLVE_PR_LSP_PATH", "RUSTUP_TOOLCHAIN"):
         if var in os.environ:
             env[var] = os.environ[var]
@@ -700,6 +703,7 @@ def test_a_first_code_question_answers_before_the_clients_timeout(home: Path, tm
     starting and when to ask again, with progress every few seconds meanwhile."""
     project, bindir = stuck_gopls(tmp_path)
     env = lsp_env(home, {"RESOLVE_PR_LSP_PATH": str(bindir)})
+    del env["RESOLVE_PR_CODE_CALL_WAIT"]
     args = {"directory": str(project), "symbol": "helper"}
     through_inspector: dict[str, Any] = {}
 
@@ -738,7 +742,7 @@ def test_a_first_code_question_answers_before_the_clients_timeout(home: Path, tm
     # Progress all along, naming what is waited on.
     times = [t for t, _ in progress]
     assert len(progress) >= 6, progress
-    assert all(b - a < 8 for a, b in zip([0.0, *times], times)), progress
+    assert times[0] < 15 and all(b - a < 8 for a, b in zip(times, times[1:])), progress
     assert any("gopls" in m and "starting" in m for _, m in progress), progress
 
     called = through_inspector["run"]

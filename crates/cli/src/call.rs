@@ -55,9 +55,28 @@ async fn call(
     let tool = selection.find(name)?;
     let mut ctx = crate::context_from_environment()?;
     ctx.read_only = options.read_only;
+    // No client gives up on a command line, and the language servers end with this process:
+    // a code call waits for its answer (an hour at most) instead of answering "ask again"
+    // after 45 s, as it does for MCP clients. RESOLVE_PR_CODE_CALL_WAIT still sets it.
+    if let Some(wait) = cli_code_call_wait(&|k| std::env::var_os(k)) {
+        ctx.lsp = resolve_pr_lsp::Pool::new(resolve_pr_lsp::PoolConfig {
+            call_wait: wait,
+            ..resolve_pr_lsp::PoolConfig::from_env()
+        });
+    }
     let out = tool.call(&ctx, args).await?;
     // A failed action (a restack that stopped) prints what happened and exits 1.
     Ok((out.structured, out.failed))
+}
+
+/// How long a code call of `resolve-pr tool` may take (see `run`): an hour, unless
+/// `RESOLVE_PR_CODE_CALL_WAIT` says otherwise (then the pool reads it itself).
+fn cli_code_call_wait(
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Option<std::time::Duration> {
+    env("RESOLVE_PR_CODE_CALL_WAIT")
+        .is_none()
+        .then_some(std::time::Duration::from_secs(3600))
 }
 
 /// The arguments as JSON; `-` reads them from stdin, nothing means `{}`. Bad JSON is the
@@ -103,6 +122,23 @@ fn printed_json(value: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// On the command line a code call waits for its answer (MCP clients get one within
+    /// 45 s); RESOLVE_PR_CODE_CALL_WAIT, when set, is the pool's to read.
+    #[test]
+    fn a_command_line_code_call_waits_for_its_answer() {
+        let unset = |_: &str| None;
+        assert_eq!(
+            cli_code_call_wait(&unset),
+            Some(std::time::Duration::from_secs(3600))
+        );
+        assert!(
+            resolve_pr_lsp::PoolConfig::default().call_wait < std::time::Duration::from_secs(60)
+        );
+        let set = |k: &str| (k == "RESOLVE_PR_CODE_CALL_WAIT").then(|| "10".into());
+        assert_eq!(cli_code_call_wait(&set), None);
+    }
+
     use super::*;
     use resolve_pr_core::Category;
     use serde_json::json;

@@ -1,7 +1,9 @@
 //! Rust's diagnostics from `cargo check`, run when asked: rust-analyzer's own check on save
 //! is off (on a cold start it costs minutes of both cores for answers nobody asked for).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -15,7 +17,84 @@ use crate::nav::{Diag, Loc, Pos, Span};
 ///
 /// With `package`, only that package (and what it needs) is checked: for one file's
 /// diagnostics, far less than the whole workspace on a cold cache.
+///
+/// The check runs as a task of its own, at most `timeout`. A call waits for it until its own
+/// deadline, less [`LEAVE`] to answer another way; a call that stops waiting leaves the check
+/// running, and the next call for the same root and package waits for that check instead of
+/// starting one. (Killed midway, a check loses the crate it was in: a crate that takes longer
+/// than one call would never be checked.) A check that finished is not kept: the next call
+/// checks again, quickly, from what the last one compiled.
 pub async fn check(root: &Path, package: Option<&str>, timeout: Duration) -> Result<Check> {
+    let key = (root.to_owned(), package.map(str::to_owned));
+    let until = crate::deadline::wait_until_leaving(timeout, LEAVE);
+    let started = std::time::Instant::now();
+    let mut rx = {
+        let mut in_flight = IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
+        match in_flight.get(&key) {
+            Some(rx) => rx.clone(),
+            None if until <= started => {
+                return Err(Error::Timeout(
+                    "cargo check was not started: the call had no time left for it".to_owned(),
+                ));
+            }
+            None => {
+                let (tx, rx) = tokio::sync::watch::channel(None);
+                in_flight.insert(key.clone(), rx.clone());
+                tokio::spawn(async move {
+                    let (root, package) = (&key.0, key.1.as_deref());
+                    let result = run(root, package, timeout).await.map_err(|e| match e {
+                        Error::Timeout(m) => Failed::Timeout(m),
+                        other => Failed::Io(other.to_string()),
+                    });
+                    IN_FLIGHT
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .remove(&key);
+                    let _ = tx.send(Some(result));
+                });
+                rx
+            }
+        }
+    };
+    loop {
+        if let Some(done) = rx.borrow_and_update().clone() {
+            return done.map_err(|f| match f {
+                Failed::Timeout(m) => Error::Timeout(m),
+                Failed::Io(m) => Error::Io(m),
+            });
+        }
+        match tokio::time::timeout_at(until.into(), rx.changed()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => return Err(Error::Io("cargo check ended without an answer".to_owned())),
+            Err(_) => {
+                return Err(Error::Timeout(format!(
+                    "cargo check is still running after {} s; it goes on, and the next call \
+                     waits for it",
+                    started.elapsed().as_secs()
+                )));
+            }
+        }
+    }
+}
+
+/// Of a code call's time, what a wait for `cargo check` leaves for answering another way
+/// (rust-analyzer's own diagnostics).
+pub const LEAVE: Duration = Duration::from_secs(15);
+
+/// How a check failed, for every caller waiting on it.
+#[derive(Debug, Clone)]
+enum Failed {
+    Io(String),
+    Timeout(String),
+}
+
+type Outcome = Option<std::result::Result<Check, Failed>>;
+type InFlight = HashMap<(PathBuf, Option<String>), tokio::sync::watch::Receiver<Outcome>>;
+
+static IN_FLIGHT: LazyLock<Mutex<InFlight>> = LazyLock::new(Default::default);
+
+/// One `cargo check`, at most `timeout`; killed (with what it started) when that passes.
+async fn run(root: &Path, package: Option<&str>, timeout: Duration) -> Result<Check> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut args = vec!["check".to_owned()];
     match package {
@@ -60,17 +139,12 @@ pub async fn check(root: &Path, package: Option<&str>, timeout: Duration) -> Res
         }
     }
     let _reap = Reap(&containment, leader);
-    // Within the call's deadline too: a check cut short keeps what it compiled in the
-    // target directory, so the next call's check goes on from there.
-    let until = crate::deadline::wait_until(timeout);
-    let timeout = until.saturating_duration_since(std::time::Instant::now());
     let output = match tokio::time::timeout(timeout, child.wait_with_output()).await {
         Ok(Ok(output)) => output,
         Ok(Err(e)) => return Err(Error::Io(format!("cargo check could not run: {e}"))),
         Err(_) => {
             return Err(Error::Timeout(format!(
-                "cargo check did not finish within {} s (what it compiled is kept: the next \
-                 call's check goes on from there)",
+                "cargo check did not finish within {} s",
                 timeout.as_secs()
             )));
         }
@@ -381,17 +455,41 @@ mod tests {
         )
         .unwrap();
         let started = std::time::Instant::now();
-        let deadline = started + Duration::from_secs(3);
+        let deadline = started + LEAVE + Duration::from_secs(2);
         let e = crate::deadline::within(deadline, check(root, None, Duration::from_secs(600)))
             .await
             .unwrap_err();
         assert!(
-            started.elapsed() < Duration::from_secs(20),
+            started.elapsed() < Duration::from_secs(10),
             "{:?}",
             started.elapsed()
         );
         assert!(matches!(e, Error::Timeout(_)), "{e:?}");
-        assert!(e.to_string().contains("what it compiled is kept"), "{e}");
+        assert!(e.to_string().contains("still running"), "{e}");
+        // The check goes on: the next call waits for the same one, not a new one.
+        let in_flight = |r: &Path| {
+            IN_FLIGHT
+                .lock()
+                .unwrap()
+                .keys()
+                .filter(|(root, _)| root == r)
+                .count()
+        };
+        assert_eq!(in_flight(root), 1);
+        let again = std::time::Instant::now() + LEAVE + Duration::from_secs(1);
+        let e = crate::deadline::within(again, check(root, None, Duration::from_secs(600)))
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains("still running after 1 s"), "{e}");
+        assert_eq!(in_flight(root), 1);
+        // With no time left, none is started.
+        let other = tempfile::tempdir().unwrap();
+        let none = std::time::Instant::now() + Duration::from_secs(1);
+        let e = crate::deadline::within(none, check(other.path(), None, Duration::from_secs(600)))
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains("not started"), "{e}");
+        assert_eq!(in_flight(other.path()), 0);
     }
 
     #[test]

@@ -24,6 +24,16 @@ pub fn wait_until(wait: Duration) -> Instant {
     CALL_DEADLINE.try_with(|d| (*d).min(own)).unwrap_or(own)
 }
 
+/// `wait` from now, but not later than `leave` before the call's deadline (time kept for
+/// answering another way), and not before now.
+pub fn wait_until_leaving(wait: Duration, leave: Duration) -> Instant {
+    let now = Instant::now();
+    let own = now + wait;
+    CALL_DEADLINE
+        .try_with(|d| own.min(d.checked_sub(leave).unwrap_or(now)).max(now))
+        .unwrap_or(own)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -86,7 +86,8 @@ impl PoolConfig {
             config.max_file_bytes = m.max(1) << 20;
         }
         if let Some(s) = number("RESOLVE_PR_CODE_CALL_WAIT") {
-            config.call_wait = Duration::from_secs(s.max(1));
+            // A day at most: "forever" must not overflow an Instant.
+            config.call_wait = Duration::from_secs(s.clamp(1, 86_400));
         }
         config
     }
@@ -303,12 +304,22 @@ impl Pool {
             if !current {
                 continue;
             }
-            let started = self.start(language, root).await;
-            self.inner
-                .starts
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&key);
+            let started = {
+                // Whatever ends the start (an answer, an error, a panic in it), it is no
+                // longer under way.
+                struct Ended<'a>(&'a PoolInner, &'a (Language, PathBuf));
+                impl Drop for Ended<'_> {
+                    fn drop(&mut self) {
+                        self.0
+                            .starts
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .remove(self.1);
+                    }
+                }
+                let _ended = Ended(&self.inner, &key);
+                self.start(language, root).await
+            };
             if let Ok(server) = &started {
                 let now = Instant::now();
                 self.inner.slots.lock().await.insert(

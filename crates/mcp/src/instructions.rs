@@ -20,8 +20,8 @@ allow it; network, api, timeout, unknown), suggestion what to do next, details t
 /// What every code-intelligence tool shares, said once here rather than in each schema.
 const CODE_CONVENTIONS: &str = "Code tools read the checkout in directory (default: the \
 server's working directory) through language servers. Positions in arguments and structured \
-output count from 0 (line, and character in UTF-16 units, as LSP does); text shows \
-file:line:column from 1, as editors do; a range's end is exclusive; file_path is relative to \
+output count from 0 (line, and character in UTF-16 units, as LSP does); text and warnings \
+show file:line:column from 1, as editors do; a range's end is exclusive; file_path is relative to \
 the directory. Name a target by file_path and position, by symbol ('add', 'Circle::area'), or \
 by from_failure ('src/lib.rs:42', a failure's line). partial: true means the server was still \
 indexing. Errors carry a code (SERVER_NOT_INSTALLED with the install command, SYMBOL_NOT_FOUND, \

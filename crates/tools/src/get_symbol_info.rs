@@ -167,12 +167,12 @@ async fn body_of(symbol: &resolve_pr_lsp::Symbol) -> String {
             shown += 1;
         }
         format!(
-            "{kept}…[cut: showing lines {}-{} of {}-{} (from 0); the rest: read the file from line {}]",
-            start,
-            start as usize + shown.max(1) - 1,
-            start,
-            end,
-            start as usize + shown
+            "{kept}…[cut: showing lines {}-{} of {}-{} (from 1); the rest: read the file from line {}]",
+            start as usize + 1,
+            start as usize + shown.max(1),
+            start as usize + 1,
+            end + 1,
+            start as usize + shown + 1
         )
     })
     .await

@@ -1929,7 +1929,7 @@ async fn rust_answers_tell_re_exports_and_give_bodies() {
             );
             check!(body.len() < 8_300, "{} bytes", body.len());
             check!(
-                body.contains("…[cut: showing lines 13-"),
+                body.contains("…[cut: showing lines 14-"),
                 "{}",
                 &body[body.len().saturating_sub(200)..]
             );
