@@ -135,7 +135,7 @@ enum CiCommand {
     /// Print the failing tests a job log reports (raw framework output or a GitHub Actions
     /// job log): test, file:line, message and a command that reproduces it.
     #[command(
-        after_help = "Examples:\n  resolve-pr ci parse job.log\n  gh run view 123 --log-failed | resolve-pr ci parse - --json"
+        after_help = "Examples:\n  resolve-pr ci parse job.log\n  gh run view 123 --log-failed | resolve-pr ci parse - --json\n\nExit status: 0 no failing test found, 1 failing tests found, 2 the input could not be read."
     )]
     Parse {
         /// The log file, or - for standard input.
