@@ -447,7 +447,13 @@ async fn read_only_hides_writing_tools_over_http() {
         .into_iter()
         .map(|t| t.name.into_owned())
         .collect();
-    assert_eq!(names, Selection::new(&options).unwrap().names());
+    assert_eq!(
+        names,
+        Selection::new(&options)
+            .unwrap()
+            .for_remote_callers()
+            .names()
+    );
     assert!(!names.iter().any(|n| n == "pr_comment_create"));
     let err = alice
         .call_tool(call(
