@@ -1,7 +1,9 @@
 //! `resolve-pr ci parse FILE|-`: the failing tests a job log reports, for people (a list) and
-//! scripts (`--json`: every failure, no pagination).
+//! scripts (`--json`: every failure, no pagination). Exits as test runners do, so scripts can
+//! branch on it: 0 no failure found, 1 failures found, 2 the input could not be read.
 
 #![allow(clippy::print_stdout, reason = "prints the failures it is asked for")]
+#![allow(clippy::print_stderr, reason = "says why the input could not be read")]
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -43,13 +45,34 @@ fn failures_in(mut input: impl Read) -> anyhow::Result<Found> {
     })
 }
 
-pub fn run(source: &str, style: Style) -> anyhow::Result<ExitCode> {
-    let Found { failures, flaky } = if source == "-" {
-        failures_in(std::io::stdin().lock()).context("cannot read the log from stdin")?
+/// Failures were found (as a test runner exits when tests failed).
+const FOUND_FAILURES: u8 = 1;
+/// The input could not be read: distinct from failures, so a script never reads a missing log
+/// as a red build.
+const UNREADABLE: u8 = 2;
+
+fn read(source: &str) -> anyhow::Result<Found> {
+    if source == "-" {
+        failures_in(std::io::stdin().lock()).context("cannot read the log from stdin")
     } else {
         let file = std::fs::File::open(source)
             .with_context(|| format!("cannot read the log file {source}"))?;
-        failures_in(file).with_context(|| format!("cannot read the log file {source}"))?
+        failures_in(file).with_context(|| format!("cannot read the log file {source}"))
+    }
+}
+
+pub fn run(source: &str, style: Style) -> anyhow::Result<ExitCode> {
+    let Found { failures, flaky } = match read(source) {
+        Ok(found) => found,
+        Err(e) => {
+            eprintln!("resolve-pr: error: {}", printable(&format!("{e:#}")));
+            return Ok(ExitCode::from(UNREADABLE));
+        }
+    };
+    let code = if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(FOUND_FAILURES)
     };
     if style.json {
         let items: Vec<_> = failures
@@ -80,7 +103,7 @@ pub fn run(source: &str, style: Style) -> anyhow::Result<ExitCode> {
             .collect();
         let text = json!({ "failures": items, "flaky": flaky }).to_string();
         println!("{}", printable_json(&text));
-        return Ok(ExitCode::SUCCESS);
+        return Ok(code);
     }
     if failures.is_empty() {
         println!("No failing tests found in the log.");
@@ -94,7 +117,7 @@ pub fn run(source: &str, style: Style) -> anyhow::Result<ExitCode> {
             printable(&f.test_name)
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(code)
 }
 
 /// The list a person reads. Every text in it comes from the log, so control characters and

@@ -25,7 +25,7 @@ use resolve_pr_tools::{CiSettings, Context};
 #[cfg(feature = "demo")]
 macro_rules! demo_example {
     () => {
-        "  resolve-pr demo                      try the tools on a simulated forge (no token, no network)\n"
+        "  resolve-pr demo                 try the tools on a simulated forge (no\n                                  token, no network)\n"
     };
 }
 #[cfg(not(feature = "demo"))]
@@ -35,38 +35,73 @@ macro_rules! demo_example {
     };
 }
 
+// Lines of at most 76 columns, indented by hand: clap wraps longer ones at the terminal's
+// width and loses their indentation (`tests/readme.rs` checks both, and that every variable
+// the code reads is listed).
 const EXAMPLES: &str = concat!(
     "Examples:\n",
     demo_example!(),
-    "\
-  resolve-pr serve                     run the MCP server on stdio (for your agent's MCP config)
-  resolve-pr serve --read-only         the same, without any tool that writes
+    "  resolve-pr serve                run the MCP server on stdio (for your
+                                  agent's MCP config)
+  resolve-pr serve --read-only    the same, without any tool that writes
   resolve-pr serve --http 127.0.0.1:8080
-                                       serve MCP over HTTP at http://127.0.0.1:8080/mcp; each
-                                       request brings its own token (Authorization: Bearer …)
-  resolve-pr tools                     list the tools (JSON when piped or with --json)
-  resolve-pr tool pr_comment_list '{\"repository\": \"octocat/hello-world\", \"pull_request_number\": 42}'
+                                  serve MCP over HTTP at
+                                  http://127.0.0.1:8080/mcp; each request
+                                  brings its own token
+  resolve-pr tools                list the tools (JSON when piped or with
+                                  --json)
+  resolve-pr tool get_failing_tests '{\"pr\": \"octocat/hello-world#42\"}'
   echo '{...}' | resolve-pr tool pr_comment_create -
+  resolve-pr completions bash     shell completions (bash, zsh, fish,
+                                  powershell, elvish)
 
 Environment:
-  GITHUB_TOKEN, GH_TOKEN, `gh auth token`  GitHub token, in this order
-  GITHUB_API_URL                           GitHub Enterprise REST base (https://host/api/v3)
-  FORGEJO_HOST + FORGEJO_TOKEN             a Forgejo instance (GITEA_HOST + GITEA_TOKEN for Gitea)
-  RESOLVE_PR_CONFIG                        config file (default ~/.config/resolve-pr/config.toml)
-  RESOLVE_PR_CURSOR_KEY                    secret for pagination cursors (default: a key file in
-                                           $XDG_STATE_HOME/resolve-pr, created on first use)
-  RESOLVE_PR_CI_POLL                       get_failing_tests wait: seconds between polls, MIN-MAX
-                                           (default 10-30)
-  RESOLVE_PR_CI_WAIT_TIMEOUT               get_failing_tests wait: give up after SECONDS (default 1800)
-  RESOLVE_PR_CI_CALL_WAIT                  get_failing_tests wait: SECONDS one call waits when the
-                                           client hears no progress (default 50: clients commonly
-                                           end a call at 60 s); the agent calls again
-  RESOLVE_PR_GIT_TIMEOUT                   SECONDS one git command that talks to a remote (clone,
-                                           fetch, push) may run before it is killed (default 600)
-  RESOLVE_PR_GIT_LOW_SPEED_TIME            SECONDS without data before git abandons an HTTP
-                                           transfer (default 30)
-  RESOLVE_PR_LOG                           log filter for stderr, e.g. debug (default: warn)
-  NO_COLOR                                 no colour in terminal output"
+  GITHUB_TOKEN, GH_TOKEN          GitHub token, in this order; else `gh auth
+                                  token`
+  GITHUB_API_URL                  GitHub Enterprise REST base
+                                  (https://host/api/v3)
+  GITHUB_GRAPHQL_URL              its GraphQL endpoint (default: from
+                                  GITHUB_API_URL)
+  GH_ENTERPRISE_TOKEN             token for the config file's GitHub
+                                  Enterprise hosts (also
+                                  GITHUB_ENTERPRISE_TOKEN)
+  FORGEJO_HOST, FORGEJO_TOKEN     a Forgejo instance (host or URL) and its
+                                  token
+  GITEA_HOST, GITEA_TOKEN         a Gitea instance and its token
+  RESOLVE_PR_CONFIG               config file (default
+                                  ~/.config/resolve-pr/config.toml); a file
+                                  named here must exist
+  RESOLVE_PR_DEFAULT_HOST         the forge host owner/repo#123 goes to
+  RESOLVE_PR_CURSOR_KEY           secret for pagination cursors (default: a
+                                  key file in $XDG_STATE_HOME/resolve-pr,
+                                  made on first use)
+  RESOLVE_PR_CI_POLL              get_failing_tests wait: seconds between
+                                  polls, MIN-MAX (default 10-30)
+  RESOLVE_PR_CI_WAIT_TIMEOUT      get_failing_tests wait: give up after
+                                  SECONDS (default 1800)
+  RESOLVE_PR_CI_CALL_WAIT         get_failing_tests wait: SECONDS one call
+                                  waits when the client hears no progress
+                                  (default 50)
+  RESOLVE_PR_GIT                  the git program (default: git on PATH)
+  RESOLVE_PR_GIT_TIMEOUT          SECONDS a git clone, fetch or push may run
+                                  (default 600)
+  RESOLVE_PR_GIT_LOW_SPEED_TIME   SECONDS without data before git abandons
+                                  an HTTP transfer (default 30)
+  RESOLVE_PR_LSP_PATH             directories searched for language servers
+                                  before PATH (separated like PATH)
+  RESOLVE_PR_LSP_IDLE_SECONDS     stop a language server idle this long
+  RESOLVE_PR_LSP_MEMORY_MIB       memory cap of a language server, in MiB
+  RESOLVE_PR_LSP_MAX_FILE_MIB     largest file the code tools read, in MiB
+  RESOLVE_PR_CODE_CALL_WAIT       SECONDS a code call may take before it
+                                  answers (serve: 45; tool: 3600)
+  RESOLVE_PR_TRUST                checkouts whose tooling language servers
+                                  may run (separated like PATH; * trusts
+                                  every one)
+  RESOLVE_PR_NO_CGROUP            set: contain language servers without
+                                  cgroups
+  RESOLVE_PR_LOG                  log filter for stderr, e.g. debug
+                                  (default: warn)
+  NO_COLOR                        no colour in terminal output"
 );
 
 #[derive(Debug, Parser)]
@@ -107,7 +142,7 @@ enum Command {
     },
     /// Call one tool and print its structured output as JSON (exit 1 and the error JSON on failure).
     #[command(
-        after_help = "Examples:\n  resolve-pr tool pr_comment_list '{\"repository\": \"octocat/hello-world\", \"pull_request_number\": 42}'\n  resolve-pr tool pr_comment_create - < args.json\n\nPass the nextCursor of one page as \"cursor\" to get the next; cursors stay valid across invocations."
+        after_help = "Examples:\n  resolve-pr tool pr_get '{\"repository\": \"octo/app\", \"pull_request_number\": 42}'\n  resolve-pr tool pr_comment_create - < args.json\n\nPass the nextCursor of one page as \"cursor\" to get the next; cursors stay valid across invocations."
     )]
     Tool {
         /// The tool's name (see `resolve-pr tools`).
@@ -120,6 +155,14 @@ enum Command {
     /// CI log intelligence on a log you already have.
     #[command(subcommand)]
     Ci(CiCommand),
+    /// Print a completion script for a shell.
+    #[command(
+        after_help = "Examples:\n  resolve-pr completions bash > ~/.local/share/bash-completion/completions/resolve-pr\n  resolve-pr completions zsh > ~/.zfunc/_resolve-pr\n  resolve-pr completions fish > ~/.config/fish/completions/resolve-pr.fish\n  resolve-pr completions powershell >> $PROFILE"
+    )]
+    Completions {
+        /// The shell to complete in.
+        shell: clap_complete::Shell,
+    },
     /// Run every tool against the bundled forge simulator: no token, no network, a few seconds.
     #[cfg(feature = "demo")]
     #[command(
@@ -144,7 +187,7 @@ enum CiCommand {
     /// Print the failing tests a job log reports (raw framework output or a GitHub Actions
     /// job log): test, file:line, message and a command that reproduces it.
     #[command(
-        after_help = "Examples:\n  resolve-pr ci parse job.log\n  gh run view 123 --log-failed | resolve-pr ci parse - --json"
+        after_help = "Examples:\n  resolve-pr ci parse job.log\n  gh run view 123 --log-failed | resolve-pr ci parse - --json\n\nExit status: 0 no failing test found, 1 failing tests found, 2 the input could not be read."
     )]
     Parse {
         /// The log file, or - for standard input.
@@ -309,6 +352,16 @@ fn main() -> ExitCode {
                 Some(stage) => demo::serve(&stage, port, style::Style::for_people(false)).await,
                 None => demo::run(style::Style::for_people(json)).await,
             },
+            Command::Completions { shell } => {
+                use clap::CommandFactory;
+                clap_complete::generate(
+                    shell,
+                    &mut Cli::command(),
+                    "resolve-pr",
+                    &mut std::io::stdout(),
+                );
+                Ok(ExitCode::SUCCESS)
+            }
             Command::Ci(CiCommand::Parse { source, json }) => {
                 ci_parse::run(&source, style::Style::detect(json))
             }

@@ -29,16 +29,22 @@ fn json_lists_the_reported_failures() {
             .arg("--json")
             .output()
             .expect("runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         let got: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
         let expected: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(corpus(&format!("{case}.expected.json"))).expect("expected"),
         )
         .expect("expected JSON");
+        // As a test runner exits: 1 when it found failing tests.
+        let failed = !expected["failures"]
+            .as_array()
+            .expect("failures")
+            .is_empty();
+        assert_eq!(
+            out.status.code(),
+            Some(i32::from(failed)),
+            "{case}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let mut names: Vec<&str> = got["failures"]
             .as_array()
             .expect("failures")
@@ -108,7 +114,8 @@ fn stdin_works_and_a_missing_file_is_an_error() {
         .args(["ci", "parse", "/nonexistent/job.log"])
         .output()
         .expect("runs");
-    assert!(!out.status.success());
+    // Not 1: a script must not read a missing log as failing tests.
+    assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("/nonexistent/job.log"), "{stderr}");
 }
@@ -128,7 +135,7 @@ fn broken_junit_is_a_clear_error_and_invalid_utf8_is_not() {
         .arg(&broken)
         .output()
         .expect("runs");
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("JUnit XML"), "{stderr}");
 
@@ -143,9 +150,25 @@ fn broken_junit_is_a_clear_error_and_invalid_utf8_is_not() {
         .arg("--json")
         .output()
         .expect("runs");
-    assert!(out.status.success());
+    assert_eq!(out.status.code(), Some(1));
     let got: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert!(!got["failures"].as_array().expect("failures").is_empty());
+
+    // A log without a failing test: 0.
+    let green = dir.join("green.log");
+    std::fs::write(
+        &green,
+        "running 3 tests\ntest result: ok. 3 passed; 0 failed\n",
+    )
+    .expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_resolve-pr"))
+        .args(["ci", "parse"])
+        .arg(&green)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(got["failures"], serde_json::json!([]));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -1,5 +1,7 @@
 //! The README's tool table and toolset names are the registry's: a tool added, renamed,
-//! made read-only or moved to another toolset without its README row fails here.
+//! made read-only or moved to another toolset without its README row fails here. So does a
+//! variable the code reads without its line in `resolve-pr --help`, a help line clap would
+//! wrap, and a shell without completions.
 
 use resolve_pr_tools::Toolset;
 
@@ -122,5 +124,147 @@ fn client_examples_take_tokens_from_the_environment() {
         "RESOLVE_PR_LSP_PATH",
     ] {
         assert!(README.contains(needed), "the README lacks {needed}");
+    }
+}
+
+/// Variables the code reads that a user has no business setting.
+const INTERNAL_VARIABLES: &[&str] = &[
+    // Set by resolve-pr on the language servers it starts, to find their descendants.
+    "RESOLVE_PR_CONTAINER",
+];
+
+/// Every environment variable the product's sources name (outside unit tests): string
+/// literals with the prefixes of the project's and the forges' variables, and NO_COLOR.
+fn variables_the_code_reads() -> std::collections::BTreeSet<String> {
+    fn walk(dir: &std::path::Path, files: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("a source directory") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                walk(&path, files);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(&crates).expect("crates/") {
+        let dir = entry.expect("a crate").path();
+        // The simulator and the test kit stand in for forges and tools; they read nothing
+        // of the user's.
+        let name = dir
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        if name == "forge-sim" || name == "testkit" || !dir.join("src").is_dir() {
+            continue;
+        }
+        walk(&dir.join("src"), &mut files);
+    }
+    let prefixes = [
+        "RESOLVE_PR_",
+        "GITHUB_",
+        "GH_",
+        "FORGEJO_",
+        "GITEA_",
+        "NO_COLOR",
+    ];
+    let mut found = std::collections::BTreeSet::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("a source file");
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for literal in code.split('"').skip(1).step_by(2) {
+            let name_like = !literal.is_empty()
+                && literal
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+            if name_like && prefixes.iter().any(|p| literal.starts_with(p)) {
+                found.insert(literal.to_owned());
+            }
+        }
+    }
+    found
+}
+
+fn help(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_resolve-pr"))
+        .args(args)
+        .env("COLUMNS", "80")
+        .output()
+        .expect("resolve-pr runs");
+    assert!(out.status.success(), "{args:?}");
+    String::from_utf8(out.stdout).expect("UTF-8 help")
+}
+
+#[test]
+fn the_help_lists_every_environment_variable_the_code_reads() {
+    let variables = variables_the_code_reads();
+    // The search itself works: variables of four crates.
+    for known in [
+        "RESOLVE_PR_CONFIG",
+        "RESOLVE_PR_LSP_PATH",
+        "RESOLVE_PR_GIT",
+        "GH_TOKEN",
+    ] {
+        assert!(
+            variables.contains(known),
+            "{known} not found in {variables:?}"
+        );
+    }
+    let text = help(&["--help"]);
+    let environment = text
+        .split("\nEnvironment:\n")
+        .nth(1)
+        .expect("an Environment section");
+    let listed: Vec<&str> = environment
+        .split(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+        .collect();
+    let missing: Vec<&String> = variables
+        .iter()
+        .filter(|v| !INTERNAL_VARIABLES.contains(&v.as_str()) && !listed.contains(&v.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "resolve-pr --help's Environment section must list {missing:?}"
+    );
+}
+
+#[test]
+fn help_examples_and_environment_are_indented_and_not_rewrapped() {
+    for args in [
+        &["--help"][..],
+        &["serve", "--help"],
+        &["tools", "--help"],
+        &["tool", "--help"],
+        &["ci", "parse", "--help"],
+        &["completions", "--help"],
+    ] {
+        let text = help(args);
+        let mut in_section = false;
+        for line in text.lines() {
+            if line == "Examples:" || line == "Environment:" {
+                in_section = true;
+            } else if line.is_empty() {
+                in_section = false;
+            } else if in_section {
+                // A line clap had to wrap continues at column 0.
+                assert!(
+                    line.starts_with("  "),
+                    "{args:?}: {line:?} is not indented\n{text}"
+                );
+            }
+        }
+        assert!(text.contains("Examples:"), "{args:?}");
+    }
+}
+
+#[test]
+fn completions_are_printed_for_every_shell() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let script = help(&["completions", shell]);
+        for word in ["resolve-pr", "serve", "completions", "read-only"] {
+            assert!(script.contains(word), "{shell}: no {word}");
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! `resolve-pr serve` as a client that sends raw lines sees it: every request that can be
 //! answered gets a JSON-RPC answer with the right code (invalid JSON, an over-long line, bad
 //! `tools/call` params, a call before `initialize`), and the server keeps serving after each.
+//! A config file named by RESOLVE_PR_CONFIG must exist.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -274,4 +275,46 @@ async fn a_line_over_16_mib_is_answered_with_its_id_and_the_next_one_served() {
             "reading the long lines took {grown} bytes of memory"
         );
     }
+}
+
+/// `resolve-pr tool pr_get '{}'` (arguments that fail after the configuration is read) with a
+/// private HOME and `config` as RESOLVE_PR_CONFIG (unset: `None`): its stdout and stderr.
+fn call_with_config(home: &std::path::Path, config: Option<&std::path::Path>) -> String {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_resolve-pr"));
+    command
+        .args(["tool", "pr_get", "{}"])
+        .env_clear()
+        .env("HOME", home)
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("GITHUB_TOKEN", "test-token")
+        .env("RESOLVE_PR_LOG", "error")
+        .stdin(Stdio::null());
+    if let Some(config) = config {
+        command.env("RESOLVE_PR_CONFIG", config);
+    }
+    let out = command.output().expect("resolve-pr tool runs");
+    assert!(!out.status.success());
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn a_config_file_named_but_missing_is_an_error_naming_it_and_the_default_one_may_be_missing() {
+    let home = tempfile::tempdir().expect("a temporary HOME");
+    let missing = home.path().join("typo").join("config.toml");
+    let said = call_with_config(home.path(), Some(&missing));
+    assert!(said.contains(&missing.display().to_string()), "{said}");
+    assert!(said.contains("RESOLVE_PR_CONFIG"), "{said}");
+    assert!(!said.contains("pull_request_number"), "{said}");
+    // No file at the default place (HOME has none) is no config: the call goes on to its
+    // arguments.
+    let said = call_with_config(home.path(), None);
+    assert!(
+        said.contains("missing required argument: pull_request_number"),
+        "{said}"
+    );
+    assert!(!said.contains("config"), "{said}");
 }

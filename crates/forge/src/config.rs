@@ -315,7 +315,8 @@ pub fn default_path(var: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
 }
 
 impl Config {
-    /// Reads the config file (a missing file is an empty config) and the process environment.
+    /// Reads the config file (a missing file at the default place is an empty config; one
+    /// `RESOLVE_PR_CONFIG` names must exist) and the process environment.
     /// Whether a GitHub token exists is also asked of `gh auth token`, but only when the
     /// answer decides where short references go (another forge is configured, no default
     /// is named and no GitHub token is in the environment).
@@ -325,6 +326,21 @@ impl Config {
         let text = match &path {
             Some(p) => match std::fs::read_to_string(p) {
                 Ok(t) => Some(t),
+                // A path someone named and mistyped must not silently mean "no config".
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::NotFound
+                        && var("RESOLVE_PR_CONFIG").is_some_and(|p| !p.is_empty()) =>
+                {
+                    return Err(Error::config(format!(
+                        "the config file {} (named by RESOLVE_PR_CONFIG) does not exist",
+                        p.display()
+                    ))
+                    .with_suggestion(
+                        "Create the file, correct the path in RESOLVE_PR_CONFIG, or unset it to \
+                         use $XDG_CONFIG_HOME/resolve-pr/config.toml (a missing file there is an \
+                         empty config).",
+                    ));
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
                 Err(e) => {
                     return Err(Error::config(format!(

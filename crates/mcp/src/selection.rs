@@ -22,6 +22,8 @@ pub struct Options {
 pub struct Selection {
     enabled: Vec<ToolSpec>,
     options: Options,
+    /// The code tools were left out because the callers are on other machines.
+    remote: bool,
 }
 
 impl Selection {
@@ -81,7 +83,17 @@ impl Selection {
         Ok(Selection {
             enabled,
             options: options.clone(),
+            remote: false,
         })
+    }
+
+    /// This selection for callers on other machines (HTTP): without the code tools, which
+    /// read a checkout on the server's machine that such callers cannot name, so every call
+    /// to them would be refused.
+    pub fn for_remote_callers(mut self) -> Selection {
+        self.enabled.retain(|t| t.toolset != Toolset::Code);
+        self.remote = true;
+        self
     }
 
     pub fn tools(&self) -> &[ToolSpec] {
@@ -104,9 +116,13 @@ impl Selection {
             return Ok(tool);
         }
         let names = self.names();
-        let known = resolve_pr_tools::find(name).is_some();
         let why = match resolve_pr_tools::find(name) {
             None => format!("there is no tool named {name:?}"),
+            Some(t) if self.remote && t.toolset == Toolset::Code => format!(
+                "the tool {name:?} reads a checkout on the server's machine, which callers of \
+                 a shared (HTTP) server cannot name; run resolve-pr over stdio where the \
+                 checkout is"
+            ),
             Some(t) if self.options.read_only && t.read_only_variant().is_none() => {
                 format!(
                     "the tool {name:?} changes the forge, and read-only mode (--read-only) is on"
@@ -128,12 +144,13 @@ impl Selection {
         } else {
             format!("Available tools: {}.", names.join(", "))
         };
+        let code = match resolve_pr_tools::find(name) {
+            None => "UNKNOWN_TOOL",
+            Some(t) if self.remote && t.toolset == Toolset::Code => "NOT_AVAILABLE_REMOTELY",
+            Some(_) => "TOOL_NOT_ENABLED",
+        };
         Err(ToolError::user(why)
-            .with_code(if known {
-                "TOOL_NOT_ENABLED"
-            } else {
-                "UNKNOWN_TOOL"
-            })
+            .with_code(code)
             .with_detail("tool", name)
             .with_detail("available", names)
             .with_suggestion(suggestion))

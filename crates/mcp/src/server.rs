@@ -44,9 +44,11 @@ impl Server {
     /// This server for callers on other machines (the HTTP transport): without the tasks
     /// extension (not advertised, long calls run as plain calls with progress, the task
     /// methods are unknown), and without the server's paths and git credentials
-    /// (`LocalSettings::for_remote_callers`).
+    /// (`LocalSettings::for_remote_callers`), and so without the code tools
+    /// (`Selection::for_remote_callers`).
     pub(crate) fn for_remote_callers(mut self) -> Server {
         self.tasks = None;
+        self.selection = self.selection.for_remote_callers();
         self.ctx.local = self.ctx.local.for_remote_callers();
         self
     }

@@ -14,7 +14,7 @@ use resolve_pr_core::CursorCodec;
 use resolve_pr_forge::{ClientOptions, Config, Forges};
 use resolve_pr_forge_sim::{Fault, FaultKind, Scenario, Sim, SimHandle};
 use resolve_pr_mcp::{Error, HttpOptions, HttpServer, Options, Selection, Server};
-use resolve_pr_tools::Context;
+use resolve_pr_tools::{Context, Toolset};
 use rmcp::model::{CallToolRequestParams, CallToolResult, GetTaskParams};
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -188,8 +188,23 @@ async fn a_client_lists_and_calls_tools_with_its_bearer_token() {
         .into_iter()
         .map(|t| t.name.into_owned())
         .collect();
-    let all: Vec<&str> = resolve_pr_tools::all().iter().map(|t| t.name).collect();
-    assert_eq!(names, all);
+    // Every tool but the code tools, whose every call a remote caller would have refused
+    // (they read a checkout on the server's machine); over stdio all are listed
+    // (`server.rs`'s snapshot test).
+    let remote: Vec<&str> = resolve_pr_tools::all()
+        .iter()
+        .filter(|t| t.toolset != Toolset::Code)
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, remote);
+    assert!(!names.iter().any(|n| n == "find_definition"), "{names:?}");
+    let err = alice
+        .call_tool(call("find_definition", json!({"symbol": "main"})))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("stdio"), "{err}");
+    let all = Selection::new(&Options::default()).unwrap();
+    assert!(all.names().contains(&"find_definition"));
 
     let result = alice.call_tool(comments_of("acme/secret")).await.unwrap();
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
@@ -432,7 +447,13 @@ async fn read_only_hides_writing_tools_over_http() {
         .into_iter()
         .map(|t| t.name.into_owned())
         .collect();
-    assert_eq!(names, Selection::new(&options).unwrap().names());
+    assert_eq!(
+        names,
+        Selection::new(&options)
+            .unwrap()
+            .for_remote_callers()
+            .names()
+    );
     assert!(!names.iter().any(|n| n == "pr_comment_create"));
     let err = alice
         .call_tool(call(

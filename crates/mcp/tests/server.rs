@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use resolve_pr_core::CursorCodec;
 use resolve_pr_forge::{ClientOptions, Config, Forges};
+use resolve_pr_forge_sim::{Scenario, Sim};
 use resolve_pr_mcp::{Error, Options, Selection, Server, tools_list_json};
+use resolve_pr_tools::vocabulary::{Spelling, Term, VOCABULARY};
 use resolve_pr_tools::{Context, ToolSpec, Toolset};
 use rmcp::model::{CallToolRequestParams, ClientRequest, ErrorCode, Request};
 use rmcp::service::{PeerRequestOptions, RunningService};
@@ -404,4 +406,195 @@ fn assert_snapshot(path: &Path, value: &Value) -> Result<(), String> {
         "{} does not match the tool contract (run with UPDATE_SNAPSHOTS=1 to accept):\n{diff}",
         path.display()
     ))
+}
+
+/// The arguments a tool requires, each its schema's example or a plain value of its type.
+fn required_args(tool: &ToolSpec) -> serde_json::Map<String, Value> {
+    let schema = &tool.input_schema;
+    let mut args = serde_json::Map::new();
+    for name in schema["required"].as_array().into_iter().flatten() {
+        let name = name.as_str().unwrap();
+        let property = &schema["properties"][name];
+        let value = match property.pointer("/examples/0") {
+            Some(example) => example.clone(),
+            None => match property["type"].as_str() {
+                Some("integer") => json!(1),
+                Some("boolean") => json!(false),
+                Some("array") => json!([]),
+                _ => json!("x"),
+            },
+        };
+        args.insert(name.to_owned(), value);
+    }
+    args
+}
+
+/// A term written one way: the arguments that say it.
+fn spelled(term: &Term, spelling: Spelling) -> serde_json::Map<String, Value> {
+    let value = match term.what {
+        "the pull request" => json!("octo/widgets#123"),
+        _ => json!("Fixed in the next commit."),
+    };
+    let Value::Object(args) = (match spelling {
+        Spelling::Name(name) => json!({ name: value }),
+        Spelling::RepositoryAndNumber => {
+            json!({"repository": "octo/widgets", "pull_request_number": 123})
+        }
+    }) else {
+        unreachable!()
+    };
+    args
+}
+
+/// Every tool that takes a term takes each other spelling of it too, to the same effect: the
+/// call with the alias answers exactly what the call with the tool's own name answers (here
+/// the forge's failure, which names the pull request asked for).
+#[tokio::test]
+async fn every_alias_spelling_works_in_every_tool() {
+    // A forge that answers at once (it refuses the test token, without retries), naming the
+    // pull request asked for.
+    let sim = Sim::start(Scenario::builtin("private_repo_two_users").unwrap())
+        .await
+        .unwrap();
+    let client = connect(Options::default(), &sim.base_url()).await;
+    let mut checked = Vec::new();
+    for tool in resolve_pr_tools::all() {
+        // What the tool requires, each term it takes in its own spelling, and a comment to
+        // act on where it takes one: enough for the call to reach the forge.
+        let mut full = required_args(&tool);
+        for (name, value) in [
+            ("comment_id", json!(1)),
+            ("repository", json!("octo/widgets")),
+        ] {
+            if tool.input_schema["properties"].get(name).is_some() {
+                full.insert(name.to_owned(), value);
+            }
+        }
+        for term in VOCABULARY {
+            if let Some(own) = term.spelling_in(&tool.input_schema) {
+                full.extend(spelled(term, own));
+            }
+        }
+        for term in VOCABULARY {
+            let Some(own) = term.spelling_in(&tool.input_schema) else {
+                continue;
+            };
+            let mut base = full.clone();
+            for name in spelled(term, own).keys() {
+                base.remove(name);
+            }
+            let canonical = full.clone();
+            let expected = client
+                .call_tool(call(tool.name, Value::Object(canonical.clone())))
+                .await
+                .unwrap();
+            let expected_text = expected.content[0].as_text().unwrap().text.clone();
+            // The call got past the arguments to the forge.
+            assert_eq!(
+                expected.structured_content.as_ref().unwrap()["category"],
+                "authentication",
+                "{} {canonical:?}: {expected_text}",
+                tool.name
+            );
+            // A spelling the tool takes itself is no alias there.
+            let taken = |s: &Spelling| {
+                spelled(term, *s)
+                    .keys()
+                    .all(|k| tool.input_schema["properties"].get(k).is_some())
+            };
+            for alias in term.spellings.iter().copied().filter(|s| !taken(s)) {
+                let mut args = base.clone();
+                args.extend(spelled(term, alias));
+                let got = client
+                    .call_tool(call(tool.name, Value::Object(args.clone())))
+                    .await
+                    .unwrap();
+                let got_text = got.content[0].as_text().unwrap().text.clone();
+                // Requests sent concurrently fail in either order: the same failure, about
+                // the same pull request, is what the alias must give.
+                let fields = |r: &Option<Value>| {
+                    r.as_ref()
+                        .map(|e| (e.get("category").cloned(), e.get("code").cloned()))
+                };
+                assert_eq!(
+                    (got.is_error, fields(&got.structured_content)),
+                    (expected.is_error, fields(&expected.structured_content)),
+                    "{} with {args:?}: {got_text}\nexpected: {expected_text}",
+                    tool.name
+                );
+                for said in ["octo/widgets", "123"] {
+                    assert_eq!(
+                        got_text.contains(said),
+                        expected_text.contains(said),
+                        "{said}: {got_text}\nexpected: {expected_text}"
+                    );
+                }
+                checked.push(format!("{}:{alias:?}", tool.name));
+            }
+        }
+    }
+    // Every tool that names a pull request or a comment's text: 19 of them, some twice.
+    assert!(checked.len() >= 19, "{checked:?}");
+}
+
+/// A name no tool takes, guessed for a term, or an alias given with the tool's own name, is
+/// an INVALID_ARGUMENT that names the argument meant.
+#[tokio::test]
+async fn a_wrong_name_is_answered_with_the_name_meant() {
+    let client = connect(Options::default(), UNREACHABLE).await;
+    for tool in resolve_pr_tools::all() {
+        for term in VOCABULARY {
+            let Some(own) = term.spelling_in(&tool.input_schema) else {
+                continue;
+            };
+            let mut args = required_args(&tool);
+            args.insert(term.guesses[0].to_owned(), json!("x"));
+            let result = client
+                .call_tool(call(tool.name, Value::Object(args)))
+                .await
+                .unwrap();
+            assert_eq!(result.is_error, Some(true));
+            let error = result.structured_content.unwrap();
+            assert_eq!(error["code"], "INVALID_ARGUMENT", "{error}");
+            let own = match own {
+                Spelling::Name(name) => format!("`{name}`"),
+                Spelling::RepositoryAndNumber => "`repository` + `pull_request_number`".to_owned(),
+            };
+            let said = format!(
+                "`{}` is not an argument of {}: {} is {own}",
+                term.guesses[0], tool.name, term.what
+            );
+            assert!(
+                error["error"].as_str().unwrap().contains(&said),
+                "{said}\n{error}"
+            );
+        }
+    }
+    let result = client
+        .call_tool(call(
+            "pr_comment_create",
+            json!({"pr": "octo/widgets#1", "pull_request_number": 2, "body": "a", "comment": "b"}),
+        ))
+        .await
+        .unwrap();
+    let error = result.structured_content.unwrap();
+    assert_eq!(error["code"], "INVALID_ARGUMENT", "{error}");
+    assert_eq!(
+        error["details"]["problems"],
+        json!([
+            "`repository` + `pull_request_number` and `pr` are one argument of pr_comment_create, \
+             the pull request (its name is `repository` + `pull_request_number`): give it once",
+            "`comment` and `body` are one argument of pr_comment_create, the comment's text (its \
+             name is `comment`): give it once"
+        ])
+    );
+    let result = client
+        .call_tool(call(
+            "issue_comment_list",
+            json!({"issue_number": 1, "isue": 2, "body": "x"}),
+        ))
+        .await
+        .unwrap();
+    let text = result.content[0].as_text().unwrap().text.clone();
+    assert!(text.contains("`body` is an argument of"), "{text}");
 }

@@ -51,6 +51,14 @@ pub(crate) fn problems(tool: &str, schema: &Value, args: &Value) -> Vec<String> 
         }
     }
     let mut problems = Vec::new();
+    // A name another tool takes, an alias' guess or a near spelling: say which was meant.
+    unknown.retain(|name| match crate::vocabulary::meant(tool, schema, name) {
+        Some(meant) => {
+            problems.push(format!("`{name}` is not an argument of {tool}: {meant}"));
+            false
+        }
+        None => true,
+    });
     if !unknown.is_empty() {
         let known: Vec<&str> = schema
             .get("properties")

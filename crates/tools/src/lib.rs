@@ -12,6 +12,7 @@ mod local;
 pub mod registry;
 mod schema;
 mod shared;
+pub mod vocabulary;
 
 // The registry: every tool's module and the type in it that implements `registry::Tool`, in
 // the order tools/list shows them. Adding a tool is its module and one line here.

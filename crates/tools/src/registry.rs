@@ -215,7 +215,9 @@ pub(crate) fn spec<T: Tool>() -> ToolSpec {
         args: Value,
     ) -> BoxFuture<'a, Result<ToolOutput>> {
         Box::pin(async move {
-            let input: T::Input = parse_args(T::NAME, input_schema, &args)?;
+            // From here on the arguments are the tool's own names (aliases read as them), so
+            // cursors bind to and next-page lines repeat one spelling.
+            let (input, args): (T::Input, Value) = parse_args(T::NAME, input_schema, &args)?;
             let output = if T::TOOLSET == Toolset::Code {
                 crate::code::bounded(
                     ctx,
@@ -291,43 +293,54 @@ fn next_page_line(
     ))
 }
 
-/// The arguments as the tool's input type. serde decides; when it refuses, the input schema
-/// says what every bad argument should have been, so one answer fixes them all.
-fn parse_args<T: DeserializeOwned>(tool: &str, input_schema: &Value, args: &Value) -> Result<T> {
-    let args = if args.is_null() {
-        Value::Object(Default::default())
-    } else {
-        args.clone()
-    };
-    if !args.is_object() {
-        return Err(Error::user(format!(
-            "the arguments of {tool} must be a JSON object, not {}",
-            arguments::kind_of(&args)
-        ))
-        .with_code("INVALID_ARGUMENT")
-        .with_detail("given", arguments::kind_of(&args))
-        .with_suggestion(format!(
-            "Pass the arguments by name in an object; {tool}'s input schema lists them \
-             (tools/list over MCP, or `resolve-pr tools --json`)."
-        )));
-    }
-    serde_json::from_value(args.clone()).map_err(|e| {
-        let problems = arguments::problems(tool, input_schema, &args);
-        let error = if problems.is_empty() {
-            // serde refused what the schema allows: its own words are all there is.
-            Error::user(format!("invalid arguments for {tool}: {e}"))
-        } else {
-            Error::user(format!(
-                "invalid arguments for {tool}: {}",
-                problems.join("; ")
+/// The arguments as the tool's input type, and as the tool names them (aliases of
+/// `vocabulary` read as the tool's own names). serde decides; when it refuses, the input
+/// schema says what every bad argument should have been, so one answer fixes them all.
+fn parse_args<T: DeserializeOwned>(
+    tool: &str,
+    input_schema: &Value,
+    args: &Value,
+) -> Result<(T, Value)> {
+    let args = match args {
+        Value::Null => serde_json::Map::new(),
+        Value::Object(map) => map.clone(),
+        other => {
+            return Err(Error::user(format!(
+                "the arguments of {tool} must be a JSON object, not {}",
+                arguments::kind_of(other)
             ))
-            .with_detail("problems", problems)
-        };
-        error.with_code("INVALID_ARGUMENT").with_suggestion(format!(
-            "Fix every argument listed and call {tool} again; its input schema gives each \
-             one's type (tools/list over MCP, or `resolve-pr tools --json`)."
+            .with_code("INVALID_ARGUMENT")
+            .with_detail("given", arguments::kind_of(other))
+            .with_suggestion(format!(
+                "Pass the arguments by name in an object; {tool}'s input schema lists them \
+                 (tools/list over MCP, or `resolve-pr tools --json`)."
+            )));
+        }
+    };
+    let (args, mut problems) = crate::vocabulary::canonical(tool, input_schema, args);
+    let args = Value::Object(args);
+    let parsed = if problems.is_empty() {
+        match serde_json::from_value(args.clone()) {
+            Ok(input) => return Ok((input, args)),
+            Err(e) => Some(e),
+        }
+    } else {
+        None
+    };
+    problems.extend(arguments::problems(tool, input_schema, &args));
+    let error = match (problems.is_empty(), parsed) {
+        // serde refused what the schema allows: its own words are all there is.
+        (true, Some(e)) => Error::user(format!("invalid arguments for {tool}: {e}")),
+        _ => Error::user(format!(
+            "invalid arguments for {tool}: {}",
+            problems.join("; ")
         ))
-    })
+        .with_detail("problems", problems),
+    };
+    Err(error.with_code("INVALID_ARGUMENT").with_suggestion(format!(
+        "Fix every argument listed and call {tool} again; its input schema gives each \
+         one's type (tools/list over MCP, or `resolve-pr tools --json`)."
+    )))
 }
 
 /// Every tool, in a stable order (the order of the [`tools!`] list in `lib.rs`).

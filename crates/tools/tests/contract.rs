@@ -66,14 +66,15 @@ async fn every_bad_argument_is_named_at_once_with_its_type_and_an_example() {
     let e = call(
         &ctx,
         "reply_to_review_thread",
-        json!({"thread_id": 7, "bdy": "hi"}),
+        json!({"thread_id": 7, "bdy": "hi", "extra": 1}),
     )
     .await
     .unwrap_err();
     assert_eq!(
         problems(&e),
         [
-            "unknown argument bdy (reply_to_review_thread takes body, comment_id, pr, thread_id)",
+            "`bdy` is not an argument of reply_to_review_thread: did you mean `body`?",
+            "unknown argument extra (reply_to_review_thread takes body, comment_id, pr, thread_id)",
             "missing required arguments: pr (a string like \"owner/repo#123\"), body (a string)",
             "thread_id: expected a string, got number 7",
         ]
