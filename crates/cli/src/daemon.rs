@@ -335,8 +335,13 @@ async fn serve(state: Arc<State>, stream: UnixStream) {
     } else if request.get("status").is_some() {
         Some(status(&state).await)
     } else if request.get("stop").is_some() {
+        // Answered before the daemon stops: its end takes this connection with it.
+        let mut line = json!({"stopping": std::process::id()}).to_string().into_bytes();
+        line.push(b'\n');
+        let _ = write.write_all(&line).await;
+        let _ = write.flush().await;
         state.stop.notify_one();
-        Some(json!({"stopping": std::process::id()}))
+        None
     } else {
         Some(json!({"error": {"error": "the daemon did not understand the request"}}))
     };

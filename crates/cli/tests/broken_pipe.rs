@@ -376,11 +376,12 @@ fn a_stale_socket_is_replaced() {
     assert!(checkout.status().contains(", 1 calls,"));
 }
 
-/// Calls that all find no daemon start one: it serves all of them.
+/// Calls that all find no daemon start one: it serves all of them, and no other daemon is
+/// left running unreachable.
 #[test]
 fn concurrent_first_calls_start_one_daemon() {
     let checkout = Checkout::new("60");
-    let calls: Vec<_> = (0..4)
+    let calls: Vec<_> = (0..8)
         .map(|_| {
             checkout
                 .command(&["tool", "health_check", "{}"])
@@ -395,8 +396,40 @@ fn concurrent_first_calls_start_one_daemon() {
         assert!(!stderr.contains("no daemon"), "{stderr}");
     }
     let status = checkout.status();
-    assert!(status.contains(", 4 calls,"), "{status}");
+    assert!(status.contains(", 8 calls,"), "{status}");
     assert_eq!(checkout.sockets(), 1);
+    // A daemon that found another serving exits at once; none may stay.
+    let project = checkout.project();
+    wait_until("one daemon", 5, || {
+        resolve_pr_testkit::processes("\0", Some(&project)).len() == 1
+    });
+
+    // Who starts a daemon holds the lock: while another does, a call waits for it.
+    let stop = checkout.command(&["daemon", "stop"]).output().unwrap();
+    assert!(stop.status.success(), "{stop:?}");
+    wait_until("the socket's removal", 10, || checkout.sockets() == 0);
+    let lock = std::fs::read_dir(checkout.daemon_dir())
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().extension().is_some_and(|x| x == "lock"))
+        .unwrap();
+    let lock = std::fs::File::options()
+        .write(true)
+        .open(lock.path())
+        .unwrap();
+    lock.lock().unwrap();
+    let mut waiting = checkout
+        .command(&["tool", "health_check", "{}"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(waiting.try_wait().unwrap().is_none(), "did not wait");
+    assert_eq!(checkout.sockets(), 0, "started a daemon without the lock");
+    lock.unlock().unwrap();
+    let out = waiting.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stderr.is_empty(), "{stderr}");
+    assert!(checkout.status().contains(", 1 calls,"));
 }
 
 /// `--no-daemon` and RESOLVE_PR_NO_DAEMON run the call in process and start nothing; a
