@@ -60,9 +60,11 @@ Environment:
   RESOLVE_PR_CI_POLL                       get_failing_tests wait: seconds between polls, MIN-MAX
                                            (default 10-30)
   RESOLVE_PR_CI_WAIT_TIMEOUT               get_failing_tests wait: give up after SECONDS (default 1800)
-  RESOLVE_PR_CI_CALL_WAIT                  get_failing_tests wait: SECONDS one call waits when the
-                                           client hears no progress (default 50: clients commonly
-                                           end a call at 60 s); the agent calls again
+  RESOLVE_PR_CI_CALL_WAIT                  get_failing_tests wait: SECONDS one MCP call waits when
+                                           the client hears no progress (default 50: clients
+                                           commonly end a call at 60 s; `tool`: the whole wait)
+  RESOLVE_PR_DAEMON_IDLE_SECS              the code tools' daemon exits after SECONDS without a
+                                           call (default 600); RESOLVE_PR_NO_DAEMON=1: no daemon
   RESOLVE_PR_GIT_TIMEOUT                   SECONDS one git command that talks to a remote (clone,
                                            fetch, push) may run before it is killed (default 600)
   RESOLVE_PR_GIT_LOW_SPEED_TIME            SECONDS without data before git abandons an HTTP
