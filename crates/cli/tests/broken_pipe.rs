@@ -208,7 +208,11 @@ impl Checkout {
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_resolve-pr"));
+        self.command_of(env!("CARGO_BIN_EXE_resolve-pr").as_ref(), args)
+    }
+
+    fn command_of(&self, program: &std::ffi::OsStr, args: &[&str]) -> Command {
+        let mut c = Command::new(program);
         c.args(args)
             .current_dir(self.project())
             .env_clear()
@@ -471,4 +475,62 @@ fn opting_out_or_an_unsafe_directory_runs_the_call_in_process() {
         "{stderr}"
     );
     assert_eq!(checkout.sockets(), 0);
+}
+
+/// On a terminal, a long code call shows its progress on one updating stderr line (here: a
+/// language server that never gets ready, for more than the 5 s between progress reports);
+/// piped, stderr gets nothing of it.
+#[test]
+fn progress_shows_on_a_terminal_only() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: no script(1) to give the call a terminal");
+        return;
+    }
+    let checkout = Checkout::new("60");
+    let fake = checkout.tmp.path().join("fake-servers");
+    std::fs::create_dir(&fake).unwrap();
+    resolve_pr_testkit::write_script(
+        &fake.join("basedpyright"),
+        "#!/bin/sh\necho basedpyright 1.0\n",
+    );
+    resolve_pr_testkit::write_script(
+        &fake.join("basedpyright-langserver"),
+        "#!/bin/sh\nexec sleep 7\n",
+    );
+    let call = checkout.tmp.path().join("call.sh");
+    resolve_pr_testkit::write_script(
+        &call,
+        &format!(
+            "#!/bin/sh\nexec '{}' tool find_definition '{{\"file_path\": \"main.py\", \"position\": {{\"line\": 5, \"character\": 12}}}}'\n",
+            env!("CARGO_BIN_EXE_resolve-pr")
+        ),
+    );
+    let run = |program: &std::ffi::OsStr, args: &[&str]| {
+        checkout
+            .command_of(program, args)
+            .env("RESOLVE_PR_LSP_PATH", &fake)
+            .env("COLUMNS", "60")
+            .spawn()
+            .unwrap()
+    };
+    let on_terminal = run(
+        "script".as_ref(),
+        &["-qec", call.to_str().unwrap(), "/dev/null"],
+    );
+    let piped = run(call.as_os_str(), &[]).wait_with_output().unwrap();
+    let on_terminal = on_terminal.wait_with_output().unwrap();
+    // script(1) puts the call's stdout and stderr both on its terminal, hence on its stdout.
+    let shown = String::from_utf8_lossy(&on_terminal.stdout);
+    assert!(
+        shown.contains("\r\x1b[2Kfind_definition: waiting (5 s)"),
+        "{shown:?}"
+    );
+    let line = shown
+        .split("\r\x1b[2K")
+        .find(|l| l.starts_with("find_definition: waiting"))
+        .unwrap();
+    assert!(line.chars().count() <= 59, "{line:?}");
+    let stderr = String::from_utf8_lossy(&piped.stderr);
+    assert!(!stderr.contains("find_definition: waiting"), "{stderr:?}");
+    assert!(!stderr.contains('\x1b'), "{stderr:?}");
 }
