@@ -67,7 +67,9 @@ def lsp_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The server environment of test_mcp_stdio.py plus what finds the language servers: PATH,
     RESOLVE_PR_LSP_PATH, and rustup's and cargo's homes and toolchain (HOME is a temporary
     directory, where the rustup proxy of rust-analyzer would find no toolchain)."""
-    env = {"PATH": os.environ.get("PATH", "")}
+    # `resolve-pr tool` calls here are one-offs: their servers end with them, no daemon
+    # keeps them (and rust-analyzer's memory) for ten minutes after the tests.
+    env = {"PATH": os.environ.get("PATH", ""), "RESOLVE_PR_NO_DAEMON": "1"}
     for var in ("RESOLVE_PR_LSP_PATH", "RUSTUP_TOOLCHAIN"):
         if var in os.environ:
             env[var] = os.environ[var]
