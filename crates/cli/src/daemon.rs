@@ -336,7 +336,9 @@ async fn serve(state: Arc<State>, stream: UnixStream) {
         Some(status(&state).await)
     } else if request.get("stop").is_some() {
         // Answered before the daemon stops: its end takes this connection with it.
-        let mut line = json!({"stopping": std::process::id()}).to_string().into_bytes();
+        let mut line = json!({"stopping": std::process::id()})
+            .to_string()
+            .into_bytes();
         line.push(b'\n');
         let _ = write.write_all(&line).await;
         let _ = write.flush().await;

@@ -358,6 +358,38 @@ fn an_idle_daemon_exits() {
     assert!(checkout.status().starts_with("no daemon"));
 }
 
+/// A daemon whose binary is replaced (an upgrade, a rebuild) exits; the new binary's calls
+/// get a daemon of their own.
+#[test]
+fn a_daemon_exits_when_its_binary_changes() {
+    let checkout = Checkout::new("60");
+    let bin = checkout.tmp.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let installed = bin.join("resolve-pr");
+    std::fs::copy(env!("CARGO_BIN_EXE_resolve-pr"), &installed).unwrap();
+    let run = |args: &[&str]| {
+        let out = checkout
+            .command_of(installed.as_os_str(), args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && stderr.is_empty(), "{stderr}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    run(&["tool", "health_check", "{}"]);
+    let status = run(&["daemon", "status"]);
+    let pid: u32 = status.split(' ').nth(2).unwrap().parse().unwrap();
+    // Installed as upgrades are: a new file renamed over the old one.
+    let upgrade = bin.join("resolve-pr.new");
+    std::fs::copy(env!("CARGO_BIN_EXE_resolve-pr"), &upgrade).unwrap();
+    std::fs::rename(&upgrade, &installed).unwrap();
+    wait_until("the outdated daemon's exit", 10, || gone(pid));
+    run(&["tool", "health_check", "{}"]);
+    let status = run(&["daemon", "status"]);
+    assert!(status.contains(", 1 calls,"), "{status}");
+    let _ = run(&["daemon", "stop"]);
+}
+
 /// A daemon killed with -9 leaves its socket behind; the next call replaces it with a new
 /// daemon instead of failing or running in process.
 #[test]
