@@ -27,7 +27,12 @@ pub async fn run(
             // The call is dropped as a cancelled MCP call is: the git commands talking to a
             // remote, in process groups of their own that the terminal's Ctrl-C does not
             // reach, are killed by their watchers (on their own threads, hence the pause),
-            // and the language servers go with the context.
+            // and the language servers go with the context; a daemon drops the call when
+            // its connection closes, and keeps its servers.
+            if let Some(line) = TerminalLine::on_stderr() {
+                line.shown.store(true, std::sync::atomic::Ordering::SeqCst);
+                line.clear();
+            }
             tokio::time::sleep(std::time::Duration::from_millis(300)).await;
             return ExitCode::from(130);
         }
