@@ -254,8 +254,8 @@ struct State {
     stop: tokio::sync::Notify,
 }
 
-/// `resolve-pr daemon run`: serves this checkout's socket until idle, stopped, or its binary
-/// changes.
+/// `resolve-pr daemon run`: serves this checkout's socket until idle, stopped, its binary
+/// changes, or its socket is removed.
 pub async fn run() -> anyhow::Result<()> {
     let paths = Paths::current()?;
     if UnixStream::connect(&paths.socket).await.is_ok() {
@@ -301,6 +301,10 @@ pub async fn run() -> anyhow::Result<()> {
                 }
                 if exe_identity() != identity {
                     tracing::info!("the binary changed; exiting");
+                    break;
+                }
+                if !std::fs::metadata(&paths.socket).is_ok_and(|m| m.ino() == bound) {
+                    tracing::info!("the socket is gone; exiting, since no call can reach this daemon");
                     break;
                 }
             }

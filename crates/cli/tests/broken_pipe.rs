@@ -565,4 +565,18 @@ fn progress_shows_on_a_terminal_only() {
     let stderr = String::from_utf8_lossy(&piped.stderr);
     assert!(!stderr.contains("find_definition: waiting"), "{stderr:?}");
     assert!(!stderr.contains('\x1b'), "{stderr:?}");
+    // The daemon of this environment, which the guard's `daemon stop` does not reach.
+    let bin: &std::ffi::OsStr = env!("CARGO_BIN_EXE_resolve-pr").as_ref();
+    run(bin, &["daemon", "stop"]).wait().unwrap();
+}
+
+/// A daemon whose socket is removed (its directory cleaned up) can be reached by no call:
+/// it exits.
+#[test]
+fn a_daemon_without_its_socket_exits() {
+    let checkout = Checkout::new("60");
+    checkout.tool("health_check", "{}");
+    let pid = checkout.daemon_pid();
+    std::fs::remove_dir_all(checkout.daemon_dir()).unwrap();
+    wait_until("the unreachable daemon's exit", 10, || gone(pid));
 }
