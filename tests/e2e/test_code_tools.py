@@ -67,10 +67,12 @@ def lsp_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The server environment of test_mcp_stdio.py plus what finds the language servers: PATH,
     RESOLVE_PR_LSP_PATH, and rustup's and cargo's homes and toolchain (HOME is a temporary
     directory, where the rustup proxy of rust-analyzer would find no toolchain)."""
+    # `resolve-pr tool` calls here are one-offs: no daemon keeps their servers afterwards.
     # A cold rust-analyzer on a loaded machine can take longer than the 45 s a code call
     # answers within by default; these tests check answers, not that bound (the test of the
     # bound below removes this).
-    env = {"PATH": os.environ.get("PATH", ""), "RESOLVE_PR_CODE_CALL_WAIT": "240"}
+    env = {"PATH": os.environ.get("PATH", ""), "RESOLVE_PR_CODE_CALL_WAIT": "240",
+           "RESOLVE_PR_NO_DAEMON": "1"}
     for var in ("RESOLVE_PR_LSP_PATH", "RUSTUP_TOOLCHAIN"):
         if var in os.environ:
             env[var] = os.environ[var]

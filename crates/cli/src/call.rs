@@ -7,21 +7,32 @@
     reason = "prints the tool's result, its whole output"
 )]
 
-use std::io::Read;
+use std::io::{Read, Write as _};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use resolve_pr_core::Error;
 use resolve_pr_mcp::{Options, Selection};
 use serde_json::Value;
 
-pub async fn run(name: &str, arguments: Option<&str>, options: &Options) -> ExitCode {
+pub async fn run(
+    name: &str,
+    arguments: Option<&str>,
+    options: &Options,
+    use_daemon: bool,
+) -> ExitCode {
     let outcome = tokio::select! {
-        outcome = call(name, arguments, options) => outcome,
+        outcome = call(name, arguments, options, use_daemon) => outcome,
         _ = tokio::signal::ctrl_c() => {
             // The call is dropped as a cancelled MCP call is: the git commands talking to a
             // remote, in process groups of their own that the terminal's Ctrl-C does not
             // reach, are killed by their watchers (on their own threads, hence the pause),
-            // and the language servers go with the context.
+            // and the language servers go with the context; a daemon drops the call when
+            // its connection closes, and keeps its servers.
+            if let Some(line) = TerminalLine::on_stderr() {
+                line.shown.store(true, std::sync::atomic::Ordering::SeqCst);
+                line.clear();
+            }
             tokio::time::sleep(std::time::Duration::from_millis(300)).await;
             return ExitCode::from(130);
         }
@@ -46,6 +57,7 @@ async fn call(
     name: &str,
     arguments: Option<&str>,
     options: &Options,
+    use_daemon: bool,
 ) -> Result<(Value, bool), Error> {
     let args = parse_arguments(name, arguments, || {
         let mut text = String::new();
@@ -53,30 +65,122 @@ async fn call(
     })?;
     let selection = Selection::new(options).map_err(|e| Error::user(e.to_string()))?;
     let tool = selection.find(name)?;
-    let mut ctx = crate::context_from_environment()?;
-    ctx.read_only = options.read_only;
-    // No client gives up on a command line, and the language servers end with this process:
-    // a code call waits for its answer (an hour at most) instead of answering "ask again"
-    // after 45 s, as it does for MCP clients. RESOLVE_PR_CODE_CALL_WAIT still sets it.
-    if let Some(wait) = cli_code_call_wait(&|k| std::env::var_os(k)) {
-        ctx.lsp = resolve_pr_lsp::Pool::new(resolve_pr_lsp::PoolConfig {
-            call_wait: wait,
-            ..resolve_pr_lsp::PoolConfig::from_env()
-        });
+    let progress = TerminalLine::on_stderr();
+    #[cfg(unix)]
+    if use_daemon && tool.toolset == resolve_pr_tools::Toolset::Code {
+        match through_daemon(name, &args, options, progress.as_ref()).await {
+            Ok(answer) => return Ok(answer),
+            Err(e) => {
+                let why = format!("{e:#}");
+                #[allow(clippy::print_stderr, reason = "the one line saying why")]
+                {
+                    eprintln!(
+                        "resolve-pr: no daemon ({}); running in this process",
+                        resolve_pr_core::terminal::printable(&why)
+                    );
+                }
+            }
+        }
     }
-    let out = tool.call(&ctx, args).await?;
+    #[cfg(not(unix))]
+    let _ = use_daemon;
+    let mut ctx = crate::context_from_environment()?;
+    crate::for_the_cli(&mut ctx, &|k| std::env::var(k).ok());
+    ctx.read_only = options.read_only;
+    if let Some(line) = &progress {
+        ctx.progress = Some(Arc::new(line.clone()));
+    }
+    let out = tool.call(&ctx, args).await;
+    if let Some(line) = &progress {
+        line.clear();
+    }
+    let out = out?;
     // A failed action (a restack that stopped) prints what happened and exits 1.
     Ok((out.structured, out.failed))
 }
 
-/// How long a code call of `resolve-pr tool` may take (see `run`): an hour, unless
-/// `RESOLVE_PR_CODE_CALL_WAIT` says otherwise (then the pool reads it itself).
-fn cli_code_call_wait(
-    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
-) -> Option<std::time::Duration> {
-    env("RESOLVE_PR_CODE_CALL_WAIT")
-        .is_none()
-        .then_some(std::time::Duration::from_secs(3600))
+/// The call through this checkout's daemon (started if need be): the tool's output, or its
+/// error JSON as a failed output (printed the same, exit 1). `Err`: no daemon could serve it.
+#[cfg(unix)]
+async fn through_daemon(
+    name: &str,
+    args: &Value,
+    options: &Options,
+    progress: Option<&TerminalLine>,
+) -> anyhow::Result<(Value, bool)> {
+    let paths = crate::daemon::Paths::current()?;
+    let stream = crate::daemon::connect_or_start(&paths).await?;
+    let request = serde_json::json!({"call": {
+        "name": name,
+        "arguments": args,
+        "read_only": options.read_only,
+        "toolsets": options.toolsets,
+    }});
+    let answer = crate::daemon::request(stream, &request, |text| {
+        if let Some(line) = progress {
+            line.show(text);
+        }
+    })
+    .await;
+    if let Some(line) = progress {
+        line.clear();
+    }
+    let mut answer = answer?;
+    if let Some(error) = answer.get_mut("error") {
+        return Ok((error.take(), true));
+    }
+    let failed = answer.get("failed").and_then(Value::as_bool) == Some(true);
+    match answer.get_mut("result") {
+        Some(result) => Ok((result.take(), failed)),
+        None => anyhow::bail!("the daemon answered {answer}"),
+    }
+}
+
+/// Progress on one updating stderr line, when stderr is a terminal (else nothing is shown).
+#[derive(Clone)]
+struct TerminalLine {
+    shown: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl TerminalLine {
+    fn on_stderr() -> Option<TerminalLine> {
+        use std::io::IsTerminal;
+        std::io::stderr().is_terminal().then(|| TerminalLine {
+            shown: Arc::default(),
+        })
+    }
+
+    /// Replaces the line with `text`, cut to the terminal's width so it never wraps.
+    fn show(&self, text: &str) {
+        let width = std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.trim().parse::<usize>().ok())
+            .unwrap_or(80)
+            .saturating_sub(1)
+            .max(10);
+        let text = resolve_pr_core::terminal::printable(text.lines().next().unwrap_or(""));
+        let text: String = text.chars().take(width).collect();
+        self.shown.store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = write!(std::io::stderr().lock(), "\r\x1b[2K{text}");
+    }
+
+    fn clear(&self) {
+        if self.shown.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+        }
+    }
+}
+
+impl resolve_pr_tools::ProgressSink for TerminalLine {
+    fn report(
+        &self,
+        _progress: f64,
+        _total: Option<f64>,
+        message: String,
+    ) -> resolve_pr_tools::BoxFuture<'_, ()> {
+        self.show(&message);
+        Box::pin(async {})
+    }
 }
 
 /// The arguments as JSON; `-` reads them from stdin, nothing means `{}`. Bad JSON is the
@@ -122,23 +226,6 @@ fn printed_json(value: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
-
-    /// On the command line a code call waits for its answer (MCP clients get one within
-    /// 45 s); RESOLVE_PR_CODE_CALL_WAIT, when set, is the pool's to read.
-    #[test]
-    fn a_command_line_code_call_waits_for_its_answer() {
-        let unset = |_: &str| None;
-        assert_eq!(
-            cli_code_call_wait(&unset),
-            Some(std::time::Duration::from_secs(3600))
-        );
-        assert!(
-            resolve_pr_lsp::PoolConfig::default().call_wait < std::time::Duration::from_secs(60)
-        );
-        let set = |k: &str| (k == "RESOLVE_PR_CODE_CALL_WAIT").then(|| "10".into());
-        assert_eq!(cli_code_call_wait(&set), None);
-    }
-
     use super::*;
     use resolve_pr_core::Category;
     use serde_json::json;
@@ -191,7 +278,7 @@ mod tests {
             read_only: true,
             toolsets: None,
         };
-        let e = call("pr_comment_create", Some("{}"), &options)
+        let e = call("pr_comment_create", Some("{}"), &options, false)
             .await
             .unwrap_err();
         assert_eq!(e.category, Category::User);

@@ -6,6 +6,8 @@
 mod call;
 mod ci_parse;
 mod cursor_key;
+#[cfg(unix)]
+mod daemon;
 #[cfg(feature = "demo")]
 mod demo;
 mod list;
@@ -79,9 +81,12 @@ Environment:
                                   polls, MIN-MAX (default 10-30)
   RESOLVE_PR_CI_WAIT_TIMEOUT      get_failing_tests wait: give up after
                                   SECONDS (default 1800)
-  RESOLVE_PR_CI_CALL_WAIT         get_failing_tests wait: SECONDS one call
-                                  waits when the client hears no progress
-                                  (default 50)
+  RESOLVE_PR_CI_CALL_WAIT         get_failing_tests wait: SECONDS one MCP
+                                  call waits when the client hears no
+                                  progress (default 50; tool: the whole wait)
+  RESOLVE_PR_DAEMON_IDLE_SECS     the code tools' daemon exits after SECONDS
+                                  without a call (default 600)
+  RESOLVE_PR_NO_DAEMON            1: code calls of `tool` run in the process
   RESOLVE_PR_GIT                  the git program (default: git on PATH)
   RESOLVE_PR_GIT_TIMEOUT          SECONDS a git clone, fetch or push may run
                                   (default 600)
@@ -93,7 +98,7 @@ Environment:
   RESOLVE_PR_LSP_MEMORY_MIB       memory cap of a language server, in MiB
   RESOLVE_PR_LSP_MAX_FILE_MIB     largest file the code tools read, in MiB
   RESOLVE_PR_CODE_CALL_WAIT       SECONDS a code call may take before it
-                                  answers (serve: 45; tool: 3600)
+                                  answers (serve: 45; tool: 900)
   RESOLVE_PR_TRUST                checkouts whose tooling language servers
                                   may run (separated like PATH; * trusts
                                   every one)
@@ -151,7 +156,17 @@ enum Command {
         arguments: Option<String>,
         #[command(flatten)]
         selection: SelectionArgs,
+        /// Run a code tool in this process instead of through the daemon that keeps
+        /// language servers warm (also: RESOLVE_PR_NO_DAEMON=1).
+        #[arg(long)]
+        no_daemon: bool,
     },
+    /// The background process that keeps language servers warm between `tool` calls of
+    /// code tools (one per user, directory and environment; exits after
+    /// RESOLVE_PR_DAEMON_IDLE_SECS idle, default 600).
+    #[cfg(unix)]
+    #[command(subcommand)]
+    Daemon(DaemonCommand),
     /// CI log intelligence on a log you already have.
     #[command(subcommand)]
     Ci(CiCommand),
@@ -196,6 +211,18 @@ enum CiCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[cfg(unix)]
+#[derive(Debug, Subcommand)]
+enum DaemonCommand {
+    /// Show this directory's daemon: its pid, calls and language servers.
+    Status,
+    /// Stop this directory's daemon (its language servers with it).
+    Stop,
+    /// Serve in the foreground (what `tool` starts, detached).
+    #[command(hide = true)]
+    Run,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -323,7 +350,7 @@ impl SelectionArgs {
 )]
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging(matches!(cli.command, Command::Serve { .. }));
+    init_logging(is_server(&cli.command));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -346,7 +373,20 @@ fn main() -> ExitCode {
                 name,
                 arguments,
                 selection,
-            } => Ok(call::run(&name, arguments.as_deref(), &selection.options()).await),
+                no_daemon,
+            } => Ok(call::run(
+                &name,
+                arguments.as_deref(),
+                &selection.options(),
+                cfg!(unix) && daemon_enabled(no_daemon),
+            )
+            .await),
+            #[cfg(unix)]
+            Command::Daemon(DaemonCommand::Run) => daemon::run().await.map(|()| ExitCode::SUCCESS),
+            #[cfg(unix)]
+            Command::Daemon(DaemonCommand::Status) => daemon::control(false).await,
+            #[cfg(unix)]
+            Command::Daemon(DaemonCommand::Stop) => daemon::control(true).await,
             #[cfg(feature = "demo")]
             Command::Demo { json, serve, port } => match serve {
                 Some(stage) => demo::serve(&stage, port, style::Style::for_people(false)).await,
@@ -380,6 +420,26 @@ fn main() -> ExitCode {
             );
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(unix)]
+fn daemon_enabled(no_daemon: bool) -> bool {
+    daemon::enabled(no_daemon)
+}
+
+#[cfg(not(unix))]
+fn daemon_enabled(_: bool) -> bool {
+    false
+}
+
+/// Servers log what they serve; the other commands only warnings.
+fn is_server(command: &Command) -> bool {
+    match command {
+        Command::Serve { .. } => true,
+        #[cfg(unix)]
+        Command::Daemon(DaemonCommand::Run) => true,
+        _ => false,
     }
 }
 
@@ -418,6 +478,23 @@ fn context_from_environment() -> resolve_pr_core::Result<Context> {
     ctx.ci = ci_settings(&|k| std::env::var(k).ok())?;
     ctx.local = resolve_pr_tools::LocalSettings::from_env(&|k| std::env::var(k).ok())?;
     Ok(ctx)
+}
+
+/// What `resolve-pr tool` and its daemon change in a context: no MCP client ends their calls
+/// at 60 s, so a CI wait without progress runs to its cap (`wait_cap`), and a code tool call
+/// may take 15 minutes, unless `RESOLVE_PR_CI_CALL_WAIT` / `RESOLVE_PR_CODE_CALL_WAIT` say
+/// otherwise.
+fn for_the_cli(ctx: &mut Context, env: &dyn Fn(&str) -> Option<String>) {
+    let set = |name: &str| env(name).is_some_and(|v| !v.trim().is_empty());
+    if !set("RESOLVE_PR_CI_CALL_WAIT") {
+        ctx.ci.wait_without_progress = ctx.ci.wait_cap;
+    }
+    if !set("RESOLVE_PR_CODE_CALL_WAIT") {
+        ctx.lsp = resolve_pr_lsp::Pool::new(resolve_pr_lsp::PoolConfig {
+            call_wait: std::time::Duration::from_secs(15 * 60),
+            ..resolve_pr_lsp::PoolConfig::from_env()
+        });
+    }
 }
 
 /// Wait-mode settings from `RESOLVE_PR_CI_POLL` (`MIN-MAX` seconds),
@@ -495,6 +572,31 @@ mod tests {
             let e = ci_settings(&env(bad, "")).expect_err(bad);
             assert_eq!(e.category.as_str(), "user", "{bad}");
         }
+    }
+
+    /// The CLI has no client that ends a call at 60 s: a CI wait without progress runs to the
+    /// wait's cap, a code call gets 15 minutes; unless the environment says otherwise.
+    #[test]
+    fn the_cli_waits_as_long_as_asked() {
+        let ctx = || {
+            let config = resolve_pr_forge::Config::from_parts(None, None, &|_: &str| None).unwrap();
+            Context::new(Arc::new(Forges::new(config)), CursorCodec::new([7; 32]))
+        };
+        let mut cli = ctx();
+        for_the_cli(&mut cli, &|_| None);
+        assert_eq!(cli.ci.wait_without_progress, cli.ci.wait_cap);
+        assert_eq!(cli.ci.wait_cap.as_secs(), 1800);
+        assert_eq!(cli.lsp.config().call_wait.as_secs(), 15 * 60);
+        let mut told = ctx();
+        let pool_wait = told.lsp.config().call_wait;
+        told.ci.wait_without_progress = std::time::Duration::from_secs(7);
+        for_the_cli(&mut told, &|k| {
+            ["RESOLVE_PR_CI_CALL_WAIT", "RESOLVE_PR_CODE_CALL_WAIT"]
+                .contains(&k)
+                .then(|| "7".to_owned())
+        });
+        assert_eq!(told.ci.wait_without_progress.as_secs(), 7);
+        assert_eq!(told.lsp.config().call_wait, pool_wait);
     }
 
     #[test]

@@ -131,6 +131,8 @@ fn client_examples_take_tokens_from_the_environment() {
 const INTERNAL_VARIABLES: &[&str] = &[
     // Set by resolve-pr on the language servers it starts, to find their descendants.
     "RESOLVE_PR_CONTAINER",
+    // A prefix: the daemon's own variables, left out of the key that names a daemon.
+    "RESOLVE_PR_DAEMON",
 ];
 
 /// Every environment variable the product's sources name (outside unit tests): string
@@ -179,7 +181,11 @@ fn variables_the_code_reads() -> std::collections::BTreeSet<String> {
                 && literal
                     .chars()
                     .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
-            if name_like && prefixes.iter().any(|p| literal.starts_with(p)) {
+            // A literal ending in `_` is a prefix the code matches names with, not a name.
+            if name_like
+                && !literal.ends_with('_')
+                && prefixes.iter().any(|p| literal.starts_with(p))
+            {
                 found.insert(literal.to_owned());
             }
         }
