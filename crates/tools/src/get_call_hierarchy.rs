@@ -150,6 +150,17 @@ name, or a failure's line.";
                     }
                 }
             }
+            // Each overload of one callee (typeshed's three `sum`s) answers for the same call
+            // sites: one entry, the first overload.
+            let mut seen: Vec<(String, std::path::PathBuf, Vec<resolve_pr_lsp::Loc>)> = Vec::new();
+            calls.retain(|c| {
+                let key = (c.other.name.clone(), c.other.location.path.clone(), c.sites.clone());
+                let new = !seen.contains(&key);
+                if new {
+                    seen.push(key);
+                }
+                new
+            });
             let (mut shown, total, next) = convert(calls, &mut texts)?;
             mark_text(&mut shown, ws, &by_text);
             (outgoing, outgoing_total, next_out) = (Some(shown), Some(total), next);

@@ -1997,3 +1997,35 @@ async fn a_file_of_a_target_that_compiled_is_checked_though_another_failed() {
     .unwrap();
     assert_eq!(broken.structured["errors"], 1, "{}", broken.text);
 }
+
+/// A callee with overloads (`sum` has three in typeshed) is one callee at its call site, not
+/// one per overload.
+#[tokio::test]
+async fn a_callee_with_overloads_is_listed_once() {
+    let ctx = context();
+    if !available(&ctx, "python").await {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(
+        root.join("totals.py"),
+        "def total(xs: list[float]) -> float:\n    return sum(x * 2.0 for x in xs)\n",
+    )
+    .unwrap();
+    let out = resolve_pr_tools::call(
+        &ctx,
+        "get_call_hierarchy",
+        json!({"directory": root, "symbol": "total", "direction": "outgoing"}),
+    )
+    .await
+    .expect("get_call_hierarchy");
+    let sums = out.structured["outgoing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["symbol"]["name"] == "sum")
+        .count();
+    assert_eq!(sums, 1, "{}", out.text);
+    ctx.lsp.shutdown_all().await;
+}
