@@ -18,7 +18,7 @@ import pytest
 
 from test_inspector import INSPECTOR, assert_no_warning
 from test_mcp_http import ALICE, BOB, SECRET_COMMENT, HttpServer
-from test_mcp_stdio import ForgeSim, home, registry, server_env  # noqa: F401
+from test_mcp_stdio import REMOTE_TOOLSETS, ForgeSim, home, registry, server_env  # noqa: F401
 
 
 def inspector_http(home: Path, url: str, token: str | None, *args: str) -> subprocess.CompletedProcess[str]:
@@ -46,7 +46,7 @@ def test_inspector_over_http_lists_strictly_and_calls_with_its_header(home: Path
         assert listed.returncode == 0, listed.stderr
         assert_no_warning(listed)
         tools = json.loads(listed.stdout)["tools"]
-        assert [t["name"] for t in tools] == [t["name"] for t in registry(home)]
+        assert [t["name"] for t in tools] == [t["name"] for t in registry(home, *REMOTE_TOOLSETS)]
 
         call = ("--method", "tools/call", "--tool-name", "pr_comment_list", "--tool-args-json",
                 '{"repository": "acme/secret", "pull_request_number": 1}')

@@ -25,6 +25,7 @@ from mcp.client.streamable_http import create_mcp_http_client, streamable_http_c
 
 from test_mcp_stdio import (  # noqa: F401
     DEMO,
+    REMOTE_TOOLSETS,
     RESOLVE_PR_BIN,
     Calls,
     Forge,
@@ -186,7 +187,7 @@ async def _tools_over_http(
         assert init.server_info.name == "resolve-pr"
         calls = Calls(session, github, "github over http")
         listed = await calls.list_tools()
-        assert [t.name for t in listed] == [t["name"] for t in registry(home)]
+        assert [t.name for t in listed] == [t["name"] for t in registry(home, *REMOTE_TOOLSETS)]
 
         result = await calls.call(
             "pr_comment_list", {"repository": "acme/widgets", "pull_request_number": 1}, "public"

@@ -119,6 +119,11 @@ def home(tmp_path: Path) -> Path:
     return tmp_path
 
 
+# What a remote caller (the HTTP transport) is offered: every toolset but `code`, whose tools
+# read the server's own checkout.
+REMOTE_TOOLSETS = ("--toolsets", "analysis,ci,comments,git,merge,reviews")
+
+
 def registry(home: Path, *args: str) -> list[dict[str, Any]]:
     """The tools the registry offers with these serve options, as `resolve-pr tools --json`
     prints them (the same JSON as tools/list): tests compare against this, never a list of
