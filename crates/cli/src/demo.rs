@@ -906,7 +906,10 @@ impl Printer {
         expect_ok: bool,
         http: Option<(usize, String)>,
     ) -> Option<Value> {
-        if outcome.is_ok() != expect_ok {
+        // A call that answered but whose action failed (a restack that stopped) is a
+        // failed step, as it is a failed call over MCP and in `resolve-pr tool`.
+        let ok = outcome.as_ref().is_ok_and(|o| !o.failed);
+        if ok != expect_ok {
             self.failed = true;
         }
         self.tools.entry(tool.to_owned()).or_insert(None);
@@ -916,7 +919,7 @@ impl Printer {
                 "step": what,
                 "tool": tool,
                 "arguments": args,
-                "ok": outcome.is_ok(),
+                "ok": ok,
             });
             if let Some((n, _)) = &http {
                 line["http_requests"] = json!(n);
@@ -1023,4 +1026,45 @@ fn compact_args(args: &Value) -> String {
         args["cursor"] = json!(format!("{}…", c.chars().take(12).collect::<String>()));
     }
     args.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A restack that stopped answers with what happened, marked failed: the demo's step
+    /// fails too, as the call does over MCP.
+    #[test]
+    fn an_answer_whose_action_failed_is_a_failed_step() {
+        let output = |failed| {
+            Ok(resolve_pr_tools::ToolOutput {
+                structured: json!({}),
+                text: "stopped".to_owned(),
+                failed,
+            })
+        };
+        let mut printer = Printer::new(Style::plain());
+        printer.report(
+            "stack",
+            "restack",
+            "manage_stacked_prs",
+            &json!({}),
+            "{}",
+            output(false),
+            true,
+            None,
+        );
+        assert!(!printer.failed);
+        printer.report(
+            "stack",
+            "restack",
+            "manage_stacked_prs",
+            &json!({}),
+            "{}",
+            output(true),
+            true,
+            None,
+        );
+        assert!(printer.failed);
+    }
 }
