@@ -38,6 +38,9 @@ fn context_trusting(trust: TrustPolicy) -> Context {
     let mut ctx = Context::new(Arc::new(Forges::new(config)), CursorCodec::new([7; 32]));
     ctx.lsp = Pool::new(PoolConfig {
         trust,
+        // These tests check answers; a cold server on a loaded machine may take longer than
+        // the 45 s bound MCP calls get (tested on its own).
+        call_wait: Duration::from_secs(300),
         ..PoolConfig::from_env()
     });
     ctx
