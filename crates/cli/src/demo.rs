@@ -461,7 +461,11 @@ async fn code_stage(out: &mut Printer, scratch: &Path) {
             })
             .unwrap_or("pipx install basedpyright");
         out.skipped(
-            &CODE_TOOLS,
+            &resolve_pr_tools::all()
+                .iter()
+                .filter(|t| t.toolset == resolve_pr_tools::Toolset::Code)
+                .map(|t| t.name)
+                .collect::<Vec<_>>(),
             &format!("no Python language server is installed (install: {install})"),
         );
         return;
@@ -519,18 +523,6 @@ async fn code_stage(out: &mut Printer, scratch: &Path) {
     }
     ctx.lsp.shutdown_all().await;
 }
-
-const CODE_TOOLS: [&str; 9] = [
-    "health_check",
-    "find_definition",
-    "find_references",
-    "find_implementations",
-    "find_type_definition",
-    "search_symbols",
-    "get_symbol_info",
-    "get_call_hierarchy",
-    "get_diagnostics",
-];
 
 const SHAPES_PY: &str = "class Shape:
     def area(self) -> float:
