@@ -63,7 +63,9 @@ async fn call(
         let mut text = String::new();
         std::io::stdin().read_to_string(&mut text).map(|_| text)
     })?;
-    let selection = Selection::new(options).map_err(|e| Error::user(e.to_string()))?;
+    let selection = Selection::new(options)
+        .map_err(|e| Error::user(e.to_string()))?
+        .with_toolset_of(name);
     let tool = selection.find(name)?;
     let progress = TerminalLine::on_stderr();
     #[cfg(unix)]

@@ -376,7 +376,7 @@ async fn call_tool<R: tokio::io::AsyncRead + Unpin>(
         }),
     };
     let selection = match Selection::new(&options) {
-        Ok(selection) => selection,
+        Ok(selection) => selection.with_toolset_of(name),
         Err(e) => {
             return Some(json!({"error": resolve_pr_core::Error::user(e.to_string()).to_json()}));
         }

@@ -28,21 +28,29 @@ fn quietly(text: String) {
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
+/// Every tool the server would offer: those on from the start, and those an agent turns on
+/// when it needs them (`on demand`).
 fn table(selection: &Selection, style: Style) -> String {
-    let rows: Vec<[String; 4]> = selection
-        .tools()
+    let rows: Vec<[String; 5]> = selection
+        .offered()
         .iter()
         .map(|t| {
             let access = if t.writes() { "writes" } else { "read-only" };
+            let on = if selection.is_on(t.toolset) {
+                "on"
+            } else {
+                "on-demand"
+            };
             [
                 t.name.to_owned(),
                 t.toolset.as_str().to_owned(),
                 access.to_owned(),
+                on.to_owned(),
                 t.title.to_owned(),
             ]
         })
         .collect();
-    let header = ["TOOL", "TOOLSET", "ACCESS", "TITLE"];
+    let header = ["TOOL", "TOOLSET", "ACCESS", "LISTED", "TITLE"];
     let width = |i: usize| {
         rows.iter()
             .map(|r| r[i].chars().count())
@@ -50,12 +58,12 @@ fn table(selection: &Selection, style: Style) -> String {
             .max()
             .unwrap_or(0)
     };
-    let widths = [width(0), width(1), width(2)];
+    let widths = [width(0), width(1), width(2), width(3)];
     // Pad before painting: escape codes have no width on screen.
-    let line = |cells: [&str; 4], paint: &dyn Fn(usize, &str) -> String| {
+    let line = |cells: [&str; 5], paint: &dyn Fn(usize, &str) -> String| {
         let mut out = String::new();
         for (i, cell) in cells.iter().enumerate() {
-            if i < 3 {
+            if i < 4 {
                 out.push_str(&paint(i, &format!("{cell:<w$}  ", w = widths[i])));
             } else {
                 out.push_str(&paint(i, cell));
@@ -65,15 +73,29 @@ fn table(selection: &Selection, style: Style) -> String {
     };
     let mut out = line(header, &|_, s| style.bold(s));
     for r in &rows {
-        let cells = [r[0].as_str(), r[1].as_str(), r[2].as_str(), r[3].as_str()];
+        let cells = [
+            r[0].as_str(),
+            r[1].as_str(),
+            r[2].as_str(),
+            r[3].as_str(),
+            r[4].as_str(),
+        ];
         out.push_str(&line(cells, &|i, s| match i {
             0 => style.cyan(s),
             2 if r[2] == "writes" => style.red(s),
+            3 if r[3] != "on" => style.dim(s),
             _ => s.to_owned(),
         }));
     }
     if rows.is_empty() {
         out.push_str("(no tools enabled with these options)\n");
+    }
+    if selection.on_demand() {
+        out.push_str(&style.dim(
+            "on-demand: listed once an agent turns its toolset on (enable_toolsets, or by calling \
+             the tool); --toolsets all lists every tool from the start.",
+        ));
+        out.push('\n');
     }
     out.push_str(&style.dim("Schemas and descriptions: resolve-pr tools --json"));
     out.push('\n');
@@ -90,20 +112,25 @@ mod tests {
         let t = table(&s, Style::plain());
         let lines: Vec<&str> = t.lines().collect();
         let header: Vec<&str> = lines[0].split_whitespace().collect();
-        assert_eq!(header, ["TOOL", "TOOLSET", "ACCESS", "TITLE"]);
+        assert_eq!(header, ["TOOL", "TOOLSET", "ACCESS", "LISTED", "TITLE"]);
         let tools = resolve_pr_tools::all();
-        // Header, one row per tool, then a pointer to the JSON form.
-        assert_eq!(lines.len(), tools.len() + 2, "{t}");
+        // Header, one row per tool, what on-demand means, then a pointer to the JSON form.
+        assert_eq!(lines.len(), tools.len() + 3, "{t}");
         assert!(
             lines[lines.len() - 1].contains("resolve-pr tools --json"),
             "{t}"
         );
         for (line, tool) in lines[1..=tools.len()].iter().zip(&tools) {
             let access = if tool.writes() { "writes" } else { "read-only" };
+            let listed = if tool.toolset.on_by_default() {
+                "on"
+            } else {
+                "on-demand"
+            };
             let cells: Vec<&str> = line.split_whitespace().collect();
             assert_eq!(
-                &cells[..3],
-                [tool.name, tool.toolset.as_str(), access],
+                &cells[..4],
+                [tool.name, tool.toolset.as_str(), access, listed],
                 "{line}"
             );
             assert!(line.ends_with(tool.title), "{line}");

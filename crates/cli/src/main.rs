@@ -230,7 +230,9 @@ struct SelectionArgs {
     /// Leave out every tool that writes to the forge.
     #[arg(long)]
     read_only: bool,
-    /// Offer only these toolsets (comma-separated), e.g. `comments`.
+    /// Offer exactly these toolsets (comma-separated), e.g. `comments`; `all` for every one,
+    /// `default` for the default ones. Without it: the default ones, and an agent turns the
+    /// others on when it needs them (`resolve-pr tools` shows which are which).
     #[arg(long, value_delimiter = ',', value_name = "TOOLSET,...")]
     toolsets: Option<Vec<String>>,
 }

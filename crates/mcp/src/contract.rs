@@ -25,9 +25,19 @@ pub fn describe(spec: &ToolSpec) -> Tool {
         .with_annotations(annotations)
 }
 
-/// The `tools` array of a `tools/list` result for these tools.
+/// What `tools/list` shows for this selection: its tools on now, then, where the agent may
+/// turn toolsets on, the two tools that do so.
+pub fn listed(selection: &Selection) -> Vec<Tool> {
+    let mut tools: Vec<Tool> = selection.tools().iter().map(describe).collect();
+    if selection.on_demand() {
+        tools.extend(crate::on_demand::tools());
+    }
+    tools
+}
+
+/// The `tools` array of a `tools/list` result for this selection ([`listed`]).
 pub fn tools_list_json(selection: &Selection) -> Value {
-    let tools: Vec<Tool> = selection.tools().iter().map(describe).collect();
+    let tools = listed(selection);
     // `Tool` is plain data with string keys; serializing it cannot fail, but stay total.
     serde_json::to_value(tools).unwrap_or_else(|_| Value::Array(Vec::new()))
 }

@@ -1,6 +1,8 @@
 //! The server's `instructions`: what the enabled tools are for, read from the registry so the
 //! text cannot fall behind the tools, plus the conventions every tool shares (naming pull
-//! requests and repositories, cursors, errors), which no single tool's description owns.
+//! requests and repositories, cursors, errors), which no single tool's description owns, and
+//! what each enabled toolset's tools share (`Toolset::conventions`). Where toolsets are turned
+//! on on demand, one line on each toolset that is off.
 
 use resolve_pr_tools::Toolset;
 
@@ -16,16 +18,6 @@ at a time: pass a result's nextCursor back as cursor for the next page. A failed
 isError with a JSON error: category says what kind (user: fix the arguments; authentication: \
 the token; rate_limit: wait retry_after seconds; logical: the forge or the situation does not \
 allow it; network, api, timeout, unknown), suggestion what to do next, details the facts.";
-
-/// What every code-intelligence tool shares, said once here rather than in each schema.
-const CODE_CONVENTIONS: &str = "Code tools read the checkout in directory (default: the \
-server's working directory) through language servers. Positions in arguments and structured \
-output count from 0 (line, and character in UTF-16 units, as LSP does); text and warnings \
-show file:line:column from 1, as editors do; a range's end is exclusive; file_path is relative to \
-the directory. Name a target by file_path and position, by symbol ('add', 'Circle::area'), or \
-by from_failure ('src/lib.rs:42', a failure's line). partial: true means the server was still \
-indexing. Errors carry a code (SERVER_NOT_INSTALLED with the install command, SYMBOL_NOT_FOUND, \
-INVALID_POSITION, ...).";
 
 /// The instructions for a server offering `selection`: its tools by toolset, each with its
 /// title, then the shared conventions.
@@ -64,11 +56,28 @@ pub fn instructions(selection: &Selection) -> String {
             ));
         }
     }
+    if selection.on_demand() {
+        let off: Vec<String> = selection
+            .toolsets()
+            .into_iter()
+            .filter(|(_, on, _)| !on)
+            .map(|(set, _, _)| format!("\n- {set}: {}", set.summary()))
+            .collect();
+        if !off.is_empty() {
+            text.push_str(
+                "\nOff until you need them (enable_toolsets turns them on; list_toolsets names \
+                 their tools):",
+            );
+            text.push_str(&off.concat());
+        }
+    }
     text.push('\n');
     text.push_str(CONVENTIONS);
-    if toolsets.contains(&Toolset::Code) {
-        text.push('\n');
-        text.push_str(CODE_CONVENTIONS);
+    for set in toolsets {
+        if let Some(conventions) = set.conventions() {
+            text.push('\n');
+            text.push_str(conventions);
+        }
     }
     text
 }

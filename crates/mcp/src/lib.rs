@@ -1,7 +1,8 @@
 //! The MCP face of resolve-pr: publishes the tools of `resolve-pr-tools` over the official
 //! Rust SDK (`rmcp`), on stdio or streamable HTTP (`HttpServer`: each request with its
 //! caller's token), maps tool errors to `isError` results with structured content, and
-//! applies `--read-only` and `--toolsets`.
+//! applies `--read-only` and `--toolsets`, and turns toolsets on when an agent asks
+//! (`list_toolsets`, `enable_toolsets`: see `on_demand`).
 //!
 //! Not here: what a tool does (that is `resolve-pr-tools`), process setup, logging and the
 //! cursor key (that is the `resolve-pr` binary; `raise_descriptor_limit` is here because the
@@ -16,13 +17,14 @@ mod contract;
 mod http;
 mod instructions;
 mod message;
+mod on_demand;
 mod progress;
 mod selection;
 mod server;
 mod stdio;
 mod tasks;
 
-pub use contract::{describe, tools_list_json};
+pub use contract::{describe, listed, tools_list_json};
 pub use http::{HttpOptions, HttpServer, MCP_PATH, raise_descriptor_limit};
 pub use instructions::instructions;
 pub use message::MAX_MESSAGE_BYTES;

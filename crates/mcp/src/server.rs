@@ -2,10 +2,11 @@
 //! with tool errors as `isError` results that carry the error JSON, and cancellation that
 //! drops the running call.
 
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Instant;
 
 use resolve_pr_core::Error as ToolError;
-use resolve_pr_tools::{Context, ToolOutput};
+use resolve_pr_tools::{Context, ToolOutput, ToolSpec};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
     CreateTaskResult, ErrorCode, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
@@ -16,12 +17,15 @@ use rmcp::task_manager::TaskManager;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use crate::{Error, LineTransport, Progress, Selection, describe, instructions};
+use crate::{Error, LineTransport, Progress, Selection, describe, instructions, on_demand};
 
 /// The MCP server: the enabled tools and what their calls need.
 #[derive(Clone)]
 pub struct Server {
-    selection: Selection,
+    /// What this connection offers; the agent turns toolsets on at run time where the
+    /// selection allows it. Shared by the clones of one server, which serve one connection
+    /// (stdio); an HTTP server's selection is fixed (see [`Selection::for_remote_callers`]).
+    selection: Arc<RwLock<Selection>>,
     ctx: Context,
     /// Long calls of clients that declared the tasks extension (see `tasks`); `None` over
     /// HTTP, where a per-process task store does not fit (see `HttpServer::bind`).
@@ -35,7 +39,7 @@ impl Server {
     pub fn new(mut ctx: Context, selection: Selection) -> Server {
         ctx.read_only = ctx.read_only || selection.read_only();
         Server {
-            selection,
+            selection: Arc::new(RwLock::new(selection)),
             ctx,
             tasks: Some(TaskManager::new()),
         }
@@ -48,7 +52,8 @@ impl Server {
     /// (`Selection::for_remote_callers`).
     pub(crate) fn for_remote_callers(mut self) -> Server {
         self.tasks = None;
-        self.selection = self.selection.for_remote_callers();
+        let selection = self.selection().for_remote_callers();
+        self.selection = Arc::new(RwLock::new(selection));
         self.ctx.local = self.ctx.local.for_remote_callers();
         self
     }
@@ -76,8 +81,81 @@ impl Server {
         })
     }
 
-    pub fn selection(&self) -> &Selection {
-        &self.selection
+    /// What the server offers now.
+    pub fn selection(&self) -> Selection {
+        self.selection
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The enabled tool called `name`. On a server whose agent may turn toolsets on, a tool
+    /// of a toolset that is off turns it on, and the client hears that the list changed.
+    async fn tool(
+        &self,
+        name: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ToolSpec, ErrorData> {
+        let turned = {
+            let mut selection = self
+                .selection
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            match selection.toolset_to_enable(name) {
+                Some(set) => selection.enable(&[set]).unwrap_or_default(),
+                None => Vec::new(),
+            }
+        };
+        if !turned.is_empty() {
+            tracing::info!(tool = name, toolset = %turned[0], "a call turned its toolset on");
+            self.list_changed(context).await;
+        }
+        self.selection
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .find(name)
+            .cloned()
+            .map_err(|e| unknown_tool(name, &e))
+    }
+
+    async fn list_changed(&self, context: &RequestContext<RoleServer>) {
+        if let Err(e) = context.peer.notify_tool_list_changed().await {
+            tracing::warn!(error = %e, "could not tell the client that tools/list changed");
+        }
+    }
+
+    /// `list_toolsets` and `enable_toolsets`.
+    async fn on_demand(
+        &self,
+        name: &str,
+        args: &Value,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        if name == on_demand::LIST {
+            return call_result(Ok(on_demand::list(&self.selection())));
+        }
+        let asked = match on_demand::requested(args) {
+            Ok(asked) => asked,
+            Err(e) => return call_result(Err(e)),
+        };
+        let outcome = {
+            let mut selection = self
+                .selection
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            selection
+                .enable(&asked)
+                .map(|turned| on_demand::enabled(&selection, &asked, &turned))
+        };
+        if let Ok(out) = &outcome
+            && out.structured["turned_on"]
+                .as_array()
+                .is_some_and(|t| !t.is_empty())
+        {
+            tracing::info!(toolsets = ?asked, "toolsets turned on");
+            self.list_changed(context).await;
+        }
+        call_result(outcome)
     }
 
     /// Serves MCP on stdin/stdout until the client closes the connection. Nothing else may
@@ -108,7 +186,13 @@ impl Server {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
+        let selection = self.selection();
         let capabilities = ServerCapabilities::builder().enable_tools();
+        let capabilities = if selection.on_demand() {
+            capabilities.enable_tool_list_changed()
+        } else {
+            capabilities
+        };
         let capabilities = if self.tasks.is_some() {
             capabilities.enable_tasks().build()
         } else {
@@ -119,7 +203,7 @@ impl ServerHandler for Server {
                 Implementation::new("resolve-pr", env!("CARGO_PKG_VERSION"))
                     .with_title("resolve-pr"),
             )
-            .with_instructions(instructions(&self.selection))
+            .with_instructions(instructions(&selection))
     }
 
     async fn list_tools(
@@ -129,13 +213,19 @@ impl ServerHandler for Server {
     ) -> Result<ListToolsResult, ErrorData> {
         // A handful of tools fit one page; a cursor from the client is therefore never ours
         // and is ignored like the spec allows for an unpaginated list.
-        Ok(ListToolsResult::with_all_items(
-            self.selection.tools().iter().map(describe).collect(),
-        ))
+        Ok(ListToolsResult::with_all_items(crate::listed(
+            &self.selection(),
+        )))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.selection.find(name).ok().map(describe)
+        let selection = self.selection();
+        if let Ok(tool) = selection.find(name) {
+            return Some(describe(tool));
+        }
+        crate::listed(&selection)
+            .into_iter()
+            .find(|t| t.name == name)
     }
 
     async fn call_tool(
@@ -144,11 +234,11 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.as_ref();
-        let tool = self
-            .selection
-            .find(name)
-            .map_err(|e| unknown_tool(name, &e))?;
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        if on_demand::is_ours(name) && self.selection().on_demand() {
+            return Ok(self.on_demand(name, &args, &context).await.into());
+        }
+        let tool = self.tool(name, &context).await?;
         let call_ctx = self.call_context(&context)?;
         // A long call of a client that declared the tasks extension runs as a task: the
         // client gets a handle now and polls it, so its request timeout cannot end the wait.

@@ -4,54 +4,134 @@
 //! `oneOf` enums, type arrays and formats JSON Schema does not define.
 
 use resolve_pr_mcp::{Options, Selection, tools_list_json};
+use resolve_pr_tools::Toolset;
 use serde_json::{Value, json};
 
-/// The budget for the whole tools/list result of the current twenty-eight tools (o200k tokens).
-/// It was 12,477 for seven before the schemas were flattened and the descriptions
-/// rewritten, then 6,000; the two git tools (a conflict report, and a restack plan with
-/// seed 003's typed commands and automation status) add about 3,100; the merge and
-/// analysis tools (readiness with its blockers and protection, impact, review context)
-/// about 3,200 after their field descriptions were cut to what names do not say;
-/// `pr_list` and `pr_get` (a compact list item, one pull request in full) about 1,250; the
-/// issue tools and the two comment edits (five tools, each with its comment or issue shape)
-/// about 2,450; comment bodies cut to a budget (a flag on six tools' comment shape) 130; the
-/// nine code-intelligence tools (seed 002's Location and symbol shapes in each, their meaning
-/// said once in the instructions instead of in every schema) about 7,000, down from 9,900
-/// before their shared types lost their doc comments. `--toolsets` leaves them out.
-const TOOLS_LIST_TOKEN_BUDGET: usize = 23_500;
+/// What the session of an agent pays before it does anything, with the default toolsets:
+/// tools/list (the default toolsets' tools and the two that turn others on) and the
+/// server's instructions, in o200k tokens. It was 23,437 when every tool was listed.
+const DEFAULT_SESSION_BUDGET: usize = 8_000;
 
-fn tools_list() -> Value {
-    let selection = Selection::new(&Options::default()).expect("the default selection");
-    json!({ "tools": tools_list_json(&selection) })
+/// What each toolset's tools cost in tools/list (o200k tokens), so that a new tool's cost is
+/// seen in review, toolset by toolset. A toolset off by default costs nothing until an agent
+/// turns it on; the budgets still bound what it costs then. Never raise one to let a change
+/// pass: make room first (a description that repeats its schema, a field whose doc comment
+/// says what its name does).
+const TOOLSET_BUDGETS: [(Toolset, usize); 7] = [
+    (Toolset::Ci, 2_150),
+    (Toolset::Code, 7_300),
+    (Toolset::Comments, 4_950),
+    (Toolset::Git, 3_250),
+    (Toolset::Impact, 2_050),
+    (Toolset::Merge, 1_300),
+    (Toolset::Reviews, 3_000),
+];
+
+/// Descriptions say what the schema cannot, in at most this many tokens; a tool over it is
+/// listed in [`LONG_DESCRIPTIONS`] with the reason.
+const DESCRIPTION_LIMIT: usize = 120;
+
+/// The tools whose description may exceed [`DESCRIPTION_LIMIT`], and why.
+const LONG_DESCRIPTIONS: [(&str, &str); 0] = [];
+
+fn tokens(bpe: &tiktoken_rs::CoreBPE, text: &str) -> usize {
+    bpe.encode_with_special_tokens(text).len()
 }
 
+fn selection(toolsets: Option<&[&str]>) -> Selection {
+    Selection::new(&Options {
+        read_only: false,
+        toolsets: toolsets.map(|t| t.iter().map(|s| s.to_string()).collect()),
+    })
+    .expect("a valid selection")
+}
+
+fn tools_list() -> Value {
+    json!({ "tools": tools_list_json(&selection(Some(&["all"]))) })
+}
+
+/// Prints what every tool and toolset costs, and holds each toolset to its budget and a
+/// session with the default toolsets to [`DEFAULT_SESSION_BUDGET`].
 #[test]
-fn tools_list_fits_the_token_budget() {
+fn every_toolset_fits_its_budget_and_the_default_session_fits_8000_tokens() {
     let bpe = tiktoken_rs::o200k_base().expect("o200k_base ships with tiktoken-rs");
-    // As a client receives it: compact JSON.
-    let wire = serde_json::to_string(&tools_list()).expect("serializable");
-    let tokens = bpe.encode_with_special_tokens(&wire).len();
-    println!("tools/list: {tokens} o200k tokens, {} bytes", wire.len());
-    assert!(
-        tokens <= TOOLS_LIST_TOKEN_BUDGET,
-        "tools/list costs {tokens} tokens, over the budget of {TOOLS_LIST_TOKEN_BUDGET}: \
-         shorten descriptions (say what the schema cannot) before raising it"
+    let all = selection(Some(&["all"]));
+    let listed = tools_list_json(&all);
+    let mut table =
+        String::from("toolset    default  tool                              tokens  description\n");
+    let mut over = Vec::new();
+    for (set, budget) in TOOLSET_BUDGETS {
+        let mut sum = 0;
+        for (spec, tool) in all.tools().iter().zip(listed.as_array().unwrap()) {
+            if spec.toolset != set {
+                continue;
+            }
+            let cost = tokens(&bpe, &serde_json::to_string(tool).unwrap());
+            let description = tokens(&bpe, spec.description);
+            sum += cost;
+            table.push_str(&format!(
+                "{:10} {:8} {:33} {cost:6}  {description:6}\n",
+                set.as_str(),
+                if set.on_by_default() { "yes" } else { "" },
+                spec.name
+            ));
+            if description > DESCRIPTION_LIMIT
+                && !LONG_DESCRIPTIONS.iter().any(|(n, _)| *n == spec.name)
+            {
+                over.push(format!(
+                    "{}: its description is {description} tokens, over {DESCRIPTION_LIMIT}",
+                    spec.name
+                ));
+            }
+        }
+        table.push_str(&format!(
+            "{:10} {:8} {:33} {sum:6}  (budget {budget})\n",
+            set.as_str(),
+            "",
+            "= the toolset"
+        ));
+        if sum > budget {
+            over.push(format!(
+                "toolset {set}: {sum} tokens, over its budget of {budget}"
+            ));
+        }
+    }
+    assert_eq!(
+        TOOLSET_BUDGETS.map(|(s, _)| s),
+        Toolset::ALL,
+        "every toolset has a budget"
     );
 
-    let tools = tools_list()["tools"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let total: usize = tools
+    let default = selection(None);
+    let wire = serde_json::to_string(&json!({ "tools": tools_list_json(&default) })).unwrap();
+    let list = tokens(&bpe, &wire);
+    let instructions = tokens(&bpe, &resolve_pr_mcp::instructions(&default));
+    let everything = tokens(&bpe, &serde_json::to_string(&tools_list()).unwrap());
+    table.push_str(&format!(
+        "default session: tools/list {list} + instructions {instructions} = {} (budget \
+         {DEFAULT_SESSION_BUDGET}); every toolset on: tools/list {everything}\n",
+        list + instructions
+    ));
+    println!("{table}");
+    if list + instructions > DEFAULT_SESSION_BUDGET {
+        over.push(format!(
+            "the default session costs {} tokens, over {DEFAULT_SESSION_BUDGET}",
+            list + instructions
+        ));
+    }
+    assert!(
+        over.is_empty(),
+        "{}\n\n{table}\nshorten descriptions (say what the schema cannot) before raising a budget",
+        over.join("\n")
+    );
+
+    let total: usize = all
+        .tools()
         .iter()
-        .map(|t| {
-            bpe.encode_with_special_tokens(t["description"].as_str().unwrap_or(""))
-                .len()
-        })
+        .map(|t| tokens(&bpe, t.description))
         .sum();
-    let average = total / tools.len().max(1);
-    println!("tool descriptions: {average} tokens on average");
-    assert!(average <= 230, "descriptions average {average} tokens");
+    let average = total / all.tools().len().max(1);
+    assert!(average <= 100, "descriptions average {average} tokens");
 }
 
 /// The formats JSON Schema 2020-12 defines.

@@ -189,8 +189,8 @@ async fn a_client_lists_and_calls_tools_with_its_bearer_token() {
         .map(|t| t.name.into_owned())
         .collect();
     // Every tool but the code tools, whose every call a remote caller would have refused
-    // (they read a checkout on the server's machine); over stdio all are listed
-    // (`server.rs`'s snapshot test).
+    // (they read a checkout on the server's machine). A stateless server cannot remember what
+    // one agent turned on, so it offers every other toolset, and no tools to turn them on.
     let remote: Vec<&str> = resolve_pr_tools::all()
         .iter()
         .filter(|t| t.toolset != Toolset::Code)
@@ -204,7 +204,7 @@ async fn a_client_lists_and_calls_tools_with_its_bearer_token() {
         .unwrap_err();
     assert!(err.to_string().contains("stdio"), "{err}");
     let all = Selection::new(&Options::default()).unwrap();
-    assert!(all.names().contains(&"find_definition"));
+    assert!(all.toolset_to_enable("find_definition").is_some());
 
     let result = alice.call_tool(comments_of("acme/secret")).await.unwrap();
     assert_eq!(result.is_error, Some(false), "{}", text(&result));

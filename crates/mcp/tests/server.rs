@@ -86,11 +86,34 @@ async fn tool_list_matches_the_snapshot() {
         listed,
         tools_list_json(&Selection::new(&Options::default()).unwrap())
     );
-    for tool in listed.as_array().unwrap() {
+    // The default toolsets' tools, then the two that turn the others on.
+    let names: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    let mut expected = registry_names(|t| t.toolset.on_by_default());
+    expected.extend(["list_toolsets", "enable_toolsets"]);
+    assert_eq!(names, expected);
+    // Every tool of every toolset is pinned, and so are the two.
+    let mut every = tools_list_json(&every_toolset())
+        .as_array()
+        .unwrap()
+        .clone();
+    every.extend(
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| ["list_toolsets", "enable_toolsets"].contains(&t["name"].as_str().unwrap()))
+            .cloned(),
+    );
+    for tool in &every {
         assert_eq!(tool["inputSchema"]["type"], "object", "{}", tool["name"]);
         assert_eq!(tool["outputSchema"]["type"], "object", "{}", tool["name"]);
     }
-    assert_tool_snapshots(listed.as_array().unwrap());
+    assert_tool_snapshots(&every);
 }
 
 /// The instructions name exactly the tools this server offers, from the registry: a tool
@@ -137,7 +160,7 @@ async fn read_only_hides_and_refuses_writing_tools() {
     let client = connect(
         Options {
             read_only: true,
-            toolsets: None,
+            toolsets: Some(vec!["all".into()]),
         },
         UNREACHABLE,
     )
@@ -191,7 +214,7 @@ async fn unknown_tool_is_a_protocol_error_naming_the_tools() {
         format!(
             "Unknown tool: pr_comment_delete: there is no tool named \"pr_comment_delete\". \
              Available tools: {}.",
-            registry_names(|_| true).join(", ")
+            registry_names(|t| t.toolset.on_by_default()).join(", ")
         )
     );
     assert_eq!(err.data.unwrap()["code"], "UNKNOWN_TOOL");
@@ -225,7 +248,7 @@ async fn toolsets_filter_and_reject_unknown_names() {
     assert!(matches!(&err, Error::UnknownToolset { given, .. } if given == "cl"));
     assert_eq!(
         err.to_string(),
-        "unknown toolset \"cl\"; valid toolsets: analysis, ci, code, comments, git, merge, reviews"
+        "unknown toolset \"cl\"; valid toolsets: ci, code, comments, git, impact, merge, reviews, all, default"
     );
 }
 
@@ -312,11 +335,243 @@ async fn cancelling_a_call_stops_its_forge_requests() {
     })
     .await;
     assert!(eof.is_ok(), "the cancelled call kept its request open");
-    // The server still serves.
+    // The server still serves, and the call turned its toolset on.
+    let listed = client.list_all_tools().await.unwrap();
+    assert!(listed.iter().any(|t| t.name == "pr_comment_list"));
+}
+
+/// A client that counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct Listening {
+    changed: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl rmcp::ClientHandler for Listening {
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        self.changed
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+async fn connect_listening(options: Options) -> (RunningService<RoleClient, Listening>, Listening) {
+    let server = Server::new(context(UNREACHABLE), Selection::new(&options).unwrap());
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let listening = Listening::default();
+    (listening.clone().serve(client_io).await.unwrap(), listening)
+}
+
+/// Waits (a little) until the client has heard `n` list changes.
+async fn heard(listening: &Listening, n: usize) -> usize {
+    for _ in 0..100 {
+        let now = listening.changed.load(std::sync::atomic::Ordering::SeqCst);
+        if now >= n {
+            return now;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    listening.changed.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+fn text_of(result: &rmcp::model::CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+#[tokio::test]
+async fn an_agent_turns_a_toolset_on_and_the_client_hears_the_list_changed() {
+    let (client, listening) = connect_listening(Options::default()).await;
+    let info = client.peer_info().unwrap();
     assert_eq!(
-        client.list_all_tools().await.unwrap().len(),
-        resolve_pr_tools::all().len()
+        info.capabilities
+            .tools
+            .as_ref()
+            .and_then(|t| t.list_changed),
+        Some(true)
     );
+    // The toolsets that are off are named in the instructions, one line each.
+    let instructions = info.instructions.clone().unwrap_or_default();
+    assert!(
+        instructions.contains(&format!("- code: {}", Toolset::Code.summary())),
+        "{instructions}"
+    );
+    assert!(
+        !instructions.contains("Code tools read the checkout"),
+        "{instructions}"
+    );
+
+    let listed = client
+        .call_tool(call("list_toolsets", json!({})))
+        .await
+        .unwrap();
+    assert_ne!(listed.is_error, Some(true));
+    let sets = listed.structured_content.clone().unwrap();
+    let code = sets["toolsets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "code")
+        .unwrap()
+        .clone();
+    assert_eq!(code["on"], false);
+    assert_eq!(
+        code["tools"],
+        json!(registry_names(|t| t.toolset == Toolset::Code))
+    );
+    assert!(
+        text_of(&listed).contains("- code (off): "),
+        "{}",
+        text_of(&listed)
+    );
+
+    let on = client
+        .call_tool(call("enable_toolsets", json!({"toolsets": ["code"]})))
+        .await
+        .unwrap();
+    assert_ne!(on.is_error, Some(true), "{}", text_of(&on));
+    assert_eq!(
+        on.structured_content.as_ref().unwrap()["turned_on"],
+        json!(["code"])
+    );
+    // What the instructions would have said of the code tools comes with them.
+    assert!(
+        text_of(&on).contains("Code tools read the checkout"),
+        "{}",
+        text_of(&on)
+    );
+    assert_eq!(heard(&listening, 1).await, 1);
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect();
+    let mut expected = registry_names(|t| t.toolset.on_by_default() || t.toolset == Toolset::Code);
+    expected.extend(["list_toolsets", "enable_toolsets"]);
+    assert_eq!(names, expected);
+
+    // Again: nothing changes, and the client is not told it did.
+    let again = client
+        .call_tool(call("enable_toolsets", json!({"toolsets": ["code"]})))
+        .await
+        .unwrap();
+    assert!(
+        text_of(&again).starts_with("Already on: code"),
+        "{}",
+        text_of(&again)
+    );
+    // A call of a tool whose toolset is off turns the toolset on.
+    let issue = client
+        .call_tool(call("issue_list", json!({"repository": "o/r"})))
+        .await
+        .unwrap();
+    // The forge is unreachable: the call ran and failed on the network.
+    assert_eq!(
+        issue.structured_content.as_ref().unwrap()["category"],
+        "network"
+    );
+    assert_eq!(heard(&listening, 2).await, 2);
+    assert!(
+        client
+            .list_all_tools()
+            .await
+            .unwrap()
+            .iter()
+            .any(|t| t.name == "issue_list")
+    );
+}
+
+#[tokio::test]
+async fn enable_toolsets_refuses_what_it_cannot_do_and_says_why() {
+    let (client, listening) = connect_listening(Options::default()).await;
+    for (args, said) in [
+        (json!({}), "toolsets is required"),
+        (json!({"toolsets": []}), "names no toolset"),
+        (
+            json!({"toolsets": ["coments"]}),
+            "no toolset named \"coments\"",
+        ),
+        (json!({"toolsets": [1]}), "must hold names"),
+    ] {
+        let r = client
+            .call_tool(call("enable_toolsets", args.clone()))
+            .await
+            .unwrap();
+        assert_eq!(r.is_error, Some(true), "{args}");
+        let error = r.structured_content.unwrap();
+        assert_eq!(error["code"], "INVALID_ARGUMENT", "{args}");
+        assert!(
+            error["error"].as_str().unwrap().contains(said),
+            "{args}: {error}"
+        );
+        assert!(
+            error["suggestion"]
+                .as_str()
+                .unwrap()
+                .contains("code, comments"),
+            "{error}"
+        );
+    }
+    assert_eq!(heard(&listening, 1).await, 0);
+
+    // Toolsets the operator named are all there is: no tools to change them, no list changes.
+    let (fixed, _) = connect_listening(Options {
+        read_only: false,
+        toolsets: Some(vec!["ci".into()]),
+    })
+    .await;
+    let info = fixed.peer_info().unwrap();
+    assert_eq!(
+        info.capabilities
+            .tools
+            .as_ref()
+            .and_then(|t| t.list_changed),
+        None
+    );
+    let names: Vec<String> = fixed
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect();
+    assert_eq!(names, registry_names(|t| t.toolset == Toolset::Ci));
+    let ServiceError::McpError(err) = fixed
+        .call_tool(call("enable_toolsets", json!({"toolsets": ["code"]})))
+        .await
+        .unwrap_err()
+    else {
+        panic!("not a protocol error")
+    };
+    assert_eq!(err.data.unwrap()["code"], "UNKNOWN_TOOL");
+    let ServiceError::McpError(err) = fixed
+        .call_tool(call(
+            "pr_comment_list",
+            json!({"repository": "o/r", "pull_request_number": 1}),
+        ))
+        .await
+        .unwrap_err()
+    else {
+        panic!("not a protocol error")
+    };
+    assert_eq!(err.data.unwrap()["code"], "TOOL_NOT_ENABLED");
+}
+
+/// Every toolset on, as `--toolsets all` asks.
+fn every_toolset() -> Selection {
+    Selection::new(&Options {
+        read_only: false,
+        toolsets: Some(vec!["all".into()]),
+    })
+    .unwrap()
 }
 
 /// The registry's tool names that pass `keep`, in registry order.

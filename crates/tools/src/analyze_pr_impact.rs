@@ -172,7 +172,7 @@ overridable in the config file) with a risk level and the reasons for it, sugges
 from CODEOWNERS and the files' recent committers (each with its reason and confidence), \
 dependency updates from manifests and lockfiles (semver majors flagged), and similar closed PRs \
 by shared files. Deterministic rules, every score explained. Read-only.";
-    const TOOLSET: crate::Toolset = crate::Toolset::Analysis;
+    const TOOLSET: crate::Toolset = crate::Toolset::Impact;
     const ANNOTATIONS: Annotations = Annotations {
         read_only: true,
         destructive: false,

@@ -246,15 +246,13 @@ pub struct FindUnresolvedComments;
 impl Tool for FindUnresolvedComments {
     const NAME: &'static str = "find_unresolved_comments";
     const TITLE: &'static str = "Find unresolved review feedback on a pull request";
-    const DESCRIPTION: &'static str = "The review feedback on a pull request (GitHub, GitHub \
-Enterprise, Forgejo or Gitea) that still needs an answer, as data with ready-to-run commands: you \
-judge what each item asks. review_comment: every comment of each unresolved review thread \
-(outdated ones too), grouped by thread, oldest first; review: summaries requesting changes or \
-commenting, with a body; issue_comment: conversation comments. Reviews and conversation comments \
-have no resolved state, so all are listed except the author's own; minimized ones are left out. \
-Replies share their thread's action_commands through thread_id. Run a reply_command as \
-`<reply_command> <<'EOF'`, a line {\"body\": \"...\"}, then EOF; run resolve_command only \
-after the fix is verified.";
+    const DESCRIPTION: &'static str = "The review feedback on a pull request that still needs \
+an answer, with ready-to-run commands; you judge what each item asks. review_comment: every \
+comment of each unresolved review thread (outdated too), by thread, oldest first; review: \
+summaries requesting changes or commenting; issue_comment: conversation comments (neither \
+resolves: all but the author's own and minimized ones are listed). Replies share their \
+thread's action_commands via thread_id. Run a reply_command as `<reply_command> <<'EOF'`, a line {\"body\": \"...\"}, then EOF; resolve \
+only once the fix is verified.";
     const TOOLSET: crate::Toolset = crate::Toolset::Reviews;
     const ANNOTATIONS: Annotations = Annotations {
         read_only: true,

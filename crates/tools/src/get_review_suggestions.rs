@@ -167,13 +167,12 @@ impl Tool for GetReviewSuggestions {
     const TITLE: &'static str = "Get review suggestions";
     const DESCRIPTION: &'static str = "Everything to review a PR in one call, within a token \
 budget: metadata, every file's status and stats, diff excerpts within max_diff_lines (source \
-and tests first, lockfiles last; each file gets a share, small hunks whole first, large ones \
-cut; what was left out is listed), focus points from fixed patterns (new \
-unsafe, eval/exec, SQL built by concatenation, secret-like strings, removed tests, TODOs, \
-changed public signatures) naming their lines, exported symbols removed or changed (compared \
-with tree-sitter: Rust, TypeScript/JavaScript, Python, Go), a checklist per file category and \
-focus area, and referenced issues and PRs. Read-only.";
-    const TOOLSET: crate::Toolset = crate::Toolset::Analysis;
+and tests first, lockfiles last; what was cut is listed), focus points from fixed patterns \
+(unsafe, eval/exec, SQL built by concatenation, secret-like strings, removed tests, TODOs, \
+changed public signatures) with their lines, exported symbols removed or changed (tree-sitter: \
+Rust, TypeScript/JavaScript, Python, Go), a checklist per file category and focus area, and \
+referenced issues and PRs.";
+    const TOOLSET: crate::Toolset = crate::Toolset::Impact;
     const ANNOTATIONS: Annotations = Annotations {
         read_only: true,
         destructive: false,

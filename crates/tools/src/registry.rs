@@ -15,13 +15,12 @@ use serde_json::Value;
 
 use crate::{Context, arguments};
 
-/// The groups `--toolsets` selects by. Declared in the order of their names, which is the
-/// order they are listed in (instructions, error messages).
+/// The groups tools are offered by (`--toolsets`, and enabled on demand by an agent). Each
+/// toolset owns what the server says about it: one line for the list of toolsets, whether it
+/// is on by default, and its part of the server's instructions. Declared in the order of
+/// their names, which is the order they are listed in (instructions, error messages).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Toolset {
-    /// What a pull request changes and how to review it: `analyze_pr_impact`,
-    /// `get_review_suggestions`.
-    Analysis,
     /// Why CI failed: `get_failing_tests`.
     Ci,
     /// Code intelligence over the local checkout through language servers: navigation,
@@ -31,20 +30,34 @@ pub enum Toolset {
     Comments,
     /// The local repository: merge conflicts and restacking stacked PRs.
     Git,
+    /// What a pull request changes and how to review it: `analyze_pr_impact`,
+    /// `get_review_suggestions`. (Not seed 002's code analysis, which reads a checkout.)
+    Impact,
     /// Whether a pull request can merge now: `check_merge_readiness`.
     Merge,
     /// Review threads: finding, answering and resolving them.
     Reviews,
 }
 
+/// What every code-intelligence tool shares, said once in the instructions rather than in
+/// each schema.
+const CODE_CONVENTIONS: &str = "Code tools read the checkout in directory (default: the \
+server's working directory) through language servers. Positions in arguments and structured \
+output count from 0 (line, and character in UTF-16 units, as LSP does); text and warnings \
+show file:line:column from 1, as editors do; a range's end is exclusive; file_path is relative to \
+the directory. Name a target by file_path and position, by symbol ('add', 'Circle::area'), or \
+by from_failure ('src/lib.rs:42', a failure's line). partial: true means the server was still \
+indexing. Errors carry a code (SERVER_NOT_INSTALLED with the install command, SYMBOL_NOT_FOUND, \
+INVALID_POSITION, ...).";
+
 impl Toolset {
     /// Every toolset, sorted by name.
     pub const ALL: [Toolset; 7] = [
-        Toolset::Analysis,
         Toolset::Ci,
         Toolset::Code,
         Toolset::Comments,
         Toolset::Git,
+        Toolset::Impact,
         Toolset::Merge,
         Toolset::Reviews,
     ];
@@ -52,11 +65,11 @@ impl Toolset {
     /// The name `--toolsets` takes and tools/list shows.
     pub const fn as_str(self) -> &'static str {
         match self {
-            Toolset::Analysis => "analysis",
             Toolset::Ci => "ci",
             Toolset::Code => "code",
             Toolset::Comments => "comments",
             Toolset::Git => "git",
+            Toolset::Impact => "impact",
             Toolset::Merge => "merge",
             Toolset::Reviews => "reviews",
         }
@@ -65,6 +78,49 @@ impl Toolset {
     /// The toolset called `name` exactly (names are lower case).
     pub fn from_name(name: &str) -> Option<Toolset> {
         Toolset::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+
+    /// On when the operator names no toolsets: what an agent fixing a pull request needs in
+    /// its first minutes (why CI failed, which review threads are open, whether it can
+    /// merge). The others cost nothing until the agent enables them.
+    pub const fn on_by_default(self) -> bool {
+        matches!(self, Toolset::Ci | Toolset::Merge | Toolset::Reviews)
+    }
+
+    /// One line on what the toolset is for, where toolsets are listed for an agent to choose.
+    pub const fn summary(self) -> &'static str {
+        match self {
+            Toolset::Ci => {
+                "why CI failed: failing tests with file, line and the command to rerun them"
+            }
+            Toolset::Code => {
+                "code intelligence on the local checkout: definitions, references, symbols, call hierarchy, diagnostics"
+            }
+            Toolset::Comments => {
+                "list and read pull requests and issues; create, list and edit their comments"
+            }
+            Toolset::Git => {
+                "local repository: which files and hunks conflict; restack stacked PRs after a merge"
+            }
+            Toolset::Impact => "what a pull request changes and affects, and how to review it",
+            Toolset::Merge => "whether a pull request can merge now, and what blocks it",
+            Toolset::Reviews => "open review threads: find, reply to, resolve and reopen them",
+        }
+    }
+
+    /// What every tool of the toolset shares, said once in the server's instructions (and
+    /// when the toolset is enabled on demand) rather than in each schema.
+    pub const fn conventions(self) -> Option<&'static str> {
+        match self {
+            Toolset::Code => Some(CODE_CONVENTIONS),
+            _ => None,
+        }
+    }
+
+    /// Its tools read a checkout on the server's machine, which callers on other machines
+    /// (a shared HTTP server) cannot name: such a server leaves them out.
+    pub const fn reads_the_servers_checkout(self) -> bool {
+        matches!(self, Toolset::Code)
     }
 }
 
