@@ -363,7 +363,7 @@ class RawMcp:
             pytest.fail(f"{RESOLVE_PR_BIN} is missing: cargo build -p resolve-pr --bins")
         self.log = log.open("w")
         self.proc = subprocess.Popen(
-            [str(RESOLVE_PR_BIN), "serve"],
+            [str(RESOLVE_PR_BIN), "serve", "--toolsets", "all"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,

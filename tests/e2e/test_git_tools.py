@@ -21,7 +21,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from test_inspector import assert_no_warning, inspector
-from test_mcp_stdio import RESOLVE_PR_BIN, Calls, ForgeSim, home, registry, run, server_env  # noqa: F401
+from test_mcp_stdio import RESOLVE_PR_BIN, Calls, ForgeSim, home, registry, run, server_env, toolsets  # noqa: F401
 
 GIT_ENV = {
     "GIT_CONFIG_GLOBAL": "/dev/null",
@@ -111,7 +111,9 @@ def forge_env(forge: str, base_url: str) -> dict[str, str]:
 
 @asynccontextmanager
 async def session_in(cwd: Path, env: dict[str, str], *args: str) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(command=str(RESOLVE_PR_BIN), args=["serve", *args], env=env, cwd=str(cwd))
+    params = StdioServerParameters(
+        command=str(RESOLVE_PR_BIN), args=["serve", *toolsets(args, False)], env=env, cwd=str(cwd)
+    )
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             yield session

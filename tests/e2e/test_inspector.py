@@ -16,12 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from test_mcp_stdio import REPO_ROOT, RESOLVE_PR_BIN, ForgeSim, home, registry, server_env  # noqa: F401
+from test_mcp_stdio import REPO_ROOT, RESOLVE_PR_BIN, ForgeSim, home, registry, server_env, toolsets  # noqa: F401
 
 INSPECTOR = REPO_ROOT / "tests/inspector/node_modules/.bin/mcp-inspector"
 
 
-def inspector(home: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+def inspector(
+    home: Path, env: dict[str, str], *args: str, on_demand: bool = False
+) -> subprocess.CompletedProcess[str]:
     if shutil.which("node") is None:
         pytest.fail("node is not installed; the MCP Inspector check needs Node.js 20 or later")
     if not INSPECTOR.exists():
@@ -32,7 +34,7 @@ def inspector(home: Path, env: dict[str, str], *args: str) -> subprocess.Complet
     # where it may keep state), so neither reads the developer's settings.
     server_vars = [a for k, v in env.items() for a in ("-e", f"{k}={v}")]
     return subprocess.run(
-        [str(INSPECTOR), "--cli", *server_vars, str(RESOLVE_PR_BIN), "serve", *args],
+        [str(INSPECTOR), "--cli", *server_vars, str(RESOLVE_PR_BIN), "serve", *toolsets(args, on_demand)],
         env={"PATH": os.environ.get("PATH", ""), "HOME": str(home)},
         capture_output=True,
         text=True,
@@ -186,3 +188,48 @@ def test_inspector_calls_the_merge_and_analysis_tools(home: Path) -> None:
             assert sim.violations() == []
         finally:
             sim.close()
+
+
+def test_inspector_sees_the_default_toolsets_and_turns_one_on(home: Path) -> None:
+    """The Inspector's CLI opens a session per command: it lists the default toolsets and turns
+    one on in a session of its own. It refuses to call a tool its list lacks (a client that
+    checks names against tools/list), so in the next session the operator's `--toolsets` is
+    what offers the tool."""
+    sim = ForgeSim("threads_mixed")
+    try:
+        env = server_env(home, {"GITHUB_API_URL": sim.base_url, "GITHUB_TOKEN": "ghp_write"})
+        listed = inspector(home, env, "--strict", "--method", "tools/list", on_demand=True)
+        assert listed.returncode == 0, listed.stderr
+        assert_no_warning(listed)
+        names = [t["name"] for t in json.loads(listed.stdout)["tools"]]
+        assert names == [t["name"] for t in registry(home, on_demand=True)]
+        assert "pr_comment_list" not in names and "enable_toolsets" in names
+
+        enabled = inspector(
+            home,
+            env,
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "enable_toolsets",
+            "--tool-args-json",
+            '{"toolsets": ["comments"]}',
+            on_demand=True,
+        )
+        assert enabled.returncode == 0, enabled.stderr
+        assert_no_warning(enabled)
+        result = json.loads(enabled.stdout)
+        assert result["isError"] is False, result
+        comments = [t["name"] for t in registry(home, "--toolsets", "comments")]
+        assert result["structuredContent"] == {"turned_on": ["comments"], "tools": comments}
+
+        call = ("--method", "tools/call", "--tool-name", "pr_comment_list", "--tool-args-json", '{"pr": "acme/widgets#12"}')
+        refused = inspector(home, env, *call, on_demand=True)
+        assert refused.returncode != 0 and "not found" in refused.stdout + refused.stderr, refused
+        called = inspector(home, env, "--toolsets", "default,comments", *call)
+        assert called.returncode == 0, called.stderr
+        result = json.loads(called.stdout)
+        assert result["isError"] is False, result
+        assert result["structuredContent"]["comments"], result
+    finally:
+        sim.close()

@@ -121,17 +121,25 @@ def home(tmp_path: Path) -> Path:
 
 # What a remote caller (the HTTP transport) is offered: every toolset but `code`, whose tools
 # read the server's own checkout.
-REMOTE_TOOLSETS = ("--toolsets", "analysis,ci,comments,git,merge,reviews")
+REMOTE_TOOLSETS = ("--toolsets", "ci,comments,git,impact,merge,reviews")
 
 
-def registry(home: Path, *args: str) -> list[dict[str, Any]]:
+def toolsets(args: tuple[str, ...], on_demand: bool) -> tuple[str, ...]:
+    """Serve options with every toolset listed from the start (`--toolsets all`) unless they
+    name toolsets or the test is about toolsets on demand (the default)."""
+    if on_demand or "--toolsets" in args:
+        return args
+    return ("--toolsets", "all", *args)
+
+
+def registry(home: Path, *args: str, on_demand: bool = False) -> list[dict[str, Any]]:
     """The tools the registry offers with these serve options, as `resolve-pr tools --json`
     prints them (the same JSON as tools/list): tests compare against this, never a list of
     names typed out here."""
     if not RESOLVE_PR_BIN.exists():
         pytest.fail(f"{RESOLVE_PR_BIN} is missing: cargo build -p resolve-pr --bins")
     listed = subprocess.run(
-        [str(RESOLVE_PR_BIN), "tools", "--json", *args],
+        [str(RESOLVE_PR_BIN), "tools", "--json", *toolsets(args, on_demand)],
         env=server_env(home, {}),
         capture_output=True,
         text=True,
@@ -155,12 +163,16 @@ def server_env(home: Path, extra: dict[str, str]) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def mcp_session(env: dict[str, str], *args: str) -> AsyncIterator[ClientSession]:
+async def mcp_session(
+    env: dict[str, str], *args: str, on_demand: bool = False, message_handler: Any = None
+) -> AsyncIterator[ClientSession]:
     if not RESOLVE_PR_BIN.exists():
         pytest.fail(f"{RESOLVE_PR_BIN} is missing: cargo build -p resolve-pr --bins")
-    params = StdioServerParameters(command=str(RESOLVE_PR_BIN), args=["serve", *args], env=env)
+    params = StdioServerParameters(
+        command=str(RESOLVE_PR_BIN), args=["serve", *toolsets(args, on_demand)], env=env
+    )
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, message_handler=message_handler) as session:
             yield session
 
 
@@ -501,3 +513,65 @@ async def _failing_tests_wait(forge: Forge, sim: ForgeSim, home: Path) -> None:
         values = [v for v, _, _ in seen]
         assert values == sorted(values) and len(set(values)) == len(values), values
         assert all(m and "checks done" in m for _, _, m in seen), seen
+
+
+def test_toolsets_on_demand_with_the_python_sdk(home: Path) -> None:
+    """Without --toolsets the server lists the default toolsets and the two tools that turn the
+    others on; turning one on adds its tools and tells the client the list changed, and calling
+    a tool of a toolset still off turns that toolset on too."""
+    run(_on_demand(home))
+
+
+async def _on_demand(home: Path) -> None:
+    from mcp import types
+
+    heard: list[str] = []
+
+    async def listen(message: Any) -> None:
+        # A ServerNotification wraps it in `root` in some SDK versions, not in others.
+        notification = getattr(message, "root", message)
+        if isinstance(notification, types.ToolListChangedNotification):
+            heard.append(notification.method)
+
+    # Nothing listens on port 9: a forge call fails fast, after the tool ran.
+    env = server_env(home, {"GITHUB_API_URL": "http://127.0.0.1:9", "GITHUB_TOKEN": "tok"})
+    async with mcp_session(env, on_demand=True, message_handler=listen) as session:
+        init = await session.initialize()
+        assert init.capabilities.tools is not None and init.capabilities.tools.list_changed is True
+        first = [t.name for t in (await session.list_tools()).tools]
+        assert first == [t["name"] for t in registry(home, on_demand=True)]
+        assert first[-2:] == ["list_toolsets", "enable_toolsets"], first
+        everything = [t["name"] for t in registry(home)]
+        code = [t["name"] for t in registry(home, "--toolsets", "code")]
+        assert not set(code) & set(first)
+
+        listed = await session.call_tool("list_toolsets", {})
+        assert listed.is_error is False
+        sets = {s["name"]: s for s in listed.structured_content["toolsets"]}
+        assert sets["code"]["on"] is False and sets["code"]["tools"] == code
+        assert sets["ci"]["on"] is True
+
+        on = await session.call_tool("enable_toolsets", {"toolsets": ["code"]})
+        assert on.is_error is False, on.content
+        assert on.structured_content == {"turned_on": ["code"], "tools": code}
+        for _ in range(100):
+            if heard:
+                break
+            await asyncio.sleep(0.02)
+        assert heard == ["notifications/tools/list_changed"]
+        now = [t.name for t in (await session.list_tools()).tools]
+        assert set(now) == set(first) | set(code)
+
+        # A tool of a toolset that is still off: the call runs, and the toolset turns on.
+        called = await session.call_tool("pr_list", {"repository": "acme/widgets"})
+        assert called.is_error is True
+        assert called.structured_content["category"] == "network", called.structured_content
+        for _ in range(100):
+            if len(heard) == 2:
+                break
+            await asyncio.sleep(0.02)
+        assert len(heard) == 2
+        now = [t.name for t in (await session.list_tools()).tools]
+        comments = [t["name"] for t in registry(home, "--toolsets", "comments")]
+        assert set(now) == set(first) | set(code) | set(comments)
+        assert set(now) < set(everything) | {"list_toolsets", "enable_toolsets"}
