@@ -575,3 +575,23 @@ async def _on_demand(home: Path) -> None:
         comments = [t["name"] for t in registry(home, "--toolsets", "comments")]
         assert set(now) == set(first) | set(code) | set(comments)
         assert set(now) < set(everything) | {"list_toolsets", "enable_toolsets"}
+
+
+def test_the_config_file_names_the_toolsets(home: Path) -> None:
+    """For clients that never reread tools/list: `[server] toolsets` in the config file, used
+    when the command line names none (a --toolsets given wins)."""
+    (home / "config.toml").write_text('[server]\ntoolsets = ["default", "code"]\n')
+    run(_config_toolsets(home))
+
+
+async def _config_toolsets(home: Path) -> None:
+    env = server_env(home, {"GITHUB_TOKEN": "tok"})
+    async with mcp_session(env, on_demand=True) as session:
+        await session.initialize()
+        names = [t.name for t in (await session.list_tools()).tools]
+        assert names == [t["name"] for t in registry(home, "--toolsets", "default,code")]
+        assert "enable_toolsets" not in names
+    async with mcp_session(env, "--toolsets", "ci") as session:
+        await session.initialize()
+        names = [t.name for t in (await session.list_tools()).tools]
+        assert names == [t["name"] for t in registry(home, "--toolsets", "ci")]

@@ -23,7 +23,8 @@ pub struct Http {
 }
 
 pub async fn run(options: &Options, http: Option<Http>) -> anyhow::Result<()> {
-    let selection = Selection::new(options).context("cannot start the MCP server")?;
+    // A typo in --toolsets is named before anything else is read.
+    Selection::new(options).context("cannot start the MCP server")?;
     let mut ctx = crate::context_from_environment().map_err(|e| {
         let mut message = e.error.clone();
         if let Some(s) = &e.suggestion {
@@ -31,6 +32,21 @@ pub async fn run(options: &Options, http: Option<Http>) -> anyhow::Result<()> {
             message.push_str(&s.replace('\n', "\n  "));
         }
         anyhow!(message)
+    })?;
+    // Without --toolsets, the config file's `[server] toolsets` (else the default ones).
+    let mut options = options.clone();
+    if options.toolsets.is_none() {
+        options.toolsets = ctx.forges.config().toolsets.clone();
+    }
+    let selection = Selection::new(&options).with_context(|| {
+        format!(
+            "cannot start the MCP server: [server] toolsets in {}",
+            ctx.forges
+                .config()
+                .path
+                .as_deref()
+                .map_or("the config file".into(), |p| p.display().to_string())
+        )
     })?;
     ctx.read_only = options.read_only;
     let server = Server::new(ctx, selection);

@@ -95,6 +95,16 @@ struct ConfigFile {
     hosts: BTreeMap<String, HostConfig>,
     #[serde(default)]
     impact: ImpactSection,
+    #[serde(default)]
+    server: ServerSection,
+}
+
+/// `[server]`: how `resolve-pr serve` offers its tools when its command line does not say.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServerSection {
+    #[serde(default)]
+    toolsets: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -300,6 +310,9 @@ pub struct Config {
     /// The file's `[[impact.areas]]` rules, in order, each one valid
     /// ([`AreaRule::validate`]).
     pub impact_areas: Vec<AreaRule>,
+    /// The file's `[server] toolsets`: the toolsets `serve` offers when `--toolsets` is not
+    /// given (names are checked where the toolsets are known, when the server starts).
+    pub toolsets: Option<Vec<String>>,
     env_tokens: BTreeMap<String, Secret>,
 }
 
@@ -510,6 +523,7 @@ impl Config {
             hosts,
             path,
             impact_areas: file.impact.areas,
+            toolsets: file.server.toolsets,
             env_tokens,
         })
     }
@@ -1015,6 +1029,18 @@ token = "file-token"
             resolve_pr_core::Error::from(e).category,
             resolve_pr_core::Category::User
         );
+    }
+
+    #[test]
+    fn the_server_section_names_the_toolsets() {
+        let text = "[server]\ntoolsets = [\"default\", \"code\"]\n";
+        let c = Config::from_parts(Some(text), None, &env(&[])).unwrap();
+        assert_eq!(c.toolsets, Some(vec!["default".into(), "code".into()]));
+        assert_eq!(
+            Config::from_parts(None, None, &env(&[])).unwrap().toolsets,
+            None
+        );
+        assert!(Config::from_parts(Some("[server]\ntoolset = []\n"), None, &env(&[])).is_err());
     }
 
     #[test]

@@ -270,7 +270,7 @@ pub(crate) fn spec<T: Tool>() -> ToolSpec {
         input_schema: &'a Value,
         args: Value,
     ) -> BoxFuture<'a, Result<ToolOutput>> {
-        Box::pin(async move {
+        Box::pin(guarded(T::NAME, async move {
             // From here on the arguments are the tool's own names (aliases read as them), so
             // cursors bind to and next-page lines repeat one spelling.
             let (input, args): (T::Input, Value) = parse_args(T::NAME, input_schema, &args)?;
@@ -304,7 +304,7 @@ pub(crate) fn spec<T: Tool>() -> ToolSpec {
                 text,
                 failed,
             })
-        })
+        }))
     }
     ToolSpec {
         name: T::NAME,
@@ -317,6 +317,36 @@ pub(crate) fn spec<T: Tool>() -> ToolSpec {
         call: call::<T>,
         runs_long: T::runs_long,
         writes_only_when_asked: T::WRITES_ONLY_WHEN_ASKED,
+    }
+}
+
+/// The call of `tool`, answering even if the tool panics: with an internal error that names
+/// the tool (and the panic is logged). A panic would otherwise end the task serving the
+/// request without an answer, and the client would wait until it gave up.
+async fn guarded(
+    tool: &'static str,
+    call: impl std::future::Future<Output = Result<ToolOutput>>,
+) -> Result<ToolOutput> {
+    use futures::FutureExt as _;
+    match std::panic::AssertUnwindSafe(call).catch_unwind().await {
+        Ok(outcome) => outcome,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".to_owned());
+            tracing::error!(tool, panic = %message, "the tool panicked");
+            Err(Error::unknown(format!(
+                "{tool} failed unexpectedly (a bug in resolve-pr): {message}"
+            ))
+            .with_code("INTERNAL_ERROR")
+            .with_detail("tool", tool)
+            .with_suggestion(
+                "This is a bug in resolve-pr, not in the arguments: report it with the call's \
+                 arguments and the server log (RESOLVE_PR_LOG=debug). Other tools still work.",
+            ))
+        }
     }
 }
 
@@ -457,6 +487,62 @@ mod tests {
             next_page_line("pr_list", &Value::Null, &pr, Some((30, None))).as_deref(),
             Some(r#"Showing 30; next page: call pr_list with {"cursor":"p2"}"#)
         );
+    }
+
+    /// A tool that panics on every call.
+    struct Panics;
+
+    impl Tool for Panics {
+        const NAME: &'static str = "panics";
+        const TITLE: &'static str = "Panics";
+        const DESCRIPTION: &'static str = "Panics.";
+        const TOOLSET: Toolset = Toolset::Ci;
+        const ANNOTATIONS: Annotations = Annotations {
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            open_world: false,
+        };
+        type Input = serde_json::Map<String, Value>;
+        type Output = serde_json::Map<String, Value>;
+
+        async fn run(_ctx: &Context, input: Self::Input, _raw: &Value) -> Result<Self::Output> {
+            if input.is_empty() {
+                panic!("index out of bounds: the len is 0 but the index is 3");
+            }
+            Ok(input)
+        }
+
+        fn render(_output: &Self::Output) -> String {
+            String::new()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tool_that_panics_answers_its_call_with_an_internal_error_naming_it() {
+        let config = resolve_pr_forge::Config::from_parts(None, None, &|_| None).unwrap();
+        let ctx = Context::new(
+            std::sync::Arc::new(resolve_pr_forge::Forges::new(config)),
+            resolve_pr_core::CursorCodec::new([1; 32]),
+        );
+        let tool = spec::<Panics>();
+        let Err(e) = tool.call(&ctx, serde_json::json!({})).await else {
+            panic!("the panic was not an error")
+        };
+        assert_eq!(e.category, resolve_pr_core::Category::Unknown);
+        assert_eq!(e.code.as_deref(), Some("INTERNAL_ERROR"));
+        assert_eq!(
+            e.error,
+            "panics failed unexpectedly (a bug in resolve-pr): index out of bounds: the len is 0 \
+             but the index is 3"
+        );
+        assert_eq!(
+            e.details.as_ref().and_then(|d| d.get("tool")),
+            Some(&Value::from("panics"))
+        );
+        // A call that does not panic is untouched.
+        let out = tool.call(&ctx, serde_json::json!({"a": 1})).await.unwrap();
+        assert_eq!(out.structured, serde_json::json!({"a": 1}));
     }
 
     #[test]
