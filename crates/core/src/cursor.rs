@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use sha2::Sha256;
 
+use crate::ErrorCode;
 use crate::error::{Error, Result};
 
 const VERSION: u8 = 1;
@@ -71,7 +72,7 @@ impl CursorCodec {
     pub fn decode<P: DeserializeOwned>(&self, tool: &str, args: &Value, cursor: &str) -> Result<P> {
         let bad = |why: &str| {
             Error::user(format!("invalid cursor: {why}"))
-                .with_code("INVALID_CURSOR")
+                .with_code(ErrorCode::InvalidCursor)
                 .with_detail("field", "cursor")
                 .with_suggestion(format!(
                     "Cursors are opaque and only valid for the call that returned them. Call \
@@ -221,7 +222,7 @@ mod tests {
             .decode::<Pos>("find_unresolved_comments", &other_args, &c)
             .unwrap_err();
         assert_eq!(err.category, crate::Category::User);
-        assert_eq!(err.code.as_deref(), Some("INVALID_CURSOR"));
+        assert_eq!(err.code, Some(ErrorCode::InvalidCursor));
         assert!(err.suggestion.unwrap().contains("without a cursor"));
         assert!(codec().decode::<Pos>("pr_comment_list", &args, &c).is_err());
         assert!(

@@ -44,6 +44,116 @@ impl Category {
     }
 }
 
+/// The stable codes an error can carry, in one place: what an agent (and our own code) may
+/// decide on, where the category is too coarse. Serialized in upper snake case
+/// (`SYMBOL_NOT_FOUND`); a code is added here, never spelled as a string elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    /// Arguments that do not fit the tool's input schema (every one in `details.problems`).
+    InvalidArgument,
+    /// A cursor that is not one of ours, or belongs to other arguments.
+    InvalidCursor,
+    /// No tool has this name.
+    UnknownTool,
+    /// The tool exists but this server does not offer it (`--toolsets`, `--read-only`).
+    ToolNotEnabled,
+    /// The tool reads the server's checkout, which callers of a shared HTTP server cannot name.
+    NotAvailableRemotely,
+    /// The operator fixed the toolsets (`--toolsets`): the agent cannot turn others on.
+    ToolsetsFixed,
+    /// This server has no tools of the toolset asked for.
+    ToolsetNotAvailable,
+    /// A bug: the tool panicked. Other tools still work.
+    InternalError,
+    /// No language server for the language is installed (the install command is said).
+    ServerNotInstalled,
+    /// No language server covers this kind of file.
+    UnsupportedLanguage,
+    /// A path outside the checkout, missing, or not a file.
+    InvalidPath,
+    /// A file too large to send to a language server.
+    FileTooLarge,
+    /// A line or character past the end of the file.
+    InvalidPosition,
+    /// The target is named ambiguously or by too many ways at once.
+    InvalidTarget,
+    /// No symbol by this name or at this position.
+    SymbolNotFound,
+    /// The language server died or would not start.
+    ServerFailed,
+    /// The language server answered with an error.
+    ServerError,
+    /// The language server does not offer this request.
+    NotSupported,
+    /// The call ran out of time.
+    Timeout,
+    /// The language server is still indexing: call again after `retry_after`.
+    ServerIndexing,
+    /// Reading or writing a file failed.
+    IoError,
+}
+
+impl ErrorCode {
+    /// Every code.
+    pub const ALL: [ErrorCode; 21] = [
+        ErrorCode::InvalidArgument,
+        ErrorCode::InvalidCursor,
+        ErrorCode::UnknownTool,
+        ErrorCode::ToolNotEnabled,
+        ErrorCode::NotAvailableRemotely,
+        ErrorCode::ToolsetsFixed,
+        ErrorCode::ToolsetNotAvailable,
+        ErrorCode::InternalError,
+        ErrorCode::ServerNotInstalled,
+        ErrorCode::UnsupportedLanguage,
+        ErrorCode::InvalidPath,
+        ErrorCode::FileTooLarge,
+        ErrorCode::InvalidPosition,
+        ErrorCode::InvalidTarget,
+        ErrorCode::SymbolNotFound,
+        ErrorCode::ServerFailed,
+        ErrorCode::ServerError,
+        ErrorCode::NotSupported,
+        ErrorCode::Timeout,
+        ErrorCode::ServerIndexing,
+        ErrorCode::IoError,
+    ];
+
+    /// The code as agents read it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::InvalidCursor => "INVALID_CURSOR",
+            ErrorCode::UnknownTool => "UNKNOWN_TOOL",
+            ErrorCode::ToolNotEnabled => "TOOL_NOT_ENABLED",
+            ErrorCode::NotAvailableRemotely => "NOT_AVAILABLE_REMOTELY",
+            ErrorCode::ToolsetsFixed => "TOOLSETS_FIXED",
+            ErrorCode::ToolsetNotAvailable => "TOOLSET_NOT_AVAILABLE",
+            ErrorCode::InternalError => "INTERNAL_ERROR",
+            ErrorCode::ServerNotInstalled => "SERVER_NOT_INSTALLED",
+            ErrorCode::UnsupportedLanguage => "UNSUPPORTED_LANGUAGE",
+            ErrorCode::InvalidPath => "INVALID_PATH",
+            ErrorCode::FileTooLarge => "FILE_TOO_LARGE",
+            ErrorCode::InvalidPosition => "INVALID_POSITION",
+            ErrorCode::InvalidTarget => "INVALID_TARGET",
+            ErrorCode::SymbolNotFound => "SYMBOL_NOT_FOUND",
+            ErrorCode::ServerFailed => "SERVER_FAILED",
+            ErrorCode::ServerError => "SERVER_ERROR",
+            ErrorCode::NotSupported => "NOT_SUPPORTED",
+            ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::ServerIndexing => "SERVER_INDEXING",
+            ErrorCode::IoError => "IO_ERROR",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A categorized error with enough context to act on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, thiserror::Error)]
 #[error("{error}")]
@@ -51,11 +161,11 @@ pub struct Error {
     /// Human-readable message: what was wrong.
     pub error: String,
     pub category: Category,
-    /// A stable code in upper snake case, where a tool's contract names one (the code
-    /// intelligence tools: `SERVER_NOT_INSTALLED`, `SYMBOL_NOT_FOUND`, ...). A boxed `str`
-    /// keeps `Error` within clippy's size for an `Err` variant.
+    /// A stable code in upper snake case where one applies (`SERVER_NOT_INSTALLED`,
+    /// `SYMBOL_NOT_FOUND`, ...: [`ErrorCode`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub code: Option<Box<str>>,
+    #[schemars(with = "Option<String>")]
+    pub code: Option<ErrorCode>,
     /// Structured facts (HTTP status, field name, the value given, ...). Boxed so that
     /// `Result<T, Error>` stays small on the success path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -110,8 +220,8 @@ impl Error {
         Self::new(Category::Unknown, error)
     }
 
-    pub fn with_code(mut self, code: impl Into<String>) -> Self {
-        self.code = Some(code.into().into_boxed_str());
+    pub fn with_code(mut self, code: ErrorCode) -> Self {
+        self.code = Some(code);
         self
     }
 
@@ -151,6 +261,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_code_serializes_as_it_reads() {
+        for code in ErrorCode::ALL {
+            let json = serde_json::to_value(code).unwrap();
+            assert_eq!(json, code.as_str(), "{code:?}");
+            assert_eq!(serde_json::from_value::<ErrorCode>(json).unwrap(), code);
+        }
+        let e = Error::user("no such symbol").with_code(ErrorCode::SymbolNotFound);
+        assert_eq!(e.to_json()["code"], "SYMBOL_NOT_FOUND");
+    }
+
+    #[test]
     fn serializes_only_present_fields() {
         let e = Error::rate_limit("Rate limited")
             .with_retry_after(300)
@@ -169,7 +290,7 @@ mod tests {
     #[test]
     fn round_trips() {
         let e = Error::user("bad")
-            .with_code("SYMBOL_NOT_FOUND")
+            .with_code(ErrorCode::SymbolNotFound)
             .with_suggestion("do better")
             .with_documentation_url("https://example.com");
         let back: Error = serde_json::from_value(e.to_json()).unwrap();

@@ -13,6 +13,6 @@ pub mod shell;
 pub mod terminal;
 
 pub use cursor::{CursorCodec, PageSize};
-pub use error::{Category, Error, Result};
+pub use error::{Category, Error, ErrorCode, Result};
 pub use pr_ref::{PrRef, RepoRef};
 pub use shell::ShellCommand;

@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+use resolve_pr_core::ErrorCode;
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// No server for the language is installed (or none on `PATH`).
@@ -66,20 +68,20 @@ pub enum Error {
 
 impl Error {
     /// The stable code agents match on.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            Error::NotInstalled { .. } => "SERVER_NOT_INSTALLED",
-            Error::UnsupportedLanguage(_) => "UNSUPPORTED_LANGUAGE",
-            Error::InvalidPath { .. } => "INVALID_PATH",
-            Error::TooLarge { .. } => "FILE_TOO_LARGE",
-            Error::InvalidPosition(_) => "INVALID_POSITION",
-            Error::SymbolNotFound(_) => "SYMBOL_NOT_FOUND",
-            Error::ServerFailed { .. } => "SERVER_FAILED",
-            Error::Protocol { .. } => "SERVER_ERROR",
-            Error::Unsupported { .. } => "NOT_SUPPORTED",
-            Error::Timeout(_) => "TIMEOUT",
-            Error::Indexing(_) => "SERVER_INDEXING",
-            Error::Io(_) => "IO_ERROR",
+            Error::NotInstalled { .. } => ErrorCode::ServerNotInstalled,
+            Error::UnsupportedLanguage(_) => ErrorCode::UnsupportedLanguage,
+            Error::InvalidPath { .. } => ErrorCode::InvalidPath,
+            Error::TooLarge { .. } => ErrorCode::FileTooLarge,
+            Error::InvalidPosition(_) => ErrorCode::InvalidPosition,
+            Error::SymbolNotFound(_) => ErrorCode::SymbolNotFound,
+            Error::ServerFailed { .. } => ErrorCode::ServerFailed,
+            Error::Protocol { .. } => ErrorCode::ServerError,
+            Error::Unsupported { .. } => ErrorCode::NotSupported,
+            Error::Timeout(_) => ErrorCode::Timeout,
+            Error::Indexing(_) => ErrorCode::ServerIndexing,
+            Error::Io(_) => ErrorCode::IoError,
         }
     }
 }

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use resolve_pr_core::ErrorCode;
 use resolve_pr_lsp::servers::{Language, ServerSpec};
 use resolve_pr_lsp::{Error, Pool, PoolConfig, Pos, Target};
 use serde_json::{Value, json};
@@ -108,7 +109,7 @@ async fn a_server_that_ignores_a_cancelled_request_is_killed_and_replaced() {
     let pid = server.client.pid().unwrap();
     let err = server.definition(&file, IN_MAIN).await.unwrap_err();
     assert!(matches!(err, Error::Timeout(_)), "{err:?}");
-    assert_eq!(err.code(), "TIMEOUT");
+    assert_eq!(err.code(), ErrorCode::Timeout);
     assert!(
         gone_within(pid, Duration::from_secs(5)).await,
         "the server ignored the cancellation and lives on"
@@ -212,7 +213,7 @@ async fn a_crashed_server_is_started_again() {
     let server = pool.server(Language::Go, &root).await.unwrap();
     let pid = server.client.pid().unwrap();
     let err = server.hover(&file, IN_MAIN).await.unwrap_err();
-    assert_eq!(err.code(), "SERVER_FAILED", "{err:?}");
+    assert_eq!(err.code(), ErrorCode::ServerFailed, "{err:?}");
     assert!(server.client.exited());
     let again = pool.server(Language::Go, &root).await.unwrap();
     assert_ne!(again.client.pid(), Some(pid));
@@ -281,7 +282,7 @@ async fn a_request_dropped_for_the_whole_window_says_the_server_is_busy() {
     let server = pool.server(Language::Go, &root).await.unwrap();
     let started = Instant::now();
     let err = server.definition(&file, IN_MAIN).await.unwrap_err();
-    assert_eq!(err.code(), "SERVER_INDEXING", "{err}");
+    assert_eq!(err.code(), ErrorCode::ServerIndexing, "{err}");
     assert!(err.to_string().contains("content modified"), "{err}");
     assert!(
         started.elapsed() < Duration::from_secs(10),
@@ -362,7 +363,7 @@ async fn a_name_picks_functions_before_methods_before_fields_and_qualifiers_narr
     );
     // A qualifier nothing matches finds nothing, and says so.
     let err = server.resolve(&by_name("Ledger::cut")).await.unwrap_err();
-    assert_eq!(err.code(), "SYMBOL_NOT_FOUND", "{err}");
+    assert_eq!(err.code(), ErrorCode::SymbolNotFound, "{err}");
     pool.shutdown_all().await;
 }
 
@@ -386,11 +387,11 @@ async fn a_name_not_found_while_the_server_indexes_says_it_is_indexing() {
         kind: None,
     };
     let err = server.resolve(&missing).await.unwrap_err();
-    assert_eq!(err.code(), "SERVER_INDEXING", "{err}");
+    assert_eq!(err.code(), ErrorCode::ServerIndexing, "{err}");
     assert!(err.to_string().contains("Indexing"), "{err}");
     end_indexing(&server).await;
     let err = server.resolve(&missing).await.unwrap_err();
-    assert_eq!(err.code(), "SYMBOL_NOT_FOUND", "{err}");
+    assert_eq!(err.code(), ErrorCode::SymbolNotFound, "{err}");
     pool.shutdown_all().await;
 }
 
@@ -426,7 +427,7 @@ async fn a_position_past_the_end_of_the_file_is_refused_before_asking() {
         )
         .await
         .unwrap_err();
-    assert_eq!(err.code(), "INVALID_POSITION");
+    assert_eq!(err.code(), ErrorCode::InvalidPosition);
     let err = server
         .definition(
             &file,
@@ -437,7 +438,7 @@ async fn a_position_past_the_end_of_the_file_is_refused_before_asking() {
         )
         .await
         .unwrap_err();
-    assert_eq!(err.code(), "INVALID_POSITION");
+    assert_eq!(err.code(), ErrorCode::InvalidPosition);
     // Nothing was sent that it would have hung on.
     assert!(!server.client.exited());
     pool.shutdown_all().await;
@@ -472,7 +473,7 @@ async fn a_program_that_exits_at_once_is_not_installed() {
         .await
         .err()
         .expect("refused");
-    assert_eq!(err.code(), "SERVER_NOT_INSTALLED", "{err}");
+    assert_eq!(err.code(), ErrorCode::ServerNotInstalled, "{err}");
     assert!(
         matches!(
             err,

@@ -12,6 +12,7 @@ use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 use crate::Selection;
+use resolve_pr_core::ErrorCode;
 
 pub(crate) const LIST: &str = "list_toolsets";
 pub(crate) const ENABLE: &str = "enable_toolsets";
@@ -132,7 +133,7 @@ pub(crate) fn requested(args: &Value) -> Result<Vec<Toolset>, ToolError> {
     };
     let wrong = |why: String| {
         ToolError::user(why)
-            .with_code("INVALID_ARGUMENT")
+            .with_code(ErrorCode::InvalidArgument)
             .with_detail("field", "toolsets")
             .with_suggestion(format!(
                 "Pass toolsets as a list of names, e.g. {{\"toolsets\": [\"code\"]}}; toolsets: {}.",

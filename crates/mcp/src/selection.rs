@@ -11,6 +11,7 @@ use resolve_pr_tools::{ToolSpec, Toolset};
 use serde_json::Value;
 
 use crate::Error;
+use resolve_pr_core::ErrorCode;
 
 /// What the operator asked for on the command line or in the config file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -206,7 +207,7 @@ impl Selection {
                     .collect::<Vec<_>>()
                     .join(", ")
             ))
-            .with_code("TOOLSETS_FIXED")
+            .with_code(ErrorCode::ToolsetsFixed)
             .with_suggestion(
                 "Ask the operator to start resolve-pr without --toolsets (toolsets on demand) \
                  or with the toolsets you need.",
@@ -217,7 +218,7 @@ impl Selection {
             return Err(ToolError::user(format!(
                 "this server has no tools of the toolset {missing}"
             ))
-            .with_code("TOOLSET_NOT_AVAILABLE"));
+            .with_code(ErrorCode::ToolsetNotAvailable));
         }
         let turned: Vec<Toolset> = sets
             .iter()
@@ -288,11 +289,11 @@ impl Selection {
             format!("Available tools: {}.", names.join(", "))
         };
         let code = match resolve_pr_tools::find(name) {
-            None => "UNKNOWN_TOOL",
+            None => ErrorCode::UnknownTool,
             Some(t) if self.remote && t.toolset.reads_the_servers_checkout() => {
-                "NOT_AVAILABLE_REMOTELY"
+                ErrorCode::NotAvailableRemotely
             }
-            Some(_) => "TOOL_NOT_ENABLED",
+            Some(_) => ErrorCode::ToolNotEnabled,
         };
         Err(ToolError::user(why)
             .with_code(code)
@@ -356,7 +357,7 @@ mod tests {
         );
         assert_eq!(some.toolset_to_enable("pr_list"), None);
         let e = some.enable(&[Toolset::Comments]).unwrap_err();
-        assert_eq!(e.code.as_deref(), Some("TOOLSETS_FIXED"));
+        assert_eq!(e.code, Some(ErrorCode::ToolsetsFixed));
         assert!(some.find("pr_list").is_err());
     }
 
@@ -373,7 +374,7 @@ mod tests {
         let Err(e) = s.find("find_definition") else {
             panic!("found")
         };
-        assert_eq!(e.code.as_deref(), Some("NOT_AVAILABLE_REMOTELY"));
+        assert_eq!(e.code, Some(ErrorCode::NotAvailableRemotely));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::Context;
 use crate::code::{Range, SymbolInfo, Texts, aim, check_cursor, display_path, guessed_flags, lsp_error, page, range, symbol_info, target_input, target_warnings};
 use crate::registry::Tool;
+use resolve_pr_core::ErrorCode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -86,7 +87,7 @@ name, or a failure's line.";
             .map_err(lsp_error)?;
         let Some(item) = items.into_iter().next() else {
             return Err(Error::user("no function or method is at that position")
-                .with_code("SYMBOL_NOT_FOUND")
+                .with_code(ErrorCode::SymbolNotFound)
                 .with_suggestion("Point at a function's name, or give symbol."));
         };
         let direction = input.direction.unwrap_or_default();
@@ -377,7 +378,7 @@ async fn test_hierarchy(
         (outgoing_total, next_cursor) = (Some(total), next);
     }
     let symbol = aimed.resolved.symbol.as_ref().ok_or_else(|| {
-        Error::unknown("a test target without its symbol").with_code("SYMBOL_NOT_FOUND")
+        Error::unknown("a test target without its symbol").with_code(ErrorCode::SymbolNotFound)
     })?;
     Ok(Output {
         function: symbol_info(&mut texts, ws, server.language, symbol),

@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::Context;
 use crate::code::{Location, MAX_PROJECTS, Texts, check_cursor, display_path, project_roots, projects_not_asked, source_files, file_in, language_of, languages, lsp_error, page, workspace};
 use crate::registry::Tool;
+use resolve_pr_core::ErrorCode;
 
 /// Files whose diagnostics are asked for at once, in a check of the whole checkout.
 const CONCURRENT_FILES: usize = 16;
@@ -261,7 +262,7 @@ languages by their language server. Errors first, 50 a page.";
             .collect();
         if checked_by.is_empty() && !not_checked.is_empty() {
             return Err(Error::logical(format!("nothing could be checked: {}", not_checked.join("; ")))
-                .with_code("SERVER_NOT_INSTALLED")
+                .with_code(ErrorCode::ServerNotInstalled)
                 .with_suggestion("health_check lists the servers and how to install each."));
         }
         Ok(Output {

@@ -14,6 +14,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::{Context, arguments};
+use resolve_pr_core::ErrorCode;
 
 /// The groups tools are offered by (`--toolsets`, and enabled on demand by an agent). Each
 /// toolset owns what the server says about it: one line for the list of toolsets, whether it
@@ -340,7 +341,7 @@ async fn guarded(
             Err(Error::unknown(format!(
                 "{tool} failed unexpectedly (a bug in resolve-pr): {message}"
             ))
-            .with_code("INTERNAL_ERROR")
+            .with_code(ErrorCode::InternalError)
             .with_detail("tool", tool)
             .with_suggestion(
                 "This is a bug in resolve-pr, not in the arguments: report it with the call's \
@@ -395,7 +396,7 @@ fn parse_args<T: DeserializeOwned>(
                 "the arguments of {tool} must be a JSON object, not {}",
                 arguments::kind_of(other)
             ))
-            .with_code("INVALID_ARGUMENT")
+            .with_code(ErrorCode::InvalidArgument)
             .with_detail("given", arguments::kind_of(other))
             .with_suggestion(format!(
                 "Pass the arguments by name in an object; {tool}'s input schema lists them \
@@ -423,10 +424,12 @@ fn parse_args<T: DeserializeOwned>(
         ))
         .with_detail("problems", problems),
     };
-    Err(error.with_code("INVALID_ARGUMENT").with_suggestion(format!(
-        "Fix every argument listed and call {tool} again; its input schema gives each \
+    Err(error
+        .with_code(ErrorCode::InvalidArgument)
+        .with_suggestion(format!(
+            "Fix every argument listed and call {tool} again; its input schema gives each \
          one's type (tools/list over MCP, or `resolve-pr tools --json`)."
-    )))
+        )))
 }
 
 /// Every tool, in a stable order (the order of the [`tools!`] list in `lib.rs`).
@@ -443,7 +446,7 @@ pub async fn call(ctx: &Context, name: &str, args: Value) -> Result<ToolOutput> 
     let Some(tool) = find(name) else {
         let names: Vec<&str> = all().iter().map(|t| t.name).collect();
         return Err(Error::user(format!("there is no tool named {name:?}"))
-            .with_code("UNKNOWN_TOOL")
+            .with_code(ErrorCode::UnknownTool)
             .with_suggestion(format!("Available tools: {}", names.join(", "))));
     };
     tool.call(ctx, args).await
@@ -530,7 +533,7 @@ mod tests {
             panic!("the panic was not an error")
         };
         assert_eq!(e.category, resolve_pr_core::Category::Unknown);
-        assert_eq!(e.code.as_deref(), Some("INTERNAL_ERROR"));
+        assert_eq!(e.code, Some(ErrorCode::InternalError));
         assert_eq!(
             e.error,
             "panics failed unexpectedly (a bug in resolve-pr): index out of bounds: the len is 0 \

@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::Context;
 use crate::code::{SymbolInfo, Texts, check_cursor, display_path, file_in, guessed_flags_in, languages, lsp_error, page, position, project_roots, projects_for_name, server_for_file, server_holding, symbol_info, workspace};
 use crate::registry::Tool;
+use resolve_pr_core::ErrorCode;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -335,7 +336,7 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
         }
         let Some(query) = query else {
             return Err(Error::user("query is empty and no file_path is given")
-                .with_code("INVALID_ARGUMENT")
+                .with_code(ErrorCode::InvalidArgument)
                 .with_detail("field", "query")
                 .with_suggestion("Give query (a name) to search, or file_path for a file's outline."));
         };
@@ -414,7 +415,7 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
             && let Some(first) = skipped.first()
         {
             return Err(Error::logical(format!("no language server could answer: {first}"))
-                .with_code("SERVER_NOT_INSTALLED")
+                .with_code(ErrorCode::ServerNotInstalled)
                 .with_suggestion("health_check lists the servers and how to install each."));
         }
         skipped.extend(not_asked);

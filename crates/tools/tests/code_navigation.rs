@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use resolve_pr_core::CursorCodec;
+use resolve_pr_core::ErrorCode;
 use resolve_pr_forge::{Config, Forges};
 use resolve_pr_lsp::{Pool, PoolConfig, TrustPolicy};
 use resolve_pr_tools::Context;
@@ -649,11 +650,7 @@ async fn a_bad_cursor_is_refused_before_any_server_starts() {
         args["directory"] = json!(dir);
         args["cursor"] = json!("not-a-cursor");
         let err = resolve_pr_tools::call(&ctx, tool, args).await.unwrap_err();
-        assert_eq!(
-            err.code.as_deref(),
-            Some("INVALID_CURSOR"),
-            "{tool}: {err:?}"
-        );
+        assert_eq!(err.code, Some(ErrorCode::InvalidCursor), "{tool}: {err:?}");
     }
     assert!(
         ctx.lsp.running().await.is_empty(),
@@ -1050,7 +1047,7 @@ async fn a_file_too_large_for_a_server_is_skipped_and_said() {
     )
     .await
     .unwrap_err();
-    assert_eq!(e.code.as_deref(), Some("FILE_TOO_LARGE"), "{e:?}");
+    assert_eq!(e.code, Some(ErrorCode::FileTooLarge), "{e:?}");
     assert_eq!(e.category.as_str(), "user");
     assert!(
         e.error.starts_with("huge.py is 5.1 MiB, over the 4 MiB"),
@@ -1359,7 +1356,7 @@ async fn every_package_of_a_typescript_monorepo_is_asked_for_a_name() {
     )
     .await
     .unwrap_err();
-    assert_eq!(err.code.as_deref(), Some("SYMBOL_NOT_FOUND"), "{err:?}");
+    assert_eq!(err.code, Some(ErrorCode::SymbolNotFound), "{err:?}");
     ctx.lsp.shutdown_all().await;
 }
 
@@ -1442,7 +1439,7 @@ async fn a_c_checkout_starts_one_clangd_and_nothing_else() {
     )
     .await
     .unwrap_err();
-    assert_eq!(err.code.as_deref(), Some("SYMBOL_NOT_FOUND"), "{err:?}");
+    assert_eq!(err.code, Some(ErrorCode::SymbolNotFound), "{err:?}");
     assert!(err.error.contains("no compile database"), "{err:?}");
     ctx.lsp.shutdown_all().await;
 }

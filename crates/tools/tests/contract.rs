@@ -11,6 +11,7 @@ use resolve_pr_tools::{Context, call};
 use serde_json::{Value, json};
 
 use common::Flavor;
+use resolve_pr_core::ErrorCode;
 
 async fn github(scenario: &str) -> (SimHandle, Context) {
     let sim = Sim::start(common::scenario(scenario))
@@ -40,7 +41,7 @@ async fn every_bad_argument_is_named_at_once_with_its_type_and_an_example() {
     .await
     .unwrap_err();
     assert_eq!(e.category, Category::User);
-    assert_eq!(e.code.as_deref(), Some("INVALID_ARGUMENT"));
+    assert_eq!(e.code, Some(ErrorCode::InvalidArgument));
     assert_eq!(
         problems(&e),
         [

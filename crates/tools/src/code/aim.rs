@@ -14,6 +14,7 @@ use super::{
     relative_error, server_for_file, server_holding, shown_at, target, workspace,
 };
 use crate::Context;
+use resolve_pr_core::ErrorCode;
 /// A target made concrete, with the server that answers about it.
 pub(crate) struct Aimed {
     pub server: Server,
@@ -225,7 +226,7 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
             let server = match server_holding(ctx, language, &root, &files).await {
                 Ok(s) => s,
                 Err(e) => {
-                    let missing = e.code() == "SERVER_NOT_INSTALLED";
+                    let missing = e.code() == ErrorCode::ServerNotInstalled;
                     failures.push(lsp_error(e));
                     if missing {
                         break;
@@ -249,7 +250,7 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
                     let mut e = lsp_error(e);
                     // clangd without a compile database indexes only the files it opened:
                     // its "not found" is not to be trusted, and says so.
-                    if e.code.as_deref() == Some("SYMBOL_NOT_FOUND")
+                    if e.code == Some(ErrorCode::SymbolNotFound)
                         && guessed_flags_in(language, &root).is_some()
                     {
                         e.error.push_str(
@@ -274,12 +275,12 @@ pub(crate) async fn aim(ctx: &Context, args: &TargetArgs<'_>) -> Result<Aimed> {
                 "no {} source file in the checkout contains `{name}`",
                 names.join(" or ")
             ))
-            .with_code("SYMBOL_NOT_FOUND")
+            .with_code(ErrorCode::SymbolNotFound)
             .with_suggestion("Check the spelling, or find it with search_symbols; or give file_path and position."),
         );
     }
     let mut err = name_found_nowhere(failures);
-    if !notes.is_empty() && err.code.as_deref() == Some("SYMBOL_NOT_FOUND") {
+    if !notes.is_empty() && err.code == Some(ErrorCode::SymbolNotFound) {
         err.error = format!("{}; not asked: {}", err.error, notes.join("; "));
     }
     Err(err)

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use resolve_pr_core::{Error, Result};
 
 use crate::Context;
+use resolve_pr_core::ErrorCode;
 /// How often a code call tells a client that asked for progress that it is alive: clients
 /// that reset their timeout on progress (MCP Inspector's UI) give up 10 s after the last.
 pub(crate) const PROGRESS_EVERY: Duration = Duration::from_secs(5);
@@ -71,7 +72,7 @@ fn still_busy(tool: &str, wait: Duration, busy: &[resolve_pr_lsp::Busy]) -> Erro
             "{tool} did not finish within {} s (RESOLVE_PR_CODE_CALL_WAIT)",
             wait.as_secs()
         ))
-        .with_code("TIMEOUT")
+        .with_code(ErrorCode::Timeout)
         .with_retry_after(ASK_AGAIN_SECONDS)
         .with_suggestion(
             "Call again: work it started (a cargo check, a server loading its project) \
@@ -83,7 +84,7 @@ fn still_busy(tool: &str, wait: Duration, busy: &[resolve_pr_lsp::Busy]) -> Erro
         wait.as_secs(),
         lines.join("; ")
     ))
-    .with_code("SERVER_INDEXING")
+    .with_code(ErrorCode::ServerIndexing)
     .with_retry_after(ASK_AGAIN_SECONDS)
     .with_suggestion(format!(
         "Ask again in about {ASK_AGAIN_SECONDS} s; health_check shows what each server is \
@@ -206,7 +207,7 @@ mod tests {
         .await
         .unwrap_err();
         assert!(started.elapsed() < Duration::from_secs(5));
-        assert_eq!(e.code.as_deref(), Some("TIMEOUT"), "{e:?}");
+        assert_eq!(e.code, Some(ErrorCode::Timeout), "{e:?}");
         assert!(e.error.contains("did not finish"), "{e:?}");
         assert!(e.retry_after.is_some(), "{e:?}");
         let inner = bounded(&ctx, "find_definition", Duration::from_secs(5), async {
@@ -242,7 +243,7 @@ mod tests {
             },
         ];
         let e = still_busy("find_definition", Duration::from_secs(45), &busy);
-        assert_eq!(e.code.as_deref(), Some("SERVER_INDEXING"));
+        assert_eq!(e.code, Some(ErrorCode::ServerIndexing));
         assert_eq!(
             e.error,
             "find_definition did not finish within 45 s: rust-analyzer for . is starting (12 s \

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use resolve_pr_core::Error;
+use resolve_pr_core::ErrorCode;
 use serde_json::Value;
 /// The language-server error as agents see it, with its stable code.
 pub(crate) fn lsp_error(e: resolve_pr_lsp::Error) -> Error {
@@ -71,13 +72,13 @@ pub(crate) fn relative_error(mut e: Error, workspace: &Path) -> Error {
 /// name is most likely there, and installing the server is what to do. Then "not found"
 /// naming every server asked, then whatever else went wrong (a server that failed).
 pub(super) fn name_found_nowhere(failures: Vec<Error>) -> Error {
-    let code = |e: &Error| e.code.as_deref().unwrap_or("").to_owned();
-    if let Some(busy) = failures.iter().find(|e| code(e) == "SERVER_INDEXING") {
+    let has = |code: ErrorCode| move |e: &&Error| e.code == Some(code);
+    if let Some(busy) = failures.iter().find(has(ErrorCode::ServerIndexing)) {
         return busy.clone();
     }
     let not_found: Vec<&Error> = failures
         .iter()
-        .filter(|e| code(e) == "SYMBOL_NOT_FOUND")
+        .filter(has(ErrorCode::SymbolNotFound))
         .collect();
     let mut said: Vec<&str> = Vec::new();
     for e in &not_found {
@@ -85,7 +86,7 @@ pub(super) fn name_found_nowhere(failures: Vec<Error>) -> Error {
             said.push(e.error.as_str());
         }
     }
-    if let Some(missing) = failures.iter().find(|e| code(e) == "SERVER_NOT_INSTALLED")
+    if let Some(missing) = failures.iter().find(has(ErrorCode::ServerNotInstalled))
         && !said.is_empty()
     {
         let mut e = missing.clone();
@@ -97,13 +98,12 @@ pub(super) fn name_found_nowhere(failures: Vec<Error>) -> Error {
             return (*first).clone();
         }
         return Error::user(said.join("; "))
-            .with_code("SYMBOL_NOT_FOUND")
+            .with_code(ErrorCode::SymbolNotFound)
             .with_suggestion("Check the spelling, or find it with search_symbols; or give file_path and position.");
     }
-    failures
-        .into_iter()
-        .next()
-        .unwrap_or_else(|| Error::user("no language to look in").with_code("SYMBOL_NOT_FOUND"))
+    failures.into_iter().next().unwrap_or_else(|| {
+        Error::user("no language to look in").with_code(ErrorCode::SymbolNotFound)
+    })
 }
 
 #[cfg(test)]
@@ -124,16 +124,16 @@ mod tests {
         let busy = || lsp_error(E::Indexing("rust-analyzer is still indexing".into()));
 
         let e = name_found_nowhere(vec![missing(), not_found("clangd"), busy()]);
-        assert_eq!(e.code.as_deref(), Some("SERVER_INDEXING"), "{e:?}");
+        assert_eq!(e.code, Some(ErrorCode::ServerIndexing), "{e:?}");
 
         let e = name_found_nowhere(vec![not_found("clangd"), not_found("gopls")]);
-        assert_eq!(e.code.as_deref(), Some("SYMBOL_NOT_FOUND"), "{e:?}");
+        assert_eq!(e.code, Some(ErrorCode::SymbolNotFound), "{e:?}");
         assert_eq!(e.error, "no cut in clangd; no cut in gopls");
 
         // A server missing for a language that was to be asked is what to fix, not the
         // other servers' "not found" (which blamed gopls in a Rust checkout).
         let e = name_found_nowhere(vec![not_found("gopls"), missing()]);
-        assert_eq!(e.code.as_deref(), Some("SERVER_NOT_INSTALLED"), "{e:?}");
+        assert_eq!(e.code, Some(ErrorCode::ServerNotInstalled), "{e:?}");
         assert_eq!(
             e.error,
             "no language server for python is installed (looked for basedpyright-langserver), \
@@ -144,10 +144,10 @@ mod tests {
         assert_eq!(e.error, "no cut in clangd");
 
         let e = name_found_nowhere(vec![missing()]);
-        assert_eq!(e.code.as_deref(), Some("SERVER_NOT_INSTALLED"), "{e:?}");
+        assert_eq!(e.code, Some(ErrorCode::ServerNotInstalled), "{e:?}");
         assert!(e.suggestion.unwrap().contains("pipx install basedpyright"));
 
         let e = name_found_nowhere(Vec::new());
-        assert_eq!(e.code.as_deref(), Some("SYMBOL_NOT_FOUND"), "{e:?}");
+        assert_eq!(e.code, Some(ErrorCode::SymbolNotFound), "{e:?}");
     }
 }

@@ -8,6 +8,7 @@ use resolve_pr_lsp::{Language, Server, Target};
 
 use super::{TargetArgs, display_path, lsp_error, relative_error};
 use crate::Context;
+use resolve_pr_core::ErrorCode;
 /// The workspace: `directory`, else the server's working directory; canonical.
 pub(crate) fn workspace(ctx: &Context, directory: Option<&str>) -> Result<PathBuf> {
     if ctx.local.remote_callers {
@@ -15,25 +16,25 @@ pub(crate) fn workspace(ctx: &Context, directory: Option<&str>) -> Result<PathBu
             "the code tools read a checkout on the server's machine, which callers of a shared \
              (HTTP) server cannot name",
         )
-        .with_code("NOT_AVAILABLE_REMOTELY")
+        .with_code(ErrorCode::NotAvailableRemotely)
         .with_suggestion("Run resolve-pr over stdio on the machine that has the checkout."));
     }
     let dir = match directory {
         Some(d) => PathBuf::from(d),
         None => ctx.local.cwd.clone().ok_or_else(|| {
             Error::user("no directory was given and the server has no working directory")
-                .with_code("INVALID_PATH")
+                .with_code(ErrorCode::InvalidPath)
                 .with_detail("field", "directory")
         })?,
     };
     let canonical = dir.canonicalize().map_err(|e| {
         Error::user(format!("directory {} cannot be read: {e}", dir.display()))
-            .with_code("INVALID_PATH")
+            .with_code(ErrorCode::InvalidPath)
             .with_detail("field", "directory")
     })?;
     if !canonical.is_dir() {
         return Err(Error::user(format!("{} is not a directory", dir.display()))
-            .with_code("INVALID_PATH")
+            .with_code(ErrorCode::InvalidPath)
             .with_detail("field", "directory"));
     }
     Ok(canonical)
@@ -47,7 +48,7 @@ pub(crate) fn file_in(workspace: &Path, file_path: &str, field: &str) -> Result<
             "{file_path} cannot be read in {}: {e}",
             workspace.display()
         ))
-        .with_code("INVALID_PATH")
+        .with_code(ErrorCode::InvalidPath)
         .with_detail("field", field)
         .with_suggestion("Give the path relative to the workspace (directory).")
     })?;
@@ -56,12 +57,12 @@ pub(crate) fn file_in(workspace: &Path, file_path: &str, field: &str) -> Result<
             "{file_path} is outside the workspace {}",
             workspace.display()
         ))
-        .with_code("INVALID_PATH")
+        .with_code(ErrorCode::InvalidPath)
         .with_detail("field", field));
     }
     if !canonical.is_file() {
         return Err(Error::user(format!("{file_path} is not a file"))
-            .with_code("INVALID_PATH")
+            .with_code(ErrorCode::InvalidPath)
             .with_detail("field", field));
     }
     Ok(canonical)
@@ -73,7 +74,7 @@ pub(crate) fn language_of(path: &Path, field: &str) -> Result<Language> {
             "{} is not a source file of a language the code tools read",
             path.display()
         ))
-        .with_code("UNSUPPORTED_LANGUAGE")
+        .with_code(ErrorCode::UnsupportedLanguage)
         .with_detail("field", field)
         .with_suggestion("The code tools read Rust, TypeScript/JavaScript, Python, C/C++ and Go.")
     })
@@ -82,7 +83,7 @@ pub(crate) fn language_of(path: &Path, field: &str) -> Result<Language> {
 pub(crate) fn language_named(name: &str) -> Result<Language> {
     Language::from_name(name).ok_or_else(|| {
         Error::user(format!("{name} is not a language the code tools read"))
-            .with_code("UNSUPPORTED_LANGUAGE")
+            .with_code(ErrorCode::UnsupportedLanguage)
             .with_detail("field", "language")
             .with_suggestion("One of: rust, typescript, python, c, go.")
     })
@@ -98,13 +99,13 @@ pub(crate) fn target(workspace: &Path, args: &TargetArgs<'_>) -> Result<(Target,
     ];
     if given.iter().filter(|g| **g).count() != 1 {
         return Err(Error::user("give one target: file_path with position, or symbol, or from_failure")
-            .with_code("INVALID_TARGET")
+            .with_code(ErrorCode::InvalidTarget)
             .with_suggestion("For example {\"file_path\": \"src/lib.rs\", \"position\": {\"line\": 4, \"character\": 8}} or {\"symbol\": \"Circle::area\"}."));
     }
     if let Some(name) = args.symbol {
         if name.trim().is_empty() {
             return Err(Error::user("symbol is empty")
-                .with_code("INVALID_TARGET")
+                .with_code(ErrorCode::InvalidTarget)
                 .with_detail("field", "symbol"));
         }
         return Ok((
@@ -132,7 +133,7 @@ pub(crate) fn target(workspace: &Path, args: &TargetArgs<'_>) -> Result<(Target,
             return Err(Error::user(format!(
                 "from_failure {failure:?} is not \"file:line\" with a line from 1"
             ))
-            .with_code("INVALID_TARGET")
+            .with_code(ErrorCode::InvalidTarget)
             .with_detail("field", "from_failure"));
         };
         let path = file_in(workspace, file, "from_failure")?;
@@ -146,7 +147,7 @@ pub(crate) fn target(workspace: &Path, args: &TargetArgs<'_>) -> Result<(Target,
     }
     let (Some(file), Some(pos)) = (args.file_path, args.position) else {
         return Err(Error::user("file_path and position go together")
-            .with_code("INVALID_TARGET")
+            .with_code(ErrorCode::InvalidTarget)
             .with_detail(
                 "field",
                 if args.file_path.is_none() {
@@ -202,7 +203,7 @@ pub(crate) async fn languages(workspace: &Path, named: Option<&str>) -> Result<V
             "the checkout holds no source files of a language the code tools read (rust, \
              typescript, python, c, go)",
         )
-        .with_code("UNSUPPORTED_LANGUAGE")
+        .with_code(ErrorCode::UnsupportedLanguage)
         .with_suggestion("Give directory (the checkout), or language."));
     }
     Ok(found)
