@@ -288,7 +288,15 @@ pub(crate) fn spec<T: Tool>() -> ToolSpec {
             };
             // The text is shown to people as it is: text from a forge or a log in it must
             // not be able to drive their terminal.
-            let mut text = resolve_pr_core::terminal::printable(&T::render(&output)).into_owned();
+            let rendered = T::render(&output);
+            let text = resolve_pr_core::terminal::printable(&rendered);
+            // Tools keep to budgets of their own; this catches one that does not.
+            let mut text = resolve_pr_core::budget::cut(
+                &text,
+                TEXT_BUDGET_BYTES,
+                "the structured content of this result",
+            )
+            .text;
             let structured = serde_json::to_value(&output).map_err(|e| {
                 Error::unknown(format!(
                     "could not serialize the result of {}: {e}",
@@ -320,6 +328,10 @@ pub(crate) fn spec<T: Tool>() -> ToolSpec {
         writes_only_when_asked: T::WRITES_ONLY_WHEN_ASKED,
     }
 }
+
+/// The most text one answer carries (about 12,000 tokens); the structured content keeps all
+/// of it, and the next page's line is said after the cut.
+pub const TEXT_BUDGET_BYTES: usize = 48 * 1024;
 
 /// The call of `tool`, answering even if the tool panics: with an internal error that names
 /// the tool (and the panic is logged). A panic would otherwise end the task serving the
@@ -492,10 +504,10 @@ mod tests {
         );
     }
 
-    /// A tool that panics on every call.
-    struct Panics;
+    /// A tool that panics when called without arguments, and floods its text when asked.
+    struct Misbehaves;
 
-    impl Tool for Panics {
+    impl Tool for Misbehaves {
         const NAME: &'static str = "panics";
         const TITLE: &'static str = "Panics";
         const DESCRIPTION: &'static str = "Panics.";
@@ -516,9 +528,46 @@ mod tests {
             Ok(input)
         }
 
-        fn render(_output: &Self::Output) -> String {
-            String::new()
+        fn render(output: &Self::Output) -> String {
+            // Asked to flood: more text than any answer may carry.
+            match output.get("flood").and_then(Value::as_u64) {
+                Some(bytes) => "x".repeat(bytes as usize),
+                None => String::new(),
+            }
         }
+    }
+
+    #[tokio::test]
+    async fn a_text_over_the_budget_is_cut_and_says_where_the_rest_is() {
+        let config = resolve_pr_forge::Config::from_parts(None, None, &|_| None).unwrap();
+        let ctx = Context::new(
+            std::sync::Arc::new(resolve_pr_forge::Forges::new(config)),
+            resolve_pr_core::CursorCodec::new([1; 32]),
+        );
+        let tool = spec::<Misbehaves>();
+        let flood = TEXT_BUDGET_BYTES * 2;
+        let out = tool
+            .call(&ctx, serde_json::json!({"flood": flood}))
+            .await
+            .unwrap();
+        assert!(
+            out.text.len() < TEXT_BUDGET_BYTES + 200,
+            "{}",
+            out.text.len()
+        );
+        assert!(
+            out.text.ends_with(&format!(
+                "[cut: showing {TEXT_BUDGET_BYTES} of {flood} bytes; full text: the structured \
+                 content of this result]"
+            )),
+            "{}",
+            &out.text[out.text.len() - 120..]
+        );
+        let small = tool
+            .call(&ctx, serde_json::json!({"flood": 10}))
+            .await
+            .unwrap();
+        assert_eq!(small.text, "x".repeat(10));
     }
 
     #[tokio::test]
@@ -528,7 +577,7 @@ mod tests {
             std::sync::Arc::new(resolve_pr_forge::Forges::new(config)),
             resolve_pr_core::CursorCodec::new([1; 32]),
         );
-        let tool = spec::<Panics>();
+        let tool = spec::<Misbehaves>();
         let Err(e) = tool.call(&ctx, serde_json::json!({})).await else {
             panic!("the panic was not an error")
         };
