@@ -311,7 +311,7 @@ fn too_large_a_source_is_an_error() {
 }
 
 /// Parse + scan time of a generated 5,000-line Rust file; printed, not asserted.
-/// `cargo test -p resolve-pr-syntax --release --test idents -- --nocapture timing`
+/// `cargo test -p resolve-pr-syntax --release --test it -- --nocapture idents::timing`
 #[test]
 fn timing_of_a_large_rust_file() {
     let mut src = String::new();
