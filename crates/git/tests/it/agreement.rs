@@ -4,7 +4,7 @@
 //! `restack` succeeds; when it does not, both engines stop on the predicted commit with the
 //! predicted files; when it does, both engines give the same tree.
 
-mod common;
+use crate::common;
 
 use common::Fixture;
 use resolve_pr_git::{Error, RestackBranch, RestackEngine};

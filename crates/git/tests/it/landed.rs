@@ -2,7 +2,7 @@
 //! merges by cherry-pick, a squash carrying a conflict-resolution tweak, and a branch that
 //! did not land. The repository must not change.
 
-mod common;
+use crate::common;
 
 use common::Fixture;
 use resolve_pr_git::Landed;

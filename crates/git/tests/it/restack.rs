@@ -5,7 +5,7 @@
 //! when the remote moved), rollback, and the user's branches, HEAD, index, worktree and
 //! hooks left alone.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -718,7 +718,10 @@ fn a_kill_during_a_rebase_restack_leaves_the_repository_as_it_was() {
         let status = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "a_kill_during_a_rebase_restack_leaves_the_repository_as_it_was",
+                &common::test_name(
+                    module_path!(),
+                    "a_kill_during_a_rebase_restack_leaves_the_repository_as_it_was",
+                ),
                 "--test-threads=1",
                 "--quiet",
             ])

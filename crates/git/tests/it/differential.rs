@@ -17,7 +17,7 @@
 //! at least 20 conflicted real merges (so agreement means something), more conflicts among
 //! the stale branches, and the repository's files byte for byte as they were after the
 //! crate's merges. Counts and per-merge times are printed
-//! (`cargo test -p resolve-pr-git --test differential -- --nocapture`).
+//! (`cargo test -p resolve-pr-git --test it -- --nocapture differential::`).
 
 #![allow(clippy::print_stdout)]
 

@@ -1,7 +1,7 @@
 //! Reading history on real repositories: commits with awkward messages and paths, merge
 //! bases, ancestry, diff sizes, the current branch and refs.
 
-mod common;
+use crate::common;
 
 use common::Fixture;
 use resolve_pr_git::{Error, Repository};

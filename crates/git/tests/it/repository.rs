@@ -1,6 +1,6 @@
 //! Finding a repository and its remotes, in real repositories.
 
-mod common;
+use crate::common;
 
 use common::Fixture;
 use resolve_pr_git::{Error, Repository};
@@ -68,16 +68,22 @@ fn child_discovers_its_own_directory() {
 fn an_inherited_git_dir_does_not_redirect_anything() {
     let fixture = Fixture::new();
     let other = Fixture::new();
-    let status = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_discovers_its_own_directory", "--ignored"])
+    let child = common::test_name(module_path!(), "child_discovers_its_own_directory");
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", &child, "--ignored"])
         .env("RESOLVE_PR_GIT_TEST_DIR", fixture.path())
         .env("GIT_DIR", other.path().join(".git"))
         .env("GIT_WORK_TREE", other.path())
         .env("GIT_INDEX_FILE", other.path().join(".git/index"))
         .env("GIT_OBJECT_DIRECTORY", other.path().join(".git/objects"))
-        .status()
+        .output()
         .unwrap();
-    assert!(status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("1 passed"),
+        "the child ran {child}: {stdout}"
+    );
 }
 
 #[test]

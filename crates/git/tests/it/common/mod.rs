@@ -7,6 +7,16 @@ use std::process::Command;
 
 use resolve_pr_git::{Git, Repository};
 
+/// The name the test harness gives the test `name` of the module `module` (`module_path!()`):
+/// its path inside the test binary, for a test that runs itself again as a child process
+/// with `--exact NAME` (a name that matches nothing runs nothing, and passes).
+pub fn test_name(module: &str, name: &str) -> String {
+    match module.split_once("::") {
+        Some((_binary, path)) => format!("{path}::{name}"),
+        None => name.to_owned(),
+    }
+}
+
 pub struct Fixture {
     pub dir: tempfile::TempDir,
 }

@@ -1,7 +1,7 @@
 //! `merge_tree` on real repositories: every kind of conflict git reports, a clean merge,
 //! hostile names, and never an object written to the user's repository.
 
-mod common;
+use crate::common;
 
 use common::Fixture;
 use resolve_pr_git::{ConflictKind, Error, Limits, Merge};

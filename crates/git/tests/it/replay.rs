@@ -2,7 +2,7 @@
 //! second commit, merge commits skipped, the final-state conflicts, the limit, and never a
 //! change to the repository.
 
-mod common;
+use crate::common;
 
 use common::Fixture;
 use resolve_pr_git::{CommitConflict, Error, ReplayPrediction, RestackEngine};

@@ -5,7 +5,7 @@
 //! able to merge (blobs fetched lazily); and what a hostile remote cannot do: other
 //! transports, silence, a clone that outlives its deadline or its caller.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
