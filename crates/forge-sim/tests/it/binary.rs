@@ -1,7 +1,7 @@
 //! The `forge-sim` binary: prints exactly its listening line, serves, and stops when its
 //! stdin closes.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

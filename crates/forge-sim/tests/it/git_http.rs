@@ -3,7 +3,7 @@
 //! namespace (with a gzip request body), push (a large one streamed without a length),
 //! `--force-with-lease` accepted and refused, unknown repositories and path traversal.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

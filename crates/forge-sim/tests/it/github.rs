@@ -2,7 +2,7 @@
 //! statuses, state across calls, pagination, ETags, auth, GraphQL, and the request log.
 //! Each test ends by asserting the simulator served nothing outside GitHub's description.
 
-mod common;
+use crate::common;
 
 use resolve_pr_forge_sim::{RecordedRequest, Scenario, Sim, SimHandle};
 use serde_json::{Value, json};

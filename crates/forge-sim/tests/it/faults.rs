@@ -2,7 +2,7 @@
 //! control endpoints that out-of-process tests use. Also: a GitHub body that drifts from the
 //! description is caught.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
 //! A private repository with `visible_to` is seen only by those users' tokens: REST and
 //! GraphQL answer anyone else as GitHub does a repository one cannot read (404, NOT_FOUND).
 
-mod common;
+use crate::common;
 
 use resolve_pr_forge_sim::{Scenario, Sim};
 use serde_json::{Value, json};
@@ -52,8 +52,8 @@ async fn only_listed_users_see_a_private_repository() {
 
 #[test]
 fn visible_to_needs_a_private_repository() {
-    let yaml =
-        include_str!("../scenarios/private_repo_two_users.yaml").replace("    private: true\n", "");
+    let yaml = include_str!("../../scenarios/private_repo_two_users.yaml")
+        .replace("    private: true\n", "");
     let e = Scenario::from_yaml(&yaml).unwrap_err();
     assert!(
         e.to_string().contains("visible_to needs private: true"),

@@ -2,7 +2,7 @@
 //! what the storage records, Range answers, completing a check through `/_sim/checks/complete`,
 //! logs read from `log_file`, and the Forgejo description listing the Actions routes.
 
-mod common;
+use crate::common;
 
 use resolve_pr_forge_sim::{Scenario, Sim, SimHandle};
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! success and error statuses, comment state, Forgejo's unpaginated comment list, and
 //! error bodies shaped like Forgejo's. Each test ends with no contract violations.
 
-mod common;
+use crate::common;
 
 use resolve_pr_forge_sim::{ForgeFlavor, Scenario, Sim, SimHandle, validate_rest};
 use serde_json::{Value, json};

@@ -2,7 +2,7 @@
 //! `resolver`), how conversations group (path + line + review), and Gitea's resolve,
 //! unresolve and reply endpoints — present on Gitea 1.27, 404 on a Forgejo without them.
 
-mod common;
+use crate::common;
 
 use resolve_pr_forge_sim::{Scenario, Sim, SimHandle};
 use serde_json::{Value, json};

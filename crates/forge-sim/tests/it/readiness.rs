@@ -3,7 +3,7 @@
 //! `compare` shapes (validated against GitHub's description), lazy mergeability through REST
 //! and GraphQL, and classic protection through `refUpdateRule`.
 
-mod common;
+use crate::common;
 
 use resolve_pr_forge_sim::{Scenario, Sim, SimHandle};
 use serde_json::{Value, json};

@@ -3,7 +3,7 @@
 //! review and review-comment endpoints, and a 200 that carries GraphQL errors. Every test
 //! ends by asserting nothing was served outside GitHub's description.
 
-mod common;
+use crate::common;
 
 use resolve_pr_forge_sim::{Fault, FaultKind, Scenario, Sim, SimHandle};
 use serde_json::{Value, json};
