@@ -1,6 +1,6 @@
 //! `review::plan_excerpts` on real `git diff` output, and its budget properties.
 
-mod review_support;
+use crate::review_support;
 
 use proptest::prelude::*;
 use resolve_pr_forge::{ChangedFile, FileStatus};

@@ -1,6 +1,6 @@
 //! `review::focus_points` and `review::file_category` on real `git diff` output.
 
-mod review_support;
+use crate::review_support;
 
 use resolve_pr_pr::review::{FileCategory, FocusKind, FocusPoint, file_category, focus_points};
 use review_support::{git_patch, line_of};
