@@ -15,7 +15,7 @@ use resolve_pr_forge_sim::{Fault, FaultKind, RecordedRequest, Scenario, Sim, Sim
 
 const WRITER: &str = "tok_writer_5f1d9a7c3e";
 const READER: &str = "tok_reader_8b2e4c6d0f";
-const CONVERSATION: &str = include_str!("scenarios/pr_conversation.yaml");
+const CONVERSATION: &str = include_str!("../scenarios/pr_conversation.yaml");
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Flavor {
