@@ -8,7 +8,7 @@
 //! asserted — wall time on a shared CI machine says little. Latency is also given as a multiple
 //! of two references measured in the same run: one forge round trip made directly, and the
 //! same call made by one client alone. Run with
-//! `cargo test -p resolve-pr --test http_load -- --nocapture` to see them.
+//! `cargo test -p resolve-pr --test it -- --nocapture http_load::` to see them.
 
 #![allow(clippy::print_stdout)]
 
@@ -291,7 +291,7 @@ async fn forge_round_trip(sim: &SimHandle) -> Duration {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixty_four_clients_with_four_tokens_get_every_answer_right_over_a_slow_forge() {
-    let scenario = Scenario::from_yaml(include_str!("scenarios/four_readers.yaml"))
+    let scenario = Scenario::from_yaml(include_str!("../scenarios/four_readers.yaml"))
         .expect("the scenario parses");
     let sim = Sim::start(scenario).await.expect("forge-sim starts");
     // Every forge request from here on is slow: a fault that never runs out.
