@@ -3,8 +3,7 @@
 //! (review_big_github.yaml), what each call costs in requests, and bad input.
 #![allow(clippy::print_stdout)] // each test prints what the call cost
 
-#[macro_use]
-mod common;
+use crate::common;
 
 use resolve_pr_core::Category;
 use resolve_pr_forge_sim::{Sim, SimHandle};

@@ -2,7 +2,7 @@
 //! /user` ("Resource not accessible by integration"); the comment edits still learn who the
 //! token is, from GraphQL's `viewer`, and edit its own comments.
 
-mod common;
+use crate::common;
 
 use resolve_pr_forge_sim::{Fault, FaultKind, Sim};
 use resolve_pr_tools::call;

@@ -2,8 +2,7 @@
 //! pagination with cursors over a long conversation, a created comment showing up in the
 //! list, and cursors that only work for the call they came from.
 
-#[macro_use]
-mod common;
+use crate::common;
 
 use resolve_pr_core::{Category, CursorCodec, Error};
 use resolve_pr_forge_sim::{Sim, SimHandle};

@@ -2,8 +2,7 @@
 //! input schema come back as one error naming every bad argument, and results leave out
 //! what carries nothing (empty reaction counts).
 
-#[macro_use]
-mod common;
+use crate::common;
 
 use resolve_pr_core::{Category, Error};
 use resolve_pr_forge_sim::{Sim, SimHandle};

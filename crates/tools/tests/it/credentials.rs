@@ -3,8 +3,7 @@
 //! credential read is served to another, every request carries the call's own token, and
 //! no token shows in keys or errors.
 
-#[macro_use]
-mod common;
+use crate::common;
 
 use resolve_pr_core::Category;
 use resolve_pr_forge::{Credential, Secret};

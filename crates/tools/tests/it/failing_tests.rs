@@ -3,7 +3,7 @@
 //! and cancellation, pagination, and the bad inputs of the issue (expired logs, failing
 //! storage, a 2 GiB log, no CI at all, a check with no output).
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -674,7 +674,7 @@ async fn gitea_without_actions_api_falls_back_to_statuses() {
 /// run (Forgejo numbers jobs within their run).
 #[tokio::test]
 async fn cached_jobs_of_other_prs_are_never_served() {
-    let yaml = include_str!("scenarios/ci_two_prs_forgejo.yaml");
+    let yaml = include_str!("../scenarios/ci_two_prs_forgejo.yaml");
     let names = |v: &Value| -> Vec<String> {
         v["failures"]
             .as_array()
@@ -737,7 +737,7 @@ fn first_pr_number(name: &str) -> u64 {
 /// of the same name stay two failures.
 #[tokio::test]
 async fn nextest_junit_entries_merge_with_the_log_per_binary() {
-    let yaml = include_str!("scenarios/ci_nextest_junit.yaml");
+    let yaml = include_str!("../scenarios/ci_nextest_junit.yaml");
     let fx = Fixture::start(yaml, Flavor::GitHub).await;
     let out = fx.call(json!({"pr": fx.pr(Flavor::GitHub, 7)})).await;
     let failures = out["failures"].as_array().unwrap();
@@ -787,7 +787,7 @@ async fn nextest_junit_entries_merge_with_the_log_per_binary() {
 /// job's failed log; the log's text is never its reproduce command.
 #[tokio::test]
 async fn a_failed_step_says_what_it_ran() {
-    let yaml = include_str!("scenarios/ci_step_commands.yaml");
+    let yaml = include_str!("../scenarios/ci_step_commands.yaml");
     let fx = Fixture::start(yaml, Flavor::GitHub).await;
     let out = fx.call(json!({"pr": fx.pr(Flavor::GitHub, 7)})).await;
     let checks = out["failed_checks"].as_array().unwrap();
@@ -908,7 +908,7 @@ fn files_left_by(commands: &[String]) -> Vec<String> {
 /// run in a real bash, leaves nothing behind.
 #[tokio::test]
 async fn hostile_step_lines_never_become_commands() {
-    let yaml = include_str!("scenarios/ci_hostile_step_lines.yaml");
+    let yaml = include_str!("../scenarios/ci_hostile_step_lines.yaml");
     let fx = Fixture::start(yaml, Flavor::GitHub).await;
     let args = json!({"pr": fx.pr(Flavor::GitHub, 7)});
     let answer = call(&fx.ctx, "get_failing_tests", args).await.unwrap();
@@ -962,8 +962,8 @@ async fn hostile_step_lines_never_become_commands() {
 #[tokio::test]
 async fn the_summary_counts_what_the_answer_counts() {
     for yaml in [
-        include_str!("scenarios/ci_mixed_failures.yaml").to_owned(),
-        include_str!("scenarios/ci_step_commands.yaml").to_owned(),
+        include_str!("../scenarios/ci_mixed_failures.yaml").to_owned(),
+        include_str!("../scenarios/ci_step_commands.yaml").to_owned(),
         scenario_text("ci_failing"),
     ] {
         let fx = Fixture::start(&yaml, Flavor::GitHub).await;
@@ -1005,7 +1005,7 @@ async fn the_summary_counts_what_the_answer_counts() {
         assert_eq!(said("named no test"), checks, "{summary}");
     }
     let fx = Fixture::start(
-        include_str!("scenarios/ci_mixed_failures.yaml"),
+        include_str!("../scenarios/ci_mixed_failures.yaml"),
         Flavor::GitHub,
     )
     .await;
@@ -1029,7 +1029,7 @@ async fn the_summary_counts_what_the_answer_counts() {
 /// goes to none, with a note.
 #[tokio::test]
 async fn each_junit_report_goes_to_its_own_job() {
-    let yaml = include_str!("scenarios/ci_three_jobs_three_reports.yaml");
+    let yaml = include_str!("../scenarios/ci_three_jobs_three_reports.yaml");
     let fx = Fixture::start(yaml, Flavor::GitHub).await;
     let (first, failures) = fx
         .all_failures(json!({"pr": fx.pr(Flavor::GitHub, 7)}))
@@ -1076,7 +1076,7 @@ async fn each_junit_report_goes_to_its_own_job() {
 /// the test's own file, not the assertion helper's.
 #[tokio::test]
 async fn a_test_in_both_the_report_and_the_log_is_one_failure() {
-    let yaml = include_str!("scenarios/ci_mocha_xmlrunner_junit.yaml");
+    let yaml = include_str!("../scenarios/ci_mocha_xmlrunner_junit.yaml");
     let fx = Fixture::start(yaml, Flavor::GitHub).await;
     let (first, failures) = fx
         .all_failures(json!({"pr": fx.pr(Flavor::GitHub, 8)}))
@@ -1463,7 +1463,7 @@ async fn forgejo_unreadable_protections_leave_required_unknown() {
 /// time (finished runs and jobs are remembered).
 #[tokio::test]
 async fn with_history_scores_flakiness_from_reruns_on_the_same_commit() {
-    let yaml = include_str!("scenarios/ci_rerun_history.yaml");
+    let yaml = include_str!("../scenarios/ci_rerun_history.yaml");
     let fx = Fixture::start(yaml, Flavor::GitHub).await;
     let pr = fx.pr(Flavor::GitHub, 7);
 

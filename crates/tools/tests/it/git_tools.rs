@@ -3,7 +3,7 @@
 //! PR's repository (the same host as the simulated API, so a checkout's `origin` matches the
 //! PR), and checks the answers against what git itself says, on GitHub and Forgejo.
 
-mod common;
+use crate::common;
 
 /// Like `on_both_forges!`, on a multi-threaded runtime: the tests run git (clone, push) while
 /// the simulator serves it on the same runtime.

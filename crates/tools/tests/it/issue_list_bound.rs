@@ -2,7 +2,7 @@
 //! two issues, `issue_list` stops at its bound of forge pages and says so (`search_stopped`),
 //! rather than answering an empty page with only a cursor; the next call finds the issues.
 
-mod common;
+use crate::common;
 
 use resolve_pr_forge_sim::{Scenario, Sim};
 use resolve_pr_tools::call;

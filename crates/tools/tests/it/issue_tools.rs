@@ -4,8 +4,7 @@
 //! comment, a comment of another issue, a pull request's number for an issue and the other way
 //! round, an unchanged body, bad input (before any request).
 
-#[macro_use]
-mod common;
+use crate::common;
 
 use resolve_pr_core::{Category, Error};
 use resolve_pr_forge_sim::{Sim, SimHandle};

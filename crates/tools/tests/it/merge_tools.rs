@@ -5,8 +5,7 @@
 //! what each call costs in requests.
 #![allow(clippy::print_stdout)] // each test prints what the call cost
 
-#[macro_use]
-mod common;
+use crate::common;
 
 use resolve_pr_forge_sim::{Sim, SimHandle};
 use resolve_pr_tools::call;

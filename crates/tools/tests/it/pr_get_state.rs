@@ -2,8 +2,7 @@
 //! left out once the pull request is merged (Forgejo/Gitea say `mergeable: false` then), and
 //! the text an agent reads carries the description.
 
-#[macro_use]
-mod common;
+use crate::common;
 
 use resolve_pr_forge_sim::Sim;
 use resolve_pr_tools::call;

@@ -1,8 +1,7 @@
 //! `pr_list` says which pull requests come from forks (head "owner:branch"), and a `head`
 //! filter in that form is refused with why, not answered with an empty list.
 
-#[macro_use]
-mod common;
+use crate::common;
 
 use resolve_pr_core::Category;
 use resolve_pr_forge_sim::Sim;

@@ -3,8 +3,7 @@
 //! between them, the bound on pages a filtered search reads, every field of one pull request,
 //! requests per call, and arguments refused before any request.
 
-#[macro_use]
-mod common;
+use crate::common;
 
 use resolve_pr_core::{Category, Error};
 use resolve_pr_forge_sim::{PullSpec, Sim, SimHandle};

@@ -3,8 +3,7 @@
 //! write tools (reply, resolve, unresolve), and the emitted shell commands actually run: `gh`
 //! through a stand-in that forwards to the simulator, `curl` for real.
 
-#[macro_use]
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Edge cases of `find_unresolved_comments` that need scenarios of their own: cursors that
 //! must survive a push, and whose feedback counts as feedback.
 
-mod common;
+use crate::common;
 
 use resolve_pr_forge_sim::{Sim, SimHandle};
 use resolve_pr_tools::{Context, call};
