@@ -4,34 +4,19 @@
 //! expired and failing logs, annotations and artifacts. The request logs prove round trips.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures_util::StreamExt;
 use resolve_pr_core::{Category, Error, PrRef, RepoRef};
 use resolve_pr_forge::{
-    ActionsJobRef, CheckConclusion, CheckKind, CheckState, CiSnapshot, ClientOptions, Config,
-    Forge, Forges, Known, LogStream, RequiredChecks, RetryPolicy,
+    ActionsJobRef, CheckConclusion, CheckKind, CheckState, CiSnapshot, ClientOptions, Forge, Known,
+    LogStream, RequiredChecks,
 };
 use resolve_pr_forge_sim::{CheckRunSpec, RecordedRequest, Scenario, Sim, SimHandle, StatusSpec};
+use resolve_pr_testkit::forge::{fast_options, fast_retry, forges_for};
 
 const GH_TOKEN: &str = "ghp_write";
 const FJ_TOKEN: &str = "fj_write";
 const MIB: u64 = 1024 * 1024;
-
-fn fast_options() -> ClientOptions {
-    ClientOptions {
-        retry: RetryPolicy {
-            max_retries: 2,
-            max_total_wait: Duration::from_secs(2),
-            min_backoff: Duration::from_millis(10),
-            max_backoff: Duration::from_millis(40),
-        },
-        request_timeout: Duration::from_secs(20),
-        env: Arc::new(|_| None),
-        gh_cli: false,
-        ..ClientOptions::default()
-    }
-}
 
 struct Fixture {
     sim: SimHandle,
@@ -50,20 +35,16 @@ impl Fixture {
         let github = !(name.ends_with("_forgejo") || name.ends_with("_gitea"));
         let sim = Sim::start(scenario).await.expect("the simulator starts");
         let base = sim.base_url().trim_end_matches('/').to_owned();
-        let host = base.trim_start_matches("http://").to_owned();
-        let file = if github {
-            format!(
-                "[hosts.\"{host}\"]\nkind = \"github\"\napi_url = \"{base}\"\n\
-                 graphql_url = \"{base}/graphql\"\ntoken = \"{GH_TOKEN}\"\n"
-            )
-        } else {
-            format!(
-                "[hosts.\"{host}\"]\nkind = \"forgejo\"\napi_url = \"{base}/api/v1\"\n\
-                 token = \"{FJ_TOKEN}\"\n"
-            )
-        };
-        let config = Config::from_parts(Some(&file), None, &|_| None).expect("config");
-        let forges = Forges::with_options(config, fast_options());
+        let forges = forges_for(
+            &base,
+            if github { "github" } else { "forgejo" },
+            if github { GH_TOKEN } else { FJ_TOKEN },
+            // Tests count the requests of a failure that outlasts two retries.
+            ClientOptions {
+                retry: fast_retry(2),
+                ..fast_options()
+            },
+        );
         let repo = RepoRef::parse(&format!("{base}/acme/widgets")).expect("repo");
         let forge = forges.for_repo(&repo).expect("a configured host");
         Fixture { sim, forge, base }

@@ -9,9 +9,10 @@ use resolve_pr_core::{Category, Error, PrRef, RepoRef};
 use resolve_pr_forge::config::{ForgejoEndpoint, GitHubEndpoint, Secret};
 use resolve_pr_forge::{
     ClientOptions, Config, Forge, ForgeKind, Forgejo, Forges, GitHub, IssueComment, PageRequest,
-    PrState, RetryPolicy,
+    PrState,
 };
 use resolve_pr_forge_sim::{Fault, FaultKind, RecordedRequest, Scenario, Sim, SimHandle};
+use resolve_pr_testkit::forge::fast_options;
 
 const WRITER: &str = "tok_writer_5f1d9a7c3e";
 const READER: &str = "tok_reader_8b2e4c6d0f";
@@ -39,22 +40,6 @@ fn scenario(flavor: Flavor) -> Scenario {
         }
     };
     Scenario::from_yaml(&text).expect("the test scenario is valid")
-}
-
-/// Retries that take milliseconds, and a sleep budget a test can exceed on purpose.
-fn fast_options() -> ClientOptions {
-    ClientOptions {
-        retry: RetryPolicy {
-            max_retries: 3,
-            max_total_wait: Duration::from_secs(4),
-            min_backoff: Duration::from_millis(10),
-            max_backoff: Duration::from_millis(40),
-        },
-        request_timeout: Duration::from_secs(5),
-        env: Arc::new(|_| None),
-        gh_cli: false,
-        ..ClientOptions::default()
-    }
 }
 
 /// A running simulator and a client for it.

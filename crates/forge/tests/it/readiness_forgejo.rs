@@ -5,30 +5,13 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use resolve_pr_core::{PrRef, RepoRef};
-use resolve_pr_forge::{
-    CheckOutcome, ClientOptions, Config, Forge, Forges, MergeFacts, RetryPolicy, ReviewVerdict,
-};
+use resolve_pr_forge::{CheckOutcome, Forge, MergeFacts, ReviewVerdict};
 use resolve_pr_forge_sim::{
     Fault, FaultKind, RecordedRequest, ReviewSpec, Scenario, Sim, SimHandle,
 };
-
-fn fast_options() -> ClientOptions {
-    ClientOptions {
-        retry: RetryPolicy {
-            max_retries: 2,
-            max_total_wait: Duration::from_secs(2),
-            min_backoff: Duration::from_millis(10),
-            max_backoff: Duration::from_millis(40),
-        },
-        request_timeout: Duration::from_secs(20),
-        env: Arc::new(|_| None),
-        gh_cli: false,
-        ..ClientOptions::default()
-    }
-}
+use resolve_pr_testkit::forge::{fast_options, forges_for};
 
 fn scenario(name: &str) -> Scenario {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -59,18 +42,12 @@ impl Fixture {
     async fn start_with(name: &str, scenario: Scenario, token: &str) -> Fixture {
         let sim = Sim::start(scenario).await.expect("the simulator starts");
         let base = sim.base_url().trim_end_matches('/').to_owned();
-        let host = base.trim_start_matches("http://").to_owned();
         let kind = if name.ends_with("_gitea") {
             "gitea"
         } else {
             "forgejo"
         };
-        let file = format!(
-            "[hosts.\"{host}\"]\nkind = \"{kind}\"\napi_url = \"{base}/api/v1\"\n\
-             token = \"{token}\"\n"
-        );
-        let config = Config::from_parts(Some(&file), None, &|_| None).expect("config");
-        let forges = Forges::with_options(config, fast_options());
+        let forges = forges_for(&base, kind, token, fast_options());
         let repo = RepoRef::parse(&format!("{base}/octo/app")).expect("repo");
         let forge = forges.for_repo(&repo).expect("a configured host");
         Fixture {

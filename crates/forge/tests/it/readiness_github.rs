@@ -8,31 +8,15 @@ use std::time::{Duration, Instant};
 
 use resolve_pr_core::{Category, PrRef, RepoRef};
 use resolve_pr_forge::{
-    CheckOutcome, ClientOptions, Config, Forge, Forges, MergeFacts, MergeState, RetryPolicy,
-    ReviewDecision, ReviewVerdict,
+    CheckOutcome, ClientOptions, Forge, MergeFacts, MergeState, ReviewDecision, ReviewVerdict,
 };
 use resolve_pr_forge_sim::{Fault, FaultKind, RecordedRequest, Scenario, Sim, SimHandle};
+use resolve_pr_testkit::forge::{fast_options, fast_retry, forges_for};
 
 const TOKEN: &str = "ghp_write";
 const HEAD: &str = "1111111111111111111111111111111111111111";
 /// The pause before asking again for a mergeability GitHub is still computing.
 const WAIT: Duration = Duration::from_millis(50);
-
-fn fast_options() -> ClientOptions {
-    ClientOptions {
-        retry: RetryPolicy {
-            max_retries: 2,
-            max_total_wait: Duration::from_secs(2),
-            min_backoff: Duration::from_millis(10),
-            max_backoff: Duration::from_millis(40),
-        },
-        request_timeout: Duration::from_secs(20),
-        env: Arc::new(|_| None),
-        gh_cli: false,
-        mergeable_wait: WAIT,
-        ..ClientOptions::default()
-    }
-}
 
 struct Fixture {
     sim: SimHandle,
@@ -50,13 +34,16 @@ impl Fixture {
         change(&mut scenario);
         let sim = Sim::start(scenario).await.expect("the simulator starts");
         let base = sim.base_url().trim_end_matches('/').to_owned();
-        let host = base.trim_start_matches("http://").to_owned();
-        let file = format!(
-            "[hosts.\"{host}\"]\nkind = \"github\"\napi_url = \"{base}\"\n\
-             graphql_url = \"{base}/graphql\"\ntoken = \"{TOKEN}\"\n"
+        let forges = forges_for(
+            &base,
+            "github",
+            TOKEN,
+            ClientOptions {
+                retry: fast_retry(2),
+                mergeable_wait: WAIT,
+                ..fast_options()
+            },
         );
-        let config = Config::from_parts(Some(&file), None, &|_| None).expect("config");
-        let forges = Forges::with_options(config, fast_options());
         let repo = RepoRef::parse(&format!("{base}/octo/app")).expect("repo");
         let forge = forges.for_repo(&repo).expect("a configured host");
         Fixture { sim, forge, base }

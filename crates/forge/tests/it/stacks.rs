@@ -4,15 +4,14 @@
 //! each call costs and that a write is never repeated.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use resolve_pr_core::{Category, Error, PrRef, RepoRef};
 use resolve_pr_forge::config::{ForgejoEndpoint, GitHubEndpoint, Secret};
 use resolve_pr_forge::{
-    ClientOptions, Forge, ForgeKind, Forgejo, GitHub, PrState, PullFilter, PullListState,
-    PullRequest, RetryPolicy, parse_time,
+    Forge, ForgeKind, Forgejo, GitHub, PrState, PullFilter, PullListState, PullRequest, parse_time,
 };
 use resolve_pr_forge_sim::{Fault, FaultKind, RecordedRequest, Scenario, Sim, SimHandle};
+use resolve_pr_testkit::forge::fast_options;
 
 const WRITER: &str = "tok_writer_5f1d9a7c3e";
 const READER: &str = "tok_reader_8b2e4c6d0f";
@@ -130,21 +129,6 @@ repos:
         );
     }
     y
-}
-
-fn fast_options() -> ClientOptions {
-    ClientOptions {
-        retry: RetryPolicy {
-            max_retries: 3,
-            max_total_wait: Duration::from_secs(4),
-            min_backoff: Duration::from_millis(10),
-            max_backoff: Duration::from_millis(40),
-        },
-        request_timeout: Duration::from_secs(5),
-        env: Arc::new(|_| None),
-        gh_cli: false,
-        ..ClientOptions::default()
-    }
 }
 
 struct Fixture {

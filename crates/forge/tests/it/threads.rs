@@ -3,34 +3,16 @@
 //! and Forgejo/Gitea's probed capabilities. The request log proves the round trips.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use resolve_pr_core::{Category, Error, PrRef, RepoRef};
-use resolve_pr_forge::{
-    ClientOptions, Config, Forge, ForgeKind, Forges, PageRequest, RetryPolicy, ReviewState,
-    ReviewThread,
-};
+use resolve_pr_forge::{Forge, ForgeKind, PageRequest, ReviewState, ReviewThread};
 use resolve_pr_forge_sim::{Fault, FaultKind, RecordedRequest, Scenario, Sim, SimHandle};
+use resolve_pr_testkit::forge::{fast_options, forges_for};
 
 const GH_WRITE: &str = "ghp_write";
 const GH_READ: &str = "ghp_read";
 const FJ_WRITE: &str = "fj_write";
 const FJ_READ: &str = "fj_read";
-
-fn fast_options() -> ClientOptions {
-    ClientOptions {
-        retry: RetryPolicy {
-            max_retries: 3,
-            max_total_wait: Duration::from_secs(4),
-            min_backoff: Duration::from_millis(10),
-            max_backoff: Duration::from_millis(40),
-        },
-        request_timeout: Duration::from_secs(10),
-        env: Arc::new(|_| None),
-        gh_cli: false,
-        ..ClientOptions::default()
-    }
-}
 
 struct Fixture {
     sim: SimHandle,
@@ -51,20 +33,12 @@ impl Fixture {
         let github = scenario_is_github(name);
         let sim = Sim::start(scenario).await.expect("the simulator starts");
         let base = sim.base_url().trim_end_matches('/').to_owned();
-        let host = base.trim_start_matches("http://").to_owned();
-        let file = if github {
-            format!(
-                "[hosts.\"{host}\"]\nkind = \"github\"\napi_url = \"{base}\"\n\
-                 graphql_url = \"{base}/graphql\"\ntoken = \"{token}\"\n"
-            )
-        } else {
-            format!(
-                "[hosts.\"{host}\"]\nkind = \"forgejo\"\napi_url = \"{base}/api/v1\"\n\
-                 token = \"{token}\"\n"
-            )
-        };
-        let config = Config::from_parts(Some(&file), None, &|_| None).expect("config");
-        let forges = Forges::with_options(config, fast_options());
+        let forges = forges_for(
+            &base,
+            if github { "github" } else { "forgejo" },
+            token,
+            fast_options(),
+        );
         let repo = RepoRef::parse(&format!("{base}/acme/widgets")).expect("repo");
         let forge = forges.for_repo(&repo).expect("a configured host");
         Fixture { sim, forge, base }
