@@ -4,7 +4,7 @@ temporary copies of the sample projects in tests/fixtures/code; and the promise 
 language server outlives a `resolve-pr serve` killed with SIGKILL.
 
 Answers are checked against the expectations files beside the sample projects, with the
-semantics of crates/tools/tests/code_navigation.rs: the exact set of {file_path, line} the
+semantics of crates/tools/tests/it/code_navigation.rs: the exact set of {file_path, line} the
 server returns (matches a syntax scan adds, `source: "text"`, must be among the query's
 `text_extra`), and the exact set of caller / callee names.
 

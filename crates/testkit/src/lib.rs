@@ -1,5 +1,8 @@
 //! What the tests of several resolve-pr crates share. A dev-dependency only.
 
+#[cfg(feature = "forge")]
+pub mod forge;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};

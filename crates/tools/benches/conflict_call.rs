@@ -27,7 +27,7 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use std::path::{Path, PathBuf};
