@@ -20,7 +20,7 @@ use serde_json::Value;
 use crate::Context;
 use crate::shared::short;
 use crate::detect_merge_conflicts::check_branch_name;
-use crate::local::{self, blocking};
+use crate::checkout::{self, blocking};
 use crate::registry::{Annotations, Tool};
 
 /// Commits listed per branch at most.
@@ -401,7 +401,7 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
     let dependent_ref = match dependent_ref {
         Some(d) => d,
         None => {
-            let (d, note) = local::pr_of_current_branch(ctx, input.directory.as_deref()).await?;
+            let (d, note) = checkout::pr_of_current_branch(ctx, input.directory.as_deref()).await?;
             notes.push(note);
             d
         }
@@ -420,7 +420,7 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
     notes.extend(unread);
     let trunk_branch = plan_input.trunk_branch.clone();
     // Everything local happens off the runtime, in one go.
-    let git = local::git(ctx)?;
+    let git = checkout::git(ctx)?;
     let settings = ctx.local.clone();
     let directory = input.directory.clone();
     let repo_ref = dependent_ref.repo.clone();
@@ -432,7 +432,7 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
         "restacking the branches"
     };
     let (mut work, place, note) = blocking(ctx, what, move || {
-        let local = local::locate(&git, &settings, directory.as_deref(), &plan_input.dependent, &repo_ref)?;
+        let local = checkout::locate(&git, &settings, directory.as_deref(), &plan_input.dependent, &repo_ref)?;
         let mut prs: Vec<&PullRequest> = vec![&plan_input.base, &plan_input.dependent];
         prs.extend(plan_input.above.iter());
         // The branches that move, as the remote has them now, beside the heads the forge
@@ -443,12 +443,12 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
             repo: &local.repo,
             remote: &local.remote,
             is_checkout: local.place.is_checkout(),
-            fetched_branch: local::branch_ref,
-            fetched_pull: local::pull_ref,
+            fetched_branch: checkout::branch_ref,
+            fetched_pull: checkout::pull_ref,
         };
         let kept = checkout.earlier_base_tips(&plan_input.base)?;
         let (mut trunk, tips) =
-            local::fetch_with_heads(&local, &prs, &[&plan_input.trunk_branch], &head_branches)?;
+            checkout::fetch_with_heads(&local, &prs, &[&plan_input.trunk_branch], &head_branches)?;
         let input = PlanInput { trunk: trunk.remove(0), ..plan_input };
         let work = stack::restack(&checkout, input, tips, kept, action, use_onto)?;
         Ok((work, local.place.describe(), local.note))
