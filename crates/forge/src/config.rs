@@ -360,6 +360,7 @@ impl Config {
                         "cannot read the config file {}: {e}",
                         p.display()
                     ))
+                    .caused_by(&e)
                     .with_suggestion(
                         "Fix its permissions, or point RESOLVE_PR_CONFIG at another file.",
                     ));

@@ -204,14 +204,15 @@ enum SkipHead {
 
 fn broken(label: &str, e: &reqwest::Error) -> Error {
     // reqwest's text includes the URL, whose query is the storage credential.
-    let e = clone_without_url(e);
+    let flat = clone_without_url(e);
     Error::transport(
         Transport::Broken,
         format!(
             "the connection to {label} broke while streaming: {}",
-            crate::http::error_chain(&e)
+            crate::http::error_chain(&flat)
         ),
     )
+    .caused_by(e)
     .with_suggestion("Retry; the download storage dropped the connection.")
 }
 
@@ -308,6 +309,7 @@ pub(crate) fn unzip_matching(
 ) -> Result<Vec<(String, Vec<u8>)>> {
     let bad = |e: zip::result::ZipError| {
         Error::invalid_body(format!("{subject} is not a readable zip archive: {e}"))
+            .caused_by(&e)
             .with_suggestion("Download it from the run's page and inspect it by hand.")
     };
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(archive)).map_err(bad)?;
@@ -323,7 +325,9 @@ pub(crate) fn unzip_matching(
         (&mut entry)
             .take(budget + 1)
             .read_to_end(&mut content)
-            .map_err(|e| Error::invalid_body(format!("{subject}: cannot unpack {name}: {e}")))?;
+            .map_err(|e| {
+                Error::invalid_body(format!("{subject}: cannot unpack {name}: {e}")).caused_by(&e)
+            })?;
         if content.len() as u64 > budget {
             return Err(Error::precondition(format!(
                 "the files ending in {suffix:?} in {subject} are larger than the limit of \

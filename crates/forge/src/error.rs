@@ -78,6 +78,9 @@ pub enum Error {
     Transport {
         kind: Transport,
         report: Box<Report>,
+        /// The HTTP client's error.
+        #[source]
+        cause: Option<Cause>,
     },
     /// The forge refused what was sent (422: a field it does not accept).
     #[error("{report}")]
@@ -93,7 +96,12 @@ pub enum Error {
     /// An answer the client cannot use: not JSON, JSON of another shape, GraphQL errors or
     /// no data, an archive that does not unzip, pages that never end.
     #[error("{report}")]
-    InvalidBody { report: Box<Report> },
+    InvalidBody {
+        report: Box<Report>,
+        /// The JSON parser's (or unzipper's) error.
+        #[source]
+        cause: Option<Cause>,
+    },
     /// The forge, or this instance of it, lacks a capability (an endpoint, a concept).
     #[error("{report}")]
     Unsupported {
@@ -108,14 +116,58 @@ pub enum Error {
     /// The configuration cannot answer: a config file that cannot be read or parsed, a host
     /// that is not configured, a reference without a host that could mean several forges.
     #[error("{report}")]
-    Config { report: Box<Report> },
+    Config {
+        report: Box<Report>,
+        /// The file system's error.
+        #[source]
+        cause: Option<Cause>,
+    },
     /// The request is well-formed but the situation does not allow it: a log that expired,
     /// an artifact over the size limit, a thread of another pull request.
     #[error("{report}")]
     Precondition { report: Box<Report> },
     /// The HTTP client could not be built.
     #[error("{report}")]
-    Setup { report: Box<Report> },
+    Setup {
+        report: Box<Report>,
+        /// The HTTP client's error.
+        #[source]
+        cause: Option<Cause>,
+    },
+}
+
+/// What caused a forge error (the HTTP client's, the JSON parser's, the file system's), link
+/// by link as text, so `std::error::Error::source` walks from the forge error down to the
+/// root cause while [`Error`] stays `Clone` and comparable. Every URL's query is cut off (a
+/// signed download URL's query is a credential).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cause {
+    message: String,
+    source: Option<Box<Cause>>,
+}
+
+impl Cause {
+    /// `e` and its causes.
+    pub fn of(e: &dyn std::error::Error) -> Cause {
+        Cause {
+            message: crate::http::strip_queries(&e.to_string()),
+            source: e.source().map(|s| Box::new(Cause::of(s))),
+        }
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|c| c as &(dyn std::error::Error + 'static))
+    }
 }
 
 impl Error {
@@ -142,6 +194,7 @@ impl Error {
         Error::Transport {
             kind,
             report: Report::new(message),
+            cause: None,
         }
     }
     pub fn rejected(status: u16, message: impl Into<String>) -> Self {
@@ -160,6 +213,7 @@ impl Error {
     pub fn invalid_body(message: impl Into<String>) -> Self {
         Error::InvalidBody {
             report: Report::new(message),
+            cause: None,
         }
     }
     pub fn unsupported(
@@ -181,6 +235,7 @@ impl Error {
     pub fn config(message: impl Into<String>) -> Self {
         Error::Config {
             report: Report::new(message),
+            cause: None,
         }
     }
     pub fn precondition(message: impl Into<String>) -> Self {
@@ -191,7 +246,22 @@ impl Error {
     pub fn setup(message: impl Into<String>) -> Self {
         Error::Setup {
             report: Report::new(message),
+            cause: None,
         }
+    }
+
+    /// This error caused by `e` (kept as its [`Cause`], reached through
+    /// `std::error::Error::source`), for the variants that wrap another library's error:
+    /// `Transport`, `InvalidBody`, `Config` and `Setup`; the others are left as they are.
+    pub fn caused_by(mut self, e: &dyn std::error::Error) -> Self {
+        if let Error::Transport { cause, .. }
+        | Error::InvalidBody { cause, .. }
+        | Error::Config { cause, .. }
+        | Error::Setup { cause, .. } = &mut self
+        {
+            *cause = Some(Cause::of(e));
+        }
+        self
     }
 
     pub fn report(&self) -> &Report {
@@ -202,12 +272,12 @@ impl Error {
             | Error::Transport { report, .. }
             | Error::Rejected { report, .. }
             | Error::Status { report, .. }
-            | Error::InvalidBody { report }
+            | Error::InvalidBody { report, .. }
             | Error::Unsupported { report, .. }
             | Error::Usage { report }
-            | Error::Config { report }
+            | Error::Config { report, .. }
             | Error::Precondition { report }
-            | Error::Setup { report } => report,
+            | Error::Setup { report, .. } => report,
         }
     }
 
@@ -219,12 +289,12 @@ impl Error {
             | Error::Transport { report, .. }
             | Error::Rejected { report, .. }
             | Error::Status { report, .. }
-            | Error::InvalidBody { report }
+            | Error::InvalidBody { report, .. }
             | Error::Unsupported { report, .. }
             | Error::Usage { report }
-            | Error::Config { report }
+            | Error::Config { report, .. }
             | Error::Precondition { report }
-            | Error::Setup { report } => report,
+            | Error::Setup { report, .. } => report,
         }
     }
 
@@ -316,12 +386,12 @@ impl From<Error> for resolve_pr_core::Error {
             | Error::Transport { report, .. }
             | Error::Rejected { report, .. }
             | Error::Status { report, .. }
-            | Error::InvalidBody { report }
+            | Error::InvalidBody { report, .. }
             | Error::Unsupported { report, .. }
             | Error::Usage { report }
-            | Error::Config { report }
+            | Error::Config { report, .. }
             | Error::Precondition { report }
-            | Error::Setup { report } => *report,
+            | Error::Setup { report, .. } => *report,
         };
         resolve_pr_core::Error {
             error: report.message,
@@ -339,6 +409,36 @@ impl From<Error> for resolve_pr_core::Error {
 mod tests {
     use super::*;
     use resolve_pr_core::Error as Agent;
+
+    /// A wrapped error stays reachable through `source()`, link by link down to the root
+    /// cause, and a signed URL's query in any link is not kept.
+    #[test]
+    fn the_source_chain_walks_to_the_root_cause_without_url_queries() {
+        #[derive(Debug)]
+        struct Outer(std::io::Error);
+        impl fmt::Display for Outer {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("the request timed out")
+            }
+        }
+        impl std::error::Error for Outer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let root = std::io::Error::other("https://storage.example/log?sig=SECRET timed out");
+        let outer = Outer(root);
+        let e = Error::transport(Transport::Broken, "the connection broke").caused_by(&outer);
+        let first = std::error::Error::source(&e).expect("the cause is the source");
+        assert_eq!(first.to_string(), "the request timed out");
+        let second = first.source().expect("the cause's own cause");
+        assert_eq!(second.to_string(), "https://storage.example/log timed out");
+        assert!(second.source().is_none());
+        // The variants that wrap nothing have no source; cloning keeps the chain.
+        assert!(std::error::Error::source(&Error::usage("x").caused_by(&outer)).is_none());
+        assert_eq!(e.clone(), e);
+        assert!(std::error::Error::source(&e.clone()).is_some());
+    }
 
     /// Each variant becomes exactly the error the clients built directly before the forge had
     /// its own type: same category, message, details (the status among them), suggestion,

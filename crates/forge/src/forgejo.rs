@@ -8,7 +8,6 @@ mod contents;
 mod issues;
 mod pull_list;
 mod readiness;
-pub use readiness::context_glob;
 mod repository;
 mod threads;
 mod timeline;

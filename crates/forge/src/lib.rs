@@ -19,6 +19,7 @@ mod download;
 mod error;
 pub mod forgejo;
 pub mod github;
+mod glob;
 mod http;
 pub mod issues;
 pub mod model;
@@ -30,11 +31,15 @@ mod wording;
 
 pub use ci::*;
 pub use commands::CommandRecipes;
-pub use config::{Config, ForgeKind, HostConfig, Secret, ShortReferences};
+pub use config::{
+    AREA_NAMES, AreaRule, Config, ForgeKind, HostConfig, RISK_NAMES, Secret, ShortReferences,
+    area_glob_list, area_globs,
+};
 pub use credential::{Credential, CredentialKey, Fingerprint};
-pub use error::{Error, Report, Result, Transport};
+pub use error::{Cause, Error, Report, Result, Transport};
 pub use forgejo::Forgejo;
 pub use github::GitHub;
+pub use glob::context_glob;
 pub use http::{ClientOptions, EnvLookup, RetryPolicy};
 pub use issues::{
     ConversationComment, Issue, IssueFilter, IssueListState, IssueState, Issues, not_an_issue,

@@ -635,7 +635,7 @@ fn sort_checks(checks: &[CheckContext], rules: &BranchRules) -> SortedChecks {
 
 /// Whether a required check named by a rule matches a check: the same name (GitHub's rules
 /// name checks), else the rule as a Forgejo/Gitea context glob
-/// ([`resolve_pr_forge::forgejo::context_glob`], the matcher the forge client uses too).
+/// ([`resolve_pr_forge::context_glob`], the matcher the forge client uses too).
 pub fn glob_match(pattern: &str, name: &str) -> bool {
-    pattern == name || resolve_pr_forge::forgejo::context_glob(pattern, name)
+    pattern == name || resolve_pr_forge::context_glob(pattern, name)
 }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::local::{self, blocking};
+use crate::checkout::{self as local, blocking};
 use crate::registry::{Annotations, Tool};
 
 /// Names of checks listed per list at most; the rest are counted.

@@ -6,7 +6,7 @@ use resolve_pr_core::{Error, PrRef, Result};
 use resolve_pr_forge::{IssueComment, not_an_issue};
 
 use crate::Context;
-use crate::shared::pr_target;
+use crate::checkout::pr_target;
 
 /// Which kind of conversation the tool edits in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

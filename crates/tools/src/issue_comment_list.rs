@@ -11,7 +11,8 @@ use serde_json::Value;
 use crate::Context;
 use crate::comment_pages::{FORGE_PAGE_SIZE, Position, comment_page};
 use crate::registry::{Annotations, Tool};
-use crate::shared::{PullRequestComment, first_line, issue_ref, pr_target};
+use crate::checkout::pr_target;
+use crate::shared::{PullRequestComment, first_line, issue_ref};
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -10,7 +10,8 @@ use serde_json::Value;
 
 use crate::Context;
 use crate::registry::{Annotations, Tool};
-use crate::shared::{first_line, repo_target};
+use crate::checkout::repo_target;
+use crate::shared::first_line;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

@@ -5,10 +5,10 @@
 
 pub mod action_commands;
 mod arguments;
+mod checkout;
 mod code;
 mod comment_edit;
 mod comment_pages;
-mod local;
 pub mod registry;
 mod schema;
 mod shared;
@@ -55,7 +55,7 @@ use resolve_pr_core::CursorCodec;
 use resolve_pr_core::RepoRef;
 use resolve_pr_forge::{CredentialKey, Forge, Forges};
 
-pub use local::LocalSettings;
+pub use checkout::LocalSettings;
 pub use registry::{Annotations, ToolOutput, ToolSpec, Toolset, all, call, find};
 /// Whose credentials a call uses, for servers that set it per call (`Context::with_credential`).
 pub use resolve_pr_forge::{Credential, Secret};

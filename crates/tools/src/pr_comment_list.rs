@@ -10,7 +10,8 @@ use serde_json::Value;
 use crate::Context;
 use crate::comment_pages::{FORGE_PAGE_SIZE, Position, comment_page};
 use crate::registry::{Annotations, Tool};
-use crate::shared::{PullRequestComment, first_line, pr_target};
+use crate::checkout::pr_target;
+use crate::shared::{PullRequestComment, first_line};
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::Context;
 use crate::registry::{Annotations, Tool};
-use crate::shared::pr_target;
+use crate::checkout::pr_target;
 
 /// Bytes of the description shown; the rest is on the pull request's page.
 const BODY_BYTES: usize = 4000;

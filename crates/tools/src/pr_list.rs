@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::Context;
 use crate::registry::{Annotations, Tool};
-use crate::shared::repo_target;
+use crate::checkout::repo_target;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

@@ -1,97 +1,11 @@
-//! Pieces several tools share: resolving the repository/PR arguments and the comment shape
-//! agents see.
+//! Pieces several tools share: parsing the PR argument, the `user` error for invalid
+//! arguments, and the comment shape agents see. Which repository and checkout a call targets
+//! is `checkout`.
 
-use resolve_pr_core::{Error, PrRef, RepoRef, Result};
+use resolve_pr_core::{Error, PrRef, Result};
 use resolve_pr_forge::{Forge, IssueComment, ReviewThread, format_time};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-/// The repository a tool works on, from `repository` or `directory` (a local checkout whose
-/// remote names it; see `local::repository_of_checkout`). Exactly one must be given. Every
-/// problem with them is reported together with the tool's other `problems`, before anything is
-/// read; the checkout is read only when the arguments are otherwise valid.
-pub(crate) async fn repo_target(
-    ctx: &crate::Context,
-    repository: Option<&str>,
-    directory: Option<&str>,
-    mut problems: Vec<String>,
-) -> Result<RepoRef> {
-    let given = repo_or_directory(repository, directory, &mut problems);
-    if !problems.is_empty() {
-        return Err(invalid(problems));
-    }
-    match given {
-        Some(Target::Repo(repo)) => Ok(repo),
-        Some(Target::Directory(dir)) => crate::local::repository_of_checkout(ctx, dir).await,
-        None => Err(invalid(vec![
-            "repository or directory is required".to_owned(),
-        ])),
-    }
-}
-
-/// Like [`repo_target`], for a pull request (or issue) `number` of that repository.
-pub(crate) async fn pr_target(
-    ctx: &crate::Context,
-    repository: Option<&str>,
-    directory: Option<&str>,
-    number: i64,
-    field: &str,
-    mut problems: Vec<String>,
-) -> Result<PrRef> {
-    if number <= 0 {
-        problems.insert(0, format!("{field} must be positive (got {number})"));
-    }
-    let repo = repo_target(ctx, repository, directory, problems).await?;
-    Ok(PrRef {
-        repo,
-        number: number as u64,
-    })
-}
-
-enum Target<'a> {
-    Repo(RepoRef),
-    Directory(&'a str),
-}
-
-/// Checks that exactly one of `repository` and `directory` is given and that `repository`
-/// parses; the first problems reported.
-fn repo_or_directory<'a>(
-    repository: Option<&str>,
-    directory: Option<&'a str>,
-    problems: &mut Vec<String>,
-) -> Option<Target<'a>> {
-    let directory = directory.filter(|d| !d.trim().is_empty());
-    match (repository, directory) {
-        (Some(_), Some(_)) => {
-            problems.insert(
-                0,
-                "give repository or directory, not both (directory is a checkout whose remote \
-                 names the repository)"
-                    .to_owned(),
-            );
-            None
-        }
-        (None, None) => {
-            problems.insert(
-                0,
-                "repository ('owner/repo') or directory (a local checkout of it) is required"
-                    .to_owned(),
-            );
-            None
-        }
-        (Some(r), None) => match RepoRef::parse(r) {
-            Ok(repo) => Some(Target::Repo(repo)),
-            Err(e) => {
-                problems.insert(
-                    0,
-                    format!("repository must be in format 'owner/repo' ({})", e.error),
-                );
-                None
-            }
-        },
-        (None, Some(d)) => Some(Target::Directory(d)),
-    }
-}
 
 /// The `user` error for invalid arguments: every problem, one sentence each.
 pub(crate) fn invalid(problems: Vec<String>) -> Error {

@@ -187,14 +187,16 @@ async fn pull_diff(forge: &Forgejo, pr: &PrRef) -> Result<Option<String>> {
     }
     let mut body = Vec::new();
     while let Some(chunk) = response.chunk().await.map_err(|e| {
+        let e = e.without_url();
         Error::transport(
             Transport::Broken,
             format!(
                 "{} broke off while sending {what}: {}",
                 forge.http.forge(),
-                crate::http::error_chain(&e.without_url())
+                crate::http::error_chain(&e)
             ),
         )
+        .caused_by(&e)
     })? {
         if (body.len() + chunk.len()) as u64 > DIFF_BYTES {
             return Ok(None);
@@ -421,14 +423,16 @@ async fn raw_text(
             }
             Ok(None) => break,
             Err(e) => {
+                let e = e.without_url();
                 return Err(Error::transport(
                     Transport::Broken,
                     format!(
                         "{} broke off while sending {what}: {}",
                         forge.http.forge(),
-                        crate::http::error_chain(&e.without_url())
+                        crate::http::error_chain(&e)
                     ),
-                ));
+                )
+                .caused_by(&e));
             }
         }
     }

@@ -29,7 +29,7 @@ use links::link_rels;
 pub use retry::RetryPolicy;
 pub(crate) use retry::{Failure, Retry};
 use status::{ErrorContext, classify_status, transport_failure};
-pub(crate) use status::{UrlFree, error_chain, parse_json};
+pub(crate) use status::{UrlFree, error_chain, parse_json, strip_queries};
 
 /// What the process environment looks like to a client; tests pass a closure instead of
 /// touching the real environment.
@@ -245,6 +245,7 @@ impl Http {
                 "cannot set up the HTTP client: {}",
                 error_chain(&e)
             ))
+            .caused_by(&e)
         };
         let client = reqwest::Client::builder()
             .user_agent(concat!("resolve-pr/", env!("CARGO_PKG_VERSION")))

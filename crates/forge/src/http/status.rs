@@ -21,6 +21,7 @@ pub(crate) fn parse_json<T: DeserializeOwned>(body: &[u8], origin: &str) -> Resu
             format!("{origin} returned a response that is not valid JSON ({e})")
         };
         Error::invalid_body(error)
+            .caused_by(&e)
             .with_detail("body_start", snippet(body))
             .with_suggestion(
                 "Retry later; if it persists, a proxy or an incompatible forge version may be \
@@ -64,13 +65,16 @@ pub(super) fn transport_failure(
         // Not retried: a forge that needed 30 s once will likely need it again, and the
         // agent is better served by an answer now than by minutes of silence.
         return Failure::fatal(
-            ctx.base(Error::transport(
-                Transport::Timeout,
-                format!(
-                    "{} did not answer {} in time ({} {})",
-                    ctx.forge, ctx.subject, ctx.method, ctx.url
-                ),
-            ))
+            ctx.base(
+                Error::transport(
+                    Transport::Timeout,
+                    format!(
+                        "{} did not answer {} in time ({} {})",
+                        ctx.forge, ctx.subject, ctx.method, ctx.url
+                    ),
+                )
+                .caused_by(e),
+            )
             .with_suggestion(format!(
                 "The forge is slow or unreachable; retry in a minute. {}",
                 if ctx.method == "GET" {
@@ -88,7 +92,8 @@ pub(super) fn transport_failure(
                 .base(Error::transport(
                     Transport::Unreachable,
                     format!("cannot connect to {} at {}: {cause}", ctx.forge, ctx.url),
-                ))
+                )
+                .caused_by(e))
             .with_suggestion(
                 "Check the network, the forge's URL (GITHUB_API_URL, FORGEJO_HOST or the config \
                  file) and any proxy settings (HTTPS_PROXY).",
@@ -102,13 +107,16 @@ pub(super) fn transport_failure(
     } else {
         "the connection broke"
     };
-    let mut error = ctx.base(Error::transport(
-        Transport::Broken,
-        format!(
-            "{what} from {} ({} {}): {cause}",
-            ctx.forge, ctx.method, ctx.url
-        ),
-    ));
+    let mut error = ctx.base(
+        Error::transport(
+            Transport::Broken,
+            format!(
+                "{what} from {} ({} {}): {cause}",
+                ctx.forge, ctx.method, ctx.url
+            ),
+        )
+        .caused_by(e),
+    );
     error = if ctx.method == "GET" {
         error.with_suggestion("Retry in a moment; the forge or the network dropped the connection.")
     } else {
@@ -481,6 +489,15 @@ mod tests {
         UNIX_EPOCH + Duration::from_secs(secs)
     }
 
+    /// A body that is not JSON is an `InvalidBody` whose source is the parser's error.
+    #[test]
+    fn a_body_that_is_not_json_keeps_the_parsers_error_as_source() {
+        let e = parse_json::<Value>(b"not json", "the forge").unwrap_err();
+        assert!(matches!(e, Error::InvalidBody { .. }), "{e:?}");
+        let cause = std::error::Error::source(&e).expect("the parser's error");
+        let parser = serde_json::from_slice::<Value>(b"not json").unwrap_err();
+        assert_eq!(cause.to_string(), parser.to_string());
+    }
     #[test]
     fn not_found_names_the_subject() {
         let f = classify_status(

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use resolve_pr_forge::config::{AreaRule, area_glob_list};
 use resolve_pr_forge::repository::ChangedFile;
+use resolve_pr_forge::{AreaRule, area_glob_list};
 
 /// Where a changed file belongs. The order is the order of [`impact_areas`]'s answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -93,7 +93,7 @@ impl fmt::Display for Risk {
 }
 
 /// The built-in rules, in order: the first whose glob matches a path decides its area. Globs
-/// are gitignore-like (`resolve_pr_forge::config::area_globs`). The module doc of [`super`] shows this table.
+/// are gitignore-like (`resolve_pr_forge::area_globs`). The module doc of [`super`] shows this table.
 const BUILTIN: &[(Area, &[&str])] = &[
     // Vendored and minified code is someone else's: it is not this project's frontend or
     // backend, whatever its extension.

@@ -16,7 +16,7 @@
 //! Rules are ordered; the first rule with a glob matching a path decides its area, and a
 //! path no rule matches is `other`. The config file's `[[impact.areas]]` rules come first
 //! ([`AreaRules::with_overrides`]), then this built-in table. Globs are gitignore-like
-//! (`resolve_pr_forge::config::area_globs`): without a `/` they match at any depth, a
+//! (`resolve_pr_forge::area_globs`): without a `/` they match at any depth, a
 //! trailing `/` means everything under that directory.
 //!
 //! | order | area | globs |

@@ -1,6 +1,6 @@
 use proptest::prelude::*;
-use resolve_pr_forge::config::{AREA_NAMES, AreaRule, RISK_NAMES};
 use resolve_pr_forge::repository::{ChangedFile, FileStatus};
+use resolve_pr_forge::{AREA_NAMES, AreaRule, RISK_NAMES};
 
 use super::*;
 

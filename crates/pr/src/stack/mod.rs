@@ -4,11 +4,33 @@
 //! what replaying them would do, predicted commit by commit before anything moves.
 //!
 //! [`walk`] reads the forge; [`plan`] reads the local repository (commits fetched by the
-//! caller into `refs/resolve-pr/…`) and writes nothing to it.
+//! caller into `refs/resolve-pr/…`) and writes nothing to it. [`restack`] plans and, when
+//! asked, restacks, pushes or rolls back (`execute`); [`choose`] picks `--onto` or a plain
+//! rebase (`strategy`); [`commands()`] gives the steps to do it by hand (`commands`); and
+//! [`report()`] words the answer (`report`).
 
 use resolve_pr_core::{PrRef, RepoRef};
 use resolve_pr_forge::{Forge, ForgeKind, PullFilter, PullListState, PullRequest};
 use resolve_pr_git::{CommitInfo, Landed, ReplayPrediction, Repository};
+
+mod commands;
+mod execute;
+mod pair;
+mod report;
+mod strategy;
+
+pub use commands::{Command, CommandType, commands};
+pub use execute::{
+    Action, Checkout, Progress, StepReport, Work, checked_prs, now, restack, retarget,
+};
+pub use pair::{Pair, pair, prepare};
+pub use report::{PredictedConflict, Report, Risk, Role, levels, report, state_name};
+pub use strategy::{Choice, Fork, Strategy, choose, merge_method};
+
+/// A commit's abbreviated id, as commands and notes show it.
+fn short(sha: &str) -> &str {
+    sha.get(..7).unwrap_or(sha)
+}
 
 /// Levels walked at most in each direction.
 pub const MAX_LEVELS: usize = 8;
