@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
+use crate::comments::{self, On, Where};
 use crate::registry::{Annotations, Tool};
-use crate::checkout::pr_target;
-use crate::shared::{PullRequestComment, first_line, issue_ref};
+use crate::shared::PullRequestComment;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -56,39 +56,17 @@ argument is valid.";
     type Output = Output;
 
     async fn run(ctx: &Context, input: Input, _raw: &Value) -> Result<Output> {
-        let mut problems = Vec::new();
-        if input.comment.trim().is_empty() {
-            problems.push("comment must not be empty or only whitespace".to_owned());
-        }
-        let issue = pr_target(
-            ctx,
-            input.repository.as_deref(),
-            input.directory.as_deref(),
-            input.issue_number,
-            "issue_number",
-            problems,
-        )
-        .await?;
-        let forge = ctx.forge(&issue.repo)?;
-        // The forge reads the issue first and refuses a pull request's number.
-        let comment = forge
-            .issues()
-            .create_issue_comment(&issue, &input.comment)
-            .await?;
-        Ok(Output {
-            issue: issue_ref(&issue),
-            comment: comment.into(),
-        })
+        let at = Where {
+            repository: input.repository.as_deref(),
+            directory: input.directory.as_deref(),
+            number: input.issue_number,
+            number_field: "issue_number",
+        };
+        let (issue, comment) = comments::create(ctx, On::Issue, at, &input.comment).await?;
+        Ok(Output { issue, comment })
     }
 
     fn render(out: &Output) -> String {
-        format!(
-            "Issue comment created on {}. ID: {}, Created: {}\n{}\nComment body: {}",
-            out.issue,
-            out.comment.id,
-            out.comment.created_at,
-            out.comment.html_url,
-            first_line(&out.comment.body, 200)
-        )
+        comments::render_created(On::Issue, &out.issue, &out.comment)
     }
 }

@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::comment_edit::{EditRequest, On, edit};
+use crate::comments::{EditRequest, On, edit, render_edit};
 use crate::registry::{Annotations, Tool};
-use crate::shared::{PullRequestComment, first_line, issue_ref};
+use crate::shared::PullRequestComment;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -75,7 +75,7 @@ unchanged body writes nothing. For a pull request use pr_comment_edit.";
         )
         .await?;
         Ok(Output {
-            issue: issue_ref(&edited.target),
+            issue: On::Issue.shown(&edited.target),
             comment: edited.comment.into(),
             unchanged: edited.unchanged,
         })
@@ -84,20 +84,4 @@ unchanged body writes nothing. For a pull request use pr_comment_edit.";
     fn render(out: &Output) -> String {
         render_edit(&out.issue, &out.comment, out.unchanged)
     }
-}
-
-/// The edit tools' text: what happened to which comment, and its body's first line.
-pub(crate) fn render_edit(target: &str, comment: &PullRequestComment, unchanged: bool) -> String {
-    let what = if unchanged {
-        "unchanged (the body already was this)"
-    } else {
-        "edited"
-    };
-    format!(
-        "Comment {} on {target} {what}. Updated: {}\n{}\nComment body: {}",
-        comment.id,
-        comment.updated_at,
-        comment.html_url,
-        first_line(&comment.body, 200)
-    )
 }

@@ -3,16 +3,14 @@
 //! conversation is `pr_comment_list`'s.
 
 use resolve_pr_core::Result;
-use resolve_pr_forge::PageRequest;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::comment_pages::{FORGE_PAGE_SIZE, Position, comment_page};
+use crate::comments::{self, On, Where};
 use crate::registry::{Annotations, Tool};
-use crate::checkout::pr_target;
-use crate::shared::{PullRequestComment, first_line, issue_ref};
+use crate::shared::PullRequestComment;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -60,62 +58,22 @@ Enterprise, Forgejo or Gitea, oldest first, 20 a page. For a pull request use pr
     type Output = Output;
 
     async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<Output> {
-        let issue = pr_target(
-            ctx,
-            input.repository.as_deref(),
-            input.directory.as_deref(),
-            input.issue_number,
-            "issue_number",
-            Vec::new(),
-        )
-        .await?;
-        let position = match &input.cursor {
-            Some(c) => Some(ctx.cursors.decode::<Position>(Self::NAME, raw, c)?),
-            None => None,
+        let at = Where {
+            repository: input.repository.as_deref(),
+            directory: input.directory.as_deref(),
+            number: input.issue_number,
+            number_field: "issue_number",
         };
-        let forge = ctx.forge(&issue.repo)?;
-        let fetch = |page: u32| {
-            let forge = forge.clone();
-            let issue = issue.clone();
-            async move {
-                let request = PageRequest {
-                    page,
-                    per_page: FORGE_PAGE_SIZE,
-                };
-                // The forge refuses a pull request's number.
-                let got = forge
-                    .issues()
-                    .list_issue_comments(&issue, request)
-                    .await?;
-                // A full page may have a successor even when a cached Link says otherwise.
-                let more = got.has_next || got.items.len() == FORGE_PAGE_SIZE as usize;
-                Ok::<_, resolve_pr_core::Error>((got.items, more))
-            }
-        };
-        let (shown, next) = comment_page(fetch, position).await?;
+        let listed =
+            comments::list(ctx, On::Issue, Self::NAME, raw, at, input.cursor.as_deref()).await?;
         Ok(Output {
-            issue: issue_ref(&issue),
-            comments: shown.into_iter().map(Into::into).collect(),
-            next_cursor: next.map(|p| ctx.cursors.encode(Self::NAME, raw, &p)),
+            issue: listed.shown,
+            comments: listed.comments,
+            next_cursor: listed.next_cursor,
         })
     }
 
     fn render(out: &Output) -> String {
-        let mut text = format!(
-            "{} comment(s) on {} in this page",
-            out.comments.len(),
-            out.issue
-        );
-        text.push(':');
-        for c in &out.comments {
-            text.push_str(&format!(
-                "\n- #{} {} at {}: {}",
-                c.id,
-                c.user,
-                c.created_at,
-                first_line(&c.body, 120)
-            ));
-        }
-        text
+        comments::render_page(&out.issue, &out.comments)
     }
 }

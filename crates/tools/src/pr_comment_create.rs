@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
+use crate::comments::{self, On, Where};
 use crate::registry::{Annotations, Tool};
-use crate::checkout::pr_target;
-use crate::shared::{PullRequestComment, first_line};
+use crate::shared::PullRequestComment;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -56,39 +56,17 @@ Nothing is written unless every argument is valid; an issue's number is a 'not f
     type Output = Output;
 
     async fn run(ctx: &Context, input: Input, _raw: &Value) -> Result<Output> {
-        let mut problems = Vec::new();
-        if input.comment.trim().is_empty() {
-            problems.push("comment must not be empty or only whitespace".to_owned());
-        }
-        let pr = pr_target(
-            ctx,
-            input.repository.as_deref(),
-            input.directory.as_deref(),
-            input.pull_request_number,
-            "pull_request_number",
-            problems,
-        )
-        .await?;
-        let forge = ctx.forge(&pr.repo)?;
-        // The forge checks that the number is a pull request before it writes.
-        let comment = forge
-            .pull_requests()
-            .create_pr_comment(&pr, &input.comment)
-            .await?;
-        Ok(Output {
-            pr: pr.to_string(),
-            comment: comment.into(),
-        })
+        let at = Where {
+            repository: input.repository.as_deref(),
+            directory: input.directory.as_deref(),
+            number: input.pull_request_number,
+            number_field: "pull_request_number",
+        };
+        let (pr, comment) = comments::create(ctx, On::PullRequest, at, &input.comment).await?;
+        Ok(Output { pr, comment })
     }
 
     fn render(out: &Output) -> String {
-        format!(
-            "Pull request comment created successfully on {}. ID: {}, Created: {}\n{}\nComment body: {}",
-            out.pr,
-            out.comment.id,
-            out.comment.created_at,
-            out.comment.html_url,
-            first_line(&out.comment.body, 200)
-        )
+        comments::render_created(On::PullRequest, &out.pr, &out.comment)
     }
 }

@@ -8,8 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::comment_edit::{EditRequest, On, edit};
-use crate::issue_comment_edit::render_edit;
+use crate::comments::{EditRequest, On, edit, render_edit};
 use crate::registry::{Annotations, Tool};
 use crate::shared::PullRequestComment;
 
@@ -76,7 +75,7 @@ refused; an unchanged body writes nothing. Review thread replies are not convers
         )
         .await?;
         Ok(Output {
-            pr: edited.target.to_string(),
+            pr: On::PullRequest.shown(&edited.target),
             comment: edited.comment.into(),
             unchanged: edited.unchanged,
         })

@@ -2,16 +2,14 @@
 //! opaque cursors. The listing `pr_comment_create` relies on: a created comment shows up here.
 
 use resolve_pr_core::Result;
-use resolve_pr_forge::PageRequest;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::comment_pages::{FORGE_PAGE_SIZE, Position, comment_page};
+use crate::comments::{self, On, Where};
 use crate::registry::{Annotations, Tool};
-use crate::checkout::pr_target;
-use crate::shared::{PullRequestComment, first_line};
+use crate::shared::PullRequestComment;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -60,69 +58,29 @@ are in review threads: find_unresolved_comments lists those.";
     type Output = Output;
 
     async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<Output> {
-        let pr = pr_target(
+        let at = Where {
+            repository: input.repository.as_deref(),
+            directory: input.directory.as_deref(),
+            number: input.pull_request_number,
+            number_field: "pull_request_number",
+        };
+        let listed = comments::list(
             ctx,
-            input.repository.as_deref(),
-            input.directory.as_deref(),
-            input.pull_request_number,
-            "pull_request_number",
-            Vec::new(),
+            On::PullRequest,
+            Self::NAME,
+            raw,
+            at,
+            input.cursor.as_deref(),
         )
         .await?;
-        let position = match &input.cursor {
-            Some(c) => Some(ctx.cursors.decode::<Position>(Self::NAME, raw, c)?),
-            None => None,
-        };
-        let forge = ctx.forge(&pr.repo)?;
-        let fetch = |page: u32| {
-            let forge = forge.clone();
-            let pr = pr.clone();
-            async move {
-                let request = PageRequest {
-                    page,
-                    per_page: FORGE_PAGE_SIZE,
-                };
-                // The forge answers "not found" for a number that is an issue, not a PR.
-                let got = forge.pull_requests().list_pr_comments(&pr, request).await?;
-                // A full page may have a successor even when the forge's Link header (served
-                // from the ETag cache, which only compares bodies) says otherwise.
-                let more = got.has_next || got.items.len() == FORGE_PAGE_SIZE as usize;
-                Ok::<_, resolve_pr_core::Error>((got.items, more))
-            }
-        };
-        let (shown, next) = comment_page(fetch, position).await?;
-        let next_cursor = next.map(|p| ctx.cursors.encode(Self::NAME, raw, &p));
-        let comments = shown.into_iter().map(Into::into).collect();
         Ok(Output {
-            pr: pr.to_string(),
-            comments,
-            next_cursor,
+            pr: listed.shown,
+            comments: listed.comments,
+            next_cursor: listed.next_cursor,
         })
     }
 
     fn render(out: &Output) -> String {
-        let mut text = format!(
-            "{} comment(s) on {} in this page",
-            out.comments.len(),
-            out.pr
-        );
-        text.push(':');
-        for c in &out.comments {
-            // GitHub App logins already end in "[bot]".
-            let bot = if c.is_bot && !c.user.ends_with("[bot]") {
-                " [bot]"
-            } else {
-                ""
-            };
-            text.push_str(&format!(
-                "\n- #{} {}{} at {}: {}",
-                c.id,
-                c.user,
-                bot,
-                c.created_at,
-                first_line(&c.body, 120)
-            ));
-        }
-        text
+        comments::render_page(&out.pr, &out.comments)
     }
 }

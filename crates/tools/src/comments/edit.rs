@@ -1,19 +1,13 @@
-//! What `issue_comment_edit` and `pr_comment_edit` share: checking, before anything is
-//! written, that the comment is on the issue or pull request named, that the token's account
-//! wrote it, and that the body changes; then the one edit.
+//! Editing a comment: checking, before anything is written, that the comment is on the issue
+//! or pull request named, that the token's account wrote it, and that the body changes; then
+//! the one edit.
 
 use resolve_pr_core::{Error, PrRef, Result};
 use resolve_pr_forge::{IssueComment, not_an_issue};
 
+use super::On;
 use crate::Context;
 use crate::checkout::pr_target;
-
-/// Which kind of conversation the tool edits in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum On {
-    Issue,
-    PullRequest,
-}
 
 /// The edit tools' arguments.
 pub(crate) struct EditRequest<'a> {
@@ -56,10 +50,7 @@ pub(crate) async fn edit(ctx: &Context, on: On, request: EditRequest<'_>) -> Res
     )
     .await?;
     let id = request.comment_id as u64;
-    let shown = match on {
-        On::Issue => crate::shared::issue_ref(&target),
-        On::PullRequest => target.to_string(),
-    };
+    let shown = on.shown(&target);
     let forge = ctx.forge(&target.repo)?;
     let issues = forge.issues();
     let conversation = async {
@@ -85,10 +76,7 @@ pub(crate) async fn edit(ctx: &Context, on: On, request: EditRequest<'_>) -> Res
         conversation
     )?;
     if found.number != target.number {
-        let what = match on {
-            On::Issue => "issue",
-            On::PullRequest => "pull request",
-        };
+        let what = on.noun();
         return Err(Error::user(format!(
             "comment {id} is on #{} of {}, not on {what} {shown}",
             found.number,
