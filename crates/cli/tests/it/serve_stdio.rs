@@ -19,13 +19,14 @@ struct Serve {
 
 impl Serve {
     /// The server with a private HOME and config, and a forge nobody listens on: nothing here
-    /// reaches a forge.
+    /// reaches a forge. Every toolset is listed from the start, so no call turns one on (and
+    /// no `tools/list_changed` notification comes between a request and its answer).
     fn start() -> Serve {
         let home = tempfile::tempdir().expect("a temporary HOME");
         let config = home.path().join("config.toml");
         std::fs::write(&config, "").expect("an empty config");
         let mut child = Command::new(env!("CARGO_BIN_EXE_resolve-pr"))
-            .arg("serve")
+            .args(["serve", "--toolsets", "all"])
             .env_clear()
             .env("HOME", home.path())
             .env("XDG_STATE_HOME", home.path().join("state"))
