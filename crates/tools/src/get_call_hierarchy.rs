@@ -2,7 +2,7 @@
 //! call hierarchy (`prepareCallHierarchy`, then `incomingCalls`/`outgoingCalls`; the file is
 //! opened first, which clangd needs).
 
-use resolve_pr_core::{Error, Result};
+use resolve_pr_core::{Error, ErrorCode, Result};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -10,7 +10,6 @@ use serde_json::Value;
 use crate::Context;
 use crate::code::{Range, SymbolInfo, Texts, aim, check_cursor, display_path, guessed_flags, lsp_error, page, range, symbol_info, target_input, target_warnings};
 use crate::registry::Tool;
-use resolve_pr_core::ErrorCode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

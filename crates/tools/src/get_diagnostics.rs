@@ -8,16 +8,16 @@
 use std::path::Path;
 use std::time::Duration;
 
-use resolve_pr_core::{Error, Result};
+use resolve_pr_core::{Error, ErrorCode, Result};
 use resolve_pr_lsp::{Language, Trust};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{Location, MAX_PROJECTS, Texts, check_cursor, display_path, project_roots, projects_not_asked, source_files, file_in, language_of, languages, lsp_error, page, workspace};
+use crate::code::{Location, MAX_PROJECTS, Texts, check_cursor, display_path, project_roots, projects_not_asked, source_files, file_in, language_of, languages, lsp_error, page};
+use crate::checkout::workspace;
 use crate::registry::Tool;
-use resolve_pr_core::ErrorCode;
 
 /// Files whose diagnostics are asked for at once, in a check of the whole checkout.
 const CONCURRENT_FILES: usize = 16;

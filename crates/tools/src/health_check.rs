@@ -92,7 +92,7 @@ memory, and the languages of the workspace.";
     type Output = Output;
 
     async fn run(ctx: &Context, input: Input, _raw: &Value) -> Result<Output> {
-        let ws = crate::code::workspace(ctx, input.directory.as_deref())?;
+        let ws = crate::checkout::workspace(ctx, input.directory.as_deref())?;
         let languages = Language::detect(&ws);
         let mut servers = Vec::new();
         let mut has_server: Vec<Language> = Vec::new();

@@ -7,14 +7,13 @@
 //! `resolve-pr tools`, the tests' lists of tools, the contract snapshots) reads it from here.
 
 use futures::future::BoxFuture;
-use resolve_pr_core::{Error, Result};
+use resolve_pr_core::{Error, ErrorCode, Result};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::{Context, arguments};
-use resolve_pr_core::ErrorCode;
 
 /// The groups tools are offered by (`--toolsets`, and enabled on demand by an agent). Each
 /// toolset owns what the server says about it: one line for the list of toolsets, whether it

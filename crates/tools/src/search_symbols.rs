@@ -6,16 +6,16 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use resolve_pr_core::{Error, Result};
+use resolve_pr_core::{Error, ErrorCode, Result};
 use resolve_pr_lsp::Language;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{SymbolInfo, Texts, check_cursor, display_path, file_in, guessed_flags_in, languages, lsp_error, page, position, project_roots, projects_for_name, server_for_file, server_holding, symbol_info, workspace};
+use crate::code::{SymbolInfo, Texts, check_cursor, display_path, file_in, guessed_flags_in, languages, lsp_error, page, position, project_roots, projects_for_name, server_for_file, server_holding, symbol_info};
+use crate::checkout::workspace;
 use crate::registry::Tool;
-use resolve_pr_core::ErrorCode;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -1,11 +1,11 @@
-//! Which repository and checkout a call targets, shared by the PR and git tools: the
+//! Which repository and checkout a call targets, shared by the PR, git and code tools: the
 //! repository from the `repository`/`pr` arguments or a `directory`'s remotes (`target`),
 //! and where the git tools find a pull request's commits: the user's checkout (the
 //! `directory` argument, else the server's working directory, walked up to a repository one
 //! of whose remotes is the PR's repository), else a managed blobless clone in the cache
 //! directory. What is missing is fetched into `refs/resolve-pr/…` (`fetch`); the user's
 //! branches, index and worktree are never touched. Git work runs off the runtime
-//! (`blocking`).
+//! (`blocking`). The code tools read the directory `workspace` names.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -19,10 +19,12 @@ use crate::Context;
 mod blocking;
 mod fetch;
 mod target;
+mod workspace;
 
 pub(crate) use blocking::blocking;
 pub(crate) use fetch::{branch_ref, fetch_missing, fetch_with_heads, pull_ref};
 pub(crate) use target::{pr_of_current_branch, pr_target, repo_target, resolve_pr};
+pub(crate) use workspace::workspace;
 
 /// Where the git tools work, set once per process.
 #[derive(Debug, Clone, Default)]

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use resolve_pr_core::{Error, Result};
+use resolve_pr_core::{Error, ErrorCode, Result};
 use resolve_pr_lsp::{Language, Loc, Server, Target};
 
 use super::errors::name_found_nowhere;
@@ -11,10 +11,10 @@ use super::macro_scan::identifier_at;
 use super::texts::grammar_of;
 use super::{
     TargetArgs, Texts, display_path, languages, lsp_error, name_text, projects_for_name,
-    relative_error, server_for_file, server_holding, shown_at, target, workspace,
+    relative_error, server_for_file, server_holding, shown_at, target,
 };
 use crate::Context;
-use resolve_pr_core::ErrorCode;
+use crate::checkout::workspace;
 /// A target made concrete, with the server that answers about it.
 pub(crate) struct Aimed {
     pub server: Server,

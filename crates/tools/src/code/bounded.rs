@@ -3,10 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use resolve_pr_core::{Error, Result};
+use resolve_pr_core::{Error, ErrorCode, Result};
 
 use crate::Context;
-use resolve_pr_core::ErrorCode;
 /// How often a code call tells a client that asked for progress that it is alive: clients
 /// that reset their timeout on progress (MCP Inspector's UI) give up 10 s after the last.
 pub(crate) const PROGRESS_EVERY: Duration = Duration::from_secs(5);

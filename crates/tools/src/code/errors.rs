@@ -3,8 +3,7 @@
 
 use std::path::Path;
 
-use resolve_pr_core::Error;
-use resolve_pr_core::ErrorCode;
+use resolve_pr_core::{Error, ErrorCode};
 use serde_json::Value;
 /// The language-server error as agents see it, with its stable code.
 pub(crate) fn lsp_error(e: resolve_pr_lsp::Error) -> Error {

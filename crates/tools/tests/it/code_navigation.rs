@@ -17,8 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use resolve_pr_core::CursorCodec;
-use resolve_pr_core::ErrorCode;
+use resolve_pr_core::{CursorCodec, ErrorCode};
 use resolve_pr_forge::{Config, Forges};
 use resolve_pr_lsp::{Pool, PoolConfig, TrustPolicy};
 use resolve_pr_tools::Context;

@@ -4,13 +4,12 @@
 
 use crate::common;
 
-use resolve_pr_core::{Category, Error};
+use resolve_pr_core::{Category, Error, ErrorCode};
 use resolve_pr_forge_sim::{Sim, SimHandle};
 use resolve_pr_tools::{Context, call};
 use serde_json::{Value, json};
 
 use common::Flavor;
-use resolve_pr_core::ErrorCode;
 
 async fn github(scenario: &str) -> (SimHandle, Context) {
     let sim = Sim::start(common::scenario(scenario))
