@@ -206,11 +206,15 @@ fn portability_problems(schema: &Value, path: &str, problems: &mut Vec<String>) 
 #[test]
 fn every_published_schema_is_flat_and_portable() {
     let mut problems = Vec::new();
-    for tool in tools_list()["tools"]
+    // Every registry tool, and the two that turn toolsets on (listed by default only).
+    let on_demand = tools_list_json(&selection(None));
+    let mut tools = tools_list()["tools"]
         .as_array()
         .cloned()
-        .unwrap_or_default()
-    {
+        .unwrap_or_default();
+    tools.extend(on_demand.as_array().cloned().unwrap_or_default());
+    assert!(tools.iter().any(|t| t["name"] == "enable_toolsets"));
+    for tool in tools {
         let name = tool["name"].as_str().unwrap_or("?").to_owned();
         for key in ["inputSchema", "outputSchema"] {
             portability_problems(&tool[key], &format!("{name}.{key}"), &mut problems);
