@@ -4,7 +4,7 @@
 
 use resolve_pr_pr::ci_state::{Cause, CiState, Rollup, Status, TestFailure, prioritize};
 
-use super::{FailedCheck, FailureCounts, Instructions, PollInfo, PrioritizedFailure, plural};
+use super::{FailedCheck, FailureCounts, Instructions, PollInfo, PrioritizedFailure};
 use crate::Context;
 
 /// Entries in `instructions.priority`, and commands in `instructions.commands`.
@@ -242,5 +242,81 @@ pub(super) fn poll_info(ctx: &Context, state: &CiState<'_>) -> PollInfo {
             .running_step
             .as_ref()
             .map(|s| format!("{}: {} (step {} of {})", s.check, s.step, s.number, s.steps)),
+    }
+}
+
+pub(super) fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::get_failing_tests::fixtures::{check, failed, snapshot};
+    use resolve_pr_forge::{CheckConclusion as C, CheckState as S};
+
+    #[test]
+    fn collection_errors_come_first_and_shared_errors_are_grouped() {
+        let snap = snapshot(
+            vec![
+                check("unit", S::Completed, Some(C::Failure)),
+                check("lint", S::Completed, Some(C::Failure)),
+            ],
+            Some(vec!["lint"]),
+        );
+        let view = Rollup::of(&snap);
+        let all = vec![
+            failed("t1", "unit", "assert 1 == 2", Some("AssertionError")),
+            failed("t2", "unit", "KeyError: 'id'", Some("KeyError")),
+            failed("t3", "unit", "KeyError: 'id'", Some("KeyError")),
+            failed("t4", "lint", "x", None),
+            failed(
+                "tests/test_y.py",
+                "unit",
+                "ModuleNotFoundError: No module named 'yaml'",
+                Some("ModuleNotFoundError"),
+            ),
+        ];
+        let checks = vec![
+            FailedCheck {
+                name: "unit".into(),
+                conclusion: "failure".into(),
+                required: Some(false),
+                details_url: None,
+                failed_step: None,
+                failed_step_script: None,
+                log_command: None,
+                failures: 4,
+                note: None,
+            },
+            FailedCheck {
+                name: "lint".into(),
+                conclusion: "failure".into(),
+                required: Some(true),
+                details_url: None,
+                failed_step: None,
+                failed_step_script: None,
+                log_command: None,
+                failures: 1,
+                note: None,
+            },
+        ];
+        let ins = instructions(&view, &all, &FailureCounts::of(&all), &checks);
+        let order: Vec<&str> = ins.priority.iter().map(|p| p.test.as_str()).collect();
+        assert_eq!(order, ["tests/test_y.py", "t4", "t1", "t2"]);
+        assert!(ins.priority[0].reason.contains("hides every test"));
+        assert!(ins.priority[1].reason.contains("required"));
+        assert_eq!(ins.priority[3].related_failures, ["t3"]);
+        assert!(
+            ins.priority[3]
+                .reason
+                .starts_with("2 tests fail with the same error")
+        );
+        assert_eq!(ins.commands[0], "pytest 'tests/test_y.py'");
+        assert!(
+            ins.summary.starts_with("5 failing tests in 2 of 2 checks"),
+            "{}",
+            ins.summary
+        );
     }
 }
