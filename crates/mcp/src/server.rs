@@ -143,19 +143,21 @@ impl Server {
                 .selection
                 .write()
                 .unwrap_or_else(PoisonError::into_inner);
-            selection
-                .enable(&asked)
-                .map(|turned| on_demand::enabled(&selection, &asked, &turned))
+            selection.enable(&asked).map(|turned| {
+                let out = on_demand::enabled(&selection, &asked, &turned);
+                (out, !turned.is_empty())
+            })
         };
-        if let Ok(out) = &outcome
-            && out.structured["turned_on"]
-                .as_array()
-                .is_some_and(|t| !t.is_empty())
-        {
-            tracing::info!(toolsets = ?asked, "toolsets turned on");
-            self.list_changed(context).await;
+        match outcome {
+            Ok((out, changed)) => {
+                if changed {
+                    tracing::info!(toolsets = ?asked, "toolsets turned on");
+                    self.list_changed(context).await;
+                }
+                call_result(Ok(out))
+            }
+            Err(e) => call_result(Err(e)),
         }
-        call_result(outcome)
     }
 
     /// Serves MCP on stdin/stdout until the client closes the connection. Nothing else may
