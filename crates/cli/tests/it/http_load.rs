@@ -291,6 +291,7 @@ async fn forge_round_trip(sim: &SimHandle) -> Duration {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixty_four_clients_with_four_tokens_get_every_answer_right_over_a_slow_forge() {
+    let _alone = crate::ALONE.lock().await;
     let scenario = Scenario::from_yaml(include_str!("../scenarios/four_readers.yaml"))
         .expect("the scenario parses");
     let sim = Sim::start(scenario).await.expect("forge-sim starts");

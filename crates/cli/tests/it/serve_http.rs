@@ -469,6 +469,7 @@ const ATTACKERS: usize = 300;
 
 #[tokio::test]
 async fn under_a_low_descriptor_limit_idle_and_half_sent_connections_cannot_keep_calls_out() {
+    let _alone = crate::ALONE.lock().await;
     // Soft 128, hard 256: the server raises its soft limit to 256 and keeps a quarter of it
     // for everything but connections.
     let server = Serve::start_limited(
