@@ -119,14 +119,17 @@ fn inside(path: &Path) -> bool {
     !path.as_os_str().is_empty() && path.components().all(|c| matches!(c, Component::Normal(_)))
 }
 
+/// A file's bytes and the path it came from (`None`: new).
+type File = (Vec<u8>, Option<PathBuf>);
+
 struct Overlay<'t> {
     tree: &'t dyn Tree,
     /// Paths whose state this change decided: `None` is gone.
-    state: BTreeMap<PathBuf, Option<(Vec<u8>, Option<PathBuf>)>>,
+    state: BTreeMap<PathBuf, Option<File>>,
 }
 
 impl Overlay<'_> {
-    fn get(&self, path: &Path) -> Option<(Vec<u8>, Option<PathBuf>)> {
+    fn get(&self, path: &Path) -> Option<File> {
         match self.state.get(path) {
             Some(state) => state.clone(),
             None => self
