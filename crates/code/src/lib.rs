@@ -1,0 +1,4 @@
+//! What the code tools compose over a checkout: which files, which symbol, which server.
+//!
+//! This crate does **not** write files (only `edit` does) and has no tool contracts (those
+//! are `tools`').

@@ -1,0 +1,1 @@
+//! The only code that writes into a user's checkout.
