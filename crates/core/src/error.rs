@@ -92,11 +92,27 @@ pub enum ErrorCode {
     ServerIndexing,
     /// Reading or writing a file failed.
     IoError,
+    /// A plan whose files changed since it was made, or that is not in this checkout's store: plan again.
+    StalePlan,
+    /// One file of a plan no longer has the checksum the plan recorded (`details.file_path`).
+    ChecksumMismatch,
+    /// Applying a plan failed (verification found new errors, or a write failed and was rolled back).
+    ApplyFailed,
+    /// Rolling an apply back failed; the files named in `details` need a look.
+    RollbackFailed,
+    /// A plan given to a tool of another operation.
+    InvalidPlanType,
+    /// A name that matches several symbols (the candidates are in `details.candidates`).
+    AmbiguousTarget,
+    /// No undo snapshot by this id in this checkout.
+    SnapshotNotFound,
+    /// Another apply holds this checkout: call again when it ends.
+    CheckoutBusy,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 21] = [
+    pub const ALL: [ErrorCode; 29] = [
         ErrorCode::InvalidArgument,
         ErrorCode::InvalidCursor,
         ErrorCode::UnknownTool,
@@ -118,6 +134,14 @@ impl ErrorCode {
         ErrorCode::Timeout,
         ErrorCode::ServerIndexing,
         ErrorCode::IoError,
+        ErrorCode::StalePlan,
+        ErrorCode::ChecksumMismatch,
+        ErrorCode::ApplyFailed,
+        ErrorCode::RollbackFailed,
+        ErrorCode::InvalidPlanType,
+        ErrorCode::AmbiguousTarget,
+        ErrorCode::SnapshotNotFound,
+        ErrorCode::CheckoutBusy,
     ];
 
     /// The code as agents read it.
@@ -144,6 +168,14 @@ impl ErrorCode {
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::ServerIndexing => "SERVER_INDEXING",
             ErrorCode::IoError => "IO_ERROR",
+            ErrorCode::StalePlan => "STALE_PLAN",
+            ErrorCode::ChecksumMismatch => "CHECKSUM_MISMATCH",
+            ErrorCode::ApplyFailed => "APPLY_FAILED",
+            ErrorCode::RollbackFailed => "ROLLBACK_FAILED",
+            ErrorCode::InvalidPlanType => "INVALID_PLAN_TYPE",
+            ErrorCode::AmbiguousTarget => "AMBIGUOUS_TARGET",
+            ErrorCode::SnapshotNotFound => "SNAPSHOT_NOT_FOUND",
+            ErrorCode::CheckoutBusy => "CHECKOUT_BUSY",
         }
     }
 }
