@@ -108,6 +108,11 @@ impl Checkout {
         &self.root
     }
 
+    /// A directory kept for this checkout's verifications (a scratch copy to build in).
+    pub fn scratch_dir(&self) -> PathBuf {
+        self.store.dir.join("scratch")
+    }
+
     fn lock(&self) -> Result<Lock> {
         let path = self.store.dir.join("lock");
         let file = fs::OpenOptions::new()

@@ -35,6 +35,9 @@ pub struct Verification {
     pub new_errors: Vec<String>,
     /// How many errors the checkout had before the change.
     pub baseline_errors: usize,
+    /// The checker ran out of time: calling again continues where it stopped.
+    #[serde(default)]
+    pub timed_out: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
