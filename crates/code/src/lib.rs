@@ -3,4 +3,5 @@
 //! This crate does **not** write files (only `edit` does) and has no tool contracts (those
 //! are `tools`').
 
+pub mod imports;
 pub mod verify;

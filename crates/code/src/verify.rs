@@ -79,7 +79,7 @@ impl Checker {
 }
 
 /// `name` in `RESOLVE_PR_LSP_PATH`'s directories, then `PATH`'s.
-fn find_program(name: &str) -> Option<PathBuf> {
+pub(crate) fn find_program(name: &str) -> Option<PathBuf> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     for var in ["RESOLVE_PR_LSP_PATH", "PATH"] {
         if let Some(v) = std::env::var_os(var) {

@@ -108,6 +108,34 @@ impl Checkout {
         &self.root
     }
 
+    /// Opens every checkout with state under `state_home` that has an unfinished apply, so
+    /// that a crash is recovered at the next start rather than at the next refactoring.
+    /// Checkouts that are gone are skipped.
+    pub fn recover_all(state_home: &Path) -> Vec<(PathBuf, Result<Vec<Recovered>>)> {
+        let mut out = Vec::new();
+        for dir in fs::read_dir(state_home.join("edit"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let store = Store { dir: dir.path() };
+            let Some(root) = store
+                .all()
+                .into_iter()
+                .find(|j| j.state == State::Applying)
+                .map(|j| j.root)
+            else {
+                continue;
+            };
+            if !root.is_dir() {
+                continue;
+            }
+            let recovered = Checkout::open(&root, state_home).map(|(_, r)| r);
+            out.push((root, recovered));
+        }
+        out
+    }
+
     /// A directory kept for this checkout's verifications (a scratch copy to build in).
     pub fn scratch_dir(&self) -> PathBuf {
         self.store.dir.join("scratch")
