@@ -153,6 +153,9 @@ pub async fn ruff_fixes(
     Ok(fixes)
 }
 
+/// A byte range and its replacement, as rustc suggests it.
+type Replacement = (usize, usize, String);
+
 /// rustc's suggestions for its `unused_imports` lint across the workspace at `root` (every
 /// target, so an import used only by tests is not removed), limited to `only` when given.
 pub async fn rust_unused_imports(
@@ -180,7 +183,7 @@ pub async fn rust_unused_imports(
         ));
     }
     // A diagnostic's suggestion is one set of edits; the same set comes once per target.
-    let mut sets: BTreeSet<(PathBuf, Vec<(usize, usize, String)>)> = BTreeSet::new();
+    let mut sets: BTreeSet<(PathBuf, Vec<Replacement>)> = BTreeSet::new();
     for line in out.lines() {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             continue;
@@ -223,7 +226,7 @@ pub async fn rust_unused_imports(
             sets.insert((file, set));
         }
     }
-    let mut by_file: BTreeMap<PathBuf, Vec<(usize, usize, String)>> = BTreeMap::new();
+    let mut by_file: BTreeMap<PathBuf, Vec<Replacement>> = BTreeMap::new();
     let mut fixed = 0;
     for (file, set) in sets {
         let edits = by_file.entry(file).or_default();
