@@ -571,6 +571,11 @@ impl Client {
         Ok((text, 1))
     }
 
+    /// Whether the server has `path` open.
+    pub async fn is_open(&self, path: &Path) -> bool {
+        self.inner.documents.lock().await.contains_key(path)
+    }
+
     /// How many documents the server has open.
     pub async fn open_documents(&self) -> usize {
         self.inner.documents.lock().await.len()

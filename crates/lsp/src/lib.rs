@@ -25,6 +25,7 @@ mod disk;
 mod error;
 pub mod nav;
 pub mod pool;
+pub mod refactor;
 pub mod servers;
 mod transport;
 pub mod trust;

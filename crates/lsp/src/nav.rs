@@ -252,7 +252,7 @@ impl Server {
     /// database until a file is open, so `workspace/symbol` would find nothing; clangd starts
     /// its background index (and reports it) only then. The moment is up to a second, and
     /// ends as soon as the server reports progress.
-    async fn warm_up(&self) {
+    pub(crate) async fn warm_up(&self) {
         self.warmed
             .get_or_init(|| async {
                 if self.client.open_documents().await == 0 {
@@ -383,7 +383,7 @@ impl Server {
         })
     }
 
-    fn require(&self, offered: bool, feature: &'static str) -> Result<()> {
+    pub(crate) fn require(&self, offered: bool, feature: &'static str) -> Result<()> {
         if offered {
             Ok(())
         } else {
@@ -395,7 +395,7 @@ impl Server {
     }
 
     /// Opens the file and checks the position is in it; the request's parameters.
-    async fn at(&self, path: &Path, pos: Pos) -> Result<Value> {
+    pub(crate) async fn at(&self, path: &Path, pos: Pos) -> Result<Value> {
         let text = self.open(path).await?;
         let Some(len) = line_utf16_len(&text, pos.line) else {
             return Err(Error::InvalidPosition(format!(
