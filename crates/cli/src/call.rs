@@ -69,7 +69,7 @@ async fn call(
     let tool = selection.find(name)?;
     let progress = TerminalLine::on_stderr();
     #[cfg(unix)]
-    if use_daemon && tool.toolset == resolve_pr_tools::Toolset::Code {
+    if use_daemon && tool.toolset.asks_language_servers() {
         match through_daemon(name, &args, options, progress.as_ref()).await {
             Ok(answer) => return Ok(answer),
             Err(e) => {

@@ -463,7 +463,7 @@ async fn code_stage(out: &mut Printer, scratch: &Path) {
         out.skipped(
             &resolve_pr_tools::all()
                 .iter()
-                .filter(|t| t.toolset == resolve_pr_tools::Toolset::Code)
+                .filter(|t| t.toolset.asks_language_servers())
                 .map(|t| t.name)
                 .collect::<Vec<_>>(),
             &format!("no Python language server is installed (install: {install})"),
@@ -495,7 +495,7 @@ async fn code_stage(out: &mut Printer, scratch: &Path) {
         (
             "the type of a variable",
             "find_type_definition",
-            at(json!({"file_path": "main.py", "position": {"line": 2, "character": 0}})),
+            at(json!({"file_path": "main.py", "position": {"line": 3, "character": 0}})),
         ),
         (
             "names in the checkout",
@@ -521,7 +521,74 @@ async fn code_stage(out: &mut Printer, scratch: &Path) {
     for (what, tool, args) in steps {
         out.code_step(&ctx, what, tool, args).await;
     }
+    refactor_steps(out, &mut ctx, scratch, &at).await;
     ctx.lsp.shutdown_all().await;
+}
+
+/// The refactoring tools on the same checkout: a rename planned (nothing written), that
+/// exact plan applied, and undone; unused imports and their order, planned.
+async fn refactor_steps(
+    out: &mut Printer,
+    ctx: &mut Context,
+    scratch: &Path,
+    at: &dyn Fn(Value) -> Value,
+) {
+    // Plans and undo snapshots stay in the demo's scratch directory, not the user's state.
+    ctx.local.state_dir = Some(scratch.join("state"));
+    let plan = out
+        .code_step(
+            ctx,
+            "a rename, planned: the diff, nothing written",
+            "rename",
+            at(json!({"symbol": "total_area", "new_name": "sum_of_areas"})),
+        )
+        .await;
+    let plan_id = plan
+        .as_ref()
+        .and_then(|p| p["plan"]["plan_id"].as_str().map(str::to_owned));
+    if let Some(id) = plan_id {
+        let applied = out
+            .code_step(
+                ctx,
+                "exactly that plan, applied",
+                "rename",
+                at(json!({"dry_run": false, "plan_id": id})),
+            )
+            .await;
+        let snapshot = applied
+            .as_ref()
+            .and_then(|a| a["applied"]["snapshot_id"].as_str().map(str::to_owned));
+        if let Some(snapshot) = snapshot {
+            out.code_step(
+                ctx,
+                "and undone",
+                "rollback",
+                at(json!({"snapshot_id": snapshot})),
+            )
+            .await;
+        }
+    }
+    if !resolve_pr_tools::ruff_installed() {
+        out.skipped(
+            &["delete", "reorder"],
+            "ruff is not installed (pip install ruff)",
+        );
+        return;
+    }
+    out.code_step(
+        ctx,
+        "unused imports, by ruff's own fix",
+        "delete",
+        at(json!({"kind": "unused_imports", "file_path": "main.py"})),
+    )
+    .await;
+    out.code_step(
+        ctx,
+        "imports in order, planned",
+        "reorder",
+        at(json!({"kind": "imports", "file_path": "main.py"})),
+    )
+    .await;
 }
 
 const SHAPES_PY: &str = "class Shape:
@@ -549,7 +616,8 @@ def total_area(shapes: list[Shape]) -> float:
     return sum(shape.area() for shape in shapes)
 ";
 
-const MAIN_PY: &str = "from shapes import Circle, Square, total_area
+const MAIN_PY: &str = "import os
+from shapes import Circle, Square, total_area
 
 circle = Circle(1.0)
 print(total_area([circle, Square(2.0)]))

@@ -479,6 +479,10 @@ fn context_from_environment() -> resolve_pr_core::Result<Context> {
     let mut ctx = Context::new(Arc::new(forges), CursorCodec::new(key));
     ctx.ci = ci_settings(&|k| std::env::var(k).ok())?;
     ctx.local = resolve_pr_tools::LocalSettings::from_env(&|k| std::env::var(k).ok())?;
+    // A refactoring apply a crash (kill -9) interrupted is rolled back before anything else.
+    for line in resolve_pr_tools::recover_interrupted_applies(&ctx.local) {
+        tracing::warn!("{line}");
+    }
     Ok(ctx)
 }
 

@@ -337,11 +337,7 @@ impl Checkout {
             stamp.timestamp_nanos_opt().unwrap_or_default()
         );
         let journal = Journal {
-            snapshot_id: format!(
-                "snap-{}-{}",
-                stamp.format("%Y%m%dT%H%M%S"),
-                &hex(&Sha256::digest(seed.as_bytes()))[..8]
-            ),
+            snapshot_id: format!("snap-{}", &hex(&Sha256::digest(seed.as_bytes()))[..16]),
             plan_id: Some(plan.id.clone()),
             kind: plan.kind.clone(),
             root: self.root.clone(),
@@ -575,15 +571,14 @@ impl Checkout {
         let stamp = chrono::Utc::now();
         let journal = Journal {
             snapshot_id: format!(
-                "snap-{}-{}",
-                stamp.format("%Y%m%dT%H%M%S"),
+                "snap-{}",
                 &hex(&Sha256::digest(
                     format!(
                         "undo{snapshot_id}{}",
                         stamp.timestamp_nanos_opt().unwrap_or_default()
                     )
                     .as_bytes()
-                ))[..8]
+                ))[..16]
             ),
             plan_id: None,
             kind: format!("undo.{}", done.kind),

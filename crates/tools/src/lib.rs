@@ -8,6 +8,7 @@ mod arguments;
 mod checkout;
 mod code;
 mod comments;
+mod refactor;
 pub mod registry;
 mod schema;
 mod shared;
@@ -44,6 +45,10 @@ registry::tools! {
     get_diagnostics::GetDiagnostics,
     get_call_hierarchy::GetCallHierarchy,
     health_check::HealthCheck,
+    rename::Rename,
+    delete::Delete,
+    reorder::Reorder,
+    rollback::Rollback,
 }
 
 use std::sync::Arc;
@@ -55,6 +60,7 @@ use resolve_pr_core::RepoRef;
 use resolve_pr_forge::{CredentialKey, Forge, Forges};
 
 pub use checkout::LocalSettings;
+pub use refactor::{recover_interrupted_applies, ruff_installed};
 pub use registry::{Annotations, ToolOutput, ToolSpec, Toolset, all, call, find};
 /// Whose credentials a call uses, for servers that set it per call (`Context::with_credential`).
 pub use resolve_pr_forge::{Credential, Secret};

@@ -35,6 +35,9 @@ pub enum Toolset {
     Impact,
     /// Whether a pull request can merge now: `check_merge_readiness`.
     Merge,
+    /// Refactoring the local checkout as plans: previewed, applied exactly, undoable
+    /// (seed 002's refactoring tools and `find_replace`, over the `edit` layer).
+    Refactor,
     /// Review threads: finding, answering and resolving them.
     Reviews,
 }
@@ -50,15 +53,23 @@ by from_failure ('src/lib.rs:42', a failure's line). partial: true means the ser
 indexing. Errors carry a code (SERVER_NOT_INSTALLED with the install command, SYMBOL_NOT_FOUND, \
 INVALID_POSITION, ...).";
 
+/// What every refactoring tool shares.
+const REFACTOR_CONVENTIONS: &str = "Refactoring tools plan first: dry_run (default true) writes \
+nothing and answers a plan_id, the unified diff and each file's sha256. Apply exactly that plan \
+with dry_run: false and plan_id (refused with CHECKSUM_MISMATCH or STALE_PLAN if a file changed \
+since); dry_run: false alone plans and applies at once. An apply answers a snapshot_id: \
+rollback undoes it. Targets and positions are as the code tools take them.";
+
 impl Toolset {
     /// Every toolset, sorted by name.
-    pub const ALL: [Toolset; 7] = [
+    pub const ALL: [Toolset; 8] = [
         Toolset::Ci,
         Toolset::Code,
         Toolset::Comments,
         Toolset::Git,
         Toolset::Impact,
         Toolset::Merge,
+        Toolset::Refactor,
         Toolset::Reviews,
     ];
 
@@ -71,6 +82,7 @@ impl Toolset {
             Toolset::Git => "git",
             Toolset::Impact => "impact",
             Toolset::Merge => "merge",
+            Toolset::Refactor => "refactor",
             Toolset::Reviews => "reviews",
         }
     }
@@ -104,6 +116,9 @@ impl Toolset {
             }
             Toolset::Impact => "what a pull request changes and affects, and how to review it",
             Toolset::Merge => "whether a pull request can merge now, and what blocks it",
+            Toolset::Refactor => {
+                "refactor the local checkout: rename, find/replace; previewed plans, applied exactly, undoable"
+            }
             Toolset::Reviews => "open review threads: find, reply to, resolve and reopen them",
         }
     }
@@ -113,6 +128,7 @@ impl Toolset {
     pub const fn conventions(self) -> Option<&'static str> {
         match self {
             Toolset::Code => Some(CODE_CONVENTIONS),
+            Toolset::Refactor => Some(REFACTOR_CONVENTIONS),
             _ => None,
         }
     }
@@ -120,7 +136,13 @@ impl Toolset {
     /// Its tools read a checkout on the server's machine, which callers on other machines
     /// (a shared HTTP server) cannot name: such a server leaves them out.
     pub const fn reads_the_servers_checkout(self) -> bool {
-        matches!(self, Toolset::Code)
+        matches!(self, Toolset::Code | Toolset::Refactor)
+    }
+
+    /// Its tools ask language servers, so a call runs under the code tools' deadline and
+    /// progress, and the CLI hands it to its daemon (which keeps servers warm).
+    pub const fn asks_language_servers(self) -> bool {
+        matches!(self, Toolset::Code | Toolset::Refactor)
     }
 }
 
@@ -274,7 +296,7 @@ pub(crate) fn spec<T: Tool>() -> ToolSpec {
             // From here on the arguments are the tool's own names (aliases read as them), so
             // cursors bind to and next-page lines repeat one spelling.
             let (input, args): (T::Input, Value) = parse_args(T::NAME, input_schema, &args)?;
-            let output = if T::TOOLSET == Toolset::Code {
+            let output = if T::TOOLSET.asks_language_servers() {
                 crate::code::bounded(
                     ctx,
                     T::NAME,

@@ -14,7 +14,7 @@ use resolve_pr_core::CursorCodec;
 use resolve_pr_forge::{ClientOptions, Config, Forges};
 use resolve_pr_forge_sim::{Fault, FaultKind, Scenario, Sim, SimHandle};
 use resolve_pr_mcp::{Error, HttpOptions, HttpServer, Options, Selection, Server};
-use resolve_pr_tools::{Context, Toolset};
+use resolve_pr_tools::Context;
 use rmcp::model::{CallToolRequestParams, CallToolResult, GetTaskParams};
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -188,15 +188,16 @@ async fn a_client_lists_and_calls_tools_with_its_bearer_token() {
         .into_iter()
         .map(|t| t.name.into_owned())
         .collect();
-    // Every tool but the code tools, whose every call a remote caller would have refused
-    // (they read a checkout on the server's machine). A stateless server cannot remember what
+    // Every tool but the code and refactoring tools, whose every call a remote caller would
+    // have refused (they read a checkout on the server's machine). A stateless server cannot remember what
     // one agent turned on, so it offers every other toolset, and no tools to turn them on.
     let remote: Vec<&str> = resolve_pr_tools::all()
         .iter()
-        .filter(|t| t.toolset != Toolset::Code)
+        .filter(|t| !t.toolset.reads_the_servers_checkout())
         .map(|t| t.name)
         .collect();
     assert_eq!(names, remote);
+    assert!(!names.iter().any(|n| n == "rename"), "{names:?}");
     assert!(!names.iter().any(|n| n == "find_definition"), "{names:?}");
     let err = alice
         .call_tool(call("find_definition", json!({"symbol": "main"})))

@@ -36,6 +36,10 @@ pub struct LocalSettings {
     pub cwd: Option<PathBuf>,
     /// Where managed clones live (`$XDG_CACHE_HOME/resolve-pr/repos`, `~/.cache/…`).
     pub cache_dir: Option<PathBuf>,
+    /// Where refactoring plans, journals and undo snapshots are kept
+    /// (`$XDG_STATE_HOME/resolve-pr`, `~/.local/state/resolve-pr`); `None`: refactoring
+    /// tools refuse to run.
+    pub state_dir: Option<PathBuf>,
     /// Callers are not on this machine (the HTTP transport): the server's paths and git
     /// credentials are not theirs, so `directory` is refused, the server's working
     /// directory is not looked in, and nothing is pushed. Managed clones stay: a call reaches
@@ -59,6 +63,15 @@ impl LocalSettings {
                 env("HOME")
                     .filter(|v| !v.is_empty())
                     .map(|h| Path::new(&h).join(".cache"))
+            });
+        // The XDG spec says a relative XDG_STATE_HOME is invalid and must be ignored.
+        let state = env("XDG_STATE_HOME")
+            .filter(|v| Path::new(v).is_absolute())
+            .map(PathBuf::from)
+            .or_else(|| {
+                env("HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(|h| Path::new(&h).join(".local").join("state"))
             });
         let seconds = |name: &str| -> Result<Option<std::time::Duration>> {
             let Some(text) = env(name).filter(|v| !v.trim().is_empty()) else {
@@ -89,6 +102,7 @@ impl LocalSettings {
                 .map(PathBuf::from),
             cwd: std::env::current_dir().ok(),
             cache_dir: cache.map(|c| c.join("resolve-pr").join("repos")),
+            state_dir: state.map(|s| s.join("resolve-pr")),
             remote_callers: false,
             network,
         })

@@ -23,7 +23,7 @@ use resolve_pr_lsp::{Pool, PoolConfig, TrustPolicy};
 use resolve_pr_tools::Context;
 use serde_json::{Value, json};
 
-fn fixtures() -> PathBuf {
+pub(crate) fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/code")
 }
 
@@ -33,7 +33,7 @@ fn context() -> Context {
     context_trusting(TrustPolicy::nothing())
 }
 
-fn context_trusting(trust: TrustPolicy) -> Context {
+pub(crate) fn context_trusting(trust: TrustPolicy) -> Context {
     let config = Config::from_parts(None, None, &|_: &str| None).expect("config");
     let mut ctx = Context::new(Arc::new(Forges::new(config)), CursorCodec::new([7; 32]));
     ctx.lsp = Pool::new(PoolConfig {
@@ -47,7 +47,7 @@ fn context_trusting(trust: TrustPolicy) -> Context {
 }
 
 /// A copy of a sample project in a temporary directory (servers write caches beside it).
-fn copy_project(language: &str) -> tempfile::TempDir {
+pub(crate) fn copy_project(language: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let src = fixtures().join(language);
     copy_dir(&src, dir.path());
@@ -85,7 +85,7 @@ fn required(language: &str) -> bool {
 }
 
 /// Whether the language's server is installed; a required one must be.
-async fn available(ctx: &Context, language: &str) -> bool {
+pub(crate) async fn available(ctx: &Context, language: &str) -> bool {
     let health = resolve_pr_tools::call(ctx, "health_check", json!({"directory": fixtures()}))
         .await
         .expect("health_check");

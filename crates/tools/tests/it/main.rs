@@ -19,5 +19,6 @@ mod merge_tools;
 mod pr_get_state;
 mod pr_list_forks;
 mod pull_tools;
+mod refactor_tools;
 mod review_tools;
 mod unresolved_edge_cases;

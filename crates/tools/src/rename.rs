@@ -1,0 +1,287 @@
+//! `rename`: renames a symbol (by the language server, in every file that uses it), or a file or directory (with the imports and module declarations the server rewrites). Plans by default.
+
+use std::path::{Path, PathBuf};
+
+use resolve_pr_core::{Error, ErrorCode, Result};
+use resolve_pr_edit::{PlanMeta, Warning};
+use resolve_pr_source::{FileChange, WorkspaceChange};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Context;
+use crate::code::{aim, file_in, lsp_error, relative_error, server_for_file, target_input};
+use crate::refactor::{Mode, RefactorOutput, WRITES_LOCAL, plan_or_apply, render};
+use crate::registry::Tool;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RenameKind {
+    #[default]
+    Symbol,
+    Parameter,
+    Type,
+    File,
+    Directory,
+}
+
+fn yes() -> bool {
+    true
+}
+
+target_input! {
+    pub struct Input {
+        /// symbol (default), parameter, type: the one at the target; file, directory: file_path.
+        #[serde(default)]
+        pub kind: RenameKind,
+        /// The new name; for a file or directory, a path from the checkout or a bare name.
+        #[serde(default)]
+        pub new_name: Option<String>,
+        /// Default true: plan only, write nothing.
+        #[serde(default = "yes")]
+        pub dry_run: bool,
+        /// With dry_run: false, the plan to apply exactly.
+        #[serde(default)]
+        pub plan_id: Option<String>,
+        /// Apply without verification. Default: false.
+        #[serde(default)]
+        pub force: bool,
+    }
+}
+
+pub struct Rename;
+
+impl Tool for Rename {
+    const NAME: &'static str = "rename";
+    const TITLE: &'static str = "Rename a symbol, file or directory";
+    const DESCRIPTION: &'static str = "Renames a symbol everywhere it is used (by the language server), or a file or directory with the imports and module declarations that name it. Plans by default.";
+    const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
+    const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
+    const WRITES_ONLY_WHEN_ASKED: bool = true;
+    type Input = Input;
+    type Output = RefactorOutput;
+
+    async fn run(ctx: &Context, input: Input, _raw: &Value) -> Result<RefactorOutput> {
+        let root = crate::checkout::workspace(ctx, input.directory.as_deref())?;
+        if input.plan_id.is_none() {
+            check(&input)?;
+        }
+        let mode = Mode {
+            dry_run: input.dry_run,
+            plan_id: input.plan_id.as_deref(),
+            force: input.force,
+        };
+        let make = async {
+            match input.kind {
+                RenameKind::File | RenameKind::Directory => rename_path(ctx, &root, &input).await,
+                _ => rename_symbol(ctx, &input).await,
+            }
+        };
+        plan_or_apply(ctx, Self::NAME, &root, "RenamePlan", mode, make).await
+    }
+
+    fn render(output: &RefactorOutput) -> String {
+        render(Self::NAME, output)
+    }
+}
+
+/// Every argument problem at once.
+fn check(input: &Input) -> Result<()> {
+    let mut problems: Vec<(&str, String)> = Vec::new();
+    match input.new_name.as_deref().map(str::trim) {
+        None | Some("") => problems.push(("new_name", "a new name is needed (or plan_id, to apply a plan)".into())),
+        Some(name) => {
+            let path_like = matches!(input.kind, RenameKind::File | RenameKind::Directory);
+            if !path_like && name.chars().any(|c| c.is_whitespace() || "/\\;{}()".contains(c)) {
+                problems.push(("new_name", format!("{name:?} is not a name")));
+            }
+            if path_like && (name.starts_with('/') || name.split('/').any(|p| p == "..")) {
+                problems.push(("new_name", format!("{name:?} must stay inside the checkout (no leading / or ..)")));
+            }
+        }
+    }
+    if matches!(input.kind, RenameKind::File | RenameKind::Directory) {
+        if input.file_path.is_none() {
+            problems.push(("file_path", "renaming a file or directory needs file_path".into()));
+        }
+        if input.symbol.is_some() || input.position.is_some() || input.from_failure.is_some() {
+            problems.push(("kind", "a file or directory is named by file_path alone".into()));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let text = problems
+        .iter()
+        .map(|(f, m)| format!("{f}: {m}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    Err(Error::user(format!("rename: {text}"))
+        .with_code(ErrorCode::InvalidArgument)
+        .with_detail(
+            "problems",
+            problems
+                .iter()
+                .map(|(f, m)| serde_json::json!({"field": f, "message": m}))
+                .collect::<Vec<_>>(),
+        ))
+}
+
+/// Paths relative to the server's root, made relative to the checkout's.
+fn rebase(change: WorkspaceChange, server_root: &Path, root: &Path) -> Result<WorkspaceChange> {
+    let to_root = |p: &PathBuf| -> Result<PathBuf> {
+        let full = server_root.join(p);
+        full.strip_prefix(root).map(Path::to_owned).map_err(|_| {
+            Error::user(format!(
+                "the language server's edit touches {}, outside the checkout",
+                full.display()
+            ))
+            .with_code(ErrorCode::InvalidPath)
+        })
+    };
+    let changes = change
+        .changes
+        .into_iter()
+        .map(|c| {
+            Ok(match c {
+                FileChange::Edit { path, edits } => FileChange::Edit { path: to_root(&path)?, edits },
+                FileChange::Create { path, contents, overwrite, ignore_if_exists } => {
+                    FileChange::Create { path: to_root(&path)?, contents, overwrite, ignore_if_exists }
+                }
+                FileChange::Rename { from, to, overwrite, ignore_if_exists } => FileChange::Rename {
+                    from: to_root(&from)?,
+                    to: to_root(&to)?,
+                    overwrite,
+                    ignore_if_exists,
+                },
+                FileChange::Delete { path, recursive, ignore_if_not_exists } => {
+                    FileChange::Delete { path: to_root(&path)?, recursive, ignore_if_not_exists }
+                }
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(WorkspaceChange { changes })
+}
+
+async fn rename_symbol(ctx: &Context, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
+    let new_name = input.new_name.as_deref().unwrap_or_default().trim();
+    let aimed = aim(ctx, &input.target()).await?;
+    if input.symbol.is_some() && !aimed.resolved.others.is_empty() {
+        let candidates: Vec<String> = aimed
+            .resolved
+            .symbol
+            .iter()
+            .chain(&aimed.resolved.others)
+            .map(|s| {
+                let at = &s.location;
+                let path = at.path.strip_prefix(&aimed.workspace).unwrap_or(&at.path);
+                let line = at.range.start.line + 1;
+                format!("{} {} at {}:{line}", s.kind, s.name, path.display())
+            })
+            .collect();
+        return Err(Error::user(format!(
+            "{} names {} symbols; a rename must not guess which",
+            input.symbol.as_deref().unwrap_or_default(),
+            candidates.len()
+        ))
+        .with_code(ErrorCode::AmbiguousTarget)
+        .with_detail("candidates", candidates)
+        .with_suggestion("Name it by file_path and position, or qualify it ('Type::method'), or give symbol_kind."));
+    }
+    let server = &aimed.server;
+    let change = server
+        .rename(&aimed.resolved.path, aimed.resolved.pos, new_name)
+        .await
+        .map_err(|e| relative_error(lsp_error(e), &aimed.workspace))?;
+    let change = rebase(change, &server.root, &aimed.workspace)?;
+    let kind = match input.kind {
+        RenameKind::Parameter => "rename.parameter",
+        RenameKind::Type => "rename.type",
+        _ => "rename.symbol",
+    };
+    Ok((
+        change,
+        PlanMeta {
+            plan_type: "RenamePlan".into(),
+            kind: kind.into(),
+            language: Some(server.language.as_str().to_owned()),
+            warnings: Vec::new(),
+        },
+    ))
+}
+
+async fn rename_path(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
+    let file_path = input.file_path.as_deref().unwrap_or_default();
+    let from = file_in(root, file_path, "file_path")?;
+    let is_dir = from.is_dir();
+    if is_dir != (input.kind == RenameKind::Directory) {
+        return Err(Error::user(format!(
+            "{file_path} is a {}, but kind is {}",
+            if is_dir { "directory" } else { "file" },
+            if is_dir { "file" } else { "directory" }
+        ))
+        .with_code(ErrorCode::InvalidArgument)
+        .with_detail("field", "kind"));
+    }
+    let new_name = input.new_name.as_deref().unwrap_or_default().trim().trim_end_matches('/');
+    let rel_from = from.strip_prefix(root).unwrap_or(&from).to_owned();
+    let rel_to = if new_name.contains('/') {
+        PathBuf::from(new_name)
+    } else {
+        rel_from.with_file_name(new_name)
+    };
+    // The server of the file's language (or of a source file in the directory).
+    let probe = if is_dir {
+        resolve_pr_lsp::servers::source_files_where(&from, 1, |p| {
+            resolve_pr_lsp::Language::of_path(p).is_some()
+        })
+        .0
+        .into_iter()
+        .next()
+    } else {
+        Some(from.clone())
+    };
+    let mut warnings = Vec::new();
+    let mut changes = Vec::new();
+    let mut language = None;
+    match probe {
+        Some(probe) if resolve_pr_lsp::Language::of_path(&probe).is_some() => {
+            let server = server_for_file(ctx, root, &probe, "file_path").await?;
+            language = Some(server.language.as_str().to_owned());
+            let edits = server
+                .will_rename_files(&[(root.join(&rel_from), root.join(&rel_to))])
+                .await
+                .map_err(|e| relative_error(lsp_error(e), root))?;
+            match edits {
+                Some(edits) => changes.extend(rebase(edits, &server.root, root)?.changes),
+                None => warnings.push(Warning {
+                    code: "IMPORTS_NOT_UPDATED".into(),
+                    message: format!(
+                        "{} does not rewrite imports when files move; code that names {} by path is unchanged",
+                        server.installed.spec.name,
+                        rel_from.display()
+                    ),
+                }),
+            }
+        }
+        _ => warnings.push(Warning {
+            code: "IMPORTS_NOT_UPDATED".into(),
+            message: "no language server reads this file, so nothing that names it was updated".into(),
+        }),
+    }
+    changes.push(FileChange::Rename {
+        from: rel_from,
+        to: rel_to,
+        overwrite: false,
+        ignore_if_exists: false,
+    });
+    Ok((
+        WorkspaceChange { changes },
+        PlanMeta {
+            plan_type: "RenamePlan".into(),
+            kind: if is_dir { "rename.directory" } else { "rename.file" }.into(),
+            language,
+            warnings,
+        },
+    ))
+}

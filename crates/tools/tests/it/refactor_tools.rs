@@ -1,0 +1,302 @@
+//! The refactoring tools through the registry (as MCP and the CLI call them), against the
+//! real language servers and checkers on copies of the sample projects: a dry run leaves
+//! every byte as it was, an apply does exactly the plan previewed, verified by the
+//! language's checker, and rollback puts every byte back.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use resolve_pr_lsp::TrustPolicy;
+use resolve_pr_tools::Context;
+use serde_json::{Value, json};
+
+use super::code_navigation::{available, context_trusting, copy_project};
+
+/// Every file under `root` but the servers' and builds' own (`target`, caches), with its
+/// bytes.
+fn snapshot(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if ["target", ".cache", "node_modules", "__pycache__"].contains(&name.as_str()) {
+                continue;
+            }
+            let path = entry.path();
+            if entry.file_type().unwrap().is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(root).unwrap().display().to_string();
+                out.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn ctx_for(state: &Path) -> Context {
+    let mut ctx = context_trusting(TrustPolicy::everything());
+    ctx.local.state_dir = Some(state.to_owned());
+    ctx
+}
+
+async fn call(
+    ctx: &Context,
+    tool: &str,
+    args: Value,
+) -> Result<resolve_pr_tools::ToolOutput, resolve_pr_core::Error> {
+    resolve_pr_tools::call(ctx, tool, args).await
+}
+
+fn text_of(root: &Path, file: &str) -> String {
+    std::fs::read_to_string(root.join(file)).unwrap()
+}
+
+/// Per language: the file holding `add_numbers`, the file calling it, and the checker
+/// the plan must name.
+const RENAMES: [(&str, &str, &str, &str); 3] = [
+    ("rust", "src/util.rs", "src/main.rs", "cargo check"),
+    ("typescript", "src/util.ts", "src/main.ts", "tsc --noEmit"),
+    ("python", "util.py", "main.py", "basedpyright"),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rename_plans_without_writing_applies_exactly_that_plan_verified_and_rolls_back() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    for (language, decl, user, checker) in RENAMES {
+        if !available(&ctx, language).await {
+            continue;
+        }
+        let project = copy_project(language);
+        let root = project.path().canonicalize().unwrap();
+        let before = snapshot(&root);
+        let plan = call(
+            &ctx,
+            "rename",
+            json!({"directory": root, "symbol": "add_numbers", "new_name": "sum_numbers"}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{language}: {e:?}"));
+        assert_eq!(
+            snapshot(&root),
+            before,
+            "{language}: a dry run writes nothing"
+        );
+        let p = &plan.structured["plan"];
+        let files: Vec<&str> = p["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap())
+            .collect();
+        assert!(
+            files.contains(&decl) && files.contains(&user),
+            "{language}: {files:?}"
+        );
+        assert_eq!(p["plan_type"], "RenamePlan");
+        assert!(
+            p["file_checksums"][decl]
+                .as_str()
+                .unwrap()
+                .starts_with("sha256:")
+        );
+        assert!(
+            p["diff"].as_str().unwrap().contains("+pub fn sum_numbers") || language != "rust",
+            "{}",
+            p["diff"]
+        );
+        let v = &p["verification"];
+        assert_eq!(v["verified"], true, "{language}: {v}");
+        assert!(
+            v["how"].as_str().unwrap().starts_with(checker),
+            "{language}: {v}"
+        );
+        assert!(
+            plan.text.contains("dry_run: false, plan_id"),
+            "{}",
+            plan.text
+        );
+
+        let id = p["plan_id"].as_str().unwrap();
+        let applied = call(
+            &ctx,
+            "rename",
+            json!({"directory": root, "dry_run": false, "plan_id": id}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{language}: {e:?}"));
+        let a = &applied.structured["applied"];
+        assert_eq!(a["success"], true);
+        assert!(text_of(&root, user).contains("sum_numbers"), "{language}");
+        assert!(!text_of(&root, decl).contains("add_numbers"), "{language}");
+
+        // The server answers from the new text at once.
+        let refs = call(
+            &ctx,
+            "find_references",
+            json!({"directory": root, "symbol": "sum_numbers", "language": language}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{language}: {e:?}"));
+        assert!(
+            refs.structured["total"].as_u64().unwrap() >= 2,
+            "{language}: {}",
+            refs.text
+        );
+
+        let snapshot_id = a["snapshot_id"].as_str().unwrap();
+        call(
+            &ctx,
+            "rollback",
+            json!({"directory": root, "snapshot_id": snapshot_id}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            snapshot(&root),
+            before,
+            "{language}: rollback puts every byte back"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_whose_file_changed_is_refused_and_nothing_is_written() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    if !available(&ctx, "typescript").await {
+        return;
+    }
+    let project = copy_project("typescript");
+    let root = project.path().canonicalize().unwrap();
+    let plan = call(
+        &ctx,
+        "rename",
+        json!({"directory": root, "symbol": "add_numbers", "new_name": "plus"}),
+    )
+    .await
+    .unwrap();
+    let id = plan.structured["plan"]["plan_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    std::fs::write(
+        root.join("src/main.ts"),
+        text_of(&root, "src/main.ts") + "\n// edited\n",
+    )
+    .unwrap();
+    let before = snapshot(&root);
+    let err = call(
+        &ctx,
+        "rename",
+        json!({"directory": root, "dry_run": false, "plan_id": id}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err.code.map(|c| c.as_str()),
+        Some("CHECKSUM_MISMATCH"),
+        "{err:?}"
+    );
+    assert!(err.error.contains("src/main.ts"), "{err:?}");
+    assert_eq!(snapshot(&root), before);
+    // A plan of one tool is not applied by another.
+    let err = call(
+        &ctx,
+        "rollback",
+        json!({"directory": root, "snapshot_id": "snap-x"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err.code.map(|c| c.as_str()),
+        Some("SNAPSHOT_NOT_FOUND"),
+        "{err:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn renaming_a_file_rewrites_what_imports_it() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    for (language, from, to, importer, old, new) in [
+        (
+            "typescript",
+            "src/util.ts",
+            "helpers.ts",
+            "src/main.ts",
+            "./util.js",
+            "./helpers.js",
+        ),
+        (
+            "rust",
+            "src/util.rs",
+            "helpers.rs",
+            "src/main.rs",
+            "mod util;",
+            "mod helpers;",
+        ),
+    ] {
+        if !available(&ctx, language).await {
+            continue;
+        }
+        let project = copy_project(language);
+        let root = project.path().canonicalize().unwrap();
+        let out = call(
+            &ctx,
+            "rename",
+            json!({"directory": root, "kind": "file", "file_path": from, "new_name": to, "dry_run": false}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{language}: {e:?}"));
+        let a = &out.structured["applied"];
+        assert!(
+            a["deleted_files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f == from),
+            "{language}: {a}"
+        );
+        let text = text_of(&root, importer);
+        assert!(
+            text.contains(new) && !text.contains(old),
+            "{language}: {text}"
+        );
+        assert!(!root.join(from).exists());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_arguments_are_named_together_and_read_only_servers_only_plan() {
+    let state = tempfile::tempdir().unwrap();
+    let mut ctx = ctx_for(state.path());
+    let project = copy_project("typescript");
+    let root = project.path().canonicalize().unwrap();
+    let err = call(
+        &ctx,
+        "rename",
+        json!({"directory": root, "kind": "file", "new_name": "../x", "symbol": "a"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err.code.map(|c| c.as_str()),
+        Some("INVALID_ARGUMENT"),
+        "{err:?}"
+    );
+    for field in ["new_name", "file_path", "kind"] {
+        assert!(err.error.contains(field), "{field} in {err:?}");
+    }
+    ctx.read_only = true;
+    let err = call(
+        &ctx,
+        "rename",
+        json!({"directory": root, "symbol": "add_numbers", "new_name": "x", "dry_run": false}),
+    )
+    .await
+    .unwrap_err();
+    assert!(err.error.contains("--read-only"), "{err:?}");
+}
