@@ -568,6 +568,10 @@ async fn refactor_steps(
             .await;
         }
     }
+    out.skipped(
+        &["extract", "inline", "transform"],
+        "the sample is Python, whose server here (basedpyright) performs no code actions; rust-analyzer and typescript-language-server do",
+    );
     if !resolve_pr_tools::ruff_installed() {
         out.skipped(
             &["delete", "reorder"],

@@ -900,6 +900,9 @@ impl Inner {
             | "workspace/diagnostic/refresh"
             | "workspace/foldingRange/refresh" => Ok(Value::Null),
             "window/showDocument" => Ok(json!({"success": false})),
+            // typescript-language-server asks an editor to start renaming what a refactoring
+            // just named (`newLocal`); there is no editor: the name stays.
+            "_typescript.rename" => Ok(Value::Null),
             other => Err((-32601, format!("resolve-pr does not handle {other}"))),
         }
     }
@@ -1049,6 +1052,19 @@ fn client_capabilities() -> Value {
             "publishDiagnostics": {"versionSupport": true},
             "diagnostic": {"dynamicRegistration": false},
             "rename": {"prepareSupport": true},
+            // Refactorings as code actions: literals with their kinds, resolved lazily
+            // (rust-analyzer computes an assist's edit only when it is resolved).
+            "codeAction": {
+                "codeActionLiteralSupport": {"codeActionKind": {"valueSet": [
+                    "", "quickfix", "refactor", "refactor.extract", "refactor.inline",
+                    "refactor.rewrite", "refactor.move", "source", "source.organizeImports",
+                    "source.fixAll",
+                ]}},
+                "resolveSupport": {"properties": ["edit", "command"]},
+                "dataSupport": true,
+                "disabledSupport": true,
+                "isPreferredSupport": true,
+            },
         },
         "experimental": {"serverStatusNotification": true},
     })

@@ -317,6 +317,7 @@ impl Server {
             "code actions",
         )?;
         let mut params = self.at(path, range.start).await?;
+        self.ready_for_edits("code action").await?;
         if let Some(o) = params.as_object_mut() {
             o.remove("position");
         }

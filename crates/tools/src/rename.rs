@@ -127,42 +127,6 @@ fn check(input: &Input) -> Result<()> {
         ))
 }
 
-/// Paths relative to the server's root, made relative to the checkout's.
-fn rebase(change: WorkspaceChange, server_root: &Path, root: &Path) -> Result<WorkspaceChange> {
-    let to_root = |p: &PathBuf| -> Result<PathBuf> {
-        let full = server_root.join(p);
-        full.strip_prefix(root).map(Path::to_owned).map_err(|_| {
-            Error::user(format!(
-                "the language server's edit touches {}, outside the checkout",
-                full.display()
-            ))
-            .with_code(ErrorCode::InvalidPath)
-        })
-    };
-    let changes = change
-        .changes
-        .into_iter()
-        .map(|c| {
-            Ok(match c {
-                FileChange::Edit { path, edits } => FileChange::Edit { path: to_root(&path)?, edits },
-                FileChange::Create { path, contents, overwrite, ignore_if_exists } => {
-                    FileChange::Create { path: to_root(&path)?, contents, overwrite, ignore_if_exists }
-                }
-                FileChange::Rename { from, to, overwrite, ignore_if_exists } => FileChange::Rename {
-                    from: to_root(&from)?,
-                    to: to_root(&to)?,
-                    overwrite,
-                    ignore_if_exists,
-                },
-                FileChange::Delete { path, recursive, ignore_if_not_exists } => {
-                    FileChange::Delete { path: to_root(&path)?, recursive, ignore_if_not_exists }
-                }
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(WorkspaceChange { changes })
-}
-
 async fn rename_symbol(ctx: &Context, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
     let new_name = input.new_name.as_deref().unwrap_or_default().trim();
     let aimed = aim(ctx, &input.target()).await?;
@@ -193,7 +157,7 @@ async fn rename_symbol(ctx: &Context, input: &Input) -> Result<(WorkspaceChange,
         .rename(&aimed.resolved.path, aimed.resolved.pos, new_name)
         .await
         .map_err(|e| relative_error(lsp_error(e), &aimed.workspace))?;
-    let change = rebase(change, &server.root, &aimed.workspace)?;
+    let change = crate::refactor::rebase(change, &server.root, &aimed.workspace)?;
     let kind = match input.kind {
         RenameKind::Parameter => "rename.parameter",
         RenameKind::Type => "rename.type",
@@ -253,7 +217,7 @@ async fn rename_path(ctx: &Context, root: &Path, input: &Input) -> Result<(Works
                 .await
                 .map_err(|e| relative_error(lsp_error(e), root))?;
             match edits {
-                Some(edits) => changes.extend(rebase(edits, &server.root, root)?.changes),
+                Some(edits) => changes.extend(crate::refactor::rebase(edits, &server.root, root)?.changes),
                 None => warnings.push(Warning {
                     code: "IMPORTS_NOT_UPDATED".into(),
                     message: format!(

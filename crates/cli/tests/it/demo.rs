@@ -67,9 +67,13 @@ fn the_demo_runs_every_tool_as_expected() {
             "{tool} neither ran nor was skipped"
         );
     }
+    // With a Python server, only the refactorings done by code actions are skipped:
+    // basedpyright performs none (they are tested on Rust and TypeScript in tools' tests).
     if python_server_required() {
         assert!(
-            skipped.is_empty(),
+            skipped
+                .iter()
+                .all(|t| ["extract", "inline", "transform"].contains(t)),
             "skipped {skipped:?} though the Python server is required"
         );
     }

@@ -24,8 +24,9 @@ const TOOLSET_BUDGETS: [(Toolset, usize); 8] = [
     (Toolset::Git, 3_250),
     (Toolset::Impact, 2_050),
     (Toolset::Merge, 1_300),
-    // rename, delete, reorder and rollback (3,547), and find_replace to come (about 800).
-    (Toolset::Refactor, 4_400),
+    // rename, extract, inline, transform, delete, reorder, rollback (4,216) and find_replace
+    // to come (about 550).
+    (Toolset::Refactor, 4_900),
     (Toolset::Reviews, 3_000),
 ];
 

@@ -13,6 +13,8 @@ use serde_json::{Value, json};
 
 use crate::Context;
 
+pub(crate) mod actions;
+
 /// The diff's share of a plan's text; the whole diff is in the structured content.
 const DIFF_BUDGET_BYTES: usize = 24 * 1024;
 
@@ -31,8 +33,9 @@ pub(crate) struct Mode<'a> {
     pub force: bool,
 }
 
-// The output's types carry no doc comments: schemars would repeat them in the schema of
-// every refactoring tool (the toolset's instructions say what they mean, once).
+// The output's types carry no doc comments, and its nested objects are published as plain
+// objects: their fields would be repeated in the schema of every refactoring tool (seed 002
+// and the toolset's instructions say what they hold, once).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WarningView {
     pub code: String,
@@ -77,12 +80,16 @@ pub struct PlanView {
     // An LSP WorkspaceEdit (documentChanges with resource operations).
     #[schemars(with = "serde_json::Map<String, Value>")]
     pub edits: Value,
+    #[schemars(with = "serde_json::Map<String, Value>")]
     pub summary: PlanSummary,
+    #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
     pub files: Vec<PlanFileView>,
+    #[schemars(with = "serde_json::Map<String, Value>")]
     pub metadata: PlanMetadata,
     pub file_checksums: BTreeMap<String, String>,
     // The whole unified diff.
     pub diff: String,
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub verification: Option<VerificationView>,
 }
 
@@ -117,11 +124,14 @@ pub struct RefactorOutput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<PlanView>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub applied: Option<AppliedView>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
     pub warnings: Vec<WarningView>,
     // The tool to call to apply the plan or undo the apply, with its arguments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub next: Option<Next>,
 }
 
@@ -137,6 +147,68 @@ fn next(tool: &str, arguments: Value) -> Option<Next> {
         tool: tool.to_owned(),
         arguments: arguments.as_object().cloned().unwrap_or_default(),
     })
+}
+
+/// Paths relative to the server's root, made relative to the checkout's.
+pub(crate) fn rebase(
+    change: WorkspaceChange,
+    server_root: &Path,
+    root: &Path,
+) -> Result<WorkspaceChange> {
+    let to_root = |p: &PathBuf| -> Result<PathBuf> {
+        let full = server_root.join(p);
+        full.strip_prefix(root).map(Path::to_owned).map_err(|_| {
+            Error::user(format!(
+                "the language server's edit touches {}, outside the checkout",
+                full.display()
+            ))
+            .with_code(ErrorCode::InvalidPath)
+        })
+    };
+    let changes = change
+        .changes
+        .into_iter()
+        .map(|c| {
+            Ok(match c {
+                FileChange::Edit { path, edits } => FileChange::Edit {
+                    path: to_root(&path)?,
+                    edits,
+                },
+                FileChange::Create {
+                    path,
+                    contents,
+                    overwrite,
+                    ignore_if_exists,
+                } => FileChange::Create {
+                    path: to_root(&path)?,
+                    contents,
+                    overwrite,
+                    ignore_if_exists,
+                },
+                FileChange::Rename {
+                    from,
+                    to,
+                    overwrite,
+                    ignore_if_exists,
+                } => FileChange::Rename {
+                    from: to_root(&from)?,
+                    to: to_root(&to)?,
+                    overwrite,
+                    ignore_if_exists,
+                },
+                FileChange::Delete {
+                    path,
+                    recursive,
+                    ignore_if_not_exists,
+                } => FileChange::Delete {
+                    path: to_root(&path)?,
+                    recursive,
+                    ignore_if_not_exists,
+                },
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(WorkspaceChange { changes })
 }
 
 pub(crate) fn edit_error(e: resolve_pr_edit::Error) -> Error {

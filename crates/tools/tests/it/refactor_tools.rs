@@ -300,3 +300,91 @@ async fn bad_arguments_are_named_together_and_read_only_servers_only_plan() {
     .unwrap_err();
     assert!(err.error.contains("--read-only"), "{err:?}");
 }
+
+/// Extract and inline as the servers perform them: the edit of an action resolved
+/// (rust-analyzer) or pushed while its command runs (typescript-language-server), planned
+/// without a write, verified by the compiler, applied.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extract_and_inline_are_the_servers_own_actions_verified_before_they_apply() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    let r = |l1: u32, c1: u32, l2: u32, c2: u32| json!({"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}});
+    let cases = [
+        (
+            "rust",
+            "extract",
+            "function",
+            "src/main.rs",
+            json!({"range": r(8, 4, 9, 39)}),
+            "fn fun_name",
+        ),
+        (
+            "rust",
+            "inline",
+            "variable",
+            "src/main.rs",
+            json!({"position": {"line": 13, "character": 8}}),
+            "let total = total_area",
+        ),
+        (
+            "typescript",
+            "extract",
+            "constant",
+            "src/main.ts",
+            json!({"range": r(4, 16, 4, 33)}),
+            "const newLocal = add_numbers(1, 2)",
+        ),
+        (
+            "typescript",
+            "extract",
+            "function",
+            "src/main.ts",
+            json!({"range": r(5, 2, 6, 39)}),
+            "function newFunction(",
+        ),
+        (
+            "typescript",
+            "inline",
+            "variable",
+            "src/main.ts",
+            json!({"position": {"line": 7, "character": 8}}),
+            "new Circle(1).area()",
+        ),
+    ];
+    for (language, tool, kind, file, at, expect) in cases {
+        if !available(&ctx, language).await {
+            continue;
+        }
+        let project = copy_project(language);
+        let root = project.path().canonicalize().unwrap();
+        let before = snapshot(&root);
+        let mut args = json!({"directory": root, "kind": kind, "file_path": file});
+        args.as_object_mut()
+            .unwrap()
+            .extend(at.as_object().unwrap().clone());
+        let plan = call(&ctx, tool, args)
+            .await
+            .unwrap_or_else(|e| panic!("{language} {tool} {kind}: {e:?}"));
+        assert_eq!(
+            snapshot(&root),
+            before,
+            "{language} {tool}: a dry run writes nothing"
+        );
+        let p = &plan.structured["plan"];
+        assert_eq!(
+            p["verification"]["verified"], true,
+            "{language} {tool} {kind}: {}",
+            plan.text
+        );
+        let id = p["plan_id"].as_str().unwrap();
+        call(
+            &ctx,
+            tool,
+            json!({"directory": root, "dry_run": false, "plan_id": id}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{language} {tool} {kind}: {e:?}"));
+        let text = text_of(&root, file);
+        assert!(text.contains(expect), "{language} {tool} {kind}: {text}");
+    }
+}

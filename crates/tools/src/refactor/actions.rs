@@ -1,0 +1,227 @@
+//! Refactorings a language server performs as code actions (extract, inline, transform):
+//! which action answers which operation, picked from what the server offers at the range.
+
+use std::path::Path;
+
+use resolve_pr_core::{Error, ErrorCode, Result};
+use resolve_pr_edit::PlanMeta;
+use resolve_pr_lsp::{Pos, Span};
+use resolve_pr_source::WorkspaceChange;
+
+use crate::Context;
+use crate::code::{Position, Range, file_in, lsp_error, relative_error, server_for_file};
+
+/// How an operation is found among a server's code actions: the kinds asked for, and the
+/// words its title must hold (any of `titles`, case-insensitive), the `prefer`red first.
+pub(crate) struct Recipe {
+    pub kind: &'static str,
+    pub only: &'static [&'static str],
+    pub titles: &'static [&'static str],
+    pub prefer: &'static [&'static str],
+}
+
+/// Every operation performed by a code action, by its seed 002 kind.
+pub(crate) const RECIPES: &[Recipe] = &[
+    Recipe {
+        kind: "extract.function",
+        only: &["refactor.extract"],
+        titles: &["function", "method"],
+        prefer: &["module scope", "into function"],
+    },
+    Recipe {
+        kind: "extract.variable",
+        only: &["refactor.extract"],
+        titles: &[
+            "variable",
+            "subexpression",
+            "constant in enclosing scope",
+            "local",
+        ],
+        prefer: &["variable"],
+    },
+    Recipe {
+        kind: "extract.constant",
+        only: &["refactor.extract"],
+        titles: &["constant"],
+        prefer: &["module scope", "into constant"],
+    },
+    Recipe {
+        kind: "extract.type_alias",
+        only: &["refactor.extract"],
+        titles: &["type alias", "typedef"],
+        prefer: &[],
+    },
+    Recipe {
+        kind: "extract.interface",
+        only: &["refactor.extract"],
+        titles: &["interface"],
+        prefer: &[],
+    },
+    Recipe {
+        kind: "inline.variable",
+        only: &["refactor.inline"],
+        titles: &["variable", "local"],
+        prefer: &[],
+    },
+    Recipe {
+        kind: "inline.function",
+        only: &["refactor.inline"],
+        titles: &[
+            "inline call",
+            "inline function",
+            "inline `",
+            "inline method",
+        ],
+        prefer: &["inline call"],
+    },
+    Recipe {
+        kind: "inline.constant",
+        only: &["refactor.inline"],
+        titles: &["constant", "const"],
+        prefer: &[],
+    },
+    Recipe {
+        kind: "inline.type_alias",
+        only: &["refactor.inline"],
+        titles: &["type alias"],
+        prefer: &[],
+    },
+    Recipe {
+        kind: "transform.to_arrow_function",
+        only: &["refactor.rewrite"],
+        titles: &["arrow function"],
+        prefer: &[],
+    },
+    Recipe {
+        kind: "transform.to_async",
+        only: &["refactor.rewrite", "quickfix"],
+        titles: &["async"],
+        prefer: &[],
+    },
+    Recipe {
+        kind: "transform.loop_to_iterator",
+        only: &["refactor.rewrite"],
+        titles: &["for_each", "iterator", "for loop"],
+        prefer: &["for_each"],
+    },
+    Recipe {
+        kind: "transform.callback_to_promise",
+        only: &["refactor.rewrite", "quickfix"],
+        titles: &["promise"],
+        prefer: &[],
+    },
+    Recipe {
+        kind: "transform.add_null_check",
+        only: &["refactor.rewrite", "quickfix"],
+        titles: &["null check", "optional chain"],
+        prefer: &[],
+    },
+    Recipe {
+        kind: "transform.remove_dead_branch",
+        only: &["refactor.rewrite", "quickfix"],
+        titles: &["unreachable", "dead", "remove branch"],
+        prefer: &[],
+    },
+];
+
+fn span(start: Position, end: Position) -> Span {
+    Span {
+        start: Pos {
+            line: start.line,
+            character: start.character,
+        },
+        end: Pos {
+            line: end.line,
+            character: end.character,
+        },
+    }
+}
+
+/// The change of the code action that performs `kind` at `range` (or `position`) of
+/// `file_path`, with the plan's metadata. No action offered is NOT_SUPPORTED, naming the
+/// actions the server did offer there.
+pub(crate) async fn by_action(
+    ctx: &Context,
+    root: &Path,
+    plan_type: &str,
+    kind: &str,
+    file_path: &str,
+    range: Option<Range>,
+    position: Option<Position>,
+) -> Result<(WorkspaceChange, PlanMeta)> {
+    let recipe = RECIPES.iter().find(|r| r.kind == kind).ok_or_else(|| {
+        Error::user(format!(
+            "{kind} is not an operation a language server performs here"
+        ))
+        .with_code(ErrorCode::NotSupported)
+    })?;
+    let at = match (range, position) {
+        (Some(r), _) => span(r.start, r.end),
+        (None, Some(p)) => span(p, p),
+        (None, None) => {
+            return Err(
+                Error::user(format!("{kind} needs range (or position) in file_path"))
+                    .with_code(ErrorCode::InvalidArgument)
+                    .with_detail("field", "range"),
+            );
+        }
+    };
+    let path = file_in(root, file_path, "file_path")?;
+    let server = server_for_file(ctx, root, &path, "file_path").await?;
+    let actions = server
+        .code_actions(&path, at, recipe.only)
+        .await
+        .map_err(|e| relative_error(lsp_error(e), root))?;
+    let fits = |title: &str| {
+        let t = title.to_lowercase();
+        recipe.titles.iter().any(|w| t.contains(w))
+    };
+    let usable: Vec<_> = actions
+        .iter()
+        .filter(|a| a.disabled.is_none() && fits(&a.title))
+        .collect();
+    let chosen = recipe
+        .prefer
+        .iter()
+        .find_map(|p| usable.iter().find(|a| a.title.to_lowercase().contains(p)))
+        .or_else(|| usable.first())
+        .copied();
+    let Some(action) = chosen else {
+        let offered: Vec<String> = actions
+            .iter()
+            .map(|a| match &a.disabled {
+                Some(why) => format!("{} (disabled: {why})", a.title),
+                None => a.title.clone(),
+            })
+            .collect();
+        return Err(Error::user(format!(
+            "{} offers no {kind} at that range{}",
+            server.installed.spec.name,
+            if offered.is_empty() {
+                String::new()
+            } else {
+                format!("; it offers: {}", offered.join("; "))
+            }
+        ))
+        .with_code(ErrorCode::NotSupported)
+        .with_detail("offered", offered)
+        .with_suggestion("Select exactly the expression or statements (range), or a name (position), the operation applies to."));
+    };
+    let change = server
+        .action_change(action)
+        .await
+        .map_err(|e| relative_error(lsp_error(e), root))?;
+    let change = super::rebase(change, &server.root, root)?;
+    Ok((
+        change,
+        PlanMeta {
+            plan_type: plan_type.to_owned(),
+            kind: kind.to_owned(),
+            language: Some(server.language.as_str().to_owned()),
+            warnings: vec![resolve_pr_edit::Warning {
+                code: "PERFORMED_BY".into(),
+                message: format!("{}: \"{}\"", server.installed.spec.name, action.title),
+            }],
+        },
+    ))
+}
