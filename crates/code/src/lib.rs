@@ -3,5 +3,6 @@
 //! This crate does **not** write files (only `edit` does) and has no tool contracts (those
 //! are `tools`').
 
+pub mod find_replace;
 pub mod imports;
 pub mod verify;

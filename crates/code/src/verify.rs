@@ -3,8 +3,11 @@
 //! as it is (the baseline); the errors the outcome has and the checkout had not are new.
 //!
 //! - Rust: `cargo check --workspace --all-targets` (only in a trusted checkout: it runs
-//!   build scripts and procedural macros). The scratch copy builds into the checkout's own
-//!   `target` directory, so dependencies are not compiled again.
+//!   build scripts and procedural macros). The scratch copy builds into a target directory
+//!   of its own: cargo hashes a workspace member by its path relative to the workspace, so
+//!   the copy and the checkout would share fingerprints in one target directory, and a
+//!   change older than the last build would be taken as built (seen: a syntax error
+//!   "verified").
 //! - TypeScript/JavaScript: `tsc --noEmit` where a `tsconfig.json` is (the checkout's own
 //!   `node_modules/.bin/tsc` first).
 //! - Python: `basedpyright --outputjson`.
@@ -187,7 +190,7 @@ fn rel(path: &str, dir: &Path) -> String {
 async fn problems(
     checker: &Checker,
     dir: &Path,
-    target_dir: &Path,
+    target_dir: Option<&Path>,
     timeout: Duration,
 ) -> Result<Vec<Problem>, String> {
     let os = |items: &[&str]| items.iter().map(OsString::from).collect::<Vec<_>>();
@@ -200,9 +203,11 @@ async fn problems(
                 "--keep-going",
                 "--message-format=json",
                 "--quiet",
-                "--target-dir",
             ]);
-            args.push(target_dir.into());
+            if let Some(target) = target_dir {
+                args.push("--target-dir".into());
+                args.push(target.into());
+            }
             let (out, err) = run(&checker.program, &args, dir, &[], timeout).await?;
             let diags = resolve_pr_lsp::cargo::parse(&out, dir);
             if diags.is_empty() && out.trim().is_empty() && err.contains("error") {
@@ -422,12 +427,12 @@ pub async fn verify(
     {
         return skipped(format!("the scratch copy could not be made: {e}"));
     }
-    let target = root.join("target");
-    let baseline = match problems(&checker, root, &target, timeout).await {
+    let target = scratch.join("target");
+    let baseline = match problems(&checker, root, None, timeout).await {
         Ok(p) => p,
         Err(why) => return skipped(format!("{} on the checkout: {why}", checker.name())),
     };
-    let after = match problems(&checker, &scratch_root, &target, timeout).await {
+    let after = match problems(&checker, &scratch_root, Some(&target), timeout).await {
         Ok(p) => p,
         Err(why) => return skipped(format!("{} on the changed copy: {why}", checker.name())),
     };

@@ -2,7 +2,7 @@ use thiserror::Error;
 
 /// A position as a line and a column, both zero-based. What the column counts is said
 /// by the method that takes or returns it (UTF-16 code units, or bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LineCol {
     pub line: u32,
     pub col: u32,
