@@ -568,6 +568,13 @@ async fn refactor_steps(
             .await;
         }
     }
+    out.code_step(
+        ctx,
+        "find and replace, keeping each spelling's case",
+        "find_replace",
+        at(json!({"pattern": "radius", "replacement": "size", "whole_word": true, "preserve_case": true})),
+    )
+    .await;
     out.skipped(
         &["extract", "inline", "transform"],
         "the sample is Python, whose server here (basedpyright) performs no code actions; rust-analyzer and typescript-language-server do",

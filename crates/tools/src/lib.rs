@@ -51,6 +51,7 @@ registry::tools! {
     transform::Transform,
     delete::Delete,
     reorder::Reorder,
+    find_replace::FindReplace,
     rollback::Rollback,
 }
 

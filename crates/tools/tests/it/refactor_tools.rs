@@ -323,8 +323,8 @@ async fn extract_and_inline_are_the_servers_own_actions_verified_before_they_app
             "inline",
             "variable",
             "src/main.rs",
-            json!({"position": {"line": 13, "character": 8}}),
-            "let total = total_area",
+            json!({"position": {"line": 12, "character": 8}}),
+            "total_area(&[&c, &Square { side: 2.0 }])",
         ),
         (
             "typescript",
@@ -387,4 +387,93 @@ async fn extract_and_inline_are_the_servers_own_actions_verified_before_they_app
         let text = text_of(&root, file);
         assert!(text.contains(expect), "{language} {tool} {kind}: {text}");
     }
+    // rust-analyzer 1.95 inlines `one` but leaves its use in `println!("{one:.2}")`: the
+    // plan says the build breaks, and the apply is refused.
+    if available(&ctx, "rust").await {
+        let project = copy_project("rust");
+        let root = project.path().canonicalize().unwrap();
+        let before = snapshot(&root);
+        let args = json!({"directory": root, "kind": "variable", "file_path": "src/main.rs", "position": {"line": 13, "character": 8}});
+        let plan = call(&ctx, "inline", args.clone()).await.unwrap();
+        let v = &plan.structured["plan"]["verification"];
+        assert_eq!(v["verified"], false, "{}", plan.text);
+        assert!(
+            v["new_errors"][0].as_str().unwrap().contains("E0425"),
+            "{v}"
+        );
+        assert!(plan.text.contains("Breaks the build"), "{}", plan.text);
+        let mut apply = args;
+        apply["dry_run"] = json!(false);
+        let err = call(&ctx, "inline", apply).await.unwrap_err();
+        assert_eq!(
+            err.code.map(|c| c.as_str()),
+            Some("APPLY_FAILED"),
+            "{err:?}"
+        );
+        assert_eq!(snapshot(&root), before);
+    }
+}
+
+/// find_replace over a Rust project: a replacement the compiler accepts is verified and
+/// applied; one that breaks the build is refused with the compiler's new error, and the
+/// checkout keeps every byte.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn find_replace_applies_what_builds_and_refuses_what_breaks_it() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    let project = copy_project("rust");
+    let root = project.path().canonicalize().unwrap();
+    let before = snapshot(&root);
+
+    let broken = call(
+        &ctx,
+        "find_replace",
+        json!({"directory": root, "pattern": "a + b", "replacement": "a +", "dry_run": false}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        broken.code.map(|c| c.as_str()),
+        Some("APPLY_FAILED"),
+        "{broken:?}"
+    );
+    assert!(broken.error.contains("src/util.rs"), "{broken:?}");
+    assert_eq!(snapshot(&root), before, "a refused apply writes nothing");
+
+    let plan = call(
+        &ctx,
+        "find_replace",
+        json!({"directory": root, "pattern": "add_numbers", "replacement": "sum_numbers", "whole_word": true, "include": ["src/**"]}),
+    )
+    .await
+    .unwrap();
+    let p = &plan.structured["plan"];
+    assert_eq!(p["verification"]["verified"], true, "{}", plan.text);
+    assert!(
+        plan.text.contains("match(es) in 2 file(s)"),
+        "{}",
+        plan.text
+    );
+    let id = p["plan_id"].as_str().unwrap();
+    call(
+        &ctx,
+        "find_replace",
+        json!({"directory": root, "dry_run": false, "plan_id": id}),
+    )
+    .await
+    .unwrap();
+    assert!(!text_of(&root, "src/main.rs").contains("add_numbers"));
+    // A plan of find_replace is not applied by rename.
+    let err = call(
+        &ctx,
+        "rename",
+        json!({"directory": root, "dry_run": false, "plan_id": id}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err.code.map(|c| c.as_str()),
+        Some("INVALID_PLAN_TYPE"),
+        "{err:?}"
+    );
 }
