@@ -131,12 +131,25 @@ async fn unused_imports(ctx: &Context, root: &Path, input: &Input) -> Result<(Wo
             resolve_pr_code::imports::rust_unused_imports(root, only, fixer_time()).await
         }
         Language::Python => resolve_pr_code::imports::ruff_fixes(root, &files, "F401", fixer_time()).await,
-        other => {
-            return Err(Error::user(format!(
-                "delete unused_imports in {} needs its language server's organize-imports action, not offered yet",
-                other.as_str()
-            ))
-            .with_code(ErrorCode::NotSupported));
+        _ => {
+            // TypeScript's removeUnusedImports only removes; organizeImports (gopls, clangd)
+            // also sorts.
+            let kinds = ["source.removeUnusedImports", "source.organizeImports"];
+            let mut change = WorkspaceChange::default();
+            let mut by = String::new();
+            for file in &files {
+                if let Some((c, who, _)) =
+                    crate::refactor::actions::source_action(ctx, root, &root.join(file), &kinds).await?
+                {
+                    change.changes.extend(c.changes);
+                    by = who;
+                }
+            }
+            Ok(resolve_pr_code::imports::Fixes {
+                fixed: change.changes.len(),
+                change,
+                by,
+            })
         }
     }
     .map_err(|why| Error::unknown(format!("unused imports could not be found: {why}")).with_code(ErrorCode::ServerFailed))?;

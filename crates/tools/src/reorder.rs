@@ -1,4 +1,4 @@
-//! `reorder`: sorts a file's imports (ruff's isort rules in Python, the language server's organize-imports elsewhere). Plans by default.
+//! `reorder`: sorts a file's imports: ruff's isort rules in Python, the language server's organize-imports elsewhere. Plans by default.
 
 use std::path::Path;
 use std::time::Duration;
@@ -55,7 +55,7 @@ pub struct Reorder;
 impl Tool for Reorder {
     const NAME: &'static str = "reorder";
     const TITLE: &'static str = "Reorder imports";
-    const DESCRIPTION: &'static str = "Sorts a file's imports as the language's own tools do (ruff's isort rules in Python). Plans by default.";
+    const DESCRIPTION: &'static str = "Sorts a file's imports: ruff's isort rules in Python, the language server's organize-imports elsewhere. Plans by default.";
     const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
     const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
     const WRITES_ONLY_WHEN_ASKED: bool = true;
@@ -69,7 +69,7 @@ impl Tool for Reorder {
             plan_id: input.plan_id.as_deref(),
             force: input.force,
         };
-        let make = imports(&root, &input);
+        let make = imports(ctx, &root, &input);
         plan_or_apply(ctx, Self::NAME, &root, "ReorderPlan", mode, make).await
     }
 
@@ -78,7 +78,7 @@ impl Tool for Reorder {
     }
 }
 
-async fn imports(root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
+async fn imports(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
     if input.kind != ReorderKind::Imports {
         return Err(Error::user(format!(
             "reorder {:?} is not offered: no language server here reorders parameters, members or statements with an edit",
@@ -101,12 +101,36 @@ async fn imports(root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMet
                 .await
                 .map_err(|why| Error::unknown(format!("imports could not be sorted: {why}")).with_code(ErrorCode::ServerFailed))?
         }
-        other => {
-            return Err(Error::user(format!(
-                "reorder imports in {} needs its language server's organize-imports action, not offered yet",
-                other.as_str()
-            ))
-            .with_code(ErrorCode::NotSupported));
+        Language::Rust => {
+            return Err(Error::user(
+                "reorder imports in Rust is not offered: rust-analyzer has no action that only sorts imports, and rustfmt reformats the whole file",
+            )
+            .with_code(ErrorCode::NotSupported)
+            .with_suggestion("Run cargo fmt, which sorts imports as it formats."));
+        }
+        _ => {
+            let kinds = ["source.sortImports", "source.organizeImports"];
+            let Some((change, by, language)) =
+                crate::refactor::actions::source_action(ctx, root, &path, &kinds).await?
+            else {
+                return Err(Error::user(format!(
+                    "the {} server offers no organize-imports action for {file}",
+                    language.as_str()
+                ))
+                .with_code(ErrorCode::NotSupported));
+            };
+            return Ok((
+                change,
+                PlanMeta {
+                    plan_type: "ReorderPlan".into(),
+                    kind: "reorder.imports".into(),
+                    language: Some(language.as_str().to_owned()),
+                    warnings: vec![Warning {
+                        code: "PERFORMED_BY".into(),
+                        message: by,
+                    }],
+                },
+            ));
         }
     };
     Ok((

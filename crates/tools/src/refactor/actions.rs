@@ -225,3 +225,41 @@ pub(crate) async fn by_action(
         },
     ))
 }
+
+/// The change of a whole-file source action (`source.organizeImports`, …): the first action
+/// the server offers for `file` whose kind starts with one of `kinds`, in that order.
+/// `None` when the server offers none of them.
+pub(crate) async fn source_action(
+    ctx: &Context,
+    root: &Path,
+    file: &Path,
+    kinds: &[&str],
+) -> Result<Option<(WorkspaceChange, String, resolve_pr_lsp::Language)>> {
+    let server = server_for_file(ctx, root, file, "file_path").await?;
+    let start = Pos {
+        line: 0,
+        character: 0,
+    };
+    let actions = server
+        .code_actions(file, Span { start, end: start }, kinds)
+        .await
+        .map_err(|e| relative_error(lsp_error(e), root))?;
+    let chosen = kinds.iter().find_map(|k| {
+        actions.iter().find(|a| {
+            a.disabled.is_none() && a.kind.as_deref().is_some_and(|kind| kind.starts_with(k))
+        })
+    });
+    let Some(action) = chosen else {
+        return Ok(None);
+    };
+    let change = server
+        .action_change(action)
+        .await
+        .map_err(|e| relative_error(lsp_error(e), root))?;
+    let change = super::rebase(change, &server.root, root)?;
+    Ok(Some((
+        change,
+        format!("{}: \"{}\"", server.installed.spec.name, action.title),
+        server.language,
+    )))
+}

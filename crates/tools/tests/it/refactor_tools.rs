@@ -477,3 +477,53 @@ async fn find_replace_applies_what_builds_and_refuses_what_breaks_it() {
         "{err:?}"
     );
 }
+
+/// TypeScript imports by the server's own source actions: the unused one removed, the rest
+/// sorted, each planned and verified by tsc.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_imports_are_sorted_and_pruned_by_the_servers_source_actions() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    if !available(&ctx, "typescript").await {
+        return;
+    }
+    let project = copy_project("typescript");
+    let root = project.path().canonicalize().unwrap();
+    let main = text_of(&root, "src/main.ts");
+    let mut lines: Vec<&str> = main.lines().collect();
+    lines.swap(0, 1);
+    lines.insert(0, "import { add_numbers as unused } from \"./util.js\";");
+    std::fs::write(root.join("src/main.ts"), lines.join("\n") + "\n").unwrap();
+
+    let pruned = call(
+        &ctx,
+        "delete",
+        json!({"directory": root, "kind": "unused_imports", "file_path": "src/main.ts"}),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    let diff = pruned.structured["plan"]["diff"].as_str().unwrap();
+    assert!(diff.contains("-import { add_numbers as unused }"), "{diff}");
+    assert!(
+        !diff.contains("-import { Circle"),
+        "only the unused import goes: {diff}"
+    );
+    assert_eq!(
+        pruned.structured["plan"]["verification"]["verified"], true,
+        "{}",
+        pruned.text
+    );
+
+    let sorted = call(
+        &ctx,
+        "reorder",
+        json!({"directory": root, "kind": "imports", "file_path": "src/main.ts", "dry_run": false}),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(sorted.structured["applied"]["success"], true);
+    let text = text_of(&root, "src/main.ts");
+    let shapes = text.find("./shapes.js").unwrap();
+    let util = text.find("./util.js").unwrap();
+    assert!(shapes < util, "{text}");
+}
