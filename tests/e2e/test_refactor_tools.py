@@ -22,6 +22,7 @@ REFACTOR_TOOLS = [
     "extract",
     "inline",
     "transform",
+    "move",
     "delete",
     "reorder",
     "find_replace",

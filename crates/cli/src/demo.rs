@@ -576,7 +576,7 @@ async fn refactor_steps(
     )
     .await;
     out.skipped(
-        &["extract", "inline", "transform"],
+        &["extract", "inline", "transform", "move"],
         "the sample is Python, whose server here (basedpyright) performs no code actions; rust-analyzer and typescript-language-server do",
     );
     if !resolve_pr_tools::ruff_installed() {

@@ -208,6 +208,17 @@ pub fn to_change(
     Ok(WorkspaceChange { changes })
 }
 
+/// An empty file that appeared after `since`: one a server's command wrote itself.
+fn made_by_the_server(path: &Path, since: std::time::SystemTime) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| {
+        m.is_file()
+            && m.len() == 0
+            && m.created()
+                .or_else(|_| m.modified())
+                .is_ok_and(|t| t >= since)
+    })
+}
+
 fn disk_text(path: &Path) -> Option<String> {
     std::fs::read(path)
         .ok()
@@ -373,6 +384,10 @@ impl Server {
         };
         if let Some(name) = command["command"].as_str() {
             let _one = CAPTURE.lock().await;
+            // Files the server makes on disk while its command runs (typescript-language-server
+            // writes the empty file "Move to a new file" then fills by an edit) are found by
+            // their time and taken back: a plan writes nothing.
+            let started = std::time::SystemTime::now() - std::time::Duration::from_millis(5);
             self.client.capture_edits();
             let ran = self
                 .client
@@ -383,8 +398,24 @@ impl Server {
                 .await;
             let captured = self.client.take_captured_edits();
             ran?;
+            let mut made = Vec::new();
             for edit in captured {
-                change.changes.extend(self.change_of(&edit)?.changes);
+                for step in self.change_of(&edit)?.changes {
+                    if let FileChange::Edit { path, .. } = &step
+                        && !made.contains(path)
+                        && made_by_the_server(&self.root.join(path), started)
+                    {
+                        let _ = std::fs::remove_file(self.root.join(path));
+                        made.push(path.clone());
+                        change.changes.push(FileChange::Create {
+                            path: path.clone(),
+                            contents: String::new(),
+                            overwrite: false,
+                            ignore_if_exists: false,
+                        });
+                    }
+                    change.changes.push(step);
+                }
             }
         }
         Ok(change)

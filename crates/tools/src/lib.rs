@@ -49,6 +49,7 @@ registry::tools! {
     extract::Extract,
     inline::Inline,
     transform::Transform,
+    move_symbol::Move,
     delete::Delete,
     reorder::Reorder,
     find_replace::FindReplace,

@@ -73,7 +73,7 @@ fn the_demo_runs_every_tool_as_expected() {
         assert!(
             skipped
                 .iter()
-                .all(|t| ["extract", "inline", "transform"].contains(t)),
+                .all(|t| ["extract", "inline", "transform", "move"].contains(t)),
             "skipped {skipped:?} though the Python server is required"
         );
     }

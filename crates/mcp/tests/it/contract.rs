@@ -24,9 +24,8 @@ const TOOLSET_BUDGETS: [(Toolset, usize); 8] = [
     (Toolset::Git, 3_250),
     (Toolset::Impact, 2_050),
     (Toolset::Merge, 1_300),
-    // rename, extract, inline, transform, delete, reorder, rollback (4,216) and find_replace
-    // to come (about 550).
-    (Toolset::Refactor, 4_900),
+    // Seed 002's seven refactoring tools, find_replace and rollback: 5,499.
+    (Toolset::Refactor, 5_550),
     (Toolset::Reviews, 3_000),
 ];
 

@@ -527,3 +527,91 @@ async fn typescript_imports_are_sorted_and_pruned_by_the_servers_source_actions(
     let util = text.find("./util.js").unwrap();
     assert!(shapes < util, "{text}");
 }
+
+/// A declaration moved to another file by typescript-language-server, with the imports of
+/// its users rewritten, verified by tsc; languages without such a move say so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn move_takes_a_declaration_to_another_file_with_its_imports() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    if !available(&ctx, "typescript").await {
+        return;
+    }
+    let range = json!({"start": {"line": 21, "character": 0}, "end": {"line": 28, "character": 1}});
+    for destination in [None::<&str>] {
+        let project = copy_project("typescript");
+        let root = project.path().canonicalize().unwrap();
+        let before = snapshot(&root);
+        let mut args = json!({"directory": root, "file_path": "src/shapes.ts", "range": range});
+        if let Some(d) = destination {
+            args["destination"] = json!(d);
+        }
+        // typescript-language-server writes the new file itself while its command runs: the
+        // dry run must still leave every byte (and no new file).
+        let plan = call(&ctx, "move", args)
+            .await
+            .unwrap_or_else(|e| panic!("{destination:?}: {e:?}"));
+        assert_eq!(snapshot(&root), before, "a dry run writes nothing");
+        assert_eq!(
+            plan.structured["plan"]["verification"]["verified"], true,
+            "{}",
+            plan.text
+        );
+        let id = plan.structured["plan"]["plan_id"].as_str().unwrap();
+        let out = call(
+            &ctx,
+            "move",
+            json!({"directory": root, "dry_run": false, "plan_id": id}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{destination:?}: {e:?}"));
+        let created = out.structured["applied"]["created_files"]
+            .as_array()
+            .unwrap()
+            .clone();
+        assert_eq!(created.len(), 1, "{destination:?}: {}", out.text);
+        let new_file = created[0].as_str().unwrap();
+        if let Some(d) = destination {
+            assert_eq!(new_file, d);
+        }
+        assert!(text_of(&root, new_file).contains("export function total_area"));
+        assert!(!text_of(&root, "src/shapes.ts").contains("function total_area"));
+        let stem = Path::new(new_file)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(
+            text_of(&root, "src/main.ts").contains(&format!("./{stem}.js")),
+            "{}",
+            text_of(&root, "src/main.ts")
+        );
+    }
+    // Then rename kind file places the new file; its importers follow (willRenameFiles).
+    let project = copy_project("typescript");
+    let root = project.path().canonicalize().unwrap();
+    let err = call(&ctx, "move", json!({"directory": root, "file_path": "src/shapes.ts", "range": range, "destination": "src/area.ts"}))
+        .await
+        .unwrap_err();
+    assert!(
+        err.suggestion
+            .as_deref()
+            .unwrap_or_default()
+            .contains("rename"),
+        "{err:?}"
+    );
+    let project = copy_project("rust");
+    let root = project.path().canonicalize().unwrap();
+    let err = call(
+        &ctx,
+        "move",
+        json!({"directory": root, "file_path": "src/util.rs", "range": range}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err.code.map(|c| c.as_str()),
+        Some("NOT_SUPPORTED"),
+        "{err:?}"
+    );
+}
