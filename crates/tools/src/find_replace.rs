@@ -21,10 +21,6 @@ pub enum FindMode {
     Regex,
 }
 
-fn yes() -> bool {
-    true
-}
-
 fn default_limit() -> usize {
     500
 }
@@ -43,7 +39,7 @@ pub struct Input {
     pub replacement: String,
     #[serde(default)]
     pub mode: FindMode,
-    #[serde(default = "yes")]
+    #[serde(default = "crate::refactor::yes")]
     pub case_sensitive: bool,
     #[serde(default)]
     pub whole_word: bool,
@@ -62,7 +58,7 @@ pub struct Input {
     #[serde(default = "default_limit")]
     pub limit: usize,
     /// Default true: plan only, write nothing.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::refactor::yes")]
     pub dry_run: bool,
     /// With dry_run: false, the plan to apply exactly.
     #[serde(default)]

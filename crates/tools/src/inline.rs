@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::Context;
 use crate::code::{Position, Range};
-use crate::refactor::{Mode, RefactorOutput, WRITES_LOCAL, actions, plan_or_apply, render};
+use crate::refactor::{Mode, RefactorOutput, WRITES_LOCAL, actions, render};
 use crate::registry::Tool;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -30,10 +30,6 @@ impl InlineKind {
     }
 }
 
-fn yes() -> bool {
-    true
-}
-
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
@@ -52,7 +48,7 @@ pub struct Input {
     #[serde(default)]
     pub position: Option<Position>,
     /// Default true: plan only, write nothing.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::refactor::yes")]
     pub dry_run: bool,
     /// With dry_run: false, the plan to apply exactly.
     #[serde(default)]
@@ -79,22 +75,23 @@ impl Tool for Inline {
     type Output = RefactorOutput;
 
     async fn run(ctx: &Context, input: Input, _raw: &Value) -> Result<RefactorOutput> {
-        let root = crate::checkout::workspace(ctx, input.directory.as_deref())?;
         let mode = Mode {
             dry_run: input.dry_run,
             plan_id: input.plan_id.as_deref(),
             force: input.force,
         };
-        let kind = format!("inline.{}", input.kind.as_str());
-        let make = async {
-            let Some(file) = input.file_path.as_deref() else {
-                return Err(resolve_pr_core::Error::user("inline needs file_path")
-                    .with_code(resolve_pr_core::ErrorCode::InvalidArgument)
-                    .with_detail("field", "file_path"));
-            };
-            actions::by_action(ctx, &root, "InlinePlan", &kind, file, input.range, input.position).await
-        };
-        plan_or_apply(ctx, Self::NAME, &root, "InlinePlan", mode, make).await
+        actions::run_action_tool(
+            ctx,
+            Self::NAME,
+            "InlinePlan",
+            format!("inline.{}", input.kind.as_str()),
+            input.directory.as_deref(),
+            input.file_path.as_deref(),
+            input.range,
+            input.position,
+            mode,
+        )
+        .await
     }
 
     fn render(output: &RefactorOutput) -> String {

@@ -22,10 +22,6 @@ pub enum MoveKind {
     Symbol,
 }
 
-fn yes() -> bool {
-    true
-}
-
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
@@ -44,7 +40,7 @@ pub struct Input {
     #[serde(default)]
     pub destination: Option<String>,
     /// Default true: plan only, write nothing.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::refactor::yes")]
     pub dry_run: bool,
     /// With dry_run: false, the plan to apply exactly.
     #[serde(default)]

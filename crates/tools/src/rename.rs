@@ -25,10 +25,6 @@ pub enum RenameKind {
     Directory,
 }
 
-fn yes() -> bool {
-    true
-}
-
 target_input! {
     pub struct Input {
         /// symbol (default), parameter, type: the one at the target; file, directory: file_path.
@@ -38,7 +34,7 @@ target_input! {
         #[serde(default)]
         pub new_name: Option<String>,
         /// Default true: plan only, write nothing.
-        #[serde(default = "yes")]
+        #[serde(default = "crate::refactor::yes")]
         pub dry_run: bool,
         /// With dry_run: false, the plan to apply exactly.
         #[serde(default)]

@@ -25,10 +25,6 @@ pub enum ReorderKind {
     Statements,
 }
 
-fn yes() -> bool {
-    true
-}
-
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
@@ -40,7 +36,7 @@ pub struct Input {
     #[serde(default)]
     pub file_path: Option<String>,
     /// Default true: plan only, write nothing.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::refactor::yes")]
     pub dry_run: bool,
     /// With dry_run: false, the plan to apply exactly.
     #[serde(default)]

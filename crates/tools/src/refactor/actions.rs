@@ -137,6 +137,35 @@ fn span(start: Position, end: Position) -> Span {
     }
 }
 
+/// The whole call of a tool done by a code action (extract, inline, transform): `file_path`
+/// is required, then the action for `kind` at `range` or `position`, planned or applied.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the tool's arguments, passed through"
+)]
+pub(crate) async fn run_action_tool(
+    ctx: &Context,
+    tool: &str,
+    plan_type: &str,
+    kind: String,
+    directory: Option<&str>,
+    file_path: Option<&str>,
+    range: Option<Range>,
+    position: Option<Position>,
+    mode: super::Mode<'_>,
+) -> Result<super::RefactorOutput> {
+    let root = crate::checkout::workspace(ctx, directory)?;
+    let make = async {
+        let Some(file) = file_path else {
+            return Err(Error::user(format!("{tool} needs file_path"))
+                .with_code(ErrorCode::InvalidArgument)
+                .with_detail("field", "file_path"));
+        };
+        by_action(ctx, &root, plan_type, &kind, file, range, position).await
+    };
+    super::plan_or_apply(ctx, tool, &root, plan_type, mode, make).await
+}
+
 /// The change of the code action that performs `kind` at `range` (or `position`) of
 /// `file_path`, with the plan's metadata. No action offered is NOT_SUPPORTED, naming the
 /// actions the server did offer there.

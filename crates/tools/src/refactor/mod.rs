@@ -211,6 +211,11 @@ pub(crate) fn rebase(
     Ok(WorkspaceChange { changes })
 }
 
+/// `dry_run`'s default (and `case_sensitive`'s): true.
+pub(crate) fn yes() -> bool {
+    true
+}
+
 pub(crate) fn edit_error(e: resolve_pr_edit::Error) -> Error {
     e.to_core()
 }
