@@ -68,6 +68,11 @@ pub struct ClientConfig {
     /// The server reports readiness through `experimental/serverStatus` (rust-analyzer);
     /// until its first report it counts as indexing.
     pub reports_status: bool,
+    /// The server finds the workspace's files some time after it starts and answers
+    /// workspace-wide questions from the files it has found so far, without reporting
+    /// progress (pyright's "Found 28 source files" log message ends it): until a log
+    /// message this accepts, or FILES_FOUND_LIMIT, it counts as indexing.
+    pub files_found: Option<fn(&str) -> bool>,
     /// One request's time limit.
     pub request_timeout: Duration,
     /// How long a cancelled request may go unanswered before the server is killed.
@@ -85,6 +90,9 @@ pub struct Status {
     pub progress: BTreeMap<String, String>,
     /// rust-analyzer's `quiescent`: false while it loads or indexes.
     pub quiescent: Option<bool>,
+    /// false until a server that finds its files late has said it found them
+    /// ([`ClientConfig::files_found`]).
+    pub files_found: Option<bool>,
     /// Why the server is gone, once it is.
     pub exited: Option<String>,
 }
@@ -96,6 +104,9 @@ impl Status {
     pub fn indexing(&self) -> Option<String> {
         if let Some(title) = self.progress.values().find(|t| !t.starts_with("Error")) {
             return Some(title.clone());
+        }
+        if self.files_found == Some(false) {
+            return Some("finding the workspace's source files".to_owned());
         }
         (self.quiescent == Some(false)).then(|| "loading the workspace".to_owned())
     }
@@ -116,6 +127,10 @@ struct Document {
 
 type Reply = std::result::Result<Value, (i64, String)>;
 
+/// How long a server that finds its files late ([`ClientConfig::files_found`]) may take to
+/// say so before it is believed to have found them anyway.
+const FILES_FOUND_LIMIT: Duration = Duration::from_secs(30);
+
 struct Inner {
     name: &'static str,
     root: PathBuf,
@@ -135,6 +150,7 @@ struct Inner {
     /// for its stdin: dropping it (with the client) closes the pipe, which fires it too.
     _watchdog: Option<Child>,
     stderr_tail: Arc<Mutex<Vec<u8>>>,
+    files_found: Option<fn(&str) -> bool>,
     request_timeout: Duration,
     cancel_grace: Duration,
     retry_window: Duration,
@@ -201,6 +217,7 @@ impl Client {
         let (out, mut out_rx) = mpsc::unbounded_channel::<Value>();
         let status = Status {
             quiescent: config.reports_status.then_some(false),
+            files_found: config.files_found.map(|_| false),
             ..Status::default()
         };
         let inner = Arc::new(Inner {
@@ -219,6 +236,7 @@ impl Client {
             containment,
             _watchdog: watchdog,
             stderr_tail: Arc::new(Mutex::new(Vec::new())),
+            files_found: config.files_found,
             request_timeout: config.request_timeout,
             cancel_grace: config.cancel_grace,
             retry_window: config.retry_window,
@@ -226,6 +244,23 @@ impl Client {
             started: Instant::now(),
             captured_edits: Mutex::new(None),
         });
+
+        // A server that never says it found its files is believed to have, after a while.
+        if config.files_found.is_some() {
+            let weak = Arc::downgrade(&inner);
+            tokio::spawn(async move {
+                tokio::time::sleep(FILES_FOUND_LIMIT).await;
+                if let Some(inner) = weak.upgrade() {
+                    inner.status.send_if_modified(|s| {
+                        let waiting = s.files_found == Some(false);
+                        if waiting {
+                            s.files_found = Some(true);
+                        }
+                        waiting
+                    });
+                }
+            });
+        }
 
         // The writer owns stdin: when every sender is gone (the client dropped), stdin
         // closes and the server sees the end of its input.
@@ -930,6 +965,21 @@ impl Inner {
                         s.progress.remove(&token);
                     }),
                     _ => {}
+                }
+            }
+            "window/logMessage" => {
+                let said = |found: fn(&str) -> bool| {
+                    params
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .is_some_and(found)
+                };
+                if self.files_found.is_some_and(said) {
+                    self.status.send_if_modified(|s| {
+                        let news = s.files_found == Some(false);
+                        s.files_found = Some(true);
+                        news
+                    });
                 }
             }
             "experimental/serverStatus" => {

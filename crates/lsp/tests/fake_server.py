@@ -15,6 +15,9 @@ argument:
                  Budget in src/types.rs), by substring of the query
   late-symbols   like symbols, but answers workspace/symbol with nothing for its first
                  1.5 s and reports no indexing at all (pyright finding a project's files)
+  late-files     reports no indexing; answers references with the declaration alone for
+                 its first 1.5 s, then logs "Found 3 source files" (as pyright does once it
+                 has enumerated the workspace) and answers with all three
   slow-start     like normal, but takes 3 s to answer initialize when its root's name is `slow`
   fail-then-slow counts its starts in the root's `starts` file; the first exits after a
                  second, the others answer initialize after a second and a half
@@ -27,6 +30,7 @@ textDocument/hover makes it exit at once (a crash). On start it opens a progress
 import json
 import os
 import sys
+import threading
 import time
 
 started = time.monotonic()
@@ -54,10 +58,14 @@ SYMBOLS = [
 ]
 
 
+sending = threading.Lock()
+
+
 def send(msg):
     body = json.dumps(msg).encode()
-    out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    out.flush()
+    with sending:
+        out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        out.flush()
 
 
 def request(method, params):
@@ -121,7 +129,13 @@ while True:
                              "workspaceSymbolProvider": mode in ("symbols", "late-symbols")},
             "serverInfo": {"name": "fake", "version": "1.0"}}})
     elif method == "initialized":
-        if mode != "late-symbols":
+        if mode == "late-files":
+            def found():
+                time.sleep(max(0.0, 1.5 - (time.monotonic() - started)))
+                send({"jsonrpc": "2.0", "method": "window/logMessage",
+                      "params": {"type": 3, "message": "Found 3 source files"}})
+            threading.Thread(target=found, daemon=True).start()
+        elif mode != "late-symbols":
             request("window/workDoneProgress/create", {"token": "idx"})
             send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "idx", "value": {"kind": "begin", "title": "Indexing"}}})
         request("workspace/configuration", {"items": [{"section": "fake.answer"}]})
@@ -154,6 +168,12 @@ while True:
             send({"jsonrpc": "2.0", "id": cancelled, "error": {"code": -32800, "message": "cancelled"}})
     elif method == "fake/endIndexing":
         send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "idx", "value": {"kind": "end"}}})
+    elif method == "textDocument/references" and mode == "late-files":
+        uri = msg["params"]["textDocument"]["uri"]
+        files = [uri] if time.monotonic() - started < 1.5 else [uri, root_uri[0] + "/a.go", root_uri[0] + "/b.go"]
+        send({"jsonrpc": "2.0", "id": mid, "result": [
+            {"uri": f, "range": {"start": {"line": 2, "character": 5}, "end": {"line": 2, "character": 9}}}
+            for f in files]})
     elif method == "textDocument/references":
         send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "idx", "value": {"kind": "end"}}})
         send({"jsonrpc": "2.0", "id": mid, "result": []})

@@ -49,6 +49,7 @@ fn registry(mode: &str) -> &'static [ServerSpec] {
             install: "nothing to install",
             why: "a stand-in",
             reports_status: false,
+            files_found: (mode == "late-files").then_some(found_files as fn(&str) -> bool),
             watches_files: true,
             answers_while_indexing: true,
             initialization_options: no_options,
@@ -56,6 +57,10 @@ fn registry(mode: &str) -> &'static [ServerSpec] {
         }]
         .into_boxed_slice(),
     )
+}
+
+fn found_files(message: &str) -> bool {
+    message.starts_with("Found ")
 }
 
 fn config() -> PoolConfig {
@@ -412,6 +417,21 @@ async fn a_fresh_server_that_reports_nothing_is_asked_again_while_it_finds_nothi
     pool.shutdown_all().await;
 }
 
+/// A server that answers references from the files it has found so far, without reporting
+/// progress, until it logs that it found them all (pyright, whose first answer at a
+/// declaration was that declaration alone): a fresh server is asked only once it said so.
+#[tokio::test]
+async fn references_wait_until_a_server_that_finds_its_files_late_has_found_them() {
+    let (_dir, root, file) = project();
+    let pool = Pool::with_registry(config(), registry("late-files"));
+    let server = pool.server(Language::Go, &root).await.unwrap();
+    assert!(server.client.status().indexing().is_some());
+    let found = server.references(&file, IN_MAIN, true).await.unwrap();
+    assert_eq!(found.value.len(), 3, "{:?}", found.value);
+    assert!(found.indexing.is_none());
+    pool.shutdown_all().await;
+}
+
 #[tokio::test]
 async fn a_position_past_the_end_of_the_file_is_refused_before_asking() {
     let (_dir, root, file) = project();
@@ -460,6 +480,7 @@ async fn a_program_that_exits_at_once_is_not_installed() {
             install: "install the real one",
             why: "",
             reports_status: false,
+            files_found: None,
             watches_files: true,
             answers_while_indexing: true,
             initialization_options: no_options,

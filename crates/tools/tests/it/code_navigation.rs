@@ -491,6 +491,32 @@ async fn a_fresh_server_answers_its_first_question_right() {
         );
         ctx.lsp.shutdown_all().await;
     }
+    // pyright, first question by position at a declaration: it answers from the files it has
+    // found so far (the declaring file alone, a second after its start) until it logs that it
+    // found them all, which is waited for.
+    let ctx = context();
+    if available(&ctx, "python").await {
+        let project = copy_project("python");
+        let dir = project.path().canonicalize().unwrap();
+        let out = resolve_pr_tools::call(
+            &ctx,
+            "find_references",
+            json!({"directory": dir, "file_path": "util.py", "position": {"line": 0, "character": 4}}),
+        )
+        .await
+        .unwrap();
+        let files: BTreeSet<String> = set_of_locations(&out.structured["locations"])
+            .into_iter()
+            .map(|(f, _)| f)
+            .collect();
+        assert_eq!(
+            files,
+            BTreeSet::from(["main.py".to_owned(), "util.py".to_owned()]),
+            "{}",
+            out.text
+        );
+        ctx.lsp.shutdown_all().await;
+    }
     // tsserver, first question by position.
     let ctx = context();
     if available(&ctx, "typescript").await {
