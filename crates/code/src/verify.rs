@@ -12,6 +12,9 @@
 //!   `node_modules/.bin/tsc` first).
 //! - Python: `basedpyright --outputjson`.
 //! - Go: `go build ./...` and `go vet ./...`.
+//! - C/C++: each entry of `compile_commands.json` (what clangd reads) run again with
+//!   `-fsyntax-only` and its paths moved to the copy; only in a trusted checkout (a compiler
+//!   command may load plugins).
 //!
 //! The scratch copy lives in the state directory, one per checkout, and is brought up to
 //! date (not copied afresh) each time, so a second check is incremental. Errors are
@@ -62,6 +65,7 @@ enum Kind {
     Tsc,
     Pyright,
     Go,
+    Cc,
 }
 
 #[derive(Debug, Clone)]
@@ -77,6 +81,7 @@ impl Checker {
             Kind::Tsc => "tsc --noEmit",
             Kind::Pyright => "basedpyright",
             Kind::Go => "go build and go vet",
+            Kind::Cc => "the compile_commands.json compilers with -fsyntax-only",
         }
     }
 }
@@ -142,6 +147,22 @@ fn checker_for(root: &Path, language: &str, trusted: bool) -> Result<Checker, St
                 program: find_program("go").ok_or("go is not installed")?,
             })
         }
+        "c" | "cpp" => {
+            let db = root.join("compile_commands.json");
+            if !db.is_file() {
+                return Err("no compile_commands.json at the checkout's root".to_owned());
+            }
+            if !trusted {
+                return Err(
+                    "a compile command may load compiler plugins, and this checkout is not trusted"
+                        .to_owned(),
+                );
+            }
+            Ok(Checker {
+                kind: Kind::Cc,
+                program: db,
+            })
+        }
         other => Err(format!("no checker for {other} here")),
     }
 }
@@ -189,6 +210,7 @@ fn rel(path: &str, dir: &Path) -> String {
 /// The errors `checker` reports for the project in `dir`.
 async fn problems(
     checker: &Checker,
+    root: &Path,
     dir: &Path,
     target_dir: Option<&Path>,
     timeout: Duration,
@@ -300,7 +322,118 @@ async fn problems(
             }
             Ok(all)
         }
+        Kind::Cc => {
+            let commands = compile_commands(&checker.program, root, dir)?;
+            let mut all = Vec::new();
+            for (cwd, args) in commands {
+                let Some((program, rest)) = args.split_first() else {
+                    continue;
+                };
+                let Some(program) = find_compiler(program) else {
+                    return Err(format!(
+                        "the compiler {} is not installed",
+                        program.to_string_lossy()
+                    ));
+                };
+                let (_, err) = run(&program, rest, &cwd, &[], timeout).await?;
+                all.extend(err.lines().filter_map(|line| {
+                    // path:line:col: error: message (or "fatal error:")
+                    let (head, message) = line
+                        .split_once(": error: ")
+                        .or_else(|| line.split_once(": fatal error: "))?;
+                    let mut parts = head.splitn(3, ':');
+                    let file = parts.next()?;
+                    let n: u32 = parts.next()?.trim().parse().ok()?;
+                    let file = cwd.join(file);
+                    Some(Problem {
+                        file: rel(&file.to_string_lossy(), dir),
+                        code: None,
+                        message: message.trim().to_owned(),
+                        line: n,
+                    })
+                }));
+            }
+            all.sort();
+            all.dedup();
+            Ok(all)
+        }
     }
+}
+
+/// The commands of a `compile_commands.json` (at `db`, written for the checkout at `root`)
+/// to check the project in `dir`: each entry's arguments (or its `command`, split as a
+/// shell would) with its output dropped, `-fsyntax-only` added, and the checkout's paths
+/// moved to `dir`; with the directory each runs in.
+fn compile_commands(
+    db: &Path,
+    root: &Path,
+    dir: &Path,
+) -> Result<Vec<(PathBuf, Vec<OsString>)>, String> {
+    const MOST: usize = 5000;
+    let text = fs::read_to_string(db).map_err(|e| format!("compile_commands.json: {e}"))?;
+    let entries: Vec<Value> = serde_json::from_str(&text)
+        .map_err(|e| format!("compile_commands.json is not a JSON array of commands: {e}"))?;
+    if entries.len() > MOST {
+        return Err(format!(
+            "compile_commands.json has {} commands, more than the {MOST} checked",
+            entries.len()
+        ));
+    }
+    let (from, to) = (root.to_string_lossy(), dir.to_string_lossy());
+    let moved = |s: &str| {
+        if dir == root {
+            s.to_owned()
+        } else {
+            s.replace(from.as_ref(), to.as_ref())
+        }
+    };
+    let mut out = Vec::new();
+    for entry in &entries {
+        let args: Vec<String> = match (&entry["arguments"], entry["command"].as_str()) {
+            (Value::Array(items), _) => items
+                .iter()
+                .filter_map(|a| a.as_str().map(str::to_owned))
+                .collect(),
+            (_, Some(command)) => shlex::split(command).ok_or_else(|| {
+                format!("a command in compile_commands.json does not parse: {command}")
+            })?,
+            _ => continue,
+        };
+        let Some(cwd) = entry["directory"].as_str() else {
+            continue;
+        };
+        let mut kept: Vec<OsString> = Vec::new();
+        let mut skip = false;
+        for arg in args {
+            if skip {
+                skip = false;
+                continue;
+            }
+            if arg == "-o" {
+                skip = true;
+                continue;
+            }
+            if arg.starts_with("-o") && arg.len() > 2 {
+                continue;
+            }
+            kept.push(moved(&arg).into());
+        }
+        if kept.is_empty() {
+            continue;
+        }
+        kept.push("-fsyntax-only".into());
+        out.push((PathBuf::from(moved(cwd)), kept));
+    }
+    Ok(out)
+}
+
+/// A compiler named by a compile command: a path as it is, a bare name on `PATH`.
+fn find_compiler(program: &OsString) -> Option<PathBuf> {
+    let path = Path::new(program);
+    if path.components().count() > 1 {
+        return path.is_file().then(|| path.to_owned());
+    }
+    find_program(&program.to_string_lossy())
 }
 
 /// Every file of the checkout a build reads: `.gitignore`d files (build output, installed
@@ -428,11 +561,11 @@ pub async fn verify(
         return skipped(format!("the scratch copy could not be made: {e}"));
     }
     let target = scratch.join("target");
-    let baseline = match problems(&checker, root, None, timeout).await {
+    let baseline = match problems(&checker, root, root, None, timeout).await {
         Ok(p) => p,
         Err(why) => return skipped(format!("{} on the checkout: {why}", checker.name())),
     };
-    let after = match problems(&checker, &scratch_root, Some(&target), timeout).await {
+    let after = match problems(&checker, root, &scratch_root, Some(&target), timeout).await {
         Ok(p) => p,
         Err(why) => return skipped(format!("{} on the changed copy: {why}", checker.name())),
     };
@@ -486,6 +619,13 @@ mod tests {
             .join("../../tests/fixtures/code")
             .join(language);
         copy(&src, dir.path());
+        // C's compile database names the copy's own paths, as clangd needs.
+        let template = dir.path().join("compile_commands.json.in");
+        if let Ok(text) = fs::read_to_string(&template) {
+            let root = dir.path().canonicalize().unwrap();
+            let text = text.replace("@DIR@", &root.to_string_lossy());
+            fs::write(dir.path().join("compile_commands.json"), text).unwrap();
+        }
         dir
     }
 
@@ -533,6 +673,12 @@ mod tests {
                 "util.py",
                 "def add_numbers(a: int, b: int) -> int:\n    return a + b + 1\n",
                 "def add_numbers(a: int, b: int) -> int:\n    return a + undefined_name\n",
+            ),
+            (
+                "c",
+                "util.c",
+                "#include \"util.h\"\n\nint add_numbers(int a, int b) {\n    return a + b + 1;\n}\n",
+                "#include \"util.h\"\n\nint add_numbers(int a, int b) {\n    return a + undefined_name;\n}\n",
             ),
         ];
         for (language, file, good, bad) in cases {

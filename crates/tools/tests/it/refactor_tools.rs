@@ -53,19 +53,50 @@ fn text_of(root: &Path, file: &str) -> String {
     std::fs::read_to_string(root.join(file)).unwrap()
 }
 
-/// Per language: the file holding `add_numbers`, the file calling it, and the checker
-/// the plan must name.
-const RENAMES: [(&str, &str, &str, &str); 3] = [
-    ("rust", "src/util.rs", "src/main.rs", "cargo check"),
-    ("typescript", "src/util.ts", "src/main.ts", "tsc --noEmit"),
-    ("python", "util.py", "main.py", "basedpyright"),
+/// Per language: the function renamed, the file declaring it, the file calling it, and the
+/// checker the plan must name.
+const RENAMES: [(&str, &str, &str, &str, &str); 5] = [
+    (
+        "rust",
+        "add_numbers",
+        "src/util.rs",
+        "src/main.rs",
+        "cargo check",
+    ),
+    (
+        "typescript",
+        "add_numbers",
+        "src/util.ts",
+        "src/main.ts",
+        "tsc --noEmit",
+    ),
+    (
+        "python",
+        "add_numbers",
+        "util.py",
+        "main.py",
+        "basedpyright",
+    ),
+    ("go", "AddNumbers", "util/util.go", "main.go", "go build"),
+    (
+        "c",
+        "add_numbers",
+        "util.c",
+        "main.c",
+        "the compile_commands.json compilers",
+    ),
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rename_plans_without_writing_applies_exactly_that_plan_verified_and_rolls_back() {
     let state = tempfile::tempdir().unwrap();
     let ctx = ctx_for(state.path());
-    for (language, decl, user, checker) in RENAMES {
+    for (language, old, decl, user, checker) in RENAMES {
+        let new = if old == "AddNumbers" {
+            "SumNumbers"
+        } else {
+            "sum_numbers"
+        };
         if !available(&ctx, language).await {
             continue;
         }
@@ -75,7 +106,7 @@ async fn rename_plans_without_writing_applies_exactly_that_plan_verified_and_rol
         let plan = call(
             &ctx,
             "rename",
-            json!({"directory": root, "symbol": "add_numbers", "new_name": "sum_numbers"}),
+            json!({"directory": root, "symbol": old, "new_name": new, "language": language}),
         )
         .await
         .unwrap_or_else(|e| panic!("{language}: {e:?}"));
@@ -129,14 +160,17 @@ async fn rename_plans_without_writing_applies_exactly_that_plan_verified_and_rol
         .unwrap_or_else(|e| panic!("{language}: {e:?}"));
         let a = &applied.structured["applied"];
         assert_eq!(a["success"], true);
-        assert!(text_of(&root, user).contains("sum_numbers"), "{language}");
-        assert!(!text_of(&root, decl).contains("add_numbers"), "{language}");
+        assert!(text_of(&root, user).contains(new), "{language}");
+        assert!(!text_of(&root, decl).contains(old), "{language}");
+        if language == "c" {
+            assert!(text_of(&root, "util.h").contains(new), "the header too");
+        }
 
         // The server answers from the new text at once.
         let refs = call(
             &ctx,
             "find_references",
-            json!({"directory": root, "symbol": "sum_numbers", "language": language}),
+            json!({"directory": root, "symbol": new, "language": language}),
         )
         .await
         .unwrap_or_else(|e| panic!("{language}: {e:?}"));
