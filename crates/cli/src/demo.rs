@@ -575,9 +575,27 @@ async fn refactor_steps(
         at(json!({"pattern": "radius", "replacement": "size", "whole_word": true, "preserve_case": true})),
     )
     .await;
+    // Python's extract and inline come from pylsp with rope, which runs only in trusted
+    // checkouts; the demo's sample, in a temporary directory, is read as untrusted.
+    let dir = std::path::PathBuf::from(at(json!({}))["directory"].as_str().unwrap_or_default());
+    match ctx
+        .lsp
+        .refactoring_server_missing(resolve_pr_lsp::Language::Python, &dir)
+    {
+        Some(why) => out.skipped(&["extract", "inline"], &format!("for Python, {why}")),
+        None => {
+            out.code_step(
+                ctx,
+                "an expression extracted into a variable, planned",
+                "extract",
+                at(json!({"kind": "variable", "file_path": "main.py", "range": {"start": {"line": 4, "character": 6}, "end": {"line": 4, "character": 39}}})),
+            )
+            .await;
+        }
+    }
     out.skipped(
-        &["extract", "inline", "transform", "move"],
-        "the sample is Python, whose server here (basedpyright) performs no code actions; rust-analyzer and typescript-language-server do",
+        &["transform", "move"],
+        "no Python server offers them (rust-analyzer and typescript-language-server do)",
     );
     if !resolve_pr_tools::ruff_installed() {
         out.skipped(

@@ -159,6 +159,9 @@ struct Inner {
     started: Instant,
     /// While set, edits the server asks us to apply are kept here instead of refused.
     captured_edits: Mutex<Option<Vec<Value>>>,
+    /// The errors and warnings the server shows (`window/showMessage`) while edits are
+    /// captured: why a command made no edit.
+    captured_messages: Mutex<Vec<String>>,
 }
 
 impl Drop for Inner {
@@ -243,6 +246,7 @@ impl Client {
             max_document_bytes: config.max_document_bytes,
             started: Instant::now(),
             captured_edits: Mutex::new(None),
+            captured_messages: Mutex::new(Vec::new()),
         });
 
         // A server that never says it found its files is believed to have, after a while.
@@ -711,6 +715,12 @@ impl Client {
     /// are otherwise refused: a refactoring's plan is made of them, and nothing is written.
     pub fn capture_edits(&self) {
         *self.inner.captured() = Some(Vec::new());
+        self.inner.shown().clear();
+    }
+
+    /// The errors and warnings the server showed since [`Client::capture_edits`].
+    pub fn take_captured_messages(&self) -> Vec<String> {
+        std::mem::take(&mut *self.inner.shown())
     }
 
     /// The edits kept since [`Client::capture_edits`]; stops keeping them.
@@ -811,6 +821,11 @@ impl Inner {
     }
     fn child(&self) -> std::sync::MutexGuard<'_, Option<Child>> {
         self.child.lock().unwrap_or_else(|e| e.into_inner())
+    }
+    fn shown(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
+        self.captured_messages
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
     fn captured(&self) -> std::sync::MutexGuard<'_, Option<Vec<Value>>> {
         self.captured_edits
@@ -965,6 +980,18 @@ impl Inner {
                         s.progress.remove(&token);
                     }),
                     _ => {}
+                }
+            }
+            "window/showMessage" => {
+                let serious = params
+                    .get("type")
+                    .and_then(Value::as_u64)
+                    .is_some_and(|t| t <= 2);
+                if serious
+                    && self.captured().is_some()
+                    && let Some(message) = params.get("message").and_then(Value::as_str)
+                {
+                    self.shown().push(message.to_owned());
                 }
             }
             "window/logMessage" => {

@@ -56,6 +56,12 @@ pub enum Error {
         server: &'static str,
         feature: &'static str,
     },
+    /// The server ran a refactoring's command and made no edit, saying why.
+    #[error("{server} made no change: {message}")]
+    Declined {
+        server: &'static str,
+        message: String,
+    },
     /// No answer in time; the server was cancelled (and restarted if it ignored that).
     #[error("{0}")]
     Timeout(String),
@@ -78,7 +84,7 @@ impl Error {
             Error::SymbolNotFound(_) => ErrorCode::SymbolNotFound,
             Error::ServerFailed { .. } => ErrorCode::ServerFailed,
             Error::Protocol { .. } => ErrorCode::ServerError,
-            Error::Unsupported { .. } => ErrorCode::NotSupported,
+            Error::Unsupported { .. } | Error::Declined { .. } => ErrorCode::NotSupported,
             Error::Timeout(_) => ErrorCode::Timeout,
             Error::Indexing(_) => ErrorCode::ServerIndexing,
             Error::Io(_) => ErrorCode::IoError,

@@ -155,6 +155,18 @@ pub struct Availability {
     pub found: std::result::Result<Installed, Missing>,
 }
 
+/// What a server is started for: most questions go to the language's navigation server;
+/// refactorings go to a refactoring server where one is installed (Python's pylsp with
+/// rope offers the extract and inline basedpyright does not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    Navigation,
+    Refactoring,
+}
+
+/// A slot: one server per language, root and role.
+type Key = (Language, PathBuf, Role);
+
 /// What a start of one (language, root) holds while it runs.
 type StartGate = Arc<tokio::sync::Mutex<()>>;
 
@@ -165,11 +177,11 @@ struct PoolInner {
     config: PoolConfig,
     /// The servers it knows (`servers::SERVERS`, or a test's own).
     registry: &'static [servers::ServerSpec],
-    slots: tokio::sync::Mutex<HashMap<(Language, PathBuf), Slot>>,
+    slots: tokio::sync::Mutex<HashMap<Key, Slot>>,
     /// One start lock per (language, root) being started: a start holds its own only.
-    starting: std::sync::Mutex<HashMap<(Language, PathBuf), StartGate>>,
+    starting: std::sync::Mutex<HashMap<Key, StartGate>>,
     /// The starts under way: which server, since when (for [`Pool::busy`]).
-    starts: std::sync::Mutex<HashMap<(Language, PathBuf), StartUnderWay>>,
+    starts: std::sync::Mutex<HashMap<Key, StartUnderWay>>,
     probes: tokio::sync::Mutex<HashMap<&'static str, std::result::Result<Installed, Missing>>>,
     reaper: std::sync::Once,
 }
@@ -224,8 +236,49 @@ impl Pool {
     /// cancelled request) leaves it running, so the next call finds the server started or
     /// further along, not a start from zero that a slow machine never finishes in one call.
     pub async fn server(&self, language: Language, root: &Path) -> Result<Server> {
+        self.server_in_role(language, root, Role::Navigation).await
+    }
+
+    /// The server that performs refactorings for `language` at `root`: the refactoring
+    /// server where one is installed, else the navigation server.
+    pub async fn refactoring_server(&self, language: Language, root: &Path) -> Result<Server> {
+        let installed = self.inner.registry.iter().any(|s| {
+            s.language == language && s.refactors_only && servers::find_program(s.program).is_some()
+        });
+        let trusted = self.inner.config.trust.of(root) == crate::Trust::Trusted;
+        let role = if installed && trusted {
+            Role::Refactoring
+        } else {
+            Role::Navigation
+        };
+        self.server_in_role(language, root, role).await
+    }
+
+    /// Why `language`'s refactoring server is not the one asked at `root`, when it has one:
+    /// not installed (with the command that installs it) or the checkout is not trusted.
+    pub fn refactoring_server_missing(&self, language: Language, root: &Path) -> Option<String> {
+        let spec = self
+            .inner
+            .registry
+            .iter()
+            .find(|s| s.language == language && s.refactors_only)?;
+        if servers::find_program(spec.program).is_none() {
+            return Some(format!(
+                "{} performs them and is not installed ({})",
+                spec.name, spec.install
+            ));
+        }
+        (self.inner.config.trust.of(root) != crate::Trust::Trusted).then(|| {
+            format!(
+                "{} performs them, in trusted checkouts only (RESOLVE_PR_TRUST)",
+                spec.name
+            )
+        })
+    }
+
+    async fn server_in_role(&self, language: Language, root: &Path, role: Role) -> Result<Server> {
         self.start_reaper();
-        let key = (language, root.to_owned());
+        let key = (language, root.to_owned(), role);
         if let Some(server) = self.running_server(&key).await {
             return Ok(server);
         }
@@ -249,7 +302,7 @@ impl Pool {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .iter()
-            .map(|((language, root), (server, since))| Busy {
+            .map(|((language, root, _), (server, since))| Busy {
                 language: *language,
                 server,
                 root: root.clone(),
@@ -276,8 +329,8 @@ impl Pool {
         out
     }
 
-    async fn gated_start(&self, key: (Language, PathBuf)) -> Result<Server> {
-        let (language, root) = (key.0, key.1.as_path());
+    async fn gated_start(&self, key: Key) -> Result<Server> {
+        let (language, root, role) = (key.0, key.1.as_path(), key.2);
         loop {
             let gate = self
                 .inner
@@ -307,7 +360,7 @@ impl Pool {
             let started = {
                 // Whatever ends the start (an answer, an error, a panic in it), it is no
                 // longer under way.
-                struct Ended<'a>(&'a PoolInner, &'a (Language, PathBuf));
+                struct Ended<'a>(&'a PoolInner, &'a Key);
                 impl Drop for Ended<'_> {
                     fn drop(&mut self) {
                         self.0
@@ -318,7 +371,7 @@ impl Pool {
                     }
                 }
                 let _ended = Ended(&self.inner, &key);
-                self.start(language, root).await
+                self.start(language, root, role).await
             };
             if let Ok(server) = &started {
                 let now = Instant::now();
@@ -349,12 +402,12 @@ impl Pool {
             .slots
             .lock()
             .await
-            .get(&(language, root.to_owned()))
+            .get(&(language, root.to_owned(), Role::Navigation))
             .is_some_and(|s| !s.server.client.exited())
     }
 
     /// The live server of a slot, marked used; a dead one is forgotten.
-    async fn running_server(&self, key: &(Language, PathBuf)) -> Option<Server> {
+    async fn running_server(&self, key: &Key) -> Option<Server> {
         let mut slots = self.inner.slots.lock().await;
         let slot = slots.get_mut(key)?;
         if slot.server.client.exited() {
@@ -366,11 +419,20 @@ impl Pool {
     }
 
     /// Starts a server for `language` at `root` (the pool's lock is not held meanwhile).
-    async fn start(&self, language: Language, root: &Path) -> Result<Server> {
+    async fn start(&self, language: Language, root: &Path, role: Role) -> Result<Server> {
         // The first server whose program is found is started at once; its version command
         // (half a second for a Node server) runs only when the start fails, to tell "not
         // really installed" (rustup's proxy without the component) from a failing server.
-        let found = self.candidates(language).find_map(|spec| {
+        let in_role: Vec<&'static servers::ServerSpec> = match role {
+            Role::Navigation => self.candidates(language).collect(),
+            Role::Refactoring => self
+                .inner
+                .registry
+                .iter()
+                .filter(|s| s.language == language && s.refactors_only)
+                .collect(),
+        };
+        let found = in_role.into_iter().find_map(|spec| {
             servers::find_program(spec.program).map(|path| Installed {
                 spec,
                 path,
@@ -390,7 +452,7 @@ impl Pool {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(
-                (language, root.to_owned()),
+                (language, root.to_owned(), role),
                 (installed.spec.name, Instant::now()),
             );
         self.make_room().await;
@@ -519,7 +581,7 @@ impl Pool {
         self.inner
             .registry
             .iter()
-            .filter(move |s| s.language == language)
+            .filter(move |s| s.language == language && !s.refactors_only)
     }
 
     /// Every known server, installed or not.

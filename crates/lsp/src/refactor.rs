@@ -397,7 +397,14 @@ impl Server {
                 )
                 .await;
             let captured = self.client.take_captured_edits();
+            let shown = self.client.take_captured_messages();
             ran?;
+            if captured.is_empty() && !shown.is_empty() {
+                return Err(Error::Declined {
+                    server: self.installed.spec.name,
+                    message: shown.join("; "),
+                });
+            }
             let mut made = Vec::new();
             for edit in captured {
                 for step in self.change_of(&edit)?.changes {

@@ -195,6 +195,12 @@ pub fn hardening(
     if trust == Trust::Trusted {
         return Ok(Hardening::default());
     }
+    if spec.refactors_only {
+        return Err(format!(
+            "{} runs the checkout's own configuration code (rope's .ropeproject/config.py), and this checkout is not trusted",
+            spec.name
+        ));
+    }
     Ok(match spec.language {
         Language::Rust => {
             let off = json!({

@@ -36,6 +36,9 @@ pub(crate) fn lsp_error(e: resolve_pr_lsp::Error) -> Error {
             "Check the spelling, or find it with search_symbols; or give file_path and position.",
         ),
         E::Unsupported { server, .. } => Error::logical(message).with_detail("server", *server),
+        E::Declined { server, .. } => Error::user(message)
+            .with_detail("server", *server)
+            .with_suggestion("Select whole expressions or statements (range), or a name (position), as the server asks."),
         E::Indexing(_) => Error::timeout(message).with_suggestion(
             "Call again in a few seconds; health_check shows what the server is indexing.",
         ),

@@ -29,7 +29,8 @@ pub(crate) use locate::{check_cursor, locate, page};
 pub(crate) use render::{ONE_BASED, render_locations_output, shown_at};
 pub(crate) use target::{
     MAX_PROJECTS, file_in, language_named, language_of, languages, name_text, project_roots,
-    projects_for_name, projects_not_asked, server_for_file, server_holding, target,
+    projects_for_name, projects_not_asked, refactoring_server_for_file, server_for_file,
+    server_holding, target,
 };
 pub(crate) use texts::{Texts, display_path, symbol_info};
 

@@ -153,6 +153,22 @@ pub(crate) async fn server_for_file(
         .map_err(|e| relative_error(lsp_error(e), workspace))
 }
 
+/// The server that performs refactorings on `path`'s language: a refactoring server where
+/// one is installed and may run (pylsp with rope for Python), else the file's server.
+pub(crate) async fn refactoring_server_for_file(
+    ctx: &Context,
+    workspace: &Path,
+    path: &Path,
+    field: &str,
+) -> Result<Server> {
+    let language = language_of(path, field).map_err(|e| relative_error(e, workspace))?;
+    let root = language.project_root(path, workspace);
+    ctx.lsp
+        .refactoring_server(language, &root)
+        .await
+        .map_err(|e| relative_error(lsp_error(e), workspace))
+}
+
 /// The languages a by-name question looks in: the one named, else those the workspace
 /// holds.
 pub(crate) async fn languages(workspace: &Path, named: Option<&str>) -> Result<Vec<Language>> {

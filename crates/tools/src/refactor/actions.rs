@@ -9,7 +9,10 @@ use resolve_pr_lsp::{Pos, Span};
 use resolve_pr_source::WorkspaceChange;
 
 use crate::Context;
-use crate::code::{Position, Range, file_in, lsp_error, relative_error, server_for_file};
+use crate::code::{
+    Position, Range, file_in, lsp_error, refactoring_server_for_file, relative_error,
+    server_for_file,
+};
 
 /// How an operation is found among a server's code actions: the kinds asked for, and the
 /// words its title must hold (any of `titles`, case-insensitive), the `prefer`red first.
@@ -196,7 +199,7 @@ pub(crate) async fn by_action(
         }
     };
     let path = file_in(root, file_path, "file_path")?;
-    let server = server_for_file(ctx, root, &path, "file_path").await?;
+    let server = refactoring_server_for_file(ctx, root, &path, "file_path").await?;
     let actions = server
         .code_actions(&path, at, recipe.only)
         .await
@@ -205,10 +208,13 @@ pub(crate) async fn by_action(
         let t = title.to_lowercase();
         recipe.titles.iter().any(|w| t.contains(w))
     };
-    let usable: Vec<_> = actions
+    // The plain form before a wider one (rope's "Extract method including similar
+    // statements" also replaces every other statement like the selection).
+    let mut usable: Vec<_> = actions
         .iter()
         .filter(|a| a.disabled.is_none() && fits(&a.title))
         .collect();
+    usable.sort_by_key(|a| a.title.to_lowercase().contains("similar"));
     let chosen = recipe
         .prefer
         .iter()
@@ -223,8 +229,13 @@ pub(crate) async fn by_action(
                 None => a.title.clone(),
             })
             .collect();
+        let missing = ctx
+            .lsp
+            .refactoring_server_missing(server.language, &server.root)
+            .map(|why| format!("; {why}"))
+            .unwrap_or_default();
         return Err(Error::user(format!(
-            "{} offers no {kind} at that range{}",
+            "{} offers no {kind} at that range{}{missing}",
             server.installed.spec.name,
             if offered.is_empty() {
                 String::new()

@@ -384,6 +384,40 @@ async fn extract_and_inline_are_the_servers_own_actions_verified_before_they_app
             json!({"position": {"line": 7, "character": 8}}),
             "new Circle(1).area()",
         ),
+        // Python's come from pylsp with pylsp-rope (basedpyright offers none), by the
+        // command it runs and the edit it then asks to apply.
+        (
+            "python",
+            "extract",
+            "variable",
+            "main.py",
+            json!({"range": r(5, 12, 5, 29)}),
+            "extracted_variable = add_numbers(1, 2)",
+        ),
+        (
+            "python",
+            "extract",
+            "function",
+            "main.py",
+            json!({"range": r(6, 4, 7, 34)}),
+            "third = extracted_method(first)",
+        ),
+        (
+            "python",
+            "inline",
+            "variable",
+            "main.py",
+            json!({"position": {"line": 9, "character": 4}}),
+            "[c, Square(2.0)]",
+        ),
+        (
+            "python",
+            "inline",
+            "function",
+            "main.py",
+            json!({"position": {"line": 5, "character": 14}}),
+            "first = 1 + 2",
+        ),
     ];
     for (language, tool, kind, file, at, expect) in cases {
         if !available(&ctx, language).await {
@@ -420,6 +454,44 @@ async fn extract_and_inline_are_the_servers_own_actions_verified_before_they_app
         .unwrap_or_else(|e| panic!("{language} {tool} {kind}: {e:?}"));
         let text = text_of(&root, file);
         assert!(text.contains(expect), "{language} {tool} {kind}: {text}");
+    }
+    // A selection rope cannot extract: what it said, and nothing planned.
+    if available(&ctx, "python").await {
+        let project = copy_project("python");
+        let root = project.path().canonicalize().unwrap();
+        let err = call(
+            &ctx,
+            "extract",
+            json!({"directory": root, "kind": "variable", "file_path": "main.py", "range": r(5, 12, 5, 20)}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            err.code.map(|c| c.as_str()),
+            Some("NOT_SUPPORTED"),
+            "{err:?}"
+        );
+        assert!(
+            err.error.contains("pylsp made no change: pylsp-rope:"),
+            "{err:?}"
+        );
+        // An untrusted checkout never starts rope (it runs .ropeproject/config.py): the
+        // refusal says so.
+        let mut untrusted = context_trusting(TrustPolicy::nothing());
+        untrusted.local.state_dir = Some(state.path().to_owned());
+        let err = call(
+            &untrusted,
+            "extract",
+            json!({"directory": root, "kind": "variable", "file_path": "main.py", "range": r(5, 12, 5, 29)}),
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            err.error
+                .contains("pylsp performs them, in trusted checkouts only"),
+            "{err:?}"
+        );
+        untrusted.lsp.shutdown_all().await;
     }
     // rust-analyzer 1.95 inlines `one` but leaves its use in `println!("{one:.2}")`: the
     // plan says the build breaks, and the apply is refused.
