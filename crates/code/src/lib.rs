@@ -5,4 +5,5 @@
 
 pub mod find_replace;
 pub mod imports;
+pub mod python_move;
 pub mod verify;

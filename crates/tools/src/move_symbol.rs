@@ -1,4 +1,4 @@
-//! `move`: moves top-level declarations to a new file with the imports fixed, as typescript-language-server does it (TypeScript/JavaScript); other languages' servers offer no such move. Plans by default.
+//! `move`: moves top-level declarations to another file with the imports fixed: to a new file, as typescript-language-server does it (TypeScript/JavaScript); into an existing module by rope (Python); other languages' servers offer no such move. Plans by default.
 
 use std::path::Path;
 
@@ -36,7 +36,7 @@ pub struct Input {
     /// The whole declaration (or its name).
     #[serde(default)]
     pub range: Option<Range>,
-    /// Only a new file the server names is offered; then rename kind file to place it.
+    /// Python: the module to move into (it must exist). TypeScript: none (a new file).
     #[serde(default)]
     pub destination: Option<String>,
     /// Default true: plan only, write nothing.
@@ -55,7 +55,7 @@ pub struct Move;
 impl Tool for Move {
     const NAME: &'static str = "move";
     const TITLE: &'static str = "Move a declaration to another file";
-    const DESCRIPTION: &'static str = "Moves top-level declarations to a new file with imports fixed, as typescript-language-server does (TypeScript/JavaScript only). Plans by default.";
+    const DESCRIPTION: &'static str = "Moves top-level declarations to another file with imports fixed: TypeScript/JavaScript to a new file (typescript-language-server), Python into a module (rope). Plans by default.";
     const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
     const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
     const WRITES_ONLY_WHEN_ASKED: bool = true;
@@ -86,9 +86,12 @@ async fn plan(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceCha
     };
     let path = file_in(root, file, "file_path")?;
     let language = language_of(&path, "file_path")?;
+    if language == Language::Python {
+        return python_move(root, &path, range, input.destination.as_deref(), ctx).await;
+    }
     if language != Language::TypeScript {
         return Err(Error::user(format!(
-            "move is offered for TypeScript and JavaScript only: no {} server here moves a declaration between files (rust-analyzer's Extract Module and pyrefly's move were seen to break the build)",
+            "move is offered for TypeScript, JavaScript and Python only: no {} server here moves a declaration between files (rust-analyzer's Extract Module was seen to break the build)",
             language.as_str()
         ))
         .with_code(ErrorCode::NotSupported)
@@ -140,6 +143,84 @@ async fn plan(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceCha
             warnings: vec![Warning {
                 code: "PERFORMED_BY".into(),
                 message: format!("{}: \"{}\"", server.installed.spec.name, action.title),
+            }],
+        },
+    ))
+}
+
+/// Python: rope moves the function or class named at `range`'s start (or whose `def` /
+/// `class` line it starts) into the existing module `destination`, rewriting the imports of
+/// every file that uses it.
+async fn python_move(
+    root: &Path,
+    path: &Path,
+    range: Range,
+    destination: Option<&str>,
+    _ctx: &Context,
+) -> Result<(WorkspaceChange, PlanMeta)> {
+    let Some(dest) = destination else {
+        return Err(Error::user("a Python move needs destination: the module file to move into")
+            .with_code(ErrorCode::InvalidArgument)
+            .with_detail("field", "destination"));
+    };
+    let dest_path = file_in(root, dest, "destination")?;
+    if !dest_path.is_file() || language_of(&dest_path, "destination")? != Language::Python {
+        return Err(Error::user(format!("destination {dest} is not a Python file of the checkout"))
+            .with_code(ErrorCode::InvalidArgument)
+            .with_detail("field", "destination")
+            .with_suggestion("Name an existing module (.py); rope moves into a module, not a new file."));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::user(format!("file_path cannot be read: {e}")).with_code(ErrorCode::InvalidPath)
+    })?;
+    let lines = resolve_pr_source::LineIndex::new(&text);
+    let at = resolve_pr_source::LineCol { line: range.start.line, col: range.start.character };
+    let mut byte = lines.offset_utf16(at).map_err(|e| {
+        Error::user(format!("range.start: {e}"))
+            .with_code(ErrorCode::InvalidPosition)
+            .with_detail("field", "range")
+    })?;
+    // At `def`, `async def` or `class`: the name after it.
+    let rest = &text[byte..];
+    for keyword in ["async def ", "def ", "class "] {
+        if let Some(after) = rest.strip_prefix(keyword) {
+            byte += keyword.len() + (after.len() - after.trim_start().len());
+            break;
+        }
+    }
+    let offset = text[..byte].chars().count();
+    let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).to_owned();
+    let until = resolve_pr_lsp::deadline::wait_until_leaving(
+        std::time::Duration::from_secs(300),
+        std::time::Duration::from_secs(5),
+    );
+    let timeout = until.saturating_duration_since(std::time::Instant::now());
+    let (change, description) = resolve_pr_code::python_move::rope_move(
+        root,
+        &rel(path),
+        offset,
+        &rel(&dest_path),
+        timeout,
+    )
+    .await
+    .map_err(|e| match e {
+        resolve_pr_code::python_move::MoveError::NotInstalled(why) => Error::logical(why)
+            .with_code(ErrorCode::ServerNotInstalled)
+            .with_suggestion("pip install rope (or python-lsp-server and pylsp-rope), then call again."),
+        resolve_pr_code::python_move::MoveError::Refused(why) => Error::user(format!("rope cannot move that: {why}"))
+            .with_code(ErrorCode::NotSupported)
+            .with_suggestion("Point range at the name (or the def/class line) of a module-level function or class."),
+        resolve_pr_code::python_move::MoveError::Failed(why) => Error::unknown(why).with_code(ErrorCode::ServerFailed),
+    })?;
+    Ok((
+        change,
+        PlanMeta {
+            plan_type: "MovePlan".into(),
+            kind: "move.symbol".into(),
+            language: Some("python".into()),
+            warnings: vec![Warning {
+                code: "PERFORMED_BY".into(),
+                message: format!("rope: \"{description}\""),
             }],
         },
     ))

@@ -721,3 +721,69 @@ async fn move_takes_a_declaration_to_another_file_with_its_imports() {
         "{err:?}"
     );
 }
+
+/// Python: rope moves a function into an existing module and rewrites its importers; the
+/// plan is verified by basedpyright, applied exactly, and undone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn move_takes_a_python_function_into_a_module_by_rope() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    if !available(&ctx, "python").await {
+        return;
+    }
+    let project = copy_project("python");
+    let root = project.path().canonicalize().unwrap();
+    let before = snapshot(&root);
+    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 16}});
+    let plan = call(
+        &ctx,
+        "move",
+        json!({"directory": root, "file_path": "util.py", "range": range, "destination": "shapes.py"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(snapshot(&root), before, "a dry run writes nothing");
+    assert!(!root.join(".ropeproject").exists());
+    let p = &plan.structured["plan"];
+    assert_eq!(p["verification"]["verified"], true, "{}", plan.text);
+    let id = p["plan_id"].as_str().unwrap();
+    let out = call(
+        &ctx,
+        "move",
+        json!({"directory": root, "dry_run": false, "plan_id": id}),
+    )
+    .await
+    .unwrap();
+    assert!(text_of(&root, "shapes.py").contains("def add_numbers(a: int, b: int) -> int:"));
+    assert!(!text_of(&root, "util.py").contains("add_numbers"));
+    let main = text_of(&root, "main.py");
+    assert!(
+        main.contains("add_numbers") && !main.contains("from util import"),
+        "{main}"
+    );
+    let snapshot_id = out.structured["applied"]["snapshot_id"].as_str().unwrap();
+    call(
+        &ctx,
+        "rollback",
+        json!({"directory": root, "snapshot_id": snapshot_id}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(snapshot(&root), before);
+    // No destination, or one that is not a module of the checkout: named, nothing planned.
+    for (destination, field) in [(None, "destination"), (Some("nowhere.py"), "destination")] {
+        let mut args = json!({"directory": root, "file_path": "util.py", "range": range});
+        if let Some(d) = destination {
+            args["destination"] = json!(d);
+        }
+        let err = call(&ctx, "move", args).await.unwrap_err();
+        assert_eq!(
+            err.details
+                .as_ref()
+                .and_then(|d| d.get("field"))
+                .and_then(|f| f.as_str()),
+            Some(field),
+            "{err:?}"
+        );
+    }
+}
