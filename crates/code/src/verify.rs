@@ -569,17 +569,14 @@ pub async fn verify(
         Ok(p) => p,
         Err(why) => return skipped(format!("{} on the changed copy: {why}", checker.name())),
     };
-    let mut before: BTreeMap<_, usize> = BTreeMap::new();
-    for p in &baseline {
-        *before.entry(p.key()).or_default() += 1;
-    }
-    let mut new_errors = Vec::new();
-    for p in after {
-        match before.get_mut(&p.key()) {
-            Some(n) if *n > 0 => *n -= 1,
-            _ => new_errors.push(p.show()),
-        }
-    }
+    let touched: std::collections::BTreeSet<String> = outcome
+        .files
+        .iter()
+        .flat_map(|(path, after)| [Some(path), after.origin.as_ref()])
+        .flatten()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let new_errors = added(&baseline, after, &touched);
     Verification {
         verified: new_errors.is_empty(),
         how: format!(
@@ -592,10 +589,80 @@ pub async fn verify(
     }
 }
 
+/// The errors of `after` that `baseline` had not, by file, code and message. An error the
+/// change only carried from one file to another (a declaration moved with the error it
+/// had) is not new: what the first pass leaves is matched by code and message against the
+/// baseline's errors left in the files the change `touched`.
+fn added(
+    baseline: &[Problem],
+    after: Vec<Problem>,
+    touched: &std::collections::BTreeSet<String>,
+) -> Vec<String> {
+    let mut before: BTreeMap<_, usize> = BTreeMap::new();
+    for p in baseline {
+        *before.entry(p.key()).or_default() += 1;
+    }
+    let mut unmatched = Vec::new();
+    for p in after {
+        match before.get_mut(&p.key()) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => unmatched.push(p),
+        }
+    }
+    let mut new_errors = Vec::new();
+    for p in unmatched {
+        let carried = touched.contains(&p.file).then(|| {
+            before.iter_mut().find(|((file, code, message), n)| {
+                **n > 0 && touched.contains(file) && *code == p.code && *message == p.message
+            })
+        });
+        match carried.flatten() {
+            Some((_, n)) => *n -= 1,
+            None => new_errors.push(p.show()),
+        }
+    }
+    new_errors
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use resolve_pr_source::{After, Outcome};
+
+    #[test]
+    fn an_error_carried_to_another_touched_file_is_not_new() {
+        let p = |file: &str, message: &str| Problem {
+            file: file.into(),
+            code: Some("reportMissingTypeArgument".into()),
+            message: message.into(),
+            line: 1,
+        };
+        let baseline = vec![p("a.py", "dict"), p("c.py", "list")];
+        let touched: std::collections::BTreeSet<String> =
+            ["a.py".to_owned(), "b.py".to_owned()].into();
+        // Moved from a.py to b.py: the same error, not new.
+        assert!(
+            added(
+                &baseline,
+                vec![p("b.py", "dict"), p("c.py", "list")],
+                &touched
+            )
+            .is_empty()
+        );
+        // Twice where it was once: one is new.
+        assert_eq!(
+            added(
+                &baseline,
+                vec![p("b.py", "dict"), p("b.py", "dict")],
+                &touched
+            ),
+            vec!["b.py:1: [reportMissingTypeArgument] dict"]
+        );
+        // In a file the change did not touch, it is new (and a file it did not touch cannot
+        // lend its own).
+        assert_eq!(added(&baseline, vec![p("d.py", "dict")], &touched).len(), 1);
+        assert_eq!(added(&baseline, vec![p("b.py", "list")], &touched).len(), 1);
+    }
 
     fn copy(from: &Path, to: &Path) {
         for entry in fs::read_dir(from).unwrap().flatten() {
@@ -641,10 +708,11 @@ mod tests {
         out
     }
 
-    fn installed(language: &str) -> bool {
+    /// Whether `language`'s checker can run on the sample project at `root`.
+    fn installed(root: &Path, language: &str) -> bool {
         let required = std::env::var("RESOLVE_PR_REQUIRE_LSP")
             .is_ok_and(|v| v.split(',').any(|l| l == language));
-        let found = checker_for(Path::new("/nonexistent"), language, true)
+        let found = checker_for(root, language, true)
             .map(|_| true)
             .unwrap_or_else(|why| !why.contains("not installed"));
         assert!(found || !required, "{language}'s checker is required here");
@@ -682,11 +750,11 @@ mod tests {
             ),
         ];
         for (language, file, good, bad) in cases {
-            if language != "rust" && !installed(language) {
-                continue;
-            }
             let dir = project(language);
             let root = dir.path().canonicalize().unwrap();
+            if language != "rust" && !installed(&root, language) {
+                continue;
+            }
             let state = tempfile::tempdir().unwrap();
             let original = fs::read(root.join(file)).unwrap();
             let timeout = Duration::from_secs(600);
