@@ -309,7 +309,36 @@ impl Server {
             .request_raw("workspace/willRenameFiles", json!({"files": files}))
             .await
         {
-            Ok(answer) => self.change_of(&answer).map(Some),
+            Ok(answer) if answer.is_null() => Ok(Some(WorkspaceChange::default())),
+            // A server may address a renamed file by its new name (basedpyright was seen
+            // to): those edits are read from, and made to, the file where it still is, as
+            // the rename itself comes after them.
+            Ok(answer) => {
+                let origin = |path: &Path| -> Option<PathBuf> {
+                    renames.iter().find_map(|(from, to)| {
+                        let rest = path.strip_prefix(to).ok()?;
+                        (!path.exists()).then(|| {
+                            if rest.as_os_str().is_empty() {
+                                from.clone()
+                            } else {
+                                from.join(rest)
+                            }
+                        })
+                    })
+                };
+                let read =
+                    |path: &Path| disk_text(&origin(path).unwrap_or_else(|| path.to_owned()));
+                let mut change = to_change(&self.root, &answer, &read)?;
+                for step in &mut change.changes {
+                    if let FileChange::Edit { path, .. } = step
+                        && let Some(from) = origin(&self.root.join(&*path))
+                        && let Ok(rel) = from.strip_prefix(&self.root)
+                    {
+                        *path = rel.to_owned();
+                    }
+                }
+                Ok(Some(change))
+            }
             Err(Error::Protocol { code: -32601, .. }) => Ok(None),
             Err(e) => Err(e),
         }

@@ -18,6 +18,8 @@ argument:
   late-files     reports no indexing; answers references with the declaration alone for
                  its first 1.5 s, then logs "Found 3 source files" (as pyright does once it
                  has enumerated the workspace) and answers with all three
+  rename-new-uri answers workspace/willRenameFiles with an edit addressed to the file's new
+                 name (as basedpyright was seen to)
   slow-start     like normal, but takes 3 s to answer initialize when its root's name is `slow`
   fail-then-slow counts its starts in the root's `starts` file; the first exits after a
                  second, the others answer initialize after a second and a half
@@ -126,7 +128,8 @@ while True:
             time.sleep(3)
         send({"jsonrpc": "2.0", "id": mid, "result": {
             "capabilities": {"definitionProvider": True, "referencesProvider": True, "hoverProvider": True,
-                             "workspaceSymbolProvider": mode in ("symbols", "late-symbols")},
+                             "workspaceSymbolProvider": mode in ("symbols", "late-symbols"),
+                             "workspace": {"fileOperations": {"willRename": {"filters": [{"pattern": {"glob": "**/*"}}]}}} if mode == "rename-new-uri" else {}},
             "serverInfo": {"name": "fake", "version": "1.0"}}})
     elif method == "initialized":
         if mode == "late-files":
@@ -177,6 +180,10 @@ while True:
     elif method == "textDocument/references":
         send({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "idx", "value": {"kind": "end"}}})
         send({"jsonrpc": "2.0", "id": mid, "result": []})
+    elif method == "workspace/willRenameFiles" and mode == "rename-new-uri":
+        new_uri = msg["params"]["files"][0]["newUri"]
+        send({"jsonrpc": "2.0", "id": mid, "result": {"changes": {new_uri: [
+            {"range": {"start": {"line": 0, "character": 8}, "end": {"line": 0, "character": 12}}, "newText": "app"}]}}})
     elif method == "textDocument/hover":
         os._exit(3)
     elif method == "shutdown":

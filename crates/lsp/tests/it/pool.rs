@@ -433,6 +433,24 @@ async fn references_wait_until_a_server_that_finds_its_files_late_has_found_them
     pool.shutdown_all().await;
 }
 
+/// A server that addresses a renamed file by its new name: the edit is read from, and made
+/// to, the file where it still is (the rename itself comes after the edits).
+#[tokio::test]
+async fn a_file_rename_edit_addressed_to_the_new_name_is_made_to_the_file_where_it_is() {
+    let (_dir, root, file) = project();
+    let pool = Pool::with_registry(config(), registry("rename-new-uri"));
+    let server = pool.server(Language::Go, &root).await.unwrap();
+    end_indexing(&server).await;
+    let change = server
+        .will_rename_files(&[(file.clone(), root.join("app.go"))])
+        .await
+        .unwrap()
+        .expect("the server renames files");
+    let paths: Vec<_> = change.changes.iter().flat_map(|c| c.paths()).collect();
+    assert_eq!(paths, vec![Path::new("main.go")], "{change:?}");
+    pool.shutdown_all().await;
+}
+
 #[tokio::test]
 async fn a_position_past_the_end_of_the_file_is_refused_before_asking() {
     let (_dir, root, file) = project();
