@@ -6,4 +6,5 @@
 pub mod find_replace;
 pub mod imports;
 pub mod python_move;
+pub mod rust_move;
 pub mod verify;

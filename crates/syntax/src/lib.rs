@@ -285,6 +285,12 @@ fn extract(language: Language, root: Node<'_>, source: &str) -> Vec<Export> {
     }
 }
 
+/// The syntax tree of `source` (for a caller that reads the nodes itself: the `code`
+/// layer's Rust move).
+pub fn parse_tree(language: Language, source: &str) -> Result<Tree, SyntaxError> {
+    parse(language, source)
+}
+
 fn parse(language: Language, source: &str) -> Result<Tree, SyntaxError> {
     if source.len() > MAX_SOURCE_BYTES {
         return Err(SyntaxError::TooLarge {

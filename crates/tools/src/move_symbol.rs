@@ -36,7 +36,7 @@ pub struct Input {
     /// The whole declaration (or its name).
     #[serde(default)]
     pub range: Option<Range>,
-    /// Python: the module to move into (it must exist). TypeScript: none (a new file).
+    /// Python, Rust: the module file to move into (it must exist). TypeScript: none.
     #[serde(default)]
     pub destination: Option<String>,
     /// Default true: plan only, write nothing.
@@ -55,7 +55,7 @@ pub struct Move;
 impl Tool for Move {
     const NAME: &'static str = "move";
     const TITLE: &'static str = "Move a declaration to another file";
-    const DESCRIPTION: &'static str = "Moves top-level declarations to another file with imports fixed: TypeScript/JavaScript to a new file (typescript-language-server), Python into a module (rope). Plans by default.";
+    const DESCRIPTION: &'static str = "Moves top-level declarations to another file with imports fixed: TypeScript/JavaScript to a new file (typescript-language-server), Python (rope) and Rust into a module. Plans by default.";
     const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
     const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
     const WRITES_ONLY_WHEN_ASKED: bool = true;
@@ -89,9 +89,12 @@ async fn plan(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceCha
     if language == Language::Python {
         return python_move(root, &path, range, input.destination.as_deref(), ctx).await;
     }
+    if language == Language::Rust {
+        return rust_move(root, &path, range, input.destination.as_deref());
+    }
     if language != Language::TypeScript {
         return Err(Error::user(format!(
-            "move is offered for TypeScript, JavaScript and Python only: no {} server here moves a declaration between files (rust-analyzer's Extract Module was seen to break the build)",
+            "move is offered for TypeScript, JavaScript, Python and Rust only: no {} server here moves a declaration between files",
             language.as_str()
         ))
         .with_code(ErrorCode::NotSupported)
@@ -221,6 +224,97 @@ async fn python_move(
             warnings: vec![Warning {
                 code: "PERFORMED_BY".into(),
                 message: format!("rope: \"{description}\""),
+            }],
+        },
+    ))
+}
+
+/// Rust: the item at `range`'s start (with its docs, attributes and, for a type, its impl
+/// blocks) moves to the end of the module file `destination` of the same crate; the old
+/// module re-exports it so every path to it still works.
+fn rust_move(
+    root: &Path,
+    path: &Path,
+    range: Range,
+    destination: Option<&str>,
+) -> Result<(WorkspaceChange, PlanMeta)> {
+    let Some(dest) = destination else {
+        return Err(Error::user("a Rust move needs destination: the module file to move into")
+            .with_code(ErrorCode::InvalidArgument)
+            .with_detail("field", "destination"));
+    };
+    let dest_path = file_in(root, dest, "destination")?;
+    let bad_dest = |why: String| {
+        Error::user(why)
+            .with_code(ErrorCode::InvalidArgument)
+            .with_detail("field", "destination")
+    };
+    if !dest_path.is_file() || language_of(&dest_path, "destination")? != Language::Rust {
+        return Err(bad_dest(format!("destination {dest} is not a Rust file of the checkout"))
+            .with_suggestion("Name an existing module file (declared with `mod`) of the same crate."));
+    }
+    // The crate: the nearest Cargo.toml above the file, inside the checkout.
+    let manifest_dir = path
+        .ancestors()
+        .skip(1)
+        .take_while(|d| d.starts_with(root))
+        .find(|d| d.join("Cargo.toml").is_file())
+        .ok_or_else(|| Error::user("file_path is in no Cargo package of the checkout").with_code(ErrorCode::NotSupported))?;
+    let src = manifest_dir.join("src");
+    let module_of = |file: &Path| {
+        file.strip_prefix(&src)
+            .ok()
+            .and_then(resolve_pr_code::rust_move::module_path)
+    };
+    let Some(source_module) = module_of(path) else {
+        return Err(Error::user("file_path is not a module of its crate's src (a binary of src/bin is a crate of its own)")
+            .with_code(ErrorCode::NotSupported));
+    };
+    let Some(dest_module) = module_of(&dest_path) else {
+        return Err(bad_dest(format!("destination {dest} is not a module of the same crate as file_path")));
+    };
+    let read = |p: &Path, field: &str| {
+        std::fs::read_to_string(p).map_err(|e| {
+            Error::user(format!("{field} cannot be read: {e}")).with_code(ErrorCode::InvalidPath)
+        })
+    };
+    let text = read(path, "file_path")?;
+    let dest_text = read(&dest_path, "destination")?;
+    let lines = resolve_pr_source::LineIndex::new(&text);
+    let at = lines
+        .offset_utf16(resolve_pr_source::LineCol { line: range.start.line, col: range.start.character })
+        .map_err(|e| {
+            Error::user(format!("range.start: {e}"))
+                .with_code(ErrorCode::InvalidPosition)
+                .with_detail("field", "range")
+        })?;
+    let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).to_owned();
+    let moved = resolve_pr_code::rust_move::plan(
+        &rel(path),
+        &text,
+        at,
+        &source_module,
+        &rel(&dest_path),
+        &dest_text,
+        &dest_module,
+    )
+    .map_err(|why| {
+        Error::user(format!("cannot move that: {why}"))
+            .with_code(ErrorCode::NotSupported)
+            .with_suggestion("Point range at a top-level function, type, trait, constant, static or type alias.")
+    })?;
+    Ok((
+        moved.change,
+        PlanMeta {
+            plan_type: "MovePlan".into(),
+            kind: "move.symbol".into(),
+            language: Some("rust".into()),
+            warnings: vec![Warning {
+                code: "PERFORMED_BY".into(),
+                message: format!(
+                    "resolve-pr's syntax tree: {} (the old module re-exports it)",
+                    moved.items.join(", ")
+                ),
             }],
         },
     ))

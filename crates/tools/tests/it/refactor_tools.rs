@@ -706,12 +706,13 @@ async fn move_takes_a_declaration_to_another_file_with_its_imports() {
             .contains("rename"),
         "{err:?}"
     );
-    let project = copy_project("rust");
+    // Go: no server or tool here moves a declaration; said before anything is asked.
+    let project = copy_project("go");
     let root = project.path().canonicalize().unwrap();
     let err = call(
         &ctx,
         "move",
-        json!({"directory": root, "file_path": "src/util.rs", "range": range}),
+        json!({"directory": root, "file_path": "main.go", "range": range}),
     )
     .await
     .unwrap_err();
@@ -786,4 +787,82 @@ async fn move_takes_a_python_function_into_a_module_by_rope() {
             "{err:?}"
         );
     }
+}
+
+/// Rust: a type moves into another module with its impl blocks and the imports it needs; the
+/// old module re-exports it, so main.rs is untouched and still builds (cargo check verifies
+/// the plan); undone by rollback.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn move_takes_a_rust_type_with_its_impls_into_a_module() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    let project = copy_project("rust");
+    let root = project.path().canonicalize().unwrap();
+    let before = snapshot(&root);
+    let at = json!({"start": {"line": 15, "character": 11}, "end": {"line": 15, "character": 17}});
+    let plan = call(
+        &ctx,
+        "move",
+        json!({"directory": root, "file_path": "src/shapes.rs", "range": at, "destination": "src/util.rs"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(snapshot(&root), before, "a dry run writes nothing");
+    let p = &plan.structured["plan"];
+    assert_eq!(p["verification"]["verified"], true, "{}", plan.text);
+    assert!(
+        p["verification"]["how"]
+            .as_str()
+            .unwrap()
+            .starts_with("cargo check"),
+        "{}",
+        plan.text
+    );
+    let id = p["plan_id"].as_str().unwrap();
+    let out = call(
+        &ctx,
+        "move",
+        json!({"directory": root, "dry_run": false, "plan_id": id}),
+    )
+    .await
+    .unwrap();
+    let util = text_of(&root, "src/util.rs");
+    assert!(
+        util.contains("pub struct Square") && util.contains("impl Shape for Square"),
+        "{util}"
+    );
+    assert!(util.contains("use crate::shapes::Shape;"), "{util}");
+    let shapes = text_of(&root, "src/shapes.rs");
+    assert!(
+        shapes.starts_with("pub use crate::util::Square;"),
+        "{shapes}"
+    );
+    assert!(!shapes.contains("struct Square"), "{shapes}");
+    assert_eq!(
+        std::fs::read(root.join("src/main.rs")).unwrap(),
+        before["src/main.rs"],
+        "users keep their paths"
+    );
+    let snapshot_id = out.structured["applied"]["snapshot_id"].as_str().unwrap();
+    call(
+        &ctx,
+        "rollback",
+        json!({"directory": root, "snapshot_id": snapshot_id}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(snapshot(&root), before);
+    // An impl block is not an item to move alone: said, nothing planned.
+    let err = call(
+        &ctx,
+        "move",
+        json!({"directory": root, "file_path": "src/shapes.rs", "range": {"start": {"line": 19, "character": 0}, "end": {"line": 19, "character": 1}}, "destination": "src/util.rs"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err.code.map(|c| c.as_str()),
+        Some("NOT_SUPPORTED"),
+        "{err:?}"
+    );
 }
