@@ -385,6 +385,19 @@ pub fn plan(
             && !dest_bound.contains(&item)
             && item != name
         {
+            // A private item of the old module the moved one uses is made visible to the
+            // crate, as the new module could not name it otherwise.
+            let mut c = n.walk();
+            let private = MOVABLE.contains(&n.kind())
+                && !n
+                    .children(&mut c)
+                    .any(|v| v.kind() == "visibility_modifier");
+            if private {
+                source_edits.push(TextEdit::replace(
+                    TextRange::empty(n.start_byte()),
+                    "pub(crate) ",
+                ));
+            }
             own_items.push(item);
         }
     }
@@ -489,7 +502,7 @@ mod tests {
         let source = apply(SHAPES, &moved.change, "src/geo/shapes.rs");
         assert_eq!(
             source,
-            "use std::fmt;\nuse super::units::{Metres, Feet as F};\nuse crate::geo::square::Square;\n\nconst SCALE: f64 = 2.0;\n\npub fn total(s: &Square) -> f64 {\n    s.area()\n}\n"
+            "use std::fmt;\nuse super::units::{Metres, Feet as F};\nuse crate::geo::square::Square;\n\npub(crate) const SCALE: f64 = 2.0;\n\npub fn total(s: &Square) -> f64 {\n    s.area()\n}\n"
         );
         let dest_after = apply(dest, &moved.change, "src/geo/square.rs");
         assert_eq!(
@@ -527,6 +540,30 @@ mod tests {
         assert_eq!(
             dest,
             "use std::fmt;\nuse crate::Square;\n\npub fn other() {}\n\npub fn total(s: &Square) -> f64 {\n    s.area()\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_private_helper_the_item_calls_is_made_visible_to_the_crate() {
+        let source =
+            "fn helper() -> u8 {\n    1\n}\n\npub fn main_one() -> u8 {\n    helper()\n}\n";
+        let moved = plan(
+            Path::new("src/a.rs"),
+            source,
+            source.find("pub fn main_one").unwrap(),
+            &["a".to_owned()],
+            Path::new("src/b.rs"),
+            "",
+            &["b".to_owned()],
+        )
+        .unwrap();
+        assert_eq!(
+            apply(source, &moved.change, "src/a.rs"),
+            "pub use crate::b::main_one;\n\npub(crate) fn helper() -> u8 {\n    1\n}\n"
+        );
+        assert_eq!(
+            apply("", &moved.change, "src/b.rs"),
+            "use crate::a::helper;\n\npub fn main_one() -> u8 {\n    helper()\n}\n"
         );
     }
 

@@ -74,6 +74,7 @@ pub(crate) const RECIPES: &[Recipe] = &[
             "inline function",
             "inline `",
             "inline method",
+            "into all callers",
         ],
         prefer: &["inline call"],
     },
