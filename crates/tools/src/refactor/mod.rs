@@ -115,6 +115,9 @@ pub struct AppliedView {
     pub deleted_files: Vec<String>,
     pub rollback_available: bool,
     pub snapshot_id: String,
+    /// How the plan was checked before it was applied, when it was and found no new error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified_by: Option<String>,
 }
 
 // A refactoring tool's answer: the plan (dry run), or what was applied.
@@ -389,6 +392,7 @@ fn applied_view(applied: Applied) -> AppliedView {
         deleted_files: applied.deleted_files,
         rollback_available: applied.rollback_available,
         snapshot_id: applied.snapshot_id,
+        verified_by: None,
     }
 }
 
@@ -565,10 +569,16 @@ where
         .map_err(edit_error)?;
     tell_servers(ctx, checkout.root(), &applied).await;
     let next = next("rollback", json!({"snapshot_id": applied.snapshot_id}));
+    let mut view = applied_view(applied);
+    view.verified_by = plan
+        .verification
+        .as_ref()
+        .filter(|v| v.verified && !mode.force)
+        .map(|v| v.how.clone());
     Ok(RefactorOutput {
         dry_run: false,
         plan: None,
-        applied: Some(applied_view(applied)),
+        applied: Some(view),
         warnings,
         next,
     })
@@ -663,11 +673,16 @@ pub(crate) fn render(tool: &str, output: &RefactorOutput) -> String {
             }
         };
         out.push_str(&format!(
-            "Applied{}.{}{}{}\nUndo: rollback with snapshot_id: \"{}\".",
+            "Applied{}{}.{}{}{}\nUndo: rollback with snapshot_id: \"{}\".",
             applied
                 .plan_id
                 .as_deref()
                 .map(|p| format!(" {p}"))
+                .unwrap_or_default(),
+            applied
+                .verified_by
+                .as_deref()
+                .map(|v| format!(", verified first ({v})"))
                 .unwrap_or_default(),
             list("Changed", &applied.applied_files),
             list("Created", &applied.created_files),

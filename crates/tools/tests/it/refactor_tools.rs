@@ -160,6 +160,16 @@ async fn rename_plans_without_writing_applies_exactly_that_plan_verified_and_rol
         .unwrap_or_else(|e| panic!("{language}: {e:?}"));
         let a = &applied.structured["applied"];
         assert_eq!(a["success"], true);
+        // The apply says how the plan was checked first, in the text too.
+        assert!(
+            a["verified_by"].as_str().unwrap().starts_with(checker),
+            "{language}: {a}"
+        );
+        assert!(
+            applied.text.contains(", verified first ("),
+            "{}",
+            applied.text
+        );
         assert!(text_of(&root, user).contains(new), "{language}");
         assert!(!text_of(&root, decl).contains(old), "{language}");
         if language == "c" {
