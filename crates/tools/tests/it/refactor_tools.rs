@@ -394,6 +394,23 @@ async fn extract_and_inline_are_the_servers_own_actions_verified_before_they_app
             json!({"position": {"line": 7, "character": 8}}),
             "new Circle(1).area()",
         ),
+        // gopls: by executeCommand and the edit it then asks to apply.
+        (
+            "go",
+            "extract",
+            "variable",
+            "main.go",
+            json!({"range": r(10, 10, 10, 31)}),
+            "x := util.AddNumbers(1, 2)",
+        ),
+        (
+            "go",
+            "extract",
+            "function",
+            "main.go",
+            json!({"range": r(11, 1, 12, 36)}),
+            "func newFunction(first int) int {",
+        ),
         // Python's come from pylsp with pylsp-rope (basedpyright offers none), by the
         // command it runs and the edit it then asks to apply.
         (
