@@ -593,9 +593,23 @@ async fn refactor_steps(
             .await;
         }
     }
+    if resolve_pr_tools::rope_installed().await {
+        out.code_step(
+            ctx,
+            "a function moved into another module, its imports rewritten (rope), planned",
+            "move",
+            at(json!({"file_path": "shapes.py", "range": {"start": {"line": 21, "character": 4}, "end": {"line": 21, "character": 14}}, "destination": "main.py"})),
+        )
+        .await;
+    } else {
+        out.skipped(
+            &["move"],
+            "for Python, rope is not installed (pip install rope)",
+        );
+    }
     out.skipped(
-        &["transform", "move"],
-        "no Python server offers them (rust-analyzer and typescript-language-server do)",
+        &["transform"],
+        "no Python server offers it (rust-analyzer and typescript-language-server do)",
     );
     if !resolve_pr_tools::ruff_installed() {
         out.skipped(

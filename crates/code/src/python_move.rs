@@ -29,6 +29,22 @@ pub fn rope_python() -> Option<PathBuf> {
     from_pylsp.or_else(|| crate::verify::find_program("python3"))
 }
 
+/// Whether rope can be imported by [`rope_python`].
+pub async fn rope_installed() -> bool {
+    let Some(python) = rope_python() else {
+        return false;
+    };
+    tokio::process::Command::new(python)
+        .args(["-I", "-c", "import rope"])
+        .current_dir("/")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .await
+        .is_ok_and(|s| s.success())
+}
+
 /// Why a move was not planned: rope is missing, or it refused (its message).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MoveError {

@@ -65,7 +65,7 @@ use resolve_pr_core::RepoRef;
 use resolve_pr_forge::{CredentialKey, Forge, Forges};
 
 pub use checkout::LocalSettings;
-pub use refactor::{recover_interrupted_applies, ruff_installed};
+pub use refactor::{recover_interrupted_applies, rope_installed, ruff_installed};
 pub use registry::{Annotations, ToolOutput, ToolSpec, Toolset, all, call, find};
 /// Whose credentials a call uses, for servers that set it per call (`Context::with_credential`).
 pub use resolve_pr_forge::{Credential, Secret};

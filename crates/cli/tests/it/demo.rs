@@ -67,13 +67,15 @@ fn the_demo_runs_every_tool_as_expected() {
             "{tool} neither ran nor was skipped"
         );
     }
-    // With a Python server, only the refactorings done by code actions are skipped:
-    // basedpyright performs none (they are tested on Rust and TypeScript in tools' tests).
+    // With a Python server, only these are skipped: extract and inline (pylsp runs only in
+    // trusted checkouts, and the demo's is not), transform (no Python server offers it).
+    // move is shown where rope is installed, as it is wherever the Python server is
+    // required here.
     if python_server_required() {
         assert!(
             skipped
                 .iter()
-                .all(|t| ["extract", "inline", "transform", "move"].contains(t)),
+                .all(|t| ["extract", "inline", "transform"].contains(t)),
             "skipped {skipped:?} though the Python server is required"
         );
     }

@@ -728,6 +728,11 @@ pub fn recover_interrupted_applies(settings: &crate::LocalSettings) -> Vec<Strin
 
 /// Whether ruff (Python's unused imports and import order) is installed where the code tools
 /// look for programs.
+/// Whether rope (Python's `move`) can run here.
+pub async fn rope_installed() -> bool {
+    resolve_pr_code::python_move::rope_installed().await
+}
+
 pub fn ruff_installed() -> bool {
     resolve_pr_code::imports::ruff().is_some()
 }
