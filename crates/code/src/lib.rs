@@ -4,6 +4,7 @@
 //! are `tools`').
 
 pub mod find_replace;
+pub mod go_imports;
 pub mod imports;
 pub mod python_move;
 pub mod rust_move;

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{aim, file_in, lsp_error, relative_error, server_for_file, target_input};
+use crate::code::{aim, lsp_error, path_in, relative_error, server_for_file, target_input};
 use crate::refactor::{Mode, RefactorOutput, WRITES_LOCAL, plan_or_apply, render};
 use crate::registry::Tool;
 
@@ -172,7 +172,7 @@ async fn rename_symbol(ctx: &Context, input: &Input) -> Result<(WorkspaceChange,
 
 async fn rename_path(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
     let file_path = input.file_path.as_deref().unwrap_or_default();
-    let from = file_in(root, file_path, "file_path")?;
+    let from = path_in(root, file_path, "file_path")?;
     let is_dir = from.is_dir();
     if is_dir != (input.kind == RenameKind::Directory) {
         return Err(Error::user(format!(
@@ -204,7 +204,34 @@ async fn rename_path(ctx: &Context, root: &Path, input: &Input) -> Result<(Works
     let mut warnings = Vec::new();
     let mut changes = Vec::new();
     let mut language = None;
+    let go = probe
+        .as_deref()
+        .and_then(resolve_pr_lsp::Language::of_path)
+        == Some(resolve_pr_lsp::Language::Go);
     match probe {
+        // Go imports name directories, not files: a file that stays in its directory needs
+        // nothing, and a directory's importers are rewritten here (gopls does neither).
+        Some(_) if go => {
+            language = Some("go".to_owned());
+            let (abs_from, abs_to) = (root.join(&rel_from), root.join(&rel_to));
+            if is_dir {
+                match resolve_pr_code::go_imports::directory_renamed(root, &abs_from, &abs_to) {
+                    Some(edits) => changes.extend(edits.changes),
+                    None => warnings.push(Warning {
+                        code: "IMPORTS_NOT_UPDATED".into(),
+                        message: format!(
+                            "{} and its new place are not in one Go module (go.mod), so its importers were not rewritten",
+                            rel_from.display()
+                        ),
+                    }),
+                }
+            } else if abs_from.parent() != abs_to.parent() {
+                warnings.push(Warning {
+                    code: "IMPORTS_NOT_UPDATED".into(),
+                    message: "a Go file that changes directory changes package: what it declares is not re-imported where it is used".into(),
+                });
+            }
+        }
         Some(probe) if resolve_pr_lsp::Language::of_path(&probe).is_some() => {
             let server = server_for_file(ctx, root, &probe, "file_path").await?;
             language = Some(server.language.as_str().to_owned());

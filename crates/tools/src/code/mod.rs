@@ -28,9 +28,9 @@ pub(crate) use errors::{lsp_error, relative_error};
 pub(crate) use locate::{check_cursor, locate, page};
 pub(crate) use render::{ONE_BASED, render_locations_output, shown_at};
 pub(crate) use target::{
-    MAX_PROJECTS, file_in, language_named, language_of, languages, name_text, project_roots,
-    projects_for_name, projects_not_asked, refactoring_server_for_file, server_for_file,
-    server_holding, target,
+    MAX_PROJECTS, file_in, language_named, language_of, languages, name_text, path_in,
+    project_roots, projects_for_name, projects_not_asked, refactoring_server_for_file,
+    server_for_file, server_holding, target,
 };
 pub(crate) use texts::{Texts, display_path, symbol_info};
 

@@ -10,6 +10,17 @@ use super::{TargetArgs, display_path, lsp_error, relative_error};
 use crate::Context;
 /// A file inside the workspace: relative to it, or absolute within it.
 pub(crate) fn file_in(workspace: &Path, file_path: &str, field: &str) -> Result<PathBuf> {
+    let canonical = path_in(workspace, file_path, field)?;
+    if !canonical.is_file() {
+        return Err(Error::user(format!("{file_path} is not a file"))
+            .with_code(ErrorCode::InvalidPath)
+            .with_detail("field", field));
+    }
+    Ok(canonical)
+}
+
+/// A file or directory inside the workspace, canonical.
+pub(crate) fn path_in(workspace: &Path, file_path: &str, field: &str) -> Result<PathBuf> {
     let joined = workspace.join(file_path);
     let canonical = joined.canonicalize().map_err(|e| {
         Error::user(format!(
@@ -27,11 +38,6 @@ pub(crate) fn file_in(workspace: &Path, file_path: &str, field: &str) -> Result<
         ))
         .with_code(ErrorCode::InvalidPath)
         .with_detail("field", field));
-    }
-    if !canonical.is_file() {
-        return Err(Error::user(format!("{file_path} is not a file"))
-            .with_code(ErrorCode::InvalidPath)
-            .with_detail("field", field));
     }
     Ok(canonical)
 }

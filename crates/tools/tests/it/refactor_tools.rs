@@ -893,3 +893,97 @@ async fn move_takes_a_rust_type_with_its_impls_into_a_module() {
         "{err:?}"
     );
 }
+
+/// A package directory renamed has every import of it rewritten: Python by basedpyright's
+/// willRenameFiles; Go here (gopls rewrites none), verified by go build and vet, where a
+/// file renamed in its directory needs nothing and says nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_package_directory_renamed_has_its_imports_rewritten() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    if available(&ctx, "python").await {
+        let project = copy_project("python");
+        let root = project.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("pkg/sub")).unwrap();
+        std::fs::write(root.join("pkg/__init__.py"), "").unwrap();
+        std::fs::write(root.join("pkg/sub/__init__.py"), "").unwrap();
+        std::fs::write(
+            root.join("pkg/sub/mod.py"),
+            "def f() -> int:\n    return 1\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("user.py"),
+            "from pkg.sub.mod import f\nimport pkg.sub.mod\n\nprint(f(), pkg.sub.mod.f())\n",
+        )
+        .unwrap();
+        let out = call(
+            &ctx,
+            "rename",
+            json!({"directory": root, "kind": "directory", "file_path": "pkg/sub", "new_name": "inner", "dry_run": false}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(out.structured["applied"]["success"], true, "{}", out.text);
+        assert!(root.join("pkg/inner/mod.py").is_file() && !root.join("pkg/sub").exists());
+        assert_eq!(
+            text_of(&root, "user.py"),
+            "from pkg.inner.mod import f\nimport pkg.inner.mod\n\nprint(f(), pkg.inner.mod.f())\n"
+        );
+    }
+    if !available(&ctx, "go").await {
+        return;
+    }
+    let project = copy_project("go");
+    let root = project.path().canonicalize().unwrap();
+    let plan = call(
+        &ctx,
+        "rename",
+        json!({"directory": root, "kind": "directory", "file_path": "util", "new_name": "pkg/helpers"}),
+    )
+    .await
+    .unwrap();
+    let p = &plan.structured["plan"];
+    assert_eq!(p["verification"]["verified"], true, "{}", plan.text);
+    assert!(
+        plan.structured["warnings"]
+            .as_array()
+            .is_none_or(|w| w.is_empty()),
+        "{}",
+        plan.text
+    );
+    let id = p["plan_id"].as_str().unwrap();
+    call(
+        &ctx,
+        "rename",
+        json!({"directory": root, "dry_run": false, "plan_id": id}),
+    )
+    .await
+    .unwrap();
+    assert!(root.join("pkg/helpers/util.go").is_file());
+    assert!(!root.join("util").exists());
+    assert!(
+        text_of(&root, "main.go").contains("\"example.com/shapes/pkg/helpers\""),
+        "{}",
+        text_of(&root, "main.go")
+    );
+    let plan = call(
+        &ctx,
+        "rename",
+        json!({"directory": root, "kind": "file", "file_path": "main.go", "new_name": "app.go"}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        plan.structured["warnings"]
+            .as_array()
+            .is_none_or(|w| w.is_empty()),
+        "{}",
+        plan.text
+    );
+    assert_eq!(
+        plan.structured["plan"]["verification"]["verified"], true,
+        "{}",
+        plan.text
+    );
+}
