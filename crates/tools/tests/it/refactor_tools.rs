@@ -931,6 +931,57 @@ async fn a_package_directory_renamed_has_its_imports_rewritten() {
             "from pkg.inner.mod import f\nimport pkg.inner.mod\n\nprint(f(), pkg.inner.mod.f())\n"
         );
     }
+    // Rust: a directory module's `mod` line and paths (rust-analyzer's willRenameFiles).
+    {
+        let project = copy_project("rust");
+        let root = project.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("src/geo")).unwrap();
+        std::fs::rename(root.join("src/shapes.rs"), root.join("src/geo/mod.rs")).unwrap();
+        let main = text_of(&root, "src/main.rs")
+            .replace("mod shapes;", "mod geo;")
+            .replace("use shapes::", "use geo::");
+        std::fs::write(root.join("src/main.rs"), main).unwrap();
+        let out = call(
+            &ctx,
+            "rename",
+            json!({"directory": root, "kind": "directory", "file_path": "src/geo", "new_name": "figures", "dry_run": false}),
+        )
+        .await
+        .unwrap();
+        assert!(
+            out.structured["applied"]["verified_by"].as_str().is_some(),
+            "{}",
+            out.text
+        );
+        let main = text_of(&root, "src/main.rs");
+        assert!(
+            main.contains("mod figures;") && main.contains("use figures::"),
+            "{main}"
+        );
+        assert!(root.join("src/figures/mod.rs").is_file());
+    }
+    // TypeScript: the relative imports of the files moved (tsserver's).
+    if available(&ctx, "typescript").await {
+        let project = copy_project("typescript");
+        let root = project.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("src/lib")).unwrap();
+        std::fs::rename(root.join("src/util.ts"), root.join("src/lib/util.ts")).unwrap();
+        let main = text_of(&root, "src/main.ts").replace("\"./util.js\"", "\"./lib/util.js\"");
+        std::fs::write(root.join("src/main.ts"), main).unwrap();
+        let out = call(
+            &ctx,
+            "rename",
+            json!({"directory": root, "kind": "directory", "file_path": "src/lib", "new_name": "helpers", "dry_run": false}),
+        )
+        .await
+        .unwrap();
+        assert!(
+            out.structured["applied"]["verified_by"].as_str().is_some(),
+            "{}",
+            out.text
+        );
+        assert!(text_of(&root, "src/main.ts").contains("\"./helpers/util.js\""));
+    }
     if !available(&ctx, "go").await {
         return;
     }
