@@ -351,3 +351,134 @@ mod tests {
         );
     }
 }
+
+/// The runs of top-level `use` declarations of a Rust file (a blank line, a comment or any
+/// other item ends one), as byte ranges from the start of the first's line to the end of the
+/// last's.
+fn rust_use_groups(text: &str) -> Vec<(usize, usize)> {
+    let Ok(tree) = resolve_pr_syntax::parse_tree(resolve_pr_syntax::Language::Rust, text) else {
+        return Vec::new();
+    };
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    let mut open = false;
+    for node in root.children(&mut cursor) {
+        if node.kind() != "use_declaration" {
+            open = false;
+            continue;
+        }
+        let start = text[..node.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[node.end_byte()..]
+            .find('\n')
+            .map_or(text.len(), |i| node.end_byte() + i + 1);
+        match groups.last_mut() {
+            Some(last) if open && text[last.1..start].trim().is_empty() && last.1 == start => {
+                last.1 = end;
+            }
+            _ => groups.push((start, end)),
+        }
+        open = true;
+    }
+    groups
+}
+
+/// A Rust file's imports sorted by rustfmt (the order `cargo fmt` gives, the checkout's
+/// rustfmt.toml honoured), each run of `use` declarations formatted alone: nothing else in
+/// the file changes.
+pub async fn rust_sorted_imports(
+    root: &Path,
+    file: &Path,
+    timeout: Duration,
+) -> Result<Fixes, String> {
+    let rustfmt = crate::verify::find_program("rustfmt")
+        .ok_or("rustfmt is not installed (rustup component add rustfmt)")?;
+    let path = root.join(file);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", file.display()))?;
+    let dir = path.parent().unwrap_or(root);
+    let mut edits = Vec::new();
+    for (start, end) in rust_use_groups(&text) {
+        let group = &text[start..end];
+        let (out, err, ok) = run(
+            &rustfmt,
+            &["--edition", "2021", "--emit", "stdout"],
+            dir,
+            Some(group),
+            timeout,
+        )
+        .await?;
+        if !ok {
+            return Err(format!(
+                "rustfmt: {}",
+                err.lines().next().unwrap_or_default()
+            ));
+        }
+        if out != group {
+            edits.push(resolve_pr_source::TextEdit::replace(
+                resolve_pr_source::TextRange::new(start, end),
+                out,
+            ));
+        }
+    }
+    let fixed = edits.len();
+    let change = if edits.is_empty() {
+        WorkspaceChange::default()
+    } else {
+        WorkspaceChange {
+            changes: vec![resolve_pr_source::FileChange::Edit {
+                path: file.to_owned(),
+                edits,
+            }],
+        }
+    };
+    Ok(Fixes {
+        change,
+        fixed,
+        by: "rustfmt, on the file's use declarations only".to_owned(),
+    })
+}
+
+#[cfg(test)]
+mod rust_import_tests {
+    use super::*;
+
+    #[test]
+    fn runs_of_use_declarations_are_the_groups() {
+        let text = "//! Doc.\nuse b::X;\nuse a::{d, c};\n\nuse z::Y;\n// note\nuse y::W;\nfn f() {}\nuse late::L;\n";
+        let groups: Vec<&str> = rust_use_groups(text)
+            .iter()
+            .map(|&(s, e)| &text[s..e])
+            .collect();
+        assert_eq!(
+            groups,
+            vec![
+                "use b::X;\nuse a::{d, c};\n",
+                "use z::Y;\n",
+                "use y::W;\n",
+                "use late::L;\n"
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn rustfmt_sorts_each_group_and_nothing_else() {
+        if crate::verify::find_program("rustfmt").is_none() {
+            eprintln!("skipped: rustfmt is not installed");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let text = "use std::fmt;\nuse crate::b::{Zed, Alpha};\nuse std::collections::HashMap;\n\nfn   keep_me( ) {}\n";
+        std::fs::write(dir.path().join("lib.rs"), text).unwrap();
+        let fixes = rust_sorted_imports(dir.path(), Path::new("lib.rs"), Duration::from_secs(60))
+            .await
+            .unwrap();
+        let resolve_pr_source::FileChange::Edit { edits, .. } = &fixes.change.changes[0] else {
+            panic!()
+        };
+        let after = resolve_pr_source::apply_edits(text, edits).unwrap();
+        assert_eq!(
+            after,
+            "use crate::b::{Alpha, Zed};\nuse std::collections::HashMap;\nuse std::fmt;\n\nfn   keep_me( ) {}\n"
+        );
+    }
+}

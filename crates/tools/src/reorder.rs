@@ -51,7 +51,7 @@ pub struct Reorder;
 impl Tool for Reorder {
     const NAME: &'static str = "reorder";
     const TITLE: &'static str = "Reorder imports";
-    const DESCRIPTION: &'static str = "Sorts a file's imports: ruff's isort rules in Python, the language server's organize-imports elsewhere. Plans by default.";
+    const DESCRIPTION: &'static str = "Sorts a file's imports: ruff's isort rules in Python, rustfmt in Rust, the language server's organize-imports elsewhere. Plans by default.";
     const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
     const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
     const WRITES_ONLY_WHEN_ASKED: bool = true;
@@ -97,13 +97,11 @@ async fn imports(ctx: &Context, root: &Path, input: &Input) -> Result<(Workspace
                 .await
                 .map_err(|why| Error::unknown(format!("imports could not be sorted: {why}")).with_code(ErrorCode::ServerFailed))?
         }
-        Language::Rust => {
-            return Err(Error::user(
-                "reorder imports in Rust is not offered: rust-analyzer has no action that only sorts imports, and rustfmt reformats the whole file",
-            )
-            .with_code(ErrorCode::NotSupported)
-            .with_suggestion("Run cargo fmt, which sorts imports as it formats."));
-        }
+        // rust-analyzer has no action that only sorts imports: rustfmt formats each run of
+        // `use` declarations alone, so the order is cargo fmt's and nothing else changes.
+        Language::Rust => resolve_pr_code::imports::rust_sorted_imports(root, &rel, Duration::from_secs(60))
+            .await
+            .map_err(|why| Error::unknown(format!("imports could not be sorted: {why}")).with_code(ErrorCode::ServerFailed))?,
         _ => {
             let kinds = ["source.sortImports", "source.organizeImports"];
             let Some((change, by, language)) =

@@ -1038,3 +1038,43 @@ async fn a_package_directory_renamed_has_its_imports_rewritten() {
         plan.text
     );
 }
+
+/// Rust: imports sorted by rustfmt on the use declarations alone, the rest of the file as it
+/// was; verified by cargo check.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rust_imports_are_sorted_by_rustfmt_and_nothing_else_moves() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    let project = copy_project("rust");
+    let root = project.path().canonicalize().unwrap();
+    let main = text_of(&root, "src/main.rs");
+    let swapped = main
+        .replace(
+            "use shapes::{total_area, Circle, Shape, Square};\nuse util::add_numbers;\n",
+            "use util::add_numbers;\nuse shapes::{Square, total_area, Shape, Circle};\n",
+        )
+        .replace("fn main() {", "fn main()   {");
+    assert_ne!(swapped, main);
+    std::fs::write(root.join("src/main.rs"), &swapped).unwrap();
+    let out = call(
+        &ctx,
+        "reorder",
+        json!({"directory": root, "kind": "imports", "file_path": "src/main.rs", "dry_run": false}),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(
+        out.structured["applied"]["verified_by"]
+            .as_str()
+            .unwrap()
+            .starts_with("cargo check"),
+        "{}",
+        out.text
+    );
+    let after = text_of(&root, "src/main.rs");
+    assert_eq!(
+        after,
+        main.replace("fn main() {", "fn main()   {"),
+        "{after}"
+    );
+}
