@@ -45,7 +45,8 @@ pub(crate) const RECIPES: &[Recipe] = &[
     Recipe {
         kind: "extract.constant",
         only: &["refactor.extract"],
-        titles: &["constant"],
+        // rope's module-level variable is Python's constant.
+        titles: &["constant", "global variable"],
         prefer: &["module scope", "into constant"],
     },
     Recipe {

@@ -431,6 +431,14 @@ async fn extract_and_inline_are_the_servers_own_actions_verified_before_they_app
         ),
         (
             "python",
+            "extract",
+            "constant",
+            "main.py",
+            json!({"range": r(8, 15, 8, 18)}),
+            "extracted_variable = 1.0",
+        ),
+        (
+            "python",
             "inline",
             "variable",
             "main.py",
