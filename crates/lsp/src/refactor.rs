@@ -256,18 +256,29 @@ impl Server {
         let mut params = self.at(path, pos).await?;
         self.ready_for_edits("rename").await?;
         params["newName"] = json!(new_name);
-        let answer = self
-            .client
-            .request_raw("textDocument/rename", params)
-            .await?;
-        if answer.is_null() {
-            return Err(Error::SymbolNotFound(format!(
-                "{} has nothing to rename at line {}, character {} of {}",
+        let nothing = |why: &str| {
+            Error::SymbolNotFound(format!(
+                "{} has nothing to rename at line {}, character {} of {}{why}",
                 self.installed.spec.name,
                 pos.line,
                 pos.character,
                 path.display()
-            )));
+            ))
+        };
+        // A server refuses a position it cannot rename with an error of its own
+        // (rust-analyzer: -32602 "No references found at position"): the agent's position,
+        // not a failing server.
+        let answer = match self.client.request_raw("textDocument/rename", params).await {
+            // Not: method not found, cancelled, content modified, server cancelled, internal.
+            Err(Error::Protocol { code, message, .. })
+                if ![-32601, -32800, -32801, -32802, -32603].contains(&code) =>
+            {
+                return Err(nothing(&format!(": {message}")));
+            }
+            other => other?,
+        };
+        if answer.is_null() {
+            return Err(nothing(""));
         }
         self.change_of(&answer)
     }

@@ -343,6 +343,24 @@ async fn bad_arguments_are_named_together_and_read_only_servers_only_plan() {
     .await
     .unwrap_err();
     assert!(err.error.contains("--read-only"), "{err:?}");
+    // A position with nothing to rename (a keyword) is the agent's to fix, not a server
+    // failure: rust-analyzer refuses it with an error of its own.
+    let project = copy_project("rust");
+    let root = project.path().canonicalize().unwrap();
+    let ctx = ctx_for(state.path());
+    let err = call(
+        &ctx,
+        "rename",
+        json!({"directory": root, "file_path": "src/main.rs", "position": {"line": 6, "character": 1}, "new_name": "x"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err.code.map(|c| c.as_str()),
+        Some("SYMBOL_NOT_FOUND"),
+        "{err:?}"
+    );
+    assert!(err.error.contains("nothing to rename at line 6"), "{err:?}");
 }
 
 /// Extract and inline as the servers perform them: the edit of an action resolved
