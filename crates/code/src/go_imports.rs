@@ -43,19 +43,14 @@ pub fn directory_renamed(root: &Path, from: &Path, to: &Path) -> Option<Workspac
     let old = import_path(&module_dir, &module, from)?;
     let new = import_path(&module_dir, &module, to)?;
     let mut changes = Vec::new();
-    let walk = ignore::WalkBuilder::new(&module_dir)
-        .hidden(false)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|e| e.file_name() != ".git" && e.file_name() != "vendor")
-        .build();
-    for entry in walk.flatten() {
-        let path = entry.path();
-        if !entry.file_type().is_some_and(|t| t.is_file())
-            || path.extension().is_none_or(|e| e != "go")
-        {
+    // The module's files as git sees them (the walk verification copies), vendored
+    // packages left alone.
+    for rel in crate::verify::checkout_files(&module_dir) {
+        if rel.extension().is_none_or(|e| e != "go") || rel.starts_with("vendor") {
             continue;
         }
+        let path = module_dir.join(&rel);
+        let path = path.as_path();
         let Ok(text) = std::fs::read_to_string(path) else {
             continue;
         };

@@ -185,6 +185,14 @@ fn impl_for(node: Node<'_>, source: &str) -> Option<String> {
     Some(t.rsplit("::").next()?.to_owned())
 }
 
+/// An item's visibility (`pub`, `pub(crate)`, …), `None` when private.
+fn visibility_of(item: Node<'_>, source: &str) -> Option<String> {
+    let mut c = item.walk();
+    item.children(&mut c)
+        .find(|n| n.kind() == "visibility_modifier")
+        .map(|v| text(v, source).to_owned())
+}
+
 /// The item's own name.
 fn item_name(node: Node<'_>, source: &str) -> Option<String> {
     node.child_by_field_name("name")
@@ -278,12 +286,7 @@ pub fn plan(
     nodes.sort_by_key(|n| n.start_byte());
 
     // The moved text, the item itself made visible to the crate if it was private.
-    let visibility = {
-        let mut c = item.walk();
-        item.children(&mut c)
-            .find(|n| n.kind() == "visibility_modifier")
-            .map(|v| text(v, source).to_owned())
-    };
+    let visibility = visibility_of(item, source);
     let mut moved = String::new();
     let mut used = BTreeSet::new();
     for n in &nodes {
@@ -387,12 +390,7 @@ pub fn plan(
         {
             // A private item of the old module the moved one uses is made visible to the
             // crate, as the new module could not name it otherwise.
-            let mut c = n.walk();
-            let private = MOVABLE.contains(&n.kind())
-                && !n
-                    .children(&mut c)
-                    .any(|v| v.kind() == "visibility_modifier");
-            if private {
+            if MOVABLE.contains(&n.kind()) && visibility_of(*n, source).is_none() {
                 source_edits.push(TextEdit::replace(
                     TextRange::empty(n.start_byte()),
                     "pub(crate) ",

@@ -438,7 +438,7 @@ fn find_compiler(program: &OsString) -> Option<PathBuf> {
 
 /// Every file of the checkout a build reads: `.gitignore`d files (build output, installed
 /// packages) and `.git` are left out.
-fn checkout_files(root: &Path) -> Vec<PathBuf> {
+pub(crate) fn checkout_files(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let walk = ignore::WalkBuilder::new(root)
         .hidden(false)

@@ -161,28 +161,14 @@ async fn python_move(
     destination: Option<&str>,
     _ctx: &Context,
 ) -> Result<(WorkspaceChange, PlanMeta)> {
-    let Some(dest) = destination else {
-        return Err(Error::user("a Python move needs destination: the module file to move into")
-            .with_code(ErrorCode::InvalidArgument)
-            .with_detail("field", "destination"));
-    };
-    let dest_path = file_in(root, dest, "destination")?;
-    if !dest_path.is_file() || language_of(&dest_path, "destination")? != Language::Python {
-        return Err(Error::user(format!("destination {dest} is not a Python file of the checkout"))
-            .with_code(ErrorCode::InvalidArgument)
-            .with_detail("field", "destination")
-            .with_suggestion("Name an existing module (.py); rope moves into a module, not a new file."));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::user(format!("file_path cannot be read: {e}")).with_code(ErrorCode::InvalidPath)
-    })?;
-    let lines = resolve_pr_source::LineIndex::new(&text);
-    let at = resolve_pr_source::LineCol { line: range.start.line, col: range.start.character };
-    let mut byte = lines.offset_utf16(at).map_err(|e| {
-        Error::user(format!("range.start: {e}"))
-            .with_code(ErrorCode::InvalidPosition)
-            .with_detail("field", "range")
-    })?;
+    let MoveEnds { dest_path, text, at: mut byte } = move_ends(
+        root,
+        path,
+        range,
+        destination,
+        Language::Python,
+        "Name an existing module (.py); rope moves into a module, not a new file.",
+    )?;
     // At `def`, `async def` or `class`: the name after it.
     let rest = &text[byte..];
     for keyword in ["async def ", "def ", "class "] {
@@ -238,21 +224,15 @@ fn rust_move(
     range: Range,
     destination: Option<&str>,
 ) -> Result<(WorkspaceChange, PlanMeta)> {
-    let Some(dest) = destination else {
-        return Err(Error::user("a Rust move needs destination: the module file to move into")
-            .with_code(ErrorCode::InvalidArgument)
-            .with_detail("field", "destination"));
-    };
-    let dest_path = file_in(root, dest, "destination")?;
-    let bad_dest = |why: String| {
-        Error::user(why)
-            .with_code(ErrorCode::InvalidArgument)
-            .with_detail("field", "destination")
-    };
-    if !dest_path.is_file() || language_of(&dest_path, "destination")? != Language::Rust {
-        return Err(bad_dest(format!("destination {dest} is not a Rust file of the checkout"))
-            .with_suggestion("Name an existing module file (declared with `mod`) of the same crate."));
-    }
+    let MoveEnds { dest_path, text, at } = move_ends(
+        root,
+        path,
+        range,
+        destination,
+        Language::Rust,
+        "Name an existing module file (declared with `mod`) of the same crate.",
+    )?;
+    let dest = destination.unwrap_or_default();
     // The crate: the nearest Cargo.toml above the file, inside the checkout.
     let manifest_dir = path
         .ancestors()
@@ -271,23 +251,13 @@ fn rust_move(
             .with_code(ErrorCode::NotSupported));
     };
     let Some(dest_module) = module_of(&dest_path) else {
-        return Err(bad_dest(format!("destination {dest} is not a module of the same crate as file_path")));
+        return Err(Error::user(format!(
+            "destination {dest} is not a module of the same crate as file_path"
+        ))
+        .with_code(ErrorCode::InvalidArgument)
+        .with_detail("field", "destination"));
     };
-    let read = |p: &Path, field: &str| {
-        std::fs::read_to_string(p).map_err(|e| {
-            Error::user(format!("{field} cannot be read: {e}")).with_code(ErrorCode::InvalidPath)
-        })
-    };
-    let text = read(path, "file_path")?;
     let dest_text = read(&dest_path, "destination")?;
-    let lines = resolve_pr_source::LineIndex::new(&text);
-    let at = lines
-        .offset_utf16(resolve_pr_source::LineCol { line: range.start.line, col: range.start.character })
-        .map_err(|e| {
-            Error::user(format!("range.start: {e}"))
-                .with_code(ErrorCode::InvalidPosition)
-                .with_detail("field", "range")
-        })?;
     let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).to_owned();
     let moved = resolve_pr_code::rust_move::plan(
         &rel(path),
@@ -318,4 +288,60 @@ fn rust_move(
             }],
         },
     ))
+}
+
+/// What a move into an existing module starts from: the destination (a file of
+/// `language` in the checkout), the source file's text, and `range.start` as a byte offset.
+struct MoveEnds {
+    dest_path: std::path::PathBuf,
+    text: String,
+    at: usize,
+}
+
+fn read(path: &Path, field: &str) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| {
+        Error::user(format!("{field} cannot be read: {e}"))
+            .with_code(ErrorCode::InvalidPath)
+            .with_detail("field", field)
+    })
+}
+
+fn move_ends(
+    root: &Path,
+    path: &Path,
+    range: Range,
+    destination: Option<&str>,
+    language: Language,
+    hint: &str,
+) -> Result<MoveEnds> {
+    let name = match language {
+        Language::Python => "Python",
+        _ => "Rust",
+    };
+    let Some(dest) = destination else {
+        return Err(Error::user(format!(
+            "a {name} move needs destination: the module file to move into"
+        ))
+        .with_code(ErrorCode::InvalidArgument)
+        .with_detail("field", "destination"));
+    };
+    let dest_path = file_in(root, dest, "destination")?;
+    if language_of(&dest_path, "destination")? != language {
+        return Err(Error::user(format!("destination {dest} is not a {name} file of the checkout"))
+            .with_code(ErrorCode::InvalidArgument)
+            .with_detail("field", "destination")
+            .with_suggestion(hint));
+    }
+    let text = read(path, "file_path")?;
+    let at = resolve_pr_source::LineIndex::new(&text)
+        .offset_utf16(resolve_pr_source::LineCol {
+            line: range.start.line,
+            col: range.start.character,
+        })
+        .map_err(|e| {
+            Error::user(format!("range.start: {e}"))
+                .with_code(ErrorCode::InvalidPosition)
+                .with_detail("field", "range")
+        })?;
+    Ok(MoveEnds { dest_path, text, at })
 }
