@@ -265,43 +265,17 @@ fn find_in(
 
 /// Files under `scope` (relative to `root`) as the search reads them, sorted.
 fn files(root: &Path, scope: &Path, opts: &Options) -> Result<(Vec<PathBuf>, bool), FindError> {
-    let mut overrides = ignore::overrides::OverrideBuilder::new(root);
-    for glob in &opts.include {
-        overrides
-            .add(glob)
-            .map_err(|_| FindError::BadGlob(glob.clone()))?;
-    }
-    for glob in &opts.exclude {
-        overrides
-            .add(&format!("!{glob}"))
-            .map_err(|_| FindError::BadGlob(glob.clone()))?;
-    }
-    let overrides = overrides
-        .build()
-        .map_err(|e| FindError::BadGlob(e.to_string()))?;
-    let walk = ignore::WalkBuilder::new(root.join(scope))
-        .hidden(false)
-        .require_git(false)
-        .follow_links(false)
-        .overrides(overrides)
-        .filter_entry(|e| e.file_name() != ".git")
-        .build();
-    let mut out = Vec::new();
-    let mut cut = false;
-    for entry in walk.flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        if out.len() >= MAX_FILES {
-            cut = true;
-            break;
-        }
-        if let Ok(rel) = entry.path().strip_prefix(root) {
-            out.push(rel.to_owned());
-        }
-    }
-    out.sort();
-    Ok((out, cut))
+    let walked = resolve_pr_source::Walk::checkout(root)
+        .under(scope)
+        .globs(&opts.include, &opts.exclude)
+        .files(MAX_FILES, |_| true)
+        .map_err(|e| FindError::BadGlob(e.glob))?;
+    let files = walked
+        .files
+        .into_iter()
+        .filter_map(|p| p.strip_prefix(root).ok().map(Path::to_owned))
+        .collect();
+    Ok((files, walked.more))
 }
 
 /// Finds `opts.pattern` in the checkout at `root` (within `scope`, relative), and the

@@ -73,7 +73,7 @@ pub fn directory_renamed(root: &Path, from: &Path, to: &Path) -> Option<Workspac
 
 /// The edits of one file's import paths: `old` and every path under it.
 fn rewrite(text: &str, old: &str, new: &str) -> Vec<TextEdit> {
-    let Ok(tree) = resolve_pr_syntax::parse_tree(resolve_pr_syntax::Language::Go, text) else {
+    let Ok(tree) = resolve_pr_syntax::parse_tree(resolve_pr_syntax::Dialect::Go, text) else {
         return Vec::new();
     };
     let mut edits = Vec::new();

@@ -356,7 +356,7 @@ mod tests {
 /// other item ends one), as byte ranges from the start of the first's line to the end of the
 /// last's.
 fn rust_use_groups(text: &str) -> Vec<(usize, usize)> {
-    let Ok(tree) = resolve_pr_syntax::parse_tree(resolve_pr_syntax::Language::Rust, text) else {
+    let Ok(tree) = resolve_pr_syntax::parse_tree(resolve_pr_syntax::Dialect::Rust, text) else {
         return Vec::new();
     };
     let root = tree.root_node();

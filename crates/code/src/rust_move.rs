@@ -227,7 +227,7 @@ fn extended_end_line(node: Node<'_>, source: &str) -> usize {
 }
 
 fn parse(source: &str, what: &str) -> Result<tree_sitter::Tree, String> {
-    resolve_pr_syntax::parse_tree(resolve_pr_syntax::Language::Rust, source)
+    resolve_pr_syntax::parse_tree(resolve_pr_syntax::Dialect::Rust, source)
         .map_err(|e| format!("{what} does not parse: {e}"))
 }
 

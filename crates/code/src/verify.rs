@@ -439,22 +439,14 @@ fn find_compiler(program: &OsString) -> Option<PathBuf> {
 /// Every file of the checkout a build reads: `.gitignore`d files (build output, installed
 /// packages) and `.git` are left out.
 pub(crate) fn checkout_files(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let walk = ignore::WalkBuilder::new(root)
-        .hidden(false)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|e| e.file_name() != ".git")
-        .build();
-    for entry in walk.flatten() {
-        if entry.file_type().is_some_and(|t| t.is_file())
-            && let Ok(rel) = entry.path().strip_prefix(root)
-        {
-            out.push(rel.to_owned());
-        }
-    }
-    out.sort();
-    out
+    let walked = resolve_pr_source::Walk::checkout(root)
+        .files(usize::MAX, |_| true)
+        .unwrap_or_default();
+    walked
+        .files
+        .into_iter()
+        .filter_map(|p| p.strip_prefix(root).ok().map(Path::to_owned))
+        .collect()
 }
 
 /// Brings `scratch` to the checkout's files with `outcome` applied: only what differs is

@@ -421,15 +421,15 @@ pub fn parse(json_lines: &str, root: &Path) -> Vec<Diag> {
 /// A character column of a line as UTF-16 code units (as the column itself when the line is
 /// not there).
 fn utf16_column(text: &str, line: u64, chars: u64) -> u32 {
-    let Some(l) = usize::try_from(line)
+    let Some(l) = u32::try_from(line)
         .ok()
-        .and_then(|i| text.split('\n').nth(i))
+        .and_then(|i| resolve_pr_source::LineIndex::new(text).line(i))
     else {
         return u32::try_from(chars).unwrap_or(u32::MAX);
     };
     let take = usize::try_from(chars).unwrap_or(usize::MAX);
-    let units: usize = l.chars().take(take).map(char::len_utf16).sum();
-    u32::try_from(units).unwrap_or(u32::MAX)
+    let end = l.char_indices().nth(take).map_or(l.len(), |(i, _)| i);
+    resolve_pr_source::utf16_len(&l[..end])
 }
 
 #[cfg(test)]

@@ -34,5 +34,5 @@ pub mod uri;
 pub use error::{Error, Result};
 pub use nav::{Answer, Call, Diag, Loc, Pos, Resolved, Span, Symbol, Target};
 pub use pool::{Availability, Busy, Pool, PoolConfig, Running, Server};
-pub use servers::{Installed, Language, Missing};
+pub use servers::{Installed, Language, Missing, Projects};
 pub use trust::{Trust, TrustPolicy};

@@ -22,7 +22,9 @@ use serde_json::{Value, json};
 
 use crate::error::{Error, Result};
 use crate::pool::Server;
-use crate::servers::Language;
+use resolve_pr_source::{LineIndex, utf16_len};
+
+use crate::servers::Projects;
 use crate::uri;
 
 /// A zero-based position; `character` counts UTF-16 code units, as LSP does.
@@ -185,31 +187,22 @@ fn flatten_definition(answer: Option<GotoDefinitionResponse>) -> Vec<Loc> {
     out
 }
 
-/// The UTF-16 length of each line of a text, for checking positions.
+/// The UTF-16 length of a line of a text, for checking positions.
 fn line_utf16_len(text: &str, line: u32) -> Option<u32> {
-    let l = text.split('\n').nth(line as usize)?;
-    let l = l.strip_suffix('\r').unwrap_or(l);
-    u32::try_from(l.encode_utf16().count()).ok()
+    LineIndex::new(text).line_len_utf16(line)
 }
 
 /// The UTF-16 column of the first whole-word occurrence of `name` on `line` at or after
 /// `from`.
 fn find_name(text: &str, line: u32, from: u32, name: &str) -> Option<u32> {
-    let l = text.split('\n').nth(line as usize)?;
-    let mut col16 = 0u32;
+    let l = LineIndex::new(text).line(line)?;
     let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    let chars: Vec<(usize, char)> = l.char_indices().collect();
-    for (i, &(byte, c)) in chars.iter().enumerate() {
-        if col16 >= from
-            && l[byte..].starts_with(name)
-            && (i == 0 || !is_word(chars[i - 1].1))
-            && !l[byte + name.len()..].chars().next().is_some_and(is_word)
-        {
-            return Some(col16);
-        }
-        col16 += u32::try_from(c.len_utf16()).unwrap_or(1);
-    }
-    None
+    l.match_indices(name).find_map(|(byte, _)| {
+        let col = utf16_len(&l[..byte]);
+        let whole = !l[..byte].chars().next_back().is_some_and(is_word)
+            && !l[byte + name.len()..].chars().next().is_some_and(is_word);
+        (col >= from && whole).then_some(col)
+    })
 }
 
 trait Emptiness {
@@ -242,7 +235,7 @@ impl Server {
         self.report_disk_changes().await;
         Ok(self
             .client
-            .sync_document(path, Language::language_id(path))
+            .sync_document(path, resolve_pr_source::language_id(path))
             .await?
             .0)
     }
@@ -276,7 +269,7 @@ impl Server {
                     if let Some(file) = first {
                         let _ = self
                             .client
-                            .sync_document(&file, Language::language_id(&file))
+                            .sync_document(&file, resolve_pr_source::language_id(&file))
                             .await;
                         if self.client.status().indexing().is_none() {
                             let mut status = self.client.subscribe_status();
@@ -312,7 +305,7 @@ impl Server {
         for (path, _) in changed {
             let _ = self
                 .client
-                .sync_document(path, Language::language_id(path))
+                .sync_document(path, resolve_pr_source::language_id(path))
                 .await;
         }
     }
@@ -757,7 +750,7 @@ impl Server {
         self.report_disk_changes().await;
         let (_, version) = self
             .client
-            .sync_document(path, Language::language_id(path))
+            .sync_document(path, resolve_pr_source::language_id(path))
             .await?;
         let uri = uri::from_path(path)?;
         if self.client.capabilities().diagnostic_provider.is_some() {

@@ -16,7 +16,6 @@ use crate::client::FileChange as Watched;
 use crate::error::{Error, Result};
 use crate::nav::{Pos, Span};
 use crate::pool::Server;
-use crate::servers::Language;
 use crate::uri;
 
 /// One edit captured at a time in this process: a command's `workspace/applyEdit` is kept
@@ -478,7 +477,7 @@ impl Server {
                 // Re-reads the file: didChange when it changed, didClose when it is gone.
                 let _ = self
                     .client
-                    .sync_document(path, Language::language_id(path))
+                    .sync_document(path, resolve_pr_source::language_id(path))
                     .await;
             }
             watched.push((

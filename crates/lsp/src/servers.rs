@@ -12,103 +12,51 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-/// A language the code tools read, by the servers that answer for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Language {
-    Rust,
-    /// TypeScript and JavaScript: one server answers for both.
-    TypeScript,
-    Python,
-    /// C and C++.
-    C,
-    Go,
+pub use resolve_pr_source::Language;
+
+/// Where a language's projects are in a workspace: which directory is a project's root (one
+/// server each), which languages a workspace holds, which projects hold a name.
+pub trait Projects: Sized {
+    /// The project roots of this language's files in `workspace`, the one holding the most
+    /// files first.
+    fn project_roots(self, workspace: &Path) -> Vec<PathBuf>;
+    /// This language's source files in `workspace` grouped by project root.
+    fn files_by_project(self, workspace: &Path, max: usize)
+    -> (Vec<(PathBuf, Vec<PathBuf>)>, bool);
+    /// The project root a file or directory belongs to.
+    fn project_root(self, file_or_dir: &Path, workspace: &Path) -> PathBuf;
+    /// The languages a workspace holds source files of.
+    fn detect(workspace: &Path) -> Vec<Language>;
+    /// The projects whose source files contain `needle` as text.
+    fn projects_holding(
+        self,
+        workspace: &Path,
+        needle: &str,
+        ignore_case: bool,
+    ) -> (Vec<(PathBuf, Vec<PathBuf>)>, bool);
 }
 
-impl Language {
-    pub const ALL: [Language; 5] = [
-        Language::Rust,
-        Language::TypeScript,
-        Language::Python,
-        Language::C,
-        Language::Go,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Language::Rust => "rust",
-            Language::TypeScript => "typescript",
-            Language::Python => "python",
-            Language::C => "c",
-            Language::Go => "go",
-        }
+/// Files whose presence makes a directory a project root for a language, nearest first.
+fn root_markers(language: Language) -> &'static [&'static str] {
+    match language {
+        Language::Rust => &["Cargo.toml"],
+        Language::TypeScript => &["tsconfig.json", "jsconfig.json", "package.json"],
+        Language::Python => &[
+            "pyproject.toml",
+            "setup.py",
+            "setup.cfg",
+            "pyrightconfig.json",
+            "requirements.txt",
+        ],
+        // A compile database makes a clangd project; a CMakeLists.txt does not (a nested
+        // one is a part of its parent's build, and clangd reads no CMake): without a
+        // database, one clangd for the whole workspace.
+        Language::C => &["compile_commands.json", "compile_flags.txt", ".clangd"],
+        Language::Go => &["go.work", "go.mod"],
     }
+}
 
-    pub fn from_name(name: &str) -> Option<Language> {
-        match name.to_ascii_lowercase().as_str() {
-            "rust" => Some(Language::Rust),
-            "typescript" | "javascript" | "ts" | "js" => Some(Language::TypeScript),
-            "python" | "py" => Some(Language::Python),
-            "c" | "cpp" | "c++" => Some(Language::C),
-            "go" => Some(Language::Go),
-            _ => None,
-        }
-    }
-
-    /// The language of a source file, by its extension.
-    pub fn of_path(path: &Path) -> Option<Language> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        Some(match ext.as_str() {
-            "rs" => Language::Rust,
-            "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs" => Language::TypeScript,
-            "py" | "pyi" => Language::Python,
-            "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => Language::C,
-            "go" => Language::Go,
-            _ => return None,
-        })
-    }
-
-    /// The `languageId` of a document, as `didOpen` names it.
-    pub fn language_id(path: &Path) -> &'static str {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        match ext.as_str() {
-            "rs" => "rust",
-            "ts" | "mts" | "cts" => "typescript",
-            "tsx" => "typescriptreact",
-            "js" | "mjs" | "cjs" => "javascript",
-            "jsx" => "javascriptreact",
-            "py" | "pyi" => "python",
-            "c" | "h" => "c",
-            "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => "cpp",
-            "go" => "go",
-            _ => "plaintext",
-        }
-    }
-
-    /// Files whose presence makes a directory a project root for this language, nearest
-    /// first.
-    fn root_markers(self) -> &'static [&'static str] {
-        match self {
-            Language::Rust => &["Cargo.toml"],
-            Language::TypeScript => &["tsconfig.json", "jsconfig.json", "package.json"],
-            Language::Python => &[
-                "pyproject.toml",
-                "setup.py",
-                "setup.cfg",
-                "pyrightconfig.json",
-                "requirements.txt",
-            ],
-            // A compile database makes a clangd project; a CMakeLists.txt does not (a nested
-            // one is a part of its parent's build, and clangd reads no CMake): without a
-            // database, one clangd for the whole workspace.
-            Language::C => &["compile_commands.json", "compile_flags.txt", ".clangd"],
-            Language::Go => &["go.work", "go.mod"],
-        }
-    }
-
+impl Projects for Language {
     /// The project roots of this language's files in `workspace`, the one holding the most
     /// files first: the workspace's own when a marker sits at its top, else each nested
     /// project's (a checkout without `go.mod` at its top may hold several Go modules, each of
@@ -118,10 +66,9 @@ impl Language {
     /// or `tsconfig.json` (a pnpm/npm/yarn workspace, a solution `tsconfig.json` with
     /// `references`): tsserver loads only the projects of the files opened in it, so a server
     /// at the top knows nothing of `packages/*`.
-    pub fn project_roots(self, workspace: &Path) -> Vec<PathBuf> {
+    fn project_roots(self, workspace: &Path) -> Vec<PathBuf> {
         if self != Language::TypeScript
-            && self
-                .root_markers()
+            && root_markers(self)
                 .iter()
                 .any(|m| workspace.join(m).is_file())
         {
@@ -137,7 +84,7 @@ impl Language {
     /// This language's source files in `workspace` (at most `max`, and whether there were
     /// more), grouped by the project root each belongs to, the project holding the most
     /// files first (then by path).
-    pub fn files_by_project(
+    fn files_by_project(
         self,
         workspace: &Path,
         max: usize,
@@ -159,7 +106,7 @@ impl Language {
     /// file and `workspace` (inclusive). A Cargo package inside a Cargo workspace belongs to
     /// the workspace (one rust-analyzer for all its members); a `go.work` wins over `go.mod`.
     /// With no marker, the workspace itself.
-    pub fn project_root(self, file_or_dir: &Path, workspace: &Path) -> PathBuf {
+    fn project_root(self, file_or_dir: &Path, workspace: &Path) -> PathBuf {
         let start = if file_or_dir.is_dir() {
             file_or_dir
         } else {
@@ -194,7 +141,7 @@ impl Language {
                 .unwrap_or_else(|| workspace.to_owned()),
             _ => within
                 .iter()
-                .find(|d| self.root_markers().iter().any(|m| has(d, m)))
+                .find(|d| root_markers(self).iter().any(|m| has(d, m)))
                 .map(|d| d.to_path_buf())
                 .unwrap_or_else(|| workspace.to_owned()),
         }
@@ -204,12 +151,11 @@ impl Language {
     /// (ignored files, dependencies and build output left out), bounded: at most 20,000
     /// entries looked at, five levels down. A marker alone (a stray `package.json`, a
     /// `CMakeLists.txt`) is no reason to start a server.
-    pub fn detect(workspace: &Path) -> Vec<Language> {
+    fn detect(workspace: &Path) -> Vec<Language> {
         let mut found = Vec::new();
-        let walk = walker(workspace).max_depth(Some(5)).build();
-        for entry in walk.flatten().take(20_000) {
-            if entry.file_type().is_some_and(|t| t.is_file())
-                && let Some(lang) = Language::of_path(entry.path())
+        let walk = resolve_pr_source::Walk::sources(workspace).max_depth(5);
+        for path in walk.paths().into_iter().flatten().take(20_000) {
+            if let Some(lang) = Language::of_path(&path)
                 && !found.contains(&lang)
             {
                 found.push(lang);
@@ -228,7 +174,7 @@ impl Language {
     /// bounded: [`SCAN_FILES`] files and [`SCAN_BYTES`] bytes at most, files over 4 MiB
     /// skipped. A by-name question asks these projects only: a server is not started, nor a
     /// project loaded, for sources that cannot hold the name.
-    pub fn projects_holding(
+    fn projects_holding(
         self,
         workspace: &Path,
         needle: &str,
@@ -293,12 +239,6 @@ pub const SCAN_FILES: usize = 20_000;
 pub const SCAN_BYTES: u64 = 64 << 20;
 /// Files holding a name kept per project (opened in its server before asking).
 pub const HOLDING_FILES: usize = 4;
-
-impl std::fmt::Display for Language {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 fn declares_workspace(manifest: &Path) -> bool {
     std::fs::read_to_string(manifest)
@@ -559,79 +499,15 @@ fn is_executable(path: &Path) -> bool {
     }
 }
 
-/// Directories no one reads for source: dependencies, build output, VCS data.
-fn skipped_dir(name: &str) -> bool {
-    name.starts_with('.')
-        || matches!(
-            name,
-            "node_modules"
-                | "target"
-                | "build"
-                | "dist"
-                | "out"
-                | "__pycache__"
-                | "venv"
-                | "vendor"
-        )
-}
-
-/// A Python virtual environment or conda environment, whatever its name (`env`, `py311`):
-/// the packages installed there (C headers, bundled JavaScript) are not the checkout's
-/// sources, and would make a pure-Python checkout look like a C one lacking its server.
-fn environment_dir(dir: &Path) -> bool {
-    dir.join("pyvenv.cfg").is_file() || dir.join("conda-meta").is_dir()
-}
-
 /// The language's source files under `root`, sorted, at most `max` (and whether there were
 /// more): what `.gitignore`, `.ignore` and `.git/info/exclude` leave out is left out (also
 /// without a `.git`: a copied checkout ignores the same), and so are hidden directories,
 /// dependencies and build output. The walk stops at the first file past `max`.
 pub fn source_files(root: &Path, language: Language, max: usize) -> (Vec<PathBuf>, bool) {
-    source_files_where(root, max, |path| Language::of_path(path) == Some(language))
-}
-
-/// The files under `root` that `keep` takes, walked as [`source_files`] walks.
-pub fn source_files_where(
-    root: &Path,
-    max: usize,
-    keep: impl Fn(&Path) -> bool,
-) -> (Vec<PathBuf>, bool) {
-    let walk = walker(root).build();
-    let mut out = Vec::new();
-    let mut more = false;
-    for entry in walk.flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) || !keep(entry.path()) {
-            continue;
-        }
-        if out.len() >= max {
-            more = true;
-            break;
-        }
-        out.push(entry.into_path());
-    }
-    out.sort();
-    (out, more)
-}
-
-/// The checkout walk: ignore files honoured, hidden, dependency and build directories
-/// skipped, in file-name order.
-fn walker(root: &Path) -> ignore::WalkBuilder {
-    let mut walk = ignore::WalkBuilder::new(root);
-    walk.hidden(true)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(false)
-        .ignore(true)
-        .parents(true)
-        .require_git(false)
-        .follow_links(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(|e| {
-            e.depth() == 0
-                || !e.file_type().is_some_and(|t| t.is_dir())
-                || !(skipped_dir(&e.file_name().to_string_lossy()) || environment_dir(e.path()))
-        });
-    walk
+    let walked = resolve_pr_source::Walk::sources(root)
+        .files(max, |path| Language::of_path(path) == Some(language))
+        .unwrap_or_default();
+    (walked.files, walked.more)
 }
 
 /// A server found on this machine.
@@ -729,7 +605,10 @@ mod tests {
         );
         assert_eq!(Language::of_path(Path::new("x.h")), Some(Language::C));
         assert_eq!(Language::of_path(Path::new("Makefile")), None);
-        assert_eq!(Language::language_id(Path::new("a.tsx")), "typescriptreact");
+        assert_eq!(
+            resolve_pr_source::language_id(Path::new("a.tsx")),
+            "typescriptreact"
+        );
     }
 
     #[test]

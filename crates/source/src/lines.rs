@@ -21,6 +21,11 @@ pub enum PositionError {
     OffsetOutOfRange { offset: usize, len: usize },
 }
 
+/// The length of a text in UTF-16 code units (LSP's default column unit).
+pub fn utf16_len(text: &str) -> u32 {
+    u32::try_from(text.chars().map(char::len_utf16).sum::<usize>()).unwrap_or(u32::MAX)
+}
+
 /// Where each line of a text starts. Lines end at `\n`, `\r\n` or a lone `\r`, as LSP
 /// says; the terminator belongs to the line it ends but is not part of its columns.
 #[derive(Debug, Clone)]
@@ -58,6 +63,12 @@ impl<'a> LineIndex<'a> {
     /// How many lines the text has (an empty text has one, empty).
     pub fn lines(&self) -> u32 {
         u32::try_from(self.starts.len()).unwrap_or(u32::MAX)
+    }
+
+    /// The length of a line without its terminator in UTF-16 code units, if the line is
+    /// there.
+    pub fn line_len_utf16(&self, line: u32) -> Option<u32> {
+        self.line(line).map(utf16_len)
     }
 
     /// The text of a line without its terminator.
@@ -188,6 +199,16 @@ mod tests {
 
     fn lc(line: u32, col: u32) -> LineCol {
         LineCol { line, col }
+    }
+
+    #[test]
+    fn lengths_count_utf16_code_units() {
+        assert_eq!(utf16_len(""), 0);
+        assert_eq!(utf16_len("a😀é"), 4);
+        let index = LineIndex::new("x😀\r\nab");
+        assert_eq!(index.line_len_utf16(0), Some(3));
+        assert_eq!(index.line_len_utf16(1), Some(2));
+        assert_eq!(index.line_len_utf16(2), None);
     }
 
     #[test]

@@ -5,8 +5,10 @@
 
 use tree_sitter::Node;
 
-use crate::idents::LineIndex;
-use crate::{Language, Occurrence, SyntaxError, parse, to_u32};
+use resolve_pr_source::{LineIndex, utf16_len};
+
+use crate::idents::position;
+use crate::{Dialect, Occurrence, SyntaxError, parse, to_u32};
 
 /// A test of a JavaScript/TypeScript test runner: `it("title", () => { ... })`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,10 +35,10 @@ const RUNNERS: [&str; 7] = [
 /// The innermost test call whose callback holds `line` (zero-based): the `it`/`test` a
 /// failure is in, else the `describe` around it. `None` for other languages, a source that
 /// does not parse, or a line in no test.
-pub fn test_at(language: Language, source: &str, line: u32) -> Option<TestCall> {
+pub fn test_at(language: Dialect, source: &str, line: u32) -> Option<TestCall> {
     if !matches!(
         language,
-        Language::TypeScript | Language::Tsx | Language::JavaScript
+        Dialect::TypeScript | Dialect::Tsx | Dialect::JavaScript | Dialect::Jsx
     ) {
         return None;
     }
@@ -64,7 +66,7 @@ pub fn test_at(language: Language, source: &str, line: u32) -> Option<TestCall> 
     found
 }
 
-fn test_call(node: Node<'_>, source: &str, lines: &LineIndex, line: u32) -> Option<TestCall> {
+fn test_call(node: Node<'_>, source: &str, lines: &LineIndex<'_>, line: u32) -> Option<TestCall> {
     let callee = node.child_by_field_name("function")?;
     // `it(...)`, `it.only(...)`, `test.each(table)(...)`: the base name is a runner.
     let mut base = callee;
@@ -103,15 +105,15 @@ fn test_call(node: Node<'_>, source: &str, lines: &LineIndex, line: u32) -> Opti
             raw
         }
     });
-    let body_start = lines.position(source, callback.start_byte());
-    let (start_line, character) = lines.position(source, base.start_byte());
+    let body_start = position(lines, callback.start_byte());
+    let (start_line, character) = position(lines, base.start_byte());
     Some(TestCall {
         runner: source.get(callee.byte_range())?.to_owned(),
         title: title.to_owned(),
         at: Occurrence {
             line: start_line,
             character,
-            end_character: character + to_u32(name.encode_utf16().count()),
+            end_character: character + utf16_len(name),
             in_macro: false,
         },
         body_lines,
@@ -124,7 +126,7 @@ fn test_call(node: Node<'_>, source: &str, lines: &LineIndex, line: u32) -> Opti
 /// are tokens to tree-sitter and to rust-analyzer's call hierarchy; for
 /// JavaScript/TypeScript every call and `new` (the callee's last name). In source order.
 pub fn calls_in(
-    language: Language,
+    language: Dialect,
     source: &str,
     first: u32,
     last: u32,
@@ -134,14 +136,12 @@ pub fn calls_in(
     let mut out = Vec::new();
     let mut stack = vec![(tree.root_node(), false)];
     let at = |node: Node<'_>| {
-        let (line, character) = lines.position(source, node.start_byte());
-        let width = source
-            .get(node.byte_range())
-            .map_or(0, |t| t.encode_utf16().count());
+        let (line, character) = position(&lines, node.start_byte());
+        let width = source.get(node.byte_range()).map_or(0, utf16_len);
         Occurrence {
             line,
             character,
-            end_character: character + to_u32(width),
+            end_character: character + width,
             in_macro: false,
         }
     };
@@ -155,7 +155,7 @@ pub fn calls_in(
         }
         let kind = node.kind();
         match language {
-            Language::Rust if in_tree && kind == "identifier" => {
+            Dialect::Rust if in_tree && kind == "identifier" => {
                 let next = node.next_sibling();
                 let opens_call = next.is_some_and(|n| {
                     n.kind() == "token_tree"
@@ -168,7 +168,7 @@ pub fn calls_in(
                     out.push((name.to_owned(), o));
                 }
             }
-            Language::TypeScript | Language::Tsx | Language::JavaScript
+            Dialect::TypeScript | Dialect::Tsx | Dialect::JavaScript | Dialect::Jsx
                 if matches!(kind, "call_expression" | "new_expression") =>
             {
                 let field = if kind == "new_expression" {
@@ -192,7 +192,7 @@ pub fn calls_in(
             }
             _ => {}
         }
-        let inner = in_tree || (language == Language::Rust && kind == "token_tree");
+        let inner = in_tree || (language == Dialect::Rust && kind == "token_tree");
         let mut cursor = node.walk();
         // Reversed, so that the stack gives source order.
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
@@ -216,32 +216,32 @@ mod tests {
                    \x20   expect(n).toBe(1);\n\
                    \x20 });\n\
                    });\n";
-        let t = test_at(Language::TypeScript, src, 3).unwrap();
+        let t = test_at(Dialect::TypeScript, src, 3).unwrap();
         assert_eq!((t.runner.as_str(), t.title.as_str()), ("it", "adds two"));
         assert_eq!((t.at.line, t.at.character), (2, 2));
         assert_eq!(t.body_lines, (2, 4));
         assert_eq!(t.body_start, (2, 17));
-        let t = test_at(Language::TypeScript, src, 6).unwrap();
+        let t = test_at(Dialect::TypeScript, src, 6).unwrap();
         assert_eq!(
             (t.runner.as_str(), t.title.as_str()),
             ("test.each([1])", "one %s")
         );
-        assert_eq!(test_at(Language::TypeScript, src, 1).unwrap().title, "math");
-        assert_eq!(test_at(Language::TypeScript, src, 0), None);
-        assert_eq!(test_at(Language::Rust, "fn main() {}", 0), None);
+        assert_eq!(test_at(Dialect::TypeScript, src, 1).unwrap().title, "math");
+        assert_eq!(test_at(Dialect::TypeScript, src, 0), None);
+        assert_eq!(test_at(Dialect::Rust, "fn main() {}", 0), None);
     }
 
     #[test]
     fn calls_in_a_range() {
         let src = "it('x', () => {\n  const s = new Shape();\n  expect(area(s)).toBe(3);\n});\n";
-        let names: Vec<String> = calls_in(Language::TypeScript, src, 1, 2)
+        let names: Vec<String> = calls_in(Dialect::TypeScript, src, 1, 2)
             .unwrap()
             .into_iter()
             .map(|(n, _)| n)
             .collect();
         assert_eq!(names, ["Shape", "toBe", "expect", "area"]);
         let rust = "fn t() {\n    assert_eq!(add(1, 2), x.len());\n    let y = add(3, 4);\n    println!(\"{}\", m!(z));\n}\n";
-        let calls = calls_in(Language::Rust, rust, 0, 4).unwrap();
+        let calls = calls_in(Dialect::Rust, rust, 0, 4).unwrap();
         let found: Vec<(&str, u32, u32)> = calls
             .iter()
             .map(|(n, o)| (n.as_str(), o.line, o.character))

@@ -1,6 +1,6 @@
 //! Two export lists matched by name.
 
-use crate::{Export, Language, SyntaxError, exports};
+use crate::{Dialect, Export, SyntaxError, exports};
 
 /// How one exported name changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub enum ApiChange {
 /// first appear in `before` (removed and changed), then names new in `after`, each in
 /// source order.
 pub fn compare(
-    language: Language,
+    language: Dialect,
     before: &str,
     after: &str,
 ) -> Result<Vec<ApiChange>, SyntaxError> {

@@ -1,9 +1,10 @@
 //! The declaration a position sits in: which function a reference is made from, and the
 //! lines a declaration spans.
 
-use tree_sitter::{Node, Point};
+use resolve_pr_source::{LineCol, LineIndex};
+use tree_sitter::Node;
 
-use crate::{Language, SyntaxError, parse, text, to_u32};
+use crate::{Dialect, SyntaxError, parse, text, to_u32};
 
 /// The innermost named declaration holding a position.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,7 +24,7 @@ pub struct Enclosing {
 /// none at the top level. Anonymous functions are passed through to the declaration around
 /// them. A source with syntax errors is read as far as tree-sitter recovers.
 pub fn enclosing_declaration(
-    language: Language,
+    language: Dialect,
     source: &str,
     line: u32,
     character: u32,
@@ -37,7 +38,7 @@ pub fn enclosing_declaration(
 /// (what a use sits in): as [`enclosing_declaration`], except that a position at a
 /// declaration's own name is in what holds that declaration.
 pub fn enclosing_declarations(
-    language: Language,
+    language: Dialect,
     source: &str,
     positions: &[(u32, u32)],
 ) -> Result<Vec<Option<Enclosing>>, SyntaxError> {
@@ -45,29 +46,23 @@ pub fn enclosing_declarations(
 }
 
 fn find(
-    language: Language,
+    language: Dialect,
     source: &str,
     positions: &[(u32, u32)],
     outside_own_name: bool,
 ) -> Result<Vec<Option<Enclosing>>, SyntaxError> {
     let tree = parse(language, source)?;
-    let lines: Vec<&str> = source.split('\n').collect();
+    let lines = LineIndex::new(source);
     Ok(positions
         .iter()
         .map(|&(line, character)| {
-            let line_text = lines.get(line as usize)?;
-            let column = utf16_to_byte(line_text, character);
-            let point = Point {
-                row: line as usize,
-                column,
-            };
-            let mut node = tree.root_node().descendant_for_point_range(point, point)?;
+            let at = byte_at(&lines, line, character)?;
+            let mut node = tree.root_node().descendant_for_byte_range(at, at)?;
             loop {
                 // A declaration's own name is not inside it: `fn f` is declared in what
                 // holds `f`.
                 let at_its_name = outside_own_name
-                    && name_node(node)
-                        .is_some_and(|n| n.start_position() <= point && point < n.end_position());
+                    && name_node(node).is_some_and(|n| n.byte_range().contains(&at));
                 if !at_its_name && let Some((name, kind)) = declared(language, node, source) {
                     return Some(Enclosing {
                         name,
@@ -83,13 +78,13 @@ fn find(
 }
 
 /// The name and kind a node declares, when it is a declaration this reads.
-fn declared(language: Language, node: Node<'_>, source: &str) -> Option<(String, &'static str)> {
+fn declared(language: Dialect, node: Node<'_>, source: &str) -> Option<(String, &'static str)> {
     let name = |field: &str| {
         node.child_by_field_name(field)
             .map(|n| text(n, source).to_owned())
     };
     match language {
-        Language::Rust => {
+        Dialect::Rust => {
             let kind = match node.kind() {
                 "function_item" | "function_signature_item" => {
                     let owner = ancestor(node, &["impl_item", "trait_item"]).and_then(|o| {
@@ -120,7 +115,7 @@ fn declared(language: Language, node: Node<'_>, source: &str) -> Option<(String,
             };
             Some((name("name")?, kind))
         }
-        Language::Python => {
+        Dialect::Python => {
             let kind = match node.kind() {
                 "function_definition" => match ancestor(node, &["class_definition"]) {
                     Some(class) => {
@@ -137,7 +132,7 @@ fn declared(language: Language, node: Node<'_>, source: &str) -> Option<(String,
             };
             Some((name("name")?, kind))
         }
-        Language::TypeScript | Language::Tsx | Language::JavaScript => {
+        Dialect::TypeScript | Dialect::Tsx | Dialect::JavaScript | Dialect::Jsx => {
             let kind = match node.kind() {
                 "function_declaration" | "generator_function_declaration" => "function",
                 "method_definition" | "method_signature" | "abstract_method_signature" => {
@@ -177,7 +172,7 @@ fn declared(language: Language, node: Node<'_>, source: &str) -> Option<(String,
             };
             Some((name("name")?, kind))
         }
-        Language::Go => match node.kind() {
+        Dialect::Go => match node.kind() {
             "function_declaration" => Some((name("name")?, "function")),
             "method_declaration" => {
                 let receiver = node.child_by_field_name("receiver").map(|r| {
@@ -199,7 +194,7 @@ fn declared(language: Language, node: Node<'_>, source: &str) -> Option<(String,
             "type_spec" => Some((name("name")?, "struct")),
             _ => None,
         },
-        Language::C => match node.kind() {
+        Dialect::C | Dialect::Cpp => match node.kind() {
             "function_definition" => Some((
                 c_declarator_name(node.child_by_field_name("declarator")?, source)?,
                 "function",
@@ -264,34 +259,31 @@ fn c_declarator_name(mut node: Node<'_>, source: &str) -> Option<String> {
 /// (`pub use` re-exports included), a Python `import`/`from … import`, a TypeScript or
 /// JavaScript `import` or `export … from`, a Go `import`.
 pub fn in_import(
-    language: Language,
+    language: Dialect,
     source: &str,
     line: u32,
     character: u32,
 ) -> Result<bool, SyntaxError> {
     let tree = parse(language, source)?;
-    let Some(line_text) = source.split('\n').nth(line as usize) else {
+    let Some(at) = byte_at(&LineIndex::new(source), line, character) else {
         return Ok(false);
     };
-    let column = utf16_to_byte(line_text, character);
-    let point = Point {
-        row: line as usize,
-        column,
-    };
-    let Some(mut node) = tree.root_node().descendant_for_point_range(point, point) else {
+    let Some(mut node) = tree.root_node().descendant_for_byte_range(at, at) else {
         return Ok(false);
     };
     loop {
         let import = match (language, node.kind()) {
-            (Language::Rust, "use_declaration") => true,
-            (Language::Python, "import_statement" | "import_from_statement") => true,
-            (Language::TypeScript | Language::Tsx | Language::JavaScript, "import_statement") => {
-                true
-            }
-            (Language::TypeScript | Language::Tsx | Language::JavaScript, "export_statement") => {
-                node.child_by_field_name("source").is_some()
-            }
-            (Language::Go, "import_declaration") => true,
+            (Dialect::Rust, "use_declaration") => true,
+            (Dialect::Python, "import_statement" | "import_from_statement") => true,
+            (
+                Dialect::TypeScript | Dialect::Tsx | Dialect::JavaScript | Dialect::Jsx,
+                "import_statement",
+            ) => true,
+            (
+                Dialect::TypeScript | Dialect::Tsx | Dialect::JavaScript | Dialect::Jsx,
+                "export_statement",
+            ) => node.child_by_field_name("source").is_some(),
+            (Dialect::Go, "import_declaration") => true,
             _ => false,
         };
         if import {
@@ -304,14 +296,13 @@ pub fn in_import(
     }
 }
 
-/// The byte column of a UTF-16 column in a line (the line's end when past it).
-fn utf16_to_byte(line_text: &str, character: u32) -> usize {
-    let mut units = 0u32;
-    for (i, c) in line_text.char_indices() {
-        if units >= character {
-            return i;
-        }
-        units += u32::try_from(c.len_utf16()).unwrap_or(1);
-    }
-    line_text.len()
+/// The byte offset of a line and UTF-16 column (the line's end when past it; none for a
+/// line past the end or a column inside a character).
+fn byte_at(lines: &LineIndex<'_>, line: u32, character: u32) -> Option<usize> {
+    lines
+        .offset_utf16_clamped(LineCol {
+            line,
+            col: character,
+        })
+        .ok()
 }

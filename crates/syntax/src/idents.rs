@@ -4,9 +4,10 @@
 //! macro arguments. Here every identifier token whose text is the name counts, whatever it
 //! refers to, so a caller can compare the two lists and name what the server did not cover.
 
+use resolve_pr_source::{LineIndex, utf16_len};
 use tree_sitter::{Node, TreeCursor};
 
-use crate::{Language, MAX_SOURCE_BYTES, SyntaxError, parse, to_u32};
+use crate::{Dialect, MAX_SOURCE_BYTES, SyntaxError, parse};
 
 /// One occurrence of an identifier: an LSP-style range on one line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -50,7 +51,7 @@ pub struct Occurrence {
 /// An empty name matches nothing. The error is for a source over [`MAX_SOURCE_BYTES`] or
 /// a grammar that does not load.
 pub fn identifier_occurrences(
-    language: Language,
+    language: Dialect,
     source: &str,
     name: &str,
 ) -> Result<Vec<Occurrence>, SyntaxError> {
@@ -80,8 +81,8 @@ pub fn identifier_occurrences(
 }
 
 /// A Rust name without its raw prefix: `r#type` is the identifier `type`.
-fn bare(language: Language, name: &str) -> &str {
-    if language == Language::Rust {
+fn bare(language: Dialect, name: &str) -> &str {
+    if language == Dialect::Rust {
         name.strip_prefix("r#").unwrap_or(name)
     } else {
         name
@@ -96,9 +97,9 @@ struct Rules {
 }
 
 impl Rules {
-    fn of(language: Language) -> Rules {
+    fn of(language: Dialect) -> Rules {
         match language {
-            Language::Rust => Rules {
+            Dialect::Rust => Rules {
                 identifiers: &[
                     "identifier",
                     "field_identifier",
@@ -107,7 +108,7 @@ impl Rules {
                 ],
                 skipped: &["lifetime", "label", "token_tree_pattern"],
             },
-            Language::TypeScript | Language::Tsx | Language::JavaScript => Rules {
+            Dialect::TypeScript | Dialect::Tsx | Dialect::JavaScript | Dialect::Jsx => Rules {
                 identifiers: &[
                     "identifier",
                     "property_identifier",
@@ -118,11 +119,11 @@ impl Rules {
                 ],
                 skipped: &[],
             },
-            Language::Python => Rules {
+            Dialect::Python => Rules {
                 identifiers: &["identifier"],
                 skipped: &[],
             },
-            Language::Go => Rules {
+            Dialect::Go => Rules {
                 identifiers: &[
                     "identifier",
                     "field_identifier",
@@ -131,7 +132,7 @@ impl Rules {
                 ],
                 skipped: &[],
             },
-            Language::C => Rules {
+            Dialect::C | Dialect::Cpp => Rules {
                 identifiers: &["identifier", "field_identifier", "type_identifier"],
                 skipped: &[],
             },
@@ -149,11 +150,11 @@ struct Context {
 }
 
 struct Scan<'s> {
-    language: Language,
+    language: Dialect,
     rules: Rules,
     source: &'s str,
     wanted: &'s str,
-    lines: LineIndex,
+    lines: LineIndex<'s>,
 }
 
 impl Scan<'_> {
@@ -197,9 +198,11 @@ impl Scan<'_> {
         }
         let mut inner = here;
         match (self.language, kind) {
-            (Language::Rust, "token_tree") => inner.in_macro = true,
-            (Language::C, "preproc_def" | "preproc_function_def") => inner.in_define = true,
-            (Language::C, "preproc_arg") => {
+            (Dialect::Rust, "token_tree") => inner.in_macro = true,
+            (Dialect::C | Dialect::Cpp, "preproc_def" | "preproc_function_def") => {
+                inner.in_define = true
+            }
+            (Dialect::C | Dialect::Cpp, "preproc_arg") => {
                 if here.in_define {
                     let start = node.start_byte();
                     let body = self.source.get(node.byte_range()).unwrap_or("");
@@ -237,50 +240,22 @@ impl Scan<'_> {
     }
 
     fn occurrence(&self, start: usize, end: usize, in_macro: bool) -> Occurrence {
-        let (line, character) = self.lines.position(self.source, start);
-        let width = self
-            .source
-            .get(start..end)
-            .map_or(0, |t| t.encode_utf16().count());
+        let (line, character) = position(&self.lines, start);
+        let width = self.source.get(start..end).map_or(0, utf16_len);
         Occurrence {
             line,
             character,
-            end_character: character.saturating_add(to_u32(width)),
+            end_character: character.saturating_add(width),
             in_macro,
         }
     }
 }
 
-/// The byte offsets where lines start, with LSP's line ends.
-pub(crate) struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    pub(crate) fn new(source: &str) -> LineIndex {
-        let bytes = source.as_bytes();
-        let mut starts = vec![0];
-        for (i, &b) in bytes.iter().enumerate() {
-            let ends_line = b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
-            if ends_line {
-                starts.push(i + 1);
-            }
-        }
-        LineIndex { starts }
-    }
-
-    /// The line and UTF-16 column of a byte offset that lies on a character boundary.
-    pub(crate) fn position(&self, source: &str, offset: usize) -> (u32, u32) {
-        let line = self
-            .starts
-            .partition_point(|&s| s <= offset)
-            .saturating_sub(1);
-        let start = self.starts.get(line).copied().unwrap_or(0);
-        let column = source
-            .get(start..offset)
-            .map_or(0, |t| t.encode_utf16().count());
-        (to_u32(line), to_u32(column))
-    }
+/// The line and UTF-16 column of a byte offset on a character boundary (a node's).
+pub(crate) fn position(lines: &LineIndex<'_>, offset: usize) -> (u32, u32) {
+    lines
+        .position_utf16(offset)
+        .map_or((0, 0), |at| (at.line, at.col))
 }
 
 /// Calls `hit(start, end)` with the byte range of each identifier token in C source text (a

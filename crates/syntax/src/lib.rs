@@ -38,69 +38,32 @@ pub use idents::{Occurrence, identifier_occurrences};
 /// The largest source read (8 MiB): larger files are generated or data, not API.
 pub const MAX_SOURCE_BYTES: usize = 8 * 1024 * 1024;
 
-/// A language whose exports this crate reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Language {
-    Rust,
-    TypeScript,
-    Tsx,
-    JavaScript,
-    Python,
-    Go,
-    /// Scanned for identifiers ([`identifier_occurrences`]) only: [`exports`] has no rule
-    /// for C and refuses it ([`Language::reads_exports`]).
-    C,
+pub use resolve_pr_source::Dialect;
+
+/// The dialect of a path, by its extension, if this crate has its grammar: Rust,
+/// TypeScript, TSX, JavaScript and JSX, Python, Go, C (`.c`, `.h`). C++ is not read (the C
+/// grammar reads it only in part).
+pub fn dialect_of(path: &str) -> Option<Dialect> {
+    Dialect::of_path(std::path::Path::new(path)).filter(|d| grammar(*d).is_some())
 }
 
-impl Language {
-    /// The language of a path, by its extension: `.rs`; `.ts`, `.mts`, `.cts` (and `.d.ts`);
-    /// `.tsx`; `.js`, `.mjs`, `.cjs`, `.jsx` (the JavaScript grammar reads JSX); `.py`,
-    /// `.pyi`; `.go`; `.c`, `.h` (C; a `.h` may be C++, which the C grammar reads only in
-    /// part). Case-sensitive, as the ecosystems are.
-    pub fn for_path(path: &str) -> Option<Language> {
-        let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-        let (_, ext) = name.rsplit_once('.')?;
-        Some(match ext {
-            "rs" => Language::Rust,
-            "ts" | "mts" | "cts" => Language::TypeScript,
-            "tsx" => Language::Tsx,
-            "js" | "mjs" | "cjs" | "jsx" => Language::JavaScript,
-            "py" | "pyi" => Language::Python,
-            "go" => Language::Go,
-            "c" | "h" => Language::C,
-            _ => return None,
-        })
-    }
+/// Whether [`exports`] (and so [`compare`]) has a rule for this dialect; it refuses the
+/// others with [`SyntaxError::Unsupported`].
+pub fn reads_exports(dialect: Dialect) -> bool {
+    !matches!(dialect, Dialect::C | Dialect::Cpp)
+}
 
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Language::Rust => "rust",
-            Language::TypeScript => "typescript",
-            Language::Tsx => "tsx",
-            Language::JavaScript => "javascript",
-            Language::Python => "python",
-            Language::Go => "go",
-            Language::C => "c",
-        }
-    }
-
-    /// Whether [`exports`] (and so [`compare`]) has a rule for this language; it refuses
-    /// the others with [`SyntaxError::Unsupported`].
-    pub fn reads_exports(self) -> bool {
-        !matches!(self, Language::C)
-    }
-
-    fn grammar(self) -> tree_sitter::Language {
-        match self {
-            Language::Rust => tree_sitter_rust::LANGUAGE.into(),
-            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-            Language::Python => tree_sitter_python::LANGUAGE.into(),
-            Language::Go => tree_sitter_go::LANGUAGE.into(),
-            Language::C => tree_sitter_c::LANGUAGE.into(),
-        }
-    }
+fn grammar(dialect: Dialect) -> Option<tree_sitter::Language> {
+    Some(match dialect {
+        Dialect::Rust => tree_sitter_rust::LANGUAGE.into(),
+        Dialect::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        Dialect::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        Dialect::JavaScript | Dialect::Jsx => tree_sitter_javascript::LANGUAGE.into(),
+        Dialect::Python => tree_sitter_python::LANGUAGE.into(),
+        Dialect::Go => tree_sitter_go::LANGUAGE.into(),
+        Dialect::C => tree_sitter_c::LANGUAGE.into(),
+        Dialect::Cpp => return None,
+    })
 }
 
 /// What kind of declaration an export is.
@@ -216,7 +179,7 @@ pub struct Recovered {
 /// - **Go**: package-level functions, types, constants and variables whose name starts
 ///   with an upper-case letter; methods as `Type.Method` when both are; a struct's signature
 ///   lists its exported fields, with `..` when it has others.
-pub fn exports(language: Language, source: &str) -> Result<Vec<Export>, SyntaxError> {
+pub fn exports(language: Dialect, source: &str) -> Result<Vec<Export>, SyntaxError> {
     supported(language)?;
     let tree = parse(language, source)?;
     if let Some((line, column)) = first_error(tree.root_node()) {
@@ -231,7 +194,7 @@ pub fn exports(language: Language, source: &str) -> Result<Vec<Export>, SyntaxEr
 
 /// The exports of `source` whose declarations parsed, and where the syntax errors are. A
 /// declaration holding an error is left out (its name may still be exported).
-pub fn exports_recovered(language: Language, source: &str) -> Result<Recovered, SyntaxError> {
+pub fn exports_recovered(language: Dialect, source: &str) -> Result<Recovered, SyntaxError> {
     supported(language)?;
     let tree = parse(language, source)?;
     let root = tree.root_node();
@@ -264,8 +227,8 @@ pub fn exports_recovered(language: Language, source: &str) -> Result<Recovered, 
     })
 }
 
-fn supported(language: Language) -> Result<(), SyntaxError> {
-    if language.reads_exports() {
+fn supported(language: Dialect) -> Result<(), SyntaxError> {
+    if reads_exports(language) {
         Ok(())
     } else {
         Err(SyntaxError::Unsupported {
@@ -274,24 +237,26 @@ fn supported(language: Language) -> Result<(), SyntaxError> {
     }
 }
 
-fn extract(language: Language, root: Node<'_>, source: &str) -> Vec<Export> {
+fn extract(language: Dialect, root: Node<'_>, source: &str) -> Vec<Export> {
     match language {
-        Language::Rust => rust::exports(root, source),
-        Language::TypeScript | Language::Tsx | Language::JavaScript => ecma::exports(root, source),
-        Language::Python => python::exports(root, source),
-        Language::Go => go::exports(root, source),
+        Dialect::Rust => rust::exports(root, source),
+        Dialect::TypeScript | Dialect::Tsx | Dialect::JavaScript | Dialect::Jsx => {
+            ecma::exports(root, source)
+        }
+        Dialect::Python => python::exports(root, source),
+        Dialect::Go => go::exports(root, source),
         // Refused by `supported` before parsing.
-        Language::C => Vec::new(),
+        Dialect::C | Dialect::Cpp => Vec::new(),
     }
 }
 
 /// The syntax tree of `source` (for a caller that reads the nodes itself: the `code`
 /// layer's Rust move).
-pub fn parse_tree(language: Language, source: &str) -> Result<Tree, SyntaxError> {
+pub fn parse_tree(language: Dialect, source: &str) -> Result<Tree, SyntaxError> {
     parse(language, source)
 }
 
-fn parse(language: Language, source: &str) -> Result<Tree, SyntaxError> {
+fn parse(language: Dialect, source: &str) -> Result<Tree, SyntaxError> {
     if source.len() > MAX_SOURCE_BYTES {
         return Err(SyntaxError::TooLarge {
             bytes: source.len(),
@@ -303,8 +268,10 @@ fn parse(language: Language, source: &str) -> Result<Tree, SyntaxError> {
         detail,
     };
     let mut parser = Parser::new();
+    let grammar =
+        grammar(language).ok_or_else(|| grammar_error("no grammar is built in".to_owned()))?;
     parser
-        .set_language(&language.grammar())
+        .set_language(&grammar)
         .map_err(|e| grammar_error(e.to_string()))?;
     parser
         .parse(source, None)

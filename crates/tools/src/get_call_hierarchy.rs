@@ -139,7 +139,7 @@ name, or a failure's line.";
                 && let Some(path) = resolve_pr_lsp::uri::to_path(&item.uri)
             {
                 let lines = (item.range.start.line, item.range.end.line);
-                let found = syntax_calls(resolve_pr_syntax::Language::Rust, &path, lines).await;
+                let found = syntax_calls(resolve_pr_syntax::Dialect::Rust, &path, lines).await;
                 for call in callees(server, &path, found).await {
                     match calls.iter_mut().find(|c| c.other.location == call.other.location) {
                         Some(known) => known.sites.extend(call.sites),
@@ -255,7 +255,7 @@ name, or a failure's line.";
 
 /// The calls in lines `lines` of a file that syntax finds (see [`resolve_pr_syntax::calls_in`]).
 async fn syntax_calls(
-    language: resolve_pr_syntax::Language,
+    language: resolve_pr_syntax::Dialect,
     path: &std::path::Path,
     lines: (u32, u32),
 ) -> Vec<(String, resolve_pr_syntax::Occurrence)> {
@@ -354,8 +354,8 @@ async fn test_hierarchy(
     let mut texts = Texts::default();
     let (mut outgoing, mut outgoing_total, mut next_cursor) = (None, None, None);
     if direction != Direction::Incoming {
-        let language = resolve_pr_syntax::Language::for_path(&path.to_string_lossy())
-            .unwrap_or(resolve_pr_syntax::Language::TypeScript);
+        let language = resolve_pr_syntax::dialect_of(&path.to_string_lossy())
+            .unwrap_or(resolve_pr_syntax::Dialect::TypeScript);
         let mut found = syntax_calls(language, path, test.body_lines).await;
         found.retain(|(_, o)| (o.line, o.character) >= test.body_start);
         let mut calls = callees(server, path, found).await;

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use resolve_pr_core::{Error, ErrorCode, Result};
-use resolve_pr_lsp::{Language, Trust};
+use resolve_pr_lsp::{Language, Projects, Trust};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -10,7 +10,7 @@ use resolve_pr_core::{Error, PrRef, Result, budget};
 use resolve_pr_forge::{ChangedFile, CommitInfo, FileStatus, Forge, PullRequest};
 use resolve_pr_pr::patch::reverse_apply;
 use resolve_pr_pr::review::{self, FileCategory, FocusKind};
-use resolve_pr_syntax::{ApiChange, Language};
+use resolve_pr_syntax::{ApiChange, dialect_of, reads_exports};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -408,7 +408,7 @@ fn build(
             // A new file's public declarations are all new; where tree-sitter compares the
             // exported symbols, api_changes says exactly which changed.
             if f.status == FileStatus::Added
-                || Language::for_path(&f.path).is_some_and(Language::reads_exports)
+                || dialect_of(&f.path).is_some_and(reads_exports)
             {
                 points.retain(|p| p.kind != FocusKind::PublicSignature);
             }
@@ -436,7 +436,7 @@ fn build(
                 additions: f.additions,
                 deletions: f.deletions,
                 category: category_str(categories[i]).to_owned(),
-                language: Language::for_path(&f.path).map(|l| l.as_str().to_owned()),
+                language: dialect_of(&f.path).map(|l| l.as_str().to_owned()),
                 diff_excerpt: plan
                     .as_ref()
                     .and_then(|p| p.per_file.get(i).cloned().flatten())

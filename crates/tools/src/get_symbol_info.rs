@@ -144,7 +144,7 @@ async fn body_of(symbol: &resolve_pr_lsp::Symbol) -> String {
         let name_at = symbol.location.range.start;
         let from_outline = symbol.full_range.filter(|r| r.end.line > r.start.line || r != &symbol.location.range).map(|r| (r.start.line, r.end.line));
         let from_syntax = || {
-            let language = resolve_pr_syntax::Language::for_path(&path.to_string_lossy())?;
+            let language = resolve_pr_syntax::dialect_of(&path.to_string_lossy())?;
             let e = resolve_pr_syntax::enclosing_declaration(language, &source, name_at.line, name_at.character).ok()??;
             Some((e.start_line, e.end_line))
         };

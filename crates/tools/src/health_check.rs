@@ -4,7 +4,7 @@
 //! could outlive the server, and the memory of the whole process tree.
 
 use resolve_pr_core::Result;
-use resolve_pr_lsp::{Language, Trust};
+use resolve_pr_lsp::{Language, Projects, Trust};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -192,12 +192,13 @@ async fn rename_path(ctx: &Context, root: &Path, input: &Input) -> Result<(Works
     };
     // The server of the file's language (or of a source file in the directory).
     let probe = if is_dir {
-        resolve_pr_lsp::servers::source_files_where(&from, 1, |p| {
-            resolve_pr_lsp::Language::of_path(p).is_some()
-        })
-        .0
-        .into_iter()
-        .next()
+        resolve_pr_source::Walk::sources(root)
+            .under(&from)
+            .files(1, |p| resolve_pr_lsp::Language::of_path(p).is_some())
+            .unwrap_or_default()
+            .files
+            .into_iter()
+            .next()
     } else {
         Some(from.clone())
     };

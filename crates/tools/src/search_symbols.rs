@@ -193,7 +193,7 @@ async fn with_containers(
             }
         }
         for (path, indices) in by_file {
-            let Some(language) = resolve_pr_syntax::Language::for_path(&path.to_string_lossy())
+            let Some(language) = resolve_pr_syntax::dialect_of(&path.to_string_lossy())
             else {
                 continue;
             };

@@ -1,8 +1,8 @@
 //! TypeScript, TSX and JavaScript exports, on real-shaped code.
 
-use resolve_pr_syntax::{ApiChange, Language, compare, exports};
+use resolve_pr_syntax::{ApiChange, Dialect, compare, exports};
 
-fn listing(lang: Language, source: &str) -> Vec<String> {
+fn listing(lang: Dialect, source: &str) -> Vec<String> {
     exports(lang, source)
         .expect("parses")
         .into_iter()
@@ -82,7 +82,7 @@ export default Client;
 
 #[test]
 fn typescript_exports_and_class_members() {
-    let got = listing(Language::TypeScript, TS);
+    let got = listing(Dialect::TypeScript, TS);
     let expected = [
         "interface ClientOptions | export interface ClientOptions { baseUrl: string; retries?: number; } @5",
         "type Method | export type Method = \"GET\" | \"POST\" @10",
@@ -126,7 +126,7 @@ export { q as default2, q };
 export const { a, b: renamed } = obj;
 "#;
     assert_eq!(
-        listing(Language::JavaScript, js),
+        listing(Dialect::JavaScript, js),
         [
             "function add | export function add(a, b = 2) @1",
             "function default | export default function() @2",
@@ -146,7 +146,7 @@ export function Card({ title }: Props): JSX.Element {
 }
 "#;
     assert_eq!(
-        listing(Language::Tsx, tsx),
+        listing(Dialect::Tsx, tsx),
         [
             "interface Props | export interface Props { title: string } @2",
             "function Card | export function Card({ title }: Props): JSX.Element @3",
@@ -175,7 +175,7 @@ export class Lexer {
   private read(): Token { return null as any; }
 }
 "#;
-    let got: Vec<String> = compare(Language::TypeScript, before, after)
+    let got: Vec<String> = compare(Dialect::TypeScript, before, after)
         .unwrap()
         .into_iter()
         .map(|c| match c {
@@ -197,13 +197,13 @@ export class Lexer {
 
 #[test]
 fn syntax_errors_are_reported() {
-    let err = exports(Language::TypeScript, "export function f(a: string {\n}\n").unwrap_err();
+    let err = exports(Dialect::TypeScript, "export function f(a: string {\n}\n").unwrap_err();
     assert!(
         matches!(err, resolve_pr_syntax::SyntaxError::Invalid { line: 1, .. }),
         "{err:?}"
     );
     // TypeScript syntax is an error for the JavaScript grammar.
-    assert!(exports(Language::JavaScript, "export interface I { a: string }\n").is_err());
+    assert!(exports(Dialect::JavaScript, "export interface I { a: string }\n").is_err());
 }
 
 #[test]
@@ -211,20 +211,20 @@ fn default_exports_of_expressions_name_their_kind_not_their_value() {
     let v1 = "export default { name: 'card', props: ['a'] };\n";
     let v2 = "export default { name: 'card', props: ['a', 'b'], data() { return {} } };\n";
     assert_eq!(
-        listing(Language::JavaScript, v1),
+        listing(Dialect::JavaScript, v1),
         ["variable default | export default <object> @1"]
     );
-    assert_eq!(compare(Language::JavaScript, v1, v2).unwrap(), Vec::new());
+    assert_eq!(compare(Dialect::JavaScript, v1, v2).unwrap(), Vec::new());
     assert_eq!(
         listing(
-            Language::TypeScript,
+            Dialect::TypeScript,
             "export default (a: number) => a * 2;\n"
         ),
         ["function default | export default (a: number) => @1"]
     );
     assert_eq!(
         listing(
-            Language::JavaScript,
+            Dialect::JavaScript,
             "import x from './x';\nexport default x;\n"
         ),
         ["reexport default | export default x @2"]
@@ -240,7 +240,7 @@ exports.start = function (port) {};
 module.exports.close = async (server) => {};
 "#;
     assert_eq!(
-        listing(Language::JavaScript, v1),
+        listing(Dialect::JavaScript, v1),
         [
             "function helper | module.exports.helper = function helper(a, b) @3",
             "function run | module.exports.run = function helper(a, b) @3",
@@ -251,7 +251,7 @@ module.exports.close = async (server) => {};
         ]
     );
     let v2 = "function helper(a) { return a; }\nmodule.exports = { helper };\n";
-    let got: Vec<String> = compare(Language::JavaScript, v1, v2)
+    let got: Vec<String> = compare(Dialect::JavaScript, v1, v2)
         .unwrap()
         .into_iter()
         .map(|c| match c {
@@ -273,7 +273,7 @@ module.exports.close = async (server) => {};
     );
     assert_eq!(
         listing(
-            Language::JavaScript,
+            Dialect::JavaScript,
             "module.exports = class Queue { push(x) {} };\n"
         ),
         ["class module.exports | module.exports = class Queue @1"]

@@ -1,9 +1,9 @@
 //! Go exports, on real-shaped code.
 
-use resolve_pr_syntax::{ApiChange, Language, compare, exports};
+use resolve_pr_syntax::{ApiChange, Dialect, compare, exports};
 
 fn listing(source: &str) -> Vec<String> {
-    exports(Language::Go, source)
+    exports(Dialect::Go, source)
         .expect("parses")
         .into_iter()
         .map(|e| {
@@ -95,7 +95,7 @@ fn upper_case_package_level_names() {
 fn receiver_renames_and_bodies_are_not_changes_but_results_are() {
     let before = "package p\n\nfunc (s *Store) Get(key string) (string, bool) { return \"\", false }\n\nfunc (s *Store) Put(key, value string) {}\n\ntype Store struct{}\n";
     let after = "package p\n\n// Get reads a key.\nfunc (st *Store) Get(key string) (string, bool) {\n\treturn st.m[key], true\n}\n\nfunc (st *Store) Put(key, value string) error { return nil }\n\ntype Store struct{}\n";
-    let got = compare(Language::Go, before, after).unwrap();
+    let got = compare(Dialect::Go, before, after).unwrap();
     assert_eq!(got.len(), 1, "{got:?}");
     match &got[0] {
         ApiChange::Changed { before, after } => {
@@ -114,7 +114,7 @@ fn receiver_renames_and_bodies_are_not_changes_but_results_are() {
 fn unexported_field_added_shows_as_a_change_of_the_struct() {
     let before = "package p\n\ntype Config struct {\n\tName string\n}\n";
     let after = "package p\n\ntype Config struct {\n\tName string\n\tcache map[string]int\n}\n";
-    let got = compare(Language::Go, before, after).unwrap();
+    let got = compare(Dialect::Go, before, after).unwrap();
     assert!(
         matches!(&got[..], [ApiChange::Changed { after, .. }] if after.signature == "type Config struct { Name string; .. }"),
         "{got:?}"
@@ -123,7 +123,7 @@ fn unexported_field_added_shows_as_a_change_of_the_struct() {
 
 #[test]
 fn syntax_error_line() {
-    let err = exports(Language::Go, "package p\n\nfunc F( {\n}\n").unwrap_err();
+    let err = exports(Dialect::Go, "package p\n\nfunc F( {\n}\n").unwrap_err();
     assert!(
         matches!(err, resolve_pr_syntax::SyntaxError::Invalid { line: 3, .. }),
         "{err:?}"
@@ -135,11 +135,11 @@ fn a_missing_token_is_an_error_line_in_recovery_too() {
     // tree-sitter-go inserts a missing statement terminator here; the missing leaf does not
     // report an error itself, only its parent does (found by the property test).
     let source = "package p\n impl";
-    let err = exports(Language::Go, source).unwrap_err();
+    let err = exports(Dialect::Go, source).unwrap_err();
     assert!(matches!(
         err,
         resolve_pr_syntax::SyntaxError::Invalid { .. }
     ));
-    let recovered = resolve_pr_syntax::exports_recovered(Language::Go, source).unwrap();
+    let recovered = resolve_pr_syntax::exports_recovered(Dialect::Go, source).unwrap();
     assert!(!recovered.error_lines.is_empty());
 }

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use resolve_pr_syntax::{
-    Language, MAX_SOURCE_BYTES, Occurrence, SyntaxError, identifier_occurrences,
+    Dialect, MAX_SOURCE_BYTES, Occurrence, SyntaxError, identifier_occurrences,
 };
 
 /// The text an occurrence's LSP range covers (UTF-16 columns), found independently of the
@@ -31,7 +31,7 @@ fn covered(source: &str, o: &Occurrence) -> String {
 
 /// `(line, character, in_macro)` of each occurrence, after checking each covers `name`
 /// (or `r#name`).
-fn found(language: Language, source: &str, name: &str) -> Vec<(u32, u32, bool)> {
+fn found(language: Dialect, source: &str, name: &str) -> Vec<(u32, u32, bool)> {
     let list = identifier_occurrences(language, source, name).expect("scans");
     for o in &list {
         let text = covered(source, o);
@@ -60,7 +60,7 @@ const C: char = 'a';
 /* add */
 "#;
     assert_eq!(
-        found(Language::Rust, src, "add"),
+        found(Dialect::Rust, src, "add"),
         [
             (1, 17, false),
             (3, 3, false),
@@ -86,7 +86,7 @@ fn rust_macro_arguments() {
 }
 "#;
     assert_eq!(
-        found(Language::Rust, src, "add"),
+        found(Dialect::Rust, src, "add"),
         [
             (1, 15, true),
             (2, 19, true),
@@ -105,15 +105,15 @@ fn r#add<'add>(x: &'add u8) { 'add: loop { break 'add; } }
 fn g() { m!('add, $add, r#add); }
 ";
     assert_eq!(
-        found(Language::Rust, src, "add"),
+        found(Dialect::Rust, src, "add"),
         [(0, 38, true), (1, 9, true), (2, 3, false), (3, 24, true)]
     );
     // The raw form of the name asks for the same identifier.
     assert_eq!(
-        found(Language::Rust, src, "r#add"),
-        found(Language::Rust, src, "add")
+        found(Dialect::Rust, src, "r#add"),
+        found(Dialect::Rust, src, "add")
     );
-    let list = identifier_occurrences(Language::Rust, src, "add").expect("scans");
+    let list = identifier_occurrences(Dialect::Rust, src, "add").expect("scans");
     // A raw identifier's range covers `r#`.
     assert_eq!((list[2].character, list[2].end_character), (3, 8));
 }
@@ -122,7 +122,7 @@ fn g() { m!('add, $add, r#add); }
 fn utf16_columns_after_wide_characters() {
     // "🦀" is 2 UTF-16 units (4 bytes), "日本" 2 units (6 bytes), "é" 1 unit (2 bytes).
     let src = "fn f() { let s = \"🦀日本\"; add(s); }\n// é\nlet é = add;\n";
-    let list = identifier_occurrences(Language::Rust, src, "add").expect("scans");
+    let list = identifier_occurrences(Dialect::Rust, src, "add").expect("scans");
     assert_eq!(
         list,
         [
@@ -143,7 +143,7 @@ fn utf16_columns_after_wide_characters() {
     // A name that is itself non-ASCII.
     let src = "x = 1\n日本 = 2 # 日本\nprint(日本, f'日本')\n";
     assert_eq!(
-        found(Language::Python, src, "日本"),
+        found(Dialect::Python, src, "日本"),
         [(1, 0, false), (2, 6, false)]
     );
 }
@@ -152,7 +152,7 @@ fn utf16_columns_after_wide_characters() {
 fn lsp_line_ends() {
     let src = "let a = 1;\r\nlet b = a;\rlet c = a;\n";
     assert_eq!(
-        found(Language::JavaScript, src, "a"),
+        found(Dialect::JavaScript, src, "a"),
         [(0, 4, false), (1, 8, false), (2, 8, false)]
     );
 }
@@ -172,7 +172,7 @@ const re = /add/;
 add: for (;;) { break add; }
 "#;
     assert_eq!(
-        found(Language::TypeScript, src, "add"),
+        found(Dialect::TypeScript, src, "add"),
         [
             (0, 9, false),
             (2, 18, false),
@@ -187,16 +187,16 @@ add: for (;;) { break add; }
         ]
     );
     assert_eq!(
-        found(Language::TypeScript, src, "#add"),
+        found(Dialect::TypeScript, src, "#add"),
         [(7, 10, false), (7, 38, false)]
     );
     let tsx = "const e = <Add add={add}>add</Add>;\n";
     assert_eq!(
-        found(Language::Tsx, tsx, "add"),
+        found(Dialect::Tsx, tsx, "add"),
         [(0, 15, false), (0, 20, false)]
     );
     assert_eq!(
-        found(Language::Tsx, tsx, "Add"),
+        found(Dialect::Tsx, tsx, "Add"),
         [(0, 11, false), (0, 30, false)]
     );
 }
@@ -205,7 +205,7 @@ add: for (;;) { break add; }
 fn javascript() {
     let src = "const add = require('add'); /* add */\nmodule.exports = { add, added: add };\n`${add}`; 'add'; \"add\"\n";
     assert_eq!(
-        found(Language::JavaScript, src, "add"),
+        found(Dialect::JavaScript, src, "add"),
         [(0, 6, false), (1, 19, false), (1, 31, false), (2, 3, false)]
     );
 }
@@ -220,7 +220,7 @@ add_numbers = add
 match = add
 "#;
     assert_eq!(
-        found(Language::Python, src, "add"),
+        found(Dialect::Python, src, "add"),
         [
             (0, 17, false),
             (3, 11, false),
@@ -230,14 +230,14 @@ match = add
             (5, 8, false),
         ]
     );
-    assert_eq!(found(Language::Python, src, "match"), [(5, 0, false)]);
+    assert_eq!(found(Dialect::Python, src, "match"), [(5, 0, false)]);
 }
 
 #[test]
 fn go() {
     let src = "package add\n\nimport \"add\"\n\n// add\ntype T struct{ add int; adder int }\n\nfunc add(t T) int {\nadd:\n\tfor {\n\t\tbreak add\n\t}\n\treturn t.add + add(t) + len(`add`) + 'a'\n}\n";
     assert_eq!(
-        found(Language::Go, src, "add"),
+        found(Dialect::Go, src, "add"),
         [
             (0, 8, false),
             (5, 15, false),
@@ -268,7 +268,7 @@ add:
 }
 "#;
     assert_eq!(
-        found(Language::C, src, "add"),
+        found(Dialect::C, src, "add"),
         [
             (1, 18, true),
             (2, 17, true),
@@ -284,17 +284,17 @@ add:
 
 #[test]
 fn nothing_matches_an_empty_or_absent_name() {
-    assert_eq!(found(Language::Rust, "fn add() {}", ""), []);
-    assert_eq!(found(Language::Rust, "fn add() {}", "sub"), []);
-    assert_eq!(found(Language::Rust, "fn add() {}", "ad"), []);
-    assert_eq!(found(Language::Rust, "fn add() {}", "add()"), []);
-    assert_eq!(found(Language::Go, "", "add"), []);
+    assert_eq!(found(Dialect::Rust, "fn add() {}", ""), []);
+    assert_eq!(found(Dialect::Rust, "fn add() {}", "sub"), []);
+    assert_eq!(found(Dialect::Rust, "fn add() {}", "ad"), []);
+    assert_eq!(found(Dialect::Rust, "fn add() {}", "add()"), []);
+    assert_eq!(found(Dialect::Go, "", "add"), []);
 }
 
 #[test]
 fn broken_sources_are_scanned_as_far_as_they_parse() {
     let src = "fn f( { add(1); let x = ;\nadd\n";
-    let list = found(Language::Rust, src, "add");
+    let list = found(Dialect::Rust, src, "add");
     assert!(list.contains(&(1, 0, false)), "{list:?}");
 }
 
@@ -302,7 +302,7 @@ fn broken_sources_are_scanned_as_far_as_they_parse() {
 fn too_large_a_source_is_an_error() {
     let src = "a".repeat(MAX_SOURCE_BYTES + 1);
     assert_eq!(
-        identifier_occurrences(Language::Rust, &src, "b"),
+        identifier_occurrences(Dialect::Rust, &src, "b"),
         Err(SyntaxError::TooLarge {
             bytes: MAX_SOURCE_BYTES + 1,
             limit: MAX_SOURCE_BYTES
@@ -323,7 +323,7 @@ fn timing_of_a_large_rust_file() {
     let lines = src.lines().count();
     assert!(lines >= 5000);
     let start = Instant::now();
-    let list = identifier_occurrences(Language::Rust, &src, "add").expect("scans");
+    let list = identifier_occurrences(Dialect::Rust, &src, "add").expect("scans");
     let elapsed = start.elapsed();
     assert_eq!(list.len(), 2000);
     assert_eq!(list.iter().filter(|o| o.in_macro).count(), 1000);
@@ -349,53 +349,53 @@ fn the_declaration_around_a_position() {
     };
     let rust = "struct Stack<T>(Vec<T>);\nimpl<T> Stack<T> {\n    fn push(&mut self) {\n        let f = || go();\n    }\n}\nfn free() { go(); }\n";
     assert_eq!(
-        at(Language::Rust, rust, 3, 19),
+        at(Dialect::Rust, rust, 3, 19),
         Some(("Stack::push".into(), "method", 2, 4))
     );
     assert_eq!(
-        at(Language::Rust, rust, 6, 12),
+        at(Dialect::Rust, rust, 6, 12),
         Some(("free".into(), "function", 6, 6))
     );
     assert_eq!(
-        at(Language::Rust, rust, 0, 18),
+        at(Dialect::Rust, rust, 0, 18),
         Some(("Stack".into(), "struct", 0, 0))
     );
     let python = "import os\nclass A:\n    def f(self):\n        return g()\n";
     assert_eq!(
-        at(Language::Python, python, 3, 15),
+        at(Dialect::Python, python, 3, 15),
         Some(("A.f".into(), "method", 2, 3))
     );
-    assert_eq!(at(Language::Python, python, 0, 8), None);
+    assert_eq!(at(Dialect::Python, python, 0, 8), None);
     let ts = "class A {\n  m() { return g(); }\n}\nconst h = () => {\n  it('x', () => g());\n};\n";
     assert_eq!(
-        at(Language::TypeScript, ts, 1, 15),
+        at(Dialect::TypeScript, ts, 1, 15),
         Some(("A.m".into(), "method", 1, 1))
     );
     assert_eq!(
-        at(Language::TypeScript, ts, 4, 17),
+        at(Dialect::TypeScript, ts, 4, 17),
         Some(("h".into(), "function", 3, 5))
     );
     let go = "package p\nfunc (s *Stack[T]) Push() {\n\tgo1()\n}\n";
     assert_eq!(
-        at(Language::Go, go, 2, 2),
+        at(Dialect::Go, go, 2, 2),
         Some(("Stack.Push".into(), "method", 1, 3))
     );
     let c = "int add(int a, int b);\nstatic const char *name(void) {\n  return add(1, 2) ? \"😀\" : 0;\n}\n";
     assert_eq!(
-        at(Language::C, c, 2, 12),
+        at(Dialect::C, c, 2, 12),
         Some(("name".into(), "function", 1, 3))
     );
-    assert_eq!(at(Language::C, c, 0, 5), None);
-    assert_eq!(at(Language::C, c, 9, 0), None);
+    assert_eq!(at(Dialect::C, c, 0, 5), None);
+    assert_eq!(at(Dialect::C, c, 9, 0), None);
     // At a declaration's own name: what holds it.
-    assert_eq!(at(Language::C, c, 1, 20), None);
-    assert_eq!(at(Language::Rust, rust, 2, 8), None);
+    assert_eq!(at(Dialect::C, c, 1, 20), None);
+    assert_eq!(at(Dialect::Rust, rust, 2, 8), None);
     assert_eq!(
-        at(Language::Python, python, 2, 8),
+        at(Dialect::Python, python, 2, 8),
         Some(("A".into(), "class", 1, 3))
     );
     // Asked for one position, the declaration whose name is there.
-    let own = enclosing_declaration(Language::C, c, 1, 20)
+    let own = enclosing_declaration(Dialect::C, c, 1, 20)
         .unwrap()
         .unwrap();
     assert_eq!(
@@ -409,12 +409,12 @@ fn the_declaration_around_a_position() {
 fn a_position_inside_an_import() {
     use resolve_pr_syntax::in_import;
     let rust = "pub use crate::shapes::{\n    Circle,\n    Square,\n};\npub struct Circle;\n";
-    assert!(in_import(Language::Rust, rust, 1, 4).unwrap());
-    assert!(in_import(Language::Rust, rust, 0, 25).unwrap());
-    assert!(!in_import(Language::Rust, rust, 4, 11).unwrap());
+    assert!(in_import(Dialect::Rust, rust, 1, 4).unwrap());
+    assert!(in_import(Dialect::Rust, rust, 0, 25).unwrap());
+    assert!(!in_import(Dialect::Rust, rust, 4, 11).unwrap());
     let ts = "export { A } from './a';\nimport { B } from './b';\nexport const C = 1;\n";
-    assert!(in_import(Language::TypeScript, ts, 0, 9).unwrap());
-    assert!(in_import(Language::TypeScript, ts, 1, 9).unwrap());
-    assert!(!in_import(Language::TypeScript, ts, 2, 13).unwrap());
-    assert!(in_import(Language::Python, "from a import b\n", 0, 14).unwrap());
+    assert!(in_import(Dialect::TypeScript, ts, 0, 9).unwrap());
+    assert!(in_import(Dialect::TypeScript, ts, 1, 9).unwrap());
+    assert!(!in_import(Dialect::TypeScript, ts, 2, 13).unwrap());
+    assert!(in_import(Dialect::Python, "from a import b\n", 0, 14).unwrap());
 }

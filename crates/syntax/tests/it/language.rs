@@ -1,43 +1,44 @@
 //! Languages by path, and every grammar loading with the one tree-sitter runtime.
 
 use resolve_pr_syntax::{
-    Language, SyntaxError, compare, exports, exports_recovered, identifier_occurrences,
+    Dialect, SyntaxError, compare, exports, exports_recovered, identifier_occurrences,
 };
 
 #[test]
 fn languages_by_extension() {
     let cases = [
-        ("src/lib.rs", Some(Language::Rust)),
-        ("web/app.ts", Some(Language::TypeScript)),
-        ("types/index.d.ts", Some(Language::TypeScript)),
-        ("esm/mod.mts", Some(Language::TypeScript)),
-        ("ui/Card.tsx", Some(Language::Tsx)),
-        ("a/b.js", Some(Language::JavaScript)),
-        ("a/b.cjs", Some(Language::JavaScript)),
-        ("ui/Old.jsx", Some(Language::JavaScript)),
-        ("pkg/mod.py", Some(Language::Python)),
-        ("stubs/mod.pyi", Some(Language::Python)),
-        ("cmd/main.go", Some(Language::Go)),
-        ("src/main.c", Some(Language::C)),
-        ("include/util.h", Some(Language::C)),
+        ("src/lib.rs", Some(Dialect::Rust)),
+        ("web/app.ts", Some(Dialect::TypeScript)),
+        ("types/index.d.ts", Some(Dialect::TypeScript)),
+        ("esm/mod.mts", Some(Dialect::TypeScript)),
+        ("ui/Card.tsx", Some(Dialect::Tsx)),
+        ("a/b.js", Some(Dialect::JavaScript)),
+        ("a/b.cjs", Some(Dialect::JavaScript)),
+        ("ui/Old.jsx", Some(Dialect::Jsx)),
+        ("pkg/mod.py", Some(Dialect::Python)),
+        ("stubs/mod.pyi", Some(Dialect::Python)),
+        ("cmd/main.go", Some(Dialect::Go)),
+        ("src/main.c", Some(Dialect::C)),
+        ("include/util.h", Some(Dialect::C)),
         ("src/main.C", None),
         ("README.md", None),
         ("Makefile", None),
-        (".rs", Some(Language::Rust)),
+        (".rs", None),
         ("dir.rs/file", None),
-        ("src/LIB.RS", None),
+        ("src/LIB.RS", Some(Dialect::Rust)),
+        ("src/x.cpp", None),
     ];
     for (path, expected) in cases {
-        assert_eq!(Language::for_path(path), expected, "{path}");
+        assert_eq!(resolve_pr_syntax::dialect_of(path), expected, "{path}");
     }
     let names: Vec<&str> = [
-        Language::Rust,
-        Language::TypeScript,
-        Language::Tsx,
-        Language::JavaScript,
-        Language::Python,
-        Language::Go,
-        Language::C,
+        Dialect::Rust,
+        Dialect::TypeScript,
+        Dialect::Tsx,
+        Dialect::JavaScript,
+        Dialect::Python,
+        Dialect::Go,
+        Dialect::C,
     ]
     .iter()
     .map(|l| l.as_str())
@@ -59,34 +60,35 @@ fn languages_by_extension() {
 #[test]
 fn every_grammar_loads_and_reads_an_empty_file() {
     for lang in [
-        Language::Rust,
-        Language::TypeScript,
-        Language::Tsx,
-        Language::JavaScript,
-        Language::Python,
+        Dialect::Rust,
+        Dialect::TypeScript,
+        Dialect::Tsx,
+        Dialect::JavaScript,
+        Dialect::Python,
     ] {
         assert_eq!(exports(lang, ""), Ok(Vec::new()), "{}", lang.as_str());
     }
-    assert_eq!(exports(Language::Go, "package p\n"), Ok(Vec::new()));
+    assert_eq!(exports(Dialect::Go, "package p\n"), Ok(Vec::new()));
     // C's grammar loads for the identifier scan.
     assert_eq!(
-        identifier_occurrences(Language::C, "int p;", "p").map(|o| o.len()),
+        identifier_occurrences(Dialect::C, "int p;", "p").map(|o| o.len()),
         Ok(1)
     );
 }
 
 #[test]
 fn c_exports_are_refused_not_guessed() {
-    assert!(!Language::C.reads_exports());
-    assert!(Language::Rust.reads_exports());
+    assert!(!resolve_pr_syntax::reads_exports(Dialect::C));
+    assert!(!resolve_pr_syntax::reads_exports(Dialect::Cpp));
+    assert!(resolve_pr_syntax::reads_exports(Dialect::Rust));
     let refused = Err(SyntaxError::Unsupported { language: "c" });
-    assert_eq!(exports(Language::C, "int f(void);"), refused);
+    assert_eq!(exports(Dialect::C, "int f(void);"), refused);
     assert_eq!(
-        exports_recovered(Language::C, "int f(void);").map(|r| r.exports),
+        exports_recovered(Dialect::C, "int f(void);").map(|r| r.exports),
         refused
     );
     assert_eq!(
-        compare(Language::C, "int f(void);", "").map(|c| c.len()),
+        compare(Dialect::C, "int f(void);", "").map(|c| c.len()),
         refused.map(|e: Vec<_>| e.len())
     );
 }

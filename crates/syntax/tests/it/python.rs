@@ -1,9 +1,9 @@
 //! Python exports, on real-shaped code.
 
-use resolve_pr_syntax::{ApiChange, Language, compare, exports};
+use resolve_pr_syntax::{ApiChange, Dialect, compare, exports};
 
 fn listing(source: &str) -> Vec<String> {
-    exports(Language::Python, source)
+    exports(Dialect::Python, source)
         .expect("parses")
         .into_iter()
         .map(|e| {
@@ -118,14 +118,14 @@ class Config:
     );
     // `__all__` changed after its literal: the underscore rule applies again.
     let extended = "__all__ = ['a']\n__all__ += ['b']\n\ndef a(): pass\n\ndef b(): pass\n";
-    let names: Vec<String> = exports(Language::Python, extended)
+    let names: Vec<String> = exports(Dialect::Python, extended)
         .unwrap()
         .into_iter()
         .map(|e| e.name)
         .collect();
     assert_eq!(names, ["a", "b"]);
     let computed = "__all__ = [name for name in dir() if not name.startswith('_')]\ndef a(): pass\ndef _b(): pass\n";
-    let names: Vec<String> = exports(Language::Python, computed)
+    let names: Vec<String> = exports(Dialect::Python, computed)
         .unwrap()
         .into_iter()
         .map(|e| e.name)
@@ -137,7 +137,7 @@ class Config:
 fn signature_changes_but_not_docstrings_or_bodies() {
     let before = "def area(w: float, h: float) -> float:\n    \"\"\"Area.\"\"\"\n    return w * h\n\n\ndef scale(x):\n    return x\n";
     let after = "def area(w: float, h: float) -> float:\n    \"\"\"The area of a rectangle.\"\"\"\n    result = w * h\n    return result\n\n\ndef scale(x, factor=2):\n    return x * factor\n";
-    let got = compare(Language::Python, before, after).unwrap();
+    let got = compare(Dialect::Python, before, after).unwrap();
     assert_eq!(got.len(), 1, "{got:?}");
     match &got[0] {
         ApiChange::Changed { before, after } => {
@@ -151,7 +151,7 @@ fn signature_changes_but_not_docstrings_or_bodies() {
 #[test]
 fn syntax_error_line() {
     let err = exports(
-        Language::Python,
+        Dialect::Python,
         "def ok():\n    pass\n\ndef broken(:\n    pass\n",
     )
     .unwrap_err();

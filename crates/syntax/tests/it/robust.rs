@@ -1,15 +1,15 @@
 //! No source, however broken, makes the readers panic.
 
 use proptest::prelude::*;
-use resolve_pr_syntax::{Language, compare, exports, exports_recovered, identifier_occurrences};
+use resolve_pr_syntax::{Dialect, compare, exports, exports_recovered, identifier_occurrences};
 
-const LANGUAGES: [Language; 6] = [
-    Language::Rust,
-    Language::TypeScript,
-    Language::Tsx,
-    Language::JavaScript,
-    Language::Python,
-    Language::Go,
+const LANGUAGES: [Dialect; 6] = [
+    Dialect::Rust,
+    Dialect::TypeScript,
+    Dialect::Tsx,
+    Dialect::JavaScript,
+    Dialect::Python,
+    Dialect::Go,
 ];
 
 /// Source-like text: keywords, names, brackets and separators in any order.
@@ -123,12 +123,12 @@ proptest! {
         raw in ".{0,200}",
         name in prop::sample::select(vec!["x", "T", "Name", "é", "r#x", "", "fn", "x y"]),
     ) {
-        let languages = LANGUAGES.iter().copied().chain([Language::C]);
+        let languages = LANGUAGES.iter().copied().chain([Dialect::C]);
         for lang in languages {
             for text in [source.as_str(), raw.as_str()] {
                 let list = identifier_occurrences(lang, text, name).expect("within limits");
                 let lines = utf16_lines(text);
-                let bare = if lang == Language::Rust { name.strip_prefix("r#").unwrap_or(name) } else { name };
+                let bare = if lang == Dialect::Rust { name.strip_prefix("r#").unwrap_or(name) } else { name };
                 for o in &list {
                     let line = &lines[o.line as usize];
                     let covered = String::from_utf16(&line[o.character as usize..o.end_character as usize])

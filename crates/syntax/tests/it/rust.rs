@@ -1,9 +1,9 @@
 //! Rust exports, on real-shaped code.
 
-use resolve_pr_syntax::{ApiChange, Language, compare, exports};
+use resolve_pr_syntax::{ApiChange, Dialect, compare, exports};
 
 fn listing(source: &str) -> Vec<String> {
-    exports(Language::Rust, source)
+    exports(Dialect::Rust, source)
         .expect("parses")
         .into_iter()
         .map(|e| {
@@ -154,7 +154,7 @@ fn pub_items_impl_methods_modules_and_macros() {
 }
 
 fn changes(before: &str, after: &str) -> Vec<String> {
-    compare(Language::Rust, before, after)
+    compare(Dialect::Rust, before, after)
         .expect("both parse")
         .into_iter()
         .map(|c| match c {
@@ -253,15 +253,15 @@ pub fn home() -> PathBuf { todo!() }
 #[test]
 fn a_syntax_error_is_an_error_with_its_line_and_recovery_keeps_the_rest() {
     let broken = "pub fn good() {}\n\npub fn bad(x: u32 -> u8 {}\n\npub struct Fine;\n";
-    let err = exports(Language::Rust, broken).unwrap_err();
+    let err = exports(Dialect::Rust, broken).unwrap_err();
     match err {
         resolve_pr_syntax::SyntaxError::Invalid { language, line, .. } => {
             assert_eq!((language, line), ("rust", 3));
         }
         other => panic!("unexpected {other:?}"),
     }
-    assert!(compare(Language::Rust, "pub fn good() {}", broken).is_err());
-    let recovered = resolve_pr_syntax::exports_recovered(Language::Rust, broken).unwrap();
+    assert!(compare(Dialect::Rust, "pub fn good() {}", broken).is_err());
+    let recovered = resolve_pr_syntax::exports_recovered(Dialect::Rust, broken).unwrap();
     let names: Vec<&str> = recovered.exports.iter().map(|e| e.name.as_str()).collect();
     assert!(
         names.contains(&"good") && names.contains(&"Fine"),
@@ -274,19 +274,19 @@ fn a_syntax_error_is_an_error_with_its_line_and_recovery_keeps_the_rest() {
 #[test]
 fn hostile_input_does_not_panic() {
     let deep = format!("{}{}", "pub mod m { ".repeat(200), "}".repeat(200));
-    let names = exports(Language::Rust, &deep).unwrap();
+    let names = exports(Dialect::Rust, &deep).unwrap();
     assert_eq!(
         names.len(),
         33,
         "modules deeper than the limit are not read"
     );
     for src in ["", "\u{0}", "pub", "impl", "pub fn", "}}}}", "pub use ;"] {
-        let _ = exports(Language::Rust, src);
-        let _ = resolve_pr_syntax::exports_recovered(Language::Rust, src);
+        let _ = exports(Dialect::Rust, src);
+        let _ = resolve_pr_syntax::exports_recovered(Dialect::Rust, src);
     }
     let huge = " ".repeat(resolve_pr_syntax::MAX_SOURCE_BYTES + 1);
     assert!(matches!(
-        exports(Language::Rust, &huge),
+        exports(Dialect::Rust, &huge),
         Err(resolve_pr_syntax::SyntaxError::TooLarge { .. })
     ));
 }

@@ -58,7 +58,7 @@ async fn aim_at_test(
     line: u32,
 ) -> Option<(resolve_pr_lsp::Resolved, TestTarget)> {
     let language = match server.language {
-        Language::TypeScript => resolve_pr_syntax::Language::for_path(&path.to_string_lossy())?,
+        Language::TypeScript => resolve_pr_syntax::dialect_of(&path.to_string_lossy())?,
         _ => return None,
     };
     let file = path.to_owned();

@@ -104,7 +104,7 @@ fn scan_macro_calls(
             }
         }
         let Ok(hits) = resolve_pr_syntax::identifier_occurrences(
-            resolve_pr_syntax::Language::Rust,
+            resolve_pr_syntax::Dialect::Rust,
             &text,
             name,
         ) else {

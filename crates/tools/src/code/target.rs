@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use resolve_pr_core::{Error, ErrorCode, Result};
-use resolve_pr_lsp::{Language, Server, Target};
+use resolve_pr_lsp::{Language, Projects, Server, Target};
 
 use super::{TargetArgs, display_path, lsp_error, relative_error};
 use crate::Context;

@@ -87,8 +87,8 @@ impl Texts {
 }
 
 /// The tree-sitter grammar of a file, when the syntax crate reads its language.
-pub(super) fn grammar_of(path: &Path) -> Option<resolve_pr_syntax::Language> {
-    resolve_pr_syntax::Language::for_path(&path.to_string_lossy())
+pub(super) fn grammar_of(path: &Path) -> Option<resolve_pr_syntax::Dialect> {
+    resolve_pr_syntax::dialect_of(&path.to_string_lossy())
 }
 
 /// The declaration (function, method, type) holding each position of one file, read with

@@ -17,7 +17,7 @@ pub(super) async fn api_changes(
         .enumerate()
         .filter(|(_, f)| {
             f.status != FileStatus::Added
-                && Language::for_path(&f.path).is_some_and(Language::reads_exports)
+                && dialect_of(&f.path).is_some_and(reads_exports)
                 && matches!(review::file_category(&f.path), FileCategory::Source)
         })
         .map(|(i, _)| i)
@@ -27,7 +27,7 @@ pub(super) async fn api_changes(
         .iter()
         .filter(|f| {
             f.status != FileStatus::Added
-                && Language::for_path(&f.path).is_some_and(Language::reads_exports)
+                && dialect_of(&f.path).is_some_and(reads_exports)
                 && matches!(review::file_category(&f.path), FileCategory::Source)
         })
         .count()
