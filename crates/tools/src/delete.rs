@@ -29,7 +29,7 @@ target_input! {
     pub struct Input {
         /// unused_imports (of file_path, or of the whole checkout for language), file, dead_code (the symbol at the target).
         pub kind: DeleteKind,
-        /// Default true: plan only, write nothing.
+        /// Plan only; write nothing.
         #[serde(default = "crate::refactor::yes")]
         pub dry_run: bool,
         /// With dry_run: false, the plan to apply exactly.

@@ -57,7 +57,7 @@ pub struct Input {
     /// Matches replaced at most (default 500); the rest are counted.
     #[serde(default = "default_limit")]
     pub limit: usize,
-    /// Default true: plan only, write nothing.
+    /// Plan only; write nothing.
     #[serde(default = "crate::refactor::yes")]
     pub dry_run: bool,
     /// With dry_run: false, the plan to apply exactly.

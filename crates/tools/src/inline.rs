@@ -47,7 +47,7 @@ pub struct Input {
     /// The name to inline.
     #[serde(default)]
     pub position: Option<Position>,
-    /// Default true: plan only, write nothing.
+    /// Plan only; write nothing.
     #[serde(default = "crate::refactor::yes")]
     pub dry_run: bool,
     /// With dry_run: false, the plan to apply exactly.

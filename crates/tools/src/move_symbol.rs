@@ -39,7 +39,7 @@ pub struct Input {
     /// Python, Rust: the module file to move into (it must exist). TypeScript: none.
     #[serde(default)]
     pub destination: Option<String>,
-    /// Default true: plan only, write nothing.
+    /// Plan only; write nothing.
     #[serde(default = "crate::refactor::yes")]
     pub dry_run: bool,
     /// With dry_run: false, the plan to apply exactly.

@@ -33,7 +33,7 @@ target_input! {
         /// The new name; for a file or directory, a path from the checkout or a bare name.
         #[serde(default)]
         pub new_name: Option<String>,
-        /// Default true: plan only, write nothing.
+        /// Plan only; write nothing.
         #[serde(default = "crate::refactor::yes")]
         pub dry_run: bool,
         /// With dry_run: false, the plan to apply exactly.

@@ -24,7 +24,7 @@ const TOOLSET_BUDGETS: [(Toolset, usize); 8] = [
     (Toolset::Git, 3_250),
     (Toolset::Impact, 2_050),
     (Toolset::Merge, 1_300),
-    // Seed 002's seven refactoring tools, find_replace and rollback: 5,499.
+    // Seed 002's seven refactoring tools, find_replace and rollback: 5,548.
     (Toolset::Refactor, 5_550),
     (Toolset::Reviews, 3_000),
 ];

@@ -91,6 +91,14 @@ pub(crate) const RECIPES: &[Recipe] = &[
         titles: &["type alias"],
         prefer: &[],
     },
+    // rust-analyzer's "Sort fields/variants/methods alphabetically", offered for a
+    // selection of a struct's, enum's, impl's or trait's name.
+    Recipe {
+        kind: "reorder.members",
+        only: &["refactor"],
+        titles: &["alphabetically"],
+        prefer: &[],
+    },
     Recipe {
         kind: "transform.to_arrow_function",
         only: &["refactor.rewrite"],

@@ -1104,3 +1104,62 @@ async fn rust_imports_are_sorted_by_rustfmt_and_nothing_else_moves() {
         "{after}"
     );
 }
+
+/// Rust: a struct's fields sorted alphabetically by rust-analyzer's "Sort fields
+/// alphabetically", asked with a selection of the name a position touches; verified by
+/// cargo check. Without a position, and for parameters, the call is refused before a server is asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rust_struct_fields_are_sorted_by_rust_analyzer() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    let project = copy_project("rust");
+    let root = project.path().canonicalize().unwrap();
+    let shapes = text_of(&root, "src/shapes.rs");
+    let palette = "\n/// A colour.\npub struct Palette {\n    pub red: u8,\n    /// The middle one.\n    pub green: u8,\n    pub blue: u8,\n}\n\npub fn grey(p: &Palette) -> u8 {\n    p.red / 3 + p.green / 3 + p.blue / 3\n}\n";
+    std::fs::write(root.join("src/shapes.rs"), format!("{shapes}{palette}")).unwrap();
+    let line = shapes.lines().count() as u64 + 2;
+    let at = json!({"line": line, "character": 14});
+    let missing = call(
+        &ctx,
+        "reorder",
+        json!({"directory": root, "kind": "members", "file_path": "src/shapes.rs"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        missing.code.map(|c| c.as_str()),
+        Some("INVALID_ARGUMENT"),
+        "{missing:?}"
+    );
+    let parameters = call(
+        &ctx,
+        "reorder",
+        json!({"directory": root, "kind": "parameters", "file_path": "src/shapes.rs", "position": at}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        parameters.code.map(|c| c.as_str()),
+        Some("NOT_SUPPORTED"),
+        "{parameters:?}"
+    );
+    let out = call(
+        &ctx,
+        "reorder",
+        json!({"directory": root, "kind": "members", "file_path": "src/shapes.rs", "position": at, "dry_run": false}),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(
+        out.structured["applied"]["verified_by"]
+            .as_str()
+            .unwrap()
+            .starts_with("cargo check"),
+        "{}",
+        out.text
+    );
+    let after = text_of(&root, "src/shapes.rs");
+    let sorted = "pub struct Palette {\n    pub blue: u8,\n    /// The middle one.\n    pub green: u8,\n    pub red: u8,\n}";
+    assert!(after.contains(sorted), "{after}");
+    assert!(after.starts_with(&shapes), "{after}");
+}
