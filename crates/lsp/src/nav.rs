@@ -741,6 +741,19 @@ impl Server {
     /// server offers that, else the ones it publishes after the file is opened or changed,
     /// waited for up to `wait`. `None`: none came in time.
     pub async fn file_diagnostics(&self, path: &Path, wait: Duration) -> Result<Option<Vec<Diag>>> {
+        Ok(self
+            .raw_diagnostics(path, wait)
+            .await?
+            .map(|all| all.into_iter().map(|d| diag_of(path, d)).collect()))
+    }
+
+    /// A file's diagnostics as the server sent them (what a code action's context gives
+    /// back), found as [`Server::file_diagnostics`] finds them.
+    pub(crate) async fn raw_diagnostics(
+        &self,
+        path: &Path,
+        wait: Duration,
+    ) -> Result<Option<Vec<lsp_types::Diagnostic>>> {
         if !path.is_file() {
             return Err(Error::InvalidPath {
                 path: path.to_owned(),
@@ -771,18 +784,13 @@ impl Server {
                 .cloned()
                 .and_then(|v| serde_json::from_value(v).ok())
                 .unwrap_or_default();
-            return Ok(Some(items.into_iter().map(|d| diag_of(path, d)).collect()));
+            return Ok(Some(items));
         }
         let published = self
             .client
             .published_diagnostics(path, version, crate::deadline::wait_until(wait))
             .await;
-        Ok(published.map(|p| {
-            p.diagnostics
-                .into_iter()
-                .map(|d| diag_of(path, d))
-                .collect()
-        }))
+        Ok(published.map(|p| p.diagnostics))
     }
 
     /// Turns a target into a position to ask at.

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use resolve_pr_source::{
     FileChange, LineCol, LineIndex, TextEdit, TextRange, WorkspaceChange, apply_edits,
@@ -31,6 +32,21 @@ pub struct Action {
     /// Why it is offered but cannot run here.
     pub disabled: Option<String>,
     raw: Value,
+}
+
+/// The actions of a `textDocument/codeAction` answer (commands without an edit included).
+fn actions_of(answer: &Value) -> Vec<Action> {
+    answer
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|raw| Action {
+            title: raw["title"].as_str().unwrap_or_default().to_owned(),
+            kind: raw["kind"].as_str().map(str::to_owned),
+            disabled: raw["disabled"]["reason"].as_str().map(str::to_owned),
+            raw: raw.clone(),
+        })
+        .collect()
 }
 
 fn bad(message: String) -> Error {
@@ -354,8 +370,67 @@ impl Server {
         }
     }
 
+    /// The quick fixes the server offers for its own diagnostics of `path` whose code is one
+    /// of `codes` (clangd's `unused-includes`): those diagnostics are given back in the
+    /// request's context over the whole file, as an editor does when asked to fix them.
+    /// Empty when the file has none of them (waited for up to `wait`).
+    pub async fn quick_fixes(
+        &self,
+        path: &Path,
+        codes: &[&str],
+        wait: Duration,
+    ) -> Result<Vec<Action>> {
+        self.require(
+            self.client.capabilities().code_action_provider.is_some(),
+            "code actions",
+        )?;
+        let text = self.open(path).await?;
+        let found = self.raw_diagnostics(path, wait).await?.unwrap_or_default();
+        let wanted: Vec<&lsp_types::Diagnostic> = found
+            .iter()
+            .filter(|d| {
+                d.code.as_ref().is_some_and(|code| match code {
+                    lsp_types::NumberOrString::String(c) => codes.contains(&c.as_str()),
+                    lsp_types::NumberOrString::Number(n) => codes.contains(&n.to_string().as_str()),
+                })
+            })
+            .collect();
+        if wanted.is_empty() {
+            return Ok(Vec::new());
+        }
+        let lines = resolve_pr_source::LineIndex::new(&text);
+        let last = lines.lines().saturating_sub(1);
+        let end = Pos {
+            line: last,
+            character: lines.line_len_utf16(last).unwrap_or(0),
+        };
+        let mut params = self
+            .at(
+                path,
+                Pos {
+                    line: 0,
+                    character: 0,
+                },
+            )
+            .await?;
+        if let Some(o) = params.as_object_mut() {
+            o.remove("position");
+        }
+        params["range"] = json!({
+            "start": {"line": 0, "character": 0},
+            "end": {"line": end.line, "character": end.character},
+        });
+        params["context"] = json!({"diagnostics": wanted, "only": ["quickfix"], "triggerKind": 1});
+        let answer = self
+            .client
+            .request_raw("textDocument/codeAction", params)
+            .await?;
+        Ok(actions_of(&answer))
+    }
+
     /// The code actions offered for `range` of `path`, of the kinds in `only` (all when
-    /// empty), with the file's published diagnostics in the context.
+    /// empty). The context holds no diagnostics: a quick fix is asked for with
+    /// [`Server::quick_fixes`].
     pub async fn code_actions(
         &self,
         path: &Path,
@@ -384,17 +459,7 @@ impl Server {
             .client
             .request_raw("textDocument/codeAction", params)
             .await?;
-        Ok(answer
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|raw| Action {
-                title: raw["title"].as_str().unwrap_or_default().to_owned(),
-                kind: raw["kind"].as_str().map(str::to_owned),
-                disabled: raw["disabled"]["reason"].as_str().map(str::to_owned),
-                raw: raw.clone(),
-            })
-            .collect())
+        Ok(actions_of(&answer))
     }
 
     /// What an action changes: its edit, resolved if need be, and the edits the server

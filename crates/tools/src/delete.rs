@@ -127,6 +127,23 @@ async fn unused_imports(ctx: &Context, root: &Path, input: &Input) -> Result<(Wo
             resolve_pr_code::imports::rust_unused_imports(root, only, fixer_time()).await
         }
         Language::Python => resolve_pr_code::imports::ruff_fixes(root, &files, "F401", fixer_time()).await,
+        // clangd's organize-imports changes nothing; its unused-include diagnostics carry the
+        // fixes, asked for with those diagnostics in the request.
+        Language::C => {
+            let mut change = WorkspaceChange::default();
+            let mut by = String::new();
+            for file in &files {
+                if let Some((c, who)) = unused_includes(ctx, root, &root.join(file)).await? {
+                    change.changes.extend(c.changes);
+                    by = who;
+                }
+            }
+            Ok(resolve_pr_code::imports::Fixes {
+                fixed: change.changes.len(),
+                change,
+                by,
+            })
+        }
         _ => {
             // TypeScript's removeUnusedImports only removes; organizeImports (gopls, clangd)
             // also sorts.
@@ -154,6 +171,33 @@ async fn unused_imports(ctx: &Context, root: &Path, input: &Input) -> Result<(Wo
         message: format!("{} import finding(s) fixed by {}", fixes.fixed, fixes.by),
     };
     Ok((fixes.change, meta("delete.unused_imports", Some(language), vec![note])))
+}
+
+/// clangd's fixes of a file's `unused-includes` diagnostics: its "remove all unused
+/// includes" where offered, else each "remove #include directive". `None`: no unused include.
+async fn unused_includes(ctx: &Context, root: &Path, file: &Path) -> Result<Option<(WorkspaceChange, String)>> {
+    let server = crate::code::server_for_file(ctx, root, file, "file_path").await?;
+    let fixes = server
+        .quick_fixes(file, &["unused-includes"], std::time::Duration::from_secs(30))
+        .await
+        .map_err(|e| crate::code::relative_error(crate::code::lsp_error(e), root))?;
+    let title = |a: &&resolve_pr_lsp::refactor::Action| a.title.to_lowercase();
+    let chosen: Vec<_> = match fixes.iter().find(|a| title(a).contains("all unused")) {
+        Some(all) => vec![all],
+        None => fixes.iter().filter(|a| title(a).contains("remove")).collect(),
+    };
+    let mut change = WorkspaceChange::default();
+    for action in &chosen {
+        let c = server
+            .action_change(action)
+            .await
+            .map_err(|e| crate::code::relative_error(crate::code::lsp_error(e), root))?;
+        change.changes.extend(crate::refactor::rebase(c, &server.root, root)?.changes);
+    }
+    Ok((!chosen.is_empty()).then(|| {
+        let titles: Vec<&str> = chosen.iter().map(|a| a.title.as_str()).collect();
+        (change, format!("{}: \"{}\"", server.installed.spec.name, titles.join("\", \"")))
+    }))
 }
 
 async fn delete_file(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {

@@ -1163,3 +1163,58 @@ async fn rust_struct_fields_are_sorted_by_rust_analyzer() {
     assert!(after.contains(sorted), "{after}");
     assert!(after.starts_with(&shapes), "{after}");
 }
+
+/// Unused imports in Go (gopls' organize-imports) and C (clangd's fixes of its own
+/// unused-includes diagnostics, asked with those diagnostics): only the unused one goes,
+/// verified by go build and the compile commands, then applied.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn go_and_c_unused_imports_are_removed_by_their_servers() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    let cases = [
+        (
+            "go",
+            "main.go",
+            "\t\"fmt\"\n",
+            "\t\"fmt\"\n\t\"strings\"\n",
+            "\"strings\"",
+        ),
+        (
+            "c",
+            "main.c",
+            "#include <stdio.h>\n",
+            "#include <stdio.h>\n#include <stdlib.h>\n",
+            "<stdlib.h>",
+        ),
+    ];
+    for (language, file, line, with_unused, unused) in cases {
+        if !available(&ctx, language).await {
+            continue;
+        }
+        let project = copy_project(language);
+        let root = project.path().canonicalize().unwrap();
+        let original = text_of(&root, file);
+        assert!(original.contains(line), "{language}: {original}");
+        std::fs::write(root.join(file), original.replacen(line, with_unused, 1)).unwrap();
+        let out = call(
+            &ctx,
+            "delete",
+            json!({"directory": root, "kind": "unused_imports", "file_path": file, "dry_run": false}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{language}: {e:?}"));
+        assert_eq!(
+            out.structured["applied"]["success"], true,
+            "{language}: {}",
+            out.text
+        );
+        assert!(
+            out.structured["applied"]["verified_by"].as_str().is_some(),
+            "{language}: {}",
+            out.text
+        );
+        let after = text_of(&root, file);
+        assert!(!after.contains(unused), "{language}: {after}");
+        assert_eq!(after, original, "{language}: only the unused import goes");
+    }
+}
