@@ -175,6 +175,42 @@ fn identifiers(node: Node<'_>, source: &str, out: &mut BTreeSet<String>) {
     }
 }
 
+/// The names a node uses as traits: an `impl` block's trait, bounds, `dyn` and `impl`
+/// types. Such a name may be imported for its methods too, so its `use` is never removed.
+fn trait_names(node: Node<'_>, source: &str, out: &mut BTreeSet<String>) {
+    if node.kind() == "impl_item"
+        && let Some(t) = node.child_by_field_name("trait")
+    {
+        identifiers(t, source, out);
+    }
+    if matches!(
+        node.kind(),
+        "trait_bounds" | "dyn_type" | "abstract_type" | "higher_ranked_trait_bound"
+    ) {
+        identifiers(node, source, out);
+        return;
+    }
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        trait_names(child, source, out);
+    }
+}
+
+/// Whether a node calls a method (`x.f(…)`) or a macro, either of which may need a trait
+/// that only a `use` brings into scope.
+fn calls_methods(node: Node<'_>) -> bool {
+    if node.kind() == "macro_invocation"
+        || (node.kind() == "call_expression"
+            && node
+                .child_by_field_name("function")
+                .is_some_and(|f| f.kind() == "field_expression"))
+    {
+        return true;
+    }
+    let mut cursor = node.walk();
+    node.children(&mut cursor).any(|c| calls_methods(c))
+}
+
 /// The type an `impl` block is for, without generics or references: `impl<T> Name<T>`
 /// and `impl Display for Name` are both for `Name`.
 fn impl_for(node: Node<'_>, source: &str) -> Option<String> {
@@ -289,6 +325,8 @@ pub fn plan(
     let visibility = visibility_of(item, source);
     let mut moved = String::new();
     let mut used = BTreeSet::new();
+    let mut traits = BTreeSet::new();
+    let mut methods = false;
     for n in &nodes {
         let start = extended_start(*n, source);
         let mut piece = source[start..n.end_byte()].to_owned();
@@ -301,6 +339,17 @@ pub fn plan(
         }
         moved.push_str(&piece);
         identifiers(*n, source, &mut used);
+        trait_names(*n, source, &mut traits);
+        methods |= calls_methods(*n);
+    }
+    // What the rest of the old module names (its `use` lines aside).
+    let mut rest = BTreeSet::new();
+    let mut rest_methods = false;
+    for n in &top {
+        if n.kind() != "use_declaration" && !nodes.iter().any(|m| m.id() == n.id()) {
+            identifiers(*n, source, &mut rest);
+            rest_methods |= calls_methods(*n);
+        }
     }
 
     // The source: the nodes removed, the re-export where its imports are.
@@ -364,10 +413,30 @@ pub fn plan(
         }
         if n.kind() == "use_declaration" {
             let binds = use_binds(*n, source);
-            let needed = binds
-                .iter()
-                .any(|b| used.contains(b) && !dest_bound.contains(b));
-            if !needed {
+            // A name the file never names outside its `use` lines may be a trait imported
+            // for its methods: it goes along when the moved code calls methods or macros.
+            let for_methods = methods
+                && binds
+                    .iter()
+                    .all(|b| b != "*" && !used.contains(b) && !rest.contains(b));
+            let needed = for_methods
+                || binds
+                    .iter()
+                    .any(|b| used.contains(b) && !dest_bound.contains(b));
+            // A private `use` only the moved code named leaves with it (unless it may be a
+            // trait the rest calls methods of).
+            let only_moved = visibility_of(*n, source).is_none()
+                && !binds.is_empty()
+                && (binds.iter().all(|b| {
+                    b != "*" && used.contains(b) && !rest.contains(b) && !traits.contains(b)
+                }) || (for_methods && !rest_methods));
+            if only_moved {
+                source_edits.push(TextEdit::replace(
+                    TextRange::new(extended_start(*n, source), extended_end_line(*n, source)),
+                    "",
+                ));
+            }
+            if !needed || binds.iter().all(|b| dest_bound.contains(b)) {
                 continue;
             }
             let Some(arg) = n.child_by_field_name("argument") else {
@@ -563,6 +632,76 @@ mod tests {
             apply("", &moved.change, "src/b.rs"),
             "use crate::a::helper;\n\npub fn main_one() -> u8 {\n    helper()\n}\n"
         );
+    }
+
+    #[test]
+    fn a_use_only_the_moved_item_named_leaves_with_it() {
+        let source = "use std::collections::HashMap;\nuse std::fmt;\n\npub fn table() -> HashMap<u8, u8> {\n    HashMap::new()\n}\n\npub fn shown() -> fmt::Result {\n    Ok(())\n}\n";
+        let moved = plan(
+            Path::new("src/a.rs"),
+            source,
+            source.find("pub fn table").unwrap(),
+            &["a".to_owned()],
+            Path::new("src/b.rs"),
+            "",
+            &["b".to_owned()],
+        )
+        .unwrap();
+        assert_eq!(
+            apply(source, &moved.change, "src/a.rs"),
+            "use std::fmt;\npub use crate::b::table;\n\npub fn shown() -> fmt::Result {\n    Ok(())\n}\n"
+        );
+        assert!(
+            apply("", &moved.change, "src/b.rs").starts_with("use std::collections::HashMap;\n")
+        );
+    }
+
+    #[test]
+    fn a_trait_imported_for_its_methods_goes_along_and_a_named_trait_stays() {
+        let source = "use std::io::Write;\n\npub fn put(out: &mut Vec<u8>) {\n    out.write_all(b\"x\").unwrap();\n}\n\npub fn other() -> u8 {\n    1\n}\n";
+        let moved = plan(
+            Path::new("src/a.rs"),
+            source,
+            source.find("pub fn put").unwrap(),
+            &["a".to_owned()],
+            Path::new("src/b.rs"),
+            "",
+            &["b".to_owned()],
+        )
+        .unwrap();
+        let old = apply(source, &moved.change, "src/a.rs");
+        assert!(!old.contains("use std::io::Write;"), "{old}");
+        let new = apply("", &moved.change, "src/b.rs");
+        assert!(new.starts_with("use std::io::Write;\n"), "{new}");
+
+        // The rest calls methods: the import may serve it, so it stays too.
+        let source = source.replace("    1\n", "    b\"1\".len() as u8\n");
+        let moved = plan(
+            Path::new("src/a.rs"),
+            &source,
+            source.find("pub fn put").unwrap(),
+            &["a".to_owned()],
+            Path::new("src/b.rs"),
+            "",
+            &["b".to_owned()],
+        )
+        .unwrap();
+        assert!(apply(&source, &moved.change, "src/a.rs").contains("use std::io::Write;"));
+
+        // A trait the moved impl names is kept where it was: the rest may call its methods.
+        let source = "use std::fmt::Write;\n\npub struct Buf(String);\n\nimpl Write for Buf {\n    fn write_str(&mut self, s: &str) -> std::fmt::Result {\n        self.0.push_str(s);\n        Ok(())\n    }\n}\n\npub fn fill(b: &mut Buf) {\n    let _ = write!(b, \"x\");\n}\n";
+        let moved = plan(
+            Path::new("src/a.rs"),
+            source,
+            source.find("pub struct Buf").unwrap(),
+            &["a".to_owned()],
+            Path::new("src/b.rs"),
+            "",
+            &["b".to_owned()],
+        )
+        .unwrap();
+        assert!(apply(source, &moved.change, "src/a.rs").starts_with("use std::fmt::Write;\n"));
+        assert!(apply("", &moved.change, "src/b.rs").starts_with("use std::fmt::Write;\n"));
     }
 
     #[test]
