@@ -46,7 +46,7 @@ pub struct Delete;
 impl Tool for Delete {
     const NAME: &'static str = "delete";
     const TITLE: &'static str = "Delete unused imports, a file or dead code";
-    const DESCRIPTION: &'static str = "Deletes unused imports (rustc's and ruff's own findings and fixes), a file (refused while others import it), or a symbol's declaration (refused while referenced). Plans by default.";
+    const DESCRIPTION: &'static str = "Deletes unused imports (rustc's and ruff's own findings and fixes), a file (refused while others import it), or a symbol's declaration (refused while referenced).";
     const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
     const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
     const WRITES_ONLY_WHEN_ASKED: bool = true;

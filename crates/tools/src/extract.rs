@@ -1,4 +1,4 @@
-//! `extract`: Extracts the selected code into a function, variable or constant, as the language server does it (rust-analyzer, typescript-language-server, gopls, clangd). Plans by default.
+//! `extract`: Extracts the selected code into a function, variable or constant, as the language server does it (rust-analyzer, typescript-language-server, pylsp-rope, gopls, clangd).
 
 use resolve_pr_core::Result;
 use schemars::JsonSchema;
@@ -46,6 +46,9 @@ pub struct Input {
     /// The code to act on.
     #[serde(default)]
     pub range: Option<Range>,
+    /// The new declaration's name. Default: the server's.
+    #[serde(default)]
+    pub name: Option<String>,
     /// Instead of range: a position.
     #[serde(default)]
     pub position: Option<Position>,
@@ -69,7 +72,7 @@ pub struct Extract;
 impl Tool for Extract {
     const NAME: &'static str = "extract";
     const TITLE: &'static str = "Extract a function, variable or constant";
-    const DESCRIPTION: &'static str = "Extracts the selected code into a function, variable or constant, as the language server does it (rust-analyzer, typescript-language-server, gopls, clangd). Plans by default.";
+    const DESCRIPTION: &'static str = "Extracts the selected code into a function, variable or constant, as the language server does it (rust-analyzer, typescript-language-server, pylsp-rope, gopls, clangd).";
     const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
     const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
     const WRITES_ONLY_WHEN_ASKED: bool = true;
@@ -91,6 +94,7 @@ impl Tool for Extract {
             input.file_path.as_deref(),
             input.range,
             input.position,
+            input.name.as_deref(),
             mode,
         )
         .await

@@ -73,7 +73,7 @@ pub struct FindReplace;
 impl Tool for FindReplace {
     const NAME: &'static str = "find_replace";
     const TITLE: &'static str = "Find and replace";
-    const DESCRIPTION: &'static str = "Finds text or a regex across the checkout (.gitignore honoured) and replaces it: literal, with captures, or keeping each match's case. Plans by default.";
+    const DESCRIPTION: &'static str = "Finds text or a regex across the checkout (.gitignore honoured) and replaces it: literal, with captures, or keeping each match's case.";
     const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
     const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
     const WRITES_ONLY_WHEN_ASKED: bool = true;

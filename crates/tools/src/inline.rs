@@ -67,7 +67,7 @@ pub struct Inline;
 impl Tool for Inline {
     const NAME: &'static str = "inline";
     const TITLE: &'static str = "Inline a variable or function";
-    const DESCRIPTION: &'static str = "Inlines the variable, function or constant at the position into its uses, as the language server does it. Plans by default.";
+    const DESCRIPTION: &'static str = "Inlines the variable, function or constant at the position into its uses, as the language server does it.";
     const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
     const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
     const WRITES_ONLY_WHEN_ASKED: bool = true;
@@ -89,6 +89,7 @@ impl Tool for Inline {
             input.file_path.as_deref(),
             input.range,
             input.position,
+            None,
             mode,
         )
         .await

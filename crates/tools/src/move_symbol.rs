@@ -55,7 +55,7 @@ pub struct Move;
 impl Tool for Move {
     const NAME: &'static str = "move";
     const TITLE: &'static str = "Move a declaration to another file";
-    const DESCRIPTION: &'static str = "Moves top-level declarations to another file with imports fixed: TypeScript/JavaScript to a new file (typescript-language-server), Python (rope) and Rust into a module. Plans by default.";
+    const DESCRIPTION: &'static str = "Moves top-level declarations to another file with imports fixed: TypeScript/JavaScript to a new file (typescript-language-server), Python (rope) and Rust into a module.";
     const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
     const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
     const WRITES_ONLY_WHEN_ASKED: bool = true;

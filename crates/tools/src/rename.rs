@@ -50,7 +50,7 @@ pub struct Rename;
 impl Tool for Rename {
     const NAME: &'static str = "rename";
     const TITLE: &'static str = "Rename a symbol, file or directory";
-    const DESCRIPTION: &'static str = "Renames a symbol everywhere it is used (by the language server), or a file or directory with the imports and module declarations that name it. Plans by default.";
+    const DESCRIPTION: &'static str = "Renames a symbol everywhere it is used (by the language server), or a file or directory with the imports and module declarations that name it.";
     const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
     const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
     const WRITES_ONLY_WHEN_ASKED: bool = true;

@@ -54,7 +54,7 @@ pub struct Reorder;
 impl Tool for Reorder {
     const NAME: &'static str = "reorder";
     const TITLE: &'static str = "Reorder imports or members";
-    const DESCRIPTION: &'static str = "Sorts a file's imports (ruff in Python, rustfmt in Rust, organize-imports elsewhere), or a Rust type's members alphabetically. Plans by default.";
+    const DESCRIPTION: &'static str = "Sorts a file's imports (ruff in Python, rustfmt in Rust, organize-imports elsewhere), or a Rust type's members alphabetically.";
     const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
     const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
     const WRITES_ONLY_WHEN_ASKED: bool = true;

@@ -71,7 +71,7 @@ pub struct Transform;
 impl Tool for Transform {
     const NAME: &'static str = "transform";
     const TITLE: &'static str = "Transform code";
-    const DESCRIPTION: &'static str = "Rewrites code at the range as the language server offers: to_arrow_function, to_async, loop_to_iterator, callback_to_promise, add_null_check, remove_dead_branch. Plans by default.";
+    const DESCRIPTION: &'static str = "Rewrites code at the range as the language server offers: to_arrow_function, to_async, loop_to_iterator, callback_to_promise, add_null_check, remove_dead_branch.";
     const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
     const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
     const WRITES_ONLY_WHEN_ASKED: bool = true;
@@ -93,6 +93,7 @@ impl Tool for Transform {
             input.file_path.as_deref(),
             input.range,
             input.position,
+            None,
             mode,
         )
         .await

@@ -165,6 +165,7 @@ pub(crate) async fn run_action_tool(
     file_path: Option<&str>,
     range: Option<Range>,
     position: Option<Position>,
+    name: Option<&str>,
     mode: super::Mode<'_>,
 ) -> Result<super::RefactorOutput> {
     let root = crate::checkout::workspace(ctx, directory)?;
@@ -174,7 +175,27 @@ pub(crate) async fn run_action_tool(
                 .with_code(ErrorCode::InvalidArgument)
                 .with_detail("field", "file_path"));
         };
-        by_action(ctx, &root, plan_type, &kind, file, range, position).await
+        let (mut change, meta) =
+            by_action(ctx, &root, plan_type, &kind, file, range, position).await?;
+        if let Some(name) = name {
+            use resolve_pr_code::placeholder::{NameError, give_name};
+            give_name(
+                &mut change,
+                |p| std::fs::read_to_string(root.join(p)).ok(),
+                name,
+            )
+            .map_err(|e| {
+                let code = match e {
+                    NameError::Unclear(_) => ErrorCode::NotSupported,
+                    _ => ErrorCode::InvalidArgument,
+                };
+                Error::user(format!("name: {e}"))
+                    .with_code(code)
+                    .with_detail("field", "name")
+                    .with_suggestion("Call without name, then rename what the server named.")
+            })?;
+        }
+        Ok((change, meta))
     };
     super::plan_or_apply(ctx, tool, &root, plan_type, mode, make).await
 }

@@ -1218,3 +1218,72 @@ async fn go_and_c_unused_imports_are_removed_by_their_servers() {
         assert_eq!(after, original, "{language}: only the unused import goes");
     }
 }
+
+/// extract with a name: the name the server invented (rust-analyzer's `fun_name`, rope's
+/// `extracted_variable`) is replaced in what it inserts, verified, applied. A name the file
+/// already has is refused before anything is planned, and so is a server's name that reuses
+/// one of the file's (rust-analyzer names a variable after the field it fills).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extract_gives_what_it_extracts_the_name_asked_for() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    let project = copy_project("rust");
+    let root = project.path().canonicalize().unwrap();
+    let main = text_of(&root, "src/main.rs");
+    let line = main.lines().position(|l| l.contains("side: 2.0")).unwrap();
+    let col = main.lines().nth(line).unwrap().find("2.0").unwrap();
+    let range = json!({"start": {"line": line, "character": col}, "end": {"line": line, "character": col + 3}});
+    let args = |kind: &str, name: &str| json!({"directory": root, "kind": kind, "file_path": "src/main.rs", "range": range, "name": name});
+    for (kind, name, code) in [
+        ("function", "total", "INVALID_ARGUMENT"),
+        ("function", "2x", "INVALID_ARGUMENT"),
+        ("variable", "side_len", "NOT_SUPPORTED"),
+    ] {
+        let err = call(&ctx, "extract", args(kind, name)).await.unwrap_err();
+        assert_eq!(
+            err.code.map(|c| c.as_str()),
+            Some(code),
+            "{kind} {name}: {err:?}"
+        );
+    }
+    let mut applied = args("function", "side_len");
+    applied["dry_run"] = json!(false);
+    let out = call(&ctx, "extract", applied)
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(
+        out.structured["applied"]["verified_by"].as_str().is_some(),
+        "{}",
+        out.text
+    );
+    let after = text_of(&root, "src/main.rs");
+    assert!(after.contains("Square { side: side_len() }"), "{after}");
+    assert!(after.contains("fn side_len() -> f64 {"), "{after}");
+    assert!(!after.contains("fun_name"), "{after}");
+
+    if !available(&ctx, "python").await {
+        return;
+    }
+    let project = copy_project("python");
+    let root = project.path().canonicalize().unwrap();
+    let main = text_of(&root, "main.py");
+    let line = main
+        .lines()
+        .position(|l| l.contains("print(third"))
+        .unwrap();
+    let col = main.lines().nth(line).unwrap().find("f\"{one").unwrap();
+    let out = call(
+        &ctx,
+        "extract",
+        json!({"directory": root, "kind": "variable", "file_path": "main.py", "name": "area_text", "dry_run": false,
+               "range": {"start": {"line": line, "character": col}, "end": {"line": line, "character": col + 12}}}),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(out.structured["applied"]["success"], true, "{}", out.text);
+    let after = text_of(&root, "main.py");
+    assert!(
+        after.contains("    area_text = f\"{one:.2f}\"\n    print(third, area_text,"),
+        "{after}"
+    );
+}
