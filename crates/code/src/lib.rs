@@ -8,4 +8,5 @@ pub mod go_imports;
 pub mod imports;
 pub mod python_move;
 pub mod rust_move;
+pub mod target;
 pub mod verify;

@@ -16,7 +16,7 @@ const SCAN_FILE_BYTES: u64 = 4 << 20;
 /// server's answer and the one asked about: in Rust a file that calls an item imports or
 /// names it, and that is a reference the server finds), so a different item of the same
 /// name elsewhere is not taken for it. Each is a candidate, marked as found by text.
-pub(super) async fn macro_references(aimed: &Aimed, found: &[Loc]) -> Vec<Loc> {
+pub async fn macro_references(aimed: &Aimed, found: &[Loc]) -> Vec<Loc> {
     // The declaring module's name, as a path names it (`budget` for budget.rs).
     let module = aimed
         .resolved
