@@ -9,4 +9,5 @@ pub mod imports;
 pub mod placeholder;
 pub mod python_move;
 pub mod rust_move;
+pub mod target;
 pub mod verify;

@@ -130,6 +130,23 @@ impl<'a> LineIndex<'a> {
         }
     }
 
+    /// A line's text (without its terminator) split at a UTF-16 column: what is before the
+    /// column and what is from it on. Lenient, as a reader of an identifier near a server's
+    /// position wants it: a column inside a character (between the halves of a surrogate
+    /// pair) splits after that character, a column past the line's end at its end. `None`
+    /// only for a line past the end of the text.
+    pub fn split_line_utf16(&self, at: LineCol) -> Option<(&'a str, &'a str)> {
+        let body = self.line(at.line)?;
+        let mut units = 0u32;
+        for (i, c) in body.char_indices() {
+            if units >= at.col {
+                return Some(body.split_at(i));
+            }
+            units += u32::try_from(c.len_utf16()).unwrap_or(2);
+        }
+        Some((body, ""))
+    }
+
     /// The byte offset of a line and a byte column.
     pub fn offset_utf8(&self, at: LineCol) -> Result<usize, PositionError> {
         let (start, body) = self.line_start(at.line)?;
@@ -239,6 +256,22 @@ mod tests {
             index.offset_utf8(lc(1, 1)),
             Err(PositionError::InsideCharacter { .. })
         ));
+    }
+
+    #[test]
+    fn a_line_splits_at_a_column_rounded_up_and_clamped() {
+        let index = LineIndex::new("a😀b\r\nxy\rz");
+        assert_eq!(index.split_line_utf16(lc(0, 0)), Some(("", "a😀b")));
+        assert_eq!(index.split_line_utf16(lc(0, 1)), Some(("a", "😀b")));
+        // Inside the surrogate pair: after the character.
+        assert_eq!(index.split_line_utf16(lc(0, 2)), Some(("a😀", "b")));
+        assert_eq!(index.split_line_utf16(lc(0, 3)), Some(("a😀", "b")));
+        // At and past the end: the end, without the terminator.
+        assert_eq!(index.split_line_utf16(lc(0, 4)), Some(("a😀b", "")));
+        assert_eq!(index.split_line_utf16(lc(0, 40)), Some(("a😀b", "")));
+        assert_eq!(index.split_line_utf16(lc(1, 1)), Some(("x", "y")));
+        assert_eq!(index.split_line_utf16(lc(2, 0)), Some(("", "z")));
+        assert_eq!(index.split_line_utf16(lc(3, 0)), None);
     }
 
     #[test]

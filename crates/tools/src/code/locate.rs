@@ -8,8 +8,9 @@ use resolve_pr_lsp::Loc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::aim::{in_import, re_exported};
-use super::macro_scan::macro_references;
+use resolve_pr_code::target::{in_import, macro_references};
+
+use super::aim::re_exported;
 use super::texts::locations_of;
 use super::{
     Goto, LocationsOutput, PAGE, Reference, TargetArgs, Texts, aim, display_path, guessed_flags,

@@ -1,9 +1,9 @@
 //! What the code-intelligence tools share: the contract's types (zero-based `Position`,
 //! `Range` with an exclusive end, `Location` with a workspace-relative POSIX `file_path`),
-//! the target an agent names (a position, a symbol, or a failure's `file:line`), finding the
-//! checkout and the server for a file, locations with a line of context, pages of results,
-//! and the language-server errors as agents see them (with the contract's upper snake case
-//! `code`).
+//! the target fields every position tool takes, locations with a line of context, pages of
+//! results, their text, and the deadline and progress of a code call. Which file, which
+//! symbol and which server a target means is the code layer's (`resolve_pr_code::target`);
+//! this module hands it the tools' arguments and the context's server pool.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -13,24 +13,22 @@ pub(crate) const PAGE: usize = 50;
 
 mod aim;
 mod bounded;
-mod errors;
 mod locate;
-mod macro_scan;
 mod render;
 mod target;
 mod texts;
 
-pub(crate) use aim::{
-    Aimed, TestTarget, aim, guessed_flags, guessed_flags_in, symbol_at, target_warnings,
-};
+pub(crate) use aim::{aim, target_warnings};
 pub(crate) use bounded::{PROGRESS_EVERY, bounded};
-pub(crate) use errors::{lsp_error, relative_error};
 pub(crate) use locate::{check_cursor, locate, page};
 pub(crate) use render::{ONE_BASED, render_locations_output, shown_at};
+pub(crate) use resolve_pr_code::target::{
+    Aimed, MAX_PROJECTS, TestTarget, file_in, guessed_flags, guessed_flags_in, language_named,
+    language_of, languages, lsp_error, path_in, project_roots, projects_not_asked, relative_error,
+    symbol_at,
+};
 pub(crate) use target::{
-    MAX_PROJECTS, file_in, language_named, language_of, languages, name_text, path_in,
-    project_roots, projects_for_name, projects_not_asked, refactoring_server_for_file,
-    server_for_file, server_holding, target,
+    projects_for_name, refactoring_server_for_file, server_for_file, server_holding,
 };
 pub(crate) use texts::{Texts, display_path, symbol_info};
 

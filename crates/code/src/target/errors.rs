@@ -6,7 +6,7 @@ use std::path::Path;
 use resolve_pr_core::{Error, ErrorCode};
 use serde_json::Value;
 /// The language-server error as agents see it, with its stable code.
-pub(crate) fn lsp_error(e: resolve_pr_lsp::Error) -> Error {
+pub fn lsp_error(e: resolve_pr_lsp::Error) -> Error {
     use resolve_pr_lsp::Error as E;
     let code = e.code();
     let message = e.to_string();
@@ -56,7 +56,7 @@ pub(crate) fn lsp_error(e: resolve_pr_lsp::Error) -> Error {
 
 /// An error whose message names files inside the workspace relative to it, as every answer
 /// and the agent's own arguments do.
-pub(crate) fn relative_error(mut e: Error, workspace: &Path) -> Error {
+pub fn relative_error(mut e: Error, workspace: &Path) -> Error {
     let prefix = format!("{}/", workspace.display());
     e.error = e.error.replace(&prefix, "");
     if let Some(details) = e.details.as_mut()

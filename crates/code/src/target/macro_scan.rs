@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use resolve_pr_lsp::Loc;
+use resolve_pr_source::{LineCol, LineIndex};
 
 use super::Aimed;
 /// The largest file a syntax scan reads.
@@ -16,7 +17,7 @@ const SCAN_FILE_BYTES: u64 = 4 << 20;
 /// server's answer and the one asked about: in Rust a file that calls an item imports or
 /// names it, and that is a reference the server finds), so a different item of the same
 /// name elsewhere is not taken for it. Each is a candidate, marked as found by text.
-pub(super) async fn macro_references(aimed: &Aimed, found: &[Loc]) -> Vec<Loc> {
+pub async fn macro_references(aimed: &Aimed, found: &[Loc]) -> Vec<Loc> {
     // The declaring module's name, as a path names it (`budget` for budget.rs).
     let module = aimed
         .resolved
@@ -92,14 +93,15 @@ fn scan_macro_calls(
             }
             continue;
         };
+        let index = LineIndex::new(&text);
         if name.is_none() {
-            name = identifier_in(&text, asked.1);
+            name = identifier_in(&index, asked.1);
         }
         let Some(name) = name.as_deref() else {
             return Vec::new();
         };
         for l in found.iter().filter(|l| l.path == file) {
-            if let Some(c) = char_after(&text, l.range.end) {
+            if let Some(c) = char_after(&index, l.range.end) {
                 follows.insert(c);
             }
         }
@@ -119,12 +121,12 @@ fn scan_macro_calls(
                 character: hit.end_character,
             };
             // Calls only (what the server misses in macros).
-            if char_after(&text, end) != Some('(') {
+            if char_after(&index, end) != Some('(') {
                 continue;
             }
             // A path names another item (`thiserror::Error`, `forge::Error::new`) unless
             // its last segment is the declaring module.
-            if let Some(segment) = path_segment_before(&text, hit.line, hit.character)
+            if let Some(segment) = path_segment_before(&index, hit.line, hit.character)
                 && Some(segment.as_str()) != module
             {
                 continue;
@@ -150,18 +152,12 @@ fn scan_macro_calls(
 
 /// The path segment right before an identifier (`budget` in `budget::cut`), if a `::` is
 /// there.
-fn path_segment_before(text: &str, line: u32, character: u32) -> Option<String> {
-    let l = text.split('\n').nth(line as usize)?;
-    let mut units = 0u32;
-    let mut byte = l.len();
-    for (i, c) in l.char_indices() {
-        if units >= character {
-            byte = i;
-            break;
-        }
-        units += u32::try_from(c.len_utf16()).unwrap_or(1);
-    }
-    let before = l[..byte].trim_end().strip_suffix("::")?.trim_end();
+fn path_segment_before(index: &LineIndex<'_>, line: u32, character: u32) -> Option<String> {
+    let (before, _) = index.split_line_utf16(LineCol {
+        line,
+        col: character,
+    })?;
+    let before = before.trim_end().strip_suffix("::")?.trim_end();
     let start = word_start(before, |c| c.is_alphanumeric() || c == '_');
     Some(before[start..].to_owned())
 }
@@ -176,48 +172,31 @@ fn word_start(text: &str, is_word: impl Fn(char) -> bool) -> usize {
 }
 
 /// The first character after a position that is not a space (on its line).
-fn char_after(text: &str, pos: resolve_pr_lsp::Pos) -> Option<char> {
-    let line = text.split('\n').nth(pos.line as usize)?;
-    let mut units = 0u32;
-    let mut rest = line;
-    for (i, c) in line.char_indices() {
-        if units >= pos.character {
-            rest = &line[i..];
-            break;
-        }
-        units += u32::try_from(c.len_utf16()).unwrap_or(1);
-        rest = "";
-    }
+fn char_after(index: &LineIndex<'_>, pos: resolve_pr_lsp::Pos) -> Option<char> {
+    let (_, rest) = index.split_line_utf16(LineCol {
+        line: pos.line,
+        col: pos.character,
+    })?;
     rest.chars().find(|c| !c.is_whitespace())
 }
 
 /// The identifier at a position of a file (the name a reference search is about).
 pub(super) fn identifier_at(path: &Path, pos: resolve_pr_lsp::Pos) -> Option<String> {
-    identifier_in(&std::fs::read_to_string(path).ok()?, pos)
+    identifier_in(&LineIndex::new(&std::fs::read_to_string(path).ok()?), pos)
 }
 
-/// The identifier at a position of a text.
-fn identifier_in(text: &str, pos: resolve_pr_lsp::Pos) -> Option<String> {
-    let line = text.split('\n').nth(pos.line as usize)?;
+/// The identifier at a position of a text: the whole word the position is in or at the
+/// start of (a column inside a character counts from that character's end).
+fn identifier_in(index: &LineIndex<'_>, pos: resolve_pr_lsp::Pos) -> Option<String> {
+    let (before, after) = index.split_line_utf16(LineCol {
+        line: pos.line,
+        col: pos.character,
+    })?;
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
-    // The character column (UTF-16) as a char index.
-    let mut units = 0u32;
-    let mut at = None;
-    for (i, c) in line.char_indices() {
-        if units >= pos.character {
-            at = Some(i);
-            break;
-        }
-        units += u32::try_from(c.len_utf16()).unwrap_or(1);
-    }
-    let at = at.unwrap_or(line.len());
-    let start = word_start(&line[..at], is_word);
-    let end = line[at..]
-        .find(|c: char| !is_word(c))
-        .map(|i| at + i)
-        .unwrap_or(line.len());
-    let word = line.get(start..end)?;
-    (!word.is_empty() && !word.starts_with(|c: char| c.is_ascii_digit())).then(|| word.to_owned())
+    let head = &before[word_start(before, is_word)..];
+    let tail = &after[..after.find(|c: char| !is_word(c)).unwrap_or(after.len())];
+    let word = format!("{head}{tail}");
+    (!word.is_empty() && !word.starts_with(|c: char| c.is_ascii_digit())).then_some(word)
 }
 
 #[cfg(test)]
@@ -276,26 +255,33 @@ mod tests {
         assert_eq!(at(22), None);
         std::fs::write(&f, "x(«add_numbers»)\n").unwrap();
         assert_eq!(at(5).as_deref(), Some("add_numbers"));
+        // Lines end where the server's do (a lone `\r` too); a column past a line's end is
+        // its end.
+        std::fs::write(&f, "a\rb\r\nx = add_numbers\r\n").unwrap();
+        let at = |line, c| identifier_at(&f, resolve_pr_lsp::Pos { line, character: c });
+        assert_eq!(at(2, 6).as_deref(), Some("add_numbers"));
+        assert_eq!(at(2, 40).as_deref(), Some("add_numbers"));
+        assert_eq!(at(1, 0).as_deref(), Some("b"));
     }
 
     #[test]
     fn the_path_segment_before_a_name() {
         assert_eq!(
-            path_segment_before("x(budget::cut(a))", 0, 10).as_deref(),
+            path_segment_before(&LineIndex::new("x(budget::cut(a))"), 0, 10).as_deref(),
             Some("budget")
         );
         assert_eq!(
-            path_segment_before("thiserror::Error", 0, 11).as_deref(),
+            path_segment_before(&LineIndex::new("thiserror::Error"), 0, 11).as_deref(),
             Some("thiserror")
         );
-        assert_eq!(path_segment_before("cut(a)", 0, 0), None);
+        assert_eq!(path_segment_before(&LineIndex::new("cut(a)"), 0, 0), None);
         // A multi-byte character right before the path (columns in UTF-16 units).
         assert_eq!(
-            path_segment_before("«budget::cut(a)»", 0, 9).as_deref(),
+            path_segment_before(&LineIndex::new("«budget::cut(a)»"), 0, 9).as_deref(),
             Some("budget")
         );
         assert_eq!(
-            path_segment_before("😀budget::cut", 0, 10).as_deref(),
+            path_segment_before(&LineIndex::new("😀budget::cut"), 0, 10).as_deref(),
             Some("budget")
         );
     }
@@ -303,9 +289,10 @@ mod tests {
     #[test]
     fn the_character_after_a_position_skips_spaces() {
         let p = |line, character| resolve_pr_lsp::Pos { line, character };
-        assert_eq!(char_after("cut (x)\nab", p(0, 3)), Some('('));
-        assert_eq!(char_after("😀cut.len()", p(0, 5)), Some('.'));
-        assert_eq!(char_after("cut", p(0, 3)), None);
-        assert_eq!(char_after("a", p(3, 0)), None);
+        let after = |text, pos| char_after(&LineIndex::new(text), pos);
+        assert_eq!(after("cut (x)\nab", p(0, 3)), Some('('));
+        assert_eq!(after("😀cut.len()", p(0, 5)), Some('.'));
+        assert_eq!(after("cut", p(0, 3)), None);
+        assert_eq!(after("a", p(3, 0)), None);
     }
 }
