@@ -28,7 +28,8 @@ pub enum DeleteKind {
 target_input! {
     pub struct Input {
         /// unused_imports (of file_path, or of the whole checkout for language), file, dead_code (the symbol at the target).
-        pub kind: DeleteKind,
+        #[serde(default)]
+        pub kind: Option<DeleteKind>,
         /// Plan only; write nothing.
         #[serde(default = "crate::refactor::yes")]
         pub dry_run: bool,
@@ -61,7 +62,10 @@ impl Tool for Delete {
             force: input.force,
         };
         let make = async {
-            match input.kind {
+            let Some(kind) = input.kind else {
+                return Err(needs_kind(Self::NAME, "unused_imports, file or dead_code"));
+            };
+            match kind {
                 DeleteKind::UnusedImports => unused_imports(ctx, &root, &input).await,
                 DeleteKind::File => delete_file(ctx, &root, &input).await,
                 DeleteKind::DeadCode => dead_code(ctx, &input).await,
@@ -78,6 +82,13 @@ impl Tool for Delete {
     fn render(output: &RefactorOutput) -> String {
         render(Self::NAME, output)
     }
+}
+
+/// A plan asked for without `kind` (an apply by plan_id needs none).
+pub(crate) fn needs_kind(tool: &str, kinds: &str) -> Error {
+    Error::user(format!("{tool} needs kind ({kinds}) to plan; only an apply by plan_id goes without"))
+        .with_code(ErrorCode::InvalidArgument)
+        .with_detail("field", "kind")
 }
 
 /// How long a fixer (cargo check, ruff) may take within a call.

@@ -31,7 +31,8 @@ pub struct Input {
     /// The checkout. Default: the server's working directory.
     #[serde(default)]
     pub directory: Option<String>,
-    pub kind: ReorderKind,
+    #[serde(default)]
+    pub kind: Option<ReorderKind>,
     #[schemars(example = &"src/app.py")]
     #[serde(default)]
     pub file_path: Option<String>,
@@ -83,7 +84,10 @@ async fn imports(ctx: &Context, root: &Path, input: &Input) -> Result<(Workspace
             .with_code(ErrorCode::InvalidArgument)
             .with_detail("field", "file_path"));
     };
-    match input.kind {
+    let Some(kind) = input.kind else {
+        return Err(crate::delete::needs_kind("reorder", "imports or members"));
+    };
+    match kind {
         ReorderKind::Imports => {}
         // rust-analyzer sorts a type's fields, variants or methods alphabetically (the
         // only member order a server here performs).
@@ -122,7 +126,7 @@ async fn imports(ctx: &Context, root: &Path, input: &Input) -> Result<(Workspace
         ReorderKind::Parameters | ReorderKind::Statements => {
             return Err(Error::user(format!(
                 "reorder {} is not offered: no language server here reorders parameters or statements",
-                if input.kind == ReorderKind::Parameters { "parameters" } else { "statements" }
+                if kind == ReorderKind::Parameters { "parameters" } else { "statements" }
             ))
             .with_code(ErrorCode::NotSupported)
             .with_suggestion("reorder kind imports (any language) or members (Rust) is offered."));

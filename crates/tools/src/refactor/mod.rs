@@ -495,9 +495,17 @@ where
                     .with_code(ErrorCode::NotSupported));
             }
             let c = checkout.clone();
-            blocking(move || c.plan(change, meta))
+            let plan = blocking(move || c.plan(change, meta))
                 .await?
-                .map_err(edit_error)?
+                .map_err(edit_error)?;
+            // Edits that leave every file as it was (a server's organize-imports on imports
+            // already in order) are no change either.
+            let s = &plan.summary;
+            if s.affected_files + s.created_files + s.deleted_files + s.renamed_files == 0 {
+                return Err(Error::user(format!("{tool} found nothing to change"))
+                    .with_code(ErrorCode::NotSupported));
+            }
+            plan
         }
     };
     warnings.extend(view_warnings(&plan.warnings));
@@ -510,7 +518,10 @@ where
             .map_err(edit_error)?;
     }
     if mode.dry_run {
-        let next = next(tool, json!({"dry_run": false, "plan_id": plan.id}));
+        let next = next(
+            tool,
+            json!({"dry_run": false, "plan_id": plan.id, "directory": root}),
+        );
         return Ok(RefactorOutput {
             dry_run: true,
             plan: Some(plan_view(&plan)),
@@ -568,7 +579,10 @@ where
         .await?
         .map_err(edit_error)?;
     tell_servers(ctx, checkout.root(), &applied).await;
-    let next = next("rollback", json!({"snapshot_id": applied.snapshot_id}));
+    let next = next(
+        "rollback",
+        json!({"snapshot_id": applied.snapshot_id, "directory": root}),
+    );
     let mut view = applied_view(applied);
     view.verified_by = plan
         .verification
@@ -603,7 +617,10 @@ pub(crate) async fn roll_back(
         .await?
         .map_err(edit_error)?;
     tell_servers(ctx, checkout.root(), &applied).await;
-    let next = next("rollback", json!({"snapshot_id": applied.snapshot_id}));
+    let next = next(
+        "rollback",
+        json!({"snapshot_id": applied.snapshot_id, "directory": root}),
+    );
     Ok(RefactorOutput {
         dry_run: false,
         plan: None,
@@ -617,6 +634,14 @@ pub(crate) async fn roll_back(
 /// changed, and the one call that comes next.
 pub(crate) fn render(tool: &str, output: &RefactorOutput) -> String {
     let mut out = String::new();
+    // The checkout the next call names (a call without it reads the server's directory).
+    let directory = output
+        .next
+        .as_ref()
+        .and_then(|n| n.arguments.get("directory"))
+        .and_then(Value::as_str)
+        .map(|d| format!(", directory: {d:?}"))
+        .unwrap_or_default();
     for w in &output.warnings {
         out.push_str(&format!("warning {}: {}\n", w.code, w.message));
     }
@@ -660,7 +685,7 @@ pub(crate) fn render(tool: &str, output: &RefactorOutput) -> String {
             out.push('\n');
         }
         out.push_str(&format!(
-            "Apply exactly this plan: {tool} with dry_run: false, plan_id: \"{}\".",
+            "Apply exactly this plan: {tool} with dry_run: false, plan_id: \"{}\"{directory}.",
             plan.plan_id
         ));
     }
@@ -673,7 +698,7 @@ pub(crate) fn render(tool: &str, output: &RefactorOutput) -> String {
             }
         };
         out.push_str(&format!(
-            "Applied{}{}.{}{}{}\nUndo: rollback with snapshot_id: \"{}\".",
+            "Applied{}{}.{}{}{}\nUndo: rollback with snapshot_id: \"{}\"{directory}.",
             applied
                 .plan_id
                 .as_deref()
