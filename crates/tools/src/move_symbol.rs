@@ -36,7 +36,7 @@ pub struct Input {
     /// The whole declaration (or its name).
     #[serde(default)]
     pub range: Option<Range>,
-    /// Python, Rust: the module file to move into (it must exist). TypeScript: none.
+    /// Python, Rust: the module file to move into (it exists). TypeScript: a new file beside it (default: named by the server).
     #[serde(default)]
     pub destination: Option<String>,
     /// Plan only; write nothing.
@@ -109,14 +109,28 @@ async fn plan(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceCha
         .code_actions(&path, span, &["refactor.move"])
         .await
         .map_err(|e| relative_error(lsp_error(e), root))?;
-    if let Some(dest) = input.destination.as_deref() {
-        return Err(Error::user(format!(
-            "typescript-language-server moves declarations only to a new file it names, not to {dest}"
-        ))
-        .with_code(ErrorCode::NotSupported)
-        .with_detail("field", "destination")
-        .with_suggestion("Call move without destination, then rename with kind file to give the new file its path (imports follow)."));
-    }
+    // The new file's path, when the agent names it: a file that does not exist yet.
+    let destination = match input.destination.as_deref() {
+        None => None,
+        Some(dest) => {
+            let given = Path::new(dest);
+            let rel = given.strip_prefix(root).unwrap_or(given);
+            if rel.is_absolute() || rel.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+                return Err(Error::user(format!("destination {dest} is not a path inside the checkout"))
+                    .with_code(ErrorCode::InvalidPath)
+                    .with_detail("field", "destination"));
+            }
+            if root.join(rel).exists() {
+                return Err(Error::user(format!(
+                    "typescript-language-server moves declarations only to a new file, and {dest} exists"
+                ))
+                .with_code(ErrorCode::NotSupported)
+                .with_detail("field", "destination")
+                .with_suggestion("Give a path that does not exist yet (the moved declarations become that file)."));
+            }
+            Some(rel.to_owned())
+        }
+    };
     let wanted = "move to a new file";
     let Some(action) = actions
         .iter()
@@ -136,7 +150,14 @@ async fn plan(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceCha
         .action_change(action)
         .await
         .map_err(|e| relative_error(lsp_error(e), root))?;
-    let change = crate::refactor::rebase(change, &server.root, root)?;
+    let mut change = crate::refactor::rebase(change, &server.root, root)?;
+    if let Some(dest) = &destination {
+        resolve_pr_code::ts_move::retarget(&mut change, dest).map_err(|why| {
+            Error::user(format!("destination {}: {why}", dest.display()))
+                .with_code(ErrorCode::NotSupported)
+                .with_detail("field", "destination")
+        })?;
+    }
     Ok((
         change,
         PlanMeta {
