@@ -688,7 +688,9 @@ async fn typescript_imports_are_sorted_and_pruned_by_the_servers_source_actions(
 }
 
 /// A declaration moved to another file by typescript-language-server, with the imports of
-/// its users rewritten, verified by tsc; languages without such a move say so.
+/// its users rewritten, verified by tsc: to the file the server names, or to the path the
+/// agent gives (the same change, the new file and its specifiers renamed); languages
+/// without such a move say so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn move_takes_a_declaration_to_another_file_with_its_imports() {
     let state = tempfile::tempdir().unwrap();
@@ -697,7 +699,7 @@ async fn move_takes_a_declaration_to_another_file_with_its_imports() {
         return;
     }
     let range = json!({"start": {"line": 21, "character": 0}, "end": {"line": 28, "character": 1}});
-    for destination in [None::<&str>] {
+    for destination in [None::<&str>, Some("src/area.ts")] {
         let project = copy_project("typescript");
         let root = project.path().canonicalize().unwrap();
         let before = snapshot(&root);
@@ -746,19 +748,20 @@ async fn move_takes_a_declaration_to_another_file_with_its_imports() {
             text_of(&root, "src/main.ts")
         );
     }
-    // Then rename kind file places the new file; its importers follow (willRenameFiles).
+    // tsserver writes a new file beside the old one: a file that exists, or another
+    // directory (the moved code's relative imports were written for this one), is refused.
     let project = copy_project("typescript");
     let root = project.path().canonicalize().unwrap();
-    let err = call(&ctx, "move", json!({"directory": root, "file_path": "src/shapes.ts", "range": range, "destination": "src/area.ts"}))
-        .await
-        .unwrap_err();
-    assert!(
-        err.suggestion
-            .as_deref()
-            .unwrap_or_default()
-            .contains("rename"),
-        "{err:?}"
-    );
+    for dest in ["src/main.ts", "lib/area.ts"] {
+        let err = call(&ctx, "move", json!({"directory": root, "file_path": "src/shapes.ts", "range": range, "destination": dest}))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.code.map(|c| c.as_str()),
+            Some("NOT_SUPPORTED"),
+            "{dest}: {err:?}"
+        );
+    }
     // Go: no server or tool here moves a declaration; said before anything is asked.
     let project = copy_project("go");
     let root = project.path().canonicalize().unwrap();
@@ -1082,13 +1085,25 @@ async fn rust_imports_are_sorted_by_rustfmt_and_nothing_else_moves() {
         .replace("fn main() {", "fn main()   {");
     assert_ne!(swapped, main);
     std::fs::write(root.join("src/main.rs"), &swapped).unwrap();
-    let out = call(
+    // Planned, then applied by the plan's own next call (no kind: the plan holds it).
+    let plan = call(
         &ctx,
         "reorder",
-        json!({"directory": root, "kind": "imports", "file_path": "src/main.rs", "dry_run": false}),
+        json!({"directory": root, "kind": "imports", "file_path": "src/main.rs"}),
     )
     .await
     .unwrap_or_else(|e| panic!("{e:?}"));
+    let next = plan.structured["next"]["arguments"].clone();
+    assert_eq!(next["directory"], json!(root), "{next}");
+    assert!(
+        plan.text
+            .contains(&format!("directory: {:?}", root.display().to_string())),
+        "{}",
+        plan.text
+    );
+    let out = call(&ctx, "reorder", next)
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
     assert!(
         out.structured["applied"]["verified_by"]
             .as_str()
@@ -1196,13 +1211,16 @@ async fn go_and_c_unused_imports_are_removed_by_their_servers() {
         let original = text_of(&root, file);
         assert!(original.contains(line), "{language}: {original}");
         std::fs::write(root.join(file), original.replacen(line, with_unused, 1)).unwrap();
-        let out = call(
+        let plan = call(
             &ctx,
             "delete",
-            json!({"directory": root, "kind": "unused_imports", "file_path": file, "dry_run": false}),
+            json!({"directory": root, "kind": "unused_imports", "file_path": file}),
         )
         .await
         .unwrap_or_else(|e| panic!("{language}: {e:?}"));
+        let out = call(&ctx, "delete", plan.structured["next"]["arguments"].clone())
+            .await
+            .unwrap_or_else(|e| panic!("{language}: {e:?}"));
         assert_eq!(
             out.structured["applied"]["success"], true,
             "{language}: {}",
@@ -1216,6 +1234,18 @@ async fn go_and_c_unused_imports_are_removed_by_their_servers() {
         let after = text_of(&root, file);
         assert!(!after.contains(unused), "{language}: {after}");
         assert_eq!(after, original, "{language}: only the unused import goes");
+        // Nothing left to remove: said, not planned as an empty change.
+        let err = call(
+            &ctx,
+            "delete",
+            json!({"directory": root, "kind": "unused_imports", "file_path": file}),
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            err.error.contains("found nothing to change"),
+            "{language}: {err:?}"
+        );
     }
 }
 
