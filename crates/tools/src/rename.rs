@@ -153,7 +153,8 @@ async fn rename_symbol(ctx: &Context, input: &Input) -> Result<(WorkspaceChange,
         .rename(&aimed.resolved.path, aimed.resolved.pos, new_name)
         .await
         .map_err(|e| relative_error(lsp_error(e), &aimed.workspace))?;
-    let change = crate::refactor::rebase(change, &server.root, &aimed.workspace)?;
+    let mut change = crate::refactor::rebase(change, &server.root, &aimed.workspace)?;
+    let warnings = imports_left(&aimed, &mut change, new_name).await.into_iter().collect();
     let kind = match input.kind {
         RenameKind::Parameter => "rename.parameter",
         RenameKind::Type => "rename.type",
@@ -165,9 +166,53 @@ async fn rename_symbol(ctx: &Context, input: &Input) -> Result<(WorkspaceChange,
             plan_type: "RenamePlan".into(),
             kind: kind.into(),
             language: Some(server.language.as_str().to_owned()),
-            warnings: Vec::new(),
+            warnings,
         },
     ))
+}
+
+/// Files that import the old name and that the server's rename leaves as they are (its
+/// project's configuration leaves them out): the name's identifiers there are renamed too,
+/// and a warning names them (verification then checks the whole).
+async fn imports_left(aimed: &crate::code::Aimed, change: &mut WorkspaceChange, new_name: &str) -> Option<Warning> {
+    let (path, pos) = (&aimed.resolved.path, aimed.resolved.pos);
+    let text = std::fs::read_to_string(path).ok()?;
+    let at = crate::code::Position { line: pos.line, character: pos.character };
+    let range = crate::reorder::name_at(&text, at)?;
+    let line = resolve_pr_source::LineIndex::new(&text).line(pos.line)?.to_owned();
+    let index = resolve_pr_source::LineIndex::new(&line);
+    let from = index.offset_utf16(resolve_pr_source::LineCol { line: 0, col: range.start.character }).ok()?;
+    let to = index.offset_utf16(resolve_pr_source::LineCol { line: 0, col: range.end.character }).ok()?;
+    let old = line[from..to].to_owned();
+    let touched: Vec<PathBuf> = change.changes.iter().flat_map(|c| c.paths()).map(|p| p.to_path_buf()).collect();
+    let (root, language) = (aimed.workspace.clone(), aimed.server.language);
+    let (name, new) = (old.clone(), new_name.to_owned());
+    let (left, cut, edits) = tokio::task::spawn_blocking(move || {
+        let (left, cut) = resolve_pr_code::leftovers::imports_left(&root, language, &name, &touched);
+        let mut files: Vec<PathBuf> = left.iter().map(|l| l.path.clone()).collect();
+        files.dedup();
+        let edits = resolve_pr_code::leftovers::renamed_by_text(&root, &files, &name, &new);
+        (left, cut, edits)
+    })
+    .await
+    .ok()?;
+    if left.is_empty() {
+        return None;
+    }
+    let files = edits.len();
+    change.changes.extend(edits);
+    let shown: Vec<String> = left.iter().take(5).map(|l| format!("{}:{}", l.path.display(), l.line + 1)).collect();
+    Some(Warning {
+        code: "IMPORTS_LEFT".into(),
+        message: format!(
+            "{} import(s) of {old} in {files} file(s) {} did not rename (outside its project's files?), renamed there by text{}: {}{}",
+            left.len(),
+            aimed.server.installed.spec.name,
+            if cut { ", from a scan cut at its limit" } else { "" },
+            shown.join(", "),
+            if left.len() > shown.len() { format!(" and {} more", left.len() - shown.len()) } else { String::new() },
+        ),
+    })
 }
 
 async fn rename_path(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {

@@ -186,7 +186,7 @@ async fn imports(ctx: &Context, root: &Path, input: &Input) -> Result<(Workspace
 }
 
 /// The range of the identifier a position touches (a UTF-16 position, as LSP's).
-fn name_at(text: &str, at: Position) -> Option<Range> {
+pub(crate) fn name_at(text: &str, at: Position) -> Option<Range> {
     let lines = resolve_pr_source::LineIndex::new(text);
     let line = lines.line(at.line)?;
     let offset = lines

@@ -1317,3 +1317,47 @@ async fn extract_gives_what_it_extracts_the_name_asked_for() {
         "{after}"
     );
 }
+
+/// A file the server's project leaves out (basedpyright's `include`) but that imports the
+/// renamed function is renamed too, by text, said in a warning, and the whole verified.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rename_reaches_importers_outside_the_servers_project() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    if !available(&ctx, "python").await {
+        return;
+    }
+    let project = copy_project("python");
+    let root = project.path().canonicalize().unwrap();
+    let manifest = text_of(&root, "pyproject.toml").replace(
+        "[tool.basedpyright]\n",
+        "[tool.basedpyright]\ninclude = [\"util.py\", \"shapes.py\"]\n",
+    );
+    std::fs::write(root.join("pyproject.toml"), manifest).unwrap();
+    let plan = call(
+        &ctx,
+        "rename",
+        json!({"directory": root, "file_path": "util.py", "position": {"line": 0, "character": 4}, "new_name": "sum_two"}),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    let warnings = plan.structured["warnings"].to_string();
+    assert!(
+        warnings.contains("IMPORTS_LEFT") && warnings.contains("main.py:2"),
+        "{}",
+        plan.text
+    );
+    assert_eq!(
+        plan.structured["plan"]["verification"]["verified"], true,
+        "{}",
+        plan.text
+    );
+    call(&ctx, "rename", plan.structured["next"]["arguments"].clone())
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let main = text_of(&root, "main.py");
+    assert!(
+        main.contains("from util import sum_two") && !main.contains("add_numbers"),
+        "{main}"
+    );
+}
