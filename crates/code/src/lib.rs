@@ -11,5 +11,6 @@ pub mod placeholder;
 pub mod python_move;
 pub mod rust_move;
 pub mod target;
+pub mod ts_inline;
 pub mod ts_move;
 pub mod verify;

@@ -1361,3 +1361,67 @@ async fn a_rename_reaches_importers_outside_the_servers_project() {
         "{main}"
     );
 }
+
+/// TypeScript inline function (tsserver has none): the syntax tree inlines a one-return
+/// function into every call the server's references find, across files, takes it out of
+/// the imports and removes its declaration; tsc verifies the plan. A function that is not
+/// one return is refused, naming why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_functions_are_inlined_into_their_callers() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    if !available(&ctx, "typescript").await {
+        return;
+    }
+    let project = copy_project("typescript");
+    let root = project.path().canonicalize().unwrap();
+    let util = text_of(&root, "src/util.ts");
+    let line = util
+        .lines()
+        .position(|l| l.contains("function add_numbers"))
+        .unwrap();
+    let out = call(
+        &ctx,
+        "inline",
+        json!({"directory": root, "kind": "function", "file_path": "src/util.ts", "position": {"line": line, "character": 17}}),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(
+        out.structured["plan"]["verification"]["verified"], true,
+        "{}",
+        out.text
+    );
+    call(&ctx, "inline", out.structured["next"]["arguments"].clone())
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let main = text_of(&root, "src/main.ts");
+    assert!(
+        !main.contains("add_numbers") && !main.contains("./util.js"),
+        "{main}"
+    );
+    assert!(
+        main.contains("const first = 1 + 2;") && main.contains("const third = second + 4;"),
+        "{main}"
+    );
+    assert!(!text_of(&root, "src/util.ts").contains("add_numbers"));
+
+    let shapes = text_of(&root, "src/shapes.ts");
+    let line = shapes
+        .lines()
+        .position(|l| l.contains("function total_area"))
+        .unwrap();
+    let err = call(
+        &ctx,
+        "inline",
+        json!({"directory": root, "kind": "function", "file_path": "src/shapes.ts", "position": {"line": line, "character": 17}}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err.code.map(|c| c.as_str()),
+        Some("NOT_SUPPORTED"),
+        "{err:?}"
+    );
+    assert!(err.error.contains("one return"), "{err:?}");
+}
