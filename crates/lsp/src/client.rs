@@ -60,6 +60,9 @@ pub struct ClientConfig {
     pub initialization_options: Option<Value>,
     /// What `workspace/configuration` answers, by section (`"rust-analyzer"`, `"python"`).
     pub settings: Value,
+    /// The settings are also sent with `workspace/didChangeConfiguration` once the server
+    /// is initialized (for one that reads them only from there).
+    pub push_settings: bool,
     /// Variables set for the server and everything it starts (an untrusted checkout's
     /// hardening: `crate::trust`).
     pub env: Vec<(String, OsString)>,
@@ -336,6 +339,12 @@ impl Client {
                 message: format!("its initialize answer is not LSP: {e}"),
             })?;
         client.notify("initialized", json!({}));
+        if config.push_settings && !config.settings.is_null() {
+            client.notify(
+                "workspace/didChangeConfiguration",
+                json!({"settings": config.settings}),
+            );
+        }
         Ok(Client {
             inner,
             capabilities: Arc::new(result.capabilities),

@@ -483,6 +483,7 @@ impl Pool {
             root: root.to_owned(),
             initialization_options,
             settings,
+            push_settings: spec.push_settings,
             env: hardening.env,
             max_document_bytes: config.max_file_bytes,
             reports_status: spec.reports_status,

@@ -280,6 +280,9 @@ pub struct ServerSpec {
     pub initialization_options: fn(&Path) -> Option<Value>,
     /// What `workspace/configuration` answers.
     pub settings: fn(&Path) -> Value,
+    /// The settings are also sent with `workspace/didChangeConfiguration` once started:
+    /// typescript-language-server reads its format options only from that notification.
+    pub push_settings: bool,
 }
 
 fn no_options(_: &Path) -> Option<Value> {
@@ -342,6 +345,44 @@ fn typescript_options(_: &Path) -> Option<Value> {
     }))
 }
 
+/// typescript-language-server's format options, so that what tsserver writes (an extracted
+/// function, a moved declaration) is indented as the project is: the indentation most of
+/// its TypeScript/JavaScript files use (tabs, or 2 or 4 spaces), read from at most 40 of them.
+fn typescript_settings(root: &Path) -> Value {
+    let files = resolve_pr_source::Walk::sources(root)
+        .files(40, |p| Language::of_path(p) == Some(Language::TypeScript))
+        .unwrap_or_default()
+        .files;
+    let (mut tabs, mut two, mut four) = (0usize, 0usize, 0usize);
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let spaces = line.len() - line.trim_start_matches(' ').len();
+            if line.starts_with('\t') {
+                tabs += 1;
+            } else if spaces == 2 {
+                two += 1;
+            } else if spaces == 4 {
+                four += 1;
+            }
+        }
+    }
+    if tabs + two + four == 0 {
+        return Value::Null;
+    }
+    let (size, spaces) = if tabs > two + four {
+        (4, false)
+    } else if two * 4 >= four {
+        (2, true)
+    } else {
+        (4, true)
+    };
+    let format = json!({"indentSize": size, "tabSize": size, "convertTabsToSpaces": spaces});
+    json!({"typescript": {"format": format}, "javascript": {"format": format}})
+}
+
 /// Every server, in order of preference within each language.
 /// pyright's log message once it has enumerated the workspace: "Found 28 source files",
 /// "Found 1 source file", or "No source files found.".
@@ -366,6 +407,7 @@ pub static SERVERS: &[ServerSpec] = &[
         answers_while_indexing: true,
         initialization_options: rust_analyzer_options,
         settings: rust_analyzer_settings,
+        push_settings: false,
     },
     ServerSpec {
         name: "typescript-language-server",
@@ -382,7 +424,8 @@ pub static SERVERS: &[ServerSpec] = &[
         watches_files: true,
         answers_while_indexing: false,
         initialization_options: typescript_options,
-        settings: no_settings,
+        settings: typescript_settings,
+        push_settings: true,
     },
     ServerSpec {
         name: "basedpyright",
@@ -399,6 +442,7 @@ pub static SERVERS: &[ServerSpec] = &[
         answers_while_indexing: true,
         initialization_options: no_options,
         settings: pyright_settings,
+        push_settings: false,
     },
     ServerSpec {
         name: "pyright",
@@ -415,6 +459,7 @@ pub static SERVERS: &[ServerSpec] = &[
         answers_while_indexing: true,
         initialization_options: no_options,
         settings: pyright_settings,
+        push_settings: false,
     },
     ServerSpec {
         name: "pylsp",
@@ -431,6 +476,7 @@ pub static SERVERS: &[ServerSpec] = &[
         answers_while_indexing: true,
         initialization_options: no_options,
         settings: no_settings,
+        push_settings: false,
     },
     ServerSpec {
         name: "clangd",
@@ -449,6 +495,7 @@ pub static SERVERS: &[ServerSpec] = &[
         answers_while_indexing: false,
         initialization_options: no_options,
         settings: no_settings,
+        push_settings: false,
     },
     ServerSpec {
         name: "gopls",
@@ -465,6 +512,7 @@ pub static SERVERS: &[ServerSpec] = &[
         answers_while_indexing: true,
         initialization_options: no_options,
         settings: no_settings,
+        push_settings: false,
     },
 ];
 
@@ -609,6 +657,24 @@ mod tests {
             resolve_pr_source::language_id(Path::new("a.tsx")),
             "typescriptreact"
         );
+    }
+
+    #[test]
+    fn typescript_format_options_follow_the_projects_indentation() {
+        let indent = |files: &[(&str, &str)]| {
+            let dir = tempfile::tempdir().unwrap();
+            for (name, text) in files {
+                std::fs::write(dir.path().join(name), text).unwrap();
+            }
+            typescript_settings(dir.path())["typescript"]["format"].clone()
+        };
+        let two = "function f() {\n  if (x) {\n    y();\n  }\n  return 1;\n}\n";
+        let four = "function f() {\n    if (x) {\n        y();\n    }\n}\n";
+        let tabs = "function f() {\n\tif (x) {\n\t\ty();\n\t}\n}\n";
+        assert_eq!(indent(&[("a.ts", two)])["indentSize"], 2);
+        assert_eq!(indent(&[("a.ts", four), ("b.js", four)])["indentSize"], 4);
+        assert_eq!(indent(&[("a.ts", tabs)])["convertTabsToSpaces"], false);
+        assert_eq!(indent(&[("a.py", two)]), Value::Null);
     }
 
     #[test]
@@ -830,6 +896,7 @@ mod tests {
             answers_while_indexing: true,
             initialization_options: no_options,
             settings: no_settings,
+            push_settings: false,
         };
         let missing = probe(&GHOST).await.unwrap_err();
         assert!(missing.reason.contains("not on PATH"), "{}", missing.reason);

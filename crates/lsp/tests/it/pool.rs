@@ -53,6 +53,7 @@ fn registry(mode: &str) -> &'static [ServerSpec] {
             refactors_only: false,
             watches_files: true,
             answers_while_indexing: true,
+            push_settings: false,
             initialization_options: no_options,
             settings,
         }]
@@ -503,6 +504,7 @@ async fn a_program_that_exits_at_once_is_not_installed() {
             refactors_only: false,
             watches_files: true,
             answers_while_indexing: true,
+            push_settings: false,
             initialization_options: no_options,
             settings,
         }]

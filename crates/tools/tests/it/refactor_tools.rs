@@ -402,7 +402,8 @@ async fn extract_and_inline_are_the_servers_own_actions_verified_before_they_app
             "function",
             "src/main.ts",
             json!({"range": r(5, 2, 6, 39)}),
-            "function newFunction(",
+            // Indented as the project is (2 spaces), not tsserver's default 4.
+            "{\n  const second = add_numbers(first, 3);",
         ),
         (
             "typescript",
