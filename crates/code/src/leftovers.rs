@@ -112,9 +112,62 @@ pub fn renamed_by_text(
     out
 }
 
+/// The byte ranges of `name` as a whole word in the code blocks of a Rust file's doc
+/// comments (`///`, `//!`): doc tests, which rust-analyzer does not rename and `cargo check`
+/// does not build, though `cargo test` runs them.
+pub fn rust_doc_code(text: &str, name: &str) -> Vec<TextRange> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    let mut in_code = false;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let trimmed = line.trim_start();
+        let Some(doc) = trimmed
+            .strip_prefix("///")
+            .or_else(|| trimmed.strip_prefix("//!"))
+        else {
+            in_code = false;
+            continue;
+        };
+        if doc.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if !in_code {
+            continue;
+        }
+        let doc_at = start + (line.len() - doc.len());
+        for (i, _) in doc.match_indices(name) {
+            let before = doc[..i].chars().next_back();
+            let after = doc[i + name.len()..].chars().next();
+            if !before.is_some_and(is_word) && !after.is_some_and(is_word) {
+                out.push(TextRange::new(doc_at + i, doc_at + i + name.len()));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_in_doc_tests_are_found_and_nowhere_else_in_comments() {
+        let text = "/// Flips it: see flip.\n///\n/// ```\n/// let x = e.flip();\n/// assert!(flipped(x.flip()));\n/// ```\n// ```\n// e.flip()\npub fn flip() {}\n//! ```\n//! flip\n";
+        let found: Vec<&str> = rust_doc_code(text, "flip")
+            .iter()
+            .map(|r| &text[r.start..r.end])
+            .collect();
+        assert_eq!(found, ["flip", "flip", "flip"]);
+        let lines: Vec<usize> = rust_doc_code(text, "flip")
+            .iter()
+            .map(|r| text[..r.start].matches('\n').count())
+            .collect();
+        assert_eq!(lines, [3, 4, 10]);
+    }
 
     #[test]
     fn imports_in_untouched_files_are_found_and_the_rest_is_not() {

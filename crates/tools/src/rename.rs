@@ -154,7 +154,8 @@ async fn rename_symbol(ctx: &Context, input: &Input) -> Result<(WorkspaceChange,
         .await
         .map_err(|e| relative_error(lsp_error(e), &aimed.workspace))?;
     let mut change = crate::refactor::rebase(change, &server.root, &aimed.workspace)?;
-    let warnings = imports_left(&aimed, &mut change, new_name).await.into_iter().collect();
+    let mut warnings: Vec<Warning> = doc_tests(&aimed, &mut change, new_name).into_iter().collect();
+    warnings.extend(imports_left(&aimed, &mut change, new_name).await);
     let kind = match input.kind {
         RenameKind::Parameter => "rename.parameter",
         RenameKind::Type => "rename.type",
@@ -171,10 +172,8 @@ async fn rename_symbol(ctx: &Context, input: &Input) -> Result<(WorkspaceChange,
     ))
 }
 
-/// Files that import the old name and that the server's rename leaves as they are (its
-/// project's configuration leaves them out): the name's identifiers there are renamed too,
-/// and a warning names them (verification then checks the whole).
-async fn imports_left(aimed: &crate::code::Aimed, change: &mut WorkspaceChange, new_name: &str) -> Option<Warning> {
+/// The name a rename's target has now: the identifier at its position.
+fn old_name(aimed: &crate::code::Aimed) -> Option<String> {
     let (path, pos) = (&aimed.resolved.path, aimed.resolved.pos);
     let text = std::fs::read_to_string(path).ok()?;
     let at = crate::code::Position { line: pos.line, character: pos.character };
@@ -183,7 +182,82 @@ async fn imports_left(aimed: &crate::code::Aimed, change: &mut WorkspaceChange, 
     let index = resolve_pr_source::LineIndex::new(&line);
     let from = index.offset_utf16(resolve_pr_source::LineCol { line: 0, col: range.start.character }).ok()?;
     let to = index.offset_utf16(resolve_pr_source::LineCol { line: 0, col: range.end.character }).ok()?;
-    let old = line[from..to].to_owned();
+    Some(line[from..to].to_owned())
+}
+
+/// Rust: the old name in the doc-test code of the files the rename edits (and the one that
+/// declares it), which rust-analyzer leaves and cargo check does not build, renamed too and
+/// said in a warning.
+fn doc_tests(aimed: &crate::code::Aimed, change: &mut WorkspaceChange, new_name: &str) -> Option<Warning> {
+    if aimed.server.language != resolve_pr_lsp::Language::Rust {
+        return None;
+    }
+    let old = old_name(aimed)?;
+    let root = &aimed.workspace;
+    let declared = aimed.resolved.path.strip_prefix(root).ok()?.to_owned();
+    let mut files: Vec<PathBuf> = change
+        .changes
+        .iter()
+        .filter_map(|c| match c {
+            FileChange::Edit { path, .. } => Some(path.clone()),
+            _ => None,
+        })
+        .collect();
+    if !files.contains(&declared) {
+        files.push(declared);
+    }
+    let mut shown = Vec::new();
+    let mut count = 0;
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(root.join(&file)) else {
+            continue;
+        };
+        let found = resolve_pr_code::leftovers::rust_doc_code(&text, &old);
+        if found.is_empty() {
+            continue;
+        }
+        let index = resolve_pr_source::LineIndex::new(&text);
+        // What the server already renames there (a later rust-analyzer may do doc tests).
+        let taken: Vec<resolve_pr_source::TextRange> = change
+            .changes
+            .iter()
+            .filter_map(|c| match c {
+                FileChange::Edit { path, edits } if *path == file => Some(edits.iter().map(|e| e.range).collect::<Vec<_>>()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let mut edits: Vec<resolve_pr_source::TextEdit> = Vec::new();
+        for range in found.into_iter().filter(|r| !taken.iter().any(|t| t.start < r.end && r.start < t.end)) {
+            count += 1;
+            if let Ok(at) = index.position_utf8(range.start) {
+                shown.push(format!("{}:{}", file.display(), at.line + 1));
+            }
+            edits.push(resolve_pr_source::TextEdit::replace(range, new_name));
+        }
+        match change.changes.iter_mut().find(|c| matches!(c, FileChange::Edit { path, .. } if *path == file)) {
+            Some(FileChange::Edit { edits: existing, .. }) => existing.extend(edits),
+            _ => change.changes.push(FileChange::Edit { path: file, edits }),
+        }
+    }
+    if count == 0 {
+        return None;
+    }
+    shown.truncate(5);
+    Some(Warning {
+        code: "DOC_TESTS_RENAMED".into(),
+        message: format!(
+            "{count} use(s) of {old} in doc-test code renamed by text (rust-analyzer leaves doc comments; cargo check does not build them, cargo test does): {}",
+            shown.join(", ")
+        ),
+    })
+}
+
+/// Files that import the old name and that the server's rename leaves as they are (its
+/// project's configuration leaves them out): the name's identifiers there are renamed too,
+/// and a warning names them (verification then checks the whole).
+async fn imports_left(aimed: &crate::code::Aimed, change: &mut WorkspaceChange, new_name: &str) -> Option<Warning> {
+    let old = old_name(aimed)?;
     let touched: Vec<PathBuf> = change.changes.iter().flat_map(|c| c.paths()).map(|p| p.to_path_buf()).collect();
     let (root, language) = (aimed.workspace.clone(), aimed.server.language);
     let (name, new) = (old.clone(), new_name.to_owned());

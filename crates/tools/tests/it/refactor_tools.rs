@@ -1426,3 +1426,45 @@ async fn typescript_functions_are_inlined_into_their_callers() {
     );
     assert!(err.error.contains("one return"), "{err:?}");
 }
+
+/// Rust: the name in doc-test code (which rust-analyzer leaves and cargo check does not
+/// build) is renamed too and said; prose that names it is left as written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rust_rename_reaches_doc_tests() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    let project = copy_project("rust");
+    let root = project.path().canonicalize().unwrap();
+    let util = text_of(&root, "src/util.rs").replace(
+        "/// Adds two numbers and returns their sum.\n",
+        "/// Adds two numbers and returns their sum, as add_numbers says.\n///\n/// ```ignore\n/// assert_eq!(add_numbers(1, 2), 3);\n/// ```\n",
+    );
+    std::fs::write(root.join("src/util.rs"), &util).unwrap();
+    let line = util
+        .lines()
+        .position(|l| l.starts_with("pub fn add_numbers"))
+        .unwrap();
+    let plan = call(
+        &ctx,
+        "rename",
+        json!({"directory": root, "file_path": "src/util.rs", "position": {"line": line, "character": 7}, "new_name": "sum_numbers"}),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(
+        plan.structured["warnings"]
+            .to_string()
+            .contains("DOC_TESTS_RENAMED"),
+        "{}",
+        plan.text
+    );
+    call(&ctx, "rename", plan.structured["next"]["arguments"].clone())
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let after = text_of(&root, "src/util.rs");
+    assert!(
+        after.contains("/// assert_eq!(sum_numbers(1, 2), 3);"),
+        "{after}"
+    );
+    assert!(after.contains("as add_numbers says."), "{after}");
+}
