@@ -382,6 +382,14 @@ async fn extract_and_inline_are_the_servers_own_actions_verified_before_they_app
         ),
         (
             "rust",
+            "extract",
+            "constant",
+            "src/main.rs",
+            json!({"range": r(12, 26, 12, 29)}),
+            "const VAR_NAME: f64 = 2.0;",
+        ),
+        (
+            "rust",
             "inline",
             "variable",
             "src/main.rs",
