@@ -63,6 +63,8 @@ impl Problem {
 enum Kind {
     Cargo,
     Tsc,
+    /// JavaScript without a tsconfig.json: tsc over its files, JavaScript checked.
+    TscJs,
     Pyright,
     Go,
     Cc,
@@ -79,12 +81,17 @@ impl Checker {
         match self.kind {
             Kind::Cargo => "cargo check",
             Kind::Tsc => "tsc --noEmit",
+            Kind::TscJs => "tsc --noEmit --allowJs --checkJs",
             Kind::Pyright => "basedpyright",
             Kind::Go => "go build and go vet",
             Kind::Cc => "the compile_commands.json compilers with -fsyntax-only",
         }
     }
 }
+
+/// JavaScript files checked at most without a tsconfig.json (each is named on tsc's command
+/// line).
+const MAX_JS_FILES: usize = 5_000;
 
 /// `name` in `RESOLVE_PR_LSP_PATH`'s directories, then `PATH`'s.
 pub(crate) fn find_program(name: &str) -> Option<PathBuf> {
@@ -119,9 +126,13 @@ fn checker_for(root: &Path, language: &str, trusted: bool) -> Result<Checker, St
             })
         }
         "typescript" | "javascript" => {
-            if !root.join("tsconfig.json").is_file() {
-                return Err("no tsconfig.json at the checkout's root".to_owned());
-            }
+            // Without a tsconfig.json, JavaScript is checked file by file (a TypeScript
+            // project without one has no settings to check it by).
+            let kind = if root.join("tsconfig.json").is_file() {
+                Kind::Tsc
+            } else {
+                Kind::TscJs
+            };
             let own = root.join("node_modules/.bin/tsc");
             let tsc = if own.is_file() {
                 Some(own)
@@ -129,7 +140,7 @@ fn checker_for(root: &Path, language: &str, trusted: bool) -> Result<Checker, St
                 find_program("tsc")
             };
             Ok(Checker {
-                kind: Kind::Tsc,
+                kind,
                 program: tsc.ok_or("tsc is not installed (npm install --save-dev typescript)")?,
             })
         }
@@ -249,8 +260,50 @@ async fn problems(
                 })
                 .collect())
         }
-        Kind::Tsc => {
-            let args = os(&["--noEmit", "--pretty", "false", "-p", "."]);
+        Kind::Tsc | Kind::TscJs => {
+            let mut args = os(&["--noEmit", "--pretty", "false"]);
+            if checker.kind == Kind::Tsc {
+                args.extend(os(&["-p", "."]));
+            } else {
+                // Each JavaScript file named (tsc takes no globs without a config), relative.
+                let files = resolve_pr_source::Walk::sources(dir)
+                    .files(MAX_JS_FILES, |p| {
+                        resolve_pr_source::Dialect::of_path(p).is_some_and(|d| {
+                            matches!(
+                                d,
+                                resolve_pr_source::Dialect::JavaScript
+                                    | resolve_pr_source::Dialect::Jsx
+                            )
+                        })
+                    })
+                    .unwrap_or_default();
+                if files.more {
+                    return Err(format!(
+                        "more than {MAX_JS_FILES} JavaScript files and no tsconfig.json to check them by"
+                    ));
+                }
+                if files.files.is_empty() {
+                    return Err("no tsconfig.json at the checkout's root".to_owned());
+                }
+                args.extend(os(&[
+                    "--allowJs",
+                    "--checkJs",
+                    "--skipLibCheck",
+                    "--module",
+                    "commonjs",
+                    "--target",
+                    "es2022",
+                    "--jsx",
+                    "preserve",
+                ]));
+                args.extend(
+                    files
+                        .files
+                        .iter()
+                        .filter_map(|f| f.strip_prefix(dir).ok())
+                        .map(|f| f.as_os_str().to_owned()),
+                );
+            }
             let (out, _) = run(&checker.program, &args, dir, &[], timeout).await?;
             Ok(out
                 .lines()
@@ -787,6 +840,59 @@ mod tests {
             // The scratch copy follows the checkout: a file deleted there goes here too.
             assert!(state.path().join("tree").join(file).exists());
         }
+    }
+
+    /// JavaScript without a tsconfig.json: tsc checks its files (allowJs, checkJs), so a
+    /// broken change is named and a sound one verified.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn javascript_without_a_tsconfig_is_checked_file_by_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        fs::write(
+            root.join("util.js"),
+            "function add(a, b) {\n  return a + b;\n}\nmodule.exports = { add };\n",
+        )
+        .unwrap();
+        fs::write(
+            root.join("main.js"),
+            "const { add } = require('./util');\nconsole.log(add(1, 2));\n",
+        )
+        .unwrap();
+        if !installed(&root, "typescript") {
+            return;
+        }
+        let state = tempfile::tempdir().unwrap();
+        let timeout = Duration::from_secs(300);
+        let good = "function add(a, b) {\n  return a + b + 1;\n}\nmodule.exports = { add };\n";
+        let fine = verify(
+            &root,
+            state.path(),
+            &outcome("util.js", good),
+            Some("typescript"),
+            true,
+            timeout,
+        )
+        .await;
+        assert!(fine.verified, "{fine:?}");
+        assert!(fine.how.contains("--checkJs"), "{fine:?}");
+        let bad =
+            "function add(a, b) {\n  return a + undefinedName;\n}\nmodule.exports = { add };\n";
+        let broken = verify(
+            &root,
+            state.path(),
+            &outcome("util.js", bad),
+            Some("typescript"),
+            true,
+            timeout,
+        )
+        .await;
+        assert!(!broken.verified, "{broken:?}");
+        assert_eq!(broken.new_errors.len(), 1, "{broken:?}");
+        assert!(
+            broken.new_errors[0].starts_with("util.js")
+                && broken.new_errors[0].contains("undefinedName"),
+            "{broken:?}"
+        );
     }
 
     #[tokio::test]
