@@ -138,33 +138,22 @@ async fn unused_imports(ctx: &Context, root: &Path, input: &Input) -> Result<(Wo
             resolve_pr_code::imports::rust_unused_imports(root, only, fixer_time()).await
         }
         Language::Python => resolve_pr_code::imports::ruff_fixes(root, &files, "F401", fixer_time()).await,
-        // clangd's organize-imports changes nothing; its unused-include diagnostics carry the
-        // fixes, asked for with those diagnostics in the request.
-        Language::C => {
-            let mut change = WorkspaceChange::default();
-            let mut by = String::new();
-            for file in &files {
-                if let Some((c, who)) = unused_includes(ctx, root, &root.join(file)).await? {
-                    change.changes.extend(c.changes);
-                    by = who;
-                }
-            }
-            Ok(resolve_pr_code::imports::Fixes {
-                fixed: change.changes.len(),
-                change,
-                by,
-            })
-        }
         _ => {
-            // TypeScript's removeUnusedImports only removes; organizeImports (gopls, clangd)
-            // also sorts.
+            // clangd's organize-imports changes nothing: its unused-include diagnostics carry
+            // the fixes, asked for with those diagnostics in the request. TypeScript's
+            // removeUnusedImports only removes; organizeImports (gopls) also sorts.
             let kinds = ["source.removeUnusedImports", "source.organizeImports"];
             let mut change = WorkspaceChange::default();
             let mut by = String::new();
             for file in &files {
-                if let Some((c, who, _)) =
-                    crate::refactor::actions::source_action(ctx, root, &root.join(file), &kinds).await?
-                {
+                let found = if language == Language::C {
+                    unused_includes(ctx, root, &root.join(file)).await?
+                } else {
+                    crate::refactor::actions::source_action(ctx, root, &root.join(file), &kinds)
+                        .await?
+                        .map(|(c, who, _)| (c, who))
+                };
+                if let Some((c, who)) = found {
                     change.changes.extend(c.changes);
                     by = who;
                 }

@@ -174,15 +174,7 @@ async fn rename_symbol(ctx: &Context, input: &Input) -> Result<(WorkspaceChange,
 
 /// The name a rename's target has now: the identifier at its position.
 fn old_name(aimed: &crate::code::Aimed) -> Option<String> {
-    let (path, pos) = (&aimed.resolved.path, aimed.resolved.pos);
-    let text = std::fs::read_to_string(path).ok()?;
-    let at = crate::code::Position { line: pos.line, character: pos.character };
-    let range = crate::reorder::name_at(&text, at)?;
-    let line = resolve_pr_source::LineIndex::new(&text).line(pos.line)?.to_owned();
-    let index = resolve_pr_source::LineIndex::new(&line);
-    let from = index.offset_utf16(resolve_pr_source::LineCol { line: 0, col: range.start.character }).ok()?;
-    let to = index.offset_utf16(resolve_pr_source::LineCol { line: 0, col: range.end.character }).ok()?;
-    Some(line[from..to].to_owned())
+    resolve_pr_code::target::identifier_at(&aimed.resolved.path, aimed.resolved.pos)
 }
 
 /// Rust: the old name in the doc-test code of the files the rename edits (and the one that

@@ -181,7 +181,7 @@ fn char_after(index: &LineIndex<'_>, pos: resolve_pr_lsp::Pos) -> Option<char> {
 }
 
 /// The identifier at a position of a file (the name a reference search is about).
-pub(super) fn identifier_at(path: &Path, pos: resolve_pr_lsp::Pos) -> Option<String> {
+pub fn identifier_at(path: &Path, pos: resolve_pr_lsp::Pos) -> Option<String> {
     identifier_in(&LineIndex::new(&std::fs::read_to_string(path).ok()?), pos)
 }
 

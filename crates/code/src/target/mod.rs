@@ -18,7 +18,7 @@ mod texts;
 
 pub use aim::{Aimed, TargetSpec, TestTarget, aim, in_import, symbol_at, target};
 pub use errors::{lsp_error, relative_error};
-pub use macro_scan::macro_references;
+pub use macro_scan::{identifier_at, macro_references};
 pub use paths::{display_path, file_in, path_in};
 pub use servers::{
     MAX_PROJECTS, NameScope, guessed_flags, guessed_flags_in, language_named, language_of,
