@@ -1,0 +1,3 @@
+//! The analyses on real files written to a temporary checkout.
+
+mod load;
