@@ -9,6 +9,9 @@
 //! Pure but for [`load`], which reads files: no language server, no network, no writes.
 //! Positions are zero-based lines and UTF-16 columns, as LSP's.
 
+pub mod functions;
+pub mod maintainability;
+
 use std::path::{Path, PathBuf};
 
 use resolve_pr_source::LineIndex;
