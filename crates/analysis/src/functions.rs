@@ -52,6 +52,16 @@ pub struct Function {
     /// (TypeScript/JavaScript), no leading underscore (Python), capitalised (Go),
     /// not `static` (C).
     pub public: bool,
+    /// The control-flow statement holding most of the function's decisions (at least
+    /// three), outermost first: where an extraction lowers the complexity most.
+    pub hotspot: Option<Hotspot>,
+}
+
+/// A statement of a function worth extracting, and the decisions it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hotspot {
+    pub span: Span,
+    pub decisions: u32,
 }
 
 /// The functions of a file, in source order (a nested function after the one it is in).
@@ -126,6 +136,7 @@ fn measure(file: &SourceFile, node: Node<'_>) -> Function {
         parameters: parameters(file, node),
         lines: u32::try_from(end - start + 1).unwrap_or(u32::MAX),
         code_lines: code_lines(start, end, node),
+        hotspot: hotspot(file, node),
         span: file.span(node),
         name_span: name_node.map_or_else(|| file.span(node), |n| file.span(n)),
         name,
@@ -179,6 +190,36 @@ fn decisions(file: &SourceFile, function: Node<'_>, tokens: &[Node<'_>]) -> u32 
         n += rust_arms_and_let_else(function);
     }
     n
+}
+
+/// The outermost control-flow statement with the most decisions, if it holds three or
+/// more and is not the whole body.
+fn hotspot(file: &SourceFile, function: Node<'_>) -> Option<Hotspot> {
+    let dialect = file.dialect;
+    let mut best: Option<(u32, Node<'_>)> = None;
+    let mut cursor = function.walk();
+    let mut stack: Vec<Node<'_>> = function.children(&mut cursor).collect();
+    while let Some(n) = stack.pop() {
+        if is_function(dialect, n) {
+            continue;
+        }
+        if nests(dialect, n) {
+            let skip = |x: Node<'_>| is_function(dialect, x);
+            let mut tokens = Vec::new();
+            crate::leaves(n, &skip, &mut tokens);
+            let d = decisions(file, n, &tokens);
+            if d >= 3 && best.is_none_or(|(b, _)| d > b) {
+                best = Some((d, n));
+            }
+            // An inner statement holds fewer decisions than the one around it.
+            continue;
+        }
+        stack.extend(n.children(&mut cursor).collect::<Vec<_>>());
+    }
+    best.map(|(decisions, n)| Hotspot {
+        span: file.span(n),
+        decisions,
+    })
 }
 
 /// Rust's decisions that are not one token: each `match` arm after the first, and the

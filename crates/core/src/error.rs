@@ -108,11 +108,14 @@ pub enum ErrorCode {
     SnapshotNotFound,
     /// Another apply holds this checkout: call again when it ends.
     CheckoutBusy,
+    /// An analysis scope that names no path, a path of the wrong kind, or no symbol
+    /// (`details.field` says which: `scope.path`, `scope.symbol_name`, `scope.include`).
+    InvalidScope,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 29] = [
+    pub const ALL: [ErrorCode; 30] = [
         ErrorCode::InvalidArgument,
         ErrorCode::InvalidCursor,
         ErrorCode::UnknownTool,
@@ -142,6 +145,7 @@ impl ErrorCode {
         ErrorCode::AmbiguousTarget,
         ErrorCode::SnapshotNotFound,
         ErrorCode::CheckoutBusy,
+        ErrorCode::InvalidScope,
     ];
 
     /// The code as agents read it.
@@ -176,6 +180,7 @@ impl ErrorCode {
             ErrorCode::AmbiguousTarget => "AMBIGUOUS_TARGET",
             ErrorCode::SnapshotNotFound => "SNAPSHOT_NOT_FOUND",
             ErrorCode::CheckoutBusy => "CHECKOUT_BUSY",
+            ErrorCode::InvalidScope => "INVALID_SCOPE",
         }
     }
 }

@@ -4,6 +4,7 @@
 //! through [`registry`], so a tool behaves the same however it is reached.
 
 pub mod action_commands;
+mod analyze;
 mod arguments;
 mod checkout;
 mod code;
@@ -54,6 +55,7 @@ registry::tools! {
     reorder::Reorder,
     find_replace::FindReplace,
     rollback::Rollback,
+    analyze_quality::AnalyzeQuality,
 }
 
 use std::sync::Arc;

@@ -21,6 +21,9 @@ use crate::{Context, arguments};
 /// their names, which is the order they are listed in (instructions, error messages).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Toolset {
+    /// Seed 002's code analysis of the local checkout by tree-sitter: quality, dead code,
+    /// dependencies and cycles, structure, documentation, tests (`analyze_*`).
+    Analysis,
     /// Why CI failed: `get_failing_tests`.
     Ci,
     /// Code intelligence over the local checkout through language servers: navigation,
@@ -53,6 +56,13 @@ by from_failure ('src/lib.rs:42', a failure's line). partial: true means the ser
 indexing. Errors carry a code (SERVER_NOT_INSTALLED with the install command, SYMBOL_NOT_FOUND, \
 INVALID_POSITION, ...).";
 
+/// What every analysis tool shares.
+const ANALYSIS_CONVENTIONS: &str = "Analysis tools read the checkout in directory by tree-sitter \
+(no language server). scope: {type: workspace|directory|file|symbol, path, symbol_name, include, \
+exclude} (.gitignore honoured); options.limit (1-5000, default 1000) and options.offset page the \
+findings, whose ids are stable. A finding's suggestions[].refactor_call is a refactoring tool's \
+call, ready to plan.";
+
 /// What every refactoring tool shares.
 const REFACTOR_CONVENTIONS: &str = "Refactoring tools plan first: dry_run (default true) writes \
 nothing and answers a plan_id, the unified diff and each file's sha256. Apply exactly that plan \
@@ -62,7 +72,8 @@ rollback undoes it. Targets and positions are as the code tools take them.";
 
 impl Toolset {
     /// Every toolset, sorted by name.
-    pub const ALL: [Toolset; 8] = [
+    pub const ALL: [Toolset; 9] = [
+        Toolset::Analysis,
         Toolset::Ci,
         Toolset::Code,
         Toolset::Comments,
@@ -76,6 +87,7 @@ impl Toolset {
     /// The name `--toolsets` takes and tools/list shows.
     pub const fn as_str(self) -> &'static str {
         match self {
+            Toolset::Analysis => "analysis",
             Toolset::Ci => "ci",
             Toolset::Code => "code",
             Toolset::Comments => "comments",
@@ -102,6 +114,9 @@ impl Toolset {
     /// One line on what the toolset is for, where toolsets are listed for an agent to choose.
     pub const fn summary(self) -> &'static str {
         match self {
+            Toolset::Analysis => {
+                "analyze the local checkout: complexity, dead code, import cycles, structure, docs and tests coverage"
+            }
             Toolset::Ci => {
                 "why CI failed: failing tests with file, line and the command to rerun them"
             }
@@ -129,6 +144,7 @@ impl Toolset {
         match self {
             Toolset::Code => Some(CODE_CONVENTIONS),
             Toolset::Refactor => Some(REFACTOR_CONVENTIONS),
+            Toolset::Analysis => Some(ANALYSIS_CONVENTIONS),
             _ => None,
         }
     }
@@ -136,7 +152,7 @@ impl Toolset {
     /// Its tools read a checkout on the server's machine, which callers on other machines
     /// (a shared HTTP server) cannot name: such a server leaves them out.
     pub const fn reads_the_servers_checkout(self) -> bool {
-        matches!(self, Toolset::Code | Toolset::Refactor)
+        matches!(self, Toolset::Code | Toolset::Refactor | Toolset::Analysis)
     }
 
     /// Its tools ask language servers, so a call runs under the code tools' deadline and
