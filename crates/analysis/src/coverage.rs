@@ -51,7 +51,11 @@ impl Coverage {
     pub fn ratio(&self) -> f64 {
         let found: u64 = self.files.iter().map(|f| u64::from(f.lines_found)).sum();
         let hit: u64 = self.files.iter().map(|f| u64::from(f.lines_hit)).sum();
-        if found == 0 { 1.0 } else { hit as f64 / found as f64 }
+        if found == 0 {
+            1.0
+        } else {
+            hit as f64 / found as f64
+        }
     }
 }
 
@@ -125,7 +129,10 @@ impl Files {
                 let found = u32::try_from(t.lines.len()).unwrap_or(u32::MAX);
                 let (found, hit) = match t.summary {
                     Some(s) if t.lines.is_empty() => s,
-                    _ => (found, found - u32::try_from(uncovered.len()).unwrap_or(found)),
+                    _ => (
+                        found,
+                        found - u32::try_from(uncovered.len()).unwrap_or(found),
+                    ),
                 };
                 Some(FileCoverage {
                     path: path.clone(),
@@ -207,7 +214,9 @@ fn lcov(text: &str) -> Result<Coverage, CoverageError> {
                 let mut parts = value.split(',');
                 let l = number(parts.next().unwrap_or(""), "line")?;
                 let hits = number(
-                    parts.next().ok_or_else(|| err("DA without a hit count".into()))?,
+                    parts
+                        .next()
+                        .ok_or_else(|| err("DA without a hit count".into()))?,
                     "hit count",
                 )?;
                 if let Some(path) = &current {
@@ -350,12 +359,21 @@ fn attributes(e: &BytesStart<'_>) -> Result<Vec<(String, String)>, String> {
 }
 
 fn attr<'a>(attrs: &'a [(String, String)], key: &str) -> Option<&'a str> {
-    attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    attrs
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
 }
 
 impl XmlState {
-    fn number(&self, attrs: &[(String, String)], key: &str, element: &str) -> Result<u32, CoverageError> {
-        let v = attr(attrs, key).ok_or_else(|| self.not_this(format!("<{element}> without {key}")))?;
+    fn number(
+        &self,
+        attrs: &[(String, String)],
+        key: &str,
+        element: &str,
+    ) -> Result<u32, CoverageError> {
+        let v =
+            attr(attrs, key).ok_or_else(|| self.not_this(format!("<{element}> without {key}")))?;
         let v = v.trim();
         if let Ok(n) = v.parse::<i64>() {
             return Ok(u32::try_from(n.max(0)).unwrap_or(u32::MAX));
@@ -377,7 +395,11 @@ impl XmlState {
         self.stack.last().map(String::as_str)
     }
 
-    fn start(&mut self, e: &BytesStart<'_>, attrs: &[(String, String)]) -> Result<(), CoverageError> {
+    fn start(
+        &mut self,
+        e: &BytesStart<'_>,
+        attrs: &[(String, String)],
+    ) -> Result<(), CoverageError> {
         let name = local_name(e);
         if !self.seen_root {
             self.seen_root = true;
@@ -399,7 +421,8 @@ impl XmlState {
     fn cobertura(&mut self, name: &str, attrs: &[(String, String)]) -> Result<(), CoverageError> {
         match name {
             "class" => {
-                let file = attr(attrs, "filename").ok_or_else(|| self.not_this("<class> without filename".into()))?;
+                let file = attr(attrs, "filename")
+                    .ok_or_else(|| self.not_this("<class> without filename".into()))?;
                 self.scope = file.to_owned();
                 self.files.get(file);
             }
@@ -445,16 +468,17 @@ impl XmlState {
                 };
                 self.method = Some((method, line, 0));
             }
-            "counter" if self.parent() == Some("method") => {
-                if attr(attrs, "type") == Some("METHOD") {
-                    let covered = self.number(attrs, "covered", "counter")?;
-                    if let Some(m) = self.method.as_mut() {
-                        m.2 = covered;
-                    }
+            "counter"
+                if self.parent() == Some("method") && attr(attrs, "type") == Some("METHOD") =>
+            {
+                let covered = self.number(attrs, "covered", "counter")?;
+                if let Some(m) = self.method.as_mut() {
+                    m.2 = covered;
                 }
             }
             "sourcefile" => {
-                let file = attr(attrs, "name").ok_or_else(|| self.not_this("<sourcefile> without name".into()))?;
+                let file = attr(attrs, "name")
+                    .ok_or_else(|| self.not_this("<sourcefile> without name".into()))?;
                 self.class_file = self.path(file);
                 self.files.get(&self.class_file.clone());
             }

@@ -102,7 +102,7 @@ pub fn outdated(item: &DocItem) -> Vec<String> {
     }
     let mut gone = Vec::new();
     for name in documented_params(doc) {
-        if !item.params.iter().any(|p| *p == name) && !gone.contains(&name) {
+        if !item.params.contains(&name) && !gone.contains(&name) {
             gone.push(name);
         }
     }
@@ -173,7 +173,8 @@ fn comment_todos(file: &SourceFile, node: Node<'_>, out: &mut Vec<Todo>) {
                 from = at + tag.len();
                 let before = at.checked_sub(1).map(|b| bytes[b]);
                 let after = bytes.get(at + tag.len()).copied();
-                let word = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
+                let word =
+                    |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
                 if word(before) || word(after) {
                     continue;
                 }
@@ -214,15 +215,16 @@ fn documented_params(doc: &str) -> Vec<String> {
             .strip_prefix(":param ")
             .or_else(|| line.strip_prefix(":parameter "))
             .or_else(|| line.strip_prefix(":arg "))
+            && let Some(head) = rest.split(':').next()
+            && let Some(n) = head.split_whitespace().last().and_then(clean)
         {
-            if let Some(head) = rest.split(':').next()
-                && let Some(n) = head.split_whitespace().last().and_then(clean)
-            {
-                names.push(n);
-            }
+            names.push(n);
         }
         // JSDoc: `@param {T} x`, `@param [x=1]`, `@param x.y`.
-        if let Some(rest) = line.strip_prefix("@param").or_else(|| line.strip_prefix("@arg")) {
+        if let Some(rest) = line
+            .strip_prefix("@param")
+            .or_else(|| line.strip_prefix("@arg"))
+        {
             let mut rest = rest.trim_start();
             if rest.starts_with('{') {
                 let mut depth = 0usize;
@@ -352,7 +354,10 @@ fn has_example(doc: &str) -> bool {
         || doc.contains(".. doctest")
         || doc.lines().any(|l| {
             let l = l.trim().trim_start_matches('#').trim();
-            matches!(l, "Example" | "Examples" | "Example:" | "Examples:" | "Example::")
+            matches!(
+                l,
+                "Example" | "Examples" | "Example:" | "Examples:" | "Example::"
+            )
         })
 }
 
@@ -438,7 +443,13 @@ mod python {
         walk(file, root, true, false, out);
     }
 
-    fn walk(file: &SourceFile, node: Node<'_>, public: bool, in_class: bool, out: &mut Vec<DocItem>) {
+    fn walk(
+        file: &SourceFile,
+        node: Node<'_>,
+        public: bool,
+        in_class: bool,
+        out: &mut Vec<DocItem>,
+    ) {
         for child in children(node) {
             let def = if child.kind() == "decorated_definition" {
                 child.child_by_field_name("definition").unwrap_or(child)
@@ -453,7 +464,8 @@ mod python {
                     };
                     let text = file.text_of(name);
                     let own_public = public
-                        && (!text.starts_with('_') || (text.starts_with("__") && text.ends_with("__")));
+                        && (!text.starts_with('_')
+                            || (text.starts_with("__") && text.ends_with("__")));
                     let is_class = def.kind() == "class_definition";
                     let kind = match (is_class, in_class) {
                         (true, _) => "class",
@@ -470,7 +482,15 @@ mod python {
                             .map(|p| params(file, p))
                             .unwrap_or_default()
                     };
-                    out.push(item(file, text, kind, file.span(name), own_public, doc, params));
+                    out.push(item(
+                        file,
+                        text,
+                        kind,
+                        file.span(name),
+                        own_public,
+                        doc,
+                        params,
+                    ));
                     if let Some(body) = body {
                         walk(file, body, own_public, is_class, out);
                     }
@@ -485,16 +505,21 @@ mod python {
         for p in children(list) {
             let ident = match p.kind() {
                 "identifier" => Some(p),
-                "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => children(p)
-                    .into_iter()
-                    .find(|c| c.kind() == "identifier")
-                    .or_else(|| {
-                        children(p).into_iter().find_map(|c| {
-                            matches!(c.kind(), "list_splat_pattern" | "dictionary_splat_pattern")
+                "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => {
+                    children(p)
+                        .into_iter()
+                        .find(|c| c.kind() == "identifier")
+                        .or_else(|| {
+                            children(p).into_iter().find_map(|c| {
+                                matches!(
+                                    c.kind(),
+                                    "list_splat_pattern" | "dictionary_splat_pattern"
+                                )
                                 .then(|| children(c).into_iter().find(|d| d.kind() == "identifier"))
                                 .flatten()
+                            })
                         })
-                    }),
+                }
                 "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
                 _ => None,
             };
@@ -549,7 +574,11 @@ mod python {
             1
         };
         let inner = body.get(q..body.len().saturating_sub(q)).unwrap_or("");
-        Some(if raw { inner.to_owned() } else { unescape(inner) })
+        Some(if raw {
+            inner.to_owned()
+        } else {
+            unescape(inner)
+        })
     }
 
     fn unescape(s: &str) -> String {
@@ -626,7 +655,15 @@ mod rust {
         let root = file.root();
         if is_crate_root(&file.path) {
             let doc = inner_doc(file, root);
-            out.push(item(file, "crate", "module", Span::default(), true, doc, Vec::new()));
+            out.push(item(
+                file,
+                "crate",
+                "module",
+                Span::default(),
+                true,
+                doc,
+                Vec::new(),
+            ));
         }
         walk(file, root, true, out);
     }
@@ -641,10 +678,19 @@ mod rust {
     fn walk(file: &SourceFile, container: Node<'_>, scope_public: bool, out: &mut Vec<DocItem>) {
         for node in children(container) {
             let public = scope_public && is_pub(file, node) && !doc_hidden(file, node);
-            let mut push = |name: Node<'_>, kind: &'static str, public: bool, params: Vec<String>| {
-                let doc = outer_doc(file, node);
-                out.push(item(file, file.text_of(name), kind, file.span(name), public, doc, params));
-            };
+            let mut push =
+                |name: Node<'_>, kind: &'static str, public: bool, params: Vec<String>| {
+                    let doc = outer_doc(file, node);
+                    out.push(item(
+                        file,
+                        file.text_of(name),
+                        kind,
+                        file.span(name),
+                        public,
+                        doc,
+                        params,
+                    ));
+                };
             match node.kind() {
                 "function_item" | "function_signature_item" => {
                     if let Some(name) = name_of(node) {
@@ -664,7 +710,10 @@ mod rust {
                         push(name, "enum", public, Vec::new());
                     }
                     if let Some(body) = node.child_by_field_name("body") {
-                        for variant in children(body).into_iter().filter(|v| v.kind() == "enum_variant") {
+                        for variant in children(body)
+                            .into_iter()
+                            .filter(|v| v.kind() == "enum_variant")
+                        {
                             let public = public && !doc_hidden(file, variant);
                             if let Some(vname) = name_of(variant) {
                                 let doc = outer_doc(file, variant);
@@ -696,7 +745,13 @@ mod rust {
                     if node.child_by_field_name("trait").is_none()
                         && let Some(body) = node.child_by_field_name("body")
                     {
-                        assoc_items(file, body, scope_public && !doc_hidden(file, node), false, out);
+                        assoc_items(
+                            file,
+                            body,
+                            scope_public && !doc_hidden(file, node),
+                            false,
+                            out,
+                        );
                     }
                 }
                 "type_item" => {
@@ -706,7 +761,11 @@ mod rust {
                 }
                 "const_item" | "static_item" => {
                     if let Some(name) = name_of(node) {
-                        let kind = if node.kind() == "const_item" { "constant" } else { "variable" };
+                        let kind = if node.kind() == "const_item" {
+                            "constant"
+                        } else {
+                            "variable"
+                        };
                         push(name, kind, public, Vec::new());
                     }
                 }
@@ -725,7 +784,15 @@ mod rust {
                         if doc.is_none() {
                             doc = body.and_then(|b| inner_doc(file, b));
                         }
-                        out.push(item(file, file.text_of(name), "module", file.span(name), public, doc, Vec::new()));
+                        out.push(item(
+                            file,
+                            file.text_of(name),
+                            "module",
+                            file.span(name),
+                            public,
+                            doc,
+                            Vec::new(),
+                        ));
                     }
                     if let Some(body) = body {
                         walk(file, body, public, out);
@@ -742,9 +809,16 @@ mod rust {
     }
 
     /// Trait items are public with their trait; inherent impl items when `pub`.
-    fn assoc_items(file: &SourceFile, body: Node<'_>, scope_public: bool, in_trait: bool, out: &mut Vec<DocItem>) {
+    fn assoc_items(
+        file: &SourceFile,
+        body: Node<'_>,
+        scope_public: bool,
+        in_trait: bool,
+        out: &mut Vec<DocItem>,
+    ) {
         for node in children(body) {
-            let public = scope_public && (in_trait || is_pub(file, node)) && !doc_hidden(file, node);
+            let public =
+                scope_public && (in_trait || is_pub(file, node)) && !doc_hidden(file, node);
             let (kind, params) = match node.kind() {
                 "function_item" | "function_signature_item" => ("method", fn_params(file, node)),
                 "const_item" => ("constant", Vec::new()),
@@ -753,22 +827,47 @@ mod rust {
             };
             if let Some(name) = name_of(node) {
                 let doc = outer_doc(file, node);
-                out.push(item(file, file.text_of(name), kind, file.span(name), public, doc, params));
+                out.push(item(
+                    file,
+                    file.text_of(name),
+                    kind,
+                    file.span(name),
+                    public,
+                    doc,
+                    params,
+                ));
             }
         }
     }
 
     /// Named fields (rustc does not ask docs of tuple fields); a variant's fields are as
     /// public as their enum.
-    fn fields(file: &SourceFile, body: Node<'_>, public: bool, in_variant: bool, out: &mut Vec<DocItem>) {
+    fn fields(
+        file: &SourceFile,
+        body: Node<'_>,
+        public: bool,
+        in_variant: bool,
+        out: &mut Vec<DocItem>,
+    ) {
         if body.kind() != "field_declaration_list" {
             return;
         }
-        for f in children(body).into_iter().filter(|f| f.kind() == "field_declaration") {
+        for f in children(body)
+            .into_iter()
+            .filter(|f| f.kind() == "field_declaration")
+        {
             if let Some(name) = name_of(f) {
                 let doc = outer_doc(file, f);
                 let public = public && (in_variant || is_pub(file, f)) && !doc_hidden(file, f);
-                out.push(item(file, file.text_of(name), "field", file.span(name), public, doc, Vec::new()));
+                out.push(item(
+                    file,
+                    file.text_of(name),
+                    "field",
+                    file.span(name),
+                    public,
+                    doc,
+                    Vec::new(),
+                ));
             }
         }
     }
@@ -787,7 +886,10 @@ mod rust {
                 } else {
                     children(p).into_iter().find(|c| c.kind() == "identifier")
                 };
-                ident.map_or_else(|| file.text_of(p).to_owned(), |i| file.text_of(i).to_owned())
+                ident.map_or_else(
+                    || file.text_of(p).to_owned(),
+                    |i| file.text_of(i).to_owned(),
+                )
             })
             .collect()
     }
@@ -828,7 +930,11 @@ mod rust {
             .trim_start_matches('[')
             .trim_end_matches(']')
             .trim();
-        let rest = inner.strip_prefix("doc")?.trim_start().strip_prefix('=')?.trim();
+        let rest = inner
+            .strip_prefix("doc")?
+            .trim_start()
+            .strip_prefix('=')?
+            .trim();
         Some(rest.trim_matches('"').replace("\\n", "\n"))
     }
 
@@ -907,7 +1013,9 @@ mod rust {
     /// the parent's directory for crate roots and `mod.rs`, else `parent/` without `.rs`.
     fn child_paths(parent: &str, name: &str) -> [String; 2] {
         let dir = if is_crate_root(parent) || parent.ends_with("/mod.rs") || parent == "mod.rs" {
-            parent.rsplit_once('/').map_or(String::new(), |(d, _)| format!("{d}/"))
+            parent
+                .rsplit_once('/')
+                .map_or(String::new(), |(d, _)| format!("{d}/"))
         } else {
             format!("{}/", parent.trim_end_matches(".rs"))
         };
@@ -1007,7 +1115,10 @@ mod js {
         for n in children(root) {
             if n.kind() == "export_statement" && n.child_by_field_name("declaration").is_none() {
                 // `export { a, b as c }` names declarations made elsewhere in the file.
-                for clause in children(n).into_iter().filter(|c| c.kind() == "export_clause") {
+                for clause in children(n)
+                    .into_iter()
+                    .filter(|c| c.kind() == "export_clause")
+                {
                     for spec in children(clause) {
                         if let Some(name) = spec.child_by_field_name("name") {
                             exported_names.insert(file.text_of(name).to_owned());
@@ -1024,12 +1135,19 @@ mod js {
         statements(file, root, &exported_names, false, out);
     }
 
-    fn statements(file: &SourceFile, container: Node<'_>, names: &HashSet<String>, exported_scope: bool, out: &mut Vec<DocItem>) {
+    fn statements(
+        file: &SourceFile,
+        container: Node<'_>,
+        names: &HashSet<String>,
+        exported_scope: bool,
+        out: &mut Vec<DocItem>,
+    ) {
         for n in children(container) {
             if n.kind() == "export_statement" {
-                let decl = n
-                    .child_by_field_name("declaration")
-                    .or_else(|| n.child_by_field_name("value").filter(|v| is_declaration(v.kind())));
+                let decl = n.child_by_field_name("declaration").or_else(|| {
+                    n.child_by_field_name("value")
+                        .filter(|v| is_declaration(v.kind()))
+                });
                 if let Some(decl) = decl {
                     declaration(file, decl, n, true, names, out);
                 }
@@ -1063,7 +1181,8 @@ mod js {
     fn jsdoc(file: &SourceFile, node: Node<'_>) -> Option<String> {
         let prev = node.prev_sibling()?;
         let text = file.text_of(prev);
-        (prev.kind() == "comment" && text.starts_with("/**") && text != "/**/").then(|| strip_comment(text))
+        (prev.kind() == "comment" && text.starts_with("/**") && text != "/**/")
+            .then(|| strip_comment(text))
     }
 
     fn declaration(
@@ -1078,20 +1197,42 @@ mod js {
         let public_name = |n: Node<'_>| exported || names.contains(file.text_of(n));
         match decl.kind() {
             "ambient_declaration" => {
-                for inner in children(decl).into_iter().filter(|c| is_declaration(c.kind())) {
+                for inner in children(decl)
+                    .into_iter()
+                    .filter(|c| is_declaration(c.kind()))
+                {
                     declaration(file, inner, doc_anchor, exported, names, out);
                 }
             }
-            "function_declaration" | "generator_function_declaration" | "function_signature" | "function_expression" => {
+            "function_declaration"
+            | "generator_function_declaration"
+            | "function_signature"
+            | "function_expression" => {
                 if let Some(name) = name_of(decl) {
                     let params = params(file, decl);
-                    out.push(item(file, file.text_of(name), "function", file.span(name), public_name(name), doc, params));
+                    out.push(item(
+                        file,
+                        file.text_of(name),
+                        "function",
+                        file.span(name),
+                        public_name(name),
+                        doc,
+                        params,
+                    ));
                 }
             }
             "class_declaration" | "abstract_class_declaration" | "class" => {
                 let public = name_of(decl).is_none_or(public_name);
                 if let Some(name) = name_of(decl) {
-                    out.push(item(file, file.text_of(name), "class", file.span(name), public, doc, Vec::new()));
+                    out.push(item(
+                        file,
+                        file.text_of(name),
+                        "class",
+                        file.span(name),
+                        public,
+                        doc,
+                        Vec::new(),
+                    ));
                 }
                 if let Some(body) = decl.child_by_field_name("body") {
                     members(file, body, public, out);
@@ -1100,7 +1241,15 @@ mod js {
             "interface_declaration" => {
                 if let Some(name) = name_of(decl) {
                     let public = public_name(name);
-                    out.push(item(file, file.text_of(name), "interface", file.span(name), public, doc, Vec::new()));
+                    out.push(item(
+                        file,
+                        file.text_of(name),
+                        "interface",
+                        file.span(name),
+                        public,
+                        doc,
+                        Vec::new(),
+                    ));
                     if let Some(body) = decl.child_by_field_name("body") {
                         members(file, body, public, out);
                     }
@@ -1108,13 +1257,29 @@ mod js {
             }
             "type_alias_declaration" => {
                 if let Some(name) = name_of(decl) {
-                    out.push(item(file, file.text_of(name), "type_parameter", file.span(name), public_name(name), doc, Vec::new()));
+                    out.push(item(
+                        file,
+                        file.text_of(name),
+                        "type_parameter",
+                        file.span(name),
+                        public_name(name),
+                        doc,
+                        Vec::new(),
+                    ));
                 }
             }
             "enum_declaration" => {
                 if let Some(name) = name_of(decl) {
                     let public = public_name(name);
-                    out.push(item(file, file.text_of(name), "enum", file.span(name), public, doc, Vec::new()));
+                    out.push(item(
+                        file,
+                        file.text_of(name),
+                        "enum",
+                        file.span(name),
+                        public,
+                        doc,
+                        Vec::new(),
+                    ));
                     if let Some(body) = decl.child_by_field_name("body") {
                         for m in children(body) {
                             let mname = match m.kind() {
@@ -1124,7 +1289,15 @@ mod js {
                             };
                             if let Some(mname) = mname {
                                 let mdoc = jsdoc(file, m);
-                                out.push(item(file, file.text_of(mname), "enum_member", file.span(mname), public, mdoc, Vec::new()));
+                                out.push(item(
+                                    file,
+                                    file.text_of(mname),
+                                    "enum_member",
+                                    file.span(mname),
+                                    public,
+                                    mdoc,
+                                    Vec::new(),
+                                ));
                             }
                         }
                     }
@@ -1132,25 +1305,52 @@ mod js {
             }
             "lexical_declaration" | "variable_declaration" => {
                 let is_const = file.text_of(decl).starts_with("const");
-                for d in children(decl).into_iter().filter(|d| d.kind() == "variable_declarator") {
+                for d in children(decl)
+                    .into_iter()
+                    .filter(|d| d.kind() == "variable_declarator")
+                {
                     let Some(name) = name_of(d).filter(|n| n.kind() == "identifier") else {
                         continue;
                     };
                     let value = d.child_by_field_name("value");
-                    let is_fn = value.is_some_and(|v| matches!(v.kind(), "arrow_function" | "function_expression" | "function"));
+                    let is_fn = value.is_some_and(|v| {
+                        matches!(
+                            v.kind(),
+                            "arrow_function" | "function_expression" | "function"
+                        )
+                    });
                     let kind = match (is_fn, is_const) {
                         (true, _) => "function",
                         (false, true) => "constant",
                         (false, false) => "variable",
                     };
-                    let params = value.filter(|_| is_fn).map(|v| params(file, v)).unwrap_or_default();
-                    out.push(item(file, file.text_of(name), kind, file.span(name), public_name(name), doc.clone(), params));
+                    let params = value
+                        .filter(|_| is_fn)
+                        .map(|v| params(file, v))
+                        .unwrap_or_default();
+                    out.push(item(
+                        file,
+                        file.text_of(name),
+                        kind,
+                        file.span(name),
+                        public_name(name),
+                        doc.clone(),
+                        params,
+                    ));
                 }
             }
             "internal_module" | "module" => {
                 if let Some(name) = name_of(decl) {
                     let public = public_name(name);
-                    out.push(item(file, file.text_of(name), "namespace", file.span(name), public, doc, Vec::new()));
+                    out.push(item(
+                        file,
+                        file.text_of(name),
+                        "namespace",
+                        file.span(name),
+                        public,
+                        doc,
+                        Vec::new(),
+                    ));
                     if let Some(body) = decl.child_by_field_name("body") {
                         statements(file, body, &HashSet::new(), false, out);
                     }
@@ -1172,13 +1372,30 @@ mod js {
             };
             let hidden = name.kind() == "private_property_identifier"
                 || children(m).into_iter().any(|c| {
-                    c.kind() == "accessibility_modifier" && matches!(file.text_of(c), "private" | "protected")
+                    c.kind() == "accessibility_modifier"
+                        && matches!(file.text_of(c), "private" | "protected")
                 });
             let text = file.text_of(name);
-            let kind = if kind == "method" && text == "constructor" { "constructor" } else { kind };
-            let params = if kind == "property" { Vec::new() } else { params(file, m) };
+            let kind = if kind == "method" && text == "constructor" {
+                "constructor"
+            } else {
+                kind
+            };
+            let params = if kind == "property" {
+                Vec::new()
+            } else {
+                params(file, m)
+            };
             let doc = jsdoc(file, m);
-            out.push(item(file, text, kind, file.span(name), public && !hidden, doc, params));
+            out.push(item(
+                file,
+                text,
+                kind,
+                file.span(name),
+                public && !hidden,
+                doc,
+                params,
+            ));
         }
     }
 
@@ -1220,25 +1437,50 @@ mod go {
                 "function_declaration" | "method_declaration" => {
                     if let Some(name) = name_of(n) {
                         let text = file.text_of(name);
-                        let kind = if n.kind() == "method_declaration" { "method" } else { "function" };
+                        let kind = if n.kind() == "method_declaration" {
+                            "method"
+                        } else {
+                            "function"
+                        };
                         let params = params(file, n);
-                        out.push(item(file, text, kind, file.span(name), exported(text), doc_before(file, n), params));
+                        out.push(item(
+                            file,
+                            text,
+                            kind,
+                            file.span(name),
+                            exported(text),
+                            doc_before(file, n),
+                            params,
+                        ));
                     }
                 }
                 "type_declaration" | "const_declaration" | "var_declaration" => {
                     let group_doc = doc_before(file, n);
                     let specs: Vec<Node<'_>> = children(n)
                         .into_iter()
-                        .flat_map(|c| if c.kind().ends_with("_spec_list") { children(c) } else { vec![c] })
-                        .filter(|c| matches!(c.kind(), "type_spec" | "type_alias" | "const_spec" | "var_spec"))
+                        .flat_map(|c| {
+                            if c.kind().ends_with("_spec_list") {
+                                children(c)
+                            } else {
+                                vec![c]
+                            }
+                        })
+                        .filter(|c| {
+                            matches!(
+                                c.kind(),
+                                "type_spec" | "type_alias" | "const_spec" | "var_spec"
+                            )
+                        })
                         .collect();
                     for spec in specs {
                         let kind = match spec.kind() {
-                            "type_spec" | "type_alias" => match spec.child_by_field_name("type").map(|t| t.kind()) {
-                                Some("struct_type") => "struct",
-                                Some("interface_type") => "interface",
-                                _ => "class",
-                            },
+                            "type_spec" | "type_alias" => {
+                                match spec.child_by_field_name("type").map(|t| t.kind()) {
+                                    Some("struct_type") => "struct",
+                                    Some("interface_type") => "interface",
+                                    _ => "class",
+                                }
+                            }
                             "const_spec" => "constant",
                             _ => "variable",
                         };
@@ -1252,7 +1494,15 @@ mod go {
                             if text == "_" {
                                 continue;
                             }
-                            out.push(item(file, text, kind, file.span(name), exported(text), doc.clone(), Vec::new()));
+                            out.push(item(
+                                file,
+                                text,
+                                kind,
+                                file.span(name),
+                                exported(text),
+                                doc.clone(),
+                                Vec::new(),
+                            ));
                         }
                     }
                 }
@@ -1309,25 +1559,46 @@ mod c {
     fn top_level(file: &SourceFile, container: Node<'_>, header: bool, out: &mut Vec<DocItem>) {
         for n in children(container) {
             match n.kind() {
-                "preproc_ifdef" | "preproc_if" | "preproc_else" | "preproc_elif" | "linkage_specification"
+                "preproc_ifdef"
+                | "preproc_if"
+                | "preproc_else"
+                | "preproc_elif"
+                | "linkage_specification"
                 | "declaration_list" => top_level(file, n, header, out),
                 "function_definition" | "declaration" => {
-                    let Some(func) = function_declarator(n.child_by_field_name("declarator")) else {
+                    let Some(func) = function_declarator(n.child_by_field_name("declarator"))
+                    else {
                         continue;
                     };
-                    let Some(name) = func.child_by_field_name("declarator").filter(|d| d.kind() == "identifier") else {
+                    let Some(name) = func
+                        .child_by_field_name("declarator")
+                        .filter(|d| d.kind() == "identifier")
+                    else {
                         continue;
                     };
-                    let is_static = children(n)
-                        .into_iter()
-                        .any(|c| c.kind() == "storage_class_specifier" && file.text_of(c) == "static");
+                    let is_static = children(n).into_iter().any(|c| {
+                        c.kind() == "storage_class_specifier" && file.text_of(c) == "static"
+                    });
                     let params = params(file, func);
-                    out.push(item(file, file.text_of(name), "function", file.span(name), header && !is_static, doc_before(file, n), params));
+                    out.push(item(
+                        file,
+                        file.text_of(name),
+                        "function",
+                        file.span(name),
+                        header && !is_static,
+                        doc_before(file, n),
+                        params,
+                    ));
                 }
                 "struct_specifier" | "union_specifier" | "enum_specifier" | "type_definition" => {
-                    let spec = if n.kind() == "type_definition" { n.child_by_field_name("type").unwrap_or(n) } else { n };
+                    let spec = if n.kind() == "type_definition" {
+                        n.child_by_field_name("type").unwrap_or(n)
+                    } else {
+                        n
+                    };
                     let name = if n.kind() == "type_definition" {
-                        n.child_by_field_name("declarator").filter(|d| d.kind() == "type_identifier")
+                        n.child_by_field_name("declarator")
+                            .filter(|d| d.kind() == "type_identifier")
                     } else {
                         name_of(n).filter(|_| n.child_by_field_name("body").is_some())
                     };
@@ -1337,7 +1608,15 @@ mod c {
                         "struct_specifier" | "union_specifier" => "struct",
                         _ => "type_parameter",
                     };
-                    out.push(item(file, file.text_of(name), kind, file.span(name), header, doc_before(file, n), Vec::new()));
+                    out.push(item(
+                        file,
+                        file.text_of(name),
+                        kind,
+                        file.span(name),
+                        header,
+                        doc_before(file, n),
+                        Vec::new(),
+                    ));
                 }
                 _ => {}
             }
@@ -1349,7 +1628,9 @@ mod c {
             match n.kind() {
                 "function_declarator" => return Some(n),
                 "pointer_declarator" | "parenthesized_declarator" | "attributed_declarator" => {
-                    d = n.child_by_field_name("declarator").or_else(|| n.named_child(0));
+                    d = n
+                        .child_by_field_name("declarator")
+                        .or_else(|| n.named_child(0));
                 }
                 _ => return None,
             }
@@ -1379,7 +1660,10 @@ mod c {
             return Vec::new();
         };
         let mut names = Vec::new();
-        for p in children(list).into_iter().filter(|p| p.kind() == "parameter_declaration") {
+        for p in children(list)
+            .into_iter()
+            .filter(|p| p.kind() == "parameter_declaration")
+        {
             let mut d = p.child_by_field_name("declarator");
             while let Some(n) = d {
                 if n.kind() == "identifier" {

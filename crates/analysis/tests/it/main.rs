@@ -1,4 +1,5 @@
 //! The analyses on real files written to a temporary checkout.
 
-mod load;
 mod docs;
+mod load;
+mod testing;
