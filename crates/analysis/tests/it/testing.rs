@@ -399,3 +399,52 @@ fn bad_reports_are_errors_that_say_where() {
     ));
     assert!(parse_coverage(CoverageFormat::Cobertura, "").is_err());
 }
+
+#[test]
+fn broken_and_truncated_sources_never_panic() {
+    let sources = [
+        (
+            "src/lib.rs",
+            "/// Doc\npub struct S { pub a: u32, }\nimpl S { pub fn f(&self, x: u32) { assert!(x > 0); } }\n#[test]\nfn t() { assert_eq!(1, 1); } // TODO: x\n",
+        ),
+        (
+            "test_m.py",
+            "\"\"\"M.\"\"\"\nclass TestA:\n    def test_a(self):\n        '''Doc\n        :param x: y'''\n        assert 1  # FIXME\n",
+        ),
+        (
+            "a.test.ts",
+            "/** @param {number} a */\nexport function f(a: number) {}\nit('x', () => { expect(f(1)).toBe(1); });\n",
+        ),
+        (
+            "a_test.go",
+            "package a\n// F does.\nfunc F(x int) {}\nfunc TestF(t *testing.T) { t.Errorf(\"x\") }\n",
+        ),
+        ("a.h", "#ifndef A\n/* F. */\nint f(int x);\n#endif\n"),
+    ];
+    for (path, text) in sources {
+        for end in (0..=text.len()).filter(|e| text.is_char_boundary(*e)) {
+            let f = parse(path, &text[..end]);
+            for item in resolve_pr_analysis::docs::doc_items(&f) {
+                resolve_pr_analysis::docs::outdated(&item);
+                resolve_pr_analysis::docs::doc_quality(&item, true);
+            }
+            resolve_pr_analysis::docs::todos(&f);
+            test_functions(&f);
+        }
+    }
+    for text in [
+        "SF:a\nDA:1",
+        "SF:a\nFN:1\nend_of_record",
+        "<report><package name='p'><sourcefile name='A'><line nr='x'/>",
+    ] {
+        for end in (0..=text.len()).filter(|e| text.is_char_boundary(*e)) {
+            for format in [
+                CoverageFormat::Lcov,
+                CoverageFormat::Cobertura,
+                CoverageFormat::Jacoco,
+            ] {
+                let _ = parse_coverage(format, &text[..end]);
+            }
+        }
+    }
+}
