@@ -4,13 +4,18 @@
 //! source file once into a [`SourceFile`]; the analyses read those: [`functions`] (every
 //! function's cyclomatic and cognitive complexity, nesting, parameters and length, counted
 //! as lizard counts them), [`maintainability`] (the maintainability index as radon computes
-//! it).
+//! it), [`docs`] (documentation coverage as interrogate and rustc's `missing_docs` count
+//! it, outdated parameter docs, TODOs), [`testing`] (test functions, their assertions and
+//! smells, untested public functions), [`coverage`] (lcov, Cobertura and JaCoCo reports).
 //!
 //! Pure but for [`load`], which reads files: no language server, no network, no writes.
 //! Positions are zero-based lines and UTF-16 columns, as LSP's.
 
+pub mod coverage;
+pub mod docs;
 pub mod functions;
 pub mod maintainability;
+pub mod testing;
 
 use std::path::{Path, PathBuf};
 

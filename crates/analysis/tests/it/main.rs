@@ -1,4 +1,6 @@
 //! The analyses on real files written to a temporary checkout.
 
+mod docs;
 mod functions;
 mod load;
+mod testing;
