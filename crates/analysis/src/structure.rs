@@ -543,6 +543,11 @@ fn last_segment(name: &str) -> &str {
 /// A type as written, without type arguments, pointers or references; `None` for what
 /// names no type (a lifetime, `?Sized`, a call in `extends mixin(Base)`).
 fn type_name(file: &SourceFile, node: Node<'_>) -> Option<String> {
+    type_name_within(file, node, MAX_DEPTH)
+}
+
+fn type_name_within(file: &SourceFile, node: Node<'_>, depth: u32) -> Option<String> {
+    let depth = depth.checked_sub(1)?;
     match node.kind() {
         "type_identifier"
         | "identifier"
@@ -560,16 +565,15 @@ fn type_name(file: &SourceFile, node: Node<'_>) -> Option<String> {
         ),
         // Rust `Foo<T>` (field `type`), TypeScript `Foo<T>` (field `name`), Python
         // `Generic[T]` (field `value`), Rust `&T`, `dyn Trait`.
-        "generic_type" | "subscript" | "reference_type" | "dynamic_type" | "abstract_type" => {
-            ["type", "name", "value", "trait"]
-                .iter()
-                .find_map(|f| node.child_by_field_name(f))
-                .and_then(|n| type_name(file, n))
-        }
+        "generic_type" | "subscript" | "reference_type" | "dynamic_type" | "abstract_type"
+        | "function_type" => ["type", "name", "value", "trait"]
+            .iter()
+            .find_map(|f| node.child_by_field_name(f))
+            .and_then(|n| type_name_within(file, n, depth)),
         "pointer_type" | "higher_ranked_trait_bound" | "parenthesized_type" => named_children(node)
             .filter(|c| c.kind() != "type_parameters")
             .last()
-            .and_then(|n| type_name(file, n)),
+            .and_then(|n| type_name_within(file, n, depth)),
         _ => None,
     }
 }
@@ -846,7 +850,13 @@ impl<'f> Outline<'f> {
                 let has_self = n
                     .child_by_field_name("parameters")
                     .and_then(|p| named_children(p).next())
-                    .is_some_and(|p| p.kind() == "self_parameter");
+                    .is_some_and(|p| {
+                        // `&self`, or a typed `self: Pin<&mut Self>`.
+                        p.kind() == "self_parameter"
+                            || (p.kind() == "parameter"
+                                && p.child_by_field_name("pattern")
+                                    .is_some_and(|pat| pat.kind() == "self"))
+                    });
                 let in_type = matches!(s.ctx, Ctx::Trait | Ctx::Impl | Ctx::TraitImpl);
                 let kind = if in_type && has_self {
                     "method"
@@ -976,6 +986,9 @@ impl<'f> Outline<'f> {
 
     // TypeScript and JavaScript: what tsserver's navigation tree lists.
     fn ecma<'t>(&mut self, n: Node<'t>, s: &Scope, next: &mut Vec<(Node<'t>, Scope)>) {
+        if s.ctx == Ctx::Type {
+            return self.ecma_member(n, s, next);
+        }
         let body_scope = |idx: Option<usize>| Self::inner(s, idx, Ctx::Function, false);
         match n.kind() {
             "export_statement" => {
@@ -1146,34 +1159,37 @@ impl<'f> Outline<'f> {
         let Some(idx) = idx else {
             return;
         };
-        let inner = Self::inner(s, Some(idx), Ctx::Type, s.public);
         if let Some(body) = n.child_by_field_name("body") {
-            for m in named_children(body) {
-                let kind = match m.kind() {
-                    "method_definition" => {
-                        let name = m.child_by_field_name("name").map(|n| self.text(n));
-                        let accessor = m
-                            .children(&mut m.walk())
-                            .any(|c| matches!(c.kind(), "get" | "set"));
-                        if name == Some("constructor") {
-                            "constructor"
-                        } else if accessor {
-                            "property"
-                        } else {
-                            "method"
-                        }
-                    }
-                    "method_signature" | "abstract_method_signature" => "method",
-                    "public_field_definition" | "field_definition" => "property",
-                    _ => continue,
-                };
-                let private = named_children(m)
-                    .any(|c| c.kind() == "accessibility_modifier" && self.text(c) == "private");
-                let idx = self.add_member(m, kind, s.public, private, &inner);
-                if let Some(body) = m.child_by_field_name("body") {
-                    Self::push_children(body, &Self::inner(s, idx, Ctx::Function, false), next);
+            let members = Self::inner(s, Some(idx), Ctx::Type, s.public);
+            Self::push_children(body, &members, next);
+        }
+    }
+
+    /// A member of a class body (`s.open`: the class is exported).
+    fn ecma_member<'t>(&mut self, m: Node<'t>, s: &Scope, next: &mut Vec<(Node<'t>, Scope)>) {
+        let kind = match m.kind() {
+            "method_definition" => {
+                let name = m.child_by_field_name("name").map(|n| self.text(n));
+                let accessor = m
+                    .children(&mut m.walk())
+                    .any(|c| matches!(c.kind(), "get" | "set"));
+                if name == Some("constructor") {
+                    "constructor"
+                } else if accessor {
+                    "property"
+                } else {
+                    "method"
                 }
             }
+            "method_signature" | "abstract_method_signature" => "method",
+            "public_field_definition" | "field_definition" => "property",
+            _ => return,
+        };
+        let private = named_children(m)
+            .any(|c| c.kind() == "accessibility_modifier" && self.text(c) == "private");
+        let idx = self.add_member(m, kind, s.open, private, s);
+        if let Some(body) = m.child_by_field_name("body") {
+            Self::push_children(body, &Self::inner(s, idx, Ctx::Function, false), next);
         }
     }
 
