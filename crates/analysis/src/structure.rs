@@ -932,6 +932,10 @@ impl<'f> Outline<'f> {
                 };
                 self.add_named(n, "typeparameter", public, s);
             }
+            // `const _: () = ..;` is an assertion, not a symbol.
+            "const_item" | "static_item"
+                if n.child_by_field_name("name")
+                    .is_some_and(|name| self.text(name) == "_") => {}
             "const_item" | "static_item" => {
                 let public = if matches!(s.ctx, Ctx::Trait | Ctx::TraitImpl) {
                     s.open

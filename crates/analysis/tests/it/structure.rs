@@ -95,6 +95,7 @@ pub mod parse {
 
 pub type Result<T> = std::result::Result<T, String>;
 pub static DEFAULT: u64 = 1;
+const _: () = assert!(std::mem::size_of::<Version>() > 8);
 
 #[macro_export]
 macro_rules! version { ($m:expr) => { $crate::Version::new($m) }; }
