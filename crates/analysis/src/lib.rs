@@ -4,9 +4,11 @@
 //! source file once into a [`SourceFile`]; the analyses read those: [`functions`] (every
 //! function's cyclomatic and cognitive complexity, nesting, parameters and length, counted
 //! as lizard counts them), [`maintainability`] (the maintainability index as radon computes
-//! it), [`docs`] (documentation coverage as interrogate and rustc's `missing_docs` count
-//! it, outdated parameter docs, TODOs), [`testing`] (test functions, their assertions and
-//! smells, untested public functions), [`coverage`] (lcov, Cobertura and JaCoCo reports).
+//! it), [`structure`] (each file's outline of symbols, type relations, the inheritance
+//! hierarchy across files, modules), [`docs`] (documentation coverage as interrogate and
+//! rustc's `missing_docs` count it, outdated parameter docs, TODOs), [`testing`] (test
+//! functions, their assertions and smells, untested public functions), [`coverage`] (lcov,
+//! Cobertura and JaCoCo reports).
 //!
 //! Pure but for [`load`], which reads files: no language server, no network, no writes.
 //! Positions are zero-based lines and UTF-16 columns, as LSP's.
@@ -15,6 +17,7 @@ pub mod coverage;
 pub mod docs;
 pub mod functions;
 pub mod maintainability;
+pub mod structure;
 pub mod testing;
 
 use std::path::{Path, PathBuf};

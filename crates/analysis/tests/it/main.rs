@@ -3,4 +3,5 @@
 mod docs;
 mod functions;
 mod load;
+mod structure;
 mod testing;
