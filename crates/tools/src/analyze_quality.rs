@@ -61,7 +61,7 @@ pub struct Thresholds {
     pub function_length: Option<f64>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
     #[serde(default)]
@@ -101,7 +101,7 @@ impl Tool for AnalyzeQuality {
         let started = Instant::now();
         let resolved = analyze::resolve(ctx, input.directory.as_deref(), input.scope.clone())?;
         let read = analyze::read(&resolved, false).await?;
-        let options = input.options.clone().unwrap_or_default();
+        let options = input.options.clone().unwrap_or_else(analyze::no_options);
         let page = Page {
             limit: options.limit,
             offset: options.offset,

@@ -56,6 +56,8 @@ registry::tools! {
     find_replace::FindReplace,
     rollback::Rollback,
     analyze_quality::AnalyzeQuality,
+    analyze_documentation::AnalyzeDocumentation,
+    analyze_tests::AnalyzeTests,
 }
 
 use std::sync::Arc;

@@ -54,6 +54,13 @@ pub enum ScopeType {
     Symbol,
 }
 
+/// A tool's options when the call gives none: every field at its serde default (the
+/// page's limit 1000, not 0).
+pub(crate) fn no_options<T: serde::de::DeserializeOwned>() -> T {
+    serde_json::from_value(Value::Object(serde_json::Map::new()))
+        .unwrap_or_else(|e| unreachable!("every option has a default: {e}"))
+}
+
 pub(crate) fn default_limit() -> usize {
     1000
 }

@@ -5,6 +5,7 @@
 #[macro_use]
 mod common;
 mod analysis_tools;
+mod code_analysis;
 mod code_navigation;
 mod code_on_this_repo;
 mod comment_edit_installation_token;
