@@ -68,7 +68,9 @@ pub struct Input {
     pub directory: Option<String>,
     #[serde(default)]
     pub kind: DocKind,
+    /// {type: workspace|directory|file|symbol, path, symbol_name, include, exclude}.
     #[serde(default)]
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub scope: Option<Scope>,
     #[serde(default)]
     pub options: Option<Options>,

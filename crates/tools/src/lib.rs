@@ -58,6 +58,7 @@ registry::tools! {
     analyze_quality::AnalyzeQuality,
     analyze_documentation::AnalyzeDocumentation,
     analyze_tests::AnalyzeTests,
+    analyze_structure::AnalyzeStructure,
 }
 
 use std::sync::Arc;

@@ -134,17 +134,21 @@ pub struct Suggestion {
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Finding {
-    /// Stable: the same finding has the same id on every call and page.
+    // Stable: the same finding has the same id on every call and page.
     pub id: String,
     pub kind: String,
     pub severity: Severity,
+    // {file_path, range}; the schema leaves the shapes of what follows to the text of the
+    // toolset's conventions (tokens: nine tools list this schema).
+    #[schemars(with = "serde_json::Map<String, Value>")]
     pub location: Location,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub symbol: Option<SymbolIdentifier>,
-    /// Numbers, or lists (circular_path).
     pub metrics: BTreeMap<String, Value>,
     pub message: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
     pub suggestions: Vec<Suggestion>,
 }
 
@@ -153,7 +157,8 @@ pub struct Summary {
     pub total_findings: usize,
     pub returned_findings: usize,
     pub has_more: bool,
-    /// Of all findings, not only this page's.
+    // Of all findings, not only this page's.
+    #[schemars(with = "serde_json::Map<String, Value>")]
     pub by_severity: BySeverity,
     pub files_analyzed: usize,
     pub symbols_analyzed: usize,
@@ -190,8 +195,10 @@ pub struct Metadata {
 pub struct AnalysisResult {
     pub findings: Vec<Finding>,
     pub summary: Summary,
+    // category, kind, scope, language, timestamp, thresholds, graph.
+    #[schemars(with = "serde_json::Map<String, Value>")]
     pub metadata: Metadata,
-    /// What was not read or not decided (files skipped, a walk cut at its limit).
+    // What was not read or not decided (files skipped, a walk cut at its limit).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// Where this page started (`options.offset`).
