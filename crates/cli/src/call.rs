@@ -21,6 +21,8 @@ pub async fn run(
     options: &Options,
     use_daemon: bool,
 ) -> ExitCode {
+    let name = seed_name(name);
+    let name = name.as_str();
     let outcome = tokio::select! {
         outcome = call(name, arguments, options, use_daemon) => outcome,
         _ = tokio::signal::ctrl_c() => {
@@ -50,6 +52,15 @@ pub async fn run(
             print_json(&e.to_json());
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Seed 002 names its analysis tools with a dot (`analyze.quality`), which several MCP
+/// clients refuse in a tool name; the CLI takes both spellings.
+fn seed_name(name: &str) -> String {
+    match name.strip_prefix("analyze.") {
+        Some(rest) => format!("analyze_{rest}"),
+        None => name.to_owned(),
     }
 }
 
@@ -228,6 +239,13 @@ fn printed_json(value: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_seeds_dotted_analysis_names_are_the_tools() {
+        assert_eq!(super::seed_name("analyze.dead_code"), "analyze_dead_code");
+        assert_eq!(super::seed_name("analyze_quality"), "analyze_quality");
+        assert_eq!(super::seed_name("pr.get"), "pr.get");
+    }
+
     use super::*;
     use resolve_pr_core::Category;
     use serde_json::json;
