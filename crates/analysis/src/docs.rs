@@ -653,7 +653,10 @@ mod rust {
 
     pub(super) fn items(file: &SourceFile, out: &mut Vec<DocItem>) {
         let root = file.root();
-        if is_crate_root(&file.path) {
+        // A build script is a crate of its own, but no one documents it: missing_docs set
+        // in the library does not reach it, and cargo builds it apart.
+        let build_script = format!("/{}", file.path).ends_with("/build.rs");
+        if is_crate_root(&file.path) && !build_script {
             let doc = inner_doc(file, root);
             out.push(item(
                 file,

@@ -149,6 +149,20 @@ fn decisions(file: &SourceFile, function: Node<'_>, tokens: &[Node<'_>]) -> u32 
     let dialect = file.dialect;
     let mut n = 0u32;
     for t in tokens {
+        // Where the grammar recovers from what it cannot parse (C's `else if` after an
+        // `#endif`), a keyword comes out as an identifier: lizard, reading tokens, still
+        // counts it, and no language here takes these words as names.
+        let recovered = t.kind() == "identifier" && {
+            let word = file.text_of(*t);
+            matches!(word, "if" | "for" | "while" | "case")
+                || (dialect == Dialect::Python
+                    && matches!(word, "elif" | "except" | "finally" | "and" | "or"))
+                || (dialect.is_ecmascript() && word == "catch")
+        };
+        if recovered {
+            n += 1;
+            continue;
+        }
         if t.is_named() && !matches!(t.kind(), "where" | "?") {
             // Identifiers, literals, comments: never a decision. (A few grammars name
             // their keyword tokens; those are matched by kind below.)
@@ -176,10 +190,10 @@ fn decisions(file: &SourceFile, function: Node<'_>, tokens: &[Node<'_>]) -> u32 
                 t.kind(),
                 "if" | "for" | "while" | "case" | "&&" | "||" | "?"
             ),
-            // lizard reads `#if` and `#elif` as the condition they start.
+            // `#if` and `#elif` are counted from the text (`conditional_directives`).
             Dialect::C | Dialect::Cpp => matches!(
                 t.kind(),
-                "if" | "for" | "while" | "case" | "&&" | "||" | "?" | "#if" | "#elif"
+                "if" | "for" | "while" | "case" | "&&" | "||" | "?"
             ),
         };
         if counted {
@@ -189,7 +203,28 @@ fn decisions(file: &SourceFile, function: Node<'_>, tokens: &[Node<'_>]) -> u32 
     if dialect == Dialect::Rust {
         n += rust_arms_and_let_else(function);
     }
+    if matches!(dialect, Dialect::C | Dialect::Cpp) {
+        n += conditional_directives(file, function);
+    }
     n
+}
+
+/// `#if` and `#elif` lines inside a C function (lizard reads each as a condition); the
+/// parser saw them blanked out (see `SourceFile::parse`).
+fn conditional_directives(file: &SourceFile, function: Node<'_>) -> u32 {
+    let text = file.text.get(function.byte_range()).unwrap_or("");
+    let n = text
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix('#'))
+        .map(str::trim_start)
+        .filter(|d| {
+            ["if", "elif"].iter().any(|k| {
+                d.strip_prefix(k)
+                    .is_some_and(|rest| rest.starts_with([' ', '\t', '(', '!']) || rest.is_empty())
+            })
+        })
+        .count();
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// The outermost control-flow statement with the most decisions, if it holds three or

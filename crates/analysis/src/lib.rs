@@ -91,7 +91,14 @@ impl SourceFile {
         text: String,
     ) -> Result<SourceFile, Skipped> {
         let path = path.into();
-        let tree = resolve_pr_syntax::parse_tree(dialect, &text).map_err(|e| match e {
+        let masked;
+        let parsed = if dialect == Dialect::C {
+            masked = mask_conditionals(&text);
+            &masked
+        } else {
+            &text
+        };
+        let tree = resolve_pr_syntax::parse_tree(dialect, parsed).map_err(|e| match e {
             resolve_pr_syntax::SyntaxError::TooLarge { bytes, limit } => Skipped::TooLarge {
                 path: path.clone(),
                 bytes,
@@ -225,6 +232,44 @@ pub fn load(root: &Path, walk: &Walk, limit: usize) -> Result<Loaded, GlobError>
         }
     }
     Ok(loaded)
+}
+
+/// C's conditional directives (`#if`, `#ifdef`, `#ifndef`, `#elif`, `#else`, `#endif`)
+/// blanked out, byte for byte, so that an `if … else if` chain split by them parses as one
+/// statement (tree-sitter's C grammar gives up on an `else` after an `#endif`); both
+/// branches stay, as a reader of the tokens (lizard) sees them. Positions do not move.
+fn mask_conditionals(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut continued = false;
+    for line in text.split_inclusive('\n') {
+        let directive = line.trim_start().strip_prefix('#').map(str::trim_start);
+        let conditional = continued
+            || directive.is_some_and(|d| {
+                ["if", "ifdef", "ifndef", "elif", "else", "endif"]
+                    .iter()
+                    .any(|k| {
+                        d.strip_prefix(k).is_some_and(|rest| {
+                            rest.is_empty()
+                                || !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                        })
+                    })
+            });
+        if conditional {
+            // A directive continued with a backslash continues on the next line.
+            continued = line.trim_end_matches(['\n', '\r']).ends_with('\\');
+            // Byte for byte (a character of several bytes becomes as many spaces).
+            out.extend(line.bytes().map(|b| {
+                if b == b'\n' || b == b'\r' {
+                    char::from(b)
+                } else {
+                    ' '
+                }
+            }));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// A path relative to `root` with `/` separators.

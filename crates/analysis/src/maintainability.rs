@@ -151,6 +151,18 @@ fn python_volume(file: &SourceFile) -> f64 {
                 operands.extend(node.child_by_field_name("left"));
                 operands.extend(node.child_by_field_name("right"));
             }
+            // `A | None` in an annotation the module or a class reads (a def's own are
+            // not read): Python's AST has a `|` operation there.
+            "union_type" => {
+                h.operators.insert("|");
+                h.n1 += 1;
+                h.n2 += 2;
+                let mut c = node.walk();
+                operands.extend(
+                    node.named_children(&mut c)
+                        .filter(|n| n.kind() != "comment"),
+                );
+            }
             "unary_operator" | "not_operator" => {
                 let op = node
                     .child_by_field_name("operator")
@@ -223,7 +235,8 @@ fn flatten_bool<'t>(node: Node<'t>, op: &str, out: &mut Vec<Node<'t>>) {
 
 fn python_operand<'a>(file: &'a SourceFile, node: Node<'_>) -> Operand<'a> {
     let mut node = node;
-    while node.kind() == "parenthesized_expression" {
+    // A type annotation's node wraps the expression it is.
+    while matches!(node.kind(), "parenthesized_expression" | "type") {
         match node.named_child(0) {
             Some(inner) if inner.kind() != "comment" => node = inner,
             _ => break,

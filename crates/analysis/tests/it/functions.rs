@@ -129,3 +129,24 @@ fn no_source_panics_the_metrics() {
         })
         .unwrap();
 }
+
+#[test]
+fn c_else_if_chains_split_by_conditional_directives_are_read_whole() {
+    let file = parse("complexity-else-if.c.txt", Dialect::C);
+    let fs = functions(&file);
+    // lizard: 8 (if, #if, else if with &&, else if, else if with ||); the function ends at
+    // its own closing brace, though `else` follows an `#endif`.
+    assert_eq!(table(&fs), [row("stringify", 2, 8, 2)]);
+    assert_eq!(fs[0].span.end.line + 1, 20);
+    // The text is the file's own: the directives are only hidden from the parser.
+    assert!(file.text.contains("#endif /* old */"));
+}
+
+#[test]
+fn a_union_in_a_class_annotation_is_an_operation_as_in_pythons_ast() {
+    let text = "class A:\n    x: list[\n        dict[str, int] | None\n    ] = []\n    y: int | None = None\n";
+    let m = maintainability(&SourceFile::parse("u.py", Dialect::Python, text.to_owned()).unwrap());
+    // radon 6.0.1: mi_visit(text, True) = 77.0617…; Halstead: 2 operators, 4 operands.
+    assert!((m.index - 77.0617).abs() < 0.001, "{m:?}");
+    assert!((m.halstead_volume - 12.0).abs() < 1e-9, "{m:?}");
+}

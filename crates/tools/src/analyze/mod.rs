@@ -263,9 +263,9 @@ pub(crate) fn resolve(
                     format!("Scope path must be provided for type '{kind}'"),
                     "scope.path",
                 )
-                .with_suggestion(format!(
-                    "Give scope.path, relative to the checkout, or scope.type 'workspace'."
-                )));
+                .with_suggestion(
+                    "Give scope.path, relative to the checkout, or scope.type 'workspace'.",
+                ));
             };
             let full = resolve_pr_code::target::path_in(&root, path, "scope.path")
                 .map_err(|e| invalid_scope(e.error.clone(), "scope.path"))?;
