@@ -4,7 +4,9 @@
 //! source file once into a [`SourceFile`]; the analyses read those: [`functions`] (every
 //! function's cyclomatic and cognitive complexity, nesting, parameters and length, counted
 //! as lizard counts them), [`maintainability`] (the maintainability index as radon computes
-//! it).
+//! it), [`imports`] (every import of a file as data), [`graph`] (the file dependency
+//! graph, its cycles, depths, coupling and cohesion), [`rust_modules`] (what a Rust module
+//! uses of its crate and the crate of it, for extracting it into a crate).
 //!
 //! Pure but for [`load`], which reads files: no language server, no network, no writes.
 //! Positions are zero-based lines and UTF-16 columns, as LSP's.
@@ -14,6 +16,10 @@ use std::path::{Path, PathBuf};
 use resolve_pr_source::LineIndex;
 pub use resolve_pr_source::{Dialect, GlobError, Walk};
 use tree_sitter::{Node, Tree};
+
+pub mod graph;
+pub mod imports;
+pub mod rust_modules;
 
 /// The largest file parsed; larger ones are generated code or data.
 pub const MAX_FILE_BYTES: usize = resolve_pr_syntax::MAX_SOURCE_BYTES;
