@@ -7,7 +7,7 @@
 //! module declares and re-exports. Paths written inside macro calls are token trees to
 //! tree-sitter and are not read.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use tree_sitter::Node;
 
@@ -28,8 +28,9 @@ pub struct ModuleDependencies {
     pub external_crates: Vec<String>,
     /// Paths into `std`, `core` and `alloc` the module names, sorted.
     pub std_uses: Vec<String>,
-    /// What the module uses outside itself that is not `pub` (the item, or a module on
-    /// its path): a separate crate could not reach it.
+    /// What the module uses outside itself that no public path reaches: the item when it
+    /// is not `pub`, and the modules on its path that are not: a separate crate could not
+    /// name it.
     pub must_become_public: Vec<Item>,
     /// The module's items the rest of the crate uses: what a new crate would export.
     pub used_by_rest: Vec<Item>,
@@ -45,8 +46,9 @@ pub struct Used {
     pub file: Option<String>,
     /// The declaration's line (zero-based), or the first use's when `file` is `None`.
     pub line: u32,
-    /// Declared `pub`, on a path of `pub` modules.
-    pub public: bool,
+    /// The path another crate names it by (`crate::X` for a `pub` item re-exported at
+    /// the root); `None` when no public path reaches it.
+    pub public_path: Option<String>,
     /// Where the module uses it: file and zero-based line.
     pub used_at: Vec<(String, u32)>,
 }
@@ -64,6 +66,10 @@ pub struct Item {
     pub line: u32,
     /// As written: `pub`, `pub(crate)`, `pub(super)`, `pub(in crate::a)`, or empty.
     pub visibility: String,
+    /// A struct's fields that are not `pub` (by name, or index for a tuple struct):
+    /// another crate cannot build it or read them (rustc: "tuple struct constructor is
+    /// private").
+    pub private_fields: Vec<String>,
 }
 
 /// Why there is no answer.
@@ -135,6 +141,8 @@ pub fn module_dependencies(
         .map(|(_, m)| m.file.clone())
         .collect();
 
+    let public_paths = tree.public_paths();
+    let public_path = |d: &Decl| public_paths.get(&(d.module.clone(), d.name.clone())).map(|p| join(p));
     let mut crate_uses: BTreeMap<String, Used> = BTreeMap::new();
     let mut external = BTreeSet::new();
     let mut std_uses = BTreeSet::new();
@@ -146,7 +154,7 @@ pub fn module_dependencies(
         let resolved = tree.resolve(&r.module, &r.segments);
         match (here, resolved) {
             (true, Resolved::Std(path)) => {
-                std_uses.insert(path);
+                std_uses.insert(std_item(&path));
             }
             (true, Resolved::External(name)) => {
                 external.insert(name);
@@ -165,8 +173,12 @@ pub fn module_dependencies(
                 {
                     continue;
                 }
-                let chain = tree.private_chain(&path, decl.as_ref(), &target);
-                let public = decl.as_ref().is_some_and(|d| d.visibility == "pub") && chain.is_empty();
+                let exported = decl.as_ref().and_then(public_path);
+                let chain = if exported.is_some() {
+                    Vec::new()
+                } else {
+                    tree.private_chain(&path, decl.as_ref(), &target)
+                };
                 let key = decl
                     .as_ref()
                     .map_or_else(|| join(&path), |d| join(&d.path()));
@@ -174,7 +186,7 @@ pub fn module_dependencies(
                     path: key.clone(),
                     file: decl.as_ref().map(|d| d.file.clone()),
                     line: decl.as_ref().map_or(r.line, |d| d.line),
-                    public,
+                    public_path: exported.clone(),
                     used_at: Vec::new(),
                 });
                 let site = (r.file.clone(), r.line);
@@ -236,6 +248,7 @@ pub(crate) struct Decl {
     pub visibility: String,
     pub file: String,
     pub line: u32,
+    pub private_fields: Vec<String>,
 }
 
 impl Decl {
@@ -253,6 +266,7 @@ impl Decl {
             file: self.file.clone(),
             line: self.line,
             visibility: self.visibility.clone(),
+            private_fields: self.private_fields.clone(),
         }
     }
 }
@@ -263,6 +277,8 @@ struct Binding {
     local: String,
     segments: Vec<String>,
     glob: bool,
+    /// `pub use`: a path other crates may name it by.
+    public: bool,
 }
 
 /// A path written in a module: a `use` leaf or a qualified path in code.
@@ -412,12 +428,13 @@ impl CrateTree {
                     continue;
                 }
                 "use_declaration" => {
+                    let public = visibility(file, node) == "pub";
                     let mut leaves = Vec::new();
                     if let Some(arg) = node.child_by_field_name("argument") {
                         use_tree(file, arg, &[], ImportKind::Static, &mut leaves);
                     }
                     for leaf in leaves {
-                        self.bind(&ctx, &leaf, file);
+                        self.bind(&ctx, &leaf, public, file);
                     }
                     continue;
                 }
@@ -457,6 +474,23 @@ impl CrateTree {
                         }
                     }
                 }
+                "extern_crate_declaration" => {
+                    if let Some(n) = node.child_by_field_name("name") {
+                        let name = file.text_of(n).to_owned();
+                        let local = node
+                            .child_by_field_name("alias")
+                            .map_or_else(|| name.clone(), |a| file.text_of(a).to_owned());
+                        if name != "self" {
+                            self.bindings.entry(ctx.clone()).or_default().push(Binding {
+                                local,
+                                segments: vec!["::".to_owned(), name],
+                                glob: false,
+                                public: false,
+                            });
+                        }
+                    }
+                    continue;
+                }
                 "attribute_item" | "inner_attribute_item" | "line_comment" | "block_comment" => continue,
                 _ => {}
             }
@@ -475,10 +509,11 @@ impl CrateTree {
             visibility: visibility(file, node),
             file: file.path.clone(),
             line,
+            private_fields: private_fields(file, node),
         });
     }
 
-    fn bind(&mut self, module: &[String], leaf: &Import, file: &SourceFile) {
+    fn bind(&mut self, module: &[String], leaf: &Import, public: bool, file: &SourceFile) {
         let segments: Vec<String> = leaf
             .specifier
             .split("::")
@@ -499,6 +534,7 @@ impl CrateTree {
                 local: name.local.clone(),
                 segments,
                 glob,
+                public,
             });
         }
     }
@@ -514,9 +550,14 @@ impl CrateTree {
         let Some(first) = segments.first() else {
             return Err(Resolved::Unknown);
         };
+        if depth > 8 {
+            return Err(Resolved::Unknown);
+        }
         match first.as_str() {
-            "crate" | "$crate" => Ok(segments[1..].to_vec()),
-            "self" => Ok(module.iter().chain(&segments[1..]).cloned().collect()),
+            // `::serde::x`, and what `extern crate x;` binds.
+            "::" => Err(extern_path(&segments[1..])),
+            "crate" | "$crate" => self.within(&[], &segments[1..], depth, true),
+            "self" => self.within(module, &segments[1..], depth, true),
             "super" => {
                 let mut base = module.to_vec();
                 let mut rest = segments;
@@ -526,51 +567,52 @@ impl CrateTree {
                     }
                     rest = &rest[1..];
                 }
-                Ok(base.into_iter().chain(rest.iter().cloned()).collect())
+                self.within(&base, rest, depth, true)
             }
-            _ => {
-                if self.modules.contains_key(&[module, &segments[..1]].concat())
-                    || self.decl_in(module, first).is_some()
-                {
-                    return Ok(module.iter().chain(segments).cloned().collect());
+            _ => self.within(module, segments, depth, false),
+        }
+    }
+
+    /// `segments` named in `module`: its child modules and items, then the names its
+    /// `use` declarations bind (globs last); past those, an `anchored` path (after
+    /// `crate::`, `self::`, `super::`) names something of this crate not found, any other
+    /// an external crate or the standard library.
+    fn within(&self, module: &[String], segments: &[String], depth: u32, anchored: bool) -> Result<Vec<String>, Resolved> {
+        let Some(first) = segments.first() else {
+            return Ok(module.to_vec());
+        };
+        let here = |m: &[String]| -> Vec<String> { m.iter().chain(segments).cloned().collect() };
+        if self.modules.contains_key(&[module, &segments[..1]].concat()) || self.decl_in(module, first).is_some() {
+            return Ok(here(module));
+        }
+        let bindings = self.bindings.get(module).map(Vec::as_slice).unwrap_or_default();
+        if let Some(b) = bindings.iter().find(|b| !b.glob && &b.local == first) {
+            let target = match self.absolute(module, &b.segments, depth + 1) {
+                Ok(t) => t,
+                // `use std::fmt;` then `fmt::Display`: std::fmt::Display.
+                Err(Resolved::Std(p)) => {
+                    let mut parts = vec![p];
+                    parts.extend(segments[1..].iter().cloned());
+                    return Err(Resolved::Std(parts.join("::")));
                 }
-                if depth < 8 {
-                    if let Some(b) = self
-                        .bindings
-                        .get(module)
-                        .and_then(|bs| bs.iter().find(|b| !b.glob && &b.local == first))
-                    {
-                        let target = self.absolute(module, &b.segments, depth + 1)?;
-                        return Ok(target.into_iter().chain(segments[1..].iter().cloned()).collect());
-                    }
-                }
-                if matches!(first.as_str(), "std" | "core" | "alloc") {
-                    return Err(Resolved::Std(segments.join("::")));
-                }
-                if depth < 8 {
-                    // Names a glob import brings.
-                    for b in self.bindings.get(module).into_iter().flatten().filter(|b| b.glob) {
-                        if let Ok(m) = self.absolute(module, &b.segments, depth + 1) {
-                            if self.modules.contains_key(&[m.as_slice(), &segments[..1]].concat())
-                                || self.decl_in(&m, first).is_some()
-                            {
-                                return Ok(m.into_iter().chain(segments.iter().cloned()).collect());
-                            }
-                        }
-                    }
-                }
-                let looks_like_crate = first
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-                    && !PRIMITIVES.contains(&first.as_str());
-                if looks_like_crate {
-                    Err(Resolved::External(first.clone()))
-                } else {
-                    Err(Resolved::Unknown)
+                Err(e) => return Err(e),
+            };
+            return Ok(target.into_iter().chain(segments[1..].iter().cloned()).collect());
+        }
+        if !anchored && matches!(first.as_str(), "std" | "core" | "alloc") {
+            return Err(Resolved::Std(segments.join("::")));
+        }
+        for b in bindings.iter().filter(|b| b.glob) {
+            if let Ok(m) = self.absolute(module, &b.segments, depth + 1) {
+                if self.modules.contains_key(&[m.as_slice(), &segments[..1]].concat()) || self.decl_in(&m, first).is_some() {
+                    return Ok(here(&m));
                 }
             }
         }
+        if anchored {
+            return Ok(here(module));
+        }
+        Err(extern_path(segments))
     }
 
     /// What a path written in `module` names.
@@ -618,6 +660,50 @@ impl CrateTree {
         None
     }
 
+    /// The path other crates name each declaration by, when they can: from the root
+    /// through `pub` modules and `pub use` re-exports, the shortest first.
+    fn public_paths(&self) -> BTreeMap<(Vec<String>, String), Vec<String>> {
+        let mut out: BTreeMap<(Vec<String>, String), Vec<String>> = BTreeMap::new();
+        let mut queue: VecDeque<(Vec<String>, Vec<String>)> = VecDeque::from([(Vec::new(), Vec::new())]);
+        let mut seen = BTreeSet::new();
+        let mut expose = |d: &Decl, path: Vec<String>, queue: &mut VecDeque<(Vec<String>, Vec<String>)>| {
+            if d.visibility != "pub" {
+                return;
+            }
+            if d.kind == "mod" {
+                queue.push_back((d.path(), path.clone()));
+            }
+            out.entry((d.module.clone(), d.name.clone())).or_insert(path);
+        };
+        while let Some((module, public)) = queue.pop_front() {
+            if !seen.insert(module.clone()) {
+                continue;
+            }
+            for d in self.decls.get(&module).into_iter().flatten() {
+                let mut p = public.clone();
+                p.push(d.name.clone());
+                expose(d, p, &mut queue);
+            }
+            for b in self.bindings.get(&module).into_iter().flatten().filter(|b| b.public) {
+                let Ok(target) = self.absolute(&module, &b.segments, 0) else {
+                    continue;
+                };
+                if b.glob {
+                    for d in self.decls.get(&target).into_iter().flatten() {
+                        let mut p = public.clone();
+                        p.push(d.name.clone());
+                        expose(d, p, &mut queue);
+                    }
+                } else if let Some(d) = self.lookup(&target, 0) {
+                    let mut p = public.clone();
+                    p.push(b.local.clone());
+                    expose(&d, p, &mut queue);
+                }
+            }
+        }
+        out
+    }
+
     /// The modules on the way to a declaration, outside `target`, that are not `pub`.
     fn private_chain(&self, path: &[String], decl: Option<&Decl>, target: &[String]) -> Vec<Decl> {
         let module = decl.map_or(path, |d| d.module.as_slice());
@@ -637,6 +723,37 @@ impl CrateTree {
     }
 }
 
+/// A std path up to its item: `core::ptr::NonNull::new` as `core::ptr::NonNull`.
+fn std_item(path: &str) -> String {
+    let parts: Vec<&str> = path.split("::").collect();
+    let end = parts
+        .iter()
+        .position(|p| p.starts_with(|c: char| c.is_ascii_uppercase()))
+        .map_or(parts.len(), |i| i + 1);
+    parts[..end].join("::")
+}
+
+/// A path outside the crate: the standard library's, an external crate's, or nothing
+/// (`Vec::new`, `T::default`, `u32::MAX`).
+fn extern_path(segments: &[String]) -> Resolved {
+    let Some(first) = segments.first() else {
+        return Resolved::Unknown;
+    };
+    if matches!(first.as_str(), "std" | "core" | "alloc") {
+        return Resolved::Std(segments.join("::"));
+    }
+    let looks_like_crate = first
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && !PRIMITIVES.contains(&first.as_str());
+    if looks_like_crate {
+        Resolved::External(first.clone())
+    } else {
+        Resolved::Unknown
+    }
+}
+
 fn item_kind(kind: &str) -> &'static str {
     match kind {
         "function_item" | "function_signature_item" => "fn",
@@ -649,6 +766,45 @@ fn item_kind(kind: &str) -> &'static str {
         "static_item" => "static",
         _ => "item",
     }
+}
+
+fn private_fields(file: &SourceFile, node: Node<'_>) -> Vec<String> {
+    let Some(body) = node.child_by_field_name("body") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut c = body.walk();
+    match body.kind() {
+        "field_declaration_list" => {
+            for f in body.named_children(&mut c).filter(|f| f.kind() == "field_declaration") {
+                if visibility(file, f) != "pub" {
+                    if let Some(n) = f.child_by_field_name("name") {
+                        out.push(file.text_of(n).to_owned());
+                    }
+                }
+            }
+        }
+        "ordered_field_declaration_list" => {
+            // `(pub(crate) u8, pub String)`: a visibility belongs to the type after it.
+            let mut index = 0;
+            let mut public = false;
+            for f in body.named_children(&mut c) {
+                match f.kind() {
+                    "visibility_modifier" => public = file.text_of(f) == "pub",
+                    "attribute_item" | "line_comment" | "block_comment" => {}
+                    _ => {
+                        if !public {
+                            out.push(index.to_string());
+                        }
+                        index += 1;
+                        public = false;
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    out
 }
 
 fn visibility(file: &SourceFile, node: Node<'_>) -> String {
