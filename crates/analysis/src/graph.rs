@@ -109,7 +109,9 @@ pub fn graph(files: &[SourceFile], go_module: Option<&str>) -> Graph {
         if import.kind == ImportKind::Module {
             continue;
         }
-        if import.file == *to && matches!(to_dialect(files, to), Some(Dialect::Rust | Dialect::Python)) {
+        if import.file == *to
+            && matches!(to_dialect(files, to), Some(Dialect::Rust | Dialect::Python))
+        {
             continue;
         }
         let targets: Vec<String> = if to.ends_with('/') {
@@ -154,8 +156,12 @@ fn to_dialect(files: &[SourceFile], path: &str) -> Option<Dialect> {
 
 // ---- TypeScript / JavaScript ----
 
-const TS_EXTENSIONS: &[&str] = &[".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
-const JS_EXTENSIONS: &[&str] = &[".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".d.ts", ".mts", ".cts"];
+const TS_EXTENSIONS: &[&str] = &[
+    ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts",
+];
+const JS_EXTENSIONS: &[&str] = &[
+    ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".d.ts", ".mts", ".cts",
+];
 
 /// A relative specifier as TypeScript's and node's resolution find it: the file as
 /// written, a `.js` written for its `.ts` source, an extension added, a folder's index.
@@ -167,7 +173,11 @@ fn resolve_script(paths: &BTreeSet<&str>, file: &SourceFile, spec: &str) -> Opti
     let base = normalize(&join_path(parent(&file.path), spec));
     let exists = |p: &str| paths.contains(p).then(|| p.to_owned());
     let script_importer = matches!(file.dialect, Dialect::JavaScript | Dialect::Jsx);
-    let order = if script_importer { JS_EXTENSIONS } else { TS_EXTENSIONS };
+    let order = if script_importer {
+        JS_EXTENSIONS
+    } else {
+        TS_EXTENSIONS
+    };
     // `./a.js` names a.ts when the project is TypeScript (TypeScript tries it first).
     for (written, sources) in [
         (".js", &[".ts", ".tsx", ".d.ts"][..]),
@@ -233,7 +243,8 @@ impl PythonModules {
             .collect();
         let paths: BTreeSet<String> = py.iter().map(|p| (*p).to_owned()).collect();
         let is_package = |dir: &str| {
-            paths.contains(&join_path(dir, "__init__.py")) || paths.contains(&join_path(dir, "__init__.pyi"))
+            paths.contains(&join_path(dir, "__init__.py"))
+                || paths.contains(&join_path(dir, "__init__.pyi"))
         };
         let mut by_name: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
         let mut root_of = BTreeMap::new();
@@ -288,9 +299,12 @@ impl PythonModules {
     fn in_dir(&self, dir: &str, parts: &[&str]) -> Option<String> {
         let base = parts.iter().fold(dir.to_owned(), |d, p| join_path(&d, p));
         if parts.is_empty() {
-            return [join_path(&base, "__init__.py"), join_path(&base, "__init__.pyi")]
-                .into_iter()
-                .find(|p| self.paths.contains(p));
+            return [
+                join_path(&base, "__init__.py"),
+                join_path(&base, "__init__.pyi"),
+            ]
+            .into_iter()
+            .find(|p| self.paths.contains(p));
         }
         [
             format!("{base}.py"),
@@ -305,14 +319,12 @@ impl PythonModules {
     /// The import resolved; a `from` import whose names are submodules split by file.
     fn resolve(&self, _paths: &BTreeSet<&str>, mut import: Import) -> Vec<Import> {
         let spec = import.specifier.clone();
-        let is_from = import
-            .names
-            .first()
-            .is_some_and(|n| n.imported != spec);
+        let is_from = import.names.first().is_some_and(|n| n.imported != spec);
         let dots = spec.chars().take_while(|&c| c == '.').count();
         let rest: Vec<&str> = spec[dots..].split('.').filter(|s| !s.is_empty()).collect();
         // The module itself, and how to find `module.name`.
-        let (module, sub): (Option<String>, Box<dyn Fn(&str) -> Option<String> + '_>) = if dots > 0 {
+        let (module, sub): (Option<String>, Box<dyn Fn(&str) -> Option<String> + '_>) = if dots > 0
+        {
             let mut dir = parent(&import.file).to_owned();
             for _ in 1..dots {
                 dir = parent(&dir).to_owned();
@@ -325,7 +337,8 @@ impl PythonModules {
                 Box::new(move |name: &str| {
                     let mut parts: Vec<&str> = rest_owned.iter().map(String::as_str).collect();
                     parts.push(name);
-                    self.in_dir(&dir_owned, &parts).filter(|p| !p.ends_with("__init__.py") || parts.len() > rest_owned.len())
+                    self.in_dir(&dir_owned, &parts)
+                        .filter(|p| !p.ends_with("__init__.py") || parts.len() > rest_owned.len())
                 }),
             )
         } else {
@@ -349,7 +362,8 @@ impl PythonModules {
             return vec![import];
         }
         // `from pkg import name`: the submodule when one is loaded, else the module.
-        let mut groups: BTreeMap<Option<String>, Vec<crate::imports::ImportedName>> = BTreeMap::new();
+        let mut groups: BTreeMap<Option<String>, Vec<crate::imports::ImportedName>> =
+            BTreeMap::new();
         let mut order: Vec<Option<String>> = Vec::new();
         for n in std::mem::take(&mut import.names) {
             let target = if n.imported == "*" {
@@ -439,7 +453,9 @@ impl RustIndex {
     }
 
     fn resolve(&self, import: &Import) -> Option<String> {
-        self.targets.get(&(import.file.clone(), import.span)).cloned()
+        self.targets
+            .get(&(import.file.clone(), import.span))
+            .cloned()
     }
 }
 
@@ -462,7 +478,11 @@ fn go_packages(files: &[SourceFile]) -> BTreeMap<String, Vec<String>> {
 /// A Go import of the module's own package, as the package's folder with a trailing
 /// `/` (its files are the edge's targets). Without go.mod's path, the longest tail of
 /// the import path that is a loaded package folder.
-fn resolve_go(dirs: &BTreeMap<String, Vec<String>>, module: Option<&str>, spec: &str) -> Option<String> {
+fn resolve_go(
+    dirs: &BTreeMap<String, Vec<String>>,
+    module: Option<&str>,
+    spec: &str,
+) -> Option<String> {
     match module {
         Some(m) => {
             let rel = if spec == m {
@@ -486,9 +506,12 @@ fn resolve_go(dirs: &BTreeMap<String, Vec<String>>, module: Option<&str>, spec: 
 
 /// `#include "x.h"`: beside the including file, then from the root.
 fn resolve_include(paths: &BTreeSet<&str>, file: &SourceFile, spec: &str) -> Option<String> {
-    [normalize(&join_path(parent(&file.path), spec)), normalize(spec)]
-        .into_iter()
-        .find(|p| paths.contains(p.as_str()))
+    [
+        normalize(&join_path(parent(&file.path), spec)),
+        normalize(spec),
+    ]
+    .into_iter()
+    .find(|p| paths.contains(p.as_str()))
 }
 
 // ---- The graph's questions ----
@@ -616,7 +639,11 @@ impl Graph {
                 Some(i) if adj[s].contains(&i) => vec![i],
                 _ => return Vec::new(),
             },
-            None => adj[s].iter().copied().filter(|w| allowed.contains(w)).collect(),
+            None => adj[s]
+                .iter()
+                .copied()
+                .filter(|w| allowed.contains(w))
+                .collect(),
         };
         if firsts.contains(&s) {
             return vec![start.to_owned(), start.to_owned()];
@@ -656,12 +683,18 @@ impl Graph {
 
     /// Files `file` imports.
     pub fn out_degree(&self, file: &str) -> usize {
-        self.edges.iter().filter(|e| e.from == file && e.to != file).count()
+        self.edges
+            .iter()
+            .filter(|e| e.from == file && e.to != file)
+            .count()
     }
 
     /// Files importing `file`.
     pub fn in_degree(&self, file: &str) -> usize {
-        self.edges.iter().filter(|e| e.to == file && e.from != file).count()
+        self.edges
+            .iter()
+            .filter(|e| e.to == file && e.from != file)
+            .count()
     }
 
     /// Martin's instability Ce / (Ca + Ce): 0 for a file nothing imports and that imports

@@ -18,7 +18,8 @@ pub struct Import {
     /// The statement, or for a Rust use tree the leaf, or for `require`/`import()` the call.
     pub span: Span,
     pub names: Vec<ImportedName>,
-    /// The loaded file it names; filled by [`crate::graph::graph`].
+    /// The loaded file it names, filled by [`crate::graph::graph`]; for a Go import, the
+    /// package's folder with a trailing `/` (`internal/store/`), every file of it a target.
     pub resolved: Option<String>,
     pub kind: ImportKind,
 }
@@ -121,7 +122,10 @@ fn python(file: &SourceFile, node: Node<'_>, out: &mut Vec<Import>) -> bool {
         "import_statement" => {
             for n in node.children_by_field_name("name", &mut cursor) {
                 let (dotted, alias) = match n.kind() {
-                    "aliased_import" => (n.child_by_field_name("name"), n.child_by_field_name("alias")),
+                    "aliased_import" => (
+                        n.child_by_field_name("name"),
+                        n.child_by_field_name("alias"),
+                    ),
                     _ => (Some(n), None),
                 };
                 let Some(dotted) = dotted else { continue };
@@ -164,7 +168,10 @@ fn python(file: &SourceFile, node: Node<'_>, out: &mut Vec<Import>) -> bool {
             let mut import = new_import(file, module, node, ImportKind::Static);
             for n in node.children_by_field_name("name", &mut cursor) {
                 let (imported, local) = match n.kind() {
-                    "aliased_import" => (n.child_by_field_name("name"), n.child_by_field_name("alias")),
+                    "aliased_import" => (
+                        n.child_by_field_name("name"),
+                        n.child_by_field_name("alias"),
+                    ),
                     _ => (Some(n), Some(n)),
                 };
                 let (Some(imported), Some(local)) = (imported, local) else {
@@ -227,7 +234,10 @@ fn script(file: &SourceFile, node: Node<'_>, out: &mut Vec<Import>) -> bool {
         "import_statement" => {
             let type_only = has_token(node, "type");
             let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-            if let Some(req) = children.iter().find(|c| c.kind() == "import_require_clause") {
+            if let Some(req) = children
+                .iter()
+                .find(|c| c.kind() == "import_require_clause")
+            {
                 // `import x = require('y')`
                 let Some(spec) = req
                     .child_by_field_name("source")
@@ -237,7 +247,10 @@ fn script(file: &SourceFile, node: Node<'_>, out: &mut Vec<Import>) -> bool {
                 };
                 let mut import = new_import(file, spec, node, ImportKind::Require);
                 let mut c = req.walk();
-                if let Some(local) = req.named_children(&mut c).find(|c| c.kind() == "identifier") {
+                if let Some(local) = req
+                    .named_children(&mut c)
+                    .find(|c| c.kind() == "identifier")
+                {
                     import.names.push(name(file, local, "*", type_only));
                 }
                 out.push(import);

@@ -102,12 +102,15 @@ pub fn module_dependencies(
         .filter(|f| f.dialect == Dialect::Rust && f.path.starts_with(&prefix))
         .map(|f| (f.path.as_str(), f))
         .collect();
-    let root = [format!("{prefix}src/lib.rs"), format!("{prefix}src/main.rs")]
-        .into_iter()
-        .find(|r| by_path.contains_key(r.as_str()))
-        .ok_or_else(|| ModuleError::NoCrateRoot {
-            crate_dir: crate_dir.to_owned(),
-        })?;
+    let root = [
+        format!("{prefix}src/lib.rs"),
+        format!("{prefix}src/main.rs"),
+    ]
+    .into_iter()
+    .find(|r| by_path.contains_key(r.as_str()))
+    .ok_or_else(|| ModuleError::NoCrateRoot {
+        crate_dir: crate_dir.to_owned(),
+    })?;
     let tree = CrateTree::build(&by_path, &root);
     let no_module = || ModuleError::NoModule {
         module: module.to_owned(),
@@ -142,7 +145,11 @@ pub fn module_dependencies(
         .collect();
 
     let public_paths = tree.public_paths();
-    let public_path = |d: &Decl| public_paths.get(&(d.module.clone(), d.name.clone())).map(|p| join(p));
+    let public_path = |d: &Decl| {
+        public_paths
+            .get(&(d.module.clone(), d.name.clone()))
+            .map(|p| join(p))
+    };
     let mut crate_uses: BTreeMap<String, Used> = BTreeMap::new();
     let mut external = BTreeSet::new();
     let mut std_uses = BTreeSet::new();
@@ -381,13 +388,18 @@ impl CrateTree {
             vec![(file.root(), module.to_vec(), Vec::new())];
         let mut cursor = file.root().walk();
         while let Some((node, ctx, inline)) = stack.pop() {
-            let at_module_level = node
-                .parent()
-                .is_some_and(|p| p.kind() == "source_file" || p.kind() == "declaration_list" && p.parent().is_some_and(|g| g.kind() == "mod_item"));
+            let at_module_level = node.parent().is_some_and(|p| {
+                p.kind() == "source_file"
+                    || p.kind() == "declaration_list"
+                        && p.parent().is_some_and(|g| g.kind() == "mod_item")
+            });
             let line = file.pos(node.start_byte()).line;
             match node.kind() {
                 "mod_item" => {
-                    let Some(name) = node.child_by_field_name("name").map(|n| file.text_of(n).to_owned()) else {
+                    let Some(name) = node
+                        .child_by_field_name("name")
+                        .map(|n| file.text_of(n).to_owned())
+                    else {
                         continue;
                     };
                     let mut path = ctx.clone();
@@ -407,7 +419,9 @@ impl CrateTree {
                             stack.push((c, path.clone(), inner.clone()));
                         }
                     } else {
-                        let base = inline.iter().fold(child_dir.clone(), |d, m| join_path(&d, m));
+                        let base = inline
+                            .iter()
+                            .fold(child_dir.clone(), |d, m| join_path(&d, m));
                         let candidates = match path_attribute(file, node) {
                             Some(p) if inline.is_empty() => vec![normalize(&join_path(dir, &p))],
                             Some(p) => vec![normalize(&join_path(&base, &p))],
@@ -416,8 +430,12 @@ impl CrateTree {
                                 join_path(&base, &format!("{name}/mod.rs")),
                             ],
                         };
-                        if let Some(found) = candidates.into_iter().find(|c| files.contains_key(c.as_str())) {
-                            self.mod_files.insert((file.path.clone(), file.span(node)), found.clone());
+                        if let Some(found) = candidates
+                            .into_iter()
+                            .find(|c| files.contains_key(c.as_str()))
+                        {
+                            self.mod_files
+                                .insert((file.path.clone(), file.span(node)), found.clone());
                             self.modules.entry(path.clone()).or_insert(ModuleInfo {
                                 file: found.clone(),
                                 inline: false,
@@ -438,8 +456,15 @@ impl CrateTree {
                     }
                     continue;
                 }
-                "function_item" | "struct_item" | "enum_item" | "union_item" | "trait_item"
-                | "type_item" | "const_item" | "static_item" | "function_signature_item"
+                "function_item"
+                | "struct_item"
+                | "enum_item"
+                | "union_item"
+                | "trait_item"
+                | "type_item"
+                | "const_item"
+                | "static_item"
+                | "function_signature_item"
                     if at_module_level =>
                 {
                     if let Some(n) = node.child_by_field_name("name") {
@@ -458,9 +483,12 @@ impl CrateTree {
                 "scoped_identifier" | "scoped_type_identifier" => {
                     let is_prefix = node.parent().is_some_and(|p| {
                         matches!(p.kind(), "scoped_identifier" | "scoped_type_identifier")
-                            && p.child_by_field_name("path").is_some_and(|x| x.id() == node.id())
+                            && p.child_by_field_name("path")
+                                .is_some_and(|x| x.id() == node.id())
                     });
-                    let in_visibility = node.parent().is_some_and(|p| p.kind() == "visibility_modifier");
+                    let in_visibility = node
+                        .parent()
+                        .is_some_and(|p| p.kind() == "visibility_modifier");
                     if !is_prefix && !in_visibility {
                         let segments = crate::imports::path_segments(file, node);
                         if segments.len() > 1 {
@@ -491,7 +519,9 @@ impl CrateTree {
                     }
                     continue;
                 }
-                "attribute_item" | "inner_attribute_item" | "line_comment" | "block_comment" => continue,
+                "attribute_item" | "inner_attribute_item" | "line_comment" | "block_comment" => {
+                    continue;
+                }
                 _ => {}
             }
             let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
@@ -501,7 +531,15 @@ impl CrateTree {
         }
     }
 
-    fn decl(&mut self, module: &[String], name: &str, kind: &'static str, node: Node<'_>, file: &SourceFile, line: u32) {
+    fn decl(
+        &mut self,
+        module: &[String],
+        name: &str,
+        kind: &'static str,
+        node: Node<'_>,
+        file: &SourceFile,
+        line: u32,
+    ) {
         self.decls.entry(module.to_vec()).or_default().push(Decl {
             module: module.to_vec(),
             name: name.to_owned(),
@@ -520,7 +558,9 @@ impl CrateTree {
             .filter(|s| !s.is_empty())
             .map(str::to_owned)
             .collect();
-        let Some(name) = leaf.names.first() else { return };
+        let Some(name) = leaf.names.first() else {
+            return;
+        };
         let glob = name.local == "*";
         self.refs.push(PathRef {
             module: module.to_vec(),
@@ -530,12 +570,15 @@ impl CrateTree {
             use_span: Some(leaf.span),
         });
         if name.local != "_" {
-            self.bindings.entry(module.to_vec()).or_default().push(Binding {
-                local: name.local.clone(),
-                segments,
-                glob,
-                public,
-            });
+            self.bindings
+                .entry(module.to_vec())
+                .or_default()
+                .push(Binding {
+                    local: name.local.clone(),
+                    segments,
+                    glob,
+                    public,
+                });
         }
     }
 
@@ -546,7 +589,12 @@ impl CrateTree {
     }
 
     /// The absolute path a path written in `module` names, or where it leads outside.
-    fn absolute(&self, module: &[String], segments: &[String], depth: u32) -> Result<Vec<String>, Resolved> {
+    fn absolute(
+        &self,
+        module: &[String],
+        segments: &[String],
+        depth: u32,
+    ) -> Result<Vec<String>, Resolved> {
         let Some(first) = segments.first() else {
             return Err(Resolved::Unknown);
         };
@@ -577,15 +625,29 @@ impl CrateTree {
     /// `use` declarations bind (globs last); past those, an `anchored` path (after
     /// `crate::`, `self::`, `super::`) names something of this crate not found, any other
     /// an external crate or the standard library.
-    fn within(&self, module: &[String], segments: &[String], depth: u32, anchored: bool) -> Result<Vec<String>, Resolved> {
+    fn within(
+        &self,
+        module: &[String],
+        segments: &[String],
+        depth: u32,
+        anchored: bool,
+    ) -> Result<Vec<String>, Resolved> {
         let Some(first) = segments.first() else {
             return Ok(module.to_vec());
         };
         let here = |m: &[String]| -> Vec<String> { m.iter().chain(segments).cloned().collect() };
-        if self.modules.contains_key(&[module, &segments[..1]].concat()) || self.decl_in(module, first).is_some() {
+        if self
+            .modules
+            .contains_key(&[module, &segments[..1]].concat())
+            || self.decl_in(module, first).is_some()
+        {
             return Ok(here(module));
         }
-        let bindings = self.bindings.get(module).map(Vec::as_slice).unwrap_or_default();
+        let bindings = self
+            .bindings
+            .get(module)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         if let Some(b) = bindings.iter().find(|b| !b.glob && &b.local == first) {
             let target = match self.absolute(module, &b.segments, depth + 1) {
                 Ok(t) => t,
@@ -597,14 +659,21 @@ impl CrateTree {
                 }
                 Err(e) => return Err(e),
             };
-            return Ok(target.into_iter().chain(segments[1..].iter().cloned()).collect());
+            return Ok(target
+                .into_iter()
+                .chain(segments[1..].iter().cloned())
+                .collect());
         }
         if !anchored && matches!(first.as_str(), "std" | "core" | "alloc") {
             return Err(Resolved::Std(segments.join("::")));
         }
         for b in bindings.iter().filter(|b| b.glob) {
             if let Ok(m) = self.absolute(module, &b.segments, depth + 1) {
-                if self.modules.contains_key(&[m.as_slice(), &segments[..1]].concat()) || self.decl_in(&m, first).is_some() {
+                if self
+                    .modules
+                    .contains_key(&[m.as_slice(), &segments[..1]].concat())
+                    || self.decl_in(&m, first).is_some()
+                {
                     return Ok(here(&m));
                 }
             }
@@ -629,7 +698,9 @@ impl CrateTree {
     /// The declaration an absolute path names: its longest module prefix, then the item of
     /// that module named by the next segment, through `use` re-exports.
     fn lookup(&self, path: &[String], depth: u32) -> Option<Decl> {
-        let mut split = (0..=path.len()).rev().find(|&n| self.modules.contains_key(&path[..n]))?;
+        let mut split = (0..=path.len())
+            .rev()
+            .find(|&n| self.modules.contains_key(&path[..n]))?;
         if split == path.len() {
             // A module itself: the `mod` item in its parent.
             if split == 0 {
@@ -664,17 +735,20 @@ impl CrateTree {
     /// through `pub` modules and `pub use` re-exports, the shortest first.
     fn public_paths(&self) -> BTreeMap<(Vec<String>, String), Vec<String>> {
         let mut out: BTreeMap<(Vec<String>, String), Vec<String>> = BTreeMap::new();
-        let mut queue: VecDeque<(Vec<String>, Vec<String>)> = VecDeque::from([(Vec::new(), Vec::new())]);
+        let mut queue: VecDeque<(Vec<String>, Vec<String>)> =
+            VecDeque::from([(Vec::new(), Vec::new())]);
         let mut seen = BTreeSet::new();
-        let mut expose = |d: &Decl, path: Vec<String>, queue: &mut VecDeque<(Vec<String>, Vec<String>)>| {
-            if d.visibility != "pub" {
-                return;
-            }
-            if d.kind == "mod" {
-                queue.push_back((d.path(), path.clone()));
-            }
-            out.entry((d.module.clone(), d.name.clone())).or_insert(path);
-        };
+        let mut expose =
+            |d: &Decl, path: Vec<String>, queue: &mut VecDeque<(Vec<String>, Vec<String>)>| {
+                if d.visibility != "pub" {
+                    return;
+                }
+                if d.kind == "mod" {
+                    queue.push_back((d.path(), path.clone()));
+                }
+                out.entry((d.module.clone(), d.name.clone()))
+                    .or_insert(path);
+            };
         while let Some((module, public)) = queue.pop_front() {
             if !seen.insert(module.clone()) {
                 continue;
@@ -684,7 +758,13 @@ impl CrateTree {
                 p.push(d.name.clone());
                 expose(d, p, &mut queue);
             }
-            for b in self.bindings.get(&module).into_iter().flatten().filter(|b| b.public) {
+            for b in self
+                .bindings
+                .get(&module)
+                .into_iter()
+                .flatten()
+                .filter(|b| b.public)
+            {
                 let Ok(target) = self.absolute(&module, &b.segments, 0) else {
                     continue;
                 };
@@ -776,7 +856,10 @@ fn private_fields(file: &SourceFile, node: Node<'_>) -> Vec<String> {
     let mut c = body.walk();
     match body.kind() {
         "field_declaration_list" => {
-            for f in body.named_children(&mut c).filter(|f| f.kind() == "field_declaration") {
+            for f in body
+                .named_children(&mut c)
+                .filter(|f| f.kind() == "field_declaration")
+            {
                 if visibility(file, f) != "pub" {
                     if let Some(n) = f.child_by_field_name("name") {
                         out.push(file.text_of(n).to_owned());
@@ -811,7 +894,12 @@ fn visibility(file: &SourceFile, node: Node<'_>) -> String {
     let mut c = node.walk();
     node.named_children(&mut c)
         .find(|c| c.kind() == "visibility_modifier")
-        .map(|v| file.text_of(v).split_whitespace().collect::<Vec<_>>().join(" "))
+        .map(|v| {
+            file.text_of(v)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .unwrap_or_default()
 }
 

@@ -1,4 +1,4 @@
 //! The analyses on real files written to a temporary checkout.
 
-mod load;
 mod deps;
+mod load;
