@@ -205,10 +205,10 @@ fn resolve_script(paths: &BTreeSet<&str>, file: &SourceFile, spec: &str) -> Opti
             }
         }
     }
-    if TS_EXTENSIONS.iter().any(|e| base.ends_with(e)) {
-        if let Some(found) = exists(&base) {
-            return Some(found);
-        }
+    if TS_EXTENSIONS.iter().any(|e| base.ends_with(e))
+        && let Some(found) = exists(&base)
+    {
+        return Some(found);
     }
     for ext in order {
         if let Some(found) = exists(&format!("{base}{ext}")) {
@@ -323,8 +323,7 @@ impl PythonModules {
         let dots = spec.chars().take_while(|&c| c == '.').count();
         let rest: Vec<&str> = spec[dots..].split('.').filter(|s| !s.is_empty()).collect();
         // The module itself, and how to find `module.name`.
-        let (module, sub): (Option<String>, Box<dyn Fn(&str) -> Option<String> + '_>) = if dots > 0
-        {
+        let (module, sub): (Option<String>, SubmoduleOf<'_>) = if dots > 0 {
             let mut dir = parent(&import.file).to_owned();
             for _ in 1..dots {
                 dir = parent(&dir).to_owned();
@@ -390,6 +389,9 @@ impl PythonModules {
             .collect()
     }
 }
+
+/// Finds `module.name` as a file.
+type SubmoduleOf<'a> = Box<dyn Fn(&str) -> Option<String> + 'a>;
 
 // ---- Rust ----
 

@@ -460,18 +460,14 @@ fn rust(file: &SourceFile, node: Node<'_>, out: &mut Vec<Import>) -> bool {
             }
             false
         }
-        "mod_item" => {
-            if node.child_by_field_name("body").is_none() {
-                if let Some(n) = node.child_by_field_name("name") {
-                    let text = file.text_of(n).to_owned();
-                    let mut import = new_import(file, text.clone(), node, ImportKind::Module);
-                    import.names.push(name(file, n, &text, false));
-                    out.push(import);
-                }
-                false
-            } else {
-                true
+        "mod_item" if node.child_by_field_name("body").is_none() => {
+            if let Some(n) = node.child_by_field_name("name") {
+                let text = file.text_of(n).to_owned();
+                let mut import = new_import(file, text.clone(), node, ImportKind::Module);
+                import.names.push(name(file, n, &text, false));
+                out.push(import);
             }
+            false
         }
         "extern_crate_declaration" => {
             if let Some(n) = node.child_by_field_name("name") {

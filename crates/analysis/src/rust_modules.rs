@@ -209,10 +209,10 @@ pub fn module_dependencies(
                     private_needed.insert(join(&m.path()), m.item());
                 }
             }
-            (false, Resolved::Local { decl: Some(d), .. }) => {
-                if inside(&d.module) && !(d.kind == "mod" && d.path() == target) {
-                    used_by_rest.insert(join(&d.path()), d.item());
-                }
+            (false, Resolved::Local { decl: Some(d), .. })
+                if inside(&d.module) && !(d.kind == "mod" && d.path() == target) =>
+            {
+                used_by_rest.insert(join(&d.path()), d.item());
             }
             _ => {}
         }
@@ -311,6 +311,24 @@ pub(crate) enum Resolved {
     Std(String),
     External(String),
     Unknown,
+}
+
+/// Where a path leads when not into this crate.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Outside {
+    Std(String),
+    External(String),
+    Unknown,
+}
+
+impl From<Outside> for Resolved {
+    fn from(o: Outside) -> Resolved {
+        match o {
+            Outside::Std(p) => Resolved::Std(p),
+            Outside::External(c) => Resolved::External(c),
+            Outside::Unknown => Resolved::Unknown,
+        }
+    }
 }
 
 impl PartialEq for Decl {
@@ -594,12 +612,12 @@ impl CrateTree {
         module: &[String],
         segments: &[String],
         depth: u32,
-    ) -> Result<Vec<String>, Resolved> {
+    ) -> Result<Vec<String>, Outside> {
         let Some(first) = segments.first() else {
-            return Err(Resolved::Unknown);
+            return Err(Outside::Unknown);
         };
         if depth > 8 {
-            return Err(Resolved::Unknown);
+            return Err(Outside::Unknown);
         }
         match first.as_str() {
             // `::serde::x`, and what `extern crate x;` binds.
@@ -611,7 +629,7 @@ impl CrateTree {
                 let mut rest = segments;
                 while rest.first().is_some_and(|s| s == "super") {
                     if base.pop().is_none() {
-                        return Err(Resolved::Unknown);
+                        return Err(Outside::Unknown);
                     }
                     rest = &rest[1..];
                 }
@@ -631,7 +649,7 @@ impl CrateTree {
         segments: &[String],
         depth: u32,
         anchored: bool,
-    ) -> Result<Vec<String>, Resolved> {
+    ) -> Result<Vec<String>, Outside> {
         let Some(first) = segments.first() else {
             return Ok(module.to_vec());
         };
@@ -652,10 +670,10 @@ impl CrateTree {
             let target = match self.absolute(module, &b.segments, depth + 1) {
                 Ok(t) => t,
                 // `use std::fmt;` then `fmt::Display`: std::fmt::Display.
-                Err(Resolved::Std(p)) => {
+                Err(Outside::Std(p)) => {
                     let mut parts = vec![p];
                     parts.extend(segments[1..].iter().cloned());
-                    return Err(Resolved::Std(parts.join("::")));
+                    return Err(Outside::Std(parts.join("::")));
                 }
                 Err(e) => return Err(e),
             };
@@ -665,17 +683,16 @@ impl CrateTree {
                 .collect());
         }
         if !anchored && matches!(first.as_str(), "std" | "core" | "alloc") {
-            return Err(Resolved::Std(segments.join("::")));
+            return Err(Outside::Std(segments.join("::")));
         }
         for b in bindings.iter().filter(|b| b.glob) {
-            if let Ok(m) = self.absolute(module, &b.segments, depth + 1) {
-                if self
+            if let Ok(m) = self.absolute(module, &b.segments, depth + 1)
+                && (self
                     .modules
                     .contains_key(&[m.as_slice(), &segments[..1]].concat())
-                    || self.decl_in(&m, first).is_some()
-                {
-                    return Ok(here(&m));
-                }
+                    || self.decl_in(&m, first).is_some())
+            {
+                return Ok(here(&m));
             }
         }
         if anchored {
@@ -687,7 +704,7 @@ impl CrateTree {
     /// What a path written in `module` names.
     pub(crate) fn resolve(&self, module: &[String], segments: &[String]) -> Resolved {
         match self.absolute(module, segments, 0) {
-            Err(r) => r,
+            Err(r) => r.into(),
             Ok(path) => {
                 let decl = self.lookup(&path, 0);
                 Resolved::Local { path, decl }
@@ -793,10 +810,11 @@ impl CrateTree {
             if prefix.starts_with(target) {
                 continue;
             }
-            if let Some(m) = self.decl_in(&prefix[..n - 1], &prefix[n - 1]) {
-                if m.kind == "mod" && m.visibility != "pub" {
-                    out.push(m.clone());
-                }
+            if let Some(m) = self.decl_in(&prefix[..n - 1], &prefix[n - 1])
+                && m.kind == "mod"
+                && m.visibility != "pub"
+            {
+                out.push(m.clone());
             }
         }
         out
@@ -815,12 +833,12 @@ fn std_item(path: &str) -> String {
 
 /// A path outside the crate: the standard library's, an external crate's, or nothing
 /// (`Vec::new`, `T::default`, `u32::MAX`).
-fn extern_path(segments: &[String]) -> Resolved {
+fn extern_path(segments: &[String]) -> Outside {
     let Some(first) = segments.first() else {
-        return Resolved::Unknown;
+        return Outside::Unknown;
     };
     if matches!(first.as_str(), "std" | "core" | "alloc") {
-        return Resolved::Std(segments.join("::"));
+        return Outside::Std(segments.join("::"));
     }
     let looks_like_crate = first
         .chars()
@@ -828,9 +846,9 @@ fn extern_path(segments: &[String]) -> Resolved {
         .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
         && !PRIMITIVES.contains(&first.as_str());
     if looks_like_crate {
-        Resolved::External(first.clone())
+        Outside::External(first.clone())
     } else {
-        Resolved::Unknown
+        Outside::Unknown
     }
 }
 
@@ -860,10 +878,10 @@ fn private_fields(file: &SourceFile, node: Node<'_>) -> Vec<String> {
                 .named_children(&mut c)
                 .filter(|f| f.kind() == "field_declaration")
             {
-                if visibility(file, f) != "pub" {
-                    if let Some(n) = f.child_by_field_name("name") {
-                        out.push(file.text_of(n).to_owned());
-                    }
+                if visibility(file, f) != "pub"
+                    && let Some(n) = f.child_by_field_name("name")
+                {
+                    out.push(file.text_of(n).to_owned());
                 }
             }
         }

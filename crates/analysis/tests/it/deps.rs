@@ -11,7 +11,9 @@ fn parse(path: &str, text: &str) -> SourceFile {
 }
 
 /// (specifier, kind, [(local, imported, type_only)]) of each import.
-fn summary(imports: &[Import]) -> Vec<(String, ImportKind, Vec<(String, String, bool)>)> {
+type Names = Vec<(String, String, bool)>;
+
+fn summary(imports: &[Import]) -> Vec<(String, ImportKind, Names)> {
     imports
         .iter()
         .map(|i| {
@@ -31,7 +33,7 @@ fn s(x: &str) -> String {
     x.to_owned()
 }
 
-fn names(list: &[(&str, &str)]) -> Vec<(String, String, bool)> {
+fn names(list: &[(&str, &str)]) -> Names {
     list.iter().map(|(l, i)| (s(l), s(i), false)).collect()
 }
 
@@ -863,7 +865,8 @@ fn module_dependencies_of_a_module_with_a_submodule_in_a_workspace_crate() {
             "crates/core/src/store/mod.rs"
         ]
     );
-    let uses: Vec<(&str, Option<&str>, u32, Option<&str>, Vec<u32>)> = deps
+    type Row<'a> = (&'a str, Option<&'a str>, u32, Option<&'a str>, Vec<u32>);
+    let uses: Vec<Row<'_>> = deps
         .crate_uses
         .iter()
         .map(|u| {
