@@ -65,10 +65,12 @@ pub fn go_module_path(root: &Path) -> Option<String> {
 /// The graph of `files`. `go_module` is go.mod's module path (see [`go_module_path`]),
 /// for Go imports of the module's own packages.
 ///
-/// Edges come from every import kind but Rust's `mod x;`: declaring a child module is
-/// containment, not use (with it every child naming `super::` would be in a cycle with
-/// its parent); the declaration is still resolved. A Rust `use` of the file's own items
-/// and a Python `from . import x` of the package's own name make no self-edge.
+/// Edges come from every import, and in Rust also from qualified paths in code
+/// (`crate::a::f()`, `super::X::new()`, `store::Store` for a child module `store`), which
+/// need no `use`; but not from Rust's `mod x;`: declaring a child module is containment,
+/// not use (with it every child naming `super::` would be in a cycle with its parent); the
+/// declaration is still resolved. A Rust `use` of the file's own items and a Python
+/// `from . import x` of the package's own name make no self-edge.
 pub fn graph(files: &[SourceFile], go_module: Option<&str>) -> Graph {
     let paths: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
     let python = PythonModules::new(files);
@@ -132,6 +134,12 @@ pub fn graph(files: &[SourceFile], go_module: Option<&str>) -> Graph {
                 .or_default()
                 .push(import.span);
         }
+    }
+    for (from, span, to) in &rust.paths {
+        edges
+            .entry((from.clone(), to.clone()))
+            .or_default()
+            .push(*span);
     }
     let mut nodes: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
     nodes.sort();
@@ -399,6 +407,9 @@ type SubmoduleOf<'a> = Box<dyn Fn(&str) -> Option<String> + 'a>;
 /// `mod` declaration names.
 struct RustIndex {
     targets: BTreeMap<(String, Span), String>,
+    /// Paths in code naming another file's module (`crate::a::f()`, `super::X`): file,
+    /// span, target.
+    paths: Vec<(String, Span, String)>,
 }
 
 impl RustIndex {
@@ -419,6 +430,7 @@ impl RustIndex {
         roots.sort_by_key(|p| (!p.ends_with("lib.rs"), *p));
         let mut reached: BTreeSet<String> = BTreeSet::new();
         let mut targets = BTreeMap::new();
+        let mut paths = Vec::new();
         let mut add = |root: &str, reached: &mut BTreeSet<String>| {
             let tree = CrateTree::build(&by_path, root);
             for m in tree.modules.values() {
@@ -428,14 +440,16 @@ impl RustIndex {
                 targets.entry(k.clone()).or_insert_with(|| v.clone());
             }
             for r in &tree.refs {
-                let Some(span) = r.use_span else { continue };
                 if let Resolved::Local { path, .. } = tree.resolve(&r.module, &r.segments) {
                     let file = (0..=path.len())
                         .rev()
                         .find_map(|n| tree.modules.get(&path[..n]))
                         .map(|m| m.file.clone());
-                    if let Some(file) = file {
-                        targets.entry((r.file.clone(), span)).or_insert(file);
+                    let Some(file) = file else { continue };
+                    if r.is_use {
+                        targets.entry((r.file.clone(), r.span)).or_insert(file);
+                    } else if file != r.file {
+                        paths.push((r.file.clone(), r.span, file));
                     }
                 }
             }
@@ -451,7 +465,9 @@ impl RustIndex {
                 add(path, &mut reached);
             }
         }
-        RustIndex { targets }
+        paths.sort();
+        paths.dedup();
+        RustIndex { targets, paths }
     }
 
     fn resolve(&self, import: &Import) -> Option<String> {

@@ -46,6 +46,8 @@ pub struct Used {
     pub file: Option<String>,
     /// The declaration's line (zero-based), or the first use's when `file` is `None`.
     pub line: u32,
+    /// Another crate can name it: `public_path` is some.
+    pub public: bool,
     /// The path another crate names it by (`crate::X` for a `pub` item re-exported at
     /// the root); `None` when no public path reaches it.
     pub public_path: Option<String>,
@@ -193,6 +195,7 @@ pub fn module_dependencies(
                     path: key.clone(),
                     file: decl.as_ref().map(|d| d.file.clone()),
                     line: decl.as_ref().map_or(r.line, |d| d.line),
+                    public: exported.is_some(),
                     public_path: exported.clone(),
                     used_at: Vec::new(),
                 });
@@ -295,8 +298,10 @@ pub(crate) struct PathRef {
     pub segments: Vec<String>,
     pub file: String,
     pub line: u32,
-    /// The `use` leaf's span; `None` for a path in code.
-    pub use_span: Option<Span>,
+    /// The `use` leaf, or the path in code.
+    pub span: Span,
+    /// A `use` leaf (else a path in code).
+    pub is_use: bool,
 }
 
 /// What a path names.
@@ -515,7 +520,8 @@ impl CrateTree {
                                 segments,
                                 file: file.path.clone(),
                                 line,
-                                use_span: None,
+                                span: file.span(node),
+                                is_use: false,
                             });
                         }
                     }
@@ -585,7 +591,8 @@ impl CrateTree {
             segments: segments.clone(),
             file: file.path.clone(),
             line: leaf.span.start.line,
-            use_span: Some(leaf.span),
+            span: leaf.span,
+            is_use: true,
         });
         if name.local != "_" {
             self.bindings

@@ -518,7 +518,10 @@ fn rust_mod_declarations_and_use_paths_resolve_to_the_module_files() {
             ),
             ("src/b/c.rs", "pub fn helper() {}\nuse crate::a::Thing;\n"),
             ("src/platform/unix.rs", "pub fn fd() {}\n"),
-            ("src/inline/deep.rs", "use super::super::a::Thing;\n"),
+            (
+                "src/inline/deep.rs",
+                "use super::super::a::Thing;\nfn f() {\n    super::super::b::c::helper();\n    let _ = Thing;\n}\n",
+            ),
             ("tests/it.rs", "mod common;\nuse common::setup;\n"),
             ("tests/common/mod.rs", "pub fn setup() {}\n"),
         ]),
@@ -564,6 +567,8 @@ fn rust_mod_declarations_and_use_paths_resolve_to_the_module_files() {
             ("src/b/c.rs", "src/a.rs"),
             ("src/b/mod.rs", "src/b/c.rs"),
             ("src/inline/deep.rs", "src/a.rs"),
+            // A qualified path in code, no `use`.
+            ("src/inline/deep.rs", "src/b/c.rs"),
             ("src/lib.rs", "src/a.rs"),
             ("src/lib.rs", "src/b/c.rs"),
             ("tests/it.rs", "tests/common/mod.rs"),
@@ -879,6 +884,11 @@ fn module_dependencies_of_a_module_with_a_submodule_in_a_workspace_crate() {
             )
         })
         .collect();
+    assert!(
+        deps.crate_uses
+            .iter()
+            .all(|u| u.public == u.public_path.is_some())
+    );
     let model = Some("crates/core/src/model.rs");
     let util = Some("crates/core/src/util.rs");
     assert_eq!(
