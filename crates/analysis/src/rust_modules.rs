@@ -72,6 +72,9 @@ pub struct Item {
     /// another crate cannot build it or read them (rustc: "tuple struct constructor is
     /// private").
     pub private_fields: Vec<String>,
+    /// Associated items the other side names by path (`Identifier::empty()`), which must
+    /// be `pub` as well; method calls (`x.as_str()`) need types and are not seen.
+    pub members: Vec<String>,
 }
 
 /// Why there is no answer.
@@ -206,16 +209,26 @@ pub fn module_dependencies(
                 if let Some(d) = &decl
                     && d.visibility != "pub"
                 {
-                    private_needed.insert(join(&d.path()), d.item());
+                    let item = private_needed
+                        .entry(join(&d.path()))
+                        .or_insert_with(|| d.item());
+                    add_member(item, &path, d);
                 }
                 for m in chain {
                     private_needed.insert(join(&m.path()), m.item());
                 }
             }
-            (false, Resolved::Local { decl: Some(d), .. })
-                if inside(&d.module) && !(d.kind == "mod" && d.path() == target) =>
-            {
-                used_by_rest.insert(join(&d.path()), d.item());
+            (
+                false,
+                Resolved::Local {
+                    path,
+                    decl: Some(d),
+                },
+            ) if inside(&d.module) && !(d.kind == "mod" && d.path() == target) => {
+                let item = used_by_rest
+                    .entry(join(&d.path()))
+                    .or_insert_with(|| d.item());
+                add_member(item, &path, &d);
             }
             _ => {}
         }
@@ -230,6 +243,21 @@ pub fn module_dependencies(
         must_become_public: private_needed.into_values().collect(),
         used_by_rest: used_by_rest.into_values().collect(),
     })
+}
+
+/// `Type::member` in a path naming a struct, union or type alias: the member.
+fn add_member(item: &mut Item, path: &[String], decl: &Decl) {
+    if !matches!(decl.kind, "struct" | "union" | "type") {
+        return;
+    }
+    let Some(at) = path.iter().rposition(|s| *s == decl.name) else {
+        return;
+    };
+    if let Some(member) = path.get(at + 1) {
+        if let Err(i) = item.members.binary_search(member) {
+            item.members.insert(i, member.clone());
+        }
+    }
 }
 
 fn join(path: &[String]) -> String {
@@ -277,6 +305,7 @@ impl Decl {
             line: self.line,
             visibility: self.visibility.clone(),
             private_fields: self.private_fields.clone(),
+            members: Vec::new(),
         }
     }
 }

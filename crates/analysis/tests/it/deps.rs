@@ -953,6 +953,9 @@ fn module_dependencies_of_a_module_with_a_submodule_in_a_workspace_crate() {
     );
     assert_eq!(cache.private_fields, ["0"]);
     assert!(deps.used_by_rest[0].private_fields == ["items"]);
+    // lib.rs calls `store::Store::new()`: the associated function must be `pub` too.
+    assert_eq!(deps.used_by_rest[0].members, ["new"]);
+    assert!(deps.used_by_rest[1].members.is_empty());
 }
 
 #[test]
@@ -1062,13 +1065,14 @@ fn print_module_dependencies_of_deps_root() {
     }
     for i in &deps.used_by_rest {
         println!(
-            "rest {} {} {}:{} {:?} {:?}",
+            "rest {} {} {}:{} {:?} fields {:?} members {:?}",
             i.kind,
             i.path,
             i.file,
             i.line + 1,
             i.visibility,
-            i.private_fields
+            i.private_fields,
+            i.members
         );
     }
 }
