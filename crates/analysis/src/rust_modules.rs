@@ -253,10 +253,10 @@ fn add_member(item: &mut Item, path: &[String], decl: &Decl) {
     let Some(at) = path.iter().rposition(|s| *s == decl.name) else {
         return;
     };
-    if let Some(member) = path.get(at + 1) {
-        if let Err(i) = item.members.binary_search(member) {
-            item.members.insert(i, member.clone());
-        }
+    if let Some(member) = path.get(at + 1)
+        && let Err(i) = item.members.binary_search(member)
+    {
+        item.members.insert(i, member.clone());
     }
 }
 
