@@ -82,7 +82,7 @@ pub fn graph(files: &[SourceFile], go_module: Option<&str>) -> Graph {
         for mut import in imports(file) {
             match file.dialect {
                 Dialect::Python => {
-                    all.extend(python.resolve(&paths, import));
+                    all.extend(python.resolve(import));
                     continue;
                 }
                 Dialect::TypeScript | Dialect::Tsx | Dialect::JavaScript | Dialect::Jsx => {
@@ -325,7 +325,7 @@ impl PythonModules {
     }
 
     /// The import resolved; a `from` import whose names are submodules split by file.
-    fn resolve(&self, _paths: &BTreeSet<&str>, mut import: Import) -> Vec<Import> {
+    fn resolve(&self, mut import: Import) -> Vec<Import> {
         let spec = import.specifier.clone();
         let is_from = import.names.first().is_some_and(|n| n.imported != spec);
         let dots = spec.chars().take_while(|&c| c == '.').count();
