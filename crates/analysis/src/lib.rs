@@ -5,7 +5,10 @@
 //! function's cyclomatic and cognitive complexity, nesting, parameters and length, counted
 //! as lizard counts them), [`maintainability`] (the maintainability index as radon computes
 //! it), [`structure`] (each file's outline of symbols, type relations, the inheritance
-//! hierarchy across files, modules), [`docs`] (documentation coverage as interrogate and
+//! hierarchy across files, modules), [`imports`] (every import of a file as data),
+//! [`graph`] (the file dependency graph, its cycles, depths, coupling and cohesion),
+//! [`rust_modules`] (what a Rust module uses of its crate and the crate of it, for
+//! extracting it into a crate), [`docs`] (documentation coverage as interrogate and
 //! rustc's `missing_docs` count it, outdated parameter docs, TODOs), [`testing`] (test
 //! functions, their assertions and smells, untested public functions), [`coverage`] (lcov,
 //! Cobertura and JaCoCo reports).
@@ -16,7 +19,10 @@
 pub mod coverage;
 pub mod docs;
 pub mod functions;
+pub mod graph;
+pub mod imports;
 pub mod maintainability;
+pub mod rust_modules;
 pub mod structure;
 pub mod testing;
 
