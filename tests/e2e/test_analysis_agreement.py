@@ -9,7 +9,10 @@ agreement and holds it to the issue's floor:
   both list, per language;
 - the maintainability index within 1 point of radon 6.0.1's on every Python file;
 - documentation coverage per file equal to interrogate 1.7.0's (every item counted), and the
-  items rustc's missing_docs names, equal by file and line.
+  items rustc's missing_docs names, equal by file and line;
+- import cycles (strongly connected components of the file graph) equal to those of madge
+  8.0.0's graph (TypeScript/JavaScript) and grimp 3.20's (Python), over the files those
+  graphs hold.
 """
 
 from __future__ import annotations
@@ -167,6 +170,28 @@ def test_documentation_coverage_is_interrogates_and_missing_docs(project: dict, 
         record("missing_docs = rustc", "rust", len(got & want), len(want | got))
         print(f"{ident(project)}: {len(got & want)} equal, {len(want - got)} only rustc's, {len(got - want)} only ours")
         assert got == want, (sorted(want - got)[:10], sorted(got - want)[:10])
+
+
+@pytest.mark.parametrize("project", [p for p in CORPUS if (ANALYSIS / "reference" / ident(p) / "cycles.json").exists()], ids=ident)
+def test_cycles_are_the_components_of_madges_and_grimps_graphs(project: dict, roots: dict[str, Path], tmp_path: Path) -> None:
+    root = roots[ident(project)]
+    reference = json.loads((ANALYSIS / "reference" / ident(project) / "cycles.json").read_text())
+    nodes = set(reference["graph"]) | {t for targets in reference["graph"].values() for t in targets}
+    ours = findings("analyze_cycles", {"directory": str(root)}, tmp_path)
+    got = set()
+    for f in ours:
+        inside = frozenset(x for x in f["metrics"]["files"] if x in nodes)
+        if len(inside) >= 2:
+            got.add(inside)
+        # The shortest cycle is a cycle: it starts and ends at the same file, through the
+        # component's files.
+        path = f["metrics"]["circular_path"]
+        assert path[0] == path[-1] and set(path) <= set(f["metrics"]["files"]), path
+    want = {frozenset(c) for c in reference["sccs"]}
+    tool_name = reference["tool"].split()[0]
+    record(f"cycles = {tool_name}", project["language"], len(got & want), len(got | want))
+    print(f"{ident(project)}: {len(got & want)} equal components of {len(want)} ({tool_name}), {len(got - want)} only ours")
+    assert got == want, ([sorted(c) for c in want - got], [sorted(c) for c in got - want])
 
 
 def test_zz_print_the_agreement_table() -> None:

@@ -59,6 +59,9 @@ registry::tools! {
     analyze_documentation::AnalyzeDocumentation,
     analyze_tests::AnalyzeTests,
     analyze_structure::AnalyzeStructure,
+    analyze_dependencies::AnalyzeDependencies,
+    analyze_cycles::AnalyzeCycles,
+    analyze_module_dependencies::AnalyzeModuleDependencies,
 }
 
 use std::sync::Arc;

@@ -22,6 +22,8 @@ pub(crate) const READS_LOCAL: crate::registry::Annotations = crate::code::READ_L
 
 /// Files one analysis reads at most; the rest are said in a warning.
 pub(crate) const MAX_FILES: usize = 50_000;
+/// Bytes of an exported graph the text shows.
+const GRAPH_TEXT_BYTES: usize = 4_000;
 /// Findings the text lists; the structured output has the whole page.
 const TEXT_FINDINGS: usize = 40;
 
@@ -544,9 +546,14 @@ pub(crate) fn render(tool: &str, out: &AnalysisResult) -> String {
         text.push_str(&format!("\nwarning: {w}"));
     }
     if let Some(g) = &out.metadata.graph {
+        let shown = resolve_pr_core::budget::cut(
+            &g.payload,
+            GRAPH_TEXT_BYTES,
+            "metadata.graph.payload of the structured output",
+        );
         text.push_str(&format!(
             "\n{} graph ({} bytes):\n{}",
-            g.format, g.size_bytes, g.payload
+            g.format, g.size_bytes, shown.text
         ));
     }
     for f in out.findings.iter().take(TEXT_FINDINGS) {
