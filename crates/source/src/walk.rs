@@ -41,7 +41,7 @@ pub struct Walk {
 
 impl Walk {
     /// The files a reader of code looks at under `root`: hidden directories, dependency
-    /// and build directories (`node_modules`, `target`, `build`, `dist`, `out`,
+    /// and build directories (`node_modules`, cargo's `target`, `build`, `dist`, `out`,
     /// `__pycache__`, `venv`, `vendor`) and Python or conda environments (whatever their
     /// name) are skipped besides what the ignore files leave out.
     pub fn sources(root: &Path) -> Walk {
@@ -131,7 +131,10 @@ impl Walk {
                 if name == ".git" {
                     return false;
                 }
-                !(sources_only && (skipped_dir(&name) || environment_dir(e.path())))
+                !(sources_only
+                    && (skipped_dir(&name)
+                        || (name == "target" && cargo_target_dir(e.path()))
+                        || environment_dir(e.path())))
             });
         walk
     }
@@ -183,7 +186,6 @@ fn skipped_dir(name: &str) -> bool {
         || matches!(
             name,
             "node_modules"
-                | "target"
                 | "build"
                 | "dist"
                 | "out"
@@ -191,6 +193,14 @@ fn skipped_dir(name: &str) -> bool {
                 | "venv"
                 | "vendor"
         )
+}
+
+/// A `target` directory cargo builds into (its marker files, or a `Cargo.toml` beside it),
+/// not a module of that name (`src/target/`), whose sources are read.
+fn cargo_target_dir(dir: &Path) -> bool {
+    dir.join("CACHEDIR.TAG").is_file()
+        || dir.join(".rustc_info.json").is_file()
+        || dir.parent().is_some_and(|p| p.join("Cargo.toml").is_file())
 }
 
 /// A Python virtual environment or conda environment, whatever its name (`env`, `py311`):
@@ -254,23 +264,35 @@ mod tests {
     fn sources_skip_dependencies_build_output_and_environments_the_checkout_keeps() {
         let dir = tree(&[
             ("node_modules/p/index.js", ""),
+            ("Cargo.toml", ""),
             ("target/debug/x.rs", ""),
+            // A module named `target` is source; a build directory elsewhere has cargo's tag.
+            ("src/target/mod.rs", ""),
+            ("tools/target/CACHEDIR.TAG", ""),
+            ("tools/target/debug/y.rs", ""),
             ("env/pyvenv.cfg", ""),
             ("env/lib/site.py", ""),
             (".github/workflows/ci.yml", ""),
             ("app/main.py", ""),
         ]);
         let root = dir.path();
-        assert_eq!(every(&Walk::sources(root), root), ["app/main.py"]);
+        assert_eq!(
+            every(&Walk::sources(root), root),
+            ["Cargo.toml", "app/main.py", "src/target/mod.rs"]
+        );
         assert_eq!(
             every(&Walk::checkout(root), root),
             [
                 ".github/workflows/ci.yml",
+                "Cargo.toml",
                 "app/main.py",
                 "env/lib/site.py",
                 "env/pyvenv.cfg",
                 "node_modules/p/index.js",
-                "target/debug/x.rs"
+                "src/target/mod.rs",
+                "target/debug/x.rs",
+                "tools/target/CACHEDIR.TAG",
+                "tools/target/debug/y.rs"
             ]
         );
     }
