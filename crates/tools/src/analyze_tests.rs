@@ -113,7 +113,7 @@ impl Tool for AnalyzeTests {
     }
 }
 
-fn coverage_outcome(resolved: &analyze::Resolved, options: &Options) -> Result<Outcome> {
+pub(crate) fn coverage_outcome(resolved: &analyze::Resolved, options: &Options) -> Result<Outcome> {
     let missing = |field: &str, what: &str| {
         Error::user(format!("kind coverage reads a coverage report: give options.{field} ({what})"))
             .with_code(ErrorCode::InvalidArgument)

@@ -56,11 +56,13 @@ registry::tools! {
     find_replace::FindReplace,
     rollback::Rollback,
     analyze_quality::AnalyzeQuality,
-    analyze_documentation::AnalyzeDocumentation,
-    analyze_tests::AnalyzeTests,
-    analyze_structure::AnalyzeStructure,
+    analyze_dead_code::AnalyzeDeadCode,
     analyze_dependencies::AnalyzeDependencies,
     analyze_cycles::AnalyzeCycles,
+    analyze_structure::AnalyzeStructure,
+    analyze_documentation::AnalyzeDocumentation,
+    analyze_tests::AnalyzeTests,
+    analyze_batch::AnalyzeBatch,
     analyze_module_dependencies::AnalyzeModuleDependencies,
 }
 

@@ -209,6 +209,7 @@ pub struct AnalysisResult {
 }
 
 /// A scope checked against the checkout.
+#[derive(Debug, Clone)]
 pub(crate) struct Resolved {
     pub root: PathBuf,
     pub scope: Scope,
