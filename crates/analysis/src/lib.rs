@@ -4,10 +4,14 @@
 //! source file once into a [`SourceFile`]; the analyses read those: [`functions`] (every
 //! function's cyclomatic and cognitive complexity, nesting, parameters and length, counted
 //! as lizard counts them), [`maintainability`] (the maintainability index as radon computes
-//! it).
+//! it), [`unused`] (unused imports, variables and parameters of a file, and unreachable
+//! code, as the compilers and linters report them), [`dead`] (symbols no file references).
 //!
 //! Pure but for [`load`], which reads files: no language server, no network, no writes.
 //! Positions are zero-based lines and UTF-16 columns, as LSP's.
+
+pub mod dead;
+pub mod unused;
 
 use std::path::{Path, PathBuf};
 

@@ -1,3 +1,4 @@
 //! The analyses on real files written to a temporary checkout.
 
+mod dead;
 mod load;
