@@ -893,7 +893,16 @@ mod python {
             let in_class = self.e.scopes[self.e.current].class_body;
             let body = field(n, "body");
             let decorated = |d: &str| decorators.iter().any(|x| x.contains(d));
-            let exempt = body.is_none_or(|b| is_stub(b, self.e.file))
+            // ruff leaves protocol methods alone (their signature is not the author's
+            // choice), but for the constructors and `__call__`.
+            let name = field(n, "name").map(|x| self.e.text(x)).unwrap_or("");
+            let protocol = in_class
+                && name.len() > 4
+                && name.starts_with("__")
+                && name.ends_with("__")
+                && !matches!(name, "__init__" | "__new__" | "__call__");
+            let exempt = protocol
+                || body.is_none_or(|b| is_stub(b, self.e.file))
                 || decorated("override")
                 || decorated("overload")
                 || decorated("abstractmethod");
@@ -927,7 +936,8 @@ mod python {
         }
 
         fn params(&mut self, params: Node<'_>, report: bool, skip_first: bool) {
-            for (i, p) in named(params).into_iter().enumerate() {
+            let params = named(params).into_iter().filter(|p| !is_comment(*p));
+            for (i, p) in params.enumerate() {
                 let name = match p.kind() {
                     "identifier" => Some(p),
                     "default_parameter" | "typed_default_parameter" => field(p, "name"),
