@@ -59,8 +59,98 @@ pub struct Unused {
 /// or module-private functions, classes and types tsc reports) and unreachable statements of
 /// one file, in source order.
 pub fn unused_in_file(file: &SourceFile) -> Vec<Unused> {
-    let mut out = match file.dialect {
-        Dialect::Python => python::run(file),
+    // The walks recurse along the tree; a deep tree (a long `a + b + …` chain) needs a
+    // deep stack, which a thread of our own has whatever the caller's is.
+    let walked = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(WALK_STACK)
+            .spawn_scoped(s, || by_language(file, MAX_DEPTH))
+            .ok()
+            .and_then(|h| h.join().ok())
+    });
+    let mut out = walked.unwrap_or_else(|| by_language(file, SHALLOW_DEPTH));
+    out.retain(|u| !suppressed(file, u));
+    out.extend(unreachable(file));
+    out.sort_by(|a, b| (a.span, a.kind, &a.name).cmp(&(b.span, b.kind, &b.name)));
+    out.dedup();
+    out
+}
+
+/// A finding the file tells its reference tool to keep quiet about: ruff's `# noqa`
+/// (bare, or naming the rule) on the line or on the first or last line of the statement,
+/// and file-wide `# ruff: noqa` / `# flake8: noqa`; tsc's `// @ts-ignore` or
+/// `// @ts-expect-error` on the line before, and `// @ts-nocheck`.
+fn suppressed(file: &SourceFile, u: &Unused) -> bool {
+    match file.dialect {
+        Dialect::Python => {
+            let code = match u.kind {
+                UnusedKind::Import => "F401",
+                UnusedKind::Variable => "F841",
+                _ => "ARG",
+            };
+            let says = |comment: &str, file_wide: bool| {
+                let lower = comment.to_ascii_lowercase();
+                let marker = if file_wide {
+                    ["# ruff: noqa", "# flake8: noqa"]
+                        .iter()
+                        .find_map(|m| lower.find(m).map(|i| i + m.len()))
+                } else {
+                    lower.find("# noqa").map(|i| i + "# noqa".len())
+                };
+                let Some(end) = marker else { return false };
+                match comment[end..].trim_start().strip_prefix(':') {
+                    Some(codes) => codes
+                        .split(|c: char| c == ',' || c.is_whitespace())
+                        .take_while(|c| !c.starts_with('#'))
+                        .any(|c| !c.is_empty() && code.starts_with(c.trim())),
+                    None => true,
+                }
+            };
+            let mut lines = vec![u.span.start.line];
+            if let Some(st) = u.statement {
+                lines.extend([st.start.line, st.end.line]);
+            }
+            lines.iter().any(|l| says(file.line(*l), false))
+                || (0..file.line_count()).any(|l| {
+                    let line = file.line(l);
+                    line.trim_start().starts_with('#') && says(line, true)
+                })
+        }
+        Dialect::TypeScript | Dialect::Tsx | Dialect::JavaScript | Dialect::Jsx => {
+            let above = u
+                .span
+                .start
+                .line
+                .checked_sub(1)
+                .map(|l| file.line(l))
+                .unwrap_or("");
+            above.contains("@ts-ignore")
+                || above.contains("@ts-expect-error")
+                || file
+                    .text
+                    .lines()
+                    .take_while(|l| {
+                        l.trim().is_empty()
+                            || l.trim_start().starts_with("//")
+                            || l.trim_start().starts_with("/*")
+                            || l.trim_start().starts_with('*')
+                    })
+                    .any(|l| l.contains("@ts-nocheck"))
+        }
+        _ => false,
+    }
+}
+
+/// The stack of the thread that walks a file, and the nesting it walks structurally; below
+/// that a subtree's names are only read (a declaration there is not reported, a read there
+/// still counts). [`SHALLOW_DEPTH`] where no thread can be had.
+const WALK_STACK: usize = 256 << 20;
+const MAX_DEPTH: u32 = 5_000;
+const SHALLOW_DEPTH: u32 = 60;
+
+fn by_language(file: &SourceFile, max_depth: u32) -> Vec<Unused> {
+    match file.dialect {
+        Dialect::Python => python::run(file, max_depth),
         Dialect::TypeScript | Dialect::Tsx | Dialect::JavaScript | Dialect::Jsx => {
             if file.path.ends_with(".d.ts")
                 || file.path.ends_with(".d.mts")
@@ -68,17 +158,13 @@ pub fn unused_in_file(file: &SourceFile) -> Vec<Unused> {
             {
                 Vec::new()
             } else {
-                script::run(file)
+                script::run(file, max_depth)
             }
         }
-        Dialect::Rust => rust::run(file),
-        Dialect::Go => go::run(file),
+        Dialect::Rust => rust::run(file, max_depth),
+        Dialect::Go => go::run(file, max_depth),
         Dialect::C | Dialect::Cpp => Vec::new(),
-    };
-    out.extend(unreachable(file));
-    out.sort_by(|a, b| (a.span, a.kind, &a.name).cmp(&(b.span, b.kind, &b.name)));
-    out.dedup();
-    out
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -132,12 +218,17 @@ struct Engine<'f> {
     /// Python: a name is one variable per scope (ruff gives a rebinding the references of
     /// the binding it shadows, and reports the last binding).
     name_level: bool,
+    /// How deep the walk is, and how deep it may go before it only reads names.
+    depth: u32,
+    max_depth: u32,
 }
 
 impl<'f> Engine<'f> {
-    fn new(file: &'f SourceFile, name_level: bool) -> Self {
+    fn new(file: &'f SourceFile, name_level: bool, max_depth: u32) -> Self {
         Engine {
             file,
+            depth: 0,
+            max_depth,
             scopes: vec![Scope::default()],
             decls: Vec::new(),
             refs: Vec::new(),
@@ -158,6 +249,22 @@ impl<'f> Engine<'f> {
 
     fn pop(&mut self, to: usize) {
         self.current = to;
+    }
+
+    /// Every name under `node` as a read, without recursion (a subtree too deep to walk).
+    fn flat(&mut self, node: Node<'_>) {
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if n.child_count() == 0 {
+                let k = n.kind();
+                if k.contains("identifier") || k == "primitive_type" {
+                    let t = self.text(n);
+                    self.reference(t, n.start_byte());
+                }
+                continue;
+            }
+            stack.extend(all(n));
+        }
     }
 
     fn text(&self, node: Node<'_>) -> &'f str {
@@ -197,7 +304,10 @@ impl<'f> Engine<'f> {
     ) -> usize {
         let mut scope = self.current;
         if kind != UnusedKind::Variable || !self.scopes[scope].handler || reason != EXCEPT_ALIAS {
-            while self.scopes[scope].handler {
+            // Python: a handler holds only its `as e` (rebinding `e` there rebinds it).
+            while self.scopes[scope].handler
+                && !self.decls.iter().any(|d| d.scope == scope && d.key == key)
+            {
                 scope = self.scopes[scope].parent.unwrap_or(0);
             }
         }
@@ -375,9 +485,9 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 mod python {
     use super::*;
 
-    pub(super) fn run(file: &SourceFile) -> Vec<Unused> {
+    pub(super) fn run(file: &SourceFile, max_depth: u32) -> Vec<Unused> {
         let mut w = Walk {
-            e: Engine::new(file, true),
+            e: Engine::new(file, true, max_depth),
         };
         w.block(file.root());
         w.e.finish()
@@ -413,6 +523,16 @@ mod python {
         }
 
         fn node(&mut self, n: Node<'_>) {
+            if self.e.depth >= self.e.max_depth {
+                self.e.flat(n);
+                return;
+            }
+            self.e.depth += 1;
+            self.node_inner(n);
+            self.e.depth -= 1;
+        }
+
+        fn node_inner(&mut self, n: Node<'_>) {
             match n.kind() {
                 "identifier" => {
                     let t = self.e.text(n);
@@ -438,8 +558,10 @@ mod python {
                 "class_definition" => {
                     if let Some(name) = field(n, "name") {
                         let key = self.e.text(name);
+                        // Python binds a class or function where its statement runs.
+                        let at = name.start_byte();
                         self.e
-                            .declare(key, name, UnusedKind::Type, "class", None, 0, false, "");
+                            .declare(key, name, UnusedKind::Type, "class", None, at, false, "");
                     }
                     for f in ["type_parameters", "superclasses"] {
                         if let Some(c) = field(n, f) {
@@ -609,7 +731,8 @@ mod python {
                                     self.e.current = here;
                                 }
                             }
-                            self.e.scopes[self.e.current].globals.insert(key);
+                            let s = self.function_scope();
+                            self.e.scopes[s].globals.insert(key);
                         }
                     }
                 }
@@ -624,6 +747,17 @@ mod python {
                     }
                 }
                 "call" => {
+                    // `cast("IO[str]", x)`: the quoted type is an annotation.
+                    let cast = field(n, "function").is_some_and(|f| {
+                        let t = self.e.text(f);
+                        t == "cast" || t.ends_with(".cast")
+                    });
+                    if cast {
+                        let first = field(n, "arguments").and_then(|a| named(a).into_iter().next());
+                        if let Some(s) = first.filter(|s| s.kind() == "string") {
+                            self.annotation(s);
+                        }
+                    }
                     if let Some(f) = field(n, "function")
                         && f.kind() == "identifier"
                         && self.e.text(f) == "locals"
@@ -869,13 +1003,14 @@ mod python {
         fn function(&mut self, n: Node<'_>, decorators: &[String]) {
             if let Some(name) = field(n, "name") {
                 let key = self.e.text(name);
+                let at = name.start_byte();
                 self.e.declare(
                     key,
                     name,
                     UnusedKind::Symbol,
                     "function",
                     None,
-                    0,
+                    at,
                     false,
                     "",
                 );
@@ -978,11 +1113,11 @@ mod python {
 mod script {
     use super::*;
 
-    pub(super) fn run(file: &SourceFile) -> Vec<Unused> {
+    pub(super) fn run(file: &SourceFile, max_depth: u32) -> Vec<Unused> {
         let root = file.root();
         let module = is_module(file);
         let mut w = Walk {
-            e: Engine::new(file, false),
+            e: Engine::new(file, false, max_depth),
             module,
             exporting: false,
             ambient: 0,
@@ -1110,6 +1245,16 @@ mod script {
         }
 
         fn node(&mut self, n: Node<'_>) {
+            if self.e.depth >= self.e.max_depth {
+                self.e.flat(n);
+                return;
+            }
+            self.e.depth += 1;
+            self.node_inner(n);
+            self.e.depth -= 1;
+        }
+
+        fn node_inner(&mut self, n: Node<'_>) {
             let k = n.kind();
             match k {
                 "identifier" | "type_identifier" | "shorthand_property_identifier" => {
@@ -1865,9 +2010,9 @@ mod rust {
         TRAITS.contains(&name) || (name.len() > 3 && name.ends_with("Ext"))
     }
 
-    pub(super) fn run(file: &SourceFile) -> Vec<Unused> {
+    pub(super) fn run(file: &SourceFile, max_depth: u32) -> Vec<Unused> {
         let mut w = Walk {
-            e: Engine::new(file, false),
+            e: Engine::new(file, false, max_depth),
             private_mod: 0,
             cfg: 0,
         };
@@ -1947,6 +2092,16 @@ mod rust {
         }
 
         fn node(&mut self, n: Node<'_>) {
+            if self.e.depth >= self.e.max_depth {
+                self.e.flat(n);
+                return;
+            }
+            self.e.depth += 1;
+            self.node_inner(n);
+            self.e.depth -= 1;
+        }
+
+        fn node_inner(&mut self, n: Node<'_>) {
             let k = n.kind();
             match k {
                 // `isize::MAX` reads a `use core::isize;`.
@@ -2363,9 +2518,9 @@ mod rust {
 mod go {
     use super::*;
 
-    pub(super) fn run(file: &SourceFile) -> Vec<Unused> {
+    pub(super) fn run(file: &SourceFile, max_depth: u32) -> Vec<Unused> {
         let mut w = Walk {
-            e: Engine::new(file, false),
+            e: Engine::new(file, false, max_depth),
         };
         w.body(file.root());
         w.e.finish()
@@ -2435,6 +2590,16 @@ mod go {
         }
 
         fn node(&mut self, n: Node<'_>) {
+            if self.e.depth >= self.e.max_depth {
+                self.e.flat(n);
+                return;
+            }
+            self.e.depth += 1;
+            self.node_inner(n);
+            self.e.depth -= 1;
+        }
+
+        fn node_inner(&mut self, n: Node<'_>) {
             let k = n.kind();
             match k {
                 "identifier" | "type_identifier" | "package_identifier" => {

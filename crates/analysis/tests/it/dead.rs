@@ -202,6 +202,44 @@ g = lambda p: 0
     );
 }
 
+/// Cases from pip's own sources, where ruff and a first version of this disagreed.
+#[test]
+fn python_noqa_cast_strings_class_scope_order_and_handlers_as_ruff_reads_them() {
+    let src = r#"import socket  # noqa: F401
+import pip.x  # noqa
+import json  # noqa: E501
+from typing import (  # noqa: F401
+    Dict,
+    Set,
+)
+from typing import IO, Any, List, cast
+
+KEYRING_DISABLED = False
+
+class ParseResults:
+    _toklist: List[Any]
+
+    class List(list):
+        pass
+
+def f(record_file, get):
+    writer = cast("IO[str]", record_file)
+    try:
+        return get()
+    except OSError as exc:
+        print(exc)
+        global KEYRING_DISABLED
+        KEYRING_DISABLED = True
+    except ValueError as e:
+        e = RuntimeError(e)
+        raise e
+    return writer
+"#;
+    assert_eq!(found("m.py", src), v(&[(Import, "json", 3)]));
+    let quiet = "# ruff: noqa: F401\nimport os\n\ndef f():\n    x = 1\n";
+    assert_eq!(found("m.py", quiet), v(&[(Variable, "x", 5)]));
+}
+
 // ---------------------------------------------------------------- TypeScript (tsc)
 
 #[test]
@@ -323,6 +361,14 @@ export const arrow = (w: number) => 0;
             (Parameter, "w", 13),
         ])
     );
+}
+
+#[test]
+fn typescript_ts_ignore_and_ts_nocheck_silence_tsc() {
+    let src = "// @ts-ignore\nimport { a } from './a';\nimport { b } from './b';\nexport {};\n";
+    assert_eq!(found("a.ts", src), v(&[(Import, "b", 3)]));
+    let src = "// @ts-nocheck\nimport { a } from './a';\nexport {};\n";
+    assert_eq!(found("a.ts", src), v(&[]));
 }
 
 #[test]
@@ -550,6 +596,26 @@ fn broken_code_gives_findings_without_panicking() {
         let _ = unused_in_file(&parse(path, text));
         let _ = unused_symbols(&[parse(path, text)], &DeadOptions::default());
     }
+}
+
+#[test]
+fn deeply_nested_code_is_walked_without_overflowing_the_stack() {
+    // 20 000 terms: a left-leaning tree 20 000 levels deep.
+    let chain = vec!["x"; 20_000].join(" + ");
+    let py = format!(
+        "import os\nimport sys\n\ndef f(x):\n    unused = 1\n    return {chain} + len(sys.argv)\n"
+    );
+    assert_eq!(
+        found("a.py", &py),
+        v(&[(Import, "os", 1), (Variable, "unused", 5)])
+    );
+    let ts =
+        format!("import {{ a, b }} from './m';\nexport const y = (x: number) => {chain} + b;\n");
+    assert_eq!(found("a.ts", &ts), v(&[(Import, "a", 1)]));
+    let rs = format!("use std::fmt;\npub fn f(x: u32) -> u32 {{ {chain} }}\n");
+    assert_eq!(found("a.rs", &rs), v(&[(Import, "std::fmt", 1)]));
+    let go = format!("package p\n\nimport \"os\"\n\nfunc f(x int) int {{ return {chain} }}\n");
+    assert_eq!(found("a.go", &go), v(&[(Import, "\"os\"", 3)]));
 }
 
 // ---------------------------------------------------------------- Symbols across files
