@@ -76,6 +76,41 @@ pub fn unused_in_file(file: &SourceFile) -> Vec<Unused> {
     out
 }
 
+/// [`unused_in_file`] for each file, in file order, with what only all the files together
+/// tell: a Rust import of a trait one of the files declares is taken as used (its methods
+/// may be called, which no syntax tree shows), as [`unused_in_file`] does for the standard
+/// library's traits.
+pub fn unused_in_files(files: &[SourceFile]) -> Vec<Unused> {
+    let mut traits: BTreeSet<&str> = BTreeSet::new();
+    for f in files.iter().filter(|f| f.dialect == Dialect::Rust) {
+        let mut stack = vec![f.root()];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "trait_item" {
+                if let Some(name) = field(n, "name") {
+                    traits.insert(f.text_of(name));
+                }
+                continue;
+            }
+            if matches!(n.kind(), "source_file" | "mod_item" | "declaration_list") {
+                stack.extend(named(n));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for f in files {
+        out.extend(unused_in_file(f).into_iter().filter(|u| {
+            if f.dialect != Dialect::Rust || u.kind != UnusedKind::Import {
+                return true;
+            }
+            // `a::b::Trait`, `Trait`, `a::Trait as Alias`: the imported item's name.
+            let item = u.name.split(" as ").next().unwrap_or("");
+            let item = item.rsplit("::").next().unwrap_or(item);
+            !traits.contains(item)
+        }));
+    }
+    out
+}
+
 /// A finding the file tells its reference tool to keep quiet about: ruff's `# noqa`
 /// (bare, or naming the rule) on the line or on the first or last line of the statement,
 /// and file-wide `# ruff: noqa` / `# flake8: noqa`; tsc's `// @ts-ignore` or
@@ -207,6 +242,9 @@ struct Ref {
     key: String,
     scope: usize,
     at: usize,
+    /// A path or type position (Rust `hir::Capture`, a TypeScript type): local variables
+    /// and parameters, which live in the value namespace, do not shadow it.
+    items_only: bool,
 }
 
 struct Engine<'f> {
@@ -279,7 +317,16 @@ impl<'f> Engine<'f> {
             key: key.to_string(),
             scope: self.current,
             at,
+            items_only: false,
         });
+    }
+
+    /// A reference in a path or type position, which no local variable shadows.
+    fn reference_item(&mut self, key: &str, at: usize) {
+        self.reference(key, at);
+        if let Some(r) = self.refs.last_mut() {
+            r.items_only = true;
+        }
     }
 
     /// Whether `key` is declared in the current scope (Go `:=` redeclaration).
@@ -371,7 +418,10 @@ impl<'f> Engine<'f> {
                     // Python reads a nested function's names when it runs, after the
                     // enclosing body; elsewhere a name is seen only after it is declared.
                     let visible = |i: &&usize| {
-                        (own || !self.name_level) && self.decls[**i].visible_from > r.at
+                        let d = &self.decls[**i];
+                        ((own || !self.name_level) && d.visible_from > r.at)
+                            || (r.items_only
+                                && matches!(d.kind, UnusedKind::Variable | UnusedKind::Parameter))
                     };
                     if self.name_level {
                         if ids.iter().any(|i| !visible(&i)) {
@@ -2004,6 +2054,43 @@ mod rust {
         "Context",
         "Itertools",
         "Parser",
+        "FusedIterator",
+        "TrustedLen",
+        "SerializeMap",
+        "SerializeSeq",
+        "SerializeStruct",
+        "SerializeStructVariant",
+        "SerializeTuple",
+        "SerializeTupleStruct",
+        "SerializeTupleVariant",
+        "MapAccess",
+        "SeqAccess",
+        "EnumAccess",
+        "VariantAccess",
+        "Visitor",
+        "IntoDeserializer",
+        "Octal",
+        "LowerHex",
+        "UpperHex",
+        "Binary",
+        "Pointer",
+        "RangeBounds",
+        "Hash",
+        "Zero",
+        "One",
+        "Num",
+        "Signed",
+        "Unsigned",
+        "Float",
+        "PrimInt",
+        "AsPrimitive",
+        "FromPrimitive",
+        "ToPrimitive",
+        "Bounded",
+        "NumCast",
+        "Stream",
+        "Sink",
+        "Lines",
     ];
 
     fn is_trait_like(name: &str) -> bool {
@@ -2052,8 +2139,9 @@ mod rust {
             for c in all(n) {
                 if c.kind() == "attribute_item" {
                     let t = self.e.text(c);
+                    // `cfg_attr` changes attributes, not whether the code is compiled.
                     cfg |=
-                        (t.contains("cfg(") || t.contains("cfg_attr(")) && !t.contains("cfg(test)");
+                        t.contains("cfg(") && !t.contains("cfg_attr(") && !t.contains("cfg(test)");
                     self.node(c);
                     continue;
                 }
@@ -2105,9 +2193,13 @@ mod rust {
             let k = n.kind();
             match k {
                 // `isize::MAX` reads a `use core::isize;`.
-                "identifier" | "type_identifier" | "primitive_type" => {
+                "identifier" => {
                     let t = self.e.text(n);
                     self.e.reference(t, n.start_byte());
+                }
+                "type_identifier" | "primitive_type" => {
+                    let t = self.e.text(n);
+                    self.e.reference_item(t, n.start_byte());
                 }
                 "line_comment"
                 | "block_comment"
@@ -2116,7 +2208,6 @@ mod rust {
                 | "string_literal"
                 | "raw_string_literal"
                 | "char_literal"
-                | "macro_definition"
                 | "field_identifier"
                 | "shorthand_field_identifier" => {}
                 "use_declaration" => self.use_decl(n),
@@ -2209,6 +2300,8 @@ mod rust {
                     }
                     self.e.pop(up);
                 }
+                // A `macro_rules!` body names what it expands to, mostly in this module.
+                "macro_definition" => self.tokens(n),
                 "macro_invocation" => {
                     if let Some(m) = field(n, "macro") {
                         self.node(m);
@@ -2222,7 +2315,12 @@ mod rust {
                 "token_tree" => self.tokens(n),
                 "scoped_identifier" | "scoped_type_identifier" => {
                     if let Some(p) = field(n, "path") {
-                        self.node(p);
+                        if p.kind() == "identifier" {
+                            let t = self.e.text(p);
+                            self.e.reference_item(t, p.start_byte());
+                        } else {
+                            self.node(p);
+                        }
                     }
                 }
                 "field_expression" => {
@@ -2289,7 +2387,12 @@ mod rust {
                     }
                     "identifier" | "type_identifier" | "primitive_type" => {
                         let t = self.e.text(c);
-                        self.e.reference(t, c.start_byte());
+                        // `hir::Kind` in a macro: a path, which no local variable shadows.
+                        if c.next_sibling().is_some_and(|s| s.kind() == "::") {
+                            self.e.reference_item(t, c.start_byte());
+                        } else {
+                            self.e.reference(t, c.start_byte());
+                        }
                     }
                     _ => stack.extend(named(c)),
                 }

@@ -2,7 +2,7 @@
 //! pin what ruff, tsc, rustc and the Go compiler report.
 
 use resolve_pr_analysis::dead::{DeadOptions, unused_symbols};
-use resolve_pr_analysis::unused::{UnusedKind, unused_in_file};
+use resolve_pr_analysis::unused::{UnusedKind, unused_in_file, unused_in_files};
 use resolve_pr_analysis::{Dialect, SourceFile, Walk, load};
 
 fn parse(path: &str, text: &str) -> SourceFile {
@@ -434,6 +434,55 @@ pub fn f(s: &mut String) -> isize {
     );
 }
 
+/// Cases from regex-automata, aho-corasick, serde_json and hyper, where rustc and a first
+/// version of this disagreed.
+#[test]
+fn rust_paths_macro_bodies_crate_traits_and_cfg_attr_as_rustc_reads_them() {
+    let lib = r#"use regex_syntax::hir::{self, Hir};
+use core::iter::FusedIterator;
+use crate::error::ErrorCode;
+use crate::util::int::Usize;
+use crate::unused::Gone;
+
+// A parameter named like a module does not shadow the module in a path.
+pub fn top(hir: &Hir) -> bool {
+    matches!(hir.kind(), hir::HirKind::Empty)
+}
+
+macro_rules! iter {
+    ($name:ident) => {
+        impl FusedIterator for $name {}
+        fn code() -> ErrorCode { ErrorCode::Eof }
+    };
+}
+
+pub fn len(x: &[u8]) -> usize {
+    x.len().as_usize()
+}
+
+pub fn poll(
+    #[cfg_attr(not(feature = "x"), allow(unused_variables))]
+    cx: u32,
+) {}
+"#;
+    let traits = "pub trait Usize { fn as_usize(&self) -> usize; }\n";
+    // One file alone cannot know `Usize` is a trait whose method is called.
+    assert_eq!(
+        found("src/lib.rs", lib),
+        v(&[
+            (Import, "crate::util::int::Usize", 4),
+            (Import, "crate::unused::Gone", 5),
+            (Parameter, "cx", 25),
+        ])
+    );
+    let files = [parse("src/lib.rs", lib), parse("src/util/int.rs", traits)];
+    let got: Vec<String> = unused_in_files(&files)
+        .into_iter()
+        .map(|u| u.name)
+        .collect();
+    assert_eq!(got, ["crate::unused::Gone", "cx"]);
+}
+
 #[test]
 fn rust_unused_variables_as_rustc_reports_them() {
     let src = r#"pub trait T { fn t(&self, x: u32); }
@@ -805,10 +854,7 @@ fn dump_findings_of_a_checkout() {
     let root = std::path::Path::new(&dir);
     let loaded = load(root, &Walk::sources(root), 100_000).unwrap();
     let mut lines = String::new();
-    let mut all = Vec::new();
-    for f in &loaded.files {
-        all.extend(unused_in_file(f));
-    }
+    let mut all = unused_in_files(&loaded.files);
     let options = DeadOptions {
         aggressive: false,
         include_tests: true,
