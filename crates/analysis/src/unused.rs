@@ -2996,6 +2996,14 @@ fn terminates(file: &SourceFile, s: Node<'_>) -> bool {
             )
         }
         Dialect::Rust => {
+            // `#[cfg(…)] return …;` may not be compiled at all.
+            let cfg = s.prev_named_sibling().is_some_and(|p| {
+                let t = file.text_of(p);
+                p.kind() == "attribute_item" && t.contains("cfg(") && !t.contains("cfg_attr(")
+            });
+            if cfg {
+                return false;
+            }
             let e = if k == "expression_statement" {
                 s.named_child(0)
             } else {

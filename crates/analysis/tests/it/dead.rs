@@ -618,6 +618,9 @@ fn statements_after_return_throw_raise_break_and_panic_are_unreachable() {
         .map(|u| (u.span.start.line + 1, u.span.end.line + 1))
         .collect();
     assert_eq!(got, [(5, 6)]);
+    // A `return` under `#[cfg(…)]` may not be compiled: what follows is not dead.
+    let rs = "pub fn f() -> u32 {\n    #[cfg(not(old))]\n    return 1;\n    #[cfg(old)]\n    return 2;\n}\n";
+    assert!(unused_in_file(&parse("a.rs", rs)).is_empty());
     let go = "package p\n\nimport \"os\"\n\nfunc f() {\n\tos.Exit(1)\n\tprintln()\nlabel:\n\tprintln()\n\tgoto label\n}\n";
     let got: Vec<_> = unused_in_file(&parse("a.go", go))
         .into_iter()
