@@ -15,10 +15,12 @@
 //! declaration somewhere in the files lacks `pub`, is private; `pub` re-exports through a
 //! private module are not followed), TypeScript/JavaScript exports, Python names without a
 //! leading underscore, Go capitalised names (not in `package main`), C functions that are
-//! not `static`. Entry points are always used: `main`, Rust `#[test]`/`#[bench]`,
+//! not `static`. Entry points are always used: `main`, Rust `#[test]`/`#[bench]`, Rust
+//! items whose name starts with `_` (rustc's `dead_code` ignores them),
 //! `#[no_mangle]`/`#[export_name]`, anything under `#[cfg(test)]`, trait impl methods,
 //! Python `__dunder__` methods, `test_*` functions and functions under a framework
-//! decorator (`@app.route`, `@pytest.fixture`: any decorator with a dot or a call), Go
+//! decorator (`@app.route`, `@pytest.fixture`: any decorator but the well-known wrappers
+//! such as `@property`, `@functools.wraps`, `@contextmanager`), Go
 //! `init`/`Test*`/`Benchmark*`/`Example*`/`Fuzz*`. Methods are left out unless
 //! `aggressive` (an interface may call them).
 
@@ -367,11 +369,14 @@ impl Collect<'_, '_> {
                 }
                 _ => continue,
             };
-            let main = item.kind() == "function_item"
-                && self.file.text_of(name) == "main"
-                && (self.file.path.ends_with("main.rs")
-                    || self.file.path.contains("/bin/")
-                    || self.file.path.contains("examples/"));
+            // rustc's `dead_code` leaves `_`-prefixed items alone.
+            let underscore = self.file.text_of(name).starts_with('_');
+            let main = underscore
+                || item.kind() == "function_item"
+                    && self.file.text_of(name) == "main"
+                    && (self.file.path.ends_with("main.rs")
+                        || self.file.path.contains("/bin/")
+                        || self.file.path.contains("examples/"));
             self.push(
                 name,
                 kind,
@@ -429,13 +434,34 @@ impl Collect<'_, '_> {
                 (Some(s), Vec::new())
             };
             let Some(def) = def else { continue };
+            // A decorator may register or call what it decorates (`@app.route(…)`,
+            // `@pytest.fixture`, `@_call_aside`); only the well-known ones that merely wrap
+            // leave the function to be called by name.
             let framework = decorators.iter().any(|d| {
-                let d = d.trim_start_matches('@');
-                (d.contains('.') || d.contains('('))
-                    && !d.starts_with("functools.")
-                    && !d.ends_with(".setter")
-                    && !d.ends_with(".getter")
-                    && !d.ends_with(".deleter")
+                let d = d.trim_start_matches('@').trim();
+                let head = d.split('(').next().unwrap_or(d);
+                let last = head.rsplit('.').next().unwrap_or(head);
+                !matches!(
+                    last,
+                    "staticmethod"
+                        | "classmethod"
+                        | "property"
+                        | "cached_property"
+                        | "wraps"
+                        | "lru_cache"
+                        | "cache"
+                        | "abstractmethod"
+                        | "override"
+                        | "final"
+                        | "deprecated"
+                        | "contextmanager"
+                        | "asynccontextmanager"
+                        | "setter"
+                        | "getter"
+                        | "deleter"
+                        | "total_ordering"
+                        | "dataclass"
+                )
             });
             let setter = decorators.iter().any(|d| {
                 d.ends_with(".setter") || d.ends_with(".deleter") || d.contains("overload")

@@ -692,7 +692,7 @@ fn rust_symbols_no_file_references_are_unused_unless_public_or_entry_points() {
     let files = [
         (
             "src/lib.rs",
-            "mod util;\npub mod api;\nfn lonely() {}\nstruct Unbuilt;\nconst LIMIT: u32 = 1;\npub fn public() { util::helper(); }\n#[no_mangle]\nfn exported_c() {}\n#[cfg(test)]\nmod tests {\n    fn fixture() {}\n    #[test]\n    fn t() {}\n}\n",
+            "mod util;\npub mod api;\nfn lonely() {}\nfn _assert_send() {}\nstruct Unbuilt;\nconst LIMIT: u32 = 1;\npub fn public() { util::helper(); }\n#[no_mangle]\nfn exported_c() {}\n#[cfg(test)]\nmod tests {\n    fn fixture() {}\n    #[test]\n    fn t() {}\n}\n",
         ),
         (
             "src/util.rs",
@@ -721,7 +721,14 @@ fn rust_symbols_no_file_references_are_unused_unless_public_or_entry_points() {
     for extra in ["exposed", "method", "fixture"] {
         assert!(got.iter().any(|(_, _, n)| n == extra), "{extra}: {got:?}");
     }
-    for entry in ["main", "t", "exported_c", "default", "helper"] {
+    for entry in [
+        "main",
+        "t",
+        "exported_c",
+        "default",
+        "helper",
+        "_assert_send",
+    ] {
         assert!(!got.iter().any(|(_, _, n)| n == entry), "{entry}: {got:?}");
     }
     let public_only = DeadOptions {
@@ -743,7 +750,7 @@ fn python_typescript_go_and_c_symbols_across_files() {
     let files = [
         (
             "pkg/core.py",
-            "import click\n\nMAX = 3\n_LIMIT = 4\n\ndef _helper():\n    pass\n\ndef _registered():\n    pass\n\n@click.command()\ndef _cli():\n    pass\n\nclass _Hidden:\n    def __repr__(self):\n        return ''\n\n    def _unused_method(self):\n        pass\n",
+            "import click\n\nMAX = 3\n_LIMIT = 4\n\ndef _helper():\n    pass\n\ndef _registered():\n    pass\n\n@click.command()\ndef _cli():\n    pass\n\n@_call_aside\ndef _initialize():\n    pass\n\n@contextlib.contextmanager\ndef _ctx():\n    yield\n\nclass _Hidden:\n    def __repr__(self):\n        return ''\n\n    def _unused_method(self):\n        pass\n",
         ),
         (
             "pkg/other.py",
@@ -781,6 +788,7 @@ fn python_typescript_go_and_c_symbols_across_files() {
             (Symbol, "p/p.go", "helper"),
             (Symbol, "pkg/core.py", "_LIMIT"),
             (Symbol, "pkg/core.py", "_helper"),
+            (Symbol, "pkg/core.py", "_ctx"),
             (Type, "pkg/core.py", "_Hidden"),
             (Symbol, "src/a.ts", "local"),
         ])
@@ -809,6 +817,7 @@ fn python_typescript_go_and_c_symbols_across_files() {
         "test_it",
         "__repr__",
         "_cli",
+        "_initialize",
         "_registered",
         "MAX",
         "main",
