@@ -1,14 +1,17 @@
 //! Unused imports, variables and parameters of one file, and unreachable statements, as the
 //! language's own compiler or linter reports them: ruff F401/F841 (and ARG for parameters),
 //! `tsc --noUnusedLocals --noUnusedParameters`, rustc's `unused_imports`/`unused_variables`,
-//! and the Go compiler's "imported and not used" / "declared and not used".
+//! the Go compiler's "imported and not used" / "declared and not used", and gcc's
+//! `-Wunused-variable`/`-Wunused-but-set-variable` for C (C++ has no grammar here).
 //!
 //! Each file's syntax tree is walked once into scopes, declarations and references; each
 //! reference is then resolved to the innermost scope that declares its name (shadowing,
 //! closures reading an outer name, hoisting where the language hoists). A declaration no
 //! reference resolves to is unused. No types are known: a Rust trait imported only for its
 //! methods cannot be told from an unused import, so well-known traits and `…Ext` traits are
-//! taken as used; C has no per-file analysis but unreachable statements.
+//! taken as used ([`unused_in_files`] adds the traits the files declare). Code under a
+//! Rust `#[cfg(…)]`, a Go build constraint or a C `#if` is read as if compiled: its
+//! declarations under `#[cfg]` are not reported, its reads always count.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -56,8 +59,9 @@ pub struct Unused {
 }
 
 /// Unused imports, variables, parameters (and, for TypeScript/JavaScript, the function-local
-/// or module-private functions, classes and types tsc reports) and unreachable statements of
-/// one file, in source order.
+/// or module-private functions, classes, types and private members tsc reports) and
+/// unreachable statements of one file, in source order. Suppressions the reference tool
+/// honours are honoured (`# noqa`, `// @ts-ignore`).
 pub fn unused_in_file(file: &SourceFile) -> Vec<Unused> {
     // The walks recurse along the tree; a deep tree (a long `a + b + …` chain) needs a
     // deep stack, which a thread of our own has whatever the caller's is.
@@ -198,7 +202,8 @@ fn by_language(file: &SourceFile, max_depth: u32) -> Vec<Unused> {
         }
         Dialect::Rust => rust::run(file, max_depth),
         Dialect::Go => go::run(file, max_depth),
-        Dialect::C | Dialect::Cpp => Vec::new(),
+        Dialect::C => c::run(file, max_depth),
+        Dialect::Cpp => Vec::new(),
     }
 }
 
@@ -2908,6 +2913,198 @@ mod go {
                         );
                     }
                 }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// C: gcc's -Wunused-variable and -Wunused-but-set-variable for locals (unused static
+// functions are symbols: see `dead`). Macros are not expanded: a name a macro's body
+// reads is not seen, one passed to a macro is.
+
+mod c {
+    use super::*;
+
+    pub(super) fn run(file: &SourceFile, max_depth: u32) -> Vec<Unused> {
+        let mut w = Walk {
+            e: Engine::new(file, false, max_depth),
+        };
+        w.body(file.root());
+        w.e.finish()
+    }
+
+    struct Walk<'f> {
+        e: Engine<'f>,
+    }
+
+    /// The name a declarator declares (`*p`, `a[3]`, `x = 1` → `p`, `a`, `x`); `None` for a
+    /// function declarator (a prototype declares no variable).
+    fn declared_name(d: Node<'_>) -> Option<Node<'_>> {
+        let mut d = d;
+        loop {
+            match d.kind() {
+                "identifier" => return Some(d),
+                "function_declarator" => return None,
+                "init_declarator"
+                | "pointer_declarator"
+                | "array_declarator"
+                | "parenthesized_declarator"
+                | "attributed_declarator" => {
+                    d = field(d, "declarator").or_else(|| named(d).into_iter().next())?;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    impl Walk<'_> {
+        fn body(&mut self, n: Node<'_>) {
+            for c in all(n) {
+                self.node(c);
+            }
+        }
+
+        fn node(&mut self, n: Node<'_>) {
+            if self.e.depth >= self.e.max_depth {
+                self.e.flat(n);
+                return;
+            }
+            self.e.depth += 1;
+            self.node_inner(n);
+            self.e.depth -= 1;
+        }
+
+        fn node_inner(&mut self, n: Node<'_>) {
+            match n.kind() {
+                "identifier" => {
+                    let t = self.e.text(n);
+                    self.e.reference(t, n.start_byte());
+                }
+                "comment"
+                | "field_identifier"
+                | "string_literal"
+                | "char_literal"
+                | "preproc_include"
+                | "statement_identifier" => {}
+                // A macro body reads, where it expands, the names it mentions.
+                "preproc_arg" => {
+                    let text = self.e.text(n);
+                    for w in words(text) {
+                        self.e.reference(w, n.start_byte());
+                    }
+                }
+                "function_definition" => {
+                    let up = self.e.push(Scope {
+                        function: true,
+                        ..Scope::default()
+                    });
+                    if let Some(d) = field(n, "declarator") {
+                        self.parameters(d);
+                    }
+                    if let Some(b) = field(n, "body") {
+                        self.body(b);
+                    }
+                    self.e.pop(up);
+                }
+                "compound_statement" | "for_statement" => {
+                    let up = self.e.push(Scope::default());
+                    self.body(n);
+                    self.e.pop(up);
+                }
+                "declaration" => {
+                    let local = self.e.current != 0;
+                    let storage = |word: &str| {
+                        named(n).iter().any(|c| {
+                            c.kind() == "storage_class_specifier" && self.e.text(*c) == word
+                        })
+                    };
+                    let is_static = storage("static");
+                    for c in all(n) {
+                        if let Some(v) = field(c, "value").filter(|_| c.kind() == "init_declarator")
+                        {
+                            self.node(v);
+                        }
+                        match declared_name(c) {
+                            Some(name) if Some(c) != field(n, "type") => {
+                                let key = self.e.text(name);
+                                // gcc: any local (an `extern` one too), or a file's `static`.
+                                let report = local || is_static;
+                                // Seen from the end of its own declarator: `a = 1, b = a`.
+                                let at = c.end_byte();
+                                self.e.declare(
+                                    key,
+                                    name,
+                                    UnusedKind::Variable,
+                                    "variable",
+                                    Some(n),
+                                    at,
+                                    report,
+                                    ASSIGNED,
+                                );
+                                // Array sizes and the like read names.
+                                if c.kind() != "identifier" && c.kind() != "init_declarator" {
+                                    self.node(c);
+                                }
+                            }
+                            _ => self.node(c),
+                        }
+                    }
+                }
+                "assignment_expression" => {
+                    let op = field(n, "operator").map(|o| self.e.text(o)).unwrap_or("=");
+                    if let Some(l) = field(n, "left") {
+                        // `x = …` sets `x` without using it; `x += …` uses it.
+                        if !(op == "=" && l.kind() == "identifier") {
+                            self.node(l);
+                        }
+                    }
+                    if let Some(r) = field(n, "right") {
+                        self.node(r);
+                    }
+                }
+                "field_expression" => {
+                    if let Some(a) = field(n, "argument") {
+                        self.node(a);
+                    }
+                }
+                "labeled_statement" => {
+                    for c in named(n).into_iter().skip(1) {
+                        self.node(c);
+                    }
+                }
+                _ => self.body(n),
+            }
+        }
+
+        /// Parameters are declared (so they shadow), never reported: gcc reports unused
+        /// parameters only with -Wextra.
+        fn parameters(&mut self, d: Node<'_>) {
+            let mut stack = vec![d];
+            while let Some(x) = stack.pop() {
+                if x.kind() == "parameter_declaration" {
+                    if let Some(name) = field(x, "declarator").and_then(declared_name) {
+                        let key = self.e.text(name);
+                        self.e.declare(
+                            key,
+                            name,
+                            UnusedKind::Parameter,
+                            "variable",
+                            None,
+                            0,
+                            false,
+                            PARAM,
+                        );
+                    }
+                    continue;
+                }
+                if x.kind() == "identifier"
+                    && x.parent()
+                        .is_some_and(|p| p.kind() == "function_declarator")
+                {
+                    continue;
+                }
+                stack.extend(named(x));
             }
         }
     }

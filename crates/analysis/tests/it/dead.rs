@@ -589,6 +589,42 @@ func F(x interface{}, unusedParam int) (int, error) {
     );
 }
 
+// ---------------------------------------------------------------- C (gcc -Wunused)
+
+#[test]
+fn c_unused_locals_as_gcc_wunused_reports_them() {
+    let src = r#"#include <stdio.h>
+static int file_counter;
+static int file_used;
+extern int elsewhere;
+int global_api;
+
+int f(int unused_param, int n) {
+    int unused = 0;
+    int set_only;
+    set_only = 1;
+    int bumped = 0;
+    bumped++;
+    int *p = &n, arr[4];
+    extern int ext;
+    for (unsigned start = 0, end = start + 2, j = start; j < end; j++) {}
+    const int seen = 3;
+    #define READ_SEEN() (seen + 1)
+    return READ_SEEN() + file_used + p[0];
+}
+"#;
+    assert_eq!(
+        found("a.c", src),
+        v(&[
+            (Variable, "file_counter", 2),
+            (Variable, "unused", 8),
+            (Variable, "set_only", 9),
+            (Variable, "arr", 13),
+            (Variable, "ext", 14),
+        ])
+    );
+}
+
 // ---------------------------------------------------------------- Unreachable code
 
 #[test]
