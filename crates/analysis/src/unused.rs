@@ -1422,6 +1422,40 @@ mod script {
                     self.e.pop(up);
                     self.exporting = exporting;
                 }
+                // A signature's type parameters are its own (overloads repeat them).
+                "method_signature"
+                | "abstract_method_signature"
+                | "call_signature"
+                | "construct_signature"
+                | "function_type"
+                | "constructor_type" => {
+                    let up = self.e.push(Scope::default());
+                    self.body(n);
+                    self.e.pop(up);
+                }
+                // Of a class, an interface, a type alias or a signature: tsc reports an unused
+                // type parameter of any declaration.
+                "type_parameters" => {
+                    for t in named(n) {
+                        if let Some(name) = field(t, "name") {
+                            let report = self.ambient == 0 && !self.e.text(name).starts_with('_');
+                            self.decl(
+                                name,
+                                UnusedKind::Type,
+                                "type_parameter",
+                                None,
+                                report,
+                                LOCAL_DECL,
+                                false,
+                            );
+                        }
+                        for c in named(t) {
+                            if Some(c) != field(t, "name") {
+                                self.node(c);
+                            }
+                        }
+                    }
+                }
                 "enum_body" => {
                     for c in named(n) {
                         if c.kind() == "enum_assignment"
@@ -1783,6 +1817,10 @@ mod script {
             };
             match p.kind() {
                 "identifier" | "shorthand_property_identifier_pattern" => {
+                    if p.kind() == "shorthand_property_identifier_pattern" {
+                        // `const { _buffer } = this` reads the member `_buffer`.
+                        self.member_reads.insert(self.e.text(p).to_string());
+                    }
                     // tsc exempts `_`-prefixed parameters, array-destructured names and
                     // loop variables (not plain or object-destructured variables).
                     let lenient = kind == UnusedKind::Parameter || self.underscore_ok;
@@ -1806,9 +1844,9 @@ mod script {
                     self.underscore_ok = lenient;
                 }
                 "pair_pattern" => {
-                    if let Some(key) = field(p, "key")
-                        && key.kind() == "computed_property_name"
-                    {
+                    if let Some(key) = field(p, "key") {
+                        // `const { a: x } = this` reads the member `a`; a computed key is
+                        // an expression.
                         self.node(key);
                     }
                     if let Some(v) = field(p, "value") {

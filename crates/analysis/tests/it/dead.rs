@@ -363,6 +363,29 @@ export const arrow = (w: number) => 0;
     );
 }
 
+/// Cases from rxjs 7.8.1's sources, where tsc and a first version of this disagreed.
+#[test]
+fn typescript_type_parameters_overloads_and_destructured_members_as_tsc_reads_them() {
+    let src = r#"export interface Operator<T, R> {
+  call(subscriber: R): void;
+}
+export class Subject<T> {
+  private _buffer: T[] = [];
+  constructor(private partial: Partial<T>, private gone?: () => void) {}
+  pipe<A>(op1: (x: T) => A): A;
+  pipe<A, B>(op1: (x: T) => A, op2: (x: A) => B): B;
+  pipe(...ops: any[]): any {
+    const { _buffer, partial } = this;
+    return [ops, _buffer, partial];
+  }
+}
+"#;
+    assert_eq!(
+        found("a.ts", src),
+        v(&[(Type, "T", 1), (Parameter, "gone", 6)])
+    );
+}
+
 #[test]
 fn typescript_ts_ignore_and_ts_nocheck_silence_tsc() {
     let src = "// @ts-ignore\nimport { a } from './a';\nimport { b } from './b';\nexport {};\n";
