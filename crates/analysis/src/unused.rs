@@ -73,7 +73,16 @@ pub fn unused_in_file(file: &SourceFile) -> Vec<Unused> {
             .and_then(|h| h.join().ok())
     });
     let mut out = walked.unwrap_or_else(|| by_language(file, SHALLOW_DEPTH));
-    out.retain(|u| !suppressed(file, u));
+    // Comment lines that may silence the whole file (`# ruff: noqa`), read once.
+    let file_wide: Vec<&str> = (0..file.line_count())
+        .map(|l| file.line(l))
+        .filter(|l| {
+            let t = l.trim_start();
+            (t.starts_with('#') || t.starts_with("//"))
+                && (t.contains("noqa") || t.contains("@ts-nocheck"))
+        })
+        .collect();
+    out.retain(|u| !suppressed(file, &file_wide, u));
     out.extend(unreachable(file));
     out.sort_by(|a, b| (a.span, a.kind, &a.name).cmp(&(b.span, b.kind, &b.name)));
     out.dedup();
@@ -119,13 +128,13 @@ pub fn unused_in_files(files: &[SourceFile]) -> Vec<Unused> {
 /// (bare, or naming the rule) on the line or on the first or last line of the statement,
 /// and file-wide `# ruff: noqa` / `# flake8: noqa`; tsc's `// @ts-ignore` or
 /// `// @ts-expect-error` on the line before, and `// @ts-nocheck`.
-fn suppressed(file: &SourceFile, u: &Unused) -> bool {
+fn suppressed(file: &SourceFile, file_wide: &[&str], u: &Unused) -> bool {
     match file.dialect {
         Dialect::Python => {
-            let code = match u.kind {
-                UnusedKind::Import => "F401",
-                UnusedKind::Variable => "F841",
-                _ => "ARG",
+            let names_rule = |c: &str| match u.kind {
+                UnusedKind::Import => c == "F401",
+                UnusedKind::Variable => c == "F841",
+                _ => c.starts_with("ARG"),
             };
             let says = |comment: &str, file_wide: bool| {
                 let lower = comment.to_ascii_lowercase();
@@ -141,7 +150,7 @@ fn suppressed(file: &SourceFile, u: &Unused) -> bool {
                     Some(codes) => codes
                         .split(|c: char| c == ',' || c.is_whitespace())
                         .take_while(|c| !c.starts_with('#'))
-                        .any(|c| !c.is_empty() && code.starts_with(c.trim())),
+                        .any(|c| names_rule(c.trim())),
                     None => true,
                 }
             };
@@ -150,10 +159,7 @@ fn suppressed(file: &SourceFile, u: &Unused) -> bool {
                 lines.extend([st.start.line, st.end.line]);
             }
             lines.iter().any(|l| says(file.line(*l), false))
-                || (0..file.line_count()).any(|l| {
-                    let line = file.line(l);
-                    line.trim_start().starts_with('#') && says(line, true)
-                })
+                || file_wide.iter().any(|line| says(line, true))
         }
         Dialect::TypeScript | Dialect::Tsx | Dialect::JavaScript | Dialect::Jsx => {
             let above = u

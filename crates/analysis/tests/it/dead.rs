@@ -236,7 +236,7 @@ def f(record_file, get):
     return writer
 "#;
     assert_eq!(found("m.py", src), v(&[(Import, "json", 3)]));
-    let quiet = "# ruff: noqa: F401\nimport os\n\ndef f():\n    x = 1\n";
+    let quiet = "# ruff: noqa: F401\nimport os\n\ndef f(a, b):  # noqa: ARG001\n    x = 1\n";
     assert_eq!(found("m.py", quiet), v(&[(Variable, "x", 5)]));
 }
 
