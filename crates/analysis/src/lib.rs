@@ -11,12 +11,15 @@
 //! extracting it into a crate), [`docs`] (documentation coverage as interrogate and
 //! rustc's `missing_docs` count it, outdated parameter docs, TODOs), [`testing`] (test
 //! functions, their assertions and smells, untested public functions), [`coverage`] (lcov,
-//! Cobertura and JaCoCo reports).
+//! Cobertura and JaCoCo reports), [`unused`] (unused imports, variables and parameters of a
+//! file, and unreachable code, as the compilers and linters report them), [`dead`]
+//! (symbols no file references).
 //!
 //! Pure but for [`load`], which reads files: no language server, no network, no writes.
 //! Positions are zero-based lines and UTF-16 columns, as LSP's.
 
 pub mod coverage;
+pub mod dead;
 pub mod docs;
 pub mod functions;
 pub mod graph;
@@ -25,6 +28,7 @@ pub mod maintainability;
 pub mod rust_modules;
 pub mod structure;
 pub mod testing;
+pub mod unused;
 
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,6 @@
 //! The analyses on real files written to a temporary checkout.
 
+mod dead;
 mod deps;
 mod docs;
 mod functions;
