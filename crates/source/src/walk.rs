@@ -185,13 +185,7 @@ fn skipped_dir(name: &str) -> bool {
     name.starts_with('.')
         || matches!(
             name,
-            "node_modules"
-                | "build"
-                | "dist"
-                | "out"
-                | "__pycache__"
-                | "venv"
-                | "vendor"
+            "node_modules" | "build" | "dist" | "out" | "__pycache__" | "venv" | "vendor"
         )
 }
 

@@ -43,7 +43,10 @@ fn repo() -> PathBuf {
 
 fn corpus() -> PathBuf {
     let dest = std::env::var_os("RESOLVE_PR_CORPUS").map_or_else(
-        || Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cache/resolve-pr/corpus"),
+        || {
+            Path::new(&std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/resolve-pr/corpus")
+        },
         PathBuf::from,
     );
     let status = Command::new("python3")
@@ -53,7 +56,10 @@ fn corpus() -> PathBuf {
         .stdout(std::process::Stdio::null())
         .status();
     if !status.is_ok_and(|s| s.success()) {
-        eprintln!("tests/analysis/fetch.py could not fetch every project into {}", dest.display());
+        eprintln!(
+            "tests/analysis/fetch.py could not fetch every project into {}",
+            dest.display()
+        );
     }
     dest
 }
@@ -85,8 +91,19 @@ fn tool(name: &str) -> Option<PathBuf> {
             (
                 venv.join("bin").join(name),
                 vec![
-                    vec!["python3".into(), "-m".into(), "venv".into(), venv.display().to_string()],
-                    vec![pip, "install".into(), "-q".into(), "lizard==1.24.3".into(), "ruff==0.17.6".into()],
+                    vec![
+                        "python3".into(),
+                        "-m".into(),
+                        "venv".into(),
+                        venv.display().to_string(),
+                    ],
+                    vec![
+                        pip,
+                        "install".into(),
+                        "-q".into(),
+                        "lizard==1.24.3".into(),
+                        "ruff==0.17.6".into(),
+                    ],
                 ],
             )
         }
@@ -110,7 +127,10 @@ fn tool(name: &str) -> Option<PathBuf> {
     if !path.exists() {
         std::fs::create_dir_all(&dir).ok()?;
         for step in install {
-            let ok = Command::new(&step[0]).args(&step[1..]).status().is_ok_and(|s| s.success());
+            let ok = Command::new(&step[0])
+                .args(&step[1..])
+                .status()
+                .is_ok_and(|s| s.success());
             if !ok {
                 eprintln!("{name}: `{}` failed; left out", step.join(" "));
                 return None;
@@ -157,7 +177,8 @@ fn main() -> ExitCode {
     let mut per: BTreeMap<&str, (usize, usize, Duration)> = BTreeMap::new();
     for f in &loaded.files {
         let t = Instant::now();
-        let again = resolve_pr_analysis::SourceFile::parse(f.path.clone(), f.dialect, f.text.clone());
+        let again =
+            resolve_pr_analysis::SourceFile::parse(f.path.clone(), f.dialect, f.text.clone());
         let took = t.elapsed();
         if again.is_ok() {
             let e = per.entry(f.dialect.language().as_str()).or_default();
@@ -184,7 +205,10 @@ fn main() -> ExitCode {
     }
     drop(loaded);
 
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let config = Config::from_parts(None, None, &|_: &str| None).expect("config");
     let ctx = Context::new(Arc::new(Forges::new(config)), CursorCodec::new([7; 32]));
     let args = json!({
@@ -201,7 +225,9 @@ fn main() -> ExitCode {
         let out = rt.block_on(resolve_pr_tools::call(&ctx, "analyze_batch", args.clone()));
         match out {
             Ok(o) => {
-                findings = o.structured["summary"]["total_findings"].as_u64().unwrap_or(0);
+                findings = o.structured["summary"]["total_findings"]
+                    .as_u64()
+                    .unwrap_or(0);
                 true
             }
             Err(e) => {
@@ -224,15 +250,52 @@ fn main() -> ExitCode {
 
     let mut references = Vec::new();
     if let Some(lizard) = tool("lizard") {
-        let took = time(3, || run(Command::new(&lizard).arg("--csv").arg("-l").arg("rust").arg("-l").arg("python").arg("-l").arg("typescript").arg("-l").arg("javascript").arg("-l").arg("go").arg("-l").arg("cpp").arg(&tree)));
+        let took = time(3, || {
+            run(Command::new(&lizard)
+                .arg("--csv")
+                .arg("-l")
+                .arg("rust")
+                .arg("-l")
+                .arg("python")
+                .arg("-l")
+                .arg("typescript")
+                .arg("-l")
+                .arg("javascript")
+                .arg("-l")
+                .arg("go")
+                .arg("-l")
+                .arg("cpp")
+                .arg(&tree))
+        });
         references.extend(took.map(|t| ("lizard (complexity, every language)", t)));
     }
     if let Some(ruff) = tool("ruff") {
-        let took = time(3, || run(Command::new(&ruff).args(["check", "--isolated", "--no-cache", "--exit-zero", "--select", "F401,F841"]).arg(&tree)));
+        let took = time(3, || {
+            run(Command::new(&ruff)
+                .args([
+                    "check",
+                    "--isolated",
+                    "--no-cache",
+                    "--exit-zero",
+                    "--select",
+                    "F401,F841",
+                ])
+                .arg(&tree))
+        });
         references.extend(took.map(|t| ("ruff (F401, F841; Python)", t)));
     }
     if let Some(madge) = tool("madge") {
-        let took = time(3, || run(Command::new(&madge).args(["--circular", "--extensions", "ts,tsx,js,mjs,cjs", "--no-spinner", "--no-color"]).arg(&tree)));
+        let took = time(3, || {
+            run(Command::new(&madge)
+                .args([
+                    "--circular",
+                    "--extensions",
+                    "ts,tsx,js,mjs,cjs",
+                    "--no-spinner",
+                    "--no-color",
+                ])
+                .arg(&tree))
+        });
         references.extend(took.map(|t| ("madge --circular (TypeScript/JavaScript)", t)));
     }
     let mut sum = Duration::ZERO;

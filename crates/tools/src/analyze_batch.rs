@@ -189,13 +189,13 @@ fn bad(field: &str, e: &serde_json::Error) -> Error {
 
 /// An analysis's options as its category's tool reads them.
 fn sub_options<T: DeserializeOwned>(a: &Analysis, field: &str) -> Result<T> {
-    let mut value = a.options.clone().unwrap_or_else(|| Value::Object(serde_json::Map::new()));
-    if let Value::Object(map) = &mut value {
-        if map.contains_key("limit") || map.contains_key("offset") {
-            return Err(Error::user(format!("{field}: limit and offset are the batch's (options.limit, options.offset)"))
-                .with_code(ErrorCode::InvalidArgument)
-                .with_detail("field", field.to_owned()));
-        }
+    let value = a.options.clone().unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    if let Value::Object(map) = &value
+        && (map.contains_key("limit") || map.contains_key("offset"))
+    {
+        return Err(Error::user(format!("{field}: limit and offset are the batch's (options.limit, options.offset)"))
+            .with_code(ErrorCode::InvalidArgument)
+            .with_detail("field", field.to_owned()));
     }
     serde_json::from_value(value).map_err(|e| bad(field, &e))
 }
