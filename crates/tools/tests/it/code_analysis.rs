@@ -384,3 +384,178 @@ async fn documentation_and_tests_findings_on_a_checkout() {
         "options.coverage_format"
     );
 }
+
+#[tokio::test]
+async fn an_unused_imports_delete_call_is_planned_by_the_refactoring_tool() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    if !resolve_pr_tools::ruff_installed() {
+        assert!(
+            std::env::var("RESOLVE_PR_REQUIRE_LSP").is_err(),
+            "ruff is required here"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), &[("tangled.py", TANGLED)]);
+    let d = dir.path().to_str().unwrap();
+    let dead = call(&ctx, "analyze_dead_code", json!({"directory": d}))
+        .await
+        .expect("dead code");
+    let names: Vec<&str> = dead.structured["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["symbol"]["symbol"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["sys"], "{}", dead.text);
+    let calls = refactor_calls_fit_their_tools(&dead.structured);
+    assert_eq!(
+        calls[0]["arguments"],
+        json!({"directory": d, "kind": "unused_imports", "file_path": "tangled.py"})
+    );
+    let plan = call(&ctx, "delete", calls[0]["arguments"].clone())
+        .await
+        .expect("delete takes the suggested call");
+    assert!(plan.text.contains("-import sys"), "{}", plan.text);
+    assert!(!plan.text.contains("-import os"), "{}", plan.text);
+}
+
+#[tokio::test]
+async fn a_batch_reads_once_and_answers_each_analysis_in_one_list() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            ("tangled.py", TANGLED),
+            (
+                "src/a.ts",
+                "import { b } from './b';\nexport const a = () => b() + 1;\n",
+            ),
+            (
+                "src/b.ts",
+                "import { a } from './a';\nimport { unused } from './c';\nexport const b = () => (Math.random() > 2 ? a() : 0);\n",
+            ),
+            ("src/c.ts", "export const unused = 1;\n"),
+        ],
+    );
+    let ctx = ctx_for(dir.path());
+    let d = dir.path().to_str().unwrap();
+    let batch = call(
+        &ctx,
+        "analyze_batch",
+        json!({"directory": d, "analyses": [
+            {"category": "quality", "options": {"thresholds": {"cyclomatic_complexity": 4}}},
+            {"category": "dead_code"},
+            {"category": "dependencies", "kind": "circular"}
+        ]}),
+    )
+    .await
+    .expect("batch");
+    let out = &batch.structured;
+    assert_eq!(
+        out["metadata"]["kind"],
+        "quality.complexity+dead_code.unused_imports+dependencies.circular",
+        "{}",
+        batch.text
+    );
+    assert_eq!(
+        out["metadata"]["thresholds"]["quality.complexity.cyclomatic_complexity"],
+        4.0
+    );
+    let kinds: std::collections::BTreeSet<&str> = out["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["circular_dependency", "complexity_hotspot", "unused_import"].into(),
+        "{}",
+        batch.text
+    );
+    let cycle = out["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "circular_dependency")
+        .unwrap();
+    assert_eq!(
+        cycle["metrics"]["circular_path"],
+        json!(["src/a.ts", "src/b.ts", "src/a.ts"])
+    );
+    refactor_calls_fit_their_tools(out);
+
+    let err = call(&ctx, "analyze_batch", json!({"directory": d, "analyses": [{"category": "quality"}, {"category": "dead_code", "kind": "unused_everything"}]}))
+        .await
+        .expect_err("a kind its tool does not take");
+    assert_eq!(
+        err.details.as_ref().unwrap()["field"],
+        "analyses[1].kind",
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_rust_modules_dependencies_say_what_must_become_public() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            ),
+            (
+                "src/lib.rs",
+                "mod util;\npub mod shapes;\n\npub fn total() -> f64 {\n    shapes::area(2.0)\n}\n",
+            ),
+            (
+                "src/util.rs",
+                "pub(crate) fn square(x: f64) -> f64 {\n    x * x\n}\n",
+            ),
+            (
+                "src/shapes.rs",
+                "use crate::util::square;\n\npub fn area(r: f64) -> f64 {\n    square(r) * 3.0\n}\n",
+            ),
+        ],
+    );
+    let ctx = ctx_for(dir.path());
+    let d = dir.path().to_str().unwrap();
+    let out = call(
+        &ctx,
+        "analyze_module_dependencies",
+        json!({"directory": d, "module": "src/shapes.rs"}),
+    )
+    .await
+    .expect("module dependencies");
+    let by_kind = |k: &str| -> Vec<String> {
+        out.structured["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["kind"] == k)
+            .map(|f| f["symbol"]["symbol"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(
+        by_kind("must_become_public").contains(&"crate::util::square".to_owned()),
+        "{}",
+        out.text
+    );
+    assert_eq!(
+        by_kind("used_by_rest"),
+        ["crate::shapes::area"],
+        "{}",
+        out.text
+    );
+    let err = call(
+        &ctx,
+        "analyze_module_dependencies",
+        json!({"directory": d, "module": "crate::nowhere"}),
+    )
+    .await
+    .expect_err("no module");
+    assert_eq!(err.details.as_ref().unwrap()["field"], "module");
+}
