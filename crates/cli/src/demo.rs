@@ -391,6 +391,7 @@ async fn demo(style: Style) -> anyhow::Result<ExitCode> {
     }
 
     code_stage(&mut out, scratch.path()).await;
+    analysis_stage(&mut out, scratch.path()).await;
 
     // The simulator checks its own answers against the forges' API descriptions. A slip there
     // is the simulator's bug, not the user's problem, so it is reported but does not fail the demo.
@@ -633,6 +634,107 @@ async fn refactor_steps(
     )
     .await;
 }
+
+/// The analysis tools (tree-sitter, no server) on the Python checkout and a small Rust
+/// crate beside it.
+async fn analysis_stage(out: &mut Printer, scratch: &Path) {
+    let dir = scratch.join("analysis");
+    let written = (|| -> std::io::Result<()> {
+        std::fs::create_dir_all(dir.join("geometry/src"))?;
+        std::fs::write(dir.join("shapes.py"), SHAPES_PY)?;
+        std::fs::write(dir.join("main.py"), MAIN_PY)?;
+        for (path, text) in GEOMETRY {
+            std::fs::write(dir.join(path), text)?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = written {
+        out.failed(&format!("cannot write the analysis checkout: {e}"));
+        return;
+    }
+    let ctx = match forge_context(&[], &scratch.join("clones")) {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            out.failed(&format!("{e:#}"));
+            return;
+        }
+    };
+    out.analysis_section(&dir.display().to_string());
+    let at = |args: Value| {
+        let mut args = args;
+        args["directory"] = json!(dir.display().to_string());
+        args
+    };
+    let steps: [(&str, &str, Value); 9] = [
+        (
+            "complexity per function, as lizard counts it",
+            "analyze_quality",
+            at(json!({"options": {"thresholds": {"cyclomatic_complexity": 1}, "limit": 3}})),
+        ),
+        (
+            "unused imports, with the delete call",
+            "analyze_dead_code",
+            at(json!({})),
+        ),
+        (
+            "what each file imports",
+            "analyze_dependencies",
+            at(json!({"kind": "imports", "scope": {"type": "file", "path": "main.py"}})),
+        ),
+        ("import cycles", "analyze_cycles", at(json!({}))),
+        (
+            "the class hierarchy",
+            "analyze_structure",
+            at(json!({"kind": "hierarchy"})),
+        ),
+        (
+            "documentation coverage",
+            "analyze_documentation",
+            at(json!({"options": {"visibility": "all"}})),
+        ),
+        (
+            "public functions no test calls",
+            "analyze_tests",
+            at(json!({"options": {"limit": 3}})),
+        ),
+        (
+            "two analyses over one parse",
+            "analyze_batch",
+            at(
+                json!({"analyses": [{"category": "dead_code"}, {"category": "dependencies", "kind": "circular"}]}),
+            ),
+        ),
+        (
+            "what a Rust module needs to become a crate",
+            "analyze_module_dependencies",
+            at(json!({"module": "geometry/src/shapes.rs"})),
+        ),
+    ];
+    for (what, tool, args) in steps {
+        out.code_step(&ctx, what, tool, args).await;
+    }
+}
+
+/// A crate whose `shapes` module uses a `pub(crate)` helper: extracting it needs that made
+/// `pub`.
+const GEOMETRY: [(&str, &str); 4] = [
+    (
+        "geometry/Cargo.toml",
+        "[package]\nname = \"geometry\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    ),
+    (
+        "geometry/src/lib.rs",
+        "mod util;\npub mod shapes;\n\npub fn total() -> f64 {\n    shapes::area(2.0)\n}\n",
+    ),
+    (
+        "geometry/src/util.rs",
+        "pub(crate) fn square(x: f64) -> f64 {\n    x * x\n}\n",
+    ),
+    (
+        "geometry/src/shapes.rs",
+        "use crate::util::square;\n\npub fn area(r: f64) -> f64 {\n    square(r) * 3.14159\n}\n",
+    ),
+];
 
 const SHAPES_PY: &str = "class Shape:
     def area(self) -> float:
@@ -930,6 +1032,19 @@ impl Printer {
         let hand = self.style.dim(&format!(
             "The checkout is {} (removed when the demo ends); by hand, give your own checkout as directory.",
             code.dir
+        ));
+        self.line(&format!("{title}\n{hand}\n"));
+    }
+
+    fn analysis_section(&mut self, dir: &str) {
+        if self.style.json {
+            return;
+        }
+        let title = self
+            .style
+            .bold("== Code analysis by tree-sitter (no server), on the same checkout and a small Rust crate ==");
+        let hand = self.style.dim(&format!(
+            "The checkout is {dir} (removed when the demo ends); resolve-pr tool analyze.quality also works (the seed's names)."
         ));
         self.line(&format!("{title}\n{hand}\n"));
     }

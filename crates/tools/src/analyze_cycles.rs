@@ -54,10 +54,11 @@ impl Tool for AnalyzeCycles {
         let started = Instant::now();
         let options: Options = input.options.clone().unwrap_or_else(analyze::no_options);
         let resolved = analyze::resolve(ctx, input.directory.as_deref(), input.scope.clone())?;
-        let read = analyze::read(&resolved, false).await?;
+        let read = analyze::read(&resolved, true).await?;
         let go = resolve_pr_analysis::graph::go_module_path(&resolved.root);
         let graph = resolve_pr_analysis::graph::graph(&read.loaded.files, go.as_deref());
         let mut outcome = cycles(&read.loaded.files, &graph);
+        analyze::keep_in_scope(&resolved, &read.loaded.files, &mut outcome);
         outcome.warnings.extend(read.warnings);
         let page = Page {
             limit: options.limit,

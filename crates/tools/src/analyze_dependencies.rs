@@ -104,10 +104,12 @@ impl Tool for AnalyzeDependencies {
         let started = Instant::now();
         let options: Options = input.options.clone().unwrap_or_else(analyze::no_options);
         let resolved = analyze::resolve(ctx, input.directory.as_deref(), input.scope.clone())?;
-        let read = analyze::read(&resolved, false).await?;
+        // Imports resolve among the whole checkout; the findings are the scope's.
+        let read = analyze::read(&resolved, true).await?;
         let go = resolve_pr_analysis::graph::go_module_path(&resolved.root);
         let graph = resolve_pr_analysis::graph::graph(&read.loaded.files, go.as_deref());
         let mut outcome = dependencies(&read.loaded.files, &graph, input.kind, &options);
+        analyze::keep_in_scope(&resolved, &read.loaded.files, &mut outcome);
         outcome.warnings.extend(read.warnings);
         let page = Page {
             limit: options.limit,

@@ -126,7 +126,21 @@ impl Tool for AnalyzeModuleDependencies {
                 weight: 0.0,
             });
         }
-        let mut outcome = Outcome {
+        for p in &deps.std_uses {
+            drafts.push(Draft {
+                kind: "std_use",
+                severity: Severity::Low,
+                file: module_file.clone(),
+                span: resolve_pr_analysis::Span::default(),
+                symbol: Some((p.clone(), "object".to_owned())),
+                language: "rust",
+                metrics: BTreeMap::new(),
+                message: format!("{} names {p}", deps.module),
+                suggestions: Vec::new(),
+                weight: -1.0,
+            });
+        }
+        let outcome = Outcome {
             category: "dependencies",
             kind: "module_dependencies".into(),
             files_analyzed: deps.files.len(),
@@ -137,12 +151,6 @@ impl Tool for AnalyzeModuleDependencies {
             graph: None,
             warnings: read.warnings,
         };
-        outcome.warnings.push(format!(
-            "module {} ({} file(s)); std paths named: {}",
-            deps.module,
-            deps.files.len(),
-            if deps.std_uses.is_empty() { "none".to_owned() } else { deps.std_uses.join(", ") }
-        ));
         let page = Page {
             limit: options.limit,
             offset: options.offset,

@@ -302,6 +302,26 @@ pub(crate) fn resolve(
     })
 }
 
+/// Keeps the findings about the scope's files: a finding's file, or for a cycle any file of
+/// its component. (An analysis that reads the whole checkout to resolve references.)
+pub(crate) fn keep_in_scope(resolved: &Resolved, files: &[SourceFile], outcome: &mut Outcome) {
+    if resolved.prefix.is_empty() {
+        return;
+    }
+    outcome.files_analyzed = files.iter().filter(|f| resolved.holds(&f.path)).count();
+    outcome.drafts.retain(|d| {
+        resolved.holds(&d.file)
+            || d.metrics
+                .get("files")
+                .and_then(Value::as_array)
+                .is_some_and(|fs| {
+                    fs.iter()
+                        .filter_map(Value::as_str)
+                        .any(|f| resolved.holds(f))
+                })
+    });
+}
+
 /// What an analysis read.
 pub(crate) struct Read {
     pub loaded: Loaded,
@@ -533,15 +553,14 @@ pub(crate) fn render(tool: &str, out: &AnalysisResult) -> String {
     let s = &out.summary;
     let b = &s.by_severity;
     let mut text = format!(
-        "{tool} {}: {} finding(s) ({} high, {} medium, {} low) in {} file(s), {} symbol(s), {} ms",
+        "{tool} {}: {} finding(s) ({} high, {} medium, {} low) in {} file(s), {} symbol(s)",
         out.metadata.kind,
         s.total_findings,
         b.high,
         b.medium,
         b.low,
         s.files_analyzed,
-        s.symbols_analyzed,
-        s.analysis_time_ms
+        s.symbols_analyzed
     );
     for w in &out.warnings {
         text.push_str(&format!("\nwarning: {w}"));
