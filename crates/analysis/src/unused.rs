@@ -549,13 +549,36 @@ mod python {
     pub(super) fn run(file: &SourceFile, max_depth: u32) -> Vec<Unused> {
         let mut w = Walk {
             e: Engine::new(file, true, max_depth),
+            modules: Vec::new(),
         };
         w.block(file.root());
+        // `import a.b` beside `import a as x`: ruff resolves `x.b` to the submodule
+        // import, so it is used when the alias is.
+        w.e.resolve();
+        for (i, module, dotted) in &w.modules {
+            if !dotted {
+                continue;
+            }
+            let root = module.split('.').next().unwrap_or("");
+            let scope = w.e.decls[*i].scope;
+            let alias_used = w.modules.iter().any(|(j, m, d)| {
+                let alias = &w.e.decls[*j];
+                !d && alias.scope == scope
+                    && (m == root || m.starts_with(&format!("{root}.")))
+                    && alias.used
+            });
+            if alias_used {
+                w.e.decls[*i].used = true;
+            }
+        }
         w.e.finish()
     }
 
     struct Walk<'f> {
         e: Engine<'f>,
+        /// Module imports: the declaration, the module, whether it is `import a.b` (no
+        /// alias, binding `a`) rather than `import a.b as x`.
+        modules: Vec<(usize, String, bool)>,
     }
 
     fn is_stub(body: Node<'_>, file: &SourceFile) -> bool {
@@ -998,6 +1021,10 @@ mod python {
                 if Some(c) == module_node {
                     continue;
                 }
+                let module = match c.kind() {
+                    "aliased_import" => field(c, "name").map(|m| self.e.text(m)),
+                    _ => Some(self.e.text(c)),
+                };
                 let (key, node, symbol_kind, redundant) = match c.kind() {
                     "dotted_name" => {
                         let parts = named(c);
@@ -1030,16 +1057,23 @@ mod python {
                     }
                     _ => continue,
                 };
-                self.e.declare(
+                // An import in a class body defines a class attribute, which ruff
+                // does not report.
+                let in_class = self.e.scopes[self.e.current].class_body;
+                let i = self.e.declare(
                     key,
                     node,
                     UnusedKind::Import,
                     symbol_kind,
                     Some(n),
                     node.start_byte(),
-                    !redundant,
+                    !redundant && !in_class,
                     IMPORTED,
                 );
+                if let (None, Some(m)) = (from, module) {
+                    let dotted = c.kind() == "dotted_name" && m.contains('.');
+                    self.modules.push((i, m.to_string(), dotted));
+                }
             }
         }
 

@@ -236,6 +236,21 @@ def f(record_file, get):
     return writer
 "#;
     assert_eq!(found("m.py", src), v(&[(Import, "json", 3)]));
+    // From CPython's standard library.
+    let src = r#"import multiprocessing as mp
+import multiprocessing.connection
+
+def wait(readers):
+    import multiprocessing.synchronize
+    return mp.connection.wait(readers)
+
+class Message:
+    from email.iterators import walk
+"#;
+    assert_eq!(
+        found("m.py", src),
+        v(&[(Import, "multiprocessing.synchronize", 5)])
+    );
     let quiet = "# ruff: noqa: F401\nimport os\n\ndef f(a, b):  # noqa: ARG001\n    x = 1\n";
     assert_eq!(found("m.py", quiet), v(&[(Variable, "x", 5)]));
 }
