@@ -361,13 +361,11 @@ impl<'f> Engine<'f> {
         reason: &'static str,
     ) -> usize {
         let mut scope = self.current;
-        if kind != UnusedKind::Variable || !self.scopes[scope].handler || reason != EXCEPT_ALIAS {
-            // Python: a handler holds only its `as e` (rebinding `e` there rebinds it).
-            while self.scopes[scope].handler
-                && !self.decls.iter().any(|d| d.scope == scope && d.key == key)
-            {
-                scope = self.scopes[scope].parent.unwrap_or(0);
-            }
+        // Python: a handler holds only its `as e` (rebinding `e` there rebinds it).
+        while self.scopes[scope].handler
+            && !self.decls.iter().any(|d| d.scope == scope && d.key == key)
+        {
+            scope = self.scopes[scope].parent.unwrap_or(0);
         }
         self.declare_in(
             scope,
@@ -783,7 +781,9 @@ mod python {
                     if let Some(a) = alias {
                         let key = self.e.text(a);
                         let report = !key.starts_with('_');
-                        self.e.declare(
+                        let handler = self.e.current;
+                        self.e.declare_in(
+                            handler,
                             key,
                             a,
                             UnusedKind::Variable,
