@@ -109,19 +109,95 @@ pub fn unused_in_files(files: &[SourceFile]) -> Vec<Unused> {
             }
         }
     }
+    // What child module files take from their parent: everything (`use super::*;`) or
+    // names (`super::Name`, `use super::{A, B}`), by the parent's directory.
+    let mut glob_parents: BTreeSet<String> = BTreeSet::new();
+    let mut from_parent: BTreeSet<(String, &str)> = BTreeSet::new();
+    for f in files.iter().filter(|f| f.dialect == Dialect::Rust) {
+        let Some(dir) = rust_parent_dir(&f.path) else {
+            continue;
+        };
+        // Inside an inline `mod tests { use super::*; }`, `super` is this file's module.
+        let mut inline_mods: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut stack = vec![f.root()];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "mod_item" && field(n, "body").is_some() {
+                inline_mods.push(n.byte_range());
+                continue;
+            }
+            stack.extend(named(n));
+        }
+        for (i, _) in f.text.match_indices("super::") {
+            if inline_mods.iter().any(|r| r.contains(&i)) {
+                continue;
+            }
+            let rest = &f.text[i + "super::".len()..];
+            if rest.starts_with('*') {
+                glob_parents.insert(dir.clone());
+            }
+            let names = if let Some(list) = rest.strip_prefix('{') {
+                &list[..list.find('}').unwrap_or(list.len())]
+            } else {
+                &rest[..rest
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len())]
+            };
+            for name in words(names) {
+                from_parent.insert((dir.clone(), name));
+            }
+        }
+    }
     let mut out = Vec::new();
     for f in files {
+        let dir = rust_module_dir(&f.path);
         out.extend(unused_in_file(f).into_iter().filter(|u| {
             if f.dialect != Dialect::Rust || u.kind != UnusedKind::Import {
                 return true;
             }
-            // `a::b::Trait`, `Trait`, `a::Trait as Alias`: the imported item's name.
+            // `a::b::Trait`, `Trait`, `a::Trait as Alias`: the imported item's name, and
+            // the name it binds.
             let item = u.name.split(" as ").next().unwrap_or("");
             let item = item.rsplit("::").next().unwrap_or(item);
-            !traits.contains(item)
+            let bound = u.name.rsplit(" as ").next().unwrap_or(item);
+            let bound = bound.rsplit("::").next().unwrap_or(bound);
+            let by_child = dir.as_ref().is_some_and(|d| {
+                glob_parents.contains(d) || from_parent.contains(&(d.clone(), bound))
+            });
+            !traits.contains(item) && !by_child
         }));
     }
     out
+}
+
+/// The directory of a Rust file's parent module's children: `src/a/b.rs` and
+/// `src/a/b/mod.rs` are children of the module whose children live in `src/a`.
+fn rust_parent_dir(path: &str) -> Option<String> {
+    let (dir, file) = path.rsplit_once('/')?;
+    if matches!(file, "lib.rs" | "main.rs") {
+        return None;
+    }
+    if file == "mod.rs" {
+        return Some(dir.rsplit_once('/').map_or("", |(d, _)| d).to_string());
+    }
+    Some(dir.to_string())
+}
+
+/// The directory where a Rust file's child modules live: `src/a.rs`, `src/a/mod.rs` →
+/// `src/a`; `src/lib.rs`, `tests/it/main.rs` → their own directory.
+fn rust_module_dir(path: &str) -> Option<String> {
+    if !path.ends_with(".rs") {
+        return None;
+    }
+    let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
+    if matches!(file, "lib.rs" | "main.rs" | "mod.rs") {
+        return Some(dir.to_string());
+    }
+    let stem = file.strip_suffix(".rs")?;
+    Some(if dir.is_empty() {
+        stem.to_string()
+    } else {
+        format!("{dir}/{stem}")
+    })
 }
 
 /// A finding the file tells its reference tool to keep quiet about: ruff's `# noqa`
@@ -2169,6 +2245,26 @@ mod rust {
         "AsPrimitive",
         "FromPrimitive",
         "ToPrimitive",
+        "IsTerminal",
+        "BuildHasher",
+        "CommandFactory",
+        "Subcommand",
+        "Args",
+        "ValueEnum",
+        "FromArgMatches",
+        "IntoResponse",
+        "Engine",
+        "BackoffBuilder",
+        "Backoff",
+        "Retryable",
+        "AsyncReadExt",
+        "AsyncWriteExt",
+        "ReadBytesExt",
+        "WriteBytesExt",
+        "Mac",
+        "KeyInit",
+        "Update",
+        "FixedOutput",
         "Bounded",
         "NumCast",
         "Stream",
@@ -2369,12 +2465,16 @@ mod rust {
                 "match_arm" => {
                     let up = self.e.push(Scope::default());
                     if let Some(p) = field(n, "pattern") {
-                        // match_pattern: the pattern, then an optional `if` guard.
-                        let parts = named(p);
-                        if let Some(first) = parts.first() {
-                            self.pattern(*first, UnusedKind::Variable, true, 0, None);
+                        // match_pattern: the pattern (`_` is no named node), then an
+                        // optional `if` guard.
+                        let guard = field(p, "condition");
+                        let first = named(p)
+                            .into_iter()
+                            .find(|c| Some(*c) != guard && !is_comment(*c));
+                        if let Some(first) = first {
+                            self.pattern(first, UnusedKind::Variable, true, 0, None);
                         }
-                        if let Some(g) = field(p, "condition") {
+                        if let Some(g) = guard {
                             self.node(g);
                         }
                     }
@@ -2456,16 +2556,30 @@ mod rust {
                 match c.kind() {
                     "string_literal" | "raw_string_literal" => {
                         let text = self.e.text(c);
+                        // `{name}`, `{v:.prec$}`, `{:>width$}`: format arguments.
                         for (i, _) in text.match_indices('{') {
                             let rest = &text[i + 1..];
-                            let name: &str = rest
-                                .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
-                                .next()
-                                .unwrap_or("");
-                            if !name.is_empty() && !name.starts_with(|ch: char| ch.is_ascii_digit())
-                            {
+                            let inner = &rest[..rest.find('}').unwrap_or(0)];
+                            let (arg, spec) = inner.split_once(':').unwrap_or((inner, ""));
+                            // In the spec only `name$` names (`x` in `{:x}` is a format).
+                            let dollars = spec.split('$').rev().skip(1).filter_map(|w| {
+                                let start =
+                                    w.rfind(|ch: char| !(ch.is_alphanumeric() || ch == '_'));
+                                w.get(start.map_or(0, |s| s + 1)..)
+                            });
+                            for name in words(arg).chain(dollars.flat_map(words)) {
                                 self.e.reference(name, c.start_byte());
                             }
+                        }
+                        // `#[serde(with = "module")]`, `deserialize_with = "a::f"`: a path.
+                        let inner = text.trim_start_matches(['r', '#']).trim_matches(['"', '#']);
+                        let head = inner.split("::").next().unwrap_or("");
+                        if !head.is_empty()
+                            && inner
+                                .split("::")
+                                .all(|p| !p.is_empty() && words(p).next() == Some(p))
+                        {
+                            self.e.reference(head, c.start_byte());
                         }
                     }
                     "identifier" | "type_identifier" | "primitive_type" => {
@@ -2631,6 +2745,18 @@ mod rust {
             let Some(arg) = field(n, "argument") else {
                 return;
             };
+            // `use common::Fixture;` reads `common` (itself perhaps an import).
+            let first = arg.kind().contains("scoped").then(|| {
+                let mut p = arg;
+                while let Some(inner) = field(p, "path") {
+                    p = inner;
+                }
+                p
+            });
+            if let Some(p) = first.filter(|p| p.kind() == "identifier") {
+                let t = self.e.text(p);
+                self.e.reference_item(t, p.start_byte());
+            }
             let mut leaves = Vec::new();
             use_leaves(self.e.file, arg, None, &mut leaves);
             for (key, node) in leaves {

@@ -521,6 +521,76 @@ pub fn poll(
     assert_eq!(got, ["crate::unused::Gone", "cx"]);
 }
 
+/// Cases from this repository, which builds without a warning.
+#[test]
+fn rust_match_guards_use_prefixes_format_specs_attribute_paths_and_child_modules() {
+    let lib = r#"use crate::common;
+use common::Fixture;
+use super::threads::big_int;
+use std::time::{Duration, Instant};
+use std::io::IsTerminal;
+
+#[derive(serde::Deserialize)]
+pub struct Page {
+    #[serde(default, deserialize_with = "big_int")]
+    pub total: u64,
+}
+
+pub fn pick(others: &[u32], token: bool, x: u32) -> Option<Fixture> {
+    let fits = others.len() > 1;
+    let width = 8;
+    let unused_hex = 1;
+    println!("{x:>width$} {:x}", 255);
+    match others {
+        _ if token => None,
+        [_] if fits => None,
+        _ => None,
+    }
+}
+"#;
+    assert_eq!(
+        found("tests/it/main.rs", lib),
+        v(&[
+            (Import, "Duration", 4),
+            (Import, "Instant", 4),
+            (Variable, "unused_hex", 16),
+        ])
+    );
+    // A child module's `use super::*;` takes every import of its parent.
+    let child = "use super::*;\n\npub fn t() -> Duration { Duration::ZERO }\n";
+    let files = [
+        parse("tests/it/main.rs", lib),
+        parse("tests/it/child.rs", child),
+    ];
+    let got: Vec<String> = unused_in_files(&files)
+        .into_iter()
+        .map(|u| u.name)
+        .collect();
+    assert_eq!(got, ["unused_hex"]);
+    // An inline `mod tests { use super::*; }` takes from its own file, not the parent.
+    let inline = "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    fn t() { f() }\n}\n";
+    let files = [
+        parse("tests/it/main.rs", lib),
+        parse("tests/it/other.rs", inline),
+    ];
+    let got: Vec<String> = unused_in_files(&files)
+        .into_iter()
+        .map(|u| u.name)
+        .collect();
+    assert_eq!(got, ["Duration", "Instant", "unused_hex"]);
+    let named = "use super::{Instant};\n";
+    let files = [
+        parse("tests/it/main.rs", lib),
+        parse("tests/it/child/mod.rs", named),
+    ];
+    let got: Vec<String> = unused_in_files(&files)
+        .into_iter()
+        .map(|u| u.name)
+        .collect();
+    // (The child's own import of `Instant` is unused in the child.)
+    assert_eq!(got, ["Duration", "unused_hex", "Instant"]);
+}
+
 #[test]
 fn rust_unused_variables_as_rustc_reports_them() {
     let src = r#"pub trait T { fn t(&self, x: u32); }
