@@ -9,9 +9,12 @@
 //! closures reading an outer name, hoisting where the language hoists). A declaration no
 //! reference resolves to is unused. No types are known: a Rust trait imported only for its
 //! methods cannot be told from an unused import, so well-known traits and `…Ext` traits are
-//! taken as used ([`unused_in_files`] adds the traits the files declare). Code under a
-//! Rust `#[cfg(…)]`, a Go build constraint or a C `#if` is read as if compiled: its
-//! declarations under `#[cfg]` are not reported, its reads always count.
+//! taken as used. [`unused_in_files`] adds what only all the files tell: the traits they
+//! declare, and the imports a child module takes from its parent (`use super::*;`). Code
+//! under a Rust `#[cfg(…)]`, a Go build constraint or a C `#if` is read as if compiled: its
+//! declarations under `#[cfg]` are not reported, its reads always count. Suppressions the
+//! reference tool honours are honoured (`# noqa`, `// @ts-ignore`); Rust's `#[allow]` is
+//! not, as the comparison runs rustc with `--force-warn`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -92,7 +95,8 @@ pub fn unused_in_file(file: &SourceFile) -> Vec<Unused> {
 /// [`unused_in_file`] for each file, in file order, with what only all the files together
 /// tell: a Rust import of a trait one of the files declares is taken as used (its methods
 /// may be called, which no syntax tree shows), as [`unused_in_file`] does for the standard
-/// library's traits.
+/// library's traits; and a Rust import a child module file takes (`use super::*;`,
+/// `super::Name`) is used.
 pub fn unused_in_files(files: &[SourceFile]) -> Vec<Unused> {
     let mut traits: BTreeSet<&str> = BTreeSet::new();
     for f in files.iter().filter(|f| f.dialect == Dialect::Rust) {
