@@ -350,6 +350,8 @@ struct Engine<'f> {
     /// How deep the walk is, and how deep it may go before it only reads names.
     depth: u32,
     max_depth: u32,
+    /// `(scope, name)` of every declaration, for "is it declared here" in constant time.
+    declared: std::collections::HashSet<(usize, String)>,
 }
 
 impl<'f> Engine<'f> {
@@ -358,6 +360,7 @@ impl<'f> Engine<'f> {
             file,
             depth: 0,
             max_depth,
+            declared: std::collections::HashSet::new(),
             scopes: vec![Scope::default()],
             decls: Vec::new(),
             refs: Vec::new(),
@@ -422,10 +425,7 @@ impl<'f> Engine<'f> {
 
     /// Whether `key` is declared in the current scope (Go `:=` redeclaration).
     fn declared_here(&self, key: &str) -> bool {
-        self.decls
-            .iter()
-            .rev()
-            .any(|d| d.scope == self.current && d.key == key)
+        self.declared.contains(&(self.current, key.to_string()))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -442,9 +442,7 @@ impl<'f> Engine<'f> {
     ) -> usize {
         let mut scope = self.current;
         // Python: a handler holds only its `as e` (rebinding `e` there rebinds it).
-        while self.scopes[scope].handler
-            && !self.decls.iter().any(|d| d.scope == scope && d.key == key)
-        {
+        while self.scopes[scope].handler && !self.declared.contains(&(scope, key.to_string())) {
             scope = self.scopes[scope].parent.unwrap_or(0);
         }
         self.declare_in(
@@ -473,6 +471,7 @@ impl<'f> Engine<'f> {
         report: bool,
         reason: &'static str,
     ) -> usize {
+        self.declared.insert((scope, key.to_string()));
         self.decls.push(Decl {
             key: key.to_string(),
             name: self.text(name_node).to_string(),

@@ -1008,15 +1008,29 @@ fn dump_findings_of_a_checkout() {
         return;
     };
     let root = std::path::Path::new(&dir);
+    let t0 = std::time::Instant::now();
     let loaded = load(root, &Walk::sources(root), 100_000).unwrap();
+    let t1 = std::time::Instant::now();
     let mut lines = String::new();
     let mut all = unused_in_files(&loaded.files);
+    let t2 = std::time::Instant::now();
     let options = DeadOptions {
         aggressive: false,
         include_tests: true,
         include_private: true,
     };
     all.extend(unused_symbols(&loaded.files, &options));
+    let t3 = std::time::Instant::now();
+    std::fs::write(
+        format!("{out}.time"),
+        format!(
+            "load {:?} unused {:?} symbols {:?}\n",
+            t1 - t0,
+            t2 - t1,
+            t3 - t2
+        ),
+    )
+    .unwrap();
     for u in all {
         let stmt = u
             .statement
