@@ -263,6 +263,20 @@ fn count_names<'f>(f: &'f SourceFile, counts: &mut HashMap<&'f str, usize>) {
                     *counts.entry(part).or_default() += 1;
                 }
             }
+            // Rust's inline format arguments: `format!("{PRINTED}…")` reads `PRINTED`.
+            if f.dialect == Dialect::Rust {
+                let text = f.text_of(n);
+                for (i, _) in text.match_indices('{') {
+                    let rest = &text[i + 1..];
+                    let end = rest
+                        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .unwrap_or(rest.len());
+                    let name = &rest[..end];
+                    if !name.is_empty() && is_name(name) {
+                        *counts.entry(name).or_default() += 1;
+                    }
+                }
+            }
             if k != "template_string" && !k.contains("interpolat") {
                 // Keep walking f-strings and template strings: they hold expressions.
                 let mut c = n.walk();
@@ -338,14 +352,22 @@ impl Collect<'_, '_> {
         for item in items {
             let attrs = attributes(self.file, item);
             let has = |a: &str| attrs.iter().any(|x| x.contains(a));
-            let test = test || has("cfg(test)") || has("#[test]") || has("#[bench]");
+            // `#[test]`, `#[tokio::test(…)]`, `#[bench]`, `#[rstest]`, `#[test_case(…)]`.
+            let test_attr = attrs.iter().any(|a| {
+                let path = a
+                    .trim_start_matches("#[")
+                    .split(['(', ']'])
+                    .next()
+                    .unwrap_or("");
+                let last = path.trim().rsplit("::").next().unwrap_or("");
+                matches!(
+                    last,
+                    "test" | "bench" | "rstest" | "test_case" | "quickcheck"
+                )
+            });
+            let test = test || has("cfg(test)") || test_attr;
             let exported = public && visibility(self.file, item) == Some("pub");
-            let entry = has("no_mangle")
-                || has("export_name")
-                || has("#[test]")
-                || has("#[bench]")
-                || has("::main]")
-                || has("::test]");
+            let entry = has("no_mangle") || has("export_name") || test_attr || has("::main");
             let Some(name) = item.child_by_field_name("name") else {
                 if item.kind() == "impl_item" {
                     self.rust_impl(item, public, test);
@@ -371,12 +393,9 @@ impl Collect<'_, '_> {
             };
             // rustc's `dead_code` leaves `_`-prefixed items alone.
             let underscore = self.file.text_of(name).starts_with('_');
-            let main = underscore
-                || item.kind() == "function_item"
-                    && self.file.text_of(name) == "main"
-                    && (self.file.path.ends_with("main.rs")
-                        || self.file.path.contains("/bin/")
-                        || self.file.path.contains("examples/"));
+            // `fn main` of a binary, an example or a bench without the harness.
+            let main =
+                underscore || item.kind() == "function_item" && self.file.text_of(name) == "main";
             self.push(
                 name,
                 kind,

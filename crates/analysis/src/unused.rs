@@ -9,9 +9,12 @@
 //! closures reading an outer name, hoisting where the language hoists). A declaration no
 //! reference resolves to is unused. No types are known: a Rust trait imported only for its
 //! methods cannot be told from an unused import, so well-known traits and `…Ext` traits are
-//! taken as used ([`unused_in_files`] adds the traits the files declare). Code under a
-//! Rust `#[cfg(…)]`, a Go build constraint or a C `#if` is read as if compiled: its
-//! declarations under `#[cfg]` are not reported, its reads always count.
+//! taken as used. [`unused_in_files`] adds what only all the files tell: the traits they
+//! declare, and the imports a child module takes from its parent (`use super::*;`). Code
+//! under a Rust `#[cfg(…)]`, a Go build constraint or a C `#if` is read as if compiled: its
+//! declarations under `#[cfg]` are not reported, its reads always count. Suppressions the
+//! reference tool honours are honoured (`# noqa`, `// @ts-ignore`); Rust's `#[allow]` is
+//! not, as the comparison runs rustc with `--force-warn`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -92,7 +95,8 @@ pub fn unused_in_file(file: &SourceFile) -> Vec<Unused> {
 /// [`unused_in_file`] for each file, in file order, with what only all the files together
 /// tell: a Rust import of a trait one of the files declares is taken as used (its methods
 /// may be called, which no syntax tree shows), as [`unused_in_file`] does for the standard
-/// library's traits.
+/// library's traits; and a Rust import a child module file takes (`use super::*;`,
+/// `super::Name`) is used.
 pub fn unused_in_files(files: &[SourceFile]) -> Vec<Unused> {
     let mut traits: BTreeSet<&str> = BTreeSet::new();
     for f in files.iter().filter(|f| f.dialect == Dialect::Rust) {
@@ -109,19 +113,95 @@ pub fn unused_in_files(files: &[SourceFile]) -> Vec<Unused> {
             }
         }
     }
+    // What child module files take from their parent: everything (`use super::*;`) or
+    // names (`super::Name`, `use super::{A, B}`), by the parent's directory.
+    let mut glob_parents: BTreeSet<String> = BTreeSet::new();
+    let mut from_parent: BTreeSet<(String, &str)> = BTreeSet::new();
+    for f in files.iter().filter(|f| f.dialect == Dialect::Rust) {
+        let Some(dir) = rust_parent_dir(&f.path) else {
+            continue;
+        };
+        // Inside an inline `mod tests { use super::*; }`, `super` is this file's module.
+        let mut inline_mods: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut stack = vec![f.root()];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "mod_item" && field(n, "body").is_some() {
+                inline_mods.push(n.byte_range());
+                continue;
+            }
+            stack.extend(named(n));
+        }
+        for (i, _) in f.text.match_indices("super::") {
+            if inline_mods.iter().any(|r| r.contains(&i)) {
+                continue;
+            }
+            let rest = &f.text[i + "super::".len()..];
+            if rest.starts_with('*') {
+                glob_parents.insert(dir.clone());
+            }
+            let names = if let Some(list) = rest.strip_prefix('{') {
+                &list[..list.find('}').unwrap_or(list.len())]
+            } else {
+                &rest[..rest
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len())]
+            };
+            for name in words(names) {
+                from_parent.insert((dir.clone(), name));
+            }
+        }
+    }
     let mut out = Vec::new();
     for f in files {
+        let dir = rust_module_dir(&f.path);
         out.extend(unused_in_file(f).into_iter().filter(|u| {
             if f.dialect != Dialect::Rust || u.kind != UnusedKind::Import {
                 return true;
             }
-            // `a::b::Trait`, `Trait`, `a::Trait as Alias`: the imported item's name.
+            // `a::b::Trait`, `Trait`, `a::Trait as Alias`: the imported item's name, and
+            // the name it binds.
             let item = u.name.split(" as ").next().unwrap_or("");
             let item = item.rsplit("::").next().unwrap_or(item);
-            !traits.contains(item)
+            let bound = u.name.rsplit(" as ").next().unwrap_or(item);
+            let bound = bound.rsplit("::").next().unwrap_or(bound);
+            let by_child = dir.as_ref().is_some_and(|d| {
+                glob_parents.contains(d) || from_parent.contains(&(d.clone(), bound))
+            });
+            !traits.contains(item) && !by_child
         }));
     }
     out
+}
+
+/// The directory of a Rust file's parent module's children: `src/a/b.rs` and
+/// `src/a/b/mod.rs` are children of the module whose children live in `src/a`.
+fn rust_parent_dir(path: &str) -> Option<String> {
+    let (dir, file) = path.rsplit_once('/')?;
+    if matches!(file, "lib.rs" | "main.rs") {
+        return None;
+    }
+    if file == "mod.rs" {
+        return Some(dir.rsplit_once('/').map_or("", |(d, _)| d).to_string());
+    }
+    Some(dir.to_string())
+}
+
+/// The directory where a Rust file's child modules live: `src/a.rs`, `src/a/mod.rs` →
+/// `src/a`; `src/lib.rs`, `tests/it/main.rs` → their own directory.
+fn rust_module_dir(path: &str) -> Option<String> {
+    if !path.ends_with(".rs") {
+        return None;
+    }
+    let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
+    if matches!(file, "lib.rs" | "main.rs" | "mod.rs") {
+        return Some(dir.to_string());
+    }
+    let stem = file.strip_suffix(".rs")?;
+    Some(if dir.is_empty() {
+        stem.to_string()
+    } else {
+        format!("{dir}/{stem}")
+    })
 }
 
 /// A finding the file tells its reference tool to keep quiet about: ruff's `# noqa`
@@ -270,6 +350,8 @@ struct Engine<'f> {
     /// How deep the walk is, and how deep it may go before it only reads names.
     depth: u32,
     max_depth: u32,
+    /// `(scope, name)` of every declaration, for "is it declared here" in constant time.
+    declared: std::collections::HashSet<(usize, String)>,
 }
 
 impl<'f> Engine<'f> {
@@ -278,6 +360,7 @@ impl<'f> Engine<'f> {
             file,
             depth: 0,
             max_depth,
+            declared: std::collections::HashSet::new(),
             scopes: vec![Scope::default()],
             decls: Vec::new(),
             refs: Vec::new(),
@@ -342,10 +425,7 @@ impl<'f> Engine<'f> {
 
     /// Whether `key` is declared in the current scope (Go `:=` redeclaration).
     fn declared_here(&self, key: &str) -> bool {
-        self.decls
-            .iter()
-            .rev()
-            .any(|d| d.scope == self.current && d.key == key)
+        self.declared.contains(&(self.current, key.to_string()))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -361,13 +441,9 @@ impl<'f> Engine<'f> {
         reason: &'static str,
     ) -> usize {
         let mut scope = self.current;
-        if kind != UnusedKind::Variable || !self.scopes[scope].handler || reason != EXCEPT_ALIAS {
-            // Python: a handler holds only its `as e` (rebinding `e` there rebinds it).
-            while self.scopes[scope].handler
-                && !self.decls.iter().any(|d| d.scope == scope && d.key == key)
-            {
-                scope = self.scopes[scope].parent.unwrap_or(0);
-            }
+        // Python: a handler holds only its `as e` (rebinding `e` there rebinds it).
+        while self.scopes[scope].handler && !self.declared.contains(&(scope, key.to_string())) {
+            scope = self.scopes[scope].parent.unwrap_or(0);
         }
         self.declare_in(
             scope,
@@ -395,6 +471,7 @@ impl<'f> Engine<'f> {
         report: bool,
         reason: &'static str,
     ) -> usize {
+        self.declared.insert((scope, key.to_string()));
         self.decls.push(Decl {
             key: key.to_string(),
             name: self.text(name_node).to_string(),
@@ -549,13 +626,36 @@ mod python {
     pub(super) fn run(file: &SourceFile, max_depth: u32) -> Vec<Unused> {
         let mut w = Walk {
             e: Engine::new(file, true, max_depth),
+            modules: Vec::new(),
         };
         w.block(file.root());
+        // `import a.b` beside `import a as x`: ruff resolves `x.b` to the submodule
+        // import, so it is used when the alias is.
+        w.e.resolve();
+        for (i, module, dotted) in &w.modules {
+            if !dotted {
+                continue;
+            }
+            let root = module.split('.').next().unwrap_or("");
+            let scope = w.e.decls[*i].scope;
+            let alias_used = w.modules.iter().any(|(j, m, d)| {
+                let alias = &w.e.decls[*j];
+                !d && alias.scope == scope
+                    && (m == root || m.starts_with(&format!("{root}.")))
+                    && alias.used
+            });
+            if alias_used {
+                w.e.decls[*i].used = true;
+            }
+        }
         w.e.finish()
     }
 
     struct Walk<'f> {
         e: Engine<'f>,
+        /// Module imports: the declaration, the module, whether it is `import a.b` (no
+        /// alias, binding `a`) rather than `import a.b as x`.
+        modules: Vec<(usize, String, bool)>,
     }
 
     fn is_stub(body: Node<'_>, file: &SourceFile) -> bool {
@@ -760,7 +860,9 @@ mod python {
                     if let Some(a) = alias {
                         let key = self.e.text(a);
                         let report = !key.starts_with('_');
-                        self.e.declare(
+                        let handler = self.e.current;
+                        self.e.declare_in(
+                            handler,
                             key,
                             a,
                             UnusedKind::Variable,
@@ -998,6 +1100,10 @@ mod python {
                 if Some(c) == module_node {
                     continue;
                 }
+                let module = match c.kind() {
+                    "aliased_import" => field(c, "name").map(|m| self.e.text(m)),
+                    _ => Some(self.e.text(c)),
+                };
                 let (key, node, symbol_kind, redundant) = match c.kind() {
                     "dotted_name" => {
                         let parts = named(c);
@@ -1030,16 +1136,23 @@ mod python {
                     }
                     _ => continue,
                 };
-                self.e.declare(
+                // An import in a class body defines a class attribute, which ruff
+                // does not report.
+                let in_class = self.e.scopes[self.e.current].class_body;
+                let i = self.e.declare(
                     key,
                     node,
                     UnusedKind::Import,
                     symbol_kind,
                     Some(n),
                     node.start_byte(),
-                    !redundant,
+                    !redundant && !in_class,
                     IMPORTED,
                 );
+                if let (None, Some(m)) = (from, module) {
+                    let dotted = c.kind() == "dotted_name" && m.contains('.');
+                    self.modules.push((i, m.to_string(), dotted));
+                }
             }
         }
 
@@ -2135,6 +2248,26 @@ mod rust {
         "AsPrimitive",
         "FromPrimitive",
         "ToPrimitive",
+        "IsTerminal",
+        "BuildHasher",
+        "CommandFactory",
+        "Subcommand",
+        "Args",
+        "ValueEnum",
+        "FromArgMatches",
+        "IntoResponse",
+        "Engine",
+        "BackoffBuilder",
+        "Backoff",
+        "Retryable",
+        "AsyncReadExt",
+        "AsyncWriteExt",
+        "ReadBytesExt",
+        "WriteBytesExt",
+        "Mac",
+        "KeyInit",
+        "Update",
+        "FixedOutput",
         "Bounded",
         "NumCast",
         "Stream",
@@ -2335,12 +2468,16 @@ mod rust {
                 "match_arm" => {
                     let up = self.e.push(Scope::default());
                     if let Some(p) = field(n, "pattern") {
-                        // match_pattern: the pattern, then an optional `if` guard.
-                        let parts = named(p);
-                        if let Some(first) = parts.first() {
-                            self.pattern(*first, UnusedKind::Variable, true, 0, None);
+                        // match_pattern: the pattern (`_` is no named node), then an
+                        // optional `if` guard.
+                        let guard = field(p, "condition");
+                        let first = named(p)
+                            .into_iter()
+                            .find(|c| Some(*c) != guard && !is_comment(*c));
+                        if let Some(first) = first {
+                            self.pattern(first, UnusedKind::Variable, true, 0, None);
                         }
-                        if let Some(g) = field(p, "condition") {
+                        if let Some(g) = guard {
                             self.node(g);
                         }
                     }
@@ -2422,16 +2559,30 @@ mod rust {
                 match c.kind() {
                     "string_literal" | "raw_string_literal" => {
                         let text = self.e.text(c);
+                        // `{name}`, `{v:.prec$}`, `{:>width$}`: format arguments.
                         for (i, _) in text.match_indices('{') {
                             let rest = &text[i + 1..];
-                            let name: &str = rest
-                                .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
-                                .next()
-                                .unwrap_or("");
-                            if !name.is_empty() && !name.starts_with(|ch: char| ch.is_ascii_digit())
-                            {
+                            let inner = &rest[..rest.find('}').unwrap_or(0)];
+                            let (arg, spec) = inner.split_once(':').unwrap_or((inner, ""));
+                            // In the spec only `name$` names (`x` in `{:x}` is a format).
+                            let dollars = spec.split('$').rev().skip(1).filter_map(|w| {
+                                let start =
+                                    w.rfind(|ch: char| !(ch.is_alphanumeric() || ch == '_'));
+                                w.get(start.map_or(0, |s| s + 1)..)
+                            });
+                            for name in words(arg).chain(dollars.flat_map(words)) {
                                 self.e.reference(name, c.start_byte());
                             }
+                        }
+                        // `#[serde(with = "module")]`, `deserialize_with = "a::f"`: a path.
+                        let inner = text.trim_start_matches(['r', '#']).trim_matches(['"', '#']);
+                        let head = inner.split("::").next().unwrap_or("");
+                        if !head.is_empty()
+                            && inner
+                                .split("::")
+                                .all(|p| !p.is_empty() && words(p).next() == Some(p))
+                        {
+                            self.e.reference(head, c.start_byte());
                         }
                     }
                     "identifier" | "type_identifier" | "primitive_type" => {
@@ -2597,6 +2748,18 @@ mod rust {
             let Some(arg) = field(n, "argument") else {
                 return;
             };
+            // `use common::Fixture;` reads `common` (itself perhaps an import).
+            let first = arg.kind().contains("scoped").then(|| {
+                let mut p = arg;
+                while let Some(inner) = field(p, "path") {
+                    p = inner;
+                }
+                p
+            });
+            if let Some(p) = first.filter(|p| p.kind() == "identifier") {
+                let t = self.e.text(p);
+                self.e.reference_item(t, p.start_byte());
+            }
             let mut leaves = Vec::new();
             use_leaves(self.e.file, arg, None, &mut leaves);
             for (key, node) in leaves {

@@ -236,6 +236,21 @@ def f(record_file, get):
     return writer
 "#;
     assert_eq!(found("m.py", src), v(&[(Import, "json", 3)]));
+    // From CPython's standard library.
+    let src = r#"import multiprocessing as mp
+import multiprocessing.connection
+
+def wait(readers):
+    import multiprocessing.synchronize
+    return mp.connection.wait(readers)
+
+class Message:
+    from email.iterators import walk
+"#;
+    assert_eq!(
+        found("m.py", src),
+        v(&[(Import, "multiprocessing.synchronize", 5)])
+    );
     let quiet = "# ruff: noqa: F401\nimport os\n\ndef f(a, b):  # noqa: ARG001\n    x = 1\n";
     assert_eq!(found("m.py", quiet), v(&[(Variable, "x", 5)]));
 }
@@ -504,6 +519,76 @@ pub fn poll(
         .map(|u| u.name)
         .collect();
     assert_eq!(got, ["crate::unused::Gone", "cx"]);
+}
+
+/// Cases from this repository, which builds without a warning.
+#[test]
+fn rust_match_guards_use_prefixes_format_specs_attribute_paths_and_child_modules() {
+    let lib = r#"use crate::common;
+use common::Fixture;
+use super::threads::big_int;
+use std::time::{Duration, Instant};
+use std::io::IsTerminal;
+
+#[derive(serde::Deserialize)]
+pub struct Page {
+    #[serde(default, deserialize_with = "big_int")]
+    pub total: u64,
+}
+
+pub fn pick(others: &[u32], token: bool, x: u32) -> Option<Fixture> {
+    let fits = others.len() > 1;
+    let width = 8;
+    let unused_hex = 1;
+    println!("{x:>width$} {:x}", 255);
+    match others {
+        _ if token => None,
+        [_] if fits => None,
+        _ => None,
+    }
+}
+"#;
+    assert_eq!(
+        found("tests/it/main.rs", lib),
+        v(&[
+            (Import, "Duration", 4),
+            (Import, "Instant", 4),
+            (Variable, "unused_hex", 16),
+        ])
+    );
+    // A child module's `use super::*;` takes every import of its parent.
+    let child = "use super::*;\n\npub fn t() -> Duration { Duration::ZERO }\n";
+    let files = [
+        parse("tests/it/main.rs", lib),
+        parse("tests/it/child.rs", child),
+    ];
+    let got: Vec<String> = unused_in_files(&files)
+        .into_iter()
+        .map(|u| u.name)
+        .collect();
+    assert_eq!(got, ["unused_hex"]);
+    // An inline `mod tests { use super::*; }` takes from its own file, not the parent.
+    let inline = "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    fn t() { f() }\n}\n";
+    let files = [
+        parse("tests/it/main.rs", lib),
+        parse("tests/it/other.rs", inline),
+    ];
+    let got: Vec<String> = unused_in_files(&files)
+        .into_iter()
+        .map(|u| u.name)
+        .collect();
+    assert_eq!(got, ["Duration", "Instant", "unused_hex"]);
+    let named = "use super::{Instant};\n";
+    let files = [
+        parse("tests/it/main.rs", lib),
+        parse("tests/it/child/mod.rs", named),
+    ];
+    let got: Vec<String> = unused_in_files(&files)
+        .into_iter()
+        .map(|u| u.name)
+        .collect();
+    // (The child's own import of `Instant` is unused in the child.)
+    assert_eq!(got, ["Duration", "unused_hex", "Instant"]);
 }
 
 #[test]
@@ -923,15 +1008,29 @@ fn dump_findings_of_a_checkout() {
         return;
     };
     let root = std::path::Path::new(&dir);
+    let t0 = std::time::Instant::now();
     let loaded = load(root, &Walk::sources(root), 100_000).unwrap();
+    let t1 = std::time::Instant::now();
     let mut lines = String::new();
     let mut all = unused_in_files(&loaded.files);
+    let t2 = std::time::Instant::now();
     let options = DeadOptions {
         aggressive: false,
         include_tests: true,
         include_private: true,
     };
     all.extend(unused_symbols(&loaded.files, &options));
+    let t3 = std::time::Instant::now();
+    std::fs::write(
+        format!("{out}.time"),
+        format!(
+            "load {:?} unused {:?} symbols {:?}\n",
+            t1 - t0,
+            t2 - t1,
+            t3 - t2
+        ),
+    )
+    .unwrap();
     for u in all {
         let stmt = u
             .statement
