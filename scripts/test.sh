@@ -4,8 +4,10 @@
 # official Python MCP client and with MCP Inspector's CLI. Installs the Python test
 # dependencies into .venv, the pinned Inspector into tests/inspector/node_modules, and the
 # language servers the code tools are tested with (rust-analyzer by rustup, the others into
-# .venv and tests/lsp/node_modules). Tests never download anything else: API descriptions
-# are vendored under vendor/.
+# .venv and tests/lsp/node_modules). API descriptions are vendored under vendor/; the real
+# projects the end-to-end tests try (test_real_projects.py, and test_analysis_agreement.py's
+# pinned corpus, checked by sha256) come from crates.io, PyPI and npm through cargo, pip and
+# npm, cached in ~/.cache/resolve-pr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
