@@ -117,9 +117,7 @@ fn measure(file: &SourceFile, node: Node<'_>) -> Function {
     let method = owner.is_some()
         || node.kind() == "method_definition"
         || node.kind() == "method_declaration";
-    let skip = |n: Node<'_>| is_function(dialect, n);
-    let mut tokens = Vec::new();
-    crate::leaves(node, &skip, &mut tokens);
+    let tokens = own_leaves(dialect, node);
     let start = node.start_position().row;
     let end = node.end_position().row;
     let end = if node.end_position().column == 0 && end > start {
@@ -144,11 +142,36 @@ fn measure(file: &SourceFile, node: Node<'_>) -> Function {
     }
 }
 
+/// The tokens (leaves) of `node` with their parents, not entering the functions nested in
+/// it. (tree-sitter finds a node's parent by walking down from the root: known here, it is
+/// kept.)
+fn own_leaves<'t>(dialect: Dialect, node: Node<'t>) -> Vec<(Node<'t>, Node<'t>)> {
+    let mut out = Vec::new();
+    let mut cursor = node.walk();
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        let before = stack.len();
+        for c in n.children(&mut cursor) {
+            if is_function(dialect, c) {
+                continue;
+            }
+            if c.child_count() == 0 {
+                out.push((c, n));
+            } else {
+                stack.push(c);
+            }
+        }
+        stack[before..].reverse();
+    }
+    out.sort_by_key(|(t, _)| t.start_byte());
+    out
+}
+
 /// The decision points among a function's own tokens (see the module's documentation).
-fn decisions(file: &SourceFile, function: Node<'_>, tokens: &[Node<'_>]) -> u32 {
+fn decisions(file: &SourceFile, function: Node<'_>, tokens: &[(Node<'_>, Node<'_>)]) -> u32 {
     let dialect = file.dialect;
     let mut n = 0u32;
-    for t in tokens {
+    for (t, parent) in tokens {
         // Where the grammar recovers from what it cannot parse (C's `else if` after an
         // `#endif`), a keyword comes out as an identifier: lizard, reading tokens, still
         // counts it, and no language here takes these words as names.
@@ -177,14 +200,13 @@ fn decisions(file: &SourceFile, function: Node<'_>, tokens: &[Node<'_>]) -> u32 
                 matches!(
                     t.kind(),
                     "if" | "elif" | "for" | "while" | "except" | "finally" | "and" | "or"
-                ) || (t.kind() == "case" && t.parent().is_some_and(|p| p.kind() == "case_clause"))
+                ) || (t.kind() == "case" && parent.kind() == "case_clause")
             }
             Dialect::TypeScript | Dialect::Tsx | Dialect::JavaScript | Dialect::Jsx => {
                 matches!(
                     t.kind(),
                     "if" | "for" | "while" | "catch" | "case" | "&&" | "||" | "??"
-                ) || (t.kind() == "?"
-                    && t.parent().is_some_and(|p| p.kind() == "ternary_expression"))
+                ) || (t.kind() == "?" && parent.kind() == "ternary_expression")
             }
             Dialect::Go => matches!(
                 t.kind(),
@@ -233,15 +255,16 @@ fn hotspot(file: &SourceFile, function: Node<'_>) -> Option<Hotspot> {
     let dialect = file.dialect;
     let mut best: Option<(u32, Node<'_>)> = None;
     let mut cursor = function.walk();
-    let mut stack: Vec<Node<'_>> = function.children(&mut cursor).collect();
-    while let Some(n) = stack.pop() {
+    let mut stack: Vec<(Node<'_>, Node<'_>)> = function
+        .children(&mut cursor)
+        .map(|c| (c, function))
+        .collect();
+    while let Some((n, parent)) = stack.pop() {
         if is_function(dialect, n) {
             continue;
         }
-        if nests(dialect, n) {
-            let skip = |x: Node<'_>| is_function(dialect, x);
-            let mut tokens = Vec::new();
-            crate::leaves(n, &skip, &mut tokens);
+        if nests(dialect, n, Some(parent)) {
+            let tokens = own_leaves(dialect, n);
             let d = decisions(file, n, &tokens);
             if d >= 3 && best.is_none_or(|(b, _)| d > b) {
                 best = Some((d, n));
@@ -249,7 +272,7 @@ fn hotspot(file: &SourceFile, function: Node<'_>) -> Option<Hotspot> {
             // An inner statement holds fewer decisions than the one around it.
             continue;
         }
-        stack.extend(n.children(&mut cursor).collect::<Vec<_>>());
+        stack.extend(n.children(&mut cursor).map(|c| (c, n)).collect::<Vec<_>>());
     }
     best.map(|(decisions, n)| Hotspot {
         span: file.span(n),
@@ -292,7 +315,7 @@ fn rust_arms_and_let_else(function: Node<'_>) -> u32 {
 
 /// Whether a node is control flow that nests (for the nesting depth and cognitive
 /// complexity).
-fn nests(dialect: Dialect, node: Node<'_>) -> bool {
+fn nests(dialect: Dialect, node: Node<'_>, parent: Option<Node<'_>>) -> bool {
     match dialect {
         Dialect::Rust => {
             matches!(
@@ -302,7 +325,7 @@ fn nests(dialect: Dialect, node: Node<'_>) -> bool {
                     | "for_expression"
                     | "while_expression"
                     | "loop_expression"
-            ) && !is_else_if(dialect, node)
+            ) && !is_else_if(dialect, node, parent)
         }
         Dialect::Python => matches!(
             node.kind(),
@@ -323,7 +346,7 @@ fn nests(dialect: Dialect, node: Node<'_>) -> bool {
                     | "do_statement"
                     | "switch_statement"
                     | "try_statement"
-            ) && !is_else_if(dialect, node)
+            ) && !is_else_if(dialect, node, parent)
         }
         Dialect::Go => {
             matches!(
@@ -333,7 +356,7 @@ fn nests(dialect: Dialect, node: Node<'_>) -> bool {
                     | "expression_switch_statement"
                     | "type_switch_statement"
                     | "select_statement"
-            ) && !is_else_if(dialect, node)
+            ) && !is_else_if(dialect, node, parent)
         }
         Dialect::C | Dialect::Cpp => {
             matches!(
@@ -343,14 +366,14 @@ fn nests(dialect: Dialect, node: Node<'_>) -> bool {
                     | "while_statement"
                     | "do_statement"
                     | "switch_statement"
-            ) && !is_else_if(dialect, node)
+            ) && !is_else_if(dialect, node, parent)
         }
     }
 }
 
 /// An `if` that is the `else` branch of another (`else if`): not a level deeper.
-fn is_else_if(dialect: Dialect, node: Node<'_>) -> bool {
-    let Some(parent) = node.parent() else {
+fn is_else_if(dialect: Dialect, node: Node<'_>, parent: Option<Node<'_>>) -> bool {
+    let Some(parent) = parent else {
         return false;
     };
     match dialect {
@@ -370,14 +393,25 @@ fn nesting(dialect: Dialect, node: Node<'_>, depth: u32) -> u32 {
     let mut deepest = depth;
     let mut cursor = node.walk();
     // Depth-first with an explicit stack: (node, depth of control flow around it).
-    let mut stack: Vec<(Node<'_>, u32)> = node.children(&mut cursor).map(|c| (c, depth)).collect();
-    while let Some((n, d)) = stack.pop() {
+    let mut stack: Vec<(Node<'_>, Node<'_>, u32)> = node
+        .children(&mut cursor)
+        .map(|c| (c, node, depth))
+        .collect();
+    while let Some((n, parent, d)) = stack.pop() {
         if is_function(dialect, n) {
             continue;
         }
-        let d = if nests(dialect, n) { d + 1 } else { d };
+        let d = if nests(dialect, n, Some(parent)) {
+            d + 1
+        } else {
+            d
+        };
         deepest = deepest.max(d);
-        stack.extend(n.children(&mut cursor).map(|c| (c, d)).collect::<Vec<_>>());
+        stack.extend(
+            n.children(&mut cursor)
+                .map(|c| (c, n, d))
+                .collect::<Vec<_>>(),
+        );
     }
     deepest
 }
@@ -390,19 +424,22 @@ fn cognitive(file: &SourceFile, function: Node<'_>) -> u32 {
     let dialect = file.dialect;
     let mut total = 0u32;
     let mut cursor = function.walk();
-    let mut stack: Vec<(Node<'_>, u32)> = function.children(&mut cursor).map(|c| (c, 0)).collect();
+    let mut stack: Vec<(Node<'_>, Node<'_>, u32)> = function
+        .children(&mut cursor)
+        .map(|c| (c, function, 0))
+        .collect();
     stack.reverse();
-    while let Some((n, level)) = stack.pop() {
+    while let Some((n, parent, level)) = stack.pop() {
         if is_function(dialect, n) {
             // Counted as a function of its own.
             continue;
         }
         let kind = n.kind();
         let mut inner = level;
-        if nests(dialect, n) && kind != "try_statement" && kind != "with_statement" {
+        if nests(dialect, n, Some(parent)) && kind != "try_statement" && kind != "with_statement" {
             total += 1 + level;
             inner = level + 1;
-        } else if is_else_if(dialect, n) && kind.starts_with("if") {
+        } else if is_else_if(dialect, n, Some(parent)) && kind.starts_with("if") {
             total += 1;
             inner = level;
         } else if matches!(kind, "try_statement" | "with_statement") {
@@ -419,10 +456,7 @@ fn cognitive(file: &SourceFile, function: Node<'_>) -> u32 {
         } else if matches!(kind, "closure_expression" | "lambda") {
             inner = level + 1;
         } else if let Some(op) = logical_operator(dialect, n) {
-            let parent_same = n
-                .parent()
-                .and_then(|p| logical_operator(dialect, p))
-                .is_some_and(|p| p == op);
+            let parent_same = logical_operator(dialect, parent).is_some_and(|p| p == op);
             if !parent_same {
                 total += 1;
             }
@@ -440,7 +474,7 @@ fn cognitive(file: &SourceFile, function: Node<'_>) -> u32 {
         }
         let children: Vec<Node<'_>> = n.children(&mut cursor).collect();
         for c in children.into_iter().rev() {
-            stack.push((c, inner));
+            stack.push((c, n, inner));
         }
     }
     total

@@ -248,6 +248,31 @@ fn main() -> ExitCode {
         rss.map_or_else(|| "unknown".to_owned(), |m| format!("{m:.0} MB"))
     );
 
+    // Each analysis alone (warm), to see where the batch's time goes.
+    for (what, analysis) in [
+        (
+            "quality (complexity), every language",
+            json!({"category": "quality", "kind": "complexity"}),
+        ),
+        (
+            "dead_code (unused imports), every language",
+            json!({"category": "dead_code", "kind": "unused_imports"}),
+        ),
+        (
+            "dependencies (cycles), every language",
+            json!({"category": "dependencies", "kind": "circular"}),
+        ),
+    ] {
+        let one = json!({"directory": tree, "analyses": [analysis], "options": {"limit": 100}});
+        let took = time(3, || {
+            rt.block_on(resolve_pr_tools::call(&ctx, "analyze_batch", one.clone()))
+                .is_ok()
+        });
+        if let Some(t) = took {
+            println!("  alone: {what:42} {:.2} s", t.as_secs_f64());
+        }
+    }
+
     let mut references = Vec::new();
     if let Some(lizard) = tool("lizard") {
         let took = time(3, || {
