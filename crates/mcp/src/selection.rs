@@ -424,7 +424,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             err.to_string(),
-            "unknown toolset \"coments\"; valid toolsets: ci, code, comments, git, impact, merge, refactor, reviews, all, default"
+            "unknown toolset \"coments\"; valid toolsets: analysis, ci, code, comments, git, impact, merge, refactor, reviews, all, default"
         );
         assert!(matches!(
             Selection::new(&Options {
