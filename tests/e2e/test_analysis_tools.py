@@ -73,7 +73,8 @@ async def _python_sdk(home: Path, root: Path) -> None:
         quality, text = results["analyze_quality"]
         assert quality["summary"]["total_findings"] == 4 and quality["summary"]["returned_findings"] == 1
         assert "tangled has cyclomatic complexity 7" in text, text
-        assert "3 more: call analyze_quality again with the same arguments and options.offset 1" in text, text
+        assert "Showing 1 of 4; next page: call analyze_quality with {" in text, text
+        assert '"offset":1' in text, text
         dead, text = results["analyze_dead_code"]
         assert [f["symbol"]["symbol"] for f in dead["findings"]] == ["sys"], text
         assert '→ delete {"directory"' in text, text

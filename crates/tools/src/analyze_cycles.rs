@@ -70,6 +70,14 @@ impl Tool for AnalyzeCycles {
     fn render(output: &AnalysisResult) -> String {
         analyze::render(Self::NAME, output)
     }
+
+    fn shown(output: &AnalysisResult) -> Option<(usize, Option<usize>)> {
+        analyze::shown(output)
+    }
+
+    fn next_offset(output: &AnalysisResult) -> Option<usize> {
+        analyze::next_offset(output)
+    }
 }
 
 /// Edges of a component whose shortest cycles are listed at most.

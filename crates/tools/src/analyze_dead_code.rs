@@ -120,6 +120,14 @@ impl Tool for AnalyzeDeadCode {
     fn render(output: &AnalysisResult) -> String {
         analyze::render(Self::NAME, output)
     }
+
+    fn shown(output: &AnalysisResult) -> Option<(usize, Option<usize>)> {
+        analyze::shown(output)
+    }
+
+    fn next_offset(output: &AnalysisResult) -> Option<usize> {
+        analyze::next_offset(output)
+    }
 }
 
 /// The dead-code findings of the files `in_scope` keeps, references read among all `files`.

@@ -127,6 +127,14 @@ impl Tool for AnalyzeDependencies {
     fn render(output: &AnalysisResult) -> String {
         analyze::render(Self::NAME, output)
     }
+
+    fn shown(output: &AnalysisResult) -> Option<(usize, Option<usize>)> {
+        analyze::shown(output)
+    }
+
+    fn next_offset(output: &AnalysisResult) -> Option<usize> {
+        analyze::next_offset(output)
+    }
 }
 
 pub(crate) fn dependencies(files: &[SourceFile], graph: &Graph, kind: DependencyKind, options: &Options) -> Outcome {

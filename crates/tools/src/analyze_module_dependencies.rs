@@ -161,6 +161,14 @@ impl Tool for AnalyzeModuleDependencies {
     fn render(output: &AnalysisResult) -> String {
         analyze::render(Self::NAME, output)
     }
+
+    fn shown(output: &AnalysisResult) -> Option<(usize, Option<usize>)> {
+        analyze::shown(output)
+    }
+
+    fn next_offset(output: &AnalysisResult) -> Option<usize> {
+        analyze::next_offset(output)
+    }
 }
 
 fn item_draft(kind: &'static str, severity: Severity, item: &Item, message: String) -> Draft {

@@ -118,6 +118,14 @@ impl Tool for AnalyzeQuality {
     fn render(output: &AnalysisResult) -> String {
         analyze::render(Self::NAME, output)
     }
+
+    fn shown(output: &AnalysisResult) -> Option<(usize, Option<usize>)> {
+        analyze::shown(output)
+    }
+
+    fn next_offset(output: &AnalysisResult) -> Option<usize> {
+        analyze::next_offset(output)
+    }
 }
 
 /// The thresholds applied, defaults filled in.

@@ -106,6 +106,14 @@ impl Tool for AnalyzeStructure {
     fn render(output: &AnalysisResult) -> String {
         analyze::render(Self::NAME, output)
     }
+
+    fn shown(output: &AnalysisResult) -> Option<(usize, Option<usize>)> {
+        analyze::shown(output)
+    }
+
+    fn next_offset(output: &AnalysisResult) -> Option<usize> {
+        analyze::next_offset(output)
+    }
 }
 
 /// Inheritance deeper than this is a medium finding.

@@ -111,6 +111,14 @@ impl Tool for AnalyzeTests {
     fn render(output: &AnalysisResult) -> String {
         analyze::render(Self::NAME, output)
     }
+
+    fn shown(output: &AnalysisResult) -> Option<(usize, Option<usize>)> {
+        analyze::shown(output)
+    }
+
+    fn next_offset(output: &AnalysisResult) -> Option<usize> {
+        analyze::next_offset(output)
+    }
 }
 
 pub(crate) fn coverage_outcome(resolved: &analyze::Resolved, options: &Options) -> Result<Outcome> {

@@ -273,6 +273,13 @@ pub(crate) trait Tool {
         None
     }
 
+    /// For an output paged by `options.offset` (seed 002's analysis tools) rather than a
+    /// cursor: where the next page starts, when there is one. The registry says the next
+    /// call with it, as it does with a cursor.
+    fn next_offset(_output: &Self::Output) -> Option<usize> {
+        None
+    }
+
     /// Whether the action the call asked for failed, though the tool answered with what
     /// happened (see [`ToolOutput::failed`]).
     fn failed(_output: &Self::Output) -> bool {
@@ -340,7 +347,13 @@ pub(crate) fn spec<T: Tool>() -> ToolSpec {
                     T::NAME
                 ))
             })?;
-            if let Some(line) = next_page_line(T::NAME, &args, &structured, T::shown(&output)) {
+            if let Some(line) = next_page_line(
+                T::NAME,
+                &args,
+                &structured,
+                T::shown(&output),
+                T::next_offset(&output),
+            ) {
                 text.push('\n');
                 text.push_str(&line);
             }
@@ -409,15 +422,30 @@ fn next_page_line(
     args: &Value,
     structured: &Value,
     shown: Option<(usize, Option<usize>)>,
+    offset: Option<usize>,
 ) -> Option<String> {
     let cursor = ["nextCursor", "next_cursor"]
         .iter()
-        .find_map(|k| structured.get(*k).and_then(Value::as_str))?;
+        .find_map(|k| structured.get(*k).and_then(Value::as_str));
     let mut next = match args {
         Value::Object(map) => map.clone(),
         _ => serde_json::Map::new(),
     };
-    next.insert("cursor".to_owned(), Value::String(cursor.to_owned()));
+    match (cursor, offset) {
+        (Some(cursor), _) => {
+            next.insert("cursor".to_owned(), Value::String(cursor.to_owned()));
+        }
+        (None, Some(offset)) => {
+            let options = next
+                .entry("options")
+                .or_insert_with(|| Value::Object(serde_json::Map::new()));
+            if !options.is_object() {
+                *options = Value::Object(serde_json::Map::new());
+            }
+            options["offset"] = Value::from(offset);
+        }
+        (None, None) => return None,
+    }
     let shown = match shown {
         Some((n, Some(total))) => format!("Showing {n} of {total}; next"),
         Some((n, None)) => format!("Showing {n}; next"),
@@ -520,7 +548,13 @@ mod tests {
         };
         let structured = serde_json::to_value(&out).unwrap();
         let args = serde_json::json!({"symbol": "Foo", "cursor": "c1"});
-        let line = next_page_line("find_references", &args, &structured, Some((50, Some(124))));
+        let line = next_page_line(
+            "find_references",
+            &args,
+            &structured,
+            Some((50, Some(124))),
+            None,
+        );
         assert_eq!(
             line.as_deref(),
             Some(
@@ -530,14 +564,44 @@ mod tests {
         // The last page: nothing to say.
         let last = serde_json::json!({"total": 3, "locations": []});
         assert_eq!(
-            next_page_line("find_references", &args, &last, Some((3, Some(3)))),
+            next_page_line("find_references", &args, &last, Some((3, Some(3))), None),
             None
         );
         // A PR tool's key, arguments not given, total unknown.
         let pr = serde_json::json!({"nextCursor": "p2"});
         assert_eq!(
-            next_page_line("pr_list", &Value::Null, &pr, Some((30, None))).as_deref(),
+            next_page_line("pr_list", &Value::Null, &pr, Some((30, None)), None).as_deref(),
             Some(r#"Showing 30; next page: call pr_list with {"cursor":"p2"}"#)
+        );
+        // An analysis tool pages by options.offset: the given options keep, the offset moves.
+        let analysis = serde_json::json!({"findings": [], "summary": {}});
+        let args =
+            serde_json::json!({"kind": "complexity", "options": {"limit": 40, "offset": 40}});
+        assert_eq!(
+            next_page_line(
+                "analyze_quality",
+                &args,
+                &analysis,
+                Some((40, Some(549))),
+                Some(80)
+            )
+            .as_deref(),
+            Some(
+                r#"Showing 40 of 549; next page: call analyze_quality with {"kind":"complexity","options":{"limit":40,"offset":80}}"#
+            )
+        );
+        assert_eq!(
+            next_page_line(
+                "analyze_quality",
+                &Value::Null,
+                &analysis,
+                Some((40, Some(549))),
+                Some(40)
+            )
+            .as_deref(),
+            Some(
+                r#"Showing 40 of 549; next page: call analyze_quality with {"options":{"offset":40}}"#
+            )
         );
     }
 

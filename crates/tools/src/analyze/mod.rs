@@ -547,8 +547,8 @@ fn now() -> String {
         .map_or_else(String::new, |t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
 }
 
-/// The text: counts, then one line per finding (at most [`TEXT_FINDINGS`]), then how to
-/// get the rest.
+/// The text: counts, then one line per finding (at most [`TEXT_FINDINGS`]); the registry
+/// adds how many it showed and the next call ([`shown`], [`next_offset`]).
 pub(crate) fn render(tool: &str, out: &AnalysisResult) -> String {
     let s = &out.summary;
     let b = &s.by_severity;
@@ -591,20 +591,22 @@ pub(crate) fn render(tool: &str, out: &AnalysisResult) -> String {
             text.push_str(&format!(" → {} {}", call.command, call.arguments));
         }
     }
-    let listed = out.findings.len().min(TEXT_FINDINGS);
-    let next = out.offset + listed;
-    let left = s.total_findings.saturating_sub(next);
-    if left > 0 {
-        text.push_str(&format!(
-            "\n{left} more: call {tool} again with the same arguments and options.offset {next}{}",
-            if listed < out.findings.len() {
-                format!(" (options.limit {listed} pages the text alike)")
-            } else {
-                String::new()
-            }
-        ));
-    }
     text
+}
+
+/// The findings the text shows, of how many: the registry's paging line.
+pub(crate) fn shown(out: &AnalysisResult) -> Option<(usize, Option<usize>)> {
+    Some((
+        out.findings.len().min(TEXT_FINDINGS),
+        Some(out.summary.total_findings),
+    ))
+}
+
+/// Where the findings after those the text shows start, when any are left: a reader of
+/// the text goes on from there (a reader of the structured page, from `offset + limit`).
+pub(crate) fn next_offset(out: &AnalysisResult) -> Option<usize> {
+    let next = out.offset + out.findings.len().min(TEXT_FINDINGS);
+    (next < out.summary.total_findings).then_some(next)
 }
 
 fn severity_word(s: Severity) -> &'static str {

@@ -211,7 +211,26 @@ async fn quality_pages_never_repeat_or_skip_and_every_call_it_suggests_fits_the_
         let s = &page.structured["summary"];
         assert_eq!(s["has_more"], offset == 0);
         if offset == 0 {
-            assert!(page.text.contains("1 more: call analyze_quality again with the same arguments and options.offset 3"), "{}", page.text);
+            // The text alone says how many it shows of how many, and the exact next call.
+            assert!(
+                page.text
+                    .contains("Showing 3 of 4; next page: call analyze_quality with {"),
+                "{}",
+                page.text
+            );
+            assert!(
+                page.text.contains(
+                    r#""options":{"limit":3,"offset":3,"thresholds":{"cyclomatic_complexity":0}}"#
+                ),
+                "{}",
+                page.text
+            );
+        } else {
+            assert!(
+                !page.text.contains("next page"),
+                "the last page: {}",
+                page.text
+            );
         }
         paged.extend(
             page.structured["findings"]
