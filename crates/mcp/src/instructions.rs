@@ -73,10 +73,16 @@ pub fn instructions(selection: &Selection) -> String {
     }
     text.push('\n');
     text.push_str(CONVENTIONS);
+    // Toolsets that share conventions (the refactoring, workspace and internal tools all
+    // plan over the edit layer) have them said once.
+    let mut said: Vec<&str> = Vec::new();
     for set in toolsets {
         if let Some(conventions) = set.conventions() {
-            text.push('\n');
-            text.push_str(conventions);
+            if !said.contains(&conventions) {
+                said.push(conventions);
+                text.push('\n');
+                text.push_str(conventions);
+            }
         }
     }
     text

@@ -24,7 +24,11 @@ pub(crate) fn is_ours(name: &str) -> bool {
 
 /// The two tools as tools/list shows them.
 pub(crate) fn tools() -> Vec<Tool> {
-    let names: Vec<&str> = Toolset::ALL.iter().map(|t| t.as_str()).collect();
+    let names: Vec<&str> = Toolset::ALL
+        .iter()
+        .filter(|t| !t.hidden())
+        .map(|t| t.as_str())
+        .collect();
     let toolset = json!({
         "type": "object",
         "properties": {
@@ -127,6 +131,7 @@ pub(crate) fn requested(args: &Value) -> Result<Vec<Toolset>, ToolError> {
     let valid = || {
         Toolset::ALL
             .iter()
+            .filter(|t| !t.hidden())
             .map(|t| t.as_str())
             .collect::<Vec<_>>()
             .join(", ")
@@ -192,10 +197,14 @@ pub(crate) fn enabled(selection: &Selection, asked: &[Toolset], turned: &[Toolse
             tools.join(", ")
         )
     };
+    let mut said: Vec<&str> = Vec::new();
     for set in turned {
         if let Some(conventions) = set.conventions() {
-            text.push('\n');
-            text.push_str(conventions);
+            if !said.contains(&conventions) {
+                said.push(conventions);
+                text.push('\n');
+                text.push_str(conventions);
+            }
         }
     }
     ToolOutput {

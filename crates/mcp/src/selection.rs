@@ -67,7 +67,7 @@ impl Selection {
                 let mut sets = BTreeSet::new();
                 for name in names {
                     match name {
-                        "all" => sets.extend(Toolset::ALL),
+                        "all" => sets.extend(Toolset::ALL.into_iter().filter(|t| !t.hidden())),
                         "default" => {
                             sets.extend(Toolset::ALL.into_iter().filter(|t| t.on_by_default()))
                         }
@@ -88,7 +88,7 @@ impl Selection {
         let on_demand = options.toolsets.is_none();
         let offered: Vec<ToolSpec> = resolve_pr_tools::all()
             .into_iter()
-            .filter(|t| on_demand || on.contains(&t.toolset))
+            .filter(|t| on.contains(&t.toolset) || (on_demand && !t.toolset.hidden()))
             .filter_map(|t| {
                 if options.read_only {
                     t.read_only_variant()
@@ -424,7 +424,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             err.to_string(),
-            "unknown toolset \"coments\"; valid toolsets: analysis, ci, code, comments, git, impact, merge, refactor, reviews, all, default"
+            "unknown toolset \"coments\"; valid toolsets: analysis, ci, code, comments, git, impact, internal, merge, refactor, reviews, workspace, all, default"
         );
         assert!(matches!(
             Selection::new(&Options {

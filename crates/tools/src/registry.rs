@@ -33,6 +33,11 @@ pub enum Toolset {
     Comments,
     /// The local repository: merge conflicts and restacking stacked PRs.
     Git,
+    /// Seed 002's internal API: plumbing for scripts and other servers (file reads and
+    /// writes through the edit layer, language-server lifecycle notifications, completions,
+    /// a `WorkspaceEdit` applied as a plan). Hidden: offered only when named, never by `all`
+    /// or on demand.
+    Internal,
     /// What a pull request changes and how to review it: `analyze_pr_impact`,
     /// `get_review_suggestions`. (Not seed 002's code analysis, which reads a checkout.)
     Impact,
@@ -43,6 +48,9 @@ pub enum Toolset {
     Refactor,
     /// Review threads: finding, answering and resolving them.
     Reviews,
+    /// Seed 002's workspace tools: packages created, their dependencies extracted and the
+    /// workspace's members updated, as plans verified by the ecosystem's own tool.
+    Workspace,
 }
 
 /// What every code-intelligence tool shares, said once in the instructions rather than in
@@ -72,16 +80,18 @@ rollback undoes it. Targets and positions are as the code tools take them.";
 
 impl Toolset {
     /// Every toolset, sorted by name.
-    pub const ALL: [Toolset; 9] = [
+    pub const ALL: [Toolset; 11] = [
         Toolset::Analysis,
         Toolset::Ci,
         Toolset::Code,
         Toolset::Comments,
         Toolset::Git,
         Toolset::Impact,
+        Toolset::Internal,
         Toolset::Merge,
         Toolset::Refactor,
         Toolset::Reviews,
+        Toolset::Workspace,
     ];
 
     /// The name `--toolsets` takes and tools/list shows.
@@ -93,9 +103,11 @@ impl Toolset {
             Toolset::Comments => "comments",
             Toolset::Git => "git",
             Toolset::Impact => "impact",
+            Toolset::Internal => "internal",
             Toolset::Merge => "merge",
             Toolset::Refactor => "refactor",
             Toolset::Reviews => "reviews",
+            Toolset::Workspace => "workspace",
         }
     }
 
@@ -109,6 +121,13 @@ impl Toolset {
     /// merge). The others cost nothing until the agent enables them.
     pub const fn on_by_default(self) -> bool {
         matches!(self, Toolset::Ci | Toolset::Merge | Toolset::Reviews)
+    }
+
+    /// Offered only when the operator names it (`--toolsets internal`): not by `all`, not
+    /// listed or turned on on demand, not in the instructions. Seed 002's internal API is
+    /// plumbing for scripts and other servers, not for an agent choosing tools.
+    pub const fn hidden(self) -> bool {
+        matches!(self, Toolset::Internal)
     }
 
     /// One line on what the toolset is for, where toolsets are listed for an agent to choose.
@@ -130,11 +149,17 @@ impl Toolset {
                 "local repository: which files and hunks conflict; restack stacked PRs after a merge"
             }
             Toolset::Impact => "what a pull request changes and affects, and how to review it",
+            Toolset::Internal => {
+                "plumbing for scripts: file reads and writes as plans, LSP notifications, completions"
+            }
             Toolset::Merge => "whether a pull request can merge now, and what blocks it",
             Toolset::Refactor => {
                 "refactor the local checkout: rename, find/replace; previewed plans, applied exactly, undoable"
             }
             Toolset::Reviews => "open review threads: find, reply to, resolve and reopen them",
+            Toolset::Workspace => {
+                "workspace packages: create one, extract its dependencies, update members; verified plans"
+            }
         }
     }
 
@@ -145,6 +170,7 @@ impl Toolset {
             Toolset::Code => Some(CODE_CONVENTIONS),
             Toolset::Refactor => Some(REFACTOR_CONVENTIONS),
             Toolset::Analysis => Some(ANALYSIS_CONVENTIONS),
+            Toolset::Internal | Toolset::Workspace => Some(REFACTOR_CONVENTIONS),
             _ => None,
         }
     }
@@ -152,13 +178,23 @@ impl Toolset {
     /// Its tools read a checkout on the server's machine, which callers on other machines
     /// (a shared HTTP server) cannot name: such a server leaves them out.
     pub const fn reads_the_servers_checkout(self) -> bool {
-        matches!(self, Toolset::Code | Toolset::Refactor | Toolset::Analysis)
+        matches!(
+            self,
+            Toolset::Code
+                | Toolset::Refactor
+                | Toolset::Analysis
+                | Toolset::Internal
+                | Toolset::Workspace
+        )
     }
 
     /// Its tools ask language servers, so a call runs under the code tools' deadline and
     /// progress, and the CLI hands it to its daemon (which keeps servers warm).
     pub const fn asks_language_servers(self) -> bool {
-        matches!(self, Toolset::Code | Toolset::Refactor)
+        matches!(
+            self,
+            Toolset::Code | Toolset::Refactor | Toolset::Internal | Toolset::Workspace
+        )
     }
 }
 

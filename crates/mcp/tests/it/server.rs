@@ -248,7 +248,7 @@ async fn toolsets_filter_and_reject_unknown_names() {
     assert!(matches!(&err, Error::UnknownToolset { given, .. } if given == "cl"));
     assert_eq!(
         err.to_string(),
-        "unknown toolset \"cl\"; valid toolsets: analysis, ci, code, comments, git, impact, merge, refactor, reviews, all, default"
+        "unknown toolset \"cl\"; valid toolsets: analysis, ci, code, comments, git, impact, internal, merge, refactor, reviews, workspace, all, default"
     );
 }
 
