@@ -9,6 +9,7 @@ pub mod imports;
 pub mod leftovers;
 pub mod placeholder;
 pub mod python_move;
+pub mod rust_crate_move;
 pub mod rust_move;
 pub mod target;
 pub mod ts_inline;

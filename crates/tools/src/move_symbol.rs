@@ -20,6 +20,8 @@ use crate::registry::Tool;
 pub enum MoveKind {
     #[default]
     Symbol,
+    File,
+    Directory,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -30,13 +32,13 @@ pub struct Input {
     pub directory: Option<String>,
     #[serde(default)]
     pub kind: MoveKind,
-    /// The file the declaration is in.
+    /// The file the declaration is in (kind symbol), or the file or directory to move.
     #[serde(default)]
     pub file_path: Option<String>,
     /// The whole declaration (or its name).
     #[serde(default)]
     pub range: Option<Range>,
-    /// Python, Rust: the module file to move into (it exists). TypeScript: a new file beside it (default: named by the server).
+    /// symbol: Python, Rust: the module file to move into (it exists); TypeScript: a new file beside it (default: named by the server). file, directory: the new path from the root, or an existing directory to move into; a Rust module into another Cargo package becomes that crate.
     #[serde(default)]
     pub destination: Option<String>,
     /// Plan only; write nothing.
@@ -55,7 +57,7 @@ pub struct Move;
 impl Tool for Move {
     const NAME: &'static str = "move";
     const TITLE: &'static str = "Move a declaration to another file";
-    const DESCRIPTION: &'static str = "Moves top-level declarations to another file with imports fixed: TypeScript/JavaScript to a new file (typescript-language-server), Python (rope) and Rust into a module.";
+    const DESCRIPTION: &'static str = "Moves top-level declarations to another file with imports fixed: TypeScript/JavaScript to a new file (typescript-language-server), Python (rope) and Rust into a module. Moves files and directories, and a Rust module into a crate of its own.";
     const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
     const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
     const WRITES_ONLY_WHEN_ASKED: bool = true;
@@ -79,6 +81,9 @@ impl Tool for Move {
 }
 
 async fn plan(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
+    if input.kind != MoveKind::Symbol {
+        return move_path(ctx, root, input).await;
+    }
     let (Some(file), Some(range)) = (input.file_path.as_deref(), input.range) else {
         return Err(Error::user("move needs file_path and the declaration's range")
             .with_code(ErrorCode::InvalidArgument)
@@ -365,4 +370,112 @@ fn move_ends(
                 .with_detail("field", "range")
         })?;
     Ok(MoveEnds { dest_path, text, at })
+}
+
+/// `kind: file | directory`: the path moved with what names it rewritten (as `rename` does),
+/// or a Rust module made a crate of its own when the destination is another Cargo package.
+async fn move_path(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
+    let dir = input.kind == MoveKind::Directory;
+    let needs = |field: &str, what: &str| {
+        Error::user(format!("move kind {} needs {what}", if dir { "directory" } else { "file" }))
+            .with_code(ErrorCode::InvalidArgument)
+            .with_detail("field", field)
+    };
+    let Some(file) = input.file_path.as_deref() else {
+        return Err(needs("file_path", "file_path (what moves)"));
+    };
+    let Some(dest) = input.destination.as_deref().map(|d| d.trim().trim_end_matches('/')).filter(|d| !d.is_empty()) else {
+        return Err(needs("destination", "destination (where it goes)"));
+    };
+    if input.range.is_some() {
+        return Err(Error::user("a file or directory is named by file_path alone; range is for kind symbol")
+            .with_code(ErrorCode::InvalidArgument)
+            .with_detail("field", "range"));
+    }
+    let from = crate::code::path_in(root, file, "file_path")?;
+    let given = Path::new(dest);
+    let dest_rel = given.strip_prefix(root).unwrap_or(given);
+    if dest_rel.is_absolute() || dest_rel.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+        return Err(Error::user(format!("destination {dest} is not a path inside the checkout"))
+            .with_code(ErrorCode::InvalidPath)
+            .with_detail("field", "destination"));
+    }
+    let rel_from = from.strip_prefix(root).unwrap_or(&from).to_owned();
+    // A Rust module into another package: the module file (for a directory, its `mod.rs` or
+    // the `.rs` beside it).
+    let module_file = if dir {
+        [rel_from.join("mod.rs"), rel_from.with_extension("rs")].into_iter().find(|f| root.join(f).is_file())
+    } else {
+        Some(rel_from.clone())
+    };
+    if let Some(module_file) = module_file.filter(|f| Language::of_path(f) == Some(Language::Rust)) {
+        let probe = if root.join(dest_rel).is_dir() { dest_rel.join("Cargo.toml") } else { dest_rel.to_owned() };
+        let old = resolve_pr_code::rust_crate_move::package_of(root, &module_file);
+        let new = resolve_pr_code::rust_crate_move::package_of(root, &probe);
+        if let (Some(old), Some(new)) = (old, new)
+            && old.dir != new.dir
+        {
+            return crate_move(root, &module_file, dest_rel);
+        }
+    }
+    // Into an existing directory: under its own name there.
+    let to = if root.join(dest_rel).is_dir() {
+        dest_rel.join(rel_from.file_name().unwrap_or_default())
+    } else {
+        dest_rel.to_owned()
+    };
+    let (change, language, warnings) = crate::rename::path_moved(
+        ctx,
+        root,
+        file,
+        &to.to_string_lossy(),
+        dir,
+        "kind",
+        true,
+    )
+    .await?;
+    Ok((
+        change,
+        PlanMeta {
+            plan_type: "MovePlan".into(),
+            kind: if dir { "move.directory" } else { "move.file" }.into(),
+            language,
+            warnings,
+        },
+    ))
+}
+
+fn crate_move(root: &Path, module_file: &Path, dest: &Path) -> Result<(WorkspaceChange, PlanMeta)> {
+    let planned = resolve_pr_code::rust_crate_move::plan(root, module_file, dest).map_err(|why| {
+        Error::user(format!("the module cannot become a crate of its own: {why}"))
+            .with_code(ErrorCode::NotSupported)
+            .with_detail("field", "destination")
+            .with_suggestion(
+                "analyze_module_dependencies says what the module uses of its crate; create the package first with create_package.",
+            )
+    })?;
+    let mut warnings: Vec<Warning> = planned
+        .warnings
+        .into_iter()
+        .map(|message| Warning { code: "CRATE_MOVE".into(), message })
+        .collect();
+    warnings.insert(
+        0,
+        Warning {
+            code: "PERFORMED_BY".into(),
+            message: format!(
+                "module {} becomes crate {}; the old crate uses it under the module's name. extract_dependencies copies the crates it names",
+                planned.module, planned.new_crate
+            ),
+        },
+    );
+    Ok((
+        planned.change,
+        PlanMeta {
+            plan_type: "MovePlan".into(),
+            kind: "move.module_to_crate".into(),
+            language: Some(Language::Rust.as_str().to_owned()),
+            warnings,
+        },
+    ))
 }

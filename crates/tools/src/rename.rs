@@ -283,20 +283,47 @@ async fn imports_left(aimed: &crate::code::Aimed, change: &mut WorkspaceChange, 
 
 async fn rename_path(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
     let file_path = input.file_path.as_deref().unwrap_or_default();
+    let new_name = input.new_name.as_deref().unwrap_or_default().trim().trim_end_matches('/');
+    let dir = input.kind == RenameKind::Directory;
+    let (change, language, warnings) = path_moved(ctx, root, file_path, new_name, dir, "kind", new_name.contains('/')).await?;
+    Ok((
+        change,
+        PlanMeta {
+            plan_type: "RenamePlan".into(),
+            kind: if dir { "rename.directory" } else { "rename.file" }.into(),
+            language,
+            warnings,
+        },
+    ))
+}
+
+/// A file or directory moved to `new_name` (a name beside it, or a path from the root),
+/// with what names it by path rewritten where its language's server (or, for Go, the
+/// syntax tree) can: the change, the language, and warnings. `kind_field` is the argument
+/// that said file or directory; `from_root`: `new_name` is a path from the root, not a name
+/// beside the file.
+pub(crate) async fn path_moved(
+    ctx: &Context,
+    root: &Path,
+    file_path: &str,
+    new_name: &str,
+    dir: bool,
+    kind_field: &str,
+    from_root: bool,
+) -> Result<(WorkspaceChange, Option<String>, Vec<Warning>)> {
     let from = path_in(root, file_path, "file_path")?;
     let is_dir = from.is_dir();
-    if is_dir != (input.kind == RenameKind::Directory) {
+    if is_dir != dir {
         return Err(Error::user(format!(
             "{file_path} is a {}, but kind is {}",
             if is_dir { "directory" } else { "file" },
             if is_dir { "file" } else { "directory" }
         ))
         .with_code(ErrorCode::InvalidArgument)
-        .with_detail("field", "kind"));
+        .with_detail("field", kind_field));
     }
-    let new_name = input.new_name.as_deref().unwrap_or_default().trim().trim_end_matches('/');
     let rel_from = from.strip_prefix(root).unwrap_or(&from).to_owned();
-    let rel_to = if new_name.contains('/') {
+    let rel_to = if from_root {
         PathBuf::from(new_name)
     } else {
         rel_from.with_file_name(new_name)
@@ -374,13 +401,5 @@ async fn rename_path(ctx: &Context, root: &Path, input: &Input) -> Result<(Works
         overwrite: false,
         ignore_if_exists: false,
     });
-    Ok((
-        WorkspaceChange { changes },
-        PlanMeta {
-            plan_type: "RenamePlan".into(),
-            kind: if is_dir { "rename.directory" } else { "rename.file" }.into(),
-            language,
-            warnings,
-        },
-    ))
+    Ok((WorkspaceChange { changes }, language, warnings))
 }
