@@ -6,6 +6,7 @@
 pub mod find_replace;
 pub mod go_imports;
 pub mod imports;
+pub mod js_paths;
 pub mod leftovers;
 pub mod placeholder;
 pub mod python_move;

@@ -539,10 +539,48 @@ fn sync_scratch(root: &Path, scratch: &Path, outcome: &Outcome) -> std::io::Resu
         fs::write(&dest, &bytes)?;
     }
     // Installed packages the checkers resolve imports through, by link.
-    for name in ["node_modules", ".venv", "venv"] {
+    for name in [".venv", "venv"] {
         let (from, to) = (root.join(name), scratch.join(name));
         if from.is_dir() && fs::symlink_metadata(&to).is_err() {
             std::os::unix::fs::symlink(&from, &to)?;
+        }
+    }
+    link_node_modules(&root.join("node_modules"), &scratch.join("node_modules"))?;
+    Ok(())
+}
+
+/// The checkout's `node_modules` seen from the scratch copy: each package linked to the
+/// checkout's, except a workspace package (npm links those relatively, into the checkout's
+/// own directories), whose relative link is kept so that it resolves to the scratch copy's
+/// package, the one the change edits. Scopes (`@s/…`) are looked into.
+fn link_node_modules(from: &Path, to: &Path) -> std::io::Result<()> {
+    if !from.is_dir() {
+        return Ok(());
+    }
+    if fs::symlink_metadata(to).is_ok_and(|m| m.file_type().is_symlink()) {
+        // Made by an earlier version as one link to the whole directory.
+        fs::remove_file(to)?;
+    }
+    fs::create_dir_all(to)?;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let (source, dest) = (entry.path(), to.join(entry.file_name()));
+        if fs::symlink_metadata(&dest).is_ok() {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        let scope = entry.file_name().to_string_lossy().starts_with('@');
+        if kind.is_symlink() {
+            let target = fs::read_link(&source)?;
+            if target.is_relative() {
+                std::os::unix::fs::symlink(&target, &dest)?;
+            } else {
+                std::os::unix::fs::symlink(&source, &dest)?;
+            }
+        } else if kind.is_dir() && scope {
+            link_node_modules(&source, &dest)?;
+        } else {
+            std::os::unix::fs::symlink(&source, &dest)?;
         }
     }
     Ok(())

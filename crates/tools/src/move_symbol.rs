@@ -424,16 +424,34 @@ async fn move_path(ctx: &Context, root: &Path, input: &Input) -> Result<(Workspa
     } else {
         dest_rel.to_owned()
     };
-    let (change, language, warnings) = crate::rename::path_moved(
+    // A new package's template entry file (what create_package wrote) is replaced by the
+    // file moved onto it; any other existing destination is refused by the plan.
+    let template = (!dir)
+        .then(|| template_entry(root, &to))
+        .flatten();
+    let to_text = to.to_string_lossy();
+    let (change, language, mut warnings) = crate::rename::path_moved(
         ctx,
         root,
-        file,
-        &to.to_string_lossy(),
-        dir,
-        "kind",
-        true,
+        crate::rename::PathMove {
+            file_path: file,
+            new_name: &to_text,
+            dir,
+            kind_field: "kind",
+            from_root: true,
+            overwrite: template.is_some(),
+        },
     )
     .await?;
+    if let Some(lines) = template {
+        warnings.push(Warning {
+            code: "TEMPLATE_REPLACED".into(),
+            message: format!(
+                "{} held {lines} line(s), its package's template entry: the moved file replaces them",
+                to.display()
+            ),
+        });
+    }
     Ok((
         change,
         PlanMeta {
@@ -478,4 +496,26 @@ fn crate_move(root: &Path, module_file: &Path, dest: &Path) -> Result<(Workspace
             warnings,
         },
     ))
+}
+
+/// The lines of `to` when it is the entry file of the package it is in (package.json's
+/// `main`, `index.js`/`index.ts`, `src/lib.rs`, `__init__.py`) and small enough to be a
+/// template (at most 5 non-blank lines).
+fn template_entry(root: &Path, to: &Path) -> Option<usize> {
+    let text = std::fs::read_to_string(root.join(to)).ok()?;
+    let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
+    if lines > 5 {
+        return None;
+    }
+    let dir = to.parent()?;
+    let name = to.file_name()?.to_str()?;
+    let main = std::fs::read_to_string(root.join(dir).join("package.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .and_then(|v| v.get("main").and_then(Value::as_str).map(|m| m.trim_start_matches("./").to_owned()));
+    let entry = main.as_deref() == Some(name)
+        || (main.is_none() && root.join(dir).join("package.json").is_file() && matches!(name, "index.js" | "index.ts"))
+        || name == "__init__.py"
+        || (name == "lib.rs" && dir.parent().is_some_and(|p| root.join(p).join("Cargo.toml").is_file()));
+    entry.then_some(lines)
 }

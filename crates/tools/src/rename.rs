@@ -285,7 +285,19 @@ async fn rename_path(ctx: &Context, root: &Path, input: &Input) -> Result<(Works
     let file_path = input.file_path.as_deref().unwrap_or_default();
     let new_name = input.new_name.as_deref().unwrap_or_default().trim().trim_end_matches('/');
     let dir = input.kind == RenameKind::Directory;
-    let (change, language, warnings) = path_moved(ctx, root, file_path, new_name, dir, "kind", new_name.contains('/')).await?;
+    let (change, language, warnings) = path_moved(
+        ctx,
+        root,
+        PathMove {
+            file_path,
+            new_name,
+            dir,
+            kind_field: "kind",
+            from_root: new_name.contains('/'),
+            overwrite: false,
+        },
+    )
+    .await?;
     Ok((
         change,
         PlanMeta {
@@ -297,20 +309,35 @@ async fn rename_path(ctx: &Context, root: &Path, input: &Input) -> Result<(Works
     ))
 }
 
+/// What [`path_moved`] moves where.
+pub(crate) struct PathMove<'a> {
+    pub file_path: &'a str,
+    /// A name beside the file, or (`from_root`) a path from the root.
+    pub new_name: &'a str,
+    pub dir: bool,
+    /// The argument that said file or directory.
+    pub kind_field: &'a str,
+    pub from_root: bool,
+    /// The destination may exist (a new package's template entry).
+    pub overwrite: bool,
+}
+
 /// A file or directory moved to `new_name` (a name beside it, or a path from the root),
 /// with what names it by path rewritten where its language's server (or, for Go, the
-/// syntax tree) can: the change, the language, and warnings. `kind_field` is the argument
-/// that said file or directory; `from_root`: `new_name` is a path from the root, not a name
-/// beside the file.
+/// syntax tree) can: the change, the language, and warnings.
 pub(crate) async fn path_moved(
     ctx: &Context,
     root: &Path,
-    file_path: &str,
-    new_name: &str,
-    dir: bool,
-    kind_field: &str,
-    from_root: bool,
+    how: PathMove<'_>,
 ) -> Result<(WorkspaceChange, Option<String>, Vec<Warning>)> {
+    let PathMove {
+        file_path,
+        new_name,
+        dir,
+        kind_field,
+        from_root,
+        overwrite,
+    } = how;
     let from = path_in(root, file_path, "file_path")?;
     let is_dir = from.is_dir();
     if is_dir != dir {
@@ -395,11 +422,67 @@ pub(crate) async fn path_moved(
             message: "no language server reads this file, so nothing that names it was updated".into(),
         }),
     }
+    if language.as_deref() == Some(resolve_pr_lsp::Language::TypeScript.as_str()) {
+        let moves = [(rel_from.clone(), rel_to.clone())];
+        let (root_owned, moves_owned) = (root.to_owned(), moves.to_vec());
+        let ours = tokio::task::spawn_blocking(move || resolve_pr_code::js_paths::rewrites(&root_owned, &moves_owned))
+            .await
+            .map_err(|e| Error::unknown(format!("reading the imports stopped: {e}")))?;
+        match ours {
+            Ok(ours) => {
+                let added = merge_edits(&mut changes, ours);
+                if added > 0 {
+                    warnings.push(Warning {
+                        code: "SPECIFIERS_REWRITTEN".into(),
+                        message: format!(
+                            "{added} module specifier(s) the server left (require calls, files outside its project) rewritten by the import graph"
+                        ),
+                    });
+                }
+            }
+            Err(why) => warnings.push(Warning {
+                code: "IMPORTS_NOT_UPDATED".into(),
+                message: format!("the import graph could not be read ({why}): only the server's rewrites are in the plan"),
+            }),
+        }
+    }
     changes.push(FileChange::Rename {
         from: rel_from,
         to: rel_to,
-        overwrite: false,
+        overwrite,
         ignore_if_exists: false,
     });
     Ok((WorkspaceChange { changes }, language, warnings))
+}
+
+/// Adds `ours` (edits of files as they are) to `changes` (edits of the same files, all
+/// before any rename): into the file's edit where there is one, leaving out an edit that
+/// overlaps one already there (the server rewrote that specifier). How many were added.
+fn merge_edits(changes: &mut Vec<FileChange>, ours: Vec<FileChange>) -> usize {
+    let mut added = 0;
+    for change in ours {
+        let FileChange::Edit { path, edits } = change else { continue };
+        let existing = changes.iter_mut().find_map(|c| match c {
+            FileChange::Edit { path: p, edits } if *p == path => Some(edits),
+            _ => None,
+        });
+        match existing {
+            Some(theirs) => {
+                for edit in edits {
+                    let overlaps = theirs
+                        .iter()
+                        .any(|t| t.range.start < edit.range.end.max(edit.range.start + 1) && edit.range.start < t.range.end.max(t.range.start + 1));
+                    if !overlaps {
+                        theirs.push(edit);
+                        added += 1;
+                    }
+                }
+            }
+            None => {
+                added += edits.len();
+                changes.push(FileChange::Edit { path, edits });
+            }
+        }
+    }
+    added
 }
