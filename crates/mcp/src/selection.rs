@@ -332,7 +332,10 @@ mod tests {
         );
         assert_eq!(s.enable(&[Toolset::Code]).unwrap(), []);
         let listed = s.toolsets();
-        assert_eq!(listed.len(), Toolset::ALL.len());
+        let public = Toolset::ALL.iter().filter(|t| !t.hidden()).count();
+        assert_eq!(listed.len(), public, "the hidden internal toolset is not offered");
+        assert!(listed.iter().all(|(t, _, _)| *t != Toolset::Internal));
+        assert!(s.enable(&[Toolset::Internal]).is_err());
         assert!(listed.iter().any(|(t, on, _)| *t == Toolset::Code && *on));
         assert!(listed.iter().any(|(t, on, _)| *t == Toolset::Git && !*on));
     }
@@ -344,7 +347,17 @@ mod tests {
             toolsets: Some(vec!["all".into()]),
         })
         .unwrap();
-        assert_eq!(all.names(), registry_names(|_| true));
+        assert_eq!(all.names(), registry_names(|t| !t.toolset.hidden()));
+        // Seed 002's internal API only when named.
+        let internal = Selection::new(&Options {
+            read_only: false,
+            toolsets: Some(vec!["internal".into()]),
+        })
+        .unwrap();
+        assert_eq!(
+            internal.names(),
+            registry_names(|t| t.toolset == Toolset::Internal)
+        );
         let mut some = Selection::new(&Options {
             read_only: false,
             toolsets: Some(vec!["default".into(), "code".into()]),

@@ -17,7 +17,7 @@ const DEFAULT_SESSION_BUDGET: usize = 8_000;
 /// turns it on; the budgets still bound what it costs then. Never raise one to let a change
 /// pass: make room first (a description that repeats its schema, a field whose doc comment
 /// says what its name does).
-const TOOLSET_BUDGETS: [(Toolset, usize); 9] = [
+const TOOLSET_BUDGETS: [(Toolset, usize); 11] = [
     // Seed 002's nine analysis tools: 5,409 (each lists the same AnalysisResult schema, its
     // nested shapes left to the toolset's conventions).
     (Toolset::Analysis, 5_450),
@@ -26,10 +26,14 @@ const TOOLSET_BUDGETS: [(Toolset, usize); 9] = [
     (Toolset::Comments, 4_950),
     (Toolset::Git, 3_250),
     (Toolset::Impact, 2_050),
+    // Seed 002's internal API (hidden: only `--toolsets internal` lists it).
+    (Toolset::Internal, 6_000),
     (Toolset::Merge, 1_300),
     // Seed 002's seven refactoring tools, find_replace and rollback: 5,548.
     (Toolset::Refactor, 5_550),
     (Toolset::Reviews, 3_000),
+    // Seed 002's workspace tools.
+    (Toolset::Workspace, 3_000),
 ];
 
 /// Descriptions say what the schema cannot, in at most this many tokens; a tool over it is
