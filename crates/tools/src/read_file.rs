@@ -87,14 +87,14 @@ impl Tool for ReadFile {
             }
         };
         let shown = crate::code::display_path(&root, &path);
-        Ok(read(
+        read(
             &root,
             &shown,
             text,
             input.start_line,
             input.end_line,
             max_bytes,
-        )?)
+        )
     }
 
     fn render(out: &Output) -> String {
