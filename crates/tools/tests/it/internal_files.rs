@@ -596,6 +596,22 @@ async fn apply_workspace_edit_creates_renames_deletes_and_counts_utf16() {
     undo(&ctx, &root, &applied).await;
     assert_eq!(tree(&root), before);
 
+    // LSP's `changes` map plans as well.
+    let plan = call(
+        &ctx,
+        "apply_workspace_edit",
+        json!({"directory": root, "edit": {"changes": {uri("a.txt"): [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "newText": "A"}]}}}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        plan.structured["plan"]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+Alpha")
+    );
+    assert_eq!(tree(&root), before);
+
     // A bad part is named by its pointer, and nothing is written.
     let bad = [
         (
@@ -603,7 +619,7 @@ async fn apply_workspace_edit_creates_renames_deletes_and_counts_utf16() {
                 {"kind": "create", "uri": uri("x.txt")},
                 {"textDocument": {"uri": uri("a.txt")}, "edits": [{"range": {"start": {"line": 99, "character": 0}, "end": {"line": 99, "character": 1}}, "newText": ""}]},
             ]}),
-            "edit.documentChanges[1].edits[0].range",
+            "edit.documentChanges[1].edits[0].range".to_owned(),
         ),
         (
             json!({"documentChanges": [
@@ -611,17 +627,21 @@ async fn apply_workspace_edit_creates_renames_deletes_and_counts_utf16() {
                 {"kind": "create", "uri": uri("y.txt")},
                 {"textDocument": {"uri": uri("a.txt")}, "edits": [{"newText": "z"}]},
             ]}),
-            "edit.documentChanges[2].edits[0].range",
+            "edit.documentChanges[2].edits[0].range".to_owned(),
         ),
         (
             json!({"documentChanges": [{"kind": "move", "uri": uri("a.txt")}]}),
-            "edit.documentChanges[0].kind",
+            "edit.documentChanges[0].kind".to_owned(),
         ),
         (
             json!({"documentChanges": [{"textDocument": {"uri": "http://example.com/a"}, "edits": []}]}),
-            "edit.documentChanges[0].textDocument.uri",
+            "edit.documentChanges[0].textDocument.uri".to_owned(),
         ),
-        (json!({"nothing": true}), "edit"),
+        (json!({"nothing": true}), "edit".to_owned()),
+        (
+            json!({"changes": {uri("a.txt"): [{"range": {"start": {"line": 7, "character": 0}, "end": {"line": 7, "character": 0}}, "newText": "z"}]}}),
+            format!("edit.changes[{:?}]", uri("a.txt")),
+        ),
     ];
     for (edit, field) in bad {
         let e = call(
