@@ -179,6 +179,9 @@ fn merge(parts: Vec<WorkspaceChange>, names: &[&str]) -> Result<WorkspaceChange>
     // Each path named so far: the operation naming it, and the step holding its edits
     // while it has had nothing but one text-edit step.
     let mut touched: BTreeMap<PathBuf, (usize, Option<usize>)> = BTreeMap::new();
+    // The later operations whose edits of a path went into an earlier one's step: a second
+    // step of theirs there would be against their own first.
+    let mut merged: std::collections::BTreeSet<(PathBuf, usize)> = Default::default();
     let other = |touched: &BTreeMap<PathBuf, (usize, Option<usize>)>, path: &Path, i: usize| {
         touched
             .iter()
@@ -213,6 +216,9 @@ fn merge(parts: Vec<WorkspaceChange>, names: &[&str]) -> Result<WorkspaceChange>
                         touched.insert(path.clone(), (i, None));
                         out.push(FileChange::Edit { path, edits });
                     }
+                    Some((j, Some(_))) if merged.contains(&(path.clone(), i)) => {
+                        return Err(clash(i, j, &path));
+                    }
                     Some((j, Some(at))) => {
                         let Some(FileChange::Edit {
                             edits: existing, ..
@@ -243,7 +249,7 @@ fn merge(parts: Vec<WorkspaceChange>, names: &[&str]) -> Result<WorkspaceChange>
                             ));
                         }
                         existing.extend(edits);
-                        touched.insert(path, (j, Some(at)));
+                        merged.insert((path, i));
                     }
                     Some((j, None)) => return Err(clash(i, j, &path)),
                 }
@@ -264,4 +270,59 @@ fn merge(parts: Vec<WorkspaceChange>, names: &[&str]) -> Result<WorkspaceChange>
         }
     }
     Ok(WorkspaceChange { changes: out })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use resolve_pr_source::{TextEdit, TextRange};
+
+    fn edit(path: &str, start: usize, end: usize) -> FileChange {
+        FileChange::Edit {
+            path: path.into(),
+            edits: vec![TextEdit::replace(TextRange::new(start, end), "x")],
+        }
+    }
+
+    fn change(steps: Vec<FileChange>) -> WorkspaceChange {
+        WorkspaceChange { changes: steps }
+    }
+
+    #[test]
+    fn edits_of_one_file_merge_unless_they_overlap_or_chain() {
+        let names = ["a", "b", "c"];
+        let merged = merge(
+            vec![change(vec![edit("f", 0, 2)]), change(vec![edit("f", 3, 4)])],
+            &names,
+        )
+        .unwrap();
+        assert_eq!(merged.changes.len(), 1);
+        let overlap = merge(
+            vec![change(vec![edit("f", 0, 2)]), change(vec![edit("f", 1, 4)])],
+            &names,
+        );
+        assert!(overlap.unwrap_err().error.contains("overlapping"));
+        // A second step of a merged operation would be against its own first.
+        let chained = merge(
+            vec![
+                change(vec![edit("f", 0, 2)]),
+                change(vec![edit("f", 3, 4), edit("f", 5, 6)]),
+            ],
+            &names,
+        );
+        assert!(chained.is_err());
+        // A file under a directory another operation deletes.
+        let deleted = merge(
+            vec![
+                change(vec![FileChange::Delete {
+                    path: "d".into(),
+                    recursive: true,
+                    ignore_if_not_exists: false,
+                }]),
+                change(vec![edit("d/f", 0, 1)]),
+            ],
+            &names,
+        );
+        assert!(deleted.unwrap_err().error.contains("both change d"));
+    }
 }
