@@ -9,6 +9,7 @@ mod arguments;
 mod checkout;
 mod code;
 mod comments;
+mod internal;
 mod refactor;
 pub mod registry;
 mod schema;
@@ -64,6 +65,18 @@ registry::tools! {
     analyze_tests::AnalyzeTests,
     analyze_batch::AnalyzeBatch,
     analyze_module_dependencies::AnalyzeModuleDependencies,
+    read_file::ReadFile,
+    list_files::ListFiles,
+    write_file::WriteFile,
+    create_file::CreateFile,
+    delete_file::DeleteFile,
+    rename_file::RenameFile,
+    rename_directory::RenameDirectory,
+    move_directory::MoveDirectory,
+    apply_workspace_edit::ApplyWorkspaceEdit,
+    execute_edits::ExecuteEdits,
+    execute_batch::ExecuteBatch,
+    rename_symbol_with_imports::RenameSymbolWithImports,
 }
 
 use std::sync::Arc;

@@ -58,6 +58,18 @@ impl Tool for Rename {
     type Output = RefactorOutput;
 
     async fn run(ctx: &Context, input: Input, _raw: &Value) -> Result<RefactorOutput> {
+        run_as(ctx, Self::NAME, input).await
+    }
+
+    fn render(output: &RefactorOutput) -> String {
+        render(Self::NAME, output)
+    }
+}
+
+/// `rename` as `tool` calls it (`rename_symbol_with_imports` too): one plan type, so a
+/// plan made by one applies by the other.
+pub(crate) async fn run_as(ctx: &Context, tool: &str, input: Input) -> Result<RefactorOutput> {
+    {
         let root = crate::checkout::workspace(ctx, input.directory.as_deref())?;
         if input.plan_id.is_none() {
             check(&input)?;
@@ -73,11 +85,7 @@ impl Tool for Rename {
                 _ => rename_symbol(ctx, &input).await,
             }
         };
-        plan_or_apply(ctx, Self::NAME, &root, "RenamePlan", mode, make).await
-    }
-
-    fn render(output: &RefactorOutput) -> String {
-        render(Self::NAME, output)
+        plan_or_apply(ctx, tool, &root, "RenamePlan", mode, make).await
     }
 }
 
