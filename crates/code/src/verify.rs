@@ -644,7 +644,28 @@ pub async fn verify(
         return skipped(format!("the scratch copy could not be made: {e}"));
     }
     let target = scratch.join("target");
-    let baseline = match problems(&checker, root, root, None, timeout).await {
+    // cargo writes where it checks (a Cargo.lock where there is none, a target directory):
+    // its baseline runs on a copy of the checkout as it is, so that a plan, a dry run
+    // included, leaves every byte of the checkout as it was.
+    let (base_dir, base_target) = if checker.kind == Kind::Cargo {
+        let (r, b) = (root.to_owned(), scratch.join("base"));
+        let synced = tokio::task::spawn_blocking(move || {
+            fs::create_dir_all(&b)?;
+            sync_scratch(&r, &b, &Outcome::default())
+        })
+        .await;
+        if let Err(e) = synced
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()))
+        {
+            return skipped(format!("the scratch copy could not be made: {e}"));
+        }
+        (scratch.join("base"), Some(scratch.join("target-base")))
+    } else {
+        (root.to_owned(), None)
+    };
+    let baseline = match problems(&checker, root, &base_dir, base_target.as_deref(), timeout).await
+    {
         Ok(p) => p,
         Err(why) => return skipped(format!("{} on the checkout: {why}", checker.name())),
     };

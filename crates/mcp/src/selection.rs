@@ -333,7 +333,11 @@ mod tests {
         assert_eq!(s.enable(&[Toolset::Code]).unwrap(), []);
         let listed = s.toolsets();
         let public = Toolset::ALL.iter().filter(|t| !t.hidden()).count();
-        assert_eq!(listed.len(), public, "the hidden internal toolset is not offered");
+        assert_eq!(
+            listed.len(),
+            public,
+            "the hidden internal toolset is not offered"
+        );
         assert!(listed.iter().all(|(t, _, _)| *t != Toolset::Internal));
         assert!(s.enable(&[Toolset::Internal]).is_err());
         assert!(listed.iter().any(|(t, on, _)| *t == Toolset::Code && *on));
