@@ -11,7 +11,7 @@ use lsp_types::{
 use serde_json::json;
 
 use crate::error::Result;
-use crate::nav::{Answer, Emptiness, Pos};
+use crate::nav::{Answer, Emptiness, Pos, Span};
 use crate::pool::Server;
 
 /// One completion the server offers.
@@ -24,6 +24,9 @@ pub struct Completion {
     pub detail: Option<String>,
     /// What accepting it inserts: its text edit's text, else its `insertText`, else its label.
     pub insert_text: String,
+    /// What `insert_text` replaces, when the server said (its text edit's range: a member
+    /// completion may replace the `.` before it); else the word at the position.
+    pub range: Option<Span>,
     pub sort_text: Option<String>,
 }
 
@@ -100,10 +103,20 @@ pub fn completion_kind_name(kind: lsp_types::CompletionItemKind) -> &'static str
 }
 
 fn completion_of(item: CompletionItem) -> Completion {
-    let insert_text = match item.text_edit {
-        Some(CompletionTextEdit::Edit(e)) => e.new_text,
-        Some(CompletionTextEdit::InsertAndReplace(e)) => e.new_text,
-        None => item.insert_text.unwrap_or_else(|| item.label.clone()),
+    let span = |r: lsp_types::Range| Span {
+        start: Pos {
+            line: r.start.line,
+            character: r.start.character,
+        },
+        end: Pos {
+            line: r.end.line,
+            character: r.end.character,
+        },
+    };
+    let (insert_text, range) = match item.text_edit {
+        Some(CompletionTextEdit::Edit(e)) => (e.new_text, Some(span(e.range))),
+        Some(CompletionTextEdit::InsertAndReplace(e)) => (e.new_text, Some(span(e.insert))),
+        None => (item.insert_text.unwrap_or_else(|| item.label.clone()), None),
     };
     let detail = item.detail.filter(|d| !d.trim().is_empty()).or_else(|| {
         item.label_details
@@ -114,6 +127,7 @@ fn completion_of(item: CompletionItem) -> Completion {
         kind: item.kind.map(completion_kind_name),
         detail,
         insert_text,
+        range,
         sort_text: item.sort_text,
         label: item.label,
     }
@@ -268,6 +282,8 @@ mod tests {
         assert_eq!(got.items[0].insert_text, "zeta");
         assert_eq!(got.items[1].insert_text, "alpha()");
         assert_eq!(got.items[2].insert_text, "beta_");
+        assert_eq!(got.items[2].range.map(|r| r.start.character), Some(4));
+        assert_eq!(got.items[1].range, None);
         assert_eq!(got.items[2].kind, Some("enum_member"));
         assert_eq!(got.items[2].detail.as_deref(), Some("int"));
         assert_eq!(got.items[3].insert_text, "gam");
