@@ -64,6 +64,11 @@ registry::tools! {
     analyze_tests::AnalyzeTests,
     analyze_batch::AnalyzeBatch,
     analyze_module_dependencies::AnalyzeModuleDependencies,
+    get_completions::GetCompletions,
+    get_signature_help::GetSignatureHelp,
+    notify_file_opened::NotifyFileOpened,
+    notify_file_saved::NotifyFileSaved,
+    notify_file_closed::NotifyFileClosed,
 }
 
 use std::sync::Arc;

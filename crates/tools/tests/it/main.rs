@@ -14,6 +14,7 @@ mod contract;
 mod credentials;
 mod failing_tests;
 mod git_tools;
+mod internal_lsp;
 mod issue_list_bound;
 mod issue_tools;
 mod merge_tools;
