@@ -181,15 +181,20 @@ impl Tool for GetCompletions {
             if let Some(d) = &item.detail {
                 text.push_str(&format!(": {d}"));
             }
-            if item.insert_text != item.label || item.range.is_some() {
+            if item.insert_text != item.label {
                 text.push_str(&format!("  inserts {:?}", item.insert_text));
             }
-            if let Some(r) = &item.range {
-                text.push_str(&format!(
-                    " over {}-{}",
-                    shown_at("", r.start.line, r.start.character).trim_start_matches(':'),
-                    shown_at("", r.end.line, r.end.character).trim_start_matches(':')
-                ));
+            // Said only when it replaces something (an empty range at the position is
+            // what inserting means anyway).
+            if let Some(r) = item.range.filter(|r| r.start != r.end) {
+                let at = |p: Position| {
+                    format!(
+                        "{}:{}",
+                        u64::from(p.line) + 1,
+                        u64::from(p.character) + 1
+                    )
+                };
+                text.push_str(&format!(" replacing {}-{}", at(r.start), at(r.end)));
             }
         }
         for w in &output.warnings {
@@ -215,4 +220,57 @@ fn cut(s: &str, chars: usize) -> String {
     let mut out: String = one_line.chars().take(chars).collect();
     out.push('…');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(label: &str, insert: &str, range: Option<((u32, u32), (u32, u32))>) -> Item {
+        let p = |(line, character)| Position { line, character };
+        Item {
+            label: label.to_owned(),
+            kind: Some("method".to_owned()),
+            detail: None,
+            insert_text: insert.to_owned(),
+            range: range.map(|(a, b)| Range {
+                start: p(a),
+                end: p(b),
+            }),
+            sort_text: None,
+        }
+    }
+
+    #[test]
+    fn the_text_says_what_an_item_inserts_and_replaces_when_not_just_its_label() {
+        let output = Output {
+            file_path: "src/a.ts".to_owned(),
+            position: Position {
+                line: 3,
+                character: 2,
+            },
+            items: vec![
+                item("plain", "plain", Some(((3, 2), (3, 2)))),
+                item("alphaOne", ".alphaOne", Some(((3, 1), (3, 2)))),
+            ],
+            total: 7,
+            incomplete: true,
+            next_cursor: None,
+            partial: false,
+            indexing: None,
+            server: "tsls".to_owned(),
+            warnings: Vec::new(),
+        };
+        let text = GetCompletions::render(&output);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("7 completions at src/a.ts:4:3 "), "{text}");
+        assert!(lines[0].contains("typing more changes the list"), "{text}");
+        assert_eq!(lines[1], "plain (method)");
+        assert_eq!(
+            lines[2],
+            "alphaOne (method)  inserts \".alphaOne\" replacing 4:2-4:3"
+        );
+        assert_eq!(cut("a\n   b", 10), "a b");
+        assert_eq!(cut(&"x".repeat(300), DETAIL_CHARS).chars().count(), 201);
+    }
 }

@@ -159,12 +159,14 @@ pub(crate) fn render_notify(output: &NotifyOutput) -> String {
         );
     }
     let mut text = format!(
-        "{} was {}; {} told:",
+        "{} was {}; {} running {} it:",
         output.file_path,
         output.event,
-        match output.servers.len() {
-            1 => "1 server".to_owned(),
-            n => format!("{n} servers"),
+        output.servers.len(),
+        if output.servers.len() == 1 {
+            "server holds"
+        } else {
+            "servers hold"
         }
     );
     if let Some(s) = &output.started {
@@ -172,7 +174,7 @@ pub(crate) fn render_notify(output: &NotifyOutput) -> String {
     }
     for s in &output.servers {
         let sent = if s.notifications.is_empty() {
-            "nothing to send (already as told)".to_owned()
+            "nothing to send (it already had the file so)".to_owned()
         } else {
             s.notifications.join(", ")
         };
@@ -182,4 +184,52 @@ pub(crate) fn render_notify(output: &NotifyOutput) -> String {
         ));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_names_each_server_and_what_it_was_sent_or_that_none_runs() {
+        let mut output = NotifyOutput {
+            file_path: "a.py".to_owned(),
+            event: "saved".to_owned(),
+            servers: Vec::new(),
+            started: None,
+        };
+        assert!(
+            render_notify(&output).starts_with("No running language server holds a.py"),
+            "{}",
+            render_notify(&output)
+        );
+        output.servers.push(ToldServer {
+            server: "basedpyright".to_owned(),
+            language: "python".to_owned(),
+            root: ".".to_owned(),
+            notifications: vec!["textDocument/didChange".to_owned()],
+        });
+        output.started = Some("basedpyright".to_owned());
+        assert_eq!(
+            render_notify(&output),
+            "Started basedpyright. a.py was saved; 1 running server holds it:\n\
+             basedpyright (python, root .): textDocument/didChange"
+        );
+    }
+
+    #[test]
+    fn a_file_outside_the_checkout_is_refused_and_a_gone_one_is_named_by_its_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("src")).unwrap();
+        let gone = notified_path(&root, "src/gone.py", false).unwrap();
+        assert_eq!(gone, root.join("src/gone.py"));
+        let e = notified_path(&root, "src/gone.py", true).unwrap_err();
+        assert_eq!(e.code, Some(ErrorCode::InvalidPath));
+        let e = notified_path(&root, "../elsewhere.py", false).unwrap_err();
+        assert_eq!(e.code, Some(ErrorCode::InvalidPath));
+        assert_eq!(e.details.unwrap()["field"], "file_path");
+        let e = notified_path(&root, "src", false).unwrap_err();
+        assert_eq!(e.code, Some(ErrorCode::InvalidPath));
+    }
 }
