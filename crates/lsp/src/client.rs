@@ -624,6 +624,58 @@ impl Client {
         self.inner.documents.lock().await.contains_key(path)
     }
 
+    /// Closes `path` in the server (`didClose`) when it has it open; whether it had.
+    pub async fn close_document(&self, path: &Path) -> bool {
+        let mut docs = self.inner.documents.lock().await;
+        if docs.remove(path).is_none() {
+            return false;
+        }
+        self.inner.forget_diagnostics(path);
+        if let Ok(uri) = uri::from_path(path) {
+            self.notify(
+                "textDocument/didClose",
+                json!({"textDocument": {"uri": uri.as_str()}}),
+            );
+        }
+        true
+    }
+
+    /// Whether the server asked to hear of saves (`textDocumentSync.save`), and whether with
+    /// the text.
+    pub fn save_wanted(&self) -> Option<bool> {
+        use lsp_types::{TextDocumentSyncCapability as Sync, TextDocumentSyncSaveOptions as Save};
+        match self.capabilities.text_document_sync.as_ref()? {
+            Sync::Kind(_) => None,
+            Sync::Options(o) => match o.save.as_ref()? {
+                Save::Supported(true) => Some(false),
+                Save::Supported(false) => None,
+                Save::SaveOptions(s) => Some(s.include_text == Some(true)),
+            },
+        }
+    }
+
+    /// Tells the server `path` was saved (`didSave`), with `text` when it asked for it.
+    pub fn saved(&self, path: &Path, text: Option<&str>) {
+        let Ok(uri) = uri::from_path(path) else {
+            return;
+        };
+        let mut params = json!({"textDocument": {"uri": uri.as_str()}});
+        if let Some(text) = text {
+            params["text"] = json!(text);
+        }
+        self.notify("textDocument/didSave", params);
+    }
+
+    /// The version of `path` the server has open, when it has it open.
+    pub async fn document_version(&self, path: &Path) -> Option<i32> {
+        self.inner
+            .documents
+            .lock()
+            .await
+            .get(path)
+            .map(|d| d.version)
+    }
+
     /// How many documents the server has open.
     pub async fn open_documents(&self) -> usize {
         self.inner.documents.lock().await.len()
@@ -1133,6 +1185,24 @@ fn client_capabilities() -> Value {
             "implementation": {"linkSupport": true},
             "references": {},
             "hover": {"contentFormat": ["markdown", "plaintext"]},
+            // Plain insert texts (no snippets), items never resolved one by one.
+            "completion": {
+                "completionItem": {
+                    "snippetSupport": false,
+                    "documentationFormat": ["plaintext", "markdown"],
+                    "labelDetailsSupport": true,
+                    "insertReplaceSupport": false,
+                },
+                "contextSupport": true,
+            },
+            "signatureHelp": {
+                "signatureInformation": {
+                    "documentationFormat": ["plaintext", "markdown"],
+                    "parameterInformation": {"labelOffsetSupport": true},
+                    "activeParameterSupport": true,
+                },
+                "contextSupport": true,
+            },
             "documentSymbol": {"hierarchicalDocumentSymbolSupport": true, "symbolKind": {"valueSet": kinds}},
             "callHierarchy": {},
             "publishDiagnostics": {"versionSupport": true},

@@ -205,7 +205,7 @@ fn find_name(text: &str, line: u32, from: u32, name: &str) -> Option<u32> {
     })
 }
 
-trait Emptiness {
+pub(crate) trait Emptiness {
     fn empty(&self) -> bool;
 }
 impl<T> Emptiness for Vec<T> {
@@ -310,7 +310,7 @@ impl Server {
         }
     }
 
-    async fn ask<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T> {
+    pub(crate) async fn ask<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T> {
         let answer = self.client.request_raw(method, params).await?;
         serde_json::from_value(answer).map_err(|e| Error::Protocol {
             server: self.name(),
@@ -322,7 +322,7 @@ impl Server {
 
     /// Asks, waiting for indexing to end first when `wide`, and asking again while the
     /// answer is empty and the server still indexes.
-    async fn answered<T, F, Fut>(&self, wide: bool, f: F) -> Result<Answer<T>>
+    pub(crate) async fn answered<T, F, Fut>(&self, wide: bool, f: F) -> Result<Answer<T>>
     where
         T: Emptiness,
         F: Fn() -> Fut,

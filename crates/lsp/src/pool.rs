@@ -594,6 +594,16 @@ impl Pool {
         all
     }
 
+    /// Every running server, of every role (none is started).
+    pub async fn running_servers(&self) -> Vec<Server> {
+        let slots = self.inner.slots.lock().await;
+        slots
+            .values()
+            .filter(|s| !s.server.client.exited())
+            .map(|s| s.server.clone())
+            .collect()
+    }
+
     /// The servers running now.
     pub async fn running(&self) -> Vec<Running> {
         let slots: Vec<(Server, Instant, Instant)> = {

@@ -77,6 +77,11 @@ registry::tools! {
     execute_edits::ExecuteEdits,
     execute_batch::ExecuteBatch,
     rename_symbol_with_imports::RenameSymbolWithImports,
+    get_completions::GetCompletions,
+    get_signature_help::GetSignatureHelp,
+    notify_file_opened::NotifyFileOpened,
+    notify_file_saved::NotifyFileSaved,
+    notify_file_closed::NotifyFileClosed,
 }
 
 use std::sync::Arc;

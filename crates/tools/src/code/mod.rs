@@ -14,13 +14,14 @@ pub(crate) const PAGE: usize = 50;
 mod aim;
 mod bounded;
 mod locate;
+pub(crate) mod notify;
 mod render;
 mod target;
 mod texts;
 
 pub(crate) use aim::{aim, target_warnings};
 pub(crate) use bounded::{PROGRESS_EVERY, bounded};
-pub(crate) use locate::{check_cursor, locate, page};
+pub(crate) use locate::{Offset, check_cursor, locate, page};
 pub(crate) use render::{ONE_BASED, render_locations_output, shown_at};
 pub(crate) use resolve_pr_code::target::{
     Aimed, MAX_PROJECTS, TestTarget, file_in, guessed_flags, guessed_flags_in, language_named,

@@ -15,6 +15,7 @@ mod credentials;
 mod failing_tests;
 mod git_tools;
 mod internal_files;
+mod internal_lsp;
 mod issue_list_bound;
 mod issue_tools;
 mod merge_tools;
