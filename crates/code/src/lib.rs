@@ -7,6 +7,7 @@ pub mod find_replace;
 pub mod go_imports;
 pub mod imports;
 pub mod leftovers;
+pub mod manifests;
 pub mod placeholder;
 pub mod python_move;
 pub mod rust_move;
