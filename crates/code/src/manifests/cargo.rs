@@ -116,6 +116,16 @@ fn push_like(arr: &mut Array, s: &str) {
             .and_then(|s| s.as_str())
             .map(str::to_owned)
     });
+    // A comment after the last item's comma is the array's trailing text: it stays on the
+    // last item's line, before the new item.
+    let trailing = arr.trailing().as_str().unwrap_or("").to_owned();
+    let prefix = match trailing.find('\n') {
+        Some(end) if arr.trailing_comma() && trailing[..end].contains('#') => {
+            arr.set_trailing(&trailing[end..]);
+            format!("{}{prefix}", &trailing[..end])
+        }
+        _ => prefix,
+    };
     arr.push(s);
     if let Some(v) = arr.iter_mut().last() {
         v.decor_mut().set_prefix(prefix);
@@ -150,6 +160,12 @@ fn remove_like(arr: &mut Array, hit: impl Fn(&Value) -> bool) {
             first.decor_mut().set_prefix(prefix);
         }
     }
+}
+
+/// The `[package]` name of a Cargo.toml.
+pub fn package_name(text: &str) -> Option<String> {
+    let d = text.parse::<DocumentMut>().ok()?;
+    d.get("package")?.get("name")?.as_str().map(str::to_owned)
 }
 
 /// A crate name cargo takes: ASCII letters, digits, `-` and `_`, not starting with a digit.
@@ -668,11 +684,12 @@ mod tests {
 
     #[test]
     fn a_list_of_an_item_a_line_stays_one() {
-        let text = "[workspace]\nmembers = [\n    \"a\",\n    # the b crate\n    \"b\",\n]\n";
+        let text =
+            "[workspace]\nmembers = [\n    \"a\",\n    # the b crate\n    \"b\", # last\n]\n";
         let added = list_edit(text, &["workspace"], ListKind::Members, Some("c"), None).unwrap();
         assert_eq!(
             added,
-            "[workspace]\nmembers = [\n    \"a\",\n    # the b crate\n    \"b\",\n    \"c\",\n]\n"
+            "[workspace]\nmembers = [\n    \"a\",\n    # the b crate\n    \"b\", # last\n    \"c\",\n]\n"
         );
         let removed =
             list_edit(&added, &["workspace"], ListKind::Members, None, Some("a")).unwrap();

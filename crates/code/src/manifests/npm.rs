@@ -158,6 +158,15 @@ pub fn pnpm_edit(text: &str, add: Option<&str>, remove: Option<&str>) -> Result<
     Ok(out)
 }
 
+/// A package.json's name.
+pub fn package_name(text: &str) -> Option<String> {
+    json::parse(text)
+        .ok()?
+        .get("name")?
+        .as_str()
+        .map(str::to_owned)
+}
+
 /// Whether npm takes `name` as a package name: at most 214 characters, lower case, URL-safe,
 /// not starting with `.` or `_`; `@scope/name` with both parts so.
 pub fn valid_name(name: &str) -> std::result::Result<(), String> {
