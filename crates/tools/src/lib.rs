@@ -14,6 +14,7 @@ pub mod registry;
 mod schema;
 mod shared;
 pub mod vocabulary;
+mod workspace;
 
 // The registry: every tool's module and the type in it that implements `registry::Tool`, in
 // the order tools/list shows them. Adding a tool is its module and one line here.
@@ -64,6 +65,11 @@ registry::tools! {
     analyze_tests::AnalyzeTests,
     analyze_batch::AnalyzeBatch,
     analyze_module_dependencies::AnalyzeModuleDependencies,
+    create_package::CreatePackage,
+    update_members::UpdateMembers,
+    extract_dependencies::ExtractDependencies,
+    update_dependency::UpdateDependency,
+    update_dependencies::UpdateDependencies,
 }
 
 use std::sync::Arc;
