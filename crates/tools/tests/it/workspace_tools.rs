@@ -547,7 +547,7 @@ async fn bad_arguments_are_categorized_errors_naming_their_field() {
     .await
     .unwrap_err();
     assert_eq!(field(&e), "target", "{e:?}");
-    assert_eq!(s.root.join("crates/n").exists(), false);
+    assert!(!s.root.join("crates/n").exists());
 }
 
 fn have(program: &str) -> bool {
