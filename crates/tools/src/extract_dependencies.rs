@@ -178,7 +178,8 @@ fn plan(root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
             if let Some(own) = cargo::package_name(&source_text) {
                 uses.remove(&own.replace('-', "_"));
             }
-            cargo::copy_dependencies(&source_text, &target_text, &uses)
+            let from = source_manifest.parent().unwrap_or(Path::new(""));
+            cargo::copy_dependencies(&source_text, &target_text, &uses, Some((from, &tgt)))
         }
         Ecosystem::Npm => {
             let mut uses: BTreeMap<String, bool> = BTreeMap::new();

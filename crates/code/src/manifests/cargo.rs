@@ -3,6 +3,7 @@
 //! the generic TOML list edit uv's `[tool.uv.workspace]` shares.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Component, Path};
 
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
@@ -492,6 +493,7 @@ pub fn copy_dependencies(
     source: &str,
     target: &str,
     uses: &BTreeMap<String, Use>,
+    dirs: Option<(&Path, &Path)>,
 ) -> Result<Extracted> {
     let src = doc(source, "source")?;
     let mut dst = doc(target, "target")?;
@@ -542,11 +544,50 @@ pub fn copy_dependencies(
         if let Some(v) = item.as_value_mut() {
             v.decor_mut().set_prefix(" ");
         }
+        // A `path` is relative to the manifest: to the new one from where it points.
+        if let Some((from, to)) = dirs
+            && let Some(t) = item.as_table_like_mut()
+            && let Some(v) = t.get_mut("path").and_then(Item::as_value_mut)
+            && let Some(p) = v.as_str()
+        {
+            let moved = relative(to, &from.join(p));
+            let decor = v.decor().clone();
+            *v = Value::from(moved.as_str());
+            *v.decor_mut() = decor;
+        }
         table.insert(&key, item);
         out.copied.push(format!("{key} ({})", path.join(".")));
     }
     out.text = dst.to_string();
     Ok(out)
+}
+
+/// `path` (relative to the checkout, maybe with `..`) as seen from the directory `from`.
+fn relative(from: &Path, path: &Path) -> String {
+    let norm = |p: &Path| {
+        let mut out: Vec<String> = Vec::new();
+        for c in p.components() {
+            match c {
+                Component::ParentDir => {
+                    if out.pop().is_none() {
+                        out.push("..".into());
+                    }
+                }
+                Component::Normal(n) => out.push(n.to_string_lossy().into_owned()),
+                _ => {}
+            }
+        }
+        out
+    };
+    let (a, b) = (norm(from), norm(path));
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".to_owned(); a.len() - common];
+    parts.extend(b[common..].iter().cloned());
+    if parts.is_empty() {
+        ".".to_owned()
+    } else {
+        parts.join("/")
+    }
 }
 
 fn ensure_table<'a>(d: &'a mut DocumentMut, path: &[String]) -> &'a mut dyn toml_edit::TableLike {
@@ -758,7 +799,7 @@ mod tests {
             ("nope".to_owned(), Use::Normal),
         ]
         .into();
-        let out = copy_dependencies(&source, "[package]\nname = \"t\"\n", &uses).unwrap();
+        let out = copy_dependencies(&source, "[package]\nname = \"t\"\n", &uses, None).unwrap();
         assert_eq!(out.missing, vec!["nope"]);
         assert!(
             out.text.contains("[dependencies.arbitrary]") || out.text.contains("arbitrary = {"),
@@ -784,7 +825,7 @@ mod tests {
             ("tempfile".to_owned(), Use::Test),
         ]
         .into();
-        let out = copy_dependencies(source, target, &uses).unwrap();
+        let out = copy_dependencies(source, target, &uses, None).unwrap();
         assert_eq!(out.already, vec!["serde"]);
         assert!(out.text.contains("# deps below"));
         assert!(out.text.contains("rx = { package = \"regex\", version = \"1.11\", default-features = false, optional = true }"), "{}", out.text);
@@ -801,6 +842,23 @@ mod tests {
         );
         assert!(!out.text.contains("unused"));
         assert!(!out.text.contains("[target]"), "{}", out.text);
+    }
+
+    #[test]
+    fn path_dependencies_point_from_the_new_manifest() {
+        let source = "[dependencies]\nsib = { path = \"../sib\", version = \"0.1\" }\n";
+        let uses: BTreeMap<String, Use> = [("sib".to_owned(), Use::Normal)].into();
+        let out = copy_dependencies(
+            source,
+            "[dependencies]\n",
+            &uses,
+            Some((Path::new("crates/old"), Path::new("libs/deep/new"))),
+        )
+        .unwrap();
+        assert_eq!(
+            out.text,
+            "[dependencies]\nsib = { path = \"../../../crates/sib\", version = \"0.1\" }\n"
+        );
     }
 
     #[test]
