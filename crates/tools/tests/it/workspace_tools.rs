@@ -679,3 +679,175 @@ async fn a_go_workspace_gets_a_module_go_lists() {
     .await;
     assert_eq!(text(&s.root, "go.work"), "go 1.19\n\nuse (\n\t./api\n)\n");
 }
+
+/// Plans and applies where the ecosystem's tool may be missing: then the plan says so and
+/// applies with NOT_VERIFIED; where it is installed, it verified the plan.
+async fn apply_checked_if_installed(s: &Setup, tool: &str, args: Value, program: &str) {
+    let out = call(s, tool, args).await.unwrap();
+    let v = out.structured["plan"]["verification"].clone();
+    let id = out.structured["plan"]["plan_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let applied = call(s, tool, json!({"dry_run": false, "plan_id": id}))
+        .await
+        .unwrap();
+    if have(program) {
+        assert_eq!(v["verified"], true, "{v}");
+    } else {
+        assert_eq!(v["verified"], false, "{v}");
+        assert!(
+            v["how"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("{program} is not installed: not checked")),
+            "{v}"
+        );
+        assert!(
+            applied.structured["warnings"]
+                .to_string()
+                .contains("NOT_VERIFIED"),
+            "{}",
+            applied.text
+        );
+    }
+    assert_eq!(applied.structured["applied"]["success"], true);
+}
+
+#[tokio::test]
+async fn a_pnpm_workspace_gets_a_package_in_its_yaml_with_comments_kept() {
+    let yaml = "packages:\n  # every package\n  - 'packages/*'\n  - '!**/test/**'\n";
+    let s = setup(&[
+        (
+            "package.json",
+            "{\n  \"name\": \"root\",\n  \"private\": true,\n  \"devDependencies\": {\n    \"typescript\": \"^5.4.0\"\n  }\n}\n",
+        ),
+        ("pnpm-workspace.yaml", yaml),
+    ]);
+    apply_checked_if_installed(
+        &s,
+        "create_package",
+        json!({"path": "tools/gen", "name": "@demo/gen"}),
+        "pnpm",
+    )
+    .await;
+    assert_eq!(
+        text(&s.root, "pnpm-workspace.yaml"),
+        format!("{yaml}  - 'tools/gen'\n")
+    );
+    // The workspace is TypeScript: the entry is too.
+    assert!(text(&s.root, "tools/gen/package.json").contains("\"main\": \"index.ts\""));
+    assert!(s.root.join("tools/gen/index.ts").is_file());
+    let list = call(&s, "update_members", json!({"action": "list"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        list.structured["members"][2]["directories"],
+        json!(["tools/gen"]),
+        "{}",
+        list.text
+    );
+    // Removing a package a pattern matches excludes it with a negation.
+    std::fs::create_dir_all(s.root.join("packages/old")).unwrap();
+    std::fs::write(
+        s.root.join("packages/old/package.json"),
+        "{\"name\": \"old\"}\n",
+    )
+    .unwrap();
+    apply_checked_if_installed(
+        &s,
+        "update_members",
+        json!({"action": "remove", "members": ["packages/old"]}),
+        "pnpm",
+    )
+    .await;
+    assert!(
+        text(&s.root, "pnpm-workspace.yaml").ends_with("  - 'tools/gen'\n  - '!packages/old'\n")
+    );
+}
+
+#[tokio::test]
+async fn a_uv_workspace_gets_a_project_as_uv_init_writes_it() {
+    let root = "[project]\nname = \"root\"\nversion = \"0.1.0\"\nrequires-python = \">=3.11\"\ndependencies = [\"attrs>=23\"]\n\n[tool.uv.workspace]\n# the libraries\nmembers = [\"libs/*\"]\n";
+    let s = setup(&[("pyproject.toml", root)]);
+    apply_checked_if_installed(
+        &s,
+        "create_package",
+        json!({"path": "apps/web-app", "name": "web-app", "ecosystem": "uv"}),
+        "uv",
+    )
+    .await;
+    assert_eq!(
+        text(&s.root, "pyproject.toml"),
+        root.replace("[\"libs/*\"]", "[\"libs/*\", \"apps/web-app\"]")
+    );
+    let project = text(&s.root, "apps/web-app/pyproject.toml");
+    assert!(
+        project.contains("name = \"web-app\"") && project.contains("requires-python = \">=3.11\""),
+        "{project}"
+    );
+    assert!(project.contains("requires = [\"hatchling\"]"), "{project}");
+    assert!(
+        s.root
+            .join("apps/web-app/src/web_app/__init__.py")
+            .is_file()
+    );
+}
+
+#[tokio::test]
+async fn extract_dependencies_copies_what_a_javascript_module_imports() {
+    if !have("npm") {
+        return;
+    }
+    let s = setup(&[
+        (
+            "package.json",
+            "{\n  \"name\": \"root\",\n  \"private\": true,\n  \"workspaces\": [\"packages/*\"]\n}\n",
+        ),
+        (
+            "packages/a/package.json",
+            "{\n  \"name\": \"a\",\n  \"dependencies\": {\n    \"@scope/lib\": \"^2.1.0\",\n    \"left-pad\": \"1.3.0\"\n  },\n  \"devDependencies\": {\n    \"vitest\": \"^1.6.0\"\n  }\n}\n",
+        ),
+        (
+            "packages/a/src/lib/index.js",
+            "import { x } from '@scope/lib/sub';\nconst fs = require('node:fs');\nimport ghost from 'ghost';\n",
+        ),
+        (
+            "packages/a/src/lib/index.test.js",
+            "import { test } from 'vitest';\n",
+        ),
+        (
+            "packages/b/package.json",
+            "{\n  \"name\": \"b\",\n  \"version\": \"1.0.0\"\n}\n",
+        ),
+    ]);
+    let out = call(
+        &s,
+        "extract_dependencies",
+        json!({"source": "packages/a/src/lib", "target": "packages/b"}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        out.structured["warnings"]
+            .to_string()
+            .contains("so not copied: ghost"),
+        "{}",
+        out.text
+    );
+    let id = out.structured["plan"]["plan_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    call(
+        &s,
+        "extract_dependencies",
+        json!({"dry_run": false, "plan_id": id}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        text(&s.root, "packages/b/package.json"),
+        "{\n  \"name\": \"b\",\n  \"version\": \"1.0.0\",\n  \"dependencies\": {\n    \"@scope/lib\": \"^2.1.0\"\n  },\n  \"devDependencies\": {\n    \"vitest\": \"^1.6.0\"\n  }\n}\n"
+    );
+}
