@@ -67,6 +67,9 @@ pub fn use_edit(text: &str, add: Option<&str>, remove: Option<&str>) -> String {
         {
             lines.drain(i..=i + 1);
         }
+        while lines.last().is_some_and(|l| l.trim().is_empty()) {
+            lines.pop();
+        }
     }
     if let Some(add) = add {
         let joined = lines.join("\n");

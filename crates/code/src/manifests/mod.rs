@@ -617,6 +617,33 @@ mod tests {
     }
 
     #[test]
+    fn members_respect_globs_and_exclusions() {
+        let cargo = "[workspace]\nmembers = [\"crates/*\"]\nexclude = [\"crates/old\"]\n";
+        // Excluded but globbed: taken out of exclude, not listed again.
+        let e = add_members(Ecosystem::Cargo, cargo, &["crates/old".into()]).unwrap();
+        assert_eq!(
+            e.text,
+            "[workspace]\nmembers = [\"crates/*\"]\nexclude = []\n"
+        );
+        assert!(e.notes[0].contains("taken out of exclude"), "{:?}", e.notes);
+        let e = add_members(Ecosystem::Cargo, cargo, &["crates/new".into()]).unwrap();
+        assert_eq!(e.text, cargo);
+        assert!(e.notes[0].contains("already a member through \"crates/*\""));
+        // npm cannot exclude from a pattern: refused, with what to do.
+        let npm = "{\"workspaces\": [\"packages/*\"]}";
+        let r = remove_members(Ecosystem::Npm, npm, &["packages/a".into()]).unwrap_err();
+        assert_eq!(r.field, "members");
+        assert!(r.suggestion.is_some());
+        // Not a member at all: refused.
+        let r = remove_members(Ecosystem::Cargo, cargo, &["elsewhere".into()]).unwrap_err();
+        assert!(r.message.contains("not a member"), "{r}");
+        // A listed path is removed from both forms of go.work.
+        let go = "go 1.22\n\nuse ./a\n\nuse (\n\t./b\n)\n";
+        let e = remove_members(Ecosystem::Go, go, &["b".into()]).unwrap();
+        assert_eq!(e.text, "go 1.22\n\nuse ./a\n");
+    }
+
+    #[test]
     fn names_are_normalized_as_pep_503_says() {
         assert_eq!(pep503("Foo__Bar.baz"), "foo-bar-baz");
         assert_eq!(pep503("typing_extensions"), "typing-extensions");
