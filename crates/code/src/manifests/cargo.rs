@@ -568,11 +568,13 @@ fn relative(from: &Path, path: &Path) -> String {
         let mut out: Vec<String> = Vec::new();
         for c in p.components() {
             match c {
-                Component::ParentDir => {
-                    if out.pop().is_none() {
-                        out.push("..".into());
+                // `a/..` is nothing; a `..` with nothing before it stays.
+                Component::ParentDir => match out.last() {
+                    Some(last) if last != ".." => {
+                        out.pop();
                     }
-                }
+                    _ => out.push("..".into()),
+                },
                 Component::Normal(n) => out.push(n.to_string_lossy().into_owned()),
                 _ => {}
             }
