@@ -851,3 +851,93 @@ async fn extract_dependencies_copies_what_a_javascript_module_imports() {
         "{\n  \"name\": \"b\",\n  \"version\": \"1.0.0\",\n  \"dependencies\": {\n    \"@scope/lib\": \"^2.1.0\"\n  },\n  \"devDependencies\": {\n    \"vitest\": \"^1.6.0\"\n  }\n}\n"
     );
 }
+
+#[tokio::test]
+async fn go_imports_are_copied_with_their_required_versions_and_updated() {
+    if !have("go") {
+        return;
+    }
+    let s = setup(&[
+        ("go.work", "go 1.19\n\nuse (\n\t./api\n\t./util\n)\n"),
+        (
+            "api/go.mod",
+            "module example.com/mono/api\n\ngo 1.19\n\nrequire (\n\tgithub.com/google/go-cmp v0.6.0\n\tgolang.org/x/sync v0.7.0\n)\n",
+        ),
+        (
+            "api/diff.go",
+            "package api\n\nimport (\n\t\"fmt\"\n\n\t\"github.com/google/go-cmp/cmp\"\n\t\"github.com/nowhere/x\"\n)\n\nvar _ = fmt.Sprint(cmp.Diff(1, 2), x.Y)\n",
+        ),
+        ("util/go.mod", "module example.com/mono/util\n\ngo 1.19\n"),
+    ]);
+    let out = call(
+        &s,
+        "extract_dependencies",
+        json!({"source": "api/diff.go", "target": "util"}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        out.structured["warnings"]
+            .to_string()
+            .contains("so not copied: github.com/nowhere/x"),
+        "{}",
+        out.text
+    );
+    let id = out.structured["plan"]["plan_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    call(
+        &s,
+        "extract_dependencies",
+        json!({"dry_run": false, "plan_id": id}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        text(&s.root, "util/go.mod"),
+        "module example.com/mono/util\n\ngo 1.19\n\nrequire github.com/google/go-cmp v0.6.0\n"
+    );
+    plan_and_apply(
+        &s,
+        "update_dependency",
+        json!({"manifest": "util/go.mod", "name": "github.com/google/go-cmp", "version": "v0.7.0"}),
+        "go list -m",
+    )
+    .await;
+    assert!(text(&s.root, "util/go.mod").ends_with("require github.com/google/go-cmp v0.7.0\n"));
+}
+
+#[tokio::test]
+async fn python_imports_are_matched_to_requirements_by_normalized_name() {
+    let s = setup(&[
+        (
+            "pyproject.toml",
+            "[project]\nname = \"root\"\nversion = \"0.1.0\"\n\n[tool.uv.workspace]\nmembers = [\"packages/*\"]\n",
+        ),
+        (
+            "packages/old/pyproject.toml",
+            "[project]\nname = \"old\"\nversion = \"0.1.0\"\ndependencies = [\n    \"Typing_Extensions>=4.6\",\n    \"attrs[tests]==23.1; python_version >= '3.9'\",\n    \"rich\",\n]\n",
+        ),
+        ("packages/old/src/old/__init__.py", ""),
+        (
+            "packages/old/src/old/util.py",
+            "import os\nimport typing_extensions\nfrom attrs import define\nfrom old import sibling\nimport yaml\n",
+        ),
+        (
+            "packages/new/pyproject.toml",
+            "[project]\nname = \"new\"\nversion = \"0.1.0\"\n# none yet\ndependencies = []\n",
+        ),
+    ]);
+    apply_checked_if_installed(
+        &s,
+        "extract_dependencies",
+        json!({"source": "packages/old/src/old/util.py", "target": "packages/new"}),
+        "uv",
+    )
+    .await;
+    assert_eq!(
+        text(&s.root, "packages/new/pyproject.toml"),
+        "[project]\nname = \"new\"\nversion = \"0.1.0\"\n# none yet\ndependencies = [\"Typing_Extensions>=4.6\", \"attrs[tests]==23.1; python_version >= '3.9'\"]\n"
+    );
+}
