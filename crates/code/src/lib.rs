@@ -8,6 +8,7 @@ pub mod go_imports;
 pub mod imports;
 pub mod js_paths;
 pub mod leftovers;
+pub mod manifests;
 pub mod placeholder;
 pub mod python_move;
 pub mod rust_crate_move;

@@ -12,6 +12,12 @@
 //!   `node_modules/.bin/tsc` first).
 //! - Python: `basedpyright --outputjson`.
 //! - Go: `go build ./...` and `go vet ./...`.
+//! - Workspace manifests (the workspace tools' plans): the ecosystem's own tool reads the
+//!   workspace, and a failure it did not have before is the new error: `cargo metadata
+//!   --format-version 1 --no-deps`, `npm pkg get name --workspaces` (it reads the manifests
+//!   without node_modules, which `npm query .workspace` needs), `pnpm ls -r --depth -1`,
+//!   `go list -m` (offline, the copy's go.work), `uv lock --check --offline`. None of them
+//!   runs the project's code, so no trust is asked.
 //! - C/C++: each entry of `compile_commands.json` (what clangd reads) run again with
 //!   `-fsyntax-only` and its paths moved to the copy; only in a trusted checkout (a compiler
 //!   command may load plugins).
@@ -68,6 +74,60 @@ enum Kind {
     Pyright,
     Go,
     Cc,
+    /// A workspace manifest read by its ecosystem's tool: its failure is the error.
+    Manifest(Manifest),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Manifest {
+    Cargo,
+    Npm,
+    Pnpm,
+    Go,
+    Uv,
+}
+
+impl Manifest {
+    fn of(language: &str) -> Option<Manifest> {
+        Some(match language {
+            "cargo-manifest" => Manifest::Cargo,
+            "npm-manifest" => Manifest::Npm,
+            "pnpm-manifest" => Manifest::Pnpm,
+            "go-manifest" => Manifest::Go,
+            "uv-manifest" => Manifest::Uv,
+            _ => return None,
+        })
+    }
+
+    fn program(self) -> &'static str {
+        match self {
+            Manifest::Cargo => "cargo",
+            Manifest::Npm => "npm",
+            Manifest::Pnpm => "pnpm",
+            Manifest::Go => "go",
+            Manifest::Uv => "uv",
+        }
+    }
+
+    fn args(self) -> &'static [&'static str] {
+        match self {
+            Manifest::Cargo => &["metadata", "--format-version", "1", "--no-deps"],
+            Manifest::Npm => &["pkg", "get", "name", "--workspaces"],
+            Manifest::Pnpm => &["ls", "-r", "--depth", "-1"],
+            Manifest::Go => &["list", "-m"],
+            Manifest::Uv => &["lock", "--check", "--offline"],
+        }
+    }
+
+    fn file(self) -> &'static str {
+        match self {
+            Manifest::Cargo => "Cargo.toml",
+            Manifest::Npm => "package.json",
+            Manifest::Pnpm => "pnpm-workspace.yaml",
+            Manifest::Go => "go.work",
+            Manifest::Uv => "pyproject.toml",
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -85,6 +145,11 @@ impl Checker {
             Kind::Pyright => "basedpyright",
             Kind::Go => "go build and go vet",
             Kind::Cc => "the compile_commands.json compilers with -fsyntax-only",
+            Kind::Manifest(Manifest::Cargo) => "cargo metadata --no-deps",
+            Kind::Manifest(Manifest::Npm) => "npm pkg get name --workspaces",
+            Kind::Manifest(Manifest::Pnpm) => "pnpm ls -r --depth -1",
+            Kind::Manifest(Manifest::Go) => "go list -m",
+            Kind::Manifest(Manifest::Uv) => "uv lock --check",
         }
     }
 }
@@ -105,6 +170,20 @@ pub(crate) fn find_program(name: &str) -> Option<PathBuf> {
 }
 
 fn checker_for(root: &Path, language: &str, trusted: bool) -> Result<Checker, String> {
+    if let Some(m) = Manifest::of(language) {
+        let program = if m == Manifest::Cargo {
+            std::env::var_os("CARGO")
+                .map(PathBuf::from)
+                .or_else(|| find_program("cargo"))
+        } else {
+            find_program(m.program())
+        };
+        return Ok(Checker {
+            kind: Kind::Manifest(m),
+            program: program
+                .ok_or_else(|| format!("{} is not installed: not checked", m.program()))?,
+        });
+    }
     match language {
         "rust" => {
             if !root.join("Cargo.toml").is_file() {
@@ -201,6 +280,39 @@ async fn run(
         .map_err(|e| format!("{} could not run: {e}", program.display()))?;
     match tokio::time::timeout(timeout, child.wait_with_output()).await {
         Ok(Ok(out)) => Ok((
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )),
+        Ok(Err(e)) => Err(format!("{} failed: {e}", program.display())),
+        Err(_) => Err(format!("did not finish within {} s", timeout.as_secs())),
+    }
+}
+
+/// [`run`], with whether the program succeeded.
+async fn run_status(
+    program: &Path,
+    args: &[OsString],
+    dir: &Path,
+    env: &[(&str, OsString)],
+    timeout: Duration,
+) -> Result<(bool, String, String), String> {
+    let mut command = tokio::process::Command::new(program);
+    command
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let child = command
+        .spawn()
+        .map_err(|e| format!("{} could not run: {e}", program.display()))?;
+    match tokio::time::timeout(timeout, child.wait_with_output()).await {
+        Ok(Ok(out)) => Ok((
+            out.status.success(),
             String::from_utf8_lossy(&out.stdout).into_owned(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )),
@@ -374,6 +486,49 @@ async fn problems(
                 }));
             }
             Ok(all)
+        }
+        Kind::Manifest(m) => {
+            let args = os(m.args());
+            let mut env: Vec<(&str, OsString)> = Vec::new();
+            if m == Manifest::Go {
+                // Offline, on the copy's own go.work (a GOWORK of the caller's would win).
+                let work = dir.join("go.work");
+                env.push((
+                    "GOWORK",
+                    if work.is_file() {
+                        work.into()
+                    } else {
+                        "off".into()
+                    },
+                ));
+                env.push(("GOPROXY", "off".into()));
+                env.push((
+                    "GOFLAGS",
+                    if dir.join("go.work").is_file() {
+                        "".into()
+                    } else {
+                        "-mod=mod".into()
+                    },
+                ));
+            }
+            let (ok, out, err) = run_status(&checker.program, &args, dir, &env, timeout).await?;
+            if ok {
+                return Ok(Vec::new());
+            }
+            let said = if err.trim().is_empty() { out } else { err };
+            let dir_text = dir.to_string_lossy();
+            let message = said
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty() && !l.contains("A complete log of this run"))
+                .unwrap_or("failed")
+                .replace(dir_text.as_ref(), ".");
+            Ok(vec![Problem {
+                file: m.file().to_owned(),
+                code: None,
+                message,
+                line: 1,
+            }])
         }
         Kind::Cc => {
             let commands = compile_commands(&checker.program, root, dir)?;
@@ -952,6 +1107,58 @@ mod tests {
                 && broken.new_errors[0].contains("undefinedName"),
             "{broken:?}"
         );
+    }
+
+    /// A manifest change is checked by the ecosystem's own tool: a member that does not
+    /// exist is the new error; a sound change is verified, untrusted as the checkout is.
+    #[tokio::test]
+    async fn workspace_manifests_are_read_by_their_ecosystems_tool() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        fs::write(
+            root.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"a\"]\nresolver = \"2\"\n",
+        )
+        .unwrap();
+        fs::create_dir_all(root.join("a/src")).unwrap();
+        fs::write(
+            root.join("a/Cargo.toml"),
+            "[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .unwrap();
+        fs::write(root.join("a/src/lib.rs"), "").unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let timeout = Duration::from_secs(120);
+        let bad = "[workspace]\nmembers = [\"a\", \"missing\"]\nresolver = \"2\"\n";
+        let v = verify(
+            &root,
+            state.path(),
+            &outcome("Cargo.toml", bad),
+            Some("cargo-manifest"),
+            false,
+            timeout,
+        )
+        .await;
+        assert!(!v.verified, "{v:?}");
+        assert_eq!(v.new_errors.len(), 1, "{v:?}");
+        assert!(v.new_errors[0].starts_with("Cargo.toml:1: "), "{v:?}");
+        let good = "[workspace]\nmembers = [\"a\"]\nresolver = \"2\"\n# fine\n";
+        let v = verify(
+            &root,
+            state.path(),
+            &outcome("Cargo.toml", good),
+            Some("cargo-manifest"),
+            false,
+            timeout,
+        )
+        .await;
+        assert!(v.verified, "{v:?}");
+        assert!(v.how.starts_with("cargo metadata"), "{v:?}");
+        // A tool that is not here says so.
+        let none = checker_for(&root, "pnpm-manifest", false);
+        if find_program("pnpm").is_none() {
+            assert_eq!(none.unwrap_err(), "pnpm is not installed: not checked");
+        }
     }
 
     #[tokio::test]

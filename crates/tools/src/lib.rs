@@ -15,6 +15,7 @@ pub mod registry;
 mod schema;
 mod shared;
 pub mod vocabulary;
+mod workspace;
 
 // The registry: every tool's module and the type in it that implements `registry::Tool`, in
 // the order tools/list shows them. Adding a tool is its module and one line here.
@@ -65,6 +66,9 @@ registry::tools! {
     analyze_tests::AnalyzeTests,
     analyze_batch::AnalyzeBatch,
     analyze_module_dependencies::AnalyzeModuleDependencies,
+    create_package::CreatePackage,
+    update_members::UpdateMembers,
+    extract_dependencies::ExtractDependencies,
     read_file::ReadFile,
     list_files::ListFiles,
     write_file::WriteFile,
@@ -82,6 +86,8 @@ registry::tools! {
     notify_file_opened::NotifyFileOpened,
     notify_file_saved::NotifyFileSaved,
     notify_file_closed::NotifyFileClosed,
+    update_dependency::UpdateDependency,
+    update_dependencies::UpdateDependencies,
 }
 
 use std::sync::Arc;

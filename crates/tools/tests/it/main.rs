@@ -25,3 +25,4 @@ mod pull_tools;
 mod refactor_tools;
 mod review_tools;
 mod unresolved_edge_cases;
+mod workspace_tools;
