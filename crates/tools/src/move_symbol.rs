@@ -32,13 +32,13 @@ pub struct Input {
     pub directory: Option<String>,
     #[serde(default)]
     pub kind: MoveKind,
-    /// The file the declaration is in (kind symbol), or the file or directory to move.
+    /// The declaration's file, or the file or directory that moves.
     #[serde(default)]
     pub file_path: Option<String>,
     /// The whole declaration (or its name).
     #[serde(default)]
     pub range: Option<Range>,
-    /// symbol: Python, Rust: the module file to move into (it exists); TypeScript: a new file beside it (default: named by the server). file, directory: the new path from the root, or an existing directory to move into; a Rust module into another Cargo package becomes that crate.
+    /// Symbol: a module (Python, Rust) or new file (TypeScript). Else: a new path or a directory to move into.
     #[serde(default)]
     pub destination: Option<String>,
     /// Plan only; write nothing.
@@ -57,7 +57,7 @@ pub struct Move;
 impl Tool for Move {
     const NAME: &'static str = "move";
     const TITLE: &'static str = "Move a declaration to another file";
-    const DESCRIPTION: &'static str = "Moves top-level declarations to another file with imports fixed: TypeScript/JavaScript to a new file (typescript-language-server), Python (rope) and Rust into a module. Moves files and directories, and a Rust module into a crate of its own.";
+    const DESCRIPTION: &'static str = "Moves declarations (TypeScript/JavaScript to a new file, Python and Rust into a module), files and directories, fixing imports. A Rust module into another package becomes that crate.";
     const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
     const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
     const WRITES_ONLY_WHEN_ASKED: bool = true;

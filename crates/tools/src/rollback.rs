@@ -18,7 +18,7 @@ pub struct Input {
     /// From an apply's answer.
     #[schemars(example = &"snap-1a2b3c4d5e6f7081")]
     pub snapshot_id: String,
-    /// Undo even over changes made since the apply (they are lost). Default: false.
+    /// Undo even over later changes (they are lost).
     #[serde(default)]
     pub force: bool,
 }
@@ -28,7 +28,7 @@ pub struct Rollback;
 impl Tool for Rollback {
     const NAME: &'static str = "rollback";
     const TITLE: &'static str = "Undo a refactoring";
-    const DESCRIPTION: &'static str = "Undoes a refactoring tool's apply by its snapshot_id: contents, new and deleted files, renames and modes as they were. Refused if a file changed since, unless force. Itself undoable.";
+    const DESCRIPTION: &'static str = "Undoes any tool's apply by its snapshot_id: contents, new and deleted files, renames and modes as they were. Refused if a file changed since, unless force. Itself undoable.";
     const TOOLSET: crate::Toolset = crate::Toolset::Refactor;
     const ANNOTATIONS: crate::registry::Annotations = WRITES_LOCAL;
     const WRITES_ONLY_WHEN_ASKED: bool = false;
