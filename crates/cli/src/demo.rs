@@ -21,7 +21,7 @@ use resolve_pr_core::ShellCommand;
 use resolve_pr_core::terminal::{json_escaped, printable};
 use resolve_pr_forge::{ClientOptions, Config, Forges};
 use resolve_pr_forge_sim::{Permission, Scenario, Sim, SimHandle};
-use resolve_pr_tools::Context;
+use resolve_pr_tools::{Context, Toolset};
 use serde_json::{Value, json};
 
 use crate::style::Style;
@@ -392,6 +392,7 @@ async fn demo(style: Style) -> anyhow::Result<ExitCode> {
 
     code_stage(&mut out, scratch.path()).await;
     analysis_stage(&mut out, scratch.path()).await;
+    workspace_stage(&mut out, scratch.path()).await;
 
     // The simulator checks its own answers against the forges' API descriptions. A slip there
     // is the simulator's bug, not the user's problem, so it is reported but does not fail the demo.
@@ -464,7 +465,10 @@ async fn code_stage(out: &mut Printer, scratch: &Path) {
         out.skipped(
             &resolve_pr_tools::all()
                 .iter()
-                .filter(|t| t.toolset.asks_language_servers())
+                .filter(|t| {
+                    matches!(t.toolset, Toolset::Code | Toolset::Refactor)
+                        || SERVER_INTERNALS.contains(&t.name)
+                })
                 .map(|t| t.name)
                 .collect::<Vec<_>>(),
             &format!("no Python language server is installed (install: {install})"),
@@ -612,6 +616,7 @@ async fn refactor_steps(
         &["transform"],
         "no Python server offers it (rust-analyzer and typescript-language-server do)",
     );
+    internal_server_steps(out, ctx, at).await;
     if !resolve_pr_tools::ruff_installed() {
         out.skipped(
             &["delete", "reorder"],
@@ -634,6 +639,209 @@ async fn refactor_steps(
     )
     .await;
 }
+
+/// The internal toolset's tools that ask the language server (seed 002's plumbing), on the
+/// Python checkout.
+const SERVER_INTERNALS: [&str; 6] = [
+    "get_completions",
+    "get_signature_help",
+    "notify_file_opened",
+    "notify_file_saved",
+    "notify_file_closed",
+    "rename_symbol_with_imports",
+];
+
+async fn internal_server_steps(out: &mut Printer, ctx: &Context, at: &dyn Fn(Value) -> Value) {
+    let steps: [(&str, &str, Value); 6] = [
+        (
+            "internal: completions where a name is being typed",
+            "get_completions",
+            at(
+                json!({"file_path": "main.py", "position": {"line": 4, "character": 8}, "limit": 3}),
+            ),
+        ),
+        (
+            "internal: the signature of the call at a position",
+            "get_signature_help",
+            at(json!({"file_path": "main.py", "position": {"line": 4, "character": 17}})),
+        ),
+        (
+            "internal: a file an editor opened, told to the server",
+            "notify_file_opened",
+            at(json!({"file_path": "main.py"})),
+        ),
+        (
+            "internal: a file written outside resolve-pr, told",
+            "notify_file_saved",
+            at(json!({"file_path": "main.py"})),
+        ),
+        (
+            "internal: and closed",
+            "notify_file_closed",
+            at(json!({"file_path": "main.py"})),
+        ),
+        (
+            "internal: seed 002's name for a symbol's rename, planned",
+            "rename_symbol_with_imports",
+            at(json!({"symbol": "total_area", "new_name": "sum_of_areas"})),
+        ),
+    ];
+    for (what, tool, args) in steps {
+        out.code_step(ctx, what, tool, args).await;
+    }
+}
+
+/// The workspace tools on a small Cargo workspace (a package made, a module's dependencies
+/// copied into it), and the internal toolset's file plumbing on it, every write a plan.
+async fn workspace_stage(out: &mut Printer, scratch: &Path) {
+    let dir = scratch.join("workspace");
+    let written = (|| -> std::io::Result<()> {
+        for (path, text) in WORKSPACE {
+            std::fs::create_dir_all(dir.join(path).parent().unwrap_or(&dir))?;
+            std::fs::write(dir.join(path), text)?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = written {
+        out.failed(&format!("cannot write the workspace: {e}"));
+        return;
+    }
+    let mut ctx = match forge_context(&[], &scratch.join("clones")) {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            out.failed(&format!("{e:#}"));
+            return;
+        }
+    };
+    ctx.local.state_dir = Some(scratch.join("state"));
+    out.workspace_section(&dir.display().to_string());
+    let at = |args: Value| {
+        let mut args = args;
+        args["directory"] = json!(dir.display().to_string());
+        args
+    };
+    let edit = json!({"changes": {url_of(&dir.join("app/src/units.rs")): [{"range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 0}}, "newText": "/// Metres.\n"}]}});
+    let steps: Vec<(&str, &str, Value)> = vec![
+        (
+            "the workspace's members",
+            "update_members",
+            at(json!({"action": "list"})),
+        ),
+        (
+            "a new member package, made (verified by cargo metadata)",
+            "create_package",
+            at(json!({"path": "units", "name": "app-units", "dry_run": false})),
+        ),
+        (
+            "the crates a module uses, copied into it as written, planned",
+            "extract_dependencies",
+            at(json!({"source": "app/src/units.rs", "target": "units"})),
+        ),
+        (
+            "internal: the checkout's files",
+            "list_files",
+            at(json!({"pattern": "*.rs"})),
+        ),
+        (
+            "internal: a file by lines",
+            "read_file",
+            at(json!({"file_path": "app/src/units.rs", "start_line": 1, "end_line": 3})),
+        ),
+        (
+            "internal: a file's new text, planned",
+            "write_file",
+            at(json!({"file_path": "app/src/lib.rs", "content": "pub mod units;\n"})),
+        ),
+        (
+            "internal: a new file, planned",
+            "create_file",
+            at(json!({"file_path": "app/README.md", "content": "# app\n"})),
+        ),
+        (
+            "internal: a file deleted, planned",
+            "delete_file",
+            at(json!({"file_path": "notes.txt"})),
+        ),
+        (
+            "internal: a file renamed, planned",
+            "rename_file",
+            at(json!({"from": "notes.txt", "to": "NOTES.txt"})),
+        ),
+        (
+            "internal: a directory renamed, planned",
+            "rename_directory",
+            at(json!({"from": "docs", "to": "documentation"})),
+        ),
+        (
+            "internal: a directory moved, planned",
+            "move_directory",
+            at(json!({"from": "docs", "to": "app/docs"})),
+        ),
+        (
+            "internal: an LSP WorkspaceEdit as a plan",
+            "apply_workspace_edit",
+            at(json!({"edit": edit})),
+        ),
+        (
+            "internal: edits by range, planned",
+            "execute_edits",
+            at(
+                json!({"edits": [{"file_path": "notes.txt", "start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}, "new_text": "Read me. "}]}),
+            ),
+        ),
+        (
+            "internal: two calls as one plan, applied all or nothing",
+            "execute_batch",
+            at(json!({"operations": [
+                {"tool": "create_file", "arguments": {"file_path": "app/CHANGES.md", "content": "- units\n"}},
+                {"tool": "delete_file", "arguments": {"file_path": "notes.txt"}}
+            ]})),
+        ),
+        (
+            "internal: a dependency's version requirement, planned",
+            "update_dependency",
+            at(json!({"manifest": "app/Cargo.toml", "name": "serde", "version": "1.0.200"})),
+        ),
+        (
+            "internal: several, in one plan",
+            "update_dependencies",
+            at(
+                json!({"updates": [{"manifest": "app/Cargo.toml", "name": "serde", "version": "1.0.210"}]}),
+            ),
+        ),
+    ];
+    for (what, tool, args) in steps {
+        out.code_step(&ctx, what, tool, args).await;
+    }
+}
+
+/// A file's `file://` URL, as an LSP `WorkspaceEdit` names it.
+fn url_of(path: &Path) -> String {
+    url::Url::from_file_path(path)
+        .map(|u| u.to_string())
+        .unwrap_or_default()
+}
+
+/// A Cargo workspace of one package whose `units` module uses serde (not fetched: nothing
+/// here builds it; cargo metadata reads manifests only).
+const WORKSPACE: [(&str, &str); 7] = [
+    (
+        "Cargo.toml",
+        "[workspace]\n# The application, and what is split out of it.\nmembers = [\"app\"]\nresolver = \"2\"\n",
+    ),
+    (
+        "app/Cargo.toml",
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nserde = { version = \"1\", features = [\"derive\"] }\n",
+    ),
+    ("app/src/lib.rs", "mod units;\n"),
+    (
+        "app/src/units.rs",
+        "use serde::Serialize;\n\n#[derive(Serialize)]\npub struct Length(pub f64);\n",
+    ),
+    ("notes.txt", "Notes.\n"),
+    ("docs/guide.md", "# Guide\n"),
+    ("docs/faq.md", "# FAQ\n"),
+];
 
 /// The analysis tools (tree-sitter, no server) on the Python checkout and a small Rust
 /// crate beside it.
@@ -1032,6 +1240,19 @@ impl Printer {
         let hand = self.style.dim(&format!(
             "The checkout is {} (removed when the demo ends); by hand, give your own checkout as directory.",
             code.dir
+        ));
+        self.line(&format!("{title}\n{hand}\n"));
+    }
+
+    fn workspace_section(&mut self, dir: &str) {
+        if self.style.json {
+            return;
+        }
+        let title = self.style.bold(
+            "== Workspace tools, and the internal toolset's plumbing, on a small Cargo workspace ==",
+        );
+        let hand = self.style.dim(&format!(
+            "The workspace is {dir}; the internal tools are offered only with --toolsets internal."
         ));
         self.line(&format!("{title}\n{hand}\n"));
     }

@@ -403,9 +403,8 @@ mod tests {
         .unwrap();
         assert!(s.tools().iter().all(|t| !t.writes()));
         // Readers, and the tools that write only when asked, which only plan here.
-        let readers = registry_names(|t| {
-            !t.toolset.hidden() && (!t.writes() || t.writes_only_when_asked)
-        });
+        let readers =
+            registry_names(|t| !t.toolset.hidden() && (!t.writes() || t.writes_only_when_asked));
         assert_eq!(s.names(), readers);
         let planner = s.find("manage_stacked_prs").expect("kept");
         assert!(planner.annotations.read_only && !planner.annotations.destructive);

@@ -173,9 +173,8 @@ async fn read_only_hides_and_refuses_writing_tools() {
         .map(|t| t.name.into_owned())
         .collect();
     // Readers, and the tools that write only when asked (they only plan here).
-    let readers = registry_names(|t| {
-        !t.toolset.hidden() && (!t.writes() || t.writes_only_when_asked)
-    });
+    let readers =
+        registry_names(|t| !t.toolset.hidden() && (!t.writes() || t.writes_only_when_asked));
     assert!(!readers.is_empty() && readers.len() < resolve_pr_tools::all().len());
     assert_eq!(names, readers);
 
