@@ -93,9 +93,12 @@ impl Tool for AnalyzeBatch {
     async fn run(ctx: &Context, input: Input, _raw: &Value) -> Result<AnalysisResult> {
         let started = Instant::now();
         if input.analyses.is_empty() || input.analyses.len() > 10 {
-            return Err(Error::user(format!("analyses takes 1 to 10 analyses, not {}", input.analyses.len()))
-                .with_code(ErrorCode::InvalidArgument)
-                .with_detail("field", "analyses"));
+            return Err(Error::user(format!(
+                "analyses takes 1 to 10 analyses, not {}",
+                input.analyses.len()
+            ))
+            .with_code(ErrorCode::InvalidArgument)
+            .with_detail("field", "analyses"));
         }
         let options: Options = input.options.clone().unwrap_or_else(analyze::no_options);
         let resolved = analyze::resolve(ctx, input.directory.as_deref(), input.scope.clone())?;
@@ -115,11 +118,22 @@ impl Tool for AnalyzeBatch {
             let outcome: Outcome = match a.category {
                 Category::Quality => {
                     let o: crate::analyze_quality::Options = sub_options(a, &field("options"))?;
-                    crate::analyze_quality::quality(&scoped, sub_kind(a, &field("kind"))?, &o.thresholds, input.directory.as_deref())
+                    crate::analyze_quality::quality(
+                        &scoped,
+                        sub_kind(a, &field("kind"))?,
+                        &o.thresholds,
+                        input.directory.as_deref(),
+                    )
                 }
                 Category::Documentation => {
-                    let o: crate::analyze_documentation::Options = sub_options(a, &field("options"))?;
-                    crate::analyze_documentation::documentation(files, sub_kind(a, &field("kind"))?, &o, &in_scope)
+                    let o: crate::analyze_documentation::Options =
+                        sub_options(a, &field("options"))?;
+                    crate::analyze_documentation::documentation(
+                        files,
+                        sub_kind(a, &field("kind"))?,
+                        &o,
+                        &in_scope,
+                    )
                 }
                 Category::Tests => {
                     let o: crate::analyze_tests::Options = sub_options(a, &field("options"))?;
@@ -132,19 +146,36 @@ impl Tool for AnalyzeBatch {
                 }
                 Category::Structure => {
                     let o: crate::analyze_structure::Options = sub_options(a, &field("options"))?;
-                    crate::analyze_structure::structure(files, sub_kind(a, &field("kind"))?, &o, &in_scope)
+                    crate::analyze_structure::structure(
+                        files,
+                        sub_kind(a, &field("kind"))?,
+                        &o,
+                        &in_scope,
+                    )
                 }
                 Category::Dependencies => {
-                    let o: crate::analyze_dependencies::Options = sub_options(a, &field("options"))?;
+                    let o: crate::analyze_dependencies::Options =
+                        sub_options(a, &field("options"))?;
                     let g = graph.get_or_insert_with(|| {
                         let go = resolve_pr_analysis::graph::go_module_path(&resolved.root);
                         resolve_pr_analysis::graph::graph(files, go.as_deref())
                     });
-                    crate::analyze_dependencies::dependencies(files, g, sub_kind(a, &field("kind"))?, &o)
+                    crate::analyze_dependencies::dependencies(
+                        files,
+                        g,
+                        sub_kind(a, &field("kind"))?,
+                        &o,
+                    )
                 }
                 Category::DeadCode => {
                     let o: crate::analyze_dead_code::Options = sub_options(a, &field("options"))?;
-                    crate::analyze_dead_code::dead_code(files, sub_kind(a, &field("kind"))?, &o, &in_scope, input.directory.as_deref())
+                    crate::analyze_dead_code::dead_code(
+                        files,
+                        sub_kind(a, &field("kind"))?,
+                        &o,
+                        &in_scope,
+                        input.directory.as_deref(),
+                    )
                 }
             };
             let name = format!("{}.{}", a.category.as_str(), outcome.kind);
@@ -197,13 +228,18 @@ fn bad(field: &str, e: &serde_json::Error) -> Error {
 
 /// An analysis's options as its category's tool reads them.
 fn sub_options<T: DeserializeOwned>(a: &Analysis, field: &str) -> Result<T> {
-    let value = a.options.clone().unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    let value = a
+        .options
+        .clone()
+        .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
     if let Value::Object(map) = &value
         && (map.contains_key("limit") || map.contains_key("offset"))
     {
-        return Err(Error::user(format!("{field}: limit and offset are the batch's (options.limit, options.offset)"))
-            .with_code(ErrorCode::InvalidArgument)
-            .with_detail("field", field.to_owned()));
+        return Err(Error::user(format!(
+            "{field}: limit and offset are the batch's (options.limit, options.offset)"
+        ))
+        .with_code(ErrorCode::InvalidArgument)
+        .with_detail("field", field.to_owned()));
     }
     serde_json::from_value(value).map_err(|e| bad(field, &e))
 }

@@ -84,12 +84,16 @@ impl Tool for AnalyzeCycles {
 const EDGES_LISTED: usize = 20;
 
 pub(crate) fn cycles(files: &[SourceFile], graph: &Graph) -> Outcome {
-    let language_of: BTreeMap<&str, &'static str> = files.iter().map(|f| (f.path.as_str(), analyze::language_name(f))).collect();
+    let language_of: BTreeMap<&str, &'static str> = files
+        .iter()
+        .map(|f| (f.path.as_str(), analyze::language_name(f)))
+        .collect();
     let mut drafts = Vec::new();
     for component in graph.components() {
         let cycle = graph.shortest_cycle(&component);
         let first = cycle.first().cloned().unwrap_or_default();
-        let members: std::collections::BTreeSet<&str> = component.iter().map(String::as_str).collect();
+        let members: std::collections::BTreeSet<&str> =
+            component.iter().map(String::as_str).collect();
         let inner: Vec<&resolve_pr_analysis::graph::Edge> = graph
             .edges
             .iter()
@@ -110,7 +114,11 @@ pub(crate) fn cycles(files: &[SourceFile], graph: &Graph) -> Outcome {
         let size = component.len();
         drafts.push(Draft {
             kind: "circular_dependency",
-            severity: if size >= 5 { Severity::High } else { Severity::Medium },
+            severity: if size >= 5 {
+                Severity::High
+            } else {
+                Severity::Medium
+            },
             file: first.clone(),
             span,
             symbol: None,

@@ -15,7 +15,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::Context;
-use crate::analyze::{self, AnalysisResult, Draft, Outcome, Page, RefactorCall, Scope, Severity, Suggestion};
+use crate::analyze::{
+    self, AnalysisResult, Draft, Outcome, Page, RefactorCall, Scope, Severity, Suggestion,
+};
 use crate::registry::Tool;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -96,7 +98,10 @@ impl Tool for AnalyzeDeadCode {
         let resolved = analyze::resolve(ctx, input.directory.as_deref(), input.scope.clone())?;
         // References to a symbol may be anywhere: read the whole checkout for those.
         // (and a Rust import of a trait another file declares is used).
-        let whole = matches!(input.kind, DeadKind::UnusedSymbols | DeadKind::UnusedTypes | DeadKind::UnusedImports);
+        let whole = matches!(
+            input.kind,
+            DeadKind::UnusedSymbols | DeadKind::UnusedTypes | DeadKind::UnusedImports
+        );
         let read = analyze::read(&resolved, whole).await?;
         let page = Page {
             limit: options.limit,
@@ -108,11 +113,22 @@ impl Tool for AnalyzeDeadCode {
         let prefix_holder = resolved.clone();
         // Per-file walks run a thread each: off the async workers.
         let mut outcome = tokio::task::spawn_blocking(move || {
-            dead_code(&files, kind, &options, &|p| prefix_holder.holds(p), directory.as_deref())
+            dead_code(
+                &files,
+                kind,
+                &options,
+                &|p| prefix_holder.holds(p),
+                directory.as_deref(),
+            )
         })
         .await
-        .map_err(|e| resolve_pr_core::Error::unknown(format!("the analysis stopped: {e}")).with_code(resolve_pr_core::ErrorCode::InternalError))?;
-        outcome.drafts.retain(|d| resolved.names(d.symbol.as_ref().map(|s| s.0.as_str())));
+        .map_err(|e| {
+            resolve_pr_core::Error::unknown(format!("the analysis stopped: {e}"))
+                .with_code(resolve_pr_core::ErrorCode::InternalError)
+        })?;
+        outcome
+            .drafts
+            .retain(|d| resolved.names(d.symbol.as_ref().map(|s| s.0.as_str())));
         outcome.warnings.extend(read.warnings);
         analyze::finish(&resolved, outcome, page, started)
     }
@@ -138,7 +154,10 @@ pub(crate) fn dead_code(
     in_scope: &dyn Fn(&str) -> bool,
     directory: Option<&str>,
 ) -> Outcome {
-    let language_of: BTreeMap<&str, &'static str> = files.iter().map(|f| (f.path.as_str(), analyze::language_name(f))).collect();
+    let language_of: BTreeMap<&str, &'static str> = files
+        .iter()
+        .map(|f| (f.path.as_str(), analyze::language_name(f)))
+        .collect();
     let found: Vec<Unused> = match kind {
         DeadKind::UnusedSymbols | DeadKind::UnusedTypes => {
             let dead = DeadOptions {
@@ -146,8 +165,15 @@ pub(crate) fn dead_code(
                 include_tests: options.include_tests,
                 include_private: options.include_private,
             };
-            let want = if kind == DeadKind::UnusedTypes { UnusedKind::Type } else { UnusedKind::Symbol };
-            unused_symbols(files, &dead).into_iter().filter(|u| u.kind == want).collect()
+            let want = if kind == DeadKind::UnusedTypes {
+                UnusedKind::Type
+            } else {
+                UnusedKind::Symbol
+            };
+            unused_symbols(files, &dead)
+                .into_iter()
+                .filter(|u| u.kind == want)
+                .collect()
         }
         _ => {
             let want = match kind {
@@ -156,7 +182,10 @@ pub(crate) fn dead_code(
                 DeadKind::UnusedParameters => UnusedKind::Parameter,
                 _ => UnusedKind::Unreachable,
             };
-            unused_in_files(files).into_iter().filter(|u| u.kind == want).collect()
+            unused_in_files(files)
+                .into_iter()
+                .filter(|u| u.kind == want)
+                .collect()
         }
     };
     let mut drafts = Vec::new();
@@ -189,13 +218,19 @@ pub(crate) fn dead_code(
             UnusedKind::Import => {
                 let mut a = serde_json::Map::new();
                 a.insert("kind".into(), json!("unused_imports"));
-                suggestions.push(call(a, "Delete the file's unused imports (the linter's own fix), planned and verified"));
+                suggestions.push(call(
+                    a,
+                    "Delete the file's unused imports (the linter's own fix), planned and verified",
+                ));
             }
             UnusedKind::Symbol | UnusedKind::Type => {
                 let mut a = serde_json::Map::new();
                 a.insert("kind".into(), json!("dead_code"));
                 a.insert("position".into(), json!(analyze::range(u.span).start));
-                suggestions.push(call(a, &format!("Delete {} (refused while anything references it)", u.name)));
+                suggestions.push(call(
+                    a,
+                    &format!("Delete {} (refused while anything references it)", u.name),
+                ));
             }
             _ => {}
         }
@@ -214,9 +249,18 @@ pub(crate) fn dead_code(
     }
     let scoped: Vec<&SourceFile> = files.iter().filter(|f| in_scope(&f.path)).collect();
     let mut thresholds = BTreeMap::new();
-    thresholds.insert("aggressive".to_owned(), f64::from(u8::from(options.aggressive)));
-    thresholds.insert("include_tests".to_owned(), f64::from(u8::from(options.include_tests)));
-    thresholds.insert("include_private".to_owned(), f64::from(u8::from(options.include_private)));
+    thresholds.insert(
+        "aggressive".to_owned(),
+        f64::from(u8::from(options.aggressive)),
+    );
+    thresholds.insert(
+        "include_tests".to_owned(),
+        f64::from(u8::from(options.include_tests)),
+    );
+    thresholds.insert(
+        "include_private".to_owned(),
+        f64::from(u8::from(options.include_private)),
+    );
     Outcome {
         category: "dead_code",
         kind: kind.as_str().to_owned(),

@@ -137,14 +137,27 @@ impl Tool for AnalyzeDependencies {
     }
 }
 
-pub(crate) fn dependencies(files: &[SourceFile], graph: &Graph, kind: DependencyKind, options: &Options) -> Outcome {
+pub(crate) fn dependencies(
+    files: &[SourceFile],
+    graph: &Graph,
+    kind: DependencyKind,
+    options: &Options,
+) -> Outcome {
     if kind == DependencyKind::Circular {
         return crate::analyze_cycles::cycles(files, graph);
     }
-    let language_of: BTreeMap<&str, &'static str> = files.iter().map(|f| (f.path.as_str(), analyze::language_name(f))).collect();
+    let language_of: BTreeMap<&str, &'static str> = files
+        .iter()
+        .map(|f| (f.path.as_str(), analyze::language_name(f)))
+        .collect();
     let lang = |p: &str| language_of.get(p).copied().unwrap_or("");
     let mut drafts = Vec::new();
-    let node = |file: &str, kind: &'static str, metrics: BTreeMap<String, Value>, message: String, severity, weight| Draft {
+    let node = |file: &str,
+                kind: &'static str,
+                metrics: BTreeMap<String, Value>,
+                message: String,
+                severity,
+                weight| Draft {
         kind,
         severity,
         file: file.to_owned(),
@@ -188,14 +201,27 @@ pub(crate) fn dependencies(files: &[SourceFile], graph: &Graph, kind: Dependency
                 let many = outs > 20;
                 drafts.push(node(
                     f,
-                    if kind == DependencyKind::Graph { "module_node" } else { "coupling" },
+                    if kind == DependencyKind::Graph {
+                        "module_node"
+                    } else {
+                        "coupling"
+                    },
                     BTreeMap::from([
                         ("in_degree".to_owned(), json!(ins)),
                         ("out_degree".to_owned(), json!(outs)),
-                        ("coupling_score".to_owned(), json!((instability * 1000.0).round() / 1000.0)),
+                        (
+                            "coupling_score".to_owned(),
+                            json!((instability * 1000.0).round() / 1000.0),
+                        ),
                     ]),
-                    format!("imported by {ins} file(s), imports {outs}; instability {instability:.2}"),
-                    if many { Severity::Medium } else { Severity::Low },
+                    format!(
+                        "imported by {ins} file(s), imports {outs}; instability {instability:.2}"
+                    ),
+                    if many {
+                        Severity::Medium
+                    } else {
+                        Severity::Low
+                    },
                     (ins + outs) as f64,
                 ));
             }
@@ -203,18 +229,32 @@ pub(crate) fn dependencies(files: &[SourceFile], graph: &Graph, kind: Dependency
         }
         DependencyKind::Cohesion => {
             for c in graph.cohesion() {
-                let dir = if c.directory.is_empty() { "." } else { c.directory.as_str() };
+                let dir = if c.directory.is_empty() {
+                    "."
+                } else {
+                    c.directory.as_str()
+                };
                 drafts.push(node(
                     dir,
                     "cohesion",
                     BTreeMap::from([
-                        ("cohesion_score".to_owned(), json!((c.score * 1000.0).round() / 1000.0)),
+                        (
+                            "cohesion_score".to_owned(),
+                            json!((c.score * 1000.0).round() / 1000.0),
+                        ),
                         ("files".to_owned(), json!(c.files)),
                         ("internal_edges".to_owned(), json!(c.internal)),
                         ("outgoing_edges".to_owned(), json!(c.outgoing)),
                     ]),
-                    format!("{} of {} import(s) from {dir} stay in it", c.internal, c.outgoing),
-                    if c.score < 0.2 && c.outgoing >= 5 { Severity::Medium } else { Severity::Low },
+                    format!(
+                        "{} of {} import(s) from {dir} stay in it",
+                        c.internal, c.outgoing
+                    ),
+                    if c.score < 0.2 && c.outgoing >= 5 {
+                        Severity::Medium
+                    } else {
+                        Severity::Low
+                    },
                     -c.score,
                 ));
             }
@@ -226,7 +266,11 @@ pub(crate) fn dependencies(files: &[SourceFile], graph: &Graph, kind: Dependency
                     "dependency_depth",
                     BTreeMap::from([("dependency_depth".to_owned(), json!(depth))]),
                     format!("the longest chain of imports below it is {depth} deep"),
-                    if depth > 10 { Severity::Medium } else { Severity::Low },
+                    if depth > 10 {
+                        Severity::Medium
+                    } else {
+                        Severity::Low
+                    },
                     f64::from(depth),
                 ));
             }
@@ -234,7 +278,8 @@ pub(crate) fn dependencies(files: &[SourceFile], graph: &Graph, kind: Dependency
         }
         DependencyKind::Circular => {}
     }
-    let export = (kind == DependencyKind::Graph || options.format == Format::Graph).then(|| export(graph, options.export_format));
+    let export = (kind == DependencyKind::Graph || options.format == Format::Graph)
+        .then(|| export(graph, options.export_format));
     let all: Vec<&SourceFile> = files.iter().collect();
     Outcome {
         category: "dependencies",
@@ -255,7 +300,10 @@ fn export(graph: &Graph, format: ExportFormat) -> GraphExport {
         ExportFormat::Graphviz => ("graphviz", graph.to_dot()),
         ExportFormat::Json => {
             let edges: Vec<Value> = graph.edges.iter().map(|e| json!([e.from, e.to])).collect();
-            ("json", json!({"nodes": graph.nodes, "edges": edges}).to_string())
+            (
+                "json",
+                json!({"nodes": graph.nodes, "edges": edges}).to_string(),
+            )
         }
     };
     GraphExport {

@@ -97,8 +97,12 @@ impl Tool for AnalyzeDocumentation {
             limit: options.limit,
             offset: options.offset,
         };
-        let mut outcome = documentation(&read.loaded.files, input.kind, &options, &|p| resolved.holds(p));
-        outcome.drafts.retain(|d| resolved.names(d.symbol.as_ref().map(|s| s.0.as_str())));
+        let mut outcome = documentation(&read.loaded.files, input.kind, &options, &|p| {
+            resolved.holds(p)
+        });
+        outcome
+            .drafts
+            .retain(|d| resolved.names(d.symbol.as_ref().map(|s| s.0.as_str())));
         outcome.warnings.extend(read.warnings);
         analyze::finish(&resolved, outcome, page, started)
     }
@@ -136,7 +140,11 @@ pub(crate) fn documentation(
             for t in todos(f) {
                 drafts.push(Draft {
                     kind: "todo",
-                    severity: if matches!(t.tag.as_str(), "FIXME" | "BUG" | "XXX") { Severity::Medium } else { Severity::Low },
+                    severity: if matches!(t.tag.as_str(), "FIXME" | "BUG" | "XXX") {
+                        Severity::Medium
+                    } else {
+                        Severity::Low
+                    },
                     file: t.file.clone(),
                     span: line_span(t.line),
                     symbol: None,
@@ -182,7 +190,10 @@ pub(crate) fn documentation(
                         symbol: None,
                         language: language_of.get(file).copied().unwrap_or(""),
                         metrics: BTreeMap::from([
-                            ("coverage_ratio".to_owned(), json!((ratio * 10_000.0).round() / 10_000.0)),
+                            (
+                                "coverage_ratio".to_owned(),
+                                json!((ratio * 10_000.0).round() / 10_000.0),
+                            ),
                             ("documented".to_owned(), json!(documented)),
                             ("total".to_owned(), json!(total)),
                         ]),
@@ -194,7 +205,14 @@ pub(crate) fn documentation(
             }
             DocKind::Missing => {
                 for i in items.iter().filter(|i| !i.documented) {
-                    drafts.push(item_draft(i, &language_of, "missing_documentation", Severity::Medium, format!("{} {} has no documentation", i.symbol_kind, i.name), BTreeMap::new()));
+                    drafts.push(item_draft(
+                        i,
+                        &language_of,
+                        "missing_documentation",
+                        Severity::Medium,
+                        format!("{} {} has no documentation", i.symbol_kind, i.name),
+                        BTreeMap::new(),
+                    ));
                 }
             }
             DocKind::Outdated => {
@@ -203,8 +221,19 @@ pub(crate) fn documentation(
                     if gone.is_empty() {
                         continue;
                     }
-                    let message = format!("the docs of {} name parameter(s) it no longer has: {}", i.name, gone.join(", "));
-                    drafts.push(item_draft(i, &language_of, "outdated_documentation", Severity::Medium, message, BTreeMap::from([("stale_parameters".to_owned(), json!(gone))])));
+                    let message = format!(
+                        "the docs of {} name parameter(s) it no longer has: {}",
+                        i.name,
+                        gone.join(", ")
+                    );
+                    drafts.push(item_draft(
+                        i,
+                        &language_of,
+                        "outdated_documentation",
+                        Severity::Medium,
+                        message,
+                        BTreeMap::from([("stale_parameters".to_owned(), json!(gone))]),
+                    ));
                 }
             }
             DocKind::Quality => {
@@ -213,8 +242,20 @@ pub(crate) fn documentation(
                     if labels.is_empty() {
                         continue;
                     }
-                    let message = format!("the docs of {} {}: {}", i.symbol_kind, i.name, labels.join(", "));
-                    drafts.push(item_draft(i, &language_of, "poor_documentation", Severity::Low, message, BTreeMap::from([("labels".to_owned(), json!(labels))])));
+                    let message = format!(
+                        "the docs of {} {}: {}",
+                        i.symbol_kind,
+                        i.name,
+                        labels.join(", ")
+                    );
+                    drafts.push(item_draft(
+                        i,
+                        &language_of,
+                        "poor_documentation",
+                        Severity::Low,
+                        message,
+                        BTreeMap::from([("labels".to_owned(), json!(labels))]),
+                    ));
                 }
             }
             DocKind::Todos => {}
@@ -222,7 +263,10 @@ pub(crate) fn documentation(
     }
     let mut thresholds = BTreeMap::new();
     if kind != DocKind::Todos {
-        thresholds.insert("public_only".to_owned(), if public_only { 1.0 } else { 0.0 });
+        thresholds.insert(
+            "public_only".to_owned(),
+            if public_only { 1.0 } else { 0.0 },
+        );
     }
     Outcome {
         category: "documentation",

@@ -88,7 +88,11 @@ impl Tool for AnalyzeModuleDependencies {
             };
             drafts.push(Draft {
                 kind: "crate_use",
-                severity: if u.public { Severity::Low } else { Severity::Medium },
+                severity: if u.public {
+                    Severity::Low
+                } else {
+                    Severity::Medium
+                },
                 file,
                 span: line_span(line),
                 symbol: Some((u.path.clone(), "object".to_owned())),
@@ -106,10 +110,32 @@ impl Tool for AnalyzeModuleDependencies {
             });
         }
         for item in &deps.must_become_public {
-            drafts.push(item_draft("must_become_public", Severity::High, item, format!("{} {} is {}: a crate of its own could not use it", item.kind, item.path, if item.visibility.is_empty() { "private" } else { item.visibility.as_str() })));
+            drafts.push(item_draft(
+                "must_become_public",
+                Severity::High,
+                item,
+                format!(
+                    "{} {} is {}: a crate of its own could not use it",
+                    item.kind,
+                    item.path,
+                    if item.visibility.is_empty() {
+                        "private"
+                    } else {
+                        item.visibility.as_str()
+                    }
+                ),
+            ));
         }
         for item in &deps.used_by_rest {
-            drafts.push(item_draft("used_by_rest", Severity::Medium, item, format!("the rest of the crate uses {} {}: the new crate must export it", item.kind, item.path)));
+            drafts.push(item_draft(
+                "used_by_rest",
+                Severity::Medium,
+                item,
+                format!(
+                    "the rest of the crate uses {} {}: the new crate must export it",
+                    item.kind, item.path
+                ),
+            ));
         }
         let module_file = deps.files.first().cloned().unwrap_or_default();
         for c in &deps.external_crates {

@@ -199,7 +199,10 @@ by shared files. Deterministic rules, every score explained. Read-only.";
         let commits = match commits {
             Ok(c) => Some(c),
             Err(e) => {
-                notes.push(format!("commits could not be read: {}", Error::from(e).error));
+                notes.push(format!(
+                    "commits could not be read: {}",
+                    Error::from(e).error
+                ));
                 None
             }
         };
@@ -360,7 +363,10 @@ async fn read_extras(
         ..Extras::default()
     };
     let mut note = |what: &str, e: resolve_pr_forge::Error| {
-        notes.push(format!("{what} could not be read: {}", Error::from(e).error));
+        notes.push(format!(
+            "{what} could not be read: {}",
+            Error::from(e).error
+        ));
     };
     match owners {
         Ok(o) => extras.owners = o,

@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::Context;
-use crate::analyze::{self, AnalysisResult, Draft, Outcome, Page, RefactorCall, Scope, Severity, Suggestion};
+use crate::analyze::{
+    self, AnalysisResult, Draft, Outcome, Page, RefactorCall, Scope, Severity, Suggestion,
+};
 use crate::registry::Tool;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -109,8 +111,15 @@ impl Tool for AnalyzeQuality {
             offset: options.offset,
         };
         let files: Vec<&resolve_pr_analysis::SourceFile> = read.loaded.files.iter().collect();
-        let mut outcome = quality(&files, input.kind, &options.thresholds, input.directory.as_deref());
-        outcome.drafts.retain(|d| resolved.names(d.symbol.as_ref().map(|s| s.0.as_str())));
+        let mut outcome = quality(
+            &files,
+            input.kind,
+            &options.thresholds,
+            input.directory.as_deref(),
+        );
+        outcome
+            .drafts
+            .retain(|d| resolved.names(d.symbol.as_ref().map(|s| s.0.as_str())));
         outcome.warnings.extend(read.warnings);
         analyze::finish(&resolved, outcome, page, started)
     }
@@ -267,7 +276,11 @@ fn function_finding(
             let high = twice(f.cyclomatic, t.cyclomatic) || twice(f.cognitive, t.cognitive);
             (
                 "complexity_hotspot",
-                if high { Severity::High } else { Severity::Medium },
+                if high {
+                    Severity::High
+                } else {
+                    Severity::Medium
+                },
                 format!(
                     "{} has cyclomatic complexity {} and cognitive complexity {} (thresholds {}, {})",
                     f.qualified, f.cyclomatic, f.cognitive, t.cyclomatic, t.cognitive
@@ -281,7 +294,10 @@ fn function_finding(
                 smells.push(format!("{} lines (over {})", f.lines, t.length));
             }
             if over(f.parameters, t.parameters) {
-                smells.push(format!("{} parameters (over {})", f.parameters, t.parameters));
+                smells.push(format!(
+                    "{} parameters (over {})",
+                    f.parameters, t.parameters
+                ));
             }
             if over(f.nesting, t.nesting) {
                 smells.push(format!("nesting depth {} (over {})", f.nesting, t.nesting));
@@ -296,10 +312,16 @@ fn function_finding(
             } else {
                 "deep_nesting"
             };
-            let high = twice(f.lines, t.length) || twice(f.parameters, t.parameters) || twice(f.nesting, t.nesting);
+            let high = twice(f.lines, t.length)
+                || twice(f.parameters, t.parameters)
+                || twice(f.nesting, t.nesting);
             (
                 kind,
-                if high { Severity::High } else { Severity::Medium },
+                if high {
+                    Severity::High
+                } else {
+                    Severity::Medium
+                },
                 format!("{}: {}", f.qualified, smells.join(", ")),
                 f64::from(f.lines),
             )
@@ -311,7 +333,11 @@ fn function_finding(
             let high = twice(f.nesting, t.nesting) || twice(f.cognitive, t.cognitive);
             (
                 "hard_to_read",
-                if high { Severity::High } else { Severity::Medium },
+                if high {
+                    Severity::High
+                } else {
+                    Severity::Medium
+                },
                 format!(
                     "{} nests {} deep with cognitive complexity {} (thresholds {}, {})",
                     f.qualified, f.nesting, f.cognitive, t.nesting, t.cognitive

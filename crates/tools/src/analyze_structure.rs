@@ -83,11 +83,18 @@ impl Tool for AnalyzeStructure {
     async fn run(ctx: &Context, input: Input, _raw: &Value) -> Result<AnalysisResult> {
         let started = Instant::now();
         let options: Options = input.options.clone().unwrap_or_else(analyze::no_options);
-        if let Some(bad) = options.symbol_kinds.iter().find(|k| !SYMBOL_KINDS.contains(&k.as_str())) {
+        if let Some(bad) = options
+            .symbol_kinds
+            .iter()
+            .find(|k| !SYMBOL_KINDS.contains(&k.as_str()))
+        {
             return Err(Error::user(format!("{bad:?} is not an LSP symbol kind"))
                 .with_code(ErrorCode::InvalidArgument)
                 .with_detail("field", "options.symbol_kinds")
-                .with_suggestion(format!("Use lower-case LSP kinds: {}.", SYMBOL_KINDS.join(", "))));
+                .with_suggestion(format!(
+                    "Use lower-case LSP kinds: {}.",
+                    SYMBOL_KINDS.join(", ")
+                )));
         }
         let resolved = analyze::resolve(ctx, input.directory.as_deref(), input.scope.clone())?;
         // Hierarchies cross files: read the whole checkout, report on the scope; modules are
@@ -97,8 +104,12 @@ impl Tool for AnalyzeStructure {
             limit: options.limit,
             offset: options.offset,
         };
-        let mut outcome = structure(&read.loaded.files, input.kind, &options, &|p| resolved.holds(p));
-        outcome.drafts.retain(|d| resolved.names(d.symbol.as_ref().map(|s| s.0.as_str())));
+        let mut outcome = structure(&read.loaded.files, input.kind, &options, &|p| {
+            resolved.holds(p)
+        });
+        outcome
+            .drafts
+            .retain(|d| resolved.names(d.symbol.as_ref().map(|s| s.0.as_str())));
         outcome.warnings.extend(read.warnings);
         analyze::finish(&resolved, outcome, page, started)
     }
@@ -119,14 +130,30 @@ impl Tool for AnalyzeStructure {
 /// Inheritance deeper than this is a medium finding.
 const DEEP_INHERITANCE: u32 = 4;
 
-pub(crate) fn structure(files: &[SourceFile], kind: StructureKind, options: &Options, in_scope: &dyn Fn(&str) -> bool) -> Outcome {
+pub(crate) fn structure(
+    files: &[SourceFile],
+    kind: StructureKind,
+    options: &Options,
+    in_scope: &dyn Fn(&str) -> bool,
+) -> Outcome {
     let scoped: Vec<&SourceFile> = files.iter().filter(|f| in_scope(&f.path)).collect();
-    let language_of: BTreeMap<&str, &'static str> = scoped.iter().map(|f| (f.path.as_str(), analyze::language_name(f))).collect();
+    let language_of: BTreeMap<&str, &'static str> = scoped
+        .iter()
+        .map(|f| (f.path.as_str(), analyze::language_name(f)))
+        .collect();
     let lang = |p: &str| language_of.get(p).copied().unwrap_or("");
-    let kind_wanted = |k: &str| options.symbol_kinds.is_empty() || options.symbol_kinds.iter().any(|w| w == k);
+    let kind_wanted =
+        |k: &str| options.symbol_kinds.is_empty() || options.symbol_kinds.iter().any(|w| w == k);
     let mut drafts = Vec::new();
     let mut symbols_seen = 0;
-    let draft = |kind: &'static str, file: &str, span, symbol: Option<(String, String)>, metrics: BTreeMap<String, Value>, message: String, severity, weight: f64| Draft {
+    let draft = |kind: &'static str,
+                 file: &str,
+                 span,
+                 symbol: Option<(String, String)>,
+                 metrics: BTreeMap<String, Value>,
+                 message: String,
+                 severity,
+                 weight: f64| Draft {
         kind,
         severity,
         file: file.to_owned(),
@@ -168,7 +195,11 @@ pub(crate) fn structure(files: &[SourceFile], kind: StructureKind, options: &Opt
             symbols_seen = h.types.iter().filter(|t| in_scope(&t.file)).count();
             match kind {
                 StructureKind::Hierarchy => {
-                    for t in h.types.iter().filter(|t| in_scope(&t.file) && (t.public || options.include_private) && kind_wanted(t.symbol_kind)) {
+                    for t in h.types.iter().filter(|t| {
+                        in_scope(&t.file)
+                            && (t.public || options.include_private)
+                            && kind_wanted(t.symbol_kind)
+                    }) {
                         let depth = h.inheritance_depth(&t.name);
                         let children = h.children(&t.name).len();
                         let implementations = h.implementations(&t.name).len();
@@ -192,7 +223,11 @@ pub(crate) fn structure(files: &[SourceFile], kind: StructureKind, options: &Opt
                     }
                 }
                 StructureKind::Interfaces => {
-                    for t in h.interfaces().into_iter().filter(|t| in_scope(&t.file) && (t.public || options.include_private)) {
+                    for t in h
+                        .interfaces()
+                        .into_iter()
+                        .filter(|t| in_scope(&t.file) && (t.public || options.include_private))
+                    {
                         let impls = h.implementations(&t.name);
                         let names: Vec<&str> = impls.iter().map(|r| r.child.as_str()).collect();
                         drafts.push(draft(
@@ -202,10 +237,22 @@ pub(crate) fn structure(files: &[SourceFile], kind: StructureKind, options: &Opt
                             Some((t.qualified.clone(), t.symbol_kind.to_owned())),
                             BTreeMap::from([
                                 ("implementation_count".to_owned(), json!(impls.len())),
-                                ("implementations".to_owned(), json!(names.iter().take(50).collect::<Vec<_>>())),
+                                (
+                                    "implementations".to_owned(),
+                                    json!(names.iter().take(50).collect::<Vec<_>>()),
+                                ),
                             ]),
-                            format!("{} {}: {} implementation(s)", t.symbol_kind, t.qualified, impls.len()),
-                            if impls.is_empty() { Severity::Medium } else { Severity::Low },
+                            format!(
+                                "{} {}: {} implementation(s)",
+                                t.symbol_kind,
+                                t.qualified,
+                                impls.len()
+                            ),
+                            if impls.is_empty() {
+                                Severity::Medium
+                            } else {
+                                Severity::Low
+                            },
                             impls.len() as f64,
                         ));
                     }
@@ -222,9 +269,16 @@ pub(crate) fn structure(files: &[SourceFile], kind: StructureKind, options: &Opt
                             &r.file,
                             r.span,
                             Some((r.child.clone(), "class".to_owned())),
-                            BTreeMap::from([("inheritance_depth".to_owned(), json!(depth)), ("parent".to_owned(), json!(r.parent))]),
+                            BTreeMap::from([
+                                ("inheritance_depth".to_owned(), json!(depth)),
+                                ("parent".to_owned(), json!(r.parent)),
+                            ]),
                             format!("{} {verb} {}", r.child, r.parent),
-                            if depth > DEEP_INHERITANCE { Severity::Medium } else { Severity::Low },
+                            if depth > DEEP_INHERITANCE {
+                                Severity::Medium
+                            } else {
+                                Severity::Low
+                            },
                             f64::from(depth),
                         ));
                     }
@@ -245,7 +299,10 @@ pub(crate) fn structure(files: &[SourceFile], kind: StructureKind, options: &Opt
                         ("child_count".to_owned(), json!(m.symbols)),
                         ("public_symbols".to_owned(), json!(m.public_symbols)),
                     ]),
-                    format!("module {}: {} file(s), {} symbol(s), {} public", m.path, m.files, m.symbols, m.public_symbols),
+                    format!(
+                        "module {}: {} file(s), {} symbol(s), {} public",
+                        m.path, m.files, m.symbols, m.public_symbols
+                    ),
                     Severity::Low,
                     f64::from(m.symbols),
                 ));

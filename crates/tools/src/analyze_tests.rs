@@ -104,7 +104,9 @@ impl Tool for AnalyzeTests {
             o.warnings.extend(read.warnings);
             o
         };
-        outcome.drafts.retain(|d| resolved.names(d.symbol.as_ref().map(|s| s.0.as_str())));
+        outcome
+            .drafts
+            .retain(|d| resolved.names(d.symbol.as_ref().map(|s| s.0.as_str())));
         analyze::finish(&resolved, outcome, page, started)
     }
 
@@ -123,9 +125,11 @@ impl Tool for AnalyzeTests {
 
 pub(crate) fn coverage_outcome(resolved: &analyze::Resolved, options: &Options) -> Result<Outcome> {
     let missing = |field: &str, what: &str| {
-        Error::user(format!("kind coverage reads a coverage report: give options.{field} ({what})"))
-            .with_code(ErrorCode::InvalidArgument)
-            .with_detail("field", format!("options.{field}"))
+        Error::user(format!(
+            "kind coverage reads a coverage report: give options.{field} ({what})"
+        ))
+        .with_code(ErrorCode::InvalidArgument)
+        .with_detail("field", format!("options.{field}"))
     };
     let format = options
         .coverage_format
@@ -180,12 +184,16 @@ pub(crate) fn coverage_outcome(resolved: &analyze::Resolved, options: &Options) 
             } else {
                 Severity::Low
             },
-            language: resolve_pr_source::Language::of_path(std::path::Path::new(&file)).map_or("", |l| l.as_str()),
+            language: resolve_pr_source::Language::of_path(std::path::Path::new(&file))
+                .map_or("", |l| l.as_str()),
             file,
             span: resolve_pr_analysis::Span::default(),
             symbol: None,
             metrics: BTreeMap::from([
-                ("coverage_ratio".to_owned(), json!((ratio * 10_000.0).round() / 10_000.0)),
+                (
+                    "coverage_ratio".to_owned(),
+                    json!((ratio * 10_000.0).round() / 10_000.0),
+                ),
                 ("lines_found".to_owned(), json!(f.lines_found)),
                 ("lines_hit".to_owned(), json!(f.lines_hit)),
                 ("uncovered_lines".to_owned(), json!(uncovered)),
@@ -196,7 +204,10 @@ pub(crate) fn coverage_outcome(resolved: &analyze::Resolved, options: &Options) 
         });
     }
     let mut thresholds = BTreeMap::new();
-    thresholds.insert("coverage_ratio".to_owned(), (report.ratio() * 10_000.0).round() / 10_000.0);
+    thresholds.insert(
+        "coverage_ratio".to_owned(),
+        (report.ratio() * 10_000.0).round() / 10_000.0,
+    );
     Ok(Outcome {
         category: "tests",
         kind: "coverage".into(),
@@ -211,7 +222,11 @@ pub(crate) fn coverage_outcome(resolved: &analyze::Resolved, options: &Options) 
 }
 
 /// Untested functions, or tests' quality and smells, of the files `in_scope` keeps.
-pub(crate) fn tests(files: &[SourceFile], kind: TestsKind, in_scope: &dyn Fn(&str) -> bool) -> Outcome {
+pub(crate) fn tests(
+    files: &[SourceFile],
+    kind: TestsKind,
+    in_scope: &dyn Fn(&str) -> bool,
+) -> Outcome {
     let scoped: Vec<&SourceFile> = files.iter().filter(|f| in_scope(&f.path)).collect();
     let language_of: BTreeMap<&str, &'static str> = scoped
         .iter()
@@ -222,11 +237,19 @@ pub(crate) fn tests(files: &[SourceFile], kind: TestsKind, in_scope: &dyn Fn(&st
     let mut symbols = 0;
     match kind {
         TestsKind::Untested => {
-            let found: Vec<_> = untested(files).into_iter().filter(|u| in_scope(&u.file)).collect();
+            let found: Vec<_> = untested(files)
+                .into_iter()
+                .filter(|u| in_scope(&u.file))
+                .collect();
             let public_functions: usize = scoped
                 .iter()
                 .filter(|f| !is_test_file(&f.path))
-                .map(|f| resolve_pr_analysis::functions::functions(f).iter().filter(|x| x.public).count())
+                .map(|f| {
+                    resolve_pr_analysis::functions::functions(f)
+                        .iter()
+                        .filter(|x| x.public)
+                        .count()
+                })
                 .sum();
             symbols = public_functions;
             for u in found {
@@ -251,20 +274,30 @@ pub(crate) fn tests(files: &[SourceFile], kind: TestsKind, in_scope: &dyn Fn(&st
                     if kind == TestsKind::Smells && t.smells.is_empty() {
                         continue;
                     }
-                    let severity = if t.smells.contains(&"no_assertion") || t.smells.contains(&"empty") {
-                        Severity::High
-                    } else if t.smells.is_empty() {
-                        Severity::Low
-                    } else {
-                        Severity::Medium
-                    };
+                    let severity =
+                        if t.smells.contains(&"no_assertion") || t.smells.contains(&"empty") {
+                            Severity::High
+                        } else if t.smells.is_empty() {
+                            Severity::Low
+                        } else {
+                            Severity::Medium
+                        };
                     let message = if t.smells.is_empty() {
                         format!("{}: {} assertion(s)", t.name, t.assertions)
                     } else {
-                        format!("{}: {} assertion(s); {}", t.name, t.assertions, t.smells.join(", "))
+                        format!(
+                            "{}: {} assertion(s); {}",
+                            t.name,
+                            t.assertions,
+                            t.smells.join(", ")
+                        )
                     };
                     drafts.push(Draft {
-                        kind: if kind == TestsKind::Smells { "test_smell" } else { "test_quality" },
+                        kind: if kind == TestsKind::Smells {
+                            "test_smell"
+                        } else {
+                            "test_quality"
+                        },
                         severity,
                         file: t.file.clone(),
                         span: t.span,

@@ -245,7 +245,11 @@ are listed in unknown, never assumed absent. Read-only.";
             ));
         }
         for w in &out.warnings {
-            text.push_str(&format!("\n- note ({}): {}", category_str(w.category), w.description));
+            text.push_str(&format!(
+                "\n- note ({}): {}",
+                category_str(w.category),
+                w.description
+            ));
         }
         text
     }
@@ -354,27 +358,32 @@ fn build(
         || p.required_approvals > 0
         || !p.required_checks.is_empty()
         || !facts.rules.unknown.is_empty())
-        .then(|| BranchProtection {
-            // What the sources read require is a floor only while another is unread.
-            required_approvals: facts
-                .rules
-                .unknown
-                .is_empty()
-                .then_some(p.required_approvals),
-            current_approvals: p.current_approvals,
-            approving_users: p.approving_users.clone(),
-            requesting_changes: p.requesting_changes.clone(),
-            pending_reviewers: p.pending_reviewers.clone(),
-            required_checks: p.required_checks.iter().take(MAX_NAMES * 2).cloned().collect(),
-            passing_checks: required(
-                &[p.passing_checks.as_slice(), p.skipped_checks.as_slice()].concat(),
-            ),
-            failing_checks: required(&p.failing_checks),
-            pending_checks: required(&p.pending_checks),
-            missing_checks: p.missing_checks.clone(),
-            rules,
-            sources: p.sources.clone(),
-        });
+    .then(|| BranchProtection {
+        // What the sources read require is a floor only while another is unread.
+        required_approvals: facts
+            .rules
+            .unknown
+            .is_empty()
+            .then_some(p.required_approvals),
+        current_approvals: p.current_approvals,
+        approving_users: p.approving_users.clone(),
+        requesting_changes: p.requesting_changes.clone(),
+        pending_reviewers: p.pending_reviewers.clone(),
+        required_checks: p
+            .required_checks
+            .iter()
+            .take(MAX_NAMES * 2)
+            .cloned()
+            .collect(),
+        passing_checks: required(
+            &[p.passing_checks.as_slice(), p.skipped_checks.as_slice()].concat(),
+        ),
+        failing_checks: required(&p.failing_checks),
+        pending_checks: required(&p.pending_checks),
+        missing_checks: p.missing_checks.clone(),
+        rules,
+        sources: p.sources.clone(),
+    });
     let ci = CiSummary {
         total: facts.checks.len() as u64,
         passed: p.passing_checks.len() as u64,

@@ -85,8 +85,14 @@ impl Tool for CreatePackage {
 }
 
 fn plan(root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
-    let path = input.path.as_deref().ok_or_else(|| needs(CreatePackage::NAME, "path"))?;
-    let name = input.name.as_deref().ok_or_else(|| needs(CreatePackage::NAME, "name"))?;
+    let path = input
+        .path
+        .as_deref()
+        .ok_or_else(|| needs(CreatePackage::NAME, "path"))?;
+    let name = input
+        .name
+        .as_deref()
+        .ok_or_else(|| needs(CreatePackage::NAME, "name"))?;
     let eco = manifests::choose(root, input.ecosystem.as_deref()).map_err(refused)?;
     let rel = manifests::inside(root, path, "path").map_err(refused)?;
     if root.join(&rel).exists() {
@@ -108,13 +114,17 @@ fn plan(root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
     let mut files: Vec<(String, String)> = Vec::new();
     match eco {
         Ecosystem::Cargo => {
-            files.push(("Cargo.toml".into(), cargo::new_manifest(&ws_text, name, bin)));
+            files.push((
+                "Cargo.toml".into(),
+                cargo::new_manifest(&ws_text, name, bin),
+            ));
             let (entry, text) = cargo::entry_file(name, bin);
             files.push((entry.into(), text));
         }
         Ecosystem::Npm | Ecosystem::Pnpm | Ecosystem::Yarn => {
             let root_json = std::fs::read_to_string(root.join("package.json")).unwrap_or_default();
-            let typescript = root.join("tsconfig.json").is_file() || root_json.contains("\"typescript\"");
+            let typescript =
+                root.join("tsconfig.json").is_file() || root_json.contains("\"typescript\"");
             let (manifest, entry, code) = npm::new_package(name, typescript, bin);
             files.push(("package.json".into(), manifest));
             files.push((entry.into(), code));
@@ -127,7 +137,8 @@ fn plan(root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
         Ecosystem::Go => {
             let module = go_root_module(root, &ws_text)?;
             let module = format!("{module}/{}", manifests::normal(&rel.to_string_lossy()));
-            let (gomod, file, code) = go::new_module(&module, go::go_version(&ws_text).as_deref(), name, bin);
+            let (gomod, file, code) =
+                go::new_module(&module, go::go_version(&ws_text).as_deref(), name, bin);
             files.push(("go.mod".into(), gomod));
             files.push((file, code));
         }
@@ -145,25 +156,47 @@ fn plan(root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
     if input.register {
         let member = manifests::normal(&rel.to_string_lossy());
         let edit = manifests::add_members(eco, &ws_text, &[member]).map_err(refused)?;
-        warnings.extend(edit.notes.iter().filter(|n| !n.ends_with(" added")).map(|n| note("ALREADY_MEMBER", n.clone())));
+        warnings.extend(
+            edit.notes
+                .iter()
+                .filter(|n| !n.ends_with(" added"))
+                .map(|n| note("ALREADY_MEMBER", n.clone())),
+        );
         if let Some(c) = manifests::edit_between(&ws_file, &ws_text, &edit.text) {
             change.changes.push(c);
         }
     } else {
-        warnings.push(note("NOT_REGISTERED", format!("register: false: {} does not list it", ws_file.display())));
+        warnings.push(note(
+            "NOT_REGISTERED",
+            format!("register: false: {} does not list it", ws_file.display()),
+        ));
     }
-    Ok((change, meta("CreatePackagePlan", &format!("create_package.{}", eco.as_str()), eco, warnings)))
+    Ok((
+        change,
+        meta(
+            "CreatePackagePlan",
+            &format!("create_package.{}", eco.as_str()),
+            eco,
+            warnings,
+        ),
+    ))
 }
 
 /// The module path new Go modules go under: the root go.mod's, else one a used module's
 /// path shows (`example.com/x/api` at `./api` → `example.com/x`).
 fn go_root_module(root: &Path, work: &str) -> Result<String> {
-    if let Some(m) = std::fs::read_to_string(root.join("go.mod")).ok().and_then(|t| go::module_path(&t)) {
+    if let Some(m) = std::fs::read_to_string(root.join("go.mod"))
+        .ok()
+        .and_then(|t| go::module_path(&t))
+    {
         return Ok(m);
     }
     for u in go::uses(work) {
         let dir = manifests::normal(&u);
-        let Some(m) = std::fs::read_to_string(root.join(&dir).join("go.mod")).ok().and_then(|t| go::module_path(&t)) else {
+        let Some(m) = std::fs::read_to_string(root.join(&dir).join("go.mod"))
+            .ok()
+            .and_then(|t| go::module_path(&t))
+        else {
             continue;
         };
         if let Some(prefix) = m.strip_suffix(&format!("/{dir}")) {
@@ -175,4 +208,3 @@ fn go_root_module(root: &Path, work: &str) -> Result<String> {
             .suggest("Add a go.mod at the root (go mod init <path>)."),
     ))
 }
-

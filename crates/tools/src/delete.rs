@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{aim, file_in, language_of, lsp_error, relative_error, server_for_file, target_input};
+use crate::code::{
+    aim, file_in, language_of, lsp_error, relative_error, server_for_file, target_input,
+};
 use crate::refactor::{Mode, RefactorOutput, WRITES_LOCAL, plan_or_apply, render};
 use crate::registry::Tool;
 
@@ -86,14 +88,19 @@ impl Tool for Delete {
 
 /// A plan asked for without `kind` (an apply by plan_id needs none).
 pub(crate) fn needs_kind(tool: &str, kinds: &str) -> Error {
-    Error::user(format!("{tool} needs kind ({kinds}) to plan; only an apply by plan_id goes without"))
-        .with_code(ErrorCode::InvalidArgument)
-        .with_detail("field", "kind")
+    Error::user(format!(
+        "{tool} needs kind ({kinds}) to plan; only an apply by plan_id goes without"
+    ))
+    .with_code(ErrorCode::InvalidArgument)
+    .with_detail("field", "kind")
 }
 
 /// How long a fixer (cargo check, ruff) may take within a call.
 fn fixer_time() -> Duration {
-    let until = resolve_pr_lsp::deadline::wait_until_leaving(Duration::from_secs(900), Duration::from_secs(5));
+    let until = resolve_pr_lsp::deadline::wait_until_leaving(
+        Duration::from_secs(900),
+        Duration::from_secs(5),
+    );
     until.saturating_duration_since(std::time::Instant::now())
 }
 
@@ -106,22 +113,34 @@ fn meta(kind: &str, language: Option<Language>, warnings: Vec<Warning>) -> PlanM
     }
 }
 
-async fn unused_imports(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
+async fn unused_imports(
+    ctx: &Context,
+    root: &Path,
+    input: &Input,
+) -> Result<(WorkspaceChange, PlanMeta)> {
     let (language, files) = match input.file_path.as_deref() {
         Some(file) => {
             let path = file_in(root, file, "file_path")?;
             let language = language_of(&path, "file_path")?;
-            (language, vec![path.strip_prefix(root).unwrap_or(&path).to_owned()])
+            (
+                language,
+                vec![path.strip_prefix(root).unwrap_or(&path).to_owned()],
+            )
         }
         None => {
             let Some(name) = input.language.as_deref() else {
-                return Err(Error::user("unused_imports needs file_path, or language for the whole checkout")
-                    .with_code(ErrorCode::InvalidArgument)
-                    .with_detail("field", "file_path"));
+                return Err(Error::user(
+                    "unused_imports needs file_path, or language for the whole checkout",
+                )
+                .with_code(ErrorCode::InvalidArgument)
+                .with_detail("field", "file_path"));
             };
             let language = crate::code::language_named(name)?;
             let (files, _) = resolve_pr_lsp::servers::source_files(root, language, 20_000);
-            let rel: Vec<PathBuf> = files.iter().filter_map(|f| f.strip_prefix(root).ok().map(Path::to_owned)).collect();
+            let rel: Vec<PathBuf> = files
+                .iter()
+                .filter_map(|f| f.strip_prefix(root).ok().map(Path::to_owned))
+                .collect();
             (language, rel)
         }
     };
@@ -170,21 +189,35 @@ async fn unused_imports(ctx: &Context, root: &Path, input: &Input) -> Result<(Wo
         code: "FOUND_BY".into(),
         message: format!("{} import finding(s) fixed by {}", fixes.fixed, fixes.by),
     };
-    Ok((fixes.change, meta("delete.unused_imports", Some(language), vec![note])))
+    Ok((
+        fixes.change,
+        meta("delete.unused_imports", Some(language), vec![note]),
+    ))
 }
 
 /// clangd's fixes of a file's `unused-includes` diagnostics: its "remove all unused
 /// includes" where offered, else each "remove #include directive". `None`: no unused include.
-async fn unused_includes(ctx: &Context, root: &Path, file: &Path) -> Result<Option<(WorkspaceChange, String)>> {
+async fn unused_includes(
+    ctx: &Context,
+    root: &Path,
+    file: &Path,
+) -> Result<Option<(WorkspaceChange, String)>> {
     let server = crate::code::server_for_file(ctx, root, file, "file_path").await?;
     let fixes = server
-        .quick_fixes(file, &["unused-includes"], std::time::Duration::from_secs(30))
+        .quick_fixes(
+            file,
+            &["unused-includes"],
+            std::time::Duration::from_secs(30),
+        )
         .await
         .map_err(|e| crate::code::relative_error(crate::code::lsp_error(e), root))?;
     let title = |a: &&resolve_pr_lsp::refactor::Action| a.title.to_lowercase();
     let chosen: Vec<_> = match fixes.iter().find(|a| title(a).contains("all unused")) {
         Some(all) => vec![all],
-        None => fixes.iter().filter(|a| title(a).contains("remove")).collect(),
+        None => fixes
+            .iter()
+            .filter(|a| title(a).contains("remove"))
+            .collect(),
     };
     let mut change = WorkspaceChange::default();
     for action in &chosen {
@@ -192,15 +225,28 @@ async fn unused_includes(ctx: &Context, root: &Path, file: &Path) -> Result<Opti
             .action_change(action)
             .await
             .map_err(|e| crate::code::relative_error(crate::code::lsp_error(e), root))?;
-        change.changes.extend(crate::refactor::rebase(c, &server.root, root)?.changes);
+        change
+            .changes
+            .extend(crate::refactor::rebase(c, &server.root, root)?.changes);
     }
     Ok((!chosen.is_empty()).then(|| {
         let titles: Vec<&str> = chosen.iter().map(|a| a.title.as_str()).collect();
-        (change, format!("{}: \"{}\"", server.installed.spec.name, titles.join("\", \"")))
+        (
+            change,
+            format!(
+                "{}: \"{}\"",
+                server.installed.spec.name,
+                titles.join("\", \"")
+            ),
+        )
     }))
 }
 
-async fn delete_file(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
+async fn delete_file(
+    ctx: &Context,
+    root: &Path,
+    input: &Input,
+) -> Result<(WorkspaceChange, PlanMeta)> {
     let Some(file) = input.file_path.as_deref() else {
         return Err(Error::user("delete kind file needs file_path")
             .with_code(ErrorCode::InvalidArgument)
@@ -305,7 +351,12 @@ async fn dead_code(ctx: &Context, input: &Input) -> Result<(WorkspaceChange, Pla
         return Err(Error::user(format!(
             "the symbol is still referenced {} time(s): {}",
             users.len(),
-            users.iter().take(10).cloned().collect::<Vec<_>>().join(", ")
+            users
+                .iter()
+                .take(10)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
         ))
         .with_code(ErrorCode::InvalidTarget)
         .with_detail("referenced_at", users)
@@ -322,28 +373,49 @@ async fn dead_code(ctx: &Context, input: &Input) -> Result<(WorkspaceChange, Pla
         .filter(|s| s.location.path == aimed.resolved.path)
         .filter_map(|s| {
             let r = s.full_range.unwrap_or(s.location.range);
-            (r.start <= pos && pos <= r.end && s.location.range.start <= pos && pos <= s.location.range.end).then_some(r)
+            (r.start <= pos
+                && pos <= r.end
+                && s.location.range.start <= pos
+                && pos <= s.location.range.end)
+                .then_some(r)
         })
         .min_by_key(|r| (r.end.line - r.start.line, r.end.character));
     let Some(range) = holder else {
-        return Err(Error::user("no declaration at the target: name the symbol itself")
-            .with_code(ErrorCode::SymbolNotFound));
+        return Err(
+            Error::user("no declaration at the target: name the symbol itself")
+                .with_code(ErrorCode::SymbolNotFound),
+        );
     };
-    let text = std::fs::read_to_string(&aimed.resolved.path)
-        .map_err(|e| Error::unknown(format!("reading the file: {e}")).with_code(ErrorCode::IoError))?;
+    let text = std::fs::read_to_string(&aimed.resolved.path).map_err(|e| {
+        Error::unknown(format!("reading the file: {e}")).with_code(ErrorCode::IoError)
+    })?;
     let index = resolve_pr_source::LineIndex::new(&text);
-    let at = |p: resolve_pr_lsp::Pos| index.offset_utf16_clamped(resolve_pr_source::LineCol { line: p.line, col: p.character });
-    let (Ok(start), Ok(end)) = (at(range.start), at(range.end)) else {
-        return Err(Error::unknown("the server's range is not in the file").with_code(ErrorCode::ServerError));
+    let at = |p: resolve_pr_lsp::Pos| {
+        index.offset_utf16_clamped(resolve_pr_source::LineCol {
+            line: p.line,
+            col: p.character,
+        })
     };
-    let rel = aimed.resolved.path.strip_prefix(&aimed.workspace).unwrap_or(&aimed.resolved.path).to_owned();
+    let (Ok(start), Ok(end)) = (at(range.start), at(range.end)) else {
+        return Err(Error::unknown("the server's range is not in the file")
+            .with_code(ErrorCode::ServerError));
+    };
+    let rel = aimed
+        .resolved
+        .path
+        .strip_prefix(&aimed.workspace)
+        .unwrap_or(&aimed.resolved.path)
+        .to_owned();
     let change = WorkspaceChange {
         changes: vec![FileChange::Edit {
             path: rel,
             edits: vec![TextEdit::delete(declaration_lines(&text, start, end))],
         }],
     };
-    Ok((change, meta("delete.dead_code", Some(server.language), Vec::new())))
+    Ok((
+        change,
+        meta("delete.dead_code", Some(server.language), Vec::new()),
+    ))
 }
 
 #[cfg(test)]
@@ -356,6 +428,9 @@ mod tests {
         let start = text.find("pub fn").unwrap();
         let end = text.find("}\nfn g").unwrap() + 1;
         let r = declaration_lines(text, start, end);
-        assert_eq!(&text[r.start..r.end], "/// Docs.\n#[inline]\npub fn f() {\n    1\n}\n");
+        assert_eq!(
+            &text[r.start..r.end],
+            "/// Docs.\n#[inline]\npub fn f() {\n    1\n}\n"
+        );
     }
 }

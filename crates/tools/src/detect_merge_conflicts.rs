@@ -276,10 +276,16 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
                 "For PRs built on it, manage_stacked_prs moves them onto the target branch.",
             ));
         }
-        let target_branch = input.target_branch.clone().unwrap_or_else(|| pr.base_ref.clone());
+        let target_branch = input
+            .target_branch
+            .clone()
+            .unwrap_or_else(|| pr.base_ref.clone());
         // Where the target is now, from the forge (a PR's base.sha is not that on GitHub):
         // when both commits are here already, no git talks to the remote.
-        let target_tip = forge.repository().branch_tip(&pr_ref.repo, &target_branch).await?;
+        let target_tip = forge
+            .repository()
+            .branch_tip(&pr_ref.repo, &target_branch)
+            .await?;
         if let Some(p) = &position
             && (p.head != pr.head_sha || target_tip.as_deref().is_some_and(|t| t != p.target))
         {
@@ -300,16 +306,23 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
                 let branch = target_branch.clone();
                 let what = "fetching and merging the PR's commits";
                 let computed = blocking(ctx, what, move || {
-                    let local =
-                        local::locate(&git, &settings, directory.as_deref(), &pr_for_git, &repo_ref)?;
+                    let local = local::locate(
+                        &git,
+                        &settings,
+                        directory.as_deref(),
+                        &pr_for_git,
+                        &repo_ref,
+                    )?;
                     let head = pr_for_git.head_sha.as_str();
                     // Both commits are usually here: merged straight away, and fetched only
                     // when one is missing.
                     let here = match target_tip.as_deref() {
-                        Some(tip) => match conflicts::check(&local.repo, tip, head, Limits::default()) {
-                            Err(resolve_pr_git::Error::BadRevision { .. }) => None,
-                            other => Some(other?),
-                        },
+                        Some(tip) => {
+                            match conflicts::check(&local.repo, tip, head, Limits::default()) {
+                                Err(resolve_pr_git::Error::BadRevision { .. }) => None,
+                                other => Some(other?),
+                            }
+                        }
                         None => None,
                     };
                     let report = match here {
@@ -362,7 +375,11 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
             return Err(moved_since_cursor());
         }
         let note = note.clone();
-        let note = [chosen, note].into_iter().flatten().collect::<Vec<_>>().join(" ");
+        let note = [chosen, note]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ");
         let output = build(
             ctx,
             raw,
@@ -381,7 +398,10 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
     }
 
     fn shown(out: &Output) -> Option<(usize, Option<usize>)> {
-        Some((out.conflicts.len(), usize::try_from(out.conflict_count).ok()))
+        Some((
+            out.conflicts.len(),
+            usize::try_from(out.conflict_count).ok(),
+        ))
     }
 
     fn render(out: &Output) -> String {
@@ -412,8 +432,15 @@ refs/resolve-pr/ only: never touches your branches, index or worktree.";
             text.push_str(&format!("\n{n}"));
         }
         for c in &out.conflicts {
-            let at = c.start_line.map(|l| format!(" at line {l}")).unwrap_or_default();
-            text.push_str(&format!("\n- {} ({}){at}", c.file_path, type_str(c.conflict_type)));
+            let at = c
+                .start_line
+                .map(|l| format!(" at line {l}"))
+                .unwrap_or_default();
+            text.push_str(&format!(
+                "\n- {} ({}){at}",
+                c.file_path,
+                type_str(c.conflict_type)
+            ));
             if let Some(s) = &c.suggested_resolution {
                 text.push_str(&format!(": {s}"));
             }
@@ -449,9 +476,11 @@ pub(crate) fn check_branch_name(field: &str, name: &str) -> Result<()> {
             .chars()
             .any(|c| c.is_control() || matches!(c, ' ' | '~' | '^' | ':' | '?' | '*' | '[' | '\\'));
     if bad {
-        return Err(Error::user(format!("{field}: {name:?} is not a valid branch name"))
-            .with_detail("field", field)
-            .with_suggestion("Give the branch's name as the forge shows it, e.g. 'main'."));
+        return Err(
+            Error::user(format!("{field}: {name:?} is not a valid branch name"))
+                .with_detail("field", field)
+                .with_suggestion("Give the branch's name as the forge shows it, e.g. 'main'."),
+        );
     }
     Ok(())
 }
@@ -575,7 +604,16 @@ mod tests {
 
     #[test]
     fn branch_names_that_could_be_options_or_worse_are_refused() {
-        for bad in ["-x", "--upload-pack=evil", "a b", "a..b", "x.lock", "a~1", "", "a:b"] {
+        for bad in [
+            "-x",
+            "--upload-pack=evil",
+            "a b",
+            "a..b",
+            "x.lock",
+            "a~1",
+            "",
+            "a:b",
+        ] {
             assert!(check_branch_name("target_branch", bad).is_err(), "{bad}");
         }
         for good in ["main", "feature/x", "a;rm-rf", "release-1.2", "$(id)"] {

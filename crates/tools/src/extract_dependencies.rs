@@ -63,7 +63,15 @@ impl Tool for ExtractDependencies {
             force: input.force,
         };
         let make = async { plan(&root, &input) };
-        plan_or_apply(ctx, Self::NAME, &root, "ExtractDependenciesPlan", mode, make).await
+        plan_or_apply(
+            ctx,
+            Self::NAME,
+            &root,
+            "ExtractDependenciesPlan",
+            mode,
+            make,
+        )
+        .await
     }
 
     fn render(output: &RefactorOutput) -> String {
@@ -76,8 +84,14 @@ fn files_of(root: &Path, rel: &Path) -> Vec<PathBuf> {
     if root.join(rel).is_file() {
         return vec![rel.to_owned()];
     }
-    let walked = resolve_pr_source::Walk::checkout(&root.join(rel)).files(20_000, |_| true).unwrap_or_default();
-    walked.files.into_iter().filter_map(|p| p.strip_prefix(root).ok().map(Path::to_owned)).collect()
+    let walked = resolve_pr_source::Walk::checkout(&root.join(rel))
+        .files(20_000, |_| true)
+        .unwrap_or_default();
+    walked
+        .files
+        .into_iter()
+        .filter_map(|p| p.strip_prefix(root).ok().map(Path::to_owned))
+        .collect()
 }
 
 fn ecosystem_of(file: &Path) -> Option<Ecosystem> {
@@ -124,35 +138,64 @@ fn is_test_path(p: &Path) -> bool {
         || s.contains(".test.")
         || s.contains(".spec.")
         || s.ends_with("_test.go")
-        || p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("test_"))
+        || p.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("test_"))
 }
 
 fn plan(root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
-    let source = input.source.as_deref().ok_or_else(|| needs(ExtractDependencies::NAME, "source"))?;
-    let target = input.target.as_deref().ok_or_else(|| needs(ExtractDependencies::NAME, "target"))?;
+    let source = input
+        .source
+        .as_deref()
+        .ok_or_else(|| needs(ExtractDependencies::NAME, "source"))?;
+    let target = input
+        .target
+        .as_deref()
+        .ok_or_else(|| needs(ExtractDependencies::NAME, "target"))?;
     let src = manifests::inside(root, source, "source").map_err(refused)?;
     if !root.join(&src).exists() {
-        return Err(refused(Refusal::new("source", format!("{source} does not exist"))));
+        return Err(refused(Refusal::new(
+            "source",
+            format!("{source} does not exist"),
+        )));
     }
     let tgt = manifests::inside(root, target, "target").map_err(refused)?;
     let files = files_of(root, &src);
-    let eco = files
-        .iter()
-        .find_map(|f| ecosystem_of(f))
-        .ok_or_else(|| refused(Refusal::new("source", format!("{source} holds no Rust, JavaScript, TypeScript, Go or Python file"))))?;
-    let files: Vec<PathBuf> = files.into_iter().filter(|f| ecosystem_of(f) == Some(eco)).collect();
-    let start = if root.join(&src).is_dir() { src.clone() } else { src.parent().map(Path::to_owned).unwrap_or_default() };
+    let eco = files.iter().find_map(|f| ecosystem_of(f)).ok_or_else(|| {
+        refused(Refusal::new(
+            "source",
+            format!("{source} holds no Rust, JavaScript, TypeScript, Go or Python file"),
+        ))
+    })?;
+    let files: Vec<PathBuf> = files
+        .into_iter()
+        .filter(|f| ecosystem_of(f) == Some(eco))
+        .collect();
+    let start = if root.join(&src).is_dir() {
+        src.clone()
+    } else {
+        src.parent().map(Path::to_owned).unwrap_or_default()
+    };
     let source_manifest = package_manifest(root, &start, eco).ok_or_else(|| {
-        refused(Refusal::new("source", format!("no {} of a package holds {source}", marker(eco))))
+        refused(Refusal::new(
+            "source",
+            format!("no {} of a package holds {source}", marker(eco)),
+        ))
     })?;
     let target_manifest = tgt.join(marker(eco));
     if !root.join(&target_manifest).is_file() {
         return Err(refused(
-            Refusal::new("target", format!("{} has no {}", tgt.display(), marker(eco))).suggest("create_package makes the package first."),
+            Refusal::new(
+                "target",
+                format!("{} has no {}", tgt.display(), marker(eco)),
+            )
+            .suggest("create_package makes the package first."),
         ));
     }
     if source_manifest == target_manifest {
-        return Err(refused(Refusal::new("target", "the target is the source's own package")));
+        return Err(refused(Refusal::new(
+            "target",
+            "the target is the source's own package",
+        )));
     }
     let source_text = read(root, &source_manifest, "source")?;
     let target_text = read(root, &target_manifest, "target")?;
@@ -196,7 +239,10 @@ fn plan(root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
             npm::copy_dependencies(&source_text, &target_text, &uses)
         }
         Ecosystem::Go => {
-            let imports: BTreeSet<String> = files.iter().flat_map(|f| go::imports(&text_of(f))).collect();
+            let imports: BTreeSet<String> = files
+                .iter()
+                .flat_map(|f| go::imports(&text_of(f)))
+                .collect();
             go::copy_dependencies(&source_text, &target_text, &imports)
         }
         _ => {
@@ -208,11 +254,19 @@ fn plan(root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
                     }
                 }
             }
-            let pkg_dir = source_manifest.parent().map(Path::to_owned).unwrap_or_default();
+            let pkg_dir = source_manifest
+                .parent()
+                .map(Path::to_owned)
+                .unwrap_or_default();
             let mut own: Vec<String> = Vec::new();
             for d in [root.join(&pkg_dir), root.join(&pkg_dir).join("src")] {
                 if let Ok(entries) = std::fs::read_dir(d) {
-                    own.extend(entries.flatten().map(|e| e.file_name().to_string_lossy().trim_end_matches(".py").to_owned()));
+                    own.extend(entries.flatten().map(|e| {
+                        e.file_name()
+                            .to_string_lossy()
+                            .trim_end_matches(".py")
+                            .to_owned()
+                    }));
                 }
             }
             python::copy_dependencies(&source_text, &target_text, &modules, &own)
@@ -223,17 +277,44 @@ fn plan(root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
     if !out.missing.is_empty() {
         warnings.push(note(
             "NOT_IN_MANIFEST",
-            format!("used but not listed in {}, so not copied: {}", source_manifest.display(), out.missing.join(", ")),
+            format!(
+                "used but not listed in {}, so not copied: {}",
+                source_manifest.display(),
+                out.missing.join(", ")
+            ),
         ));
     }
     if !out.already.is_empty() {
-        warnings.push(note("ALREADY_PRESENT", format!("already in {}: {}", target_manifest.display(), out.already.join(", "))));
+        warnings.push(note(
+            "ALREADY_PRESENT",
+            format!(
+                "already in {}: {}",
+                target_manifest.display(),
+                out.already.join(", ")
+            ),
+        ));
     }
     if !out.copied.is_empty() {
         warnings.push(note("COPIED", out.copied.join(", ")));
     }
     let Some(change) = manifests::edit_between(&target_manifest, &target_text, &out.text) else {
-        return Err(nothing(ExtractDependencies::NAME, &warnings.iter().map(|w| w.message.clone()).collect::<Vec<_>>()));
+        return Err(nothing(
+            ExtractDependencies::NAME,
+            &warnings
+                .iter()
+                .map(|w| w.message.clone())
+                .collect::<Vec<_>>(),
+        ));
     };
-    Ok((WorkspaceChange { changes: vec![change] }, meta("ExtractDependenciesPlan", "extract_dependencies", eco, warnings)))
+    Ok((
+        WorkspaceChange {
+            changes: vec![change],
+        },
+        meta(
+            "ExtractDependenciesPlan",
+            "extract_dependencies",
+            eco,
+            warnings,
+        ),
+    ))
 }

@@ -4,7 +4,9 @@ use resolve_pr_core::Result;
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{Goto, LocationsOutput, Reference, locate, render_locations_output, target_input};
+use crate::code::{
+    Goto, LocationsOutput, Reference, locate, render_locations_output, target_input,
+};
 use crate::registry::Tool;
 
 target_input! {
@@ -29,7 +31,17 @@ impl Tool for FindReferences {
     type Output = LocationsOutput<Reference>;
 
     async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<LocationsOutput<Reference>> {
-        locate(ctx, Self::NAME, &input.target(), input.cursor.as_deref(), raw, Goto::References { include_declaration: input.include_declaration.unwrap_or(true) }).await
+        locate(
+            ctx,
+            Self::NAME,
+            &input.target(),
+            input.cursor.as_deref(),
+            raw,
+            Goto::References {
+                include_declaration: input.include_declaration.unwrap_or(true),
+            },
+        )
+        .await
     }
 
     fn render(output: &LocationsOutput<Reference>) -> String {

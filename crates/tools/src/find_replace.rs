@@ -115,20 +115,25 @@ async fn plan(root: PathBuf, input: Input) -> Result<(WorkspaceChange, PlanMeta)
         exclude: input.exclude.clone(),
         limit: input.limit.max(1),
     };
-    let found = tokio::task::spawn_blocking(move || resolve_pr_code::find_replace::find_replace(&root, &scope, &options))
-        .await
-        .map_err(|e| Error::unknown(format!("the search stopped: {e}")).with_code(ErrorCode::InternalError))?
-        .map_err(|e| {
-            let field = match e {
-                resolve_pr_code::find_replace::FindError::BadGlob(_) => "include",
-                resolve_pr_code::find_replace::FindError::Outside(_) => "path",
-                _ => "pattern",
-            };
-            Error::user(e.to_string())
-                .with_code(ErrorCode::InvalidArgument)
-                .with_detail("field", field)
-        })?;
-    let files: std::collections::BTreeSet<&Path> = found.matches.iter().map(|m| m.path.as_path()).collect();
+    let found = tokio::task::spawn_blocking(move || {
+        resolve_pr_code::find_replace::find_replace(&root, &scope, &options)
+    })
+    .await
+    .map_err(|e| {
+        Error::unknown(format!("the search stopped: {e}")).with_code(ErrorCode::InternalError)
+    })?
+    .map_err(|e| {
+        let field = match e {
+            resolve_pr_code::find_replace::FindError::BadGlob(_) => "include",
+            resolve_pr_code::find_replace::FindError::Outside(_) => "path",
+            _ => "pattern",
+        };
+        Error::user(e.to_string())
+            .with_code(ErrorCode::InvalidArgument)
+            .with_detail("field", field)
+    })?;
+    let files: std::collections::BTreeSet<&Path> =
+        found.matches.iter().map(|m| m.path.as_path()).collect();
     let mut warnings = vec![Warning {
         code: "FOUND".into(),
         message: format!(
@@ -155,7 +160,11 @@ async fn plan(root: PathBuf, input: Input) -> Result<(WorkspaceChange, PlanMeta)
                 "not searched: {} binary or non-UTF-8 file(s), {} over 4 MiB{}",
                 found.skipped_binary,
                 found.skipped_large,
-                if found.files_cut { ", and every file past the first 50,000" } else { "" }
+                if found.files_cut {
+                    ", and every file past the first 50,000"
+                } else {
+                    ""
+                }
             ),
         });
     }

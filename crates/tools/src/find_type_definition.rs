@@ -26,7 +26,16 @@ impl Tool for FindTypeDefinition {
     type Output = LocationsOutput;
 
     async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<LocationsOutput> {
-        locate(ctx, Self::NAME, &input.target(), input.cursor.as_deref(), raw, Goto::TypeDefinition).await.map(|o| o.plain())
+        locate(
+            ctx,
+            Self::NAME,
+            &input.target(),
+            input.cursor.as_deref(),
+            raw,
+            Goto::TypeDefinition,
+        )
+        .await
+        .map(|o| o.plain())
     }
 
     fn render(output: &LocationsOutput) -> String {

@@ -8,7 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{Range, SymbolInfo, Texts, aim, check_cursor, display_path, guessed_flags, lsp_error, page, range, symbol_info, target_input, target_warnings};
+use crate::code::{
+    Range, SymbolInfo, Texts, aim, check_cursor, display_path, guessed_flags, lsp_error, page,
+    range, symbol_info, target_input, target_warnings,
+};
 use crate::registry::Tool;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
@@ -95,7 +98,9 @@ name, or a failure's line.";
         let mut partial = false;
         let cursor = input.cursor.as_deref();
         // Sorted and paged before any file is read for the context lines of the page shown.
-        let convert = |calls: Vec<resolve_pr_lsp::Call>, texts: &mut Texts| -> Result<(Vec<CallOut>, usize, Option<String>)> {
+        let convert = |calls: Vec<resolve_pr_lsp::Call>,
+                       texts: &mut Texts|
+         -> Result<(Vec<CallOut>, usize, Option<String>)> {
             let mut keyed: Vec<(String, resolve_pr_lsp::Call)> = calls
                 .into_iter()
                 .map(|c| (display_path(ws, &c.other.location.path), c))
@@ -110,7 +115,8 @@ name, or a failure's line.";
                 .map(|(_, c)| CallOut {
                     symbol: symbol_info(texts, ws, server.language, &c.other),
                     call_sites: {
-                        let mut sites: Vec<Range> = c.sites.iter().map(|l| range(l.range)).collect();
+                        let mut sites: Vec<Range> =
+                            c.sites.iter().map(|l| range(l.range)).collect();
                         sites.sort();
                         sites.dedup();
                         sites
@@ -141,7 +147,10 @@ name, or a failure's line.";
                 let lines = (item.range.start.line, item.range.end.line);
                 let found = syntax_calls(resolve_pr_syntax::Dialect::Rust, &path, lines).await;
                 for call in callees(server, &path, found).await {
-                    match calls.iter_mut().find(|c| c.other.location == call.other.location) {
+                    match calls
+                        .iter_mut()
+                        .find(|c| c.other.location == call.other.location)
+                    {
                         Some(known) => known.sites.extend(call.sites),
                         None => {
                             by_text.push(call.other.location.clone());
@@ -154,7 +163,11 @@ name, or a failure's line.";
             // sites: one entry, the first overload.
             let mut seen: Vec<(String, std::path::PathBuf, Vec<resolve_pr_lsp::Loc>)> = Vec::new();
             calls.retain(|c| {
-                let key = (c.other.name.clone(), c.other.location.path.clone(), c.sites.clone());
+                let key = (
+                    c.other.name.clone(),
+                    c.other.location.path.clone(),
+                    c.sites.clone(),
+                );
                 let new = !seen.contains(&key);
                 if new {
                     seen.push(key);
@@ -166,7 +179,8 @@ name, or a failure's line.";
             (outgoing, outgoing_total, next_out) = (Some(shown), Some(total), next);
         }
         let function_loc = resolve_pr_lsp::Loc {
-            path: resolve_pr_lsp::uri::to_path(&item.uri).unwrap_or_else(|| aimed.resolved.path.clone()),
+            path: resolve_pr_lsp::uri::to_path(&item.uri)
+                .unwrap_or_else(|| aimed.resolved.path.clone()),
             range: resolve_pr_lsp::Span {
                 start: resolve_pr_lsp::Pos {
                     line: item.selection_range.start.line,
@@ -197,7 +211,10 @@ name, or a failure's line.";
             next_cursor: next_in.or(next_out),
             partial: partial || guessed.is_some(),
             server: server.installed.spec.name.to_owned(),
-            warnings: target_warnings(&mut texts, &aimed).into_iter().chain(guessed).collect(),
+            warnings: target_warnings(&mut texts, &aimed)
+                .into_iter()
+                .chain(guessed)
+                .collect(),
         })
     }
 
@@ -213,7 +230,11 @@ name, or a failure's line.";
             "{} {} ({}) {}",
             f.symbol_kind,
             f.name,
-            crate::code::shown_at(&f.location.file_path, f.location.range.start.line, f.location.range.start.character),
+            crate::code::shown_at(
+                &f.location.file_path,
+                f.location.range.start.line,
+                f.location.range.start.character
+            ),
             crate::code::ONE_BASED
         );
         if out.partial {
@@ -231,7 +252,13 @@ name, or a failure's line.";
                 let sites: Vec<String> = c
                     .call_sites
                     .iter()
-                    .map(|s| format!("{}:{}", u64::from(s.start.line) + 1, u64::from(s.start.character) + 1))
+                    .map(|s| {
+                        format!(
+                            "{}:{}",
+                            u64::from(s.start.line) + 1,
+                            u64::from(s.start.character) + 1
+                        )
+                    })
                     .collect();
                 text.push_str(&format!(
                     "\n  {} {} ({}), {sites_in} {}",
@@ -284,8 +311,14 @@ async fn callees(
         let site = resolve_pr_lsp::Loc {
             path: path.to_owned(),
             range: resolve_pr_lsp::Span {
-                start: resolve_pr_lsp::Pos { line: at.line, character: at.character },
-                end: resolve_pr_lsp::Pos { line: at.line, character: at.end_character },
+                start: resolve_pr_lsp::Pos {
+                    line: at.line,
+                    character: at.character,
+                },
+                end: resolve_pr_lsp::Pos {
+                    line: at.line,
+                    character: at.end_character,
+                },
             },
         };
         let Ok(answer) = server.definition(path, site.range.start).await else {
@@ -360,11 +393,23 @@ async fn test_hierarchy(
         found.retain(|(_, o)| (o.line, o.character) >= test.body_start);
         let mut calls = callees(server, path, found).await;
         calls.sort_by(|a, b| {
-            (display_path(ws, &a.other.location.path), a.other.location.range.start)
-                .cmp(&(display_path(ws, &b.other.location.path), b.other.location.range.start))
+            (
+                display_path(ws, &a.other.location.path),
+                a.other.location.range.start,
+            )
+                .cmp(&(
+                    display_path(ws, &b.other.location.path),
+                    b.other.location.range.start,
+                ))
         });
         let total = calls.len();
-        let (shown, next) = page(ctx, GetCallHierarchy::NAME, raw, input.cursor.as_deref(), calls)?;
+        let (shown, next) = page(
+            ctx,
+            GetCallHierarchy::NAME,
+            raw,
+            input.cursor.as_deref(),
+            calls,
+        )?;
         outgoing = Some(
             shown
                 .iter()

@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use crate::Context;
 use crate::code::{
-    ONE_BASED, Position, Range, TargetArgs, aim, check_cursor, display_path, guessed_flags, lsp_error,
-    range, relative_error, shown_at,
+    ONE_BASED, Position, Range, TargetArgs, aim, check_cursor, display_path, guessed_flags,
+    lsp_error, range, relative_error, shown_at,
 };
 use crate::registry::Tool;
 
@@ -112,7 +112,11 @@ impl Tool for GetCompletions {
             .map_err(|e| relative_error(lsp_error(e), &aimed.workspace))?;
         let total = answer.value.items.len();
         let start = match input.cursor.as_deref() {
-            Some(c) => ctx.cursors.decode::<crate::code::Offset>(Self::NAME, raw, c)?.offset,
+            Some(c) => {
+                ctx.cursors
+                    .decode::<crate::code::Offset>(Self::NAME, raw, c)?
+                    .offset
+            }
             None => 0,
         };
         let items: Vec<Item> = answer
@@ -171,7 +175,9 @@ impl Tool for GetCompletions {
             text.push_str("; the server says typing more changes the list");
         }
         if let Some(i) = &output.indexing {
-            text.push_str(&format!("; still indexing ({i}), so this may be incomplete"));
+            text.push_str(&format!(
+                "; still indexing ({i}), so this may be incomplete"
+            ));
         }
         for item in &output.items {
             text.push_str(&format!("\n{}", item.label));
@@ -188,11 +194,7 @@ impl Tool for GetCompletions {
             // what inserting means anyway).
             if let Some(r) = item.range.filter(|r| r.start != r.end) {
                 let at = |p: Position| {
-                    format!(
-                        "{}:{}",
-                        u64::from(p.line) + 1,
-                        u64::from(p.character) + 1
-                    )
+                    format!("{}:{}", u64::from(p.line) + 1, u64::from(p.character) + 1)
                 };
                 text.push_str(&format!(" replacing {}-{}", at(r.start), at(r.end)));
             }
@@ -263,7 +265,10 @@ mod tests {
         };
         let text = GetCompletions::render(&output);
         let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[0].starts_with("7 completions at src/a.ts:4:3 "), "{text}");
+        assert!(
+            lines[0].starts_with("7 completions at src/a.ts:4:3 "),
+            "{text}"
+        );
         assert!(lines[0].contains("typing more changes the list"), "{text}");
         assert_eq!(lines[1], "plain (method)");
         assert_eq!(

@@ -15,8 +15,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{Location, MAX_PROJECTS, Texts, check_cursor, display_path, project_roots, projects_not_asked, source_files, file_in, language_of, languages, lsp_error, page};
 use crate::checkout::workspace;
+use crate::code::{
+    Location, MAX_PROJECTS, Texts, check_cursor, display_path, file_in, language_of, languages,
+    lsp_error, page, project_roots, projects_not_asked, source_files,
+};
 use crate::registry::Tool;
 
 /// Files whose diagnostics are asked for at once, in a check of the whole checkout.
@@ -110,15 +113,25 @@ languages by their language server. Errors first, 50 a page.";
                 files_checked = 1;
                 // An untrusted checkout's build scripts must not run: rust-analyzer's own
                 // diagnostics instead of cargo check.
-                let checked = if language == Language::Rust && ctx.lsp.trust_of(&root) == Trust::Trusted {
+                let checked = if language == Language::Rust
+                    && ctx.lsp.trust_of(&root) == Trust::Trusted
+                {
                     let package = resolve_pr_lsp::cargo::package_of(&path, &root);
-                    match resolve_pr_lsp::cargo::check(&root, package.as_deref(), CARGO_CHECK_TIMEOUT).await {
+                    match resolve_pr_lsp::cargo::check(
+                        &root,
+                        package.as_deref(),
+                        CARGO_CHECK_TIMEOUT,
+                    )
+                    .await
+                    {
                         Ok(all) => Some(all),
                         // cargo could not run (a toolchain older than the checkout's
                         // rust-version or edition, a broken manifest): rust-analyzer's own
                         // diagnostics instead, saying why.
                         // Or did not finish within the call's time: the same, saying so.
-                        Err(e @ (resolve_pr_lsp::Error::Io(_) | resolve_pr_lsp::Error::Timeout(_))) => {
+                        Err(
+                            e @ (resolve_pr_lsp::Error::Io(_) | resolve_pr_lsp::Error::Timeout(_)),
+                        ) => {
                             not_checked.push(cargo_fallback(&e));
                             None
                         }
@@ -134,7 +147,11 @@ languages by their language server. Errors first, 50 a page.";
                         .find(|d| d.severity == "error" && d.location.path != path)
                         .map(|d| display_path(&ws, &d.location.path));
                     let compiled = all.compiled_file(&path);
-                    let own: Vec<_> = all.diags.into_iter().filter(|d| d.location.path == path).collect();
+                    let own: Vec<_> = all
+                        .diags
+                        .into_iter()
+                        .filter(|d| d.location.path == path)
+                        .collect();
                     if let Some(elsewhere) = elsewhere.filter(|_| own.is_empty() && !compiled) {
                         // A target that fails stops those that depend on it: when no target
                         // holding this file compiled, "no errors here" is not known.
@@ -147,9 +164,17 @@ languages by their language server. Errors first, 50 a page.";
                 } else {
                     let server = ctx.lsp.server(language, &root).await.map_err(lsp_error)?;
                     checked_by.push(server.installed.spec.name.to_owned());
-                    match server.file_diagnostics(&path, PUBLISH_WAIT).await.map_err(lsp_error)? {
+                    match server
+                        .file_diagnostics(&path, PUBLISH_WAIT)
+                        .await
+                        .map_err(lsp_error)?
+                    {
                         Some(d) => found.extend(d),
-                        None => not_checked.push(format!("{file}: {} published nothing in {} s", server.installed.spec.name, PUBLISH_WAIT.as_secs())),
+                        None => not_checked.push(format!(
+                            "{file}: {} published nothing in {} s",
+                            server.installed.spec.name,
+                            PUBLISH_WAIT.as_secs()
+                        )),
                     }
                 }
             }
@@ -161,7 +186,9 @@ languages by their language server. Errors first, 50 a page.";
                         let (roots, left_out) = project_roots(language, &ws);
                         not_checked.extend(left_out);
                         for root in roots {
-                            match resolve_pr_lsp::cargo::check(&root, None, CARGO_CHECK_TIMEOUT).await {
+                            match resolve_pr_lsp::cargo::check(&root, None, CARGO_CHECK_TIMEOUT)
+                                .await
+                            {
                                 Ok(all) => {
                                     files_checked += rust_files(&root);
                                     found.extend(all.diags);
@@ -170,11 +197,19 @@ languages by their language server. Errors first, 50 a page.";
                                     }
                                 }
                                 // rust-analyzer's own diagnostics for this project instead.
-                                Err(e @ (resolve_pr_lsp::Error::Io(_) | resolve_pr_lsp::Error::Timeout(_))) => {
-                                    not_checked.push(format!("rust ({}): {}", display_path(&ws, &root), cargo_fallback(&e)));
+                                Err(
+                                    e @ (resolve_pr_lsp::Error::Io(_)
+                                    | resolve_pr_lsp::Error::Timeout(_)),
+                                ) => {
+                                    not_checked.push(format!(
+                                        "rust ({}): {}",
+                                        display_path(&ws, &root),
+                                        cargo_fallback(&e)
+                                    ));
                                     by_server.push(root);
                                 }
-                                Err(e) => not_checked.push(format!("rust ({}): {e}", display_path(&ws, &root))),
+                                Err(e) => not_checked
+                                    .push(format!("rust ({}): {e}", display_path(&ws, &root))),
                             }
                         }
                         if by_server.is_empty() {
@@ -191,7 +226,11 @@ languages by their language server. Errors first, 50 a page.";
                         ));
                     }
                     // Each file by the server of its own project (a checkout may hold several).
-                    let left_out: Vec<_> = by_root.split_off(by_root.len().min(MAX_PROJECTS)).into_iter().map(|(root, _)| root).collect();
+                    let left_out: Vec<_> = by_root
+                        .split_off(by_root.len().min(MAX_PROJECTS))
+                        .into_iter()
+                        .map(|(root, _)| root)
+                        .collect();
                     not_checked.extend(projects_not_asked(language, &ws, &left_out));
                     for (root, files) in by_root {
                         let server = match ctx.lsp.server(language, &root).await {
@@ -212,7 +251,9 @@ languages by their language server. Errors first, 50 a page.";
                         // until each report settles, which in turn would add up.
                         for chunk in files.chunks(CONCURRENT_FILES) {
                             let answers = futures::future::join_all(
-                                chunk.iter().map(|file| server.file_diagnostics(file, PUBLISH_WAIT)),
+                                chunk
+                                    .iter()
+                                    .map(|file| server.file_diagnostics(file, PUBLISH_WAIT)),
                             )
                             .await;
                             for (file, answer) in chunk.iter().zip(answers) {
@@ -221,8 +262,12 @@ languages by their language server. Errors first, 50 a page.";
                                         files_checked += 1;
                                         found.extend(d);
                                     }
-                                    Ok(None) => not_checked.push(format!("{}: nothing published in time", display_path(&ws, file))),
-                                    Err(e) => not_checked.push(format!("{}: {e}", display_path(&ws, file))),
+                                    Ok(None) => not_checked.push(format!(
+                                        "{}: nothing published in time",
+                                        display_path(&ws, file)
+                                    )),
+                                    Err(e) => not_checked
+                                        .push(format!("{}: {e}", display_path(&ws, file))),
                                 }
                             }
                         }
@@ -240,7 +285,13 @@ languages by their language server. Errors first, 50 a page.";
         let mut kept: Vec<(bool, String, &resolve_pr_lsp::Diag)> = found
             .iter()
             .filter(|d| keep(d.severity))
-            .map(|d| (d.severity != "error", display_path(&ws, &d.location.path), d))
+            .map(|d| {
+                (
+                    d.severity != "error",
+                    display_path(&ws, &d.location.path),
+                    d,
+                )
+            })
             .collect();
         kept.sort_by(|a, b| {
             (a.0, &a.1, a.2.location.range.start).cmp(&(b.0, &b.1, b.2.location.range.start))
@@ -261,9 +312,12 @@ languages by their language server. Errors first, 50 a page.";
             })
             .collect();
         if checked_by.is_empty() && !not_checked.is_empty() {
-            return Err(Error::logical(format!("nothing could be checked: {}", not_checked.join("; ")))
-                .with_code(ErrorCode::ServerNotInstalled)
-                .with_suggestion("health_check lists the servers and how to install each."));
+            return Err(Error::logical(format!(
+                "nothing could be checked: {}",
+                not_checked.join("; ")
+            ))
+            .with_code(ErrorCode::ServerNotInstalled)
+            .with_suggestion("health_check lists the servers and how to install each."));
         }
         Ok(Output {
             diagnostics,
@@ -299,7 +353,10 @@ languages by their language server. Errors first, 50 a page.";
                     d.location.range.start.line,
                     d.location.range.start.character
                 ),
-                d.code.as_deref().map(|c| format!(" [{c}]")).unwrap_or_default(),
+                d.code
+                    .as_deref()
+                    .map(|c| format!(" [{c}]"))
+                    .unwrap_or_default(),
                 d.message.lines().next().unwrap_or("")
             ));
         }

@@ -23,9 +23,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::shared::short;
 use crate::registry::{Annotations, Tool};
 use crate::shared::pr_from_ref;
+use crate::shared::short;
 use convert::{failed_checks, flaky_tests, required_checks_read};
 use instructions::{instructions, poll_info};
 use paging::{Position, failures_in_order, head_moved, page};

@@ -396,7 +396,10 @@ fn build(
     notes: Vec<String>,
 ) -> Output {
     let plan = max_lines.map(|m| review::plan_excerpts(files, m));
-    let categories: Vec<FileCategory> = files.iter().map(|f| review::file_category(&f.path)).collect();
+    let categories: Vec<FileCategory> = files
+        .iter()
+        .map(|f| review::file_category(&f.path))
+        .collect();
     let focus: Vec<Vec<review::FocusPoint>> = files
         .iter()
         .map(|f| {
@@ -407,9 +410,7 @@ fn build(
                 .unwrap_or_default();
             // A new file's public declarations are all new; where tree-sitter compares the
             // exported symbols, api_changes says exactly which changed.
-            if f.status == FileStatus::Added
-                || dialect_of(&f.path).is_some_and(reads_exports)
-            {
+            if f.status == FileStatus::Added || dialect_of(&f.path).is_some_and(reads_exports) {
                 points.retain(|p| p.kind != FocusKind::PublicSignature);
             }
             points
@@ -529,7 +530,11 @@ fn build(
                     } else if o.reason == review::OmissionReason::NoPatch {
                         format!("no diff from the forge: {} changed lines", o.lines)
                     } else if o.hunks == 0 {
-                        format!("{}: the last {} lines of a hunk cut", o.reason.as_str(), o.lines)
+                        format!(
+                            "{}: the last {} lines of a hunk cut",
+                            o.reason.as_str(),
+                            o.lines
+                        )
                     } else {
                         format!(
                             "{}: {} line{} in {} hunk{}",
@@ -630,4 +635,3 @@ fn focus_kind_str(k: FocusKind) -> &'static str {
         FocusKind::Panic => "panic",
     }
 }
-

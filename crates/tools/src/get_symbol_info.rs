@@ -7,7 +7,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{Location, SymbolInfo, Texts, aim, guessed_flags, lsp_error, relative_error, symbol_at, symbol_info, target_input, target_warnings};
+use crate::code::{
+    Location, SymbolInfo, Texts, aim, guessed_flags, lsp_error, relative_error, symbol_at,
+    symbol_info, target_input, target_warnings,
+};
 use crate::registry::Tool;
 
 /// Bytes of hover text shown.
@@ -58,19 +61,32 @@ impl Tool for GetSymbolInfo {
         let aimed = aim(ctx, &input.target()).await?;
         let (path, pos) = (&aimed.resolved.path, aimed.resolved.pos);
         let server = &aimed.server;
-        let (hover, definition) = tokio::join!(server.hover(path, pos), server.definition(path, pos));
+        let (hover, definition) =
+            tokio::join!(server.hover(path, pos), server.definition(path, pos));
         let hover = hover.map_err(|e| relative_error(lsp_error(e), &aimed.workspace))?;
         // A server without go-to-definition still has hover text worth giving.
         let definition = definition.ok();
         let mut texts = Texts::default();
-        let info = hover.value.map(|h| cut_markdown(&clean_hover(&h), HOVER_BYTES));
+        let info = hover
+            .value
+            .map(|h| cut_markdown(&clean_hover(&h), HOVER_BYTES));
         let symbol = match &aimed.resolved.symbol {
             Some(s) => Some(s.clone()),
-            None => symbol_at(server, path, pos, definition.as_ref().map(|d| d.value.as_slice())).await,
+            None => {
+                symbol_at(
+                    server,
+                    path,
+                    pos,
+                    definition.as_ref().map(|d| d.value.as_slice()),
+                )
+                .await
+            }
         };
         let body = match (&symbol, input.include_body) {
             (Some(s), Some(true)) => Some(body_of(s).await),
-            (None, Some(true)) => Some("(no declaration was found to show the source of)".to_owned()),
+            (None, Some(true)) => {
+                Some("(no declaration was found to show the source of)".to_owned())
+            }
             _ => None,
         };
         let mut warnings = target_warnings(&mut texts, &aimed);
@@ -78,12 +94,19 @@ impl Tool for GetSymbolInfo {
         let partial = hover.indexing.is_some() || guessed.is_some();
         warnings.extend(guessed);
         Ok(Output {
-            target: symbol.as_ref().map(|s| symbol_info(&mut texts, &aimed.workspace, server.language, s)),
+            target: symbol
+                .as_ref()
+                .map(|s| symbol_info(&mut texts, &aimed.workspace, server.language, s)),
             info,
             body,
             definitions: definition
                 .as_ref()
-                .map(|d| d.value.iter().map(|l| texts.location(&aimed.workspace, l)).collect())
+                .map(|d| {
+                    d.value
+                        .iter()
+                        .map(|l| texts.location(&aimed.workspace, l))
+                        .collect()
+                })
                 .unwrap_or_default(),
             partial,
             server: server.installed.spec.name.to_owned(),
@@ -97,12 +120,21 @@ impl Tool for GetSymbolInfo {
                 "{} {} ({}) {}",
                 t.symbol_kind,
                 t.name,
-                crate::code::shown_at(&t.location.file_path, t.location.range.start.line, t.location.range.start.character),
+                crate::code::shown_at(
+                    &t.location.file_path,
+                    t.location.range.start.line,
+                    t.location.range.start.character
+                ),
                 crate::code::ONE_BASED
             ),
             None => "Symbol".to_owned(),
         };
-        if out.partial && !out.warnings.iter().any(|w| w.starts_with("NO_COMPILE_DATABASE")) {
+        if out.partial
+            && !out
+                .warnings
+                .iter()
+                .any(|w| w.starts_with("NO_COMPILE_DATABASE"))
+        {
             text.push_str(" (the server is still indexing; this may be incomplete)");
         }
         match &out.info {
@@ -200,12 +232,21 @@ fn clean_hover(text: &str) -> String {
         if line.trim().is_empty() && kept.last().is_some_and(|l| l.trim().is_empty()) {
             continue;
         }
-        if line.trim() == "---" && kept.iter().rev().find(|l| !l.trim().is_empty()).is_none_or(|l| l.trim() == "---") {
+        if line.trim() == "---"
+            && kept
+                .iter()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .is_none_or(|l| l.trim() == "---")
+        {
             continue;
         }
         kept.push(line);
     }
-    while kept.last().is_some_and(|l| l.trim().is_empty() || l.trim() == "---") {
+    while kept
+        .last()
+        .is_some_and(|l| l.trim().is_empty() || l.trim() == "---")
+    {
         kept.pop();
     }
     kept.join("\n")
@@ -269,12 +310,19 @@ mod tests {
 
     #[test]
     fn a_cut_inside_a_code_fence_closes_it_at_a_line_end() {
-        let text = format!("```rust\npub fn f()\n{}\n```\n\nDocs.", "let x = 1;\n".repeat(50));
+        let text = format!(
+            "```rust\npub fn f()\n{}\n```\n\nDocs.",
+            "let x = 1;\n".repeat(50)
+        );
         let cut = cut_markdown(&text, 100);
         assert_eq!(cut.matches("```").count(), 2, "{cut}");
         let body = cut.split("\n…[cut").next().unwrap();
         assert!(body.ends_with("\n```"), "{cut}");
-        assert!(body.lines().all(|l| l == "```rust" || l == "```" || l == "pub fn f()" || l == "let x = 1;"), "{cut}");
+        assert!(
+            body.lines()
+                .all(|l| l == "```rust" || l == "```" || l == "pub fn f()" || l == "let x = 1;"),
+            "{cut}"
+        );
         assert!(cut.contains(&format!("of {} bytes", text.len())), "{cut}");
     }
 
@@ -302,8 +350,14 @@ mod tests {
         assert!(!clean.contains("align"), "{clean}");
         assert!(!clean.contains("file://"), "{clean}");
         assert!(!clean.contains("https://"), "{clean}");
-        assert!(clean.contains("pub fn numbers() -> Numbers\n```"), "{clean}");
-        assert!(clean.ends_with("The numbers, see `Numbers` and docs."), "{clean}");
+        assert!(
+            clean.contains("pub fn numbers() -> Numbers\n```"),
+            "{clean}"
+        );
+        assert!(
+            clean.ends_with("The numbers, see `Numbers` and docs."),
+            "{clean}"
+        );
         assert_eq!(clean.matches("---").count(), 1, "{clean}");
         assert!(!clean.contains("\n\n\n"), "{clean}");
         // Square brackets that are not links stay.
@@ -312,6 +366,9 @@ mod tests {
 
     #[test]
     fn short_text_is_kept_whole() {
-        assert_eq!(cut_markdown("```rust\nfn f()\n```", 100), "```rust\nfn f()\n```");
+        assert_eq!(
+            cut_markdown("```rust\nfn f()\n```", 100),
+            "```rust\nfn f()\n```"
+        );
     }
 }

@@ -98,7 +98,13 @@ memory, and the languages of the workspace.";
         let mut has_server: Vec<Language> = Vec::new();
         for a in ctx.lsp.availability().await {
             let (installed, version, path, reason, spec) = match &a.found {
-                Ok(i) => (true, Some(i.version.clone()), Some(i.path.display().to_string()), None, i.spec),
+                Ok(i) => (
+                    true,
+                    Some(i.version.clone()),
+                    Some(i.path.display().to_string()),
+                    None,
+                    i.spec,
+                ),
                 Err(m) => (false, None, None, Some(m.reason.clone()), m.spec),
             };
             let preferred = installed && !has_server.contains(&a.language);
@@ -126,7 +132,12 @@ memory, and the languages of the workspace.";
                 server: r.server.to_owned(),
                 root: display_path(&ws, &r.root),
                 pid: r.pid,
-                state: if r.indexing.is_some() { "indexing" } else { "ready" }.to_owned(),
+                state: if r.indexing.is_some() {
+                    "indexing"
+                } else {
+                    "ready"
+                }
+                .to_owned(),
                 indexing: r.indexing,
                 memory_mib: r.resident_bytes >> 20,
                 open_documents: r.open_documents,
@@ -146,11 +157,17 @@ memory, and the languages of the workspace.";
             .iter()
             .map(|l| format!("{l}: {}", resolve_pr_lsp::trust::what_runs(*l, trust)))
             .collect();
-        let total_memory = tokio::task::spawn_blocking(resolve_pr_lsp::contain::tree_resident_bytes)
-            .await
-            .unwrap_or(0);
+        let total_memory =
+            tokio::task::spawn_blocking(resolve_pr_lsp::contain::tree_resident_bytes)
+                .await
+                .unwrap_or(0);
         Ok(Output {
-            status: if missing.is_empty() { "healthy" } else { "degraded" }.to_owned(),
+            status: if missing.is_empty() {
+                "healthy"
+            } else {
+                "degraded"
+            }
+            .to_owned(),
             servers,
             running,
             languages: languages.iter().map(|l| l.as_str().to_owned()).collect(),
@@ -167,9 +184,15 @@ memory, and the languages of the workspace.";
     fn render(out: &Output) -> String {
         let mut text = format!("Code intelligence: {}", out.status);
         if !out.missing.is_empty() {
-            text.push_str(&format!(" (no server installed for {})", out.missing.join(", ")));
+            text.push_str(&format!(
+                " (no server installed for {})",
+                out.missing.join(", ")
+            ));
         }
-        text.push_str(&format!("; workspace languages: {}", out.languages.join(", ")));
+        text.push_str(&format!(
+            "; workspace languages: {}",
+            out.languages.join(", ")
+        ));
         for s in &out.servers {
             if s.installed {
                 text.push_str(&format!(
@@ -177,14 +200,31 @@ memory, and the languages of the workspace.";
                     s.language,
                     s.server,
                     s.version.as_deref().unwrap_or("installed"),
-                    if s.preferred { " (the one asked)" } else { " (not asked: another is preferred)" }
+                    if s.preferred {
+                        " (the one asked)"
+                    } else {
+                        " (not asked: another is preferred)"
+                    }
                 ));
-            } else if let Some(used) = out.servers.iter().find(|o| o.language == s.language && o.preferred) {
-                text.push_str(&format!("\n{} {}: not installed, not needed ({} is asked)", s.language, s.server, used.server));
+            } else if let Some(used) = out
+                .servers
+                .iter()
+                .find(|o| o.language == s.language && o.preferred)
+            {
+                text.push_str(&format!(
+                    "\n{} {}: not installed, not needed ({} is asked)",
+                    s.language, s.server, used.server
+                ));
             } else if !out.languages.contains(&s.language) {
-                text.push_str(&format!("\n{} {}: not installed, not needed here", s.language, s.server));
+                text.push_str(&format!(
+                    "\n{} {}: not installed, not needed here",
+                    s.language, s.server
+                ));
             } else {
-                text.push_str(&format!("\n{} {}: not installed; install: {}", s.language, s.server, s.install));
+                text.push_str(&format!(
+                    "\n{} {}: not installed; install: {}",
+                    s.language, s.server, s.install
+                ));
             }
         }
         for r in &out.running {
@@ -193,15 +233,26 @@ memory, and the languages of the workspace.";
                 r.server,
                 if r.root.is_empty() { "." } else { &r.root },
                 if r.trusted { "trusted" } else { "untrusted" },
-                r.indexing.as_deref().map(|i| format!("indexing: {i}")).unwrap_or_else(|| r.state.clone()),
+                r.indexing
+                    .as_deref()
+                    .map(|i| format!("indexing: {i}"))
+                    .unwrap_or_else(|| r.state.clone()),
                 r.memory_mib,
                 r.open_documents
             ));
         }
         text.push_str(&format!(
             "\nThis checkout is {}; reading it runs of its code: {}",
-            if out.trusted { "trusted" } else { "untrusted (trust it with RESOLVE_PR_TRUST=<dir>)" },
-            if out.runs.is_empty() { "nothing".to_owned() } else { out.runs.join("; ") }
+            if out.trusted {
+                "trusted"
+            } else {
+                "untrusted (trust it with RESOLVE_PR_TRUST=<dir>)"
+            },
+            if out.runs.is_empty() {
+                "nothing".to_owned()
+            } else {
+                out.runs.join("; ")
+            }
         ));
         text.push_str(&format!(
             "\nMemory of resolve-pr and all it started: {} MiB. Could outlive a killed server: {}.",
@@ -234,7 +285,10 @@ mod tests {
     fn only_the_checkouts_languages_ask_for_an_install() {
         let mut out = Output {
             status: "healthy".into(),
-            servers: vec![server("python", "basedpyright", true), server("go", "gopls", false)],
+            servers: vec![
+                server("python", "basedpyright", true),
+                server("go", "gopls", false),
+            ],
             running: Vec::new(),
             languages: vec!["python".into()],
             missing: Vec::new(),
@@ -246,8 +300,14 @@ mod tests {
             total_memory_mib: 30,
         };
         let text = HealthCheck::render(&out);
-        assert!(text.starts_with("Code intelligence: healthy; workspace languages: python"), "{text}");
-        assert!(text.contains("\ngo gopls: not installed, not needed here"), "{text}");
+        assert!(
+            text.starts_with("Code intelligence: healthy; workspace languages: python"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\ngo gopls: not installed, not needed here"),
+            "{text}"
+        );
         assert!(!text.contains("install gopls"), "{text}");
         out.status = "degraded".into();
         out.missing = vec!["c".into()];
@@ -258,6 +318,9 @@ mod tests {
             text.starts_with("Code intelligence: degraded (no server installed for c); workspace languages: python, c"),
             "{text}"
         );
-        assert!(text.contains("\nc clangd: not installed; install: install clangd"), "{text}");
+        assert!(
+            text.contains("\nc clangd: not installed; install: install clangd"),
+            "{text}"
+        );
     }
 }

@@ -89,7 +89,15 @@ impl Tool for Inline {
         if input.kind == InlineKind::Function && typescript {
             let root = crate::checkout::workspace(ctx, input.directory.as_deref())?;
             let make = ts_function(ctx, &root, &input);
-            return crate::refactor::plan_or_apply(ctx, Self::NAME, &root, "InlinePlan", mode, make).await;
+            return crate::refactor::plan_or_apply(
+                ctx,
+                Self::NAME,
+                &root,
+                "InlinePlan",
+                mode,
+                make,
+            )
+            .await;
         }
         actions::run_action_tool(
             ctx,
@@ -118,7 +126,10 @@ async fn ts_function(
     ctx: &Context,
     root: &std::path::Path,
     input: &Input,
-) -> Result<(resolve_pr_source::WorkspaceChange, resolve_pr_edit::PlanMeta)> {
+) -> Result<(
+    resolve_pr_source::WorkspaceChange,
+    resolve_pr_edit::PlanMeta,
+)> {
     use std::collections::BTreeMap;
     use std::path::PathBuf;
 
@@ -132,43 +143,75 @@ async fn ts_function(
     };
     let file = input.file_path.as_deref().unwrap_or_default();
     let path = crate::code::file_in(root, file, "file_path")?;
-    let at = input.position.or(input.range.map(|r| r.start)).ok_or_else(|| {
-        Error::user("inline needs position: the function's name")
-            .with_code(ErrorCode::InvalidArgument)
-            .with_detail("field", "position")
-    })?;
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::user(format!("{file} cannot be read: {e}")))?;
+    let at = input
+        .position
+        .or(input.range.map(|r| r.start))
+        .ok_or_else(|| {
+            Error::user("inline needs position: the function's name")
+                .with_code(ErrorCode::InvalidArgument)
+                .with_detail("field", "position")
+        })?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| Error::user(format!("{file} cannot be read: {e}")))?;
     let dialect = Dialect::of_path(&path).unwrap_or(Dialect::TypeScript);
     let offset = LineIndex::new(&text)
-        .offset_utf16(LineCol { line: at.line, col: at.character })
-        .map_err(|e| Error::user(format!("position: {e}")).with_code(ErrorCode::InvalidPosition).with_detail("field", "position"))?;
+        .offset_utf16(LineCol {
+            line: at.line,
+            col: at.character,
+        })
+        .map_err(|e| {
+            Error::user(format!("position: {e}"))
+                .with_code(ErrorCode::InvalidPosition)
+                .with_detail("field", "position")
+        })?;
     let f = resolve_pr_code::ts_inline::function_at(dialect, &text, offset).map_err(refused)?;
-    let name_pos = LineIndex::new(&text).position_utf16(f.name_at).map_err(|e| Error::unknown(e.to_string()))?;
+    let name_pos = LineIndex::new(&text)
+        .position_utf16(f.name_at)
+        .map_err(|e| Error::unknown(e.to_string()))?;
     let server = crate::code::server_for_file(ctx, root, &path, "file_path").await?;
     let refs = server
-        .references(&path, resolve_pr_lsp::Pos { line: name_pos.line, character: name_pos.col }, false)
+        .references(
+            &path,
+            resolve_pr_lsp::Pos {
+                line: name_pos.line,
+                character: name_pos.col,
+            },
+            false,
+        )
         .await
         .map_err(|e| crate::code::relative_error(crate::code::lsp_error(e), root))?
         .value;
     let mut edits: BTreeMap<PathBuf, Vec<TextEdit>> = BTreeMap::new();
-    edits.entry(path.clone()).or_default().push(TextEdit::replace(f.declaration, ""));
+    edits
+        .entry(path.clone())
+        .or_default()
+        .push(TextEdit::replace(f.declaration, ""));
     let mut texts: BTreeMap<PathBuf, String> = BTreeMap::from([(path.clone(), text.clone())]);
     let mut calls = 0;
     for r in &refs {
         if !texts.contains_key(&r.path) {
-            let t = std::fs::read_to_string(&r.path).map_err(|e| Error::unknown(format!("{} cannot be read: {e}", r.path.display())))?;
+            let t = std::fs::read_to_string(&r.path)
+                .map_err(|e| Error::unknown(format!("{} cannot be read: {e}", r.path.display())))?;
             texts.insert(r.path.clone(), t);
         }
         let t = &texts[&r.path];
-        let Ok(o) = LineIndex::new(t).offset_utf16(LineCol { line: r.range.start.line, col: r.range.start.character }) else {
+        let Ok(o) = LineIndex::new(t).offset_utf16(LineCol {
+            line: r.range.start.line,
+            col: r.range.start.character,
+        }) else {
             continue;
         };
         if r.path == path && o == f.name_at {
             continue;
         }
         let d = Dialect::of_path(&r.path).unwrap_or(dialect);
-        let where_ = format!("{}:{}", crate::code::display_path(root, &r.path), r.range.start.line + 1);
-        let edit = resolve_pr_code::ts_inline::inline_use(d, t, o, &f).map_err(|why| refused(format!("{where_}: {why}")))?;
+        let where_ = format!(
+            "{}:{}",
+            crate::code::display_path(root, &r.path),
+            r.range.start.line + 1
+        );
+        let edit = resolve_pr_code::ts_inline::inline_use(d, t, o, &f)
+            .map_err(|why| refused(format!("{where_}: {why}")))?;
         if edit.new_text.is_empty() {
             // An import taken out: no call.
         } else {
@@ -181,7 +224,10 @@ async fn ts_function(
     }
     let changes = edits
         .into_iter()
-        .map(|(p, edits)| FileChange::Edit { path: p.strip_prefix(root).map(|r| r.to_owned()).unwrap_or(p), edits })
+        .map(|(p, edits)| FileChange::Edit {
+            path: p.strip_prefix(root).map(|r| r.to_owned()).unwrap_or(p),
+            edits,
+        })
         .collect();
     Ok((
         WorkspaceChange { changes },
@@ -191,7 +237,10 @@ async fn ts_function(
             language: Some("typescript".into()),
             warnings: vec![resolve_pr_edit::Warning {
                 code: "PERFORMED_BY".into(),
-                message: format!("resolve-pr's syntax tree: {} inlined into {calls} call(s), its declaration removed (tsserver has no inline function)", f.name),
+                message: format!(
+                    "resolve-pr's syntax tree: {} inlined into {calls} call(s), its declaration removed (tsserver has no inline function)",
+                    f.name
+                ),
             }],
         },
     ))

@@ -2,15 +2,15 @@
 //! newest first, 20 a page with opaque cursors. Filters go to the forge and are checked again
 //! on every item, so both forges answer alike.
 
-use resolve_pr_core::{Result, RepoRef};
+use resolve_pr_core::{RepoRef, Result};
 use resolve_pr_forge::{Forge, Issue, IssueFilter, IssueListState, PageRequest, format_time};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::registry::{Annotations, Tool};
 use crate::checkout::repo_target;
+use crate::registry::{Annotations, Tool};
 use crate::shared::first_line;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]

@@ -12,16 +12,18 @@
 use resolve_pr_core::{Error, PrRef, Result};
 use resolve_pr_forge::{PullRequest, format_time};
 use resolve_pr_git::CommitInfo as GitCommit;
-use resolve_pr_pr::stack::{self, Action, Checkout, MergeHow, Pair, PlanInput, Report, Walked, Work};
+use resolve_pr_pr::stack::{
+    self, Action, Checkout, MergeHow, Pair, PlanInput, Report, Walked, Work,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::shared::short;
-use crate::detect_merge_conflicts::check_branch_name;
 use crate::checkout::{self, blocking};
+use crate::detect_merge_conflicts::check_branch_name;
 use crate::registry::{Annotations, Tool};
+use crate::shared::short;
 
 /// Commits listed per branch at most.
 const COMMIT_LIMIT: usize = 20;
@@ -371,12 +373,14 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
                     problems.insert(0, format!("{name}: {}", e.error));
                 }
             }
-            return Err(Error::user(format!("Invalid request: {}", problems.join("; ")))
-                .with_detail("problems", problems)
-                .with_suggestion(
-                    "base_pr and dependent_pr are 'owner/repo#123' (or a PR URL); push and \
+            return Err(
+                Error::user(format!("Invalid request: {}", problems.join("; ")))
+                    .with_detail("problems", problems)
+                    .with_suggestion(
+                        "base_pr and dependent_pr are 'owner/repo#123' (or a PR URL); push and \
                      retarget go with execute: true.",
-                ));
+                    ),
+            );
         }
     };
     if (execute || input.rollback) && ctx.read_only {
@@ -432,7 +436,13 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
         "restacking the branches"
     };
     let (mut work, place, note) = blocking(ctx, what, move || {
-        let local = checkout::locate(&git, &settings, directory.as_deref(), &plan_input.dependent, &repo_ref)?;
+        let local = checkout::locate(
+            &git,
+            &settings,
+            directory.as_deref(),
+            &plan_input.dependent,
+            &repo_ref,
+        )?;
         let mut prs: Vec<&PullRequest> = vec![&plan_input.base, &plan_input.dependent];
         prs.extend(plan_input.above.iter());
         // The branches that move, as the remote has them now, beside the heads the forge
@@ -449,7 +459,10 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
         let kept = checkout.earlier_base_tips(&plan_input.base)?;
         let (mut trunk, tips) =
             checkout::fetch_with_heads(&local, &prs, &[&plan_input.trunk_branch], &head_branches)?;
-        let input = PlanInput { trunk: trunk.remove(0), ..plan_input };
+        let input = PlanInput {
+            trunk: trunk.remove(0),
+            ..plan_input
+        };
         let work = stack::restack(&checkout, input, tips, kept, action, use_onto)?;
         Ok((work, local.place.describe(), local.note))
     })
@@ -459,13 +472,37 @@ async fn run(ctx: &Context, input: Input) -> Result<Output> {
 
     // Retarget after a successful push, before anything deletes the parent branch.
     if execute && input.retarget {
-        stack::retarget(forge.as_ref(), &dependent_ref, &pair, &trunk_branch, &mut work).await;
+        stack::retarget(
+            forge.as_ref(),
+            &dependent_ref,
+            &pair,
+            &trunk_branch,
+            &mut work,
+        )
+        .await;
     }
     let max_iterations = input.max_iterations.unwrap_or(3);
-    let commands = stack::commands(forge.as_ref(), &dependent_ref, &pair, &work, max_iterations, &trunk_branch);
+    let commands = stack::commands(
+        forge.as_ref(),
+        &dependent_ref,
+        &pair,
+        &work,
+        max_iterations,
+        &trunk_branch,
+    );
     let report = stack::report(&pair, &walked, &work, &trunk_branch);
     let automation_enabled = action != Action::Plan;
-    Ok(output(&dependent_ref, &pair, &walked, work, report, commands, automation_enabled, notes, place))
+    Ok(output(
+        &dependent_ref,
+        &pair,
+        &walked,
+        work,
+        report,
+        commands,
+        automation_enabled,
+        notes,
+        place,
+    ))
 }
 
 fn commit_info(c: &GitCommit) -> CommitInfo {
@@ -533,7 +570,11 @@ fn output(
     let commands: Vec<Command> = commands.into_iter().map(command).collect();
     let automated = commands.iter().filter(|c| c.can_automate).count() as u32;
     let manual = commands.len() as u32 - automated;
-    let steps = work.steps.iter().map(|s| StepReport { step: s.step.clone(), status: s.status.clone(), detail: s.detail.clone() });
+    let steps = work.steps.iter().map(|s| StepReport {
+        step: s.step.clone(),
+        status: s.status.clone(),
+        detail: s.detail.clone(),
+    });
     let (status, error) = match &work.outcome {
         None => (AutomationState::NotStarted, None),
         Some(Ok(())) => (AutomationState::Completed, None),
@@ -572,7 +613,10 @@ fn output(
         changes_detected,
         change_summary: changes_detected.then_some(change_summary),
         upstream_merge_detected: report.merged,
-        merge_method: report.how.as_ref().map(|h| stack::merge_method(h).to_owned()),
+        merge_method: report
+            .how
+            .as_ref()
+            .map(|h| stack::merge_method(h).to_owned()),
         squash_merge: matches!(report.how, Some(MergeHow::Squash { .. })),
         merge_commit: report.merge_commit,
         last_upstream_commit: Some(dep.old_base.clone()),

@@ -85,9 +85,18 @@ async fn plan(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceCha
         return move_path(ctx, root, input).await;
     }
     let (Some(file), Some(range)) = (input.file_path.as_deref(), input.range) else {
-        return Err(Error::user("move needs file_path and the declaration's range")
-            .with_code(ErrorCode::InvalidArgument)
-            .with_detail("field", if input.file_path.is_none() { "file_path" } else { "range" }));
+        return Err(
+            Error::user("move needs file_path and the declaration's range")
+                .with_code(ErrorCode::InvalidArgument)
+                .with_detail(
+                    "field",
+                    if input.file_path.is_none() {
+                        "file_path"
+                    } else {
+                        "range"
+                    },
+                ),
+        );
     };
     let path = file_in(root, file, "file_path")?;
     let language = language_of(&path, "file_path")?;
@@ -107,8 +116,14 @@ async fn plan(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceCha
     }
     let server = server_for_file(ctx, root, &path, "file_path").await?;
     let span = Span {
-        start: Pos { line: range.start.line, character: range.start.character },
-        end: Pos { line: range.end.line, character: range.end.character },
+        start: Pos {
+            line: range.start.line,
+            character: range.start.character,
+        },
+        end: Pos {
+            line: range.end.line,
+            character: range.end.character,
+        },
     };
     let actions = server
         .code_actions(&path, span, &["refactor.move"])
@@ -120,10 +135,16 @@ async fn plan(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceCha
         Some(dest) => {
             let given = Path::new(dest);
             let rel = given.strip_prefix(root).unwrap_or(given);
-            if rel.is_absolute() || rel.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
-                return Err(Error::user(format!("destination {dest} is not a path inside the checkout"))
-                    .with_code(ErrorCode::InvalidPath)
-                    .with_detail("field", "destination"));
+            if rel.is_absolute()
+                || rel
+                    .components()
+                    .any(|c| !matches!(c, std::path::Component::Normal(_)))
+            {
+                return Err(Error::user(format!(
+                    "destination {dest} is not a path inside the checkout"
+                ))
+                .with_code(ErrorCode::InvalidPath)
+                .with_detail("field", "destination"));
             }
             if root.join(rel).exists() {
                 return Err(Error::user(format!(
@@ -145,7 +166,11 @@ async fn plan(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceCha
         return Err(Error::user(format!(
             "{} offers no \"{wanted}\" for that range{}",
             server.installed.spec.name,
-            if offered.is_empty() { String::new() } else { format!("; it offers: {}", offered.join("; ")) }
+            if offered.is_empty() {
+                String::new()
+            } else {
+                format!("; it offers: {}", offered.join("; "))
+            }
         ))
         .with_code(ErrorCode::NotSupported)
         .with_detail("offered", offered)
@@ -187,7 +212,11 @@ async fn python_move(
     destination: Option<&str>,
     _ctx: &Context,
 ) -> Result<(WorkspaceChange, PlanMeta)> {
-    let MoveEnds { dest_path, text, at: mut byte } = move_ends(
+    let MoveEnds {
+        dest_path,
+        text,
+        at: mut byte,
+    } = move_ends(
         root,
         path,
         range,
@@ -221,11 +250,19 @@ async fn python_move(
     .map_err(|e| match e {
         resolve_pr_code::python_move::MoveError::NotInstalled(why) => Error::logical(why)
             .with_code(ErrorCode::ServerNotInstalled)
-            .with_suggestion("pip install rope (or python-lsp-server and pylsp-rope), then call again."),
-        resolve_pr_code::python_move::MoveError::Refused(why) => Error::user(format!("rope cannot move that: {why}"))
-            .with_code(ErrorCode::NotSupported)
-            .with_suggestion("Point range at the name (or the def/class line) of a module-level function or class."),
-        resolve_pr_code::python_move::MoveError::Failed(why) => Error::unknown(why).with_code(ErrorCode::ServerFailed),
+            .with_suggestion(
+                "pip install rope (or python-lsp-server and pylsp-rope), then call again.",
+            ),
+        resolve_pr_code::python_move::MoveError::Refused(why) => Error::user(format!(
+            "rope cannot move that: {why}"
+        ))
+        .with_code(ErrorCode::NotSupported)
+        .with_suggestion(
+            "Point range at the name (or the def/class line) of a module-level function or class.",
+        ),
+        resolve_pr_code::python_move::MoveError::Failed(why) => {
+            Error::unknown(why).with_code(ErrorCode::ServerFailed)
+        }
     })?;
     Ok((
         change,
@@ -250,7 +287,11 @@ fn rust_move(
     range: Range,
     destination: Option<&str>,
 ) -> Result<(WorkspaceChange, PlanMeta)> {
-    let MoveEnds { dest_path, text, at } = move_ends(
+    let MoveEnds {
+        dest_path,
+        text,
+        at,
+    } = move_ends(
         root,
         path,
         range,
@@ -265,7 +306,10 @@ fn rust_move(
         .skip(1)
         .take_while(|d| d.starts_with(root))
         .find(|d| d.join("Cargo.toml").is_file())
-        .ok_or_else(|| Error::user("file_path is in no Cargo package of the checkout").with_code(ErrorCode::NotSupported))?;
+        .ok_or_else(|| {
+            Error::user("file_path is in no Cargo package of the checkout")
+                .with_code(ErrorCode::NotSupported)
+        })?;
     let src = manifest_dir.join("src");
     let module_of = |file: &Path| {
         file.strip_prefix(&src)
@@ -297,7 +341,9 @@ fn rust_move(
     .map_err(|why| {
         Error::user(format!("cannot move that: {why}"))
             .with_code(ErrorCode::NotSupported)
-            .with_suggestion("Point range at a top-level function, type, trait, constant, static or type alias.")
+            .with_suggestion(
+                "Point range at a top-level function, type, trait, constant, static or type alias.",
+            )
     })?;
     Ok((
         moved.change,
@@ -353,10 +399,12 @@ fn move_ends(
     };
     let dest_path = file_in(root, dest, "destination")?;
     if language_of(&dest_path, "destination")? != language {
-        return Err(Error::user(format!("destination {dest} is not a {name} file of the checkout"))
-            .with_code(ErrorCode::InvalidArgument)
-            .with_detail("field", "destination")
-            .with_suggestion(hint));
+        return Err(Error::user(format!(
+            "destination {dest} is not a {name} file of the checkout"
+        ))
+        .with_code(ErrorCode::InvalidArgument)
+        .with_detail("field", "destination")
+        .with_suggestion(hint));
     }
     let text = read(path, "file_path")?;
     let at = resolve_pr_source::LineIndex::new(&text)
@@ -369,47 +417,78 @@ fn move_ends(
                 .with_code(ErrorCode::InvalidPosition)
                 .with_detail("field", "range")
         })?;
-    Ok(MoveEnds { dest_path, text, at })
+    Ok(MoveEnds {
+        dest_path,
+        text,
+        at,
+    })
 }
 
 /// `kind: file | directory`: the path moved with what names it rewritten (as `rename` does),
 /// or a Rust module made a crate of its own when the destination is another Cargo package.
-async fn move_path(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
+async fn move_path(
+    ctx: &Context,
+    root: &Path,
+    input: &Input,
+) -> Result<(WorkspaceChange, PlanMeta)> {
     let dir = input.kind == MoveKind::Directory;
     let needs = |field: &str, what: &str| {
-        Error::user(format!("move kind {} needs {what}", if dir { "directory" } else { "file" }))
-            .with_code(ErrorCode::InvalidArgument)
-            .with_detail("field", field)
+        Error::user(format!(
+            "move kind {} needs {what}",
+            if dir { "directory" } else { "file" }
+        ))
+        .with_code(ErrorCode::InvalidArgument)
+        .with_detail("field", field)
     };
     let Some(file) = input.file_path.as_deref() else {
         return Err(needs("file_path", "file_path (what moves)"));
     };
-    let Some(dest) = input.destination.as_deref().map(|d| d.trim().trim_end_matches('/')).filter(|d| !d.is_empty()) else {
+    let Some(dest) = input
+        .destination
+        .as_deref()
+        .map(|d| d.trim().trim_end_matches('/'))
+        .filter(|d| !d.is_empty())
+    else {
         return Err(needs("destination", "destination (where it goes)"));
     };
     if input.range.is_some() {
-        return Err(Error::user("a file or directory is named by file_path alone; range is for kind symbol")
-            .with_code(ErrorCode::InvalidArgument)
-            .with_detail("field", "range"));
+        return Err(Error::user(
+            "a file or directory is named by file_path alone; range is for kind symbol",
+        )
+        .with_code(ErrorCode::InvalidArgument)
+        .with_detail("field", "range"));
     }
     let from = crate::code::path_in(root, file, "file_path")?;
     let given = Path::new(dest);
     let dest_rel = given.strip_prefix(root).unwrap_or(given);
-    if dest_rel.is_absolute() || dest_rel.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
-        return Err(Error::user(format!("destination {dest} is not a path inside the checkout"))
-            .with_code(ErrorCode::InvalidPath)
-            .with_detail("field", "destination"));
+    if dest_rel.is_absolute()
+        || dest_rel
+            .components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
+        return Err(Error::user(format!(
+            "destination {dest} is not a path inside the checkout"
+        ))
+        .with_code(ErrorCode::InvalidPath)
+        .with_detail("field", "destination"));
     }
     let rel_from = from.strip_prefix(root).unwrap_or(&from).to_owned();
     // A Rust module into another package: the module file (for a directory, its `mod.rs` or
     // the `.rs` beside it).
     let module_file = if dir {
-        [rel_from.join("mod.rs"), rel_from.with_extension("rs")].into_iter().find(|f| root.join(f).is_file())
+        [rel_from.join("mod.rs"), rel_from.with_extension("rs")]
+            .into_iter()
+            .find(|f| root.join(f).is_file())
     } else {
         Some(rel_from.clone())
     };
-    if let Some(module_file) = module_file.filter(|f| Language::of_path(f) == Some(Language::Rust)) {
-        let probe = if root.join(dest_rel).is_dir() { dest_rel.join("Cargo.toml") } else { dest_rel.to_owned() };
+    if let Some(module_file) = module_file.filter(|f| Language::of_path(f) == Some(Language::Rust))
+    {
+        let probe = if root.join(dest_rel).is_dir() {
+            dest_rel.join("Cargo.toml")
+        } else {
+            dest_rel.to_owned()
+        };
         let old = resolve_pr_code::rust_crate_move::package_of(root, &module_file);
         let new = resolve_pr_code::rust_crate_move::package_of(root, &probe);
         if let (Some(old), Some(new)) = (old, new)
@@ -426,9 +505,7 @@ async fn move_path(ctx: &Context, root: &Path, input: &Input) -> Result<(Workspa
     };
     // A new package's template entry file (what create_package wrote) is replaced by the
     // file moved onto it; any other existing destination is refused by the plan.
-    let template = (!dir)
-        .then(|| template_entry(root, &to))
-        .flatten();
+    let template = (!dir).then(|| template_entry(root, &to)).flatten();
     let to_text = to.to_string_lossy();
     let (change, language, mut warnings) = crate::rename::path_moved(
         ctx,
@@ -475,7 +552,10 @@ fn crate_move(root: &Path, module_file: &Path, dest: &Path) -> Result<(Workspace
     let mut warnings: Vec<Warning> = planned
         .warnings
         .into_iter()
-        .map(|message| Warning { code: "CRATE_MOVE".into(), message })
+        .map(|message| Warning {
+            code: "CRATE_MOVE".into(),
+            message,
+        })
         .collect();
     warnings.insert(
         0,
@@ -512,10 +592,19 @@ fn template_entry(root: &Path, to: &Path) -> Option<usize> {
     let main = std::fs::read_to_string(root.join(dir).join("package.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .and_then(|v| v.get("main").and_then(Value::as_str).map(|m| m.trim_start_matches("./").to_owned()));
+        .and_then(|v| {
+            v.get("main")
+                .and_then(Value::as_str)
+                .map(|m| m.trim_start_matches("./").to_owned())
+        });
     let entry = main.as_deref() == Some(name)
-        || (main.is_none() && root.join(dir).join("package.json").is_file() && matches!(name, "index.js" | "index.ts"))
+        || (main.is_none()
+            && root.join(dir).join("package.json").is_file()
+            && matches!(name, "index.js" | "index.ts"))
         || name == "__init__.py"
-        || (name == "lib.rs" && dir.parent().is_some_and(|p| root.join(p).join("Cargo.toml").is_file()));
+        || (name == "lib.rs"
+            && dir
+                .parent()
+                .is_some_and(|p| root.join(p).join("Cargo.toml").is_file()));
     entry.then_some(lines)
 }

@@ -12,7 +12,8 @@ pub struct NotifyFileClosed;
 impl Tool for NotifyFileClosed {
     const NAME: &'static str = "notify_file_closed";
     const TITLE: &'static str = "Notify file closed";
-    const DESCRIPTION: &'static str = "Tells the running language servers that have a file open that it was closed (didClose).";
+    const DESCRIPTION: &'static str =
+        "Tells the running language servers that have a file open that it was closed (didClose).";
     const TOOLSET: crate::Toolset = crate::Toolset::Internal;
     // Changes the servers' state only, never a file.
     const ANNOTATIONS: crate::registry::Annotations = crate::code::READ_LOCAL;

@@ -5,7 +5,7 @@ use resolve_pr_core::Result;
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::notify::{NotifyInput, Event, NotifyOutput, notify, render_notify};
+use crate::code::notify::{Event, NotifyInput, NotifyOutput, notify, render_notify};
 use crate::registry::Tool;
 
 pub struct NotifyFileOpened;

@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::registry::{Annotations, Tool};
 use crate::checkout::pr_target;
+use crate::registry::{Annotations, Tool};
 
 /// Bytes of the description shown; the rest is on the pull request's page.
 const BODY_BYTES: usize = 4000;

@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::registry::{Annotations, Tool};
 use crate::checkout::repo_target;
+use crate::registry::{Annotations, Tool};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -231,8 +231,7 @@ filters the forge lacks are applied to those. pr_get gives one in full.";
             reads += 1;
             // Pull requests that left the state move the cursor's one to an earlier page: step
             // back while this page starts past it (or is empty).
-            if !settled && page_no > 1 && page.items.first().is_none_or(past) && reads < max_pages
-            {
+            if !settled && page_no > 1 && page.items.first().is_none_or(past) && reads < max_pages {
                 page_no -= 1;
                 continue;
             }
@@ -277,7 +276,13 @@ filters the forge lacks are applied to those. pr_get gives one in full.";
         let search_stopped = (bounded && next_cursor.is_some()).then(|| {
             let through = last_seen
                 .as_ref()
-                .map(|(p, _)| format!(" (back to #{}, opened {})", p.pull.number, format_time(&p.created_at)))
+                .map(|(p, _)| {
+                    format!(
+                        " (back to #{}, opened {})",
+                        p.pull.number,
+                        format_time(&p.created_at)
+                    )
+                })
                 .unwrap_or_default();
             format!(
                 "read {reads} page(s) of up to {per_page} pull requests{through} and found {} \
@@ -307,7 +312,11 @@ filters the forge lacks are applied to those. pr_get gives one in full.";
                 "\n- #{} [{}{draft}] {} ({} -> {}, by {}, updated {})",
                 p.number,
                 state_word(p.state),
-                p.title, p.head, p.base, p.author, p.updated_at
+                p.title,
+                p.head,
+                p.base,
+                p.author,
+                p.updated_at
             ));
         }
         if let Some(stopped) = &out.search_stopped {

@@ -93,23 +93,39 @@ pub(crate) async fn run_as(ctx: &Context, tool: &str, input: Input) -> Result<Re
 fn check(input: &Input) -> Result<()> {
     let mut problems: Vec<(&str, String)> = Vec::new();
     match input.new_name.as_deref().map(str::trim) {
-        None | Some("") => problems.push(("new_name", "a new name is needed (or plan_id, to apply a plan)".into())),
+        None | Some("") => problems.push((
+            "new_name",
+            "a new name is needed (or plan_id, to apply a plan)".into(),
+        )),
         Some(name) => {
             let path_like = matches!(input.kind, RenameKind::File | RenameKind::Directory);
-            if !path_like && name.chars().any(|c| c.is_whitespace() || "/\\;{}()".contains(c)) {
+            if !path_like
+                && name
+                    .chars()
+                    .any(|c| c.is_whitespace() || "/\\;{}()".contains(c))
+            {
                 problems.push(("new_name", format!("{name:?} is not a name")));
             }
             if path_like && (name.starts_with('/') || name.split('/').any(|p| p == "..")) {
-                problems.push(("new_name", format!("{name:?} must stay inside the checkout (no leading / or ..)")));
+                problems.push((
+                    "new_name",
+                    format!("{name:?} must stay inside the checkout (no leading / or ..)"),
+                ));
             }
         }
     }
     if matches!(input.kind, RenameKind::File | RenameKind::Directory) {
         if input.file_path.is_none() {
-            problems.push(("file_path", "renaming a file or directory needs file_path".into()));
+            problems.push((
+                "file_path",
+                "renaming a file or directory needs file_path".into(),
+            ));
         }
         if input.symbol.is_some() || input.position.is_some() || input.from_failure.is_some() {
-            problems.push(("kind", "a file or directory is named by file_path alone".into()));
+            problems.push((
+                "kind",
+                "a file or directory is named by file_path alone".into(),
+            ));
         }
     }
     if problems.is_empty() {
@@ -162,7 +178,9 @@ async fn rename_symbol(ctx: &Context, input: &Input) -> Result<(WorkspaceChange,
         .await
         .map_err(|e| relative_error(lsp_error(e), &aimed.workspace))?;
     let mut change = crate::refactor::rebase(change, &server.root, &aimed.workspace)?;
-    let mut warnings: Vec<Warning> = doc_tests(&aimed, &mut change, new_name).into_iter().collect();
+    let mut warnings: Vec<Warning> = doc_tests(&aimed, &mut change, new_name)
+        .into_iter()
+        .collect();
     warnings.extend(imports_left(&aimed, &mut change, new_name).await);
     let kind = match input.kind {
         RenameKind::Parameter => "rename.parameter",
@@ -188,7 +206,11 @@ fn old_name(aimed: &crate::code::Aimed) -> Option<String> {
 /// Rust: the old name in the doc-test code of the files the rename edits (and the one that
 /// declares it), which rust-analyzer leaves and cargo check does not build, renamed too and
 /// said in a warning.
-fn doc_tests(aimed: &crate::code::Aimed, change: &mut WorkspaceChange, new_name: &str) -> Option<Warning> {
+fn doc_tests(
+    aimed: &crate::code::Aimed,
+    change: &mut WorkspaceChange,
+    new_name: &str,
+) -> Option<Warning> {
     if aimed.server.language != resolve_pr_lsp::Language::Rust {
         return None;
     }
@@ -222,21 +244,32 @@ fn doc_tests(aimed: &crate::code::Aimed, change: &mut WorkspaceChange, new_name:
             .changes
             .iter()
             .filter_map(|c| match c {
-                FileChange::Edit { path, edits } if *path == file => Some(edits.iter().map(|e| e.range).collect::<Vec<_>>()),
+                FileChange::Edit { path, edits } if *path == file => {
+                    Some(edits.iter().map(|e| e.range).collect::<Vec<_>>())
+                }
                 _ => None,
             })
             .flatten()
             .collect();
         let mut edits: Vec<resolve_pr_source::TextEdit> = Vec::new();
-        for range in found.into_iter().filter(|r| !taken.iter().any(|t| t.start < r.end && r.start < t.end)) {
+        for range in found
+            .into_iter()
+            .filter(|r| !taken.iter().any(|t| t.start < r.end && r.start < t.end))
+        {
             count += 1;
             if let Ok(at) = index.position_utf8(range.start) {
                 shown.push(format!("{}:{}", file.display(), at.line + 1));
             }
             edits.push(resolve_pr_source::TextEdit::replace(range, new_name));
         }
-        match change.changes.iter_mut().find(|c| matches!(c, FileChange::Edit { path, .. } if *path == file)) {
-            Some(FileChange::Edit { edits: existing, .. }) => existing.extend(edits),
+        match change
+            .changes
+            .iter_mut()
+            .find(|c| matches!(c, FileChange::Edit { path, .. } if *path == file))
+        {
+            Some(FileChange::Edit {
+                edits: existing, ..
+            }) => existing.extend(edits),
             _ => change.changes.push(FileChange::Edit { path: file, edits }),
         }
     }
@@ -256,13 +289,23 @@ fn doc_tests(aimed: &crate::code::Aimed, change: &mut WorkspaceChange, new_name:
 /// Files that import the old name and that the server's rename leaves as they are (its
 /// project's configuration leaves them out): the name's identifiers there are renamed too,
 /// and a warning names them (verification then checks the whole).
-async fn imports_left(aimed: &crate::code::Aimed, change: &mut WorkspaceChange, new_name: &str) -> Option<Warning> {
+async fn imports_left(
+    aimed: &crate::code::Aimed,
+    change: &mut WorkspaceChange,
+    new_name: &str,
+) -> Option<Warning> {
     let old = old_name(aimed)?;
-    let touched: Vec<PathBuf> = change.changes.iter().flat_map(|c| c.paths()).map(|p| p.to_path_buf()).collect();
+    let touched: Vec<PathBuf> = change
+        .changes
+        .iter()
+        .flat_map(|c| c.paths())
+        .map(|p| p.to_path_buf())
+        .collect();
     let (root, language) = (aimed.workspace.clone(), aimed.server.language);
     let (name, new) = (old.clone(), new_name.to_owned());
     let (left, cut, edits) = tokio::task::spawn_blocking(move || {
-        let (left, cut) = resolve_pr_code::leftovers::imports_left(&root, language, &name, &touched);
+        let (left, cut) =
+            resolve_pr_code::leftovers::imports_left(&root, language, &name, &touched);
         let mut files: Vec<PathBuf> = left.iter().map(|l| l.path.clone()).collect();
         files.dedup();
         let edits = resolve_pr_code::leftovers::renamed_by_text(&root, &files, &name, &new);
@@ -275,23 +318,44 @@ async fn imports_left(aimed: &crate::code::Aimed, change: &mut WorkspaceChange, 
     }
     let files = edits.len();
     change.changes.extend(edits);
-    let shown: Vec<String> = left.iter().take(5).map(|l| format!("{}:{}", l.path.display(), l.line + 1)).collect();
+    let shown: Vec<String> = left
+        .iter()
+        .take(5)
+        .map(|l| format!("{}:{}", l.path.display(), l.line + 1))
+        .collect();
     Some(Warning {
         code: "IMPORTS_LEFT".into(),
         message: format!(
             "{} import(s) of {old} in {files} file(s) {} did not rename (outside its project's files?), renamed there by text{}: {}{}",
             left.len(),
             aimed.server.installed.spec.name,
-            if cut { ", from a scan cut at its limit" } else { "" },
+            if cut {
+                ", from a scan cut at its limit"
+            } else {
+                ""
+            },
             shown.join(", "),
-            if left.len() > shown.len() { format!(" and {} more", left.len() - shown.len()) } else { String::new() },
+            if left.len() > shown.len() {
+                format!(" and {} more", left.len() - shown.len())
+            } else {
+                String::new()
+            },
         ),
     })
 }
 
-async fn rename_path(ctx: &Context, root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
+async fn rename_path(
+    ctx: &Context,
+    root: &Path,
+    input: &Input,
+) -> Result<(WorkspaceChange, PlanMeta)> {
     let file_path = input.file_path.as_deref().unwrap_or_default();
-    let new_name = input.new_name.as_deref().unwrap_or_default().trim().trim_end_matches('/');
+    let new_name = input
+        .new_name
+        .as_deref()
+        .unwrap_or_default()
+        .trim()
+        .trim_end_matches('/');
     let dir = input.kind == RenameKind::Directory;
     let (change, language, warnings) = path_moved(
         ctx,
@@ -310,7 +374,12 @@ async fn rename_path(ctx: &Context, root: &Path, input: &Input) -> Result<(Works
         change,
         PlanMeta {
             plan_type: "RenamePlan".into(),
-            kind: if dir { "rename.directory" } else { "rename.file" }.into(),
+            kind: if dir {
+                "rename.directory"
+            } else {
+                "rename.file"
+            }
+            .into(),
             language,
             warnings,
         },
@@ -378,9 +447,7 @@ pub(crate) async fn path_moved(
     let mut warnings = Vec::new();
     let mut changes = Vec::new();
     let mut language = None;
-    let go = probe
-        .as_deref()
-        .and_then(resolve_pr_lsp::Language::of_path)
+    let go = probe.as_deref().and_then(resolve_pr_lsp::Language::of_path)
         == Some(resolve_pr_lsp::Language::Go);
     match probe {
         // Go imports name directories, not files: a file that stays in its directory needs
@@ -427,15 +494,18 @@ pub(crate) async fn path_moved(
         }
         _ => warnings.push(Warning {
             code: "IMPORTS_NOT_UPDATED".into(),
-            message: "no language server reads this file, so nothing that names it was updated".into(),
+            message: "no language server reads this file, so nothing that names it was updated"
+                .into(),
         }),
     }
     if language.as_deref() == Some(resolve_pr_lsp::Language::TypeScript.as_str()) {
         let moves = [(rel_from.clone(), rel_to.clone())];
         let (root_owned, moves_owned) = (root.to_owned(), moves.to_vec());
-        let ours = tokio::task::spawn_blocking(move || resolve_pr_code::js_paths::rewrites(&root_owned, &moves_owned))
-            .await
-            .map_err(|e| Error::unknown(format!("reading the imports stopped: {e}")))?;
+        let ours = tokio::task::spawn_blocking(move || {
+            resolve_pr_code::js_paths::rewrites(&root_owned, &moves_owned)
+        })
+        .await
+        .map_err(|e| Error::unknown(format!("reading the imports stopped: {e}")))?;
         match ours {
             Ok(ours) => {
                 let added = merge_edits(&mut changes, ours);
@@ -469,7 +539,9 @@ pub(crate) async fn path_moved(
 fn merge_edits(changes: &mut Vec<FileChange>, ours: Vec<FileChange>) -> usize {
     let mut added = 0;
     for change in ours {
-        let FileChange::Edit { path, edits } = change else { continue };
+        let FileChange::Edit { path, edits } = change else {
+            continue;
+        };
         let existing = changes.iter_mut().find_map(|c| match c {
             FileChange::Edit { path: p, edits } if *p == path => Some(edits),
             _ => None,
@@ -477,9 +549,10 @@ fn merge_edits(changes: &mut Vec<FileChange>, ours: Vec<FileChange>) -> usize {
         match existing {
             Some(theirs) => {
                 for edit in edits {
-                    let overlaps = theirs
-                        .iter()
-                        .any(|t| t.range.start < edit.range.end.max(edit.range.start + 1) && edit.range.start < t.range.end.max(t.range.start + 1));
+                    let overlaps = theirs.iter().any(|t| {
+                        t.range.start < edit.range.end.max(edit.range.start + 1)
+                            && edit.range.start < t.range.end.max(t.range.start + 1)
+                    });
                     if !overlaps {
                         theirs.push(edit);
                         added += 1;

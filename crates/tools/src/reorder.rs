@@ -139,13 +139,21 @@ async fn imports(ctx: &Context, root: &Path, input: &Input) -> Result<(Workspace
         Language::Python => {
             resolve_pr_code::imports::ruff_fixes(root, &[rel], "I001", Duration::from_secs(60))
                 .await
-                .map_err(|why| Error::unknown(format!("imports could not be sorted: {why}")).with_code(ErrorCode::ServerFailed))?
+                .map_err(|why| {
+                    Error::unknown(format!("imports could not be sorted: {why}"))
+                        .with_code(ErrorCode::ServerFailed)
+                })?
         }
         // rust-analyzer has no action that only sorts imports: rustfmt formats each run of
         // `use` declarations alone, so the order is cargo fmt's and nothing else changes.
-        Language::Rust => resolve_pr_code::imports::rust_sorted_imports(root, &rel, Duration::from_secs(60))
-            .await
-            .map_err(|why| Error::unknown(format!("imports could not be sorted: {why}")).with_code(ErrorCode::ServerFailed))?,
+        Language::Rust => {
+            resolve_pr_code::imports::rust_sorted_imports(root, &rel, Duration::from_secs(60))
+                .await
+                .map_err(|why| {
+                    Error::unknown(format!("imports could not be sorted: {why}"))
+                        .with_code(ErrorCode::ServerFailed)
+                })?
+        }
         _ => {
             let kinds = ["source.sortImports", "source.organizeImports"];
             let Some((change, by, language)) =
@@ -190,7 +198,10 @@ pub(crate) fn name_at(text: &str, at: Position) -> Option<Range> {
     let lines = resolve_pr_source::LineIndex::new(text);
     let line = lines.line(at.line)?;
     let offset = lines
-        .offset_utf16(resolve_pr_source::LineCol { line: at.line, col: at.character })
+        .offset_utf16(resolve_pr_source::LineCol {
+            line: at.line,
+            col: at.character,
+        })
         .ok()?;
     let start_of_line = offset - line_offset(&lines, at.line)?;
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
@@ -208,14 +219,22 @@ pub(crate) fn name_at(text: &str, at: Position) -> Option<Range> {
     }
     let column = |byte: usize| resolve_pr_source::utf16_len(&line[..byte]);
     Some(Range {
-        start: Position { line: at.line, character: column(start) },
-        end: Position { line: at.line, character: column(end) },
+        start: Position {
+            line: at.line,
+            character: column(start),
+        },
+        end: Position {
+            line: at.line,
+            character: column(end),
+        },
     })
 }
 
 /// The byte offset where a line starts.
 fn line_offset(lines: &resolve_pr_source::LineIndex<'_>, line: u32) -> Option<usize> {
-    lines.offset_utf8(resolve_pr_source::LineCol { line, col: 0 }).ok()
+    lines
+        .offset_utf8(resolve_pr_source::LineCol { line, col: 0 })
+        .ok()
 }
 
 #[cfg(test)]
@@ -227,8 +246,14 @@ mod tests {
         let text = "fn a() {}\npub struct Pälette { x: u8 }\n";
         let at = |line, character| name_at(text, Position { line, character });
         let want = |s, e| Range {
-            start: Position { line: 1, character: s },
-            end: Position { line: 1, character: e },
+            start: Position {
+                line: 1,
+                character: s,
+            },
+            end: Position {
+                line: 1,
+                character: e,
+            },
         };
         assert_eq!(at(1, 11), Some(want(11, 18)));
         assert_eq!(at(1, 14), Some(want(11, 18)));

@@ -13,8 +13,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Context;
-use crate::code::{SymbolInfo, Texts, check_cursor, display_path, file_in, guessed_flags_in, languages, lsp_error, page, position, project_roots, projects_for_name, server_for_file, server_holding, symbol_info};
 use crate::checkout::workspace;
+use crate::code::{
+    SymbolInfo, Texts, check_cursor, display_path, file_in, guessed_flags_in, languages, lsp_error,
+    page, position, project_roots, projects_for_name, server_for_file, server_holding, symbol_info,
+};
 use crate::registry::Tool;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -138,7 +141,10 @@ impl<'a> Query<'a> {
 fn bare(name: &str) -> (&str, Option<&str>) {
     let name = match name.rsplit_once(')') {
         Some((head, tail)) if head.starts_with('(') && !tail.is_empty() => {
-            return (tail.trim_start_matches(['.', ' ']), Some(head.trim_matches(['(', ')', '*'])));
+            return (
+                tail.trim_start_matches(['.', ' ']),
+                Some(head.trim_matches(['(', ')', '*'])),
+            );
         }
         _ => name.split('(').next().unwrap_or(name),
     };
@@ -158,7 +164,10 @@ fn closeness(name: &str, container: Option<&str>, file: &str, query: &Query<'_>)
                 .any(|w| w == q)
         };
         let file = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
-        if !(container.is_some_and(words) || owner.is_some_and(words) || file.split('/').any(|c| c == q)) {
+        if !(container.is_some_and(words)
+            || owner.is_some_and(words)
+            || file.split('/').any(|c| c == q))
+        {
             return None;
         }
     }
@@ -193,8 +202,7 @@ async fn with_containers(
             }
         }
         for (path, indices) in by_file {
-            let Some(language) = resolve_pr_syntax::dialect_of(&path.to_string_lossy())
-            else {
+            let Some(language) = resolve_pr_syntax::dialect_of(&path.to_string_lossy()) else {
                 continue;
             };
             let Ok(text) = std::fs::read_to_string(&path) else {
@@ -286,7 +294,13 @@ async fn outline(
         .collect();
     let (listed, not_listed) = select(&mut found, input.matching.unwrap_or_default());
     let total = found.len();
-    let (shown, next_cursor) = page(ctx, SearchSymbols::NAME, raw, input.cursor.as_deref(), found)?;
+    let (shown, next_cursor) = page(
+        ctx,
+        SearchSymbols::NAME,
+        raw,
+        input.cursor.as_deref(),
+        found,
+    )?;
     let mut texts = Texts::default();
     let mut levels = Vec::new();
     let symbols = shown
@@ -327,7 +341,11 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
     type Output = Output;
 
     async fn run(ctx: &Context, input: Input, raw: &Value) -> Result<Output> {
-        let query = input.query.as_deref().map(str::trim).filter(|q| !q.is_empty());
+        let query = input
+            .query
+            .as_deref()
+            .map(str::trim)
+            .filter(|q| !q.is_empty());
         check_cursor(ctx, Self::NAME, raw, input.cursor.as_deref())?;
         let ws = workspace(ctx, input.directory.as_deref())?;
         let kind = input.symbol_kind.as_deref().map(str::to_ascii_lowercase);
@@ -338,7 +356,9 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
             return Err(Error::user("query is empty and no file_path is given")
                 .with_code(ErrorCode::InvalidArgument)
                 .with_detail("field", "query")
-                .with_suggestion("Give query (a name) to search, or file_path for a file's outline."));
+                .with_suggestion(
+                    "Give query (a name) to search, or file_path for a file's outline.",
+                ));
         };
         let parsed = Query::parse(query);
         // Symbols as the servers gave them: sorted and paged before any file is read for
@@ -402,7 +422,8 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
                 value = with_containers(value, parsed.name).await;
             }
             for s in value {
-                if !s.location.path.starts_with(&ws) || kind.as_deref().is_some_and(|k| k != s.kind) {
+                if !s.location.path.starts_with(&ws) || kind.as_deref().is_some_and(|k| k != s.kind)
+                {
                     continue;
                 }
                 let file = display_path(&ws, &s.location.path);
@@ -414,9 +435,11 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
         if servers.is_empty()
             && let Some(first) = skipped.first()
         {
-            return Err(Error::logical(format!("no language server could answer: {first}"))
-                .with_code(ErrorCode::ServerNotInstalled)
-                .with_suggestion("health_check lists the servers and how to install each."));
+            return Err(
+                Error::logical(format!("no language server could answer: {first}"))
+                    .with_code(ErrorCode::ServerNotInstalled)
+                    .with_suggestion("health_check lists the servers and how to install each."),
+            );
         }
         skipped.extend(not_asked);
         // Every substring and fuzzy match listed costs tokens and pages for names nobody
@@ -424,7 +447,11 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
         let wanted = input.matching.unwrap_or_default();
         let (listed, not_listed) = select(&mut found, wanted);
         found.sort_by(|a, b| {
-            (a.0, &a.1.0, a.1.2.location.range.start).cmp(&(b.0, &b.1.0, b.1.2.location.range.start))
+            (a.0, &a.1.0, a.1.2.location.range.start).cmp(&(
+                b.0,
+                &b.1.0,
+                b.1.2.location.range.start,
+            ))
         });
         // The same symbol from two projects' servers (a file both hold).
         found.dedup_by(|a, b| {
@@ -472,7 +499,10 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
             text.push_str("; a server is still indexing, so this may be incomplete");
         }
         if let Some(m) = out.widened {
-            text.push_str(&format!("; none named exactly so, these are those {}", m.what()));
+            text.push_str(&format!(
+                "; none named exactly so, these are those {}",
+                m.what()
+            ));
         }
         if !out.not_listed.is_empty() {
             let counts: Vec<String> = [Match::Prefix, Match::Substring, Match::Any]
@@ -484,7 +514,11 @@ holds, by the language servers, 50 a page; with file_path, a file's outline.";
                 .collect();
             text.push_str(&format!("; not listed: {}", counts.join(", ")));
         }
-        let depths = out.outline.as_ref().map(|(_, d)| d.as_slice()).unwrap_or(&[]);
+        let depths = out
+            .outline
+            .as_ref()
+            .map(|(_, d)| d.as_slice())
+            .unwrap_or(&[]);
         for (i, s) in out.symbols.iter().enumerate() {
             let (start, end) = (s.location.range.start, s.location.range.end);
             match depths.get(i) {
@@ -559,13 +593,21 @@ mod tests {
         );
         assert_eq!(
             counted.into_iter().collect::<Vec<_>>(),
-            [("any".to_owned(), 1), ("prefix".to_owned(), 2), ("substring".to_owned(), 1)]
+            [
+                ("any".to_owned(), 1),
+                ("prefix".to_owned(), 2),
+                ("substring".to_owned(), 1)
+            ]
         );
         let mut substring = ranked.clone();
         select(&mut substring, Substring);
         assert_eq!(substring.len(), 6);
         // Nothing exact: the closest there are, said so.
-        let mut loose = vec![(Any, "cpu_time"), (Prefix, "cut_tail"), (Any, "CALL_TIMEOUT")];
+        let mut loose = vec![
+            (Any, "cpu_time"),
+            (Prefix, "cut_tail"),
+            (Any, "CALL_TIMEOUT"),
+        ];
         let (listed, counted) = select(&mut loose, Exact);
         assert_eq!((listed, loose.len(), counted["any"]), (Prefix, 1, 2));
     }
@@ -574,11 +616,23 @@ mod tests {
     fn a_qualified_query_matches_by_container_owner_or_file() {
         let q = Query::parse("Circle::area");
         assert_eq!(q.name, "area");
-        assert_eq!(closeness("area", Some("impl Circle"), "src/shapes.rs", &q), Some(Match::Exact));
-        assert_eq!(closeness("area(self)", Some("Circle"), "shapes.py", &q), Some(Match::Exact));
-        assert_eq!(closeness("(*Circle).area", None, "shapes.go", &q), Some(Match::Exact));
+        assert_eq!(
+            closeness("area", Some("impl Circle"), "src/shapes.rs", &q),
+            Some(Match::Exact)
+        );
+        assert_eq!(
+            closeness("area(self)", Some("Circle"), "shapes.py", &q),
+            Some(Match::Exact)
+        );
+        assert_eq!(
+            closeness("(*Circle).area", None, "shapes.go", &q),
+            Some(Match::Exact)
+        );
         assert_eq!(closeness("area", Some("Square"), "src/shapes.rs", &q), None);
         let q = Query::parse("shapes.area");
-        assert_eq!(closeness("area", Some("Square"), "src/shapes.rs", &q), Some(Match::Exact));
+        assert_eq!(
+            closeness("area", Some("Square"), "src/shapes.rs", &q),
+            Some(Match::Exact)
+        );
     }
 }

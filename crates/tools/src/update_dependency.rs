@@ -65,9 +65,18 @@ impl Tool for UpdateDependency {
             force: input.force,
         };
         let make = async {
-            let manifest = input.manifest.as_deref().ok_or_else(|| needs(Self::NAME, "manifest"))?;
-            let name = input.name.as_deref().ok_or_else(|| needs(Self::NAME, "name"))?;
-            let version = input.version.as_deref().ok_or_else(|| needs(Self::NAME, "version"))?;
+            let manifest = input
+                .manifest
+                .as_deref()
+                .ok_or_else(|| needs(Self::NAME, "manifest"))?;
+            let name = input
+                .name
+                .as_deref()
+                .ok_or_else(|| needs(Self::NAME, "name"))?;
+            let version = input
+                .version
+                .as_deref()
+                .ok_or_else(|| needs(Self::NAME, "version"))?;
             plan(&root, &[(manifest, name, version)], "update_dependency")
         };
         plan_or_apply(ctx, Self::NAME, &root, "UpdateDependencyPlan", mode, make).await
@@ -90,14 +99,21 @@ fn ecosystem_of(rel: &Path) -> Option<Ecosystem> {
 }
 
 /// One plan for every `(manifest, name, version)`, a manifest's updates applied in turn.
-pub(crate) fn plan(root: &Path, updates: &[(&str, &str, &str)], kind: &str) -> Result<(WorkspaceChange, PlanMeta)> {
+pub(crate) fn plan(
+    root: &Path,
+    updates: &[(&str, &str, &str)],
+    kind: &str,
+) -> Result<(WorkspaceChange, PlanMeta)> {
     let mut texts: Vec<(PathBuf, String, String)> = Vec::new();
     let mut warnings: Vec<Warning> = Vec::new();
     let mut first = None;
     for (manifest, name, version) in updates {
         let rel = manifests::inside(root, manifest, "manifest").map_err(refused)?;
         let eco = ecosystem_of(&rel).ok_or_else(|| {
-            refused(Refusal::new("manifest", format!("{manifest} is not a Cargo.toml, package.json, go.mod or pyproject.toml")))
+            refused(Refusal::new(
+                "manifest",
+                format!("{manifest} is not a Cargo.toml, package.json, go.mod or pyproject.toml"),
+            ))
         })?;
         if version.trim().is_empty() {
             return Err(refused(Refusal::new("version", "version is empty")));
@@ -118,11 +134,29 @@ pub(crate) fn plan(root: &Path, updates: &[(&str, &str, &str)], kind: &str) -> R
             Ecosystem::Go => go::set_version(current, name, version),
             _ => python::set_version(current, name, version),
         }
-        .map_err(|r| refused(Refusal { message: format!("{}: {}", rel.display(), r.message), ..r }))?;
+        .map_err(|r| {
+            refused(Refusal {
+                message: format!("{}: {}", rel.display(), r.message),
+                ..r
+            })
+        })?;
         texts[i].2 = new;
-        warnings.push(note("UPDATED", format!("{name} → {version} in {} ({})", rel.display(), tables.join(", "))));
+        warnings.push(note(
+            "UPDATED",
+            format!(
+                "{name} → {version} in {} ({})",
+                rel.display(),
+                tables.join(", ")
+            ),
+        ));
     }
-    let changes: Vec<FileChange> = texts.iter().filter_map(|(p, old, new)| manifests::edit_between(p, old, new)).collect();
+    let changes: Vec<FileChange> = texts
+        .iter()
+        .filter_map(|(p, old, new)| manifests::edit_between(p, old, new))
+        .collect();
     let eco = first.ok_or_else(|| needs(kind, "updates"))?;
-    Ok((WorkspaceChange { changes }, meta("UpdateDependencyPlan", kind, eco, warnings)))
+    Ok((
+        WorkspaceChange { changes },
+        meta("UpdateDependencyPlan", kind, eco, warnings),
+    ))
 }

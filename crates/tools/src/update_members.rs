@@ -113,7 +113,15 @@ impl Tool for UpdateMembers {
                     members.len()
                 );
                 for m in members {
-                    out.push_str(&format!("{} → {}\n", m.written, if m.directories.is_empty() { "(nothing)".to_owned() } else { m.directories.join(", ") }));
+                    out.push_str(&format!(
+                        "{} → {}\n",
+                        m.written,
+                        if m.directories.is_empty() {
+                            "(nothing)".to_owned()
+                        } else {
+                            m.directories.join(", ")
+                        }
+                    ));
                 }
                 if !output.exclude.is_empty() {
                     out.push_str(&format!("exclude: {}\n", output.exclude.join(", ")));
@@ -135,7 +143,11 @@ fn list(root: &Path, input: &Input) -> Result<Output> {
         .iter()
         .map(|m| MemberView {
             written: m.clone(),
-            directories: if m.starts_with('!') { Vec::new() } else { manifests::matched_dirs(root, m, marker) },
+            directories: if m.starts_with('!') {
+                Vec::new()
+            } else {
+                manifests::matched_dirs(root, m, marker)
+            },
         })
         .collect();
     Ok(Output {
@@ -153,7 +165,9 @@ fn list(root: &Path, input: &Input) -> Result<Output> {
 }
 
 fn plan(root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
-    let action = input.action.ok_or_else(|| needs(UpdateMembers::NAME, "action"))?;
+    let action = input
+        .action
+        .ok_or_else(|| needs(UpdateMembers::NAME, "action"))?;
     if input.members.is_empty() {
         return Err(needs(UpdateMembers::NAME, "members"));
     }
@@ -164,17 +178,31 @@ fn plan(root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
     for m in &input.members {
         if manifests::is_glob(m) {
             if action == Action::Remove {
-                return Err(refused(manifests::Refusal::new("members", format!("{m:?} is a pattern: remove takes paths"))));
+                return Err(refused(manifests::Refusal::new(
+                    "members",
+                    format!("{m:?} is a pattern: remove takes paths"),
+                )));
             }
             paths.push(manifests::normal(m));
             continue;
         }
         let rel = manifests::inside(root, m, "members").map_err(refused)?;
         let rel = manifests::normal(&rel.to_string_lossy());
-        if action == Action::Add && !root.join(&rel).join(manifests::member_marker(eco)).is_file() {
+        if action == Action::Add
+            && !root
+                .join(&rel)
+                .join(manifests::member_marker(eco))
+                .is_file()
+        {
             return Err(refused(
-                manifests::Refusal::new("members", format!("{rel} has no {}: not a package to add", manifests::member_marker(eco)))
-                    .suggest("create_package makes one."),
+                manifests::Refusal::new(
+                    "members",
+                    format!(
+                        "{rel} has no {}: not a package to add",
+                        manifests::member_marker(eco)
+                    ),
+                )
+                .suggest("create_package makes one."),
             ));
         }
         paths.push(rel);
@@ -188,10 +216,19 @@ fn plan(root: &Path, input: &Input) -> Result<(WorkspaceChange, PlanMeta)> {
     let Some(change) = manifests::edit_between(&file, &text, &edit.text) else {
         return Err(nothing(UpdateMembers::NAME, &edit.notes));
     };
-    let warnings = edit.notes.iter().map(|n| note("MEMBERS", n.clone())).collect();
+    let warnings = edit
+        .notes
+        .iter()
+        .map(|n| note("MEMBERS", n.clone()))
+        .collect();
     let kind = match action {
         Action::Add => "update_members.add",
         _ => "update_members.remove",
     };
-    Ok((WorkspaceChange { changes: vec![change] }, meta("UpdateMembersPlan", kind, eco, warnings)))
+    Ok((
+        WorkspaceChange {
+            changes: vec![change],
+        },
+        meta("UpdateMembersPlan", kind, eco, warnings),
+    ))
 }

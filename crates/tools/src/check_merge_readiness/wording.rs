@@ -7,7 +7,12 @@ use resolve_pr_pr::readiness::{Blocker, Unknown, Warning};
 
 use super::{BlockingIssue, Category, Note, UnknownRequirement, names, render};
 
-pub(super) fn blocking_issue(forge: &dyn Forge, pr: &PrRef, facts: &MergeFacts, b: &Blocker) -> BlockingIssue {
+pub(super) fn blocking_issue(
+    forge: &dyn Forge,
+    pr: &PrRef,
+    facts: &MergeFacts,
+    b: &Blocker,
+) -> BlockingIssue {
     let issue = |category, description: String, action: &str| BlockingIssue {
         category,
         description,

@@ -10,7 +10,11 @@ pub(super) fn conflict(f: &FileConflict) -> Conflict {
             (Some(fact_text(fact).to_owned()), Some(Confidence::High))
         }
         Some(fact) => (
-            Some(format!("{} {}", fact_text(fact), reintroduced_text(fact, &f.reintroduced))),
+            Some(format!(
+                "{} {}",
+                fact_text(fact),
+                reintroduced_text(fact, &f.reintroduced)
+            )),
             Some(Confidence::Medium),
         ),
         None => (None, None),
@@ -204,18 +208,29 @@ pub(super) fn instructions(
 ) -> Instructions {
     let render = |c: ShellCommand| c.render().unwrap_or_default();
     let mut steps = Vec::new();
-    steps.push(render(
-        ShellCommand::new("git").args(["fetch", "--end-of-options", remote, target_branch]),
-    ));
+    steps.push(render(ShellCommand::new("git").args([
+        "fetch",
+        "--end-of-options",
+        remote,
+        target_branch,
+    ])));
     if pr.is_from_fork() {
         steps.push(render(
             ShellCommand::new("git")
                 .args(["fetch", "--end-of-options", remote])
                 .arg(format!("pull/{}/head", pr.number)),
         ));
-        steps.push(render(ShellCommand::new("git").args(["switch", "--detach", "FETCH_HEAD"])));
+        steps.push(render(ShellCommand::new("git").args([
+            "switch",
+            "--detach",
+            "FETCH_HEAD",
+        ])));
     } else {
-        steps.push(render(ShellCommand::new("git").args(["switch", "--end-of-options", &pr.head_ref])));
+        steps.push(render(ShellCommand::new("git").args([
+            "switch",
+            "--end-of-options",
+            &pr.head_ref,
+        ])));
     }
     steps.push(render(ShellCommand::new("git").args([
         "merge",
@@ -243,9 +258,13 @@ pub(super) fn instructions(
         ));
     }
     steps.push(render(
-        ShellCommand::new("git").args(["add", "--"]).args(paths.iter().cloned()),
+        ShellCommand::new("git")
+            .args(["add", "--"])
+            .args(paths.iter().cloned()),
     ));
-    steps.push(render(ShellCommand::new("git").args(["commit", "--no-edit"])));
+    steps.push(render(
+        ShellCommand::new("git").args(["commit", "--no-edit"]),
+    ));
     if !pr.is_from_fork() {
         steps.push(render(ShellCommand::new("git").args([
             "push",
@@ -357,10 +376,16 @@ mod tests {
                  100644 to 100755; git merged the mode)"
             )
         );
-        let clash = conflict(&file(ConflictKind::DistinctModes, ["100644", "100644", "120000"]));
+        let clash = conflict(&file(
+            ConflictKind::DistinctModes,
+            ["100644", "100644", "120000"],
+        ));
         assert_eq!(clash.conflict_type, ConflictType::Mode);
         let same = conflict(&file(ConflictKind::Content, ["100644"; 3]));
-        assert_eq!(same.message.as_deref(), Some("CONFLICT (content): Merge conflict in run.sh"));
+        assert_eq!(
+            same.message.as_deref(),
+            Some("CONFLICT (content): Merge conflict in run.sh")
+        );
     }
 
     #[test]

@@ -40,7 +40,12 @@ pub(super) fn snapshot(checks: Vec<Check>, required: Option<Vec<&str>>) -> CiSna
     }
 }
 
-pub(super) fn failed(test: &str, check: &str, message: &str, error_type: Option<&str>) -> TestFailure {
+pub(super) fn failed(
+    test: &str,
+    check: &str,
+    message: &str,
+    error_type: Option<&str>,
+) -> TestFailure {
     TestFailure {
         check_name: check.to_owned(),
         test_name: test.to_owned(),

@@ -88,7 +88,15 @@ pub(super) async fn api_changes(
         .iter()
         .enumerate()
         .filter(|(k, _)| before[*k].is_none() && after[*k].is_some())
-        .map(|(k, &i)| (k, files[i].previous_path.clone().unwrap_or_else(|| files[i].path.clone())))
+        .map(|(k, &i)| {
+            (
+                k,
+                files[i]
+                    .previous_path
+                    .clone()
+                    .unwrap_or_else(|| files[i].path.clone()),
+            )
+        })
         .collect();
     if !missing.is_empty() {
         let paths: Vec<String> = missing.iter().map(|(_, p)| p.clone()).collect();

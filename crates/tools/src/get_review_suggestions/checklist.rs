@@ -7,8 +7,19 @@ use super::*;
 pub(super) fn is_security_path(path: &str) -> bool {
     let p = path.to_ascii_lowercase();
     [
-        "auth", "login", "password", "secret", "crypto", "token", "session", "permission",
-        "acl", "oauth", "saml", "jwt", "security",
+        "auth",
+        "login",
+        "password",
+        "secret",
+        "crypto",
+        "token",
+        "session",
+        "permission",
+        "acl",
+        "oauth",
+        "saml",
+        "jwt",
+        "security",
     ]
     .iter()
     .any(|w| p.contains(w))
@@ -159,7 +170,10 @@ pub(super) fn checklist(
     let security = kinds(&|k| {
         matches!(
             k,
-            FocusKind::Unsafe | FocusKind::DynamicCode | FocusKind::SqlConcatenation | FocusKind::SecretLike
+            FocusKind::Unsafe
+                | FocusKind::DynamicCode
+                | FocusKind::SqlConcatenation
+                | FocusKind::SecretLike
         )
     });
     if !security.is_empty() || focus_areas.contains(&"security") {
@@ -181,7 +195,11 @@ pub(super) fn checklist(
                 "Can input from users or the network reach the flagged lines (SQL, eval/exec, unsafe)?",
                 "Trace each flagged line's inputs back to their source; parameterised queries and \
                  argument vectors instead of strings.",
-                if reach.is_empty() { applies.clone() } else { as_list(&reach) },
+                if reach.is_empty() {
+                    applies.clone()
+                } else {
+                    as_list(&reach)
+                },
             );
         }
         if !secrets.is_empty() || security.is_empty() {
@@ -189,7 +207,11 @@ pub(super) fn checklist(
                 "Security",
                 "Is any secret, token or key committed?",
                 "Secret-like strings are flagged; a real one must be revoked, not only removed.",
-                if secrets.is_empty() { applies } else { as_list(&secrets) },
+                if secrets.is_empty() {
+                    applies
+                } else {
+                    as_list(&secrets)
+                },
             );
         }
     }
