@@ -77,13 +77,32 @@ pub fn instructions(selection: &Selection) -> String {
     // plan over the edit layer) have them said once.
     let mut said: Vec<&str> = Vec::new();
     for set in toolsets {
-        if let Some(conventions) = set.conventions() {
-            if !said.contains(&conventions) {
-                said.push(conventions);
-                text.push('\n');
-                text.push_str(conventions);
-            }
+        if let Some(conventions) = set.conventions()
+            && !said.contains(&conventions)
+        {
+            said.push(conventions);
+            text.push('\n');
+            text.push_str(conventions);
         }
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Options;
+
+    #[test]
+    fn conventions_shared_by_toolsets_are_said_once() {
+        let selection = Selection::new(&Options {
+            read_only: false,
+            toolsets: Some(vec!["refactor".into(), "workspace".into()]),
+        })
+        .unwrap();
+        let text = instructions(&selection);
+        let shared = Toolset::Refactor.conventions().unwrap();
+        assert_eq!(Toolset::Workspace.conventions(), Some(shared));
+        assert_eq!(text.matches(shared).count(), 1, "{text}");
+    }
 }

@@ -199,12 +199,12 @@ pub(crate) fn enabled(selection: &Selection, asked: &[Toolset], turned: &[Toolse
     };
     let mut said: Vec<&str> = Vec::new();
     for set in turned {
-        if let Some(conventions) = set.conventions() {
-            if !said.contains(&conventions) {
-                said.push(conventions);
-                text.push('\n');
-                text.push_str(conventions);
-            }
+        if let Some(conventions) = set.conventions()
+            && !said.contains(&conventions)
+        {
+            said.push(conventions);
+            text.push('\n');
+            text.push_str(conventions);
         }
     }
     ToolOutput {
