@@ -238,63 +238,24 @@ pub fn inside(root: &Path, path: &str, field: &'static str) -> Result<PathBuf> {
     Ok(out)
 }
 
-/// Whether a workspace glob (`crates/*`, `packages/**`, `a/?b`) matches `path`; both
-/// `/`-separated and relative. A pattern with no wildcard matches only itself.
+/// Whether a workspace glob (`crates/*`, `packages/**`, `a/?b`, `[!a]*`) matches `path`;
+/// both `/`-separated and relative. `*` and `?` stay within one directory, as cargo's and
+/// npm's globs do (globset, with a literal separator). A pattern with no wildcard matches
+/// only itself; one that does not parse matches nothing.
 pub fn glob_match(pattern: &str, path: &str) -> bool {
-    let pattern = normal(pattern);
-    let path = normal(path);
-    let pats: Vec<&str> = pattern.split('/').collect();
-    let segs: Vec<&str> = path.split('/').collect();
-    match_segments(&pats, &segs)
+    let (pattern, path) = (normal(pattern), normal(path));
+    if !is_glob(&pattern) {
+        return pattern == path;
+    }
+    globset::GlobBuilder::new(&pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .is_ok_and(|g| g.compile_matcher().is_match(&path))
 }
 
 pub fn is_glob(pattern: &str) -> bool {
     pattern.contains(['*', '?', '['])
-}
-
-fn match_segments(pats: &[&str], segs: &[&str]) -> bool {
-    match pats.split_first() {
-        None => segs.is_empty(),
-        Some((&"**", rest)) => (0..=segs.len()).any(|i| match_segments(rest, &segs[i..])),
-        Some((p, rest)) => match segs.split_first() {
-            Some((s, more)) => match_one(p.as_bytes(), s.as_bytes()) && match_segments(rest, more),
-            None => false,
-        },
-    }
-}
-
-fn match_one(p: &[u8], s: &[u8]) -> bool {
-    match p.split_first() {
-        None => s.is_empty(),
-        Some((b'*', rest)) => (0..=s.len()).any(|i| match_one(rest, &s[i..])),
-        Some((b'?', rest)) => !s.is_empty() && match_one(rest, &s[1..]),
-        Some((b'[', rest)) => {
-            let Some(close) = rest.iter().position(|&c| c == b']') else {
-                return s.first() == Some(&b'[') && match_one(rest, &s[1..]);
-            };
-            let (class, after) = (&rest[..close], &rest[close + 1..]);
-            let Some((&c, more)) = s.split_first() else {
-                return false;
-            };
-            let (negate, class) = match class.split_first() {
-                Some((b'!' | b'^', c)) => (true, c),
-                _ => (false, class),
-            };
-            let mut hit = false;
-            let mut i = 0;
-            while i < class.len() {
-                if i + 2 < class.len() && class[i + 1] == b'-' {
-                    hit |= class[i] <= c && c <= class[i + 2];
-                    i += 3;
-                } else {
-                    hit |= class[i] == c;
-                    i += 1;
-                }
-            }
-            hit != negate && match_one(after, more)
-        }
-        Some((&c, rest)) => s.first() == Some(&c) && match_one(rest, &s[1..]),
-    }
 }
 
 /// The directories under `root` a member pattern matches (relative, sorted). `marker`:
