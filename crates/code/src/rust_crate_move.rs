@@ -13,11 +13,11 @@
 //!   (a `no_std` crate's habit);
 //! - the old crate's manifest gets a path dependency on the new crate.
 //!
+//! - the crates the moved code names go into the new manifest, copied from the old one as
+//!   written (what `extract_dependencies` does), so the plan builds on its own.
+//!
 //! A module that uses other items of its crate (`crate::other`, `super::` out of the
-//! module) cannot leave it without a dependency cycle: refused, naming what it uses. The
-//! external crates the code names are not copied here: `extract_dependencies` does that
-//! from the old manifest, and the plan's verification (`cargo check`) says when one is
-//! missing.
+//! module) cannot leave it without a dependency cycle: refused, naming what it uses.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -426,6 +426,7 @@ pub fn plan(root: &Path, module_file: &Path, destination: &Path) -> Result<Crate
     let mut names_alloc = false;
     let mut doc_tests = false;
     let mut moved_edits = Vec::new();
+    let mut uses = std::collections::BTreeMap::new();
     for (file, to) in
         std::iter::once((module_file.to_owned(), new.lib.clone())).chain(children.iter().map(|c| {
             (
@@ -444,6 +445,10 @@ pub fn plan(root: &Path, module_file: &Path, destination: &Path) -> Result<Crate
             crate::rust_move::module_path(under).map_or(1, |p| p.len())
         };
         let found = scan(&source, depth, &name, &old_crate)?;
+        for (krate, kind) in crate::manifests::cargo::rust_uses(&source) {
+            let e = uses.entry(krate).or_insert(kind);
+            *e = (*e).min(kind);
+        }
         escapes.extend(
             found
                 .escapes
@@ -492,6 +497,49 @@ pub fn plan(root: &Path, module_file: &Path, destination: &Path) -> Result<Crate
             change.changes.push(FileChange::Edit { path: to, edits });
         }
     }
+    // The crates the module names, copied from the old manifest as written: the new crate
+    // builds in this plan, not only after extract_dependencies.
+    for own in [
+        old.name.replace('-', "_"),
+        "std".into(),
+        "core".into(),
+        "alloc".into(),
+        new_crate.clone(),
+    ] {
+        uses.remove(&own);
+    }
+    let extracted = crate::manifests::cargo::copy_dependencies(
+        &old.manifest,
+        &new.manifest,
+        &uses,
+        Some((&old.dir, &new.dir)),
+    )
+    .map_err(|e| format!("copying the module's dependencies: {e:?}"))?;
+    // The module's code was written for the old crate's edition: the new crate keeps it
+    // (a literal edition only; an inherited one is the workspace's choice).
+    let (text, edition_note) = same_edition(&old.manifest, &extracted.text);
+    let extracted = crate::manifests::Extracted { text, ..extracted };
+    warnings.extend(edition_note);
+    if extracted.text != new.manifest {
+        change.changes.push(FileChange::Edit {
+            path: new.dir.join("Cargo.toml"),
+            edits: crate::imports::line_edits(&new.manifest, &extracted.text),
+        });
+    }
+    if !extracted.copied.is_empty() {
+        warnings.push(format!(
+            "dependencies the module uses, copied from {} as written: {}",
+            old.dir.join("Cargo.toml").display(),
+            extracted.copied.join(", ")
+        ));
+    }
+    if !extracted.missing.is_empty() {
+        warnings.push(format!(
+            "named in the module but in no table of {} (left out): {}",
+            old.dir.join("Cargo.toml").display(),
+            extracted.missing.join(", ")
+        ));
+    }
     // The old crate: the declaration becomes a use of the new crate under the module's name.
     change.changes.push(FileChange::Edit {
         path: parent_file.clone(),
@@ -522,6 +570,35 @@ pub fn plan(root: &Path, module_file: &Path, destination: &Path) -> Result<Crate
         new_crate,
         warnings,
     })
+}
+
+/// `new` with `[package] edition` set to `old`'s when both are literal and differ, and what
+/// was done.
+fn same_edition(old: &str, new: &str) -> (String, Option<String>) {
+    let edition = |text: &str| {
+        toml::from_str::<toml::Value>(text)
+            .ok()?
+            .get("package")?
+            .get("edition")?
+            .as_str()
+            .map(str::to_owned)
+    };
+    let (Some(theirs), Some(ours)) = (edition(old), edition(new)) else {
+        return (new.to_owned(), None);
+    };
+    if theirs == ours {
+        return (new.to_owned(), None);
+    }
+    let Ok(mut doc) = new.parse::<toml_edit::DocumentMut>() else {
+        return (new.to_owned(), None);
+    };
+    doc["package"]["edition"] = toml_edit::value(theirs.clone());
+    (
+        doc.to_string(),
+        Some(format!(
+            "the new crate's edition is {theirs}, the module's (it was {ours})"
+        )),
+    )
 }
 
 /// `to` as seen from `from` (both relative to one root): `../crates/x`.

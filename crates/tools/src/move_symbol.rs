@@ -562,7 +562,7 @@ fn crate_move(root: &Path, module_file: &Path, dest: &Path) -> Result<(Workspace
         Warning {
             code: "PERFORMED_BY".into(),
             message: format!(
-                "module {} becomes crate {}; the old crate uses it under the module's name. extract_dependencies copies the crates it names",
+                "module {} becomes crate {}; the old crate uses it under the module's name",
                 planned.module, planned.new_crate
             ),
         },
