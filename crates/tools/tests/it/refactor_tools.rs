@@ -932,6 +932,157 @@ async fn move_takes_a_rust_type_with_its_impls_into_a_module() {
     );
 }
 
+/// `move` with `kind: file`: a Rust module into another package of the workspace becomes
+/// that crate (verified by cargo check, its crate-visible items made `pub`, the old crate
+/// using it under the module's name), a plain file goes into a directory under its own
+/// name, and what is missing or outside the checkout is named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn move_takes_a_rust_module_into_a_crate_of_its_own_and_files_into_directories() {
+    let state = tempfile::tempdir().unwrap();
+    let ctx = ctx_for(state.path());
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let files = [
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"app\", \"units\"]\nresolver = \"2\"\n",
+        ),
+        (
+            "app/Cargo.toml",
+            "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        (
+            "app/src/lib.rs",
+            "mod length;\n\npub fn metres(x: f64) -> f64 {\n    length::Length::new(x).0\n}\n",
+        ),
+        (
+            "app/src/length.rs",
+            "pub(crate) struct Length(pub(crate) f64);\n\nimpl Length {\n    pub(crate) fn new(x: f64) -> Self {\n        crate::length::Length(x)\n    }\n}\n",
+        ),
+        (
+            "units/Cargo.toml",
+            "[package]\nname = \"app-units\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+        ),
+        ("units/src/lib.rs", "\n"),
+        ("notes.txt", "Notes.\n"),
+        ("docs/guide.md", "# Guide\n"),
+    ];
+    for (path, text) in files {
+        std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+        std::fs::write(root.join(path), text).unwrap();
+    }
+    let before = snapshot(&root);
+    let plan = call(
+        &ctx,
+        "move",
+        json!({"directory": root, "kind": "file", "file_path": "app/src/length.rs", "destination": "units"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(snapshot(&root), before, "a dry run writes nothing");
+    assert!(
+        !root.join("Cargo.lock").exists(),
+        "nor does its verification"
+    );
+    let p = &plan.structured["plan"];
+    assert_eq!(p["verification"]["verified"], true, "{}", plan.text);
+    let id = p["plan_id"].as_str().unwrap();
+    let out = call(
+        &ctx,
+        "move",
+        json!({"directory": root, "dry_run": false, "plan_id": id}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        text_of(&root, "units/src/lib.rs"),
+        "pub struct Length(pub f64);\n\nimpl Length {\n    pub fn new(x: f64) -> Self {\n        crate::Length(x)\n    }\n}\n"
+    );
+    assert!(text_of(&root, "app/src/lib.rs").starts_with("use app_units as length;\n"));
+    let manifest = text_of(&root, "app/Cargo.toml");
+    assert!(
+        manifest.contains("app-units = { path = \"../units\", version = \"0.1.0\" }"),
+        "{manifest}"
+    );
+    assert!(
+        text_of(&root, "units/Cargo.toml").contains("edition = \"2021\""),
+        "the module's edition"
+    );
+    assert!(!root.join("app/src/length.rs").exists());
+    let snapshot_id = out.structured["applied"]["snapshot_id"].as_str().unwrap();
+    call(
+        &ctx,
+        "rollback",
+        json!({"directory": root, "snapshot_id": snapshot_id}),
+    )
+    .await
+    .unwrap();
+    let mut after = snapshot(&root);
+    after.remove("Cargo.lock");
+    assert_eq!(after, before, "rollback puts every byte back");
+
+    // A file into an existing directory keeps its name there.
+    let plan = call(
+        &ctx,
+        "move",
+        json!({"directory": root, "kind": "file", "file_path": "notes.txt", "destination": "docs"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        plan.structured["plan"]["files"][0]["path"], "docs/notes.txt",
+        "{}",
+        plan.text
+    );
+
+    // What is missing or outside is named.
+    for (args, code, field) in [
+        (
+            json!({"kind": "file", "file_path": "notes.txt"}),
+            "INVALID_ARGUMENT",
+            "destination",
+        ),
+        (
+            json!({"kind": "file", "file_path": "notes.txt", "destination": "../out.txt"}),
+            "INVALID_PATH",
+            "destination",
+        ),
+        (
+            json!({"kind": "file", "file_path": "notes.txt", "destination": "docs", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}),
+            "INVALID_ARGUMENT",
+            "range",
+        ),
+    ] {
+        let mut args = args;
+        args["directory"] = json!(root);
+        let err = call(&ctx, "move", args.clone()).await.unwrap_err();
+        assert_eq!(err.code.map(|c| c.as_str()), Some(code), "{args}: {err:?}");
+        assert_eq!(
+            err.details.as_ref().and_then(|d| d.get("field")),
+            Some(&json!(field)),
+            "{args}: {err:?}"
+        );
+    }
+    // A module that uses the rest of its crate cannot leave it: said, with what it uses.
+    std::fs::write(
+        root.join("app/src/length.rs"),
+        "pub fn f() -> f64 { crate::metres(1.0) }\n",
+    )
+    .unwrap();
+    let err = call(
+        &ctx,
+        "move",
+        json!({"directory": root, "kind": "file", "file_path": "app/src/length.rs", "destination": "units"}),
+    )
+    .await
+    .unwrap_err();
+    assert!(err.error.contains("crate::metres"), "{err:?}");
+    assert_eq!(
+        err.details.as_ref().and_then(|d| d.get("field")),
+        Some(&json!("destination"))
+    );
+}
+
 /// A package directory renamed has every import of it rewritten: Python by basedpyright's
 /// willRenameFiles; Go here (gopls rewrites none), verified by go build and vet, where a
 /// file renamed in its directory needs nothing and says nothing.
