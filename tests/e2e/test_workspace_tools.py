@@ -133,10 +133,11 @@ async def _cargo(root: Path, env: dict[str, str]) -> None:
             "move", {"kind": "file", "file_path": "fern/src/errors.rs", "destination": "crates/fern-errors"}
         )
         assert "cargo check" in moved["plan"]["verification"]["how"]
-        # Its dependencies were extracted already: the move copies none again.
-        assert "crates/fern-errors/Cargo.toml" not in [f["path"] for f in moved["plan"]["files"]]
+        # Its dependencies were extracted already: the move copies none again, and the new
+        # crate takes the module's edition (fern's 2018, not the template's).
         manifest = (root / "crates" / "fern-errors" / "Cargo.toml").read_text()
         assert manifest.count("log") == 1, manifest
+        assert 'edition = "2018"' in manifest, manifest
         assert not (root / "fern" / "src" / "errors.rs").exists()
         assert "pub enum InitError" in (root / "crates" / "fern-errors" / "src" / "lib.rs").read_text()
 
