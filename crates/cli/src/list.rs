@@ -93,7 +93,8 @@ fn table(selection: &Selection, style: Style) -> String {
     if selection.on_demand() {
         out.push_str(&style.dim(
             "on-demand: listed once an agent turns its toolset on (enable_toolsets, or by calling \
-             the tool); --toolsets all lists every tool from the start.",
+             the tool); --toolsets all lists every tool from the start. Seed 002's internal \
+             plumbing only with --toolsets internal.",
         ));
         out.push('\n');
     }
@@ -113,7 +114,11 @@ mod tests {
         let lines: Vec<&str> = t.lines().collect();
         let header: Vec<&str> = lines[0].split_whitespace().collect();
         assert_eq!(header, ["TOOL", "TOOLSET", "ACCESS", "LISTED", "TITLE"]);
-        let tools = resolve_pr_tools::all();
+        // Every tool but the hidden internal toolset's, which only `--toolsets internal` offers.
+        let tools: Vec<_> = resolve_pr_tools::all()
+            .into_iter()
+            .filter(|t| !t.toolset.hidden())
+            .collect();
         // Header, one row per tool, what on-demand means, then a pointer to the JSON form.
         assert_eq!(lines.len(), tools.len() + 3, "{t}");
         assert!(
