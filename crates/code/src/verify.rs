@@ -264,31 +264,11 @@ async fn run(
     env: &[(&str, OsString)],
     timeout: Duration,
 ) -> Result<(String, String), String> {
-    let mut command = tokio::process::Command::new(program);
-    command
-        .args(args)
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true);
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let child = command
-        .spawn()
-        .map_err(|e| format!("{} could not run: {e}", program.display()))?;
-    match tokio::time::timeout(timeout, child.wait_with_output()).await {
-        Ok(Ok(out)) => Ok((
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )),
-        Ok(Err(e)) => Err(format!("{} failed: {e}", program.display())),
-        Err(_) => Err(format!("did not finish within {} s", timeout.as_secs())),
-    }
+    let (_, out, err) = run_status(program, args, dir, env, timeout).await?;
+    Ok((out, err))
 }
 
-/// [`run`], with whether the program succeeded.
+/// A checker run in `dir` within `timeout`: whether it succeeded, its stdout and stderr.
 async fn run_status(
     program: &Path,
     args: &[OsString],
